@@ -1,0 +1,95 @@
+// Writes vectors.json: independent values for the gateway's tick and liquidity
+// maths. Tick maths and liquidity amounts come from @uniswap/v3-sdk (the SDK's
+// own port of TickMath and SqrtPriceMath); prices, utilization and unit
+// formatting come from decimal.js at 120 significant digits. Nothing here
+// imports the gateway's code, so the Go tests compare against a second,
+// unrelated implementation.
+//
+// Run: npm ci && node gen.mjs   (from this folder)
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+// The SDK's ESM build uses directory imports Node rejects; its CJS build is the same code.
+const require = createRequire(import.meta.url);
+const JSBI = require('jsbi');
+const Decimal = require('decimal.js');
+const { TickMath, SqrtPriceMath } = require('@uniswap/v3-sdk');
+
+Decimal.set({ precision: 120, rounding: Decimal.ROUND_HALF_EVEN });
+
+// Markets: the Arbitrum WETH/USDC pool (token0 WETH 18, token1 USDC 6, call
+// asset WETH) and Mantle WMNT/USDT (token0 USDT 6, token1 WMNT 18, call asset
+// WMNT: an inverted market).
+const markets = {
+  normal: { token0IsCall: true, decimals0: 18, decimals1: 6 },
+  inverted: { token0IsCall: false, decimals0: 6, decimals1: 18 },
+};
+
+const ticks = [
+  0, 1, -1, 10, -10, 887272, -887272, 887271, -887271,
+  -199000, -198990, -196250, -196240, -197000, -200000, -201000,
+  278500, 278510, 276000, 280000, 290000, -290000,
+  69082, -69082, 100000, -100000, 500000, -500000,
+];
+
+function tickPrice(m, t) {
+  const p = new Decimal('1.0001').pow(t);
+  const v = m.token0IsCall
+    ? p.mul(new Decimal(10).pow(m.decimals0 - m.decimals1))
+    : new Decimal(10).pow(m.decimals1 - m.decimals0).div(p);
+  // Number(string) is the float64 nearest the decimal; String(number) its
+  // shortest round-trip form, which the Go test parses back and compares.
+  return { exact: v.toSignificantDigits(40).toString(), float: String(Number(v.toString())) };
+}
+
+const sqrtRatios = ticks.map((t) => ({ tick: t, sqrtPriceX96: TickMath.getSqrtRatioAtTick(t).toString() }));
+
+const prices = [];
+for (const [name, m] of Object.entries(markets)) {
+  for (const t of ticks) {
+    if (Math.abs(t) > 400000) continue; // beyond float64-friendly prices for these decimals
+    prices.push({ market: name, tick: t, ...tickPrice(m, t) });
+  }
+}
+
+const ranges = [
+  { tickLower: -199000, tickUpper: -198990, liquidity: '14523897543219876' },
+  { tickLower: -196250, tickUpper: -196240, liquidity: '987654321098765432' },
+  { tickLower: -201000, tickUpper: -200990, liquidity: '1' },
+  { tickLower: 278500, tickUpper: 278510, liquidity: '31415926535897932384626' },
+  { tickLower: 276000, tickUpper: 276010, liquidity: '340282366920938463463374607431768211455' },
+  { tickLower: -10, tickUpper: 0, liquidity: '1000000000000000000' },
+  { tickLower: 887262, tickUpper: 887272, liquidity: '123456789' },
+  { tickLower: -887272, tickUpper: -887262, liquidity: '123456789012345678901234567890' },
+];
+const amounts = ranges.map((r) => {
+  const sa = TickMath.getSqrtRatioAtTick(r.tickLower);
+  const sb = TickMath.getSqrtRatioAtTick(r.tickUpper);
+  const L = JSBI.BigInt(r.liquidity);
+  return {
+    ...r,
+    amount0: SqrtPriceMath.getAmount0Delta(sa, sb, L, false).toString(),
+    amount1: SqrtPriceMath.getAmount1Delta(sa, sb, L, false).toString(),
+  };
+});
+
+const PLACES = 6; // PercentPlaces in internal/clamm
+const utilization = [
+  ['0', '0'], ['0', '1000'], ['1000', '1000'], ['1', '3'], ['2', '3'], ['999999999', '1000000000'],
+  ['123456789012345678', '987654321098765432'], ['1', '340282366920938463463374607431768211455'],
+].map(([used, total]) => ({
+  used, total,
+  percent: new Decimal(total).isZero()
+    ? '0'
+    : new Decimal(used).mul(100).div(total).toDecimalPlaces(PLACES, Decimal.ROUND_DOWN).toFixed(),
+}));
+
+const units = [
+  ['0', 18], ['1', 18], ['1000000', 6], ['1500000', 6], ['123456789012345678901', 18],
+  ['999', 0], ['100', 2], ['5', 8],
+].map(([raw, decimals]) => ({ raw, decimals, formatted: new Decimal(raw).div(new Decimal(10).pow(decimals)).toFixed() }));
+
+writeFileSync(
+  new URL('./vectors.json', import.meta.url),
+  JSON.stringify({ generator: 'testdata/vectors/gen.mjs', sqrtRatios, prices, amounts, utilization, units }, null, 2) + '\n',
+);
