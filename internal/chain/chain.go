@@ -1,0 +1,376 @@
+// Package chain reads the option market, its pool and ERC20 metadata over
+// JSON-RPC. Reads are batched through Multicall3 aggregate3 so one round trip
+// carries every independent call; immutable facts (assets, pool, tokens, fee,
+// tick spacing) are cached for a long TTL so a warm read needs one call.
+package chain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/cache"
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// Caller is the part of *rpc.Client the reader uses; tests pass a client
+// dialled to a fake node.
+type Caller interface {
+	CallContext(ctx context.Context, result any, method string, args ...any) error
+}
+
+// Call is one contract call of a batch.
+type Call struct {
+	Target common.Address
+	Data   []byte
+}
+
+// CallFailedError reports a call inside a batch that reverted (or hit no code).
+type CallFailedError struct {
+	Index  int
+	Target common.Address
+	Revert []byte
+}
+
+func (e *CallFailedError) Error() string {
+	return fmt.Sprintf("call %d to %s failed (revert data %s)", e.Index, e.Target.Hex(), hexutil.Encode(e.Revert))
+}
+
+// Token is an ERC20's address and metadata.
+type Token struct {
+	Address  common.Address
+	Decimals uint8
+	Symbol   string
+}
+
+// MarketInfo is what never changes about an option market.
+type MarketInfo struct {
+	Market      common.Address
+	CallAsset   Token
+	PutAsset    Token
+	Pool        common.Address
+	Token0      common.Address
+	Token1      common.Address
+	Fee         uint32
+	TickSpacing int
+}
+
+// Token0IsCall reports whether the call asset is the pool's token0; when it
+// is not, the market is "inverted" and higher ticks mean a cheaper call asset.
+func (m *MarketInfo) Token0IsCall() bool { return m.CallAsset.Address == m.Token0 }
+
+// TokenByAddress returns the call or put asset with that address.
+func (m *MarketInfo) TokenByAddress(a common.Address) Token {
+	if a == m.CallAsset.Address {
+		return m.CallAsset
+	}
+	return m.PutAsset
+}
+
+// PoolState is the moving part of a pool: slot0's price and tick.
+type PoolState struct {
+	SqrtPriceX96 *big.Int
+	Tick         int
+}
+
+// Reader reads one chain.
+type Reader struct {
+	rpc        Caller
+	multicall  common.Address
+	timeout    time.Duration
+	immutables *cache.Cache[*MarketInfo]
+	ttl        time.Duration
+}
+
+// Options configure a Reader.
+type Options struct {
+	Multicall3    common.Address
+	CallTimeout   time.Duration // deadline of one eth_call
+	ImmutablesTTL time.Duration
+}
+
+// NewReader returns a reader over rpc.
+func NewReader(c Caller, opts Options) *Reader {
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = 10 * time.Second
+	}
+	if opts.ImmutablesTTL <= 0 {
+		opts.ImmutablesTTL = 24 * time.Hour
+	}
+	return &Reader{
+		rpc: c, multicall: opts.Multicall3, timeout: opts.CallTimeout, ttl: opts.ImmutablesTTL,
+		immutables: cache.New[*MarketInfo](cache.Options{MaxEntries: 4096, FillTimeout: opts.CallTimeout}),
+	}
+}
+
+// Aggregate runs calls in one eth_call through Multicall3 aggregate3 with
+// allowFailure set, so one failing call is reported by index instead of
+// failing the batch opaquely. It returns the raw return data of each call.
+func (r *Reader) Aggregate(ctx context.Context, calls []Call) ([][]byte, error) {
+	in := make([]contracts.Multicall3Call, len(calls))
+	for i, c := range calls {
+		in[i] = contracts.Multicall3Call{Target: c.Target, AllowFailure: true, CallData: c.Data}
+	}
+	data, err := contracts.Multicall3.Pack("aggregate3", in)
+	if err != nil {
+		return nil, fmt.Errorf("pack aggregate3: %w", err)
+	}
+	raw, err := r.EthCall(ctx, r.multicall, data)
+	if err != nil {
+		return nil, err
+	}
+	var out []contracts.Multicall3Result
+	if err := contracts.Multicall3.UnpackIntoInterface(&out, "aggregate3", raw); err != nil {
+		return nil, upstreamGarbage(fmt.Errorf("unpack aggregate3: %w", err))
+	}
+	if len(out) != len(calls) {
+		return nil, upstreamGarbage(fmt.Errorf("aggregate3 returned %d results for %d calls", len(out), len(calls)))
+	}
+	res := make([][]byte, len(out))
+	for i, o := range out {
+		if !o.Success {
+			return nil, &CallFailedError{Index: i, Target: calls[i].Target, Revert: o.ReturnData}
+		}
+		res[i] = o.ReturnData
+	}
+	return res, nil
+}
+
+// EthCall is one eth_call at the latest block, classified into the problem vocabulary.
+func (r *Reader) EthCall(ctx context.Context, to common.Address, data []byte) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	var out hexutil.Bytes
+	arg := map[string]any{"to": to, "data": hexutil.Bytes(data)}
+	if err := r.rpc.CallContext(ctx, &out, "eth_call", arg, "latest"); err != nil {
+		return nil, classify(err)
+	}
+	return out, nil
+}
+
+// classify maps a go-ethereum rpc error onto the problem vocabulary.
+func classify(err error) error {
+	var rpcErr rpc.Error
+	var httpErr rpc.HTTPError
+	switch {
+	case errors.As(err, &httpErr) && (httpErr.StatusCode == 429 || httpErr.StatusCode == 503):
+		return &problem.Error{Kind: problem.UpstreamUnavailable, Code: "RPC_UNAVAILABLE", Upstream: "rpc", Err: err,
+			Message: fmt.Sprintf("the rpc node refused the request (HTTP %d)", httpErr.StatusCode)}
+	case errors.As(err, &httpErr):
+		return &problem.Error{Kind: problem.UpstreamError, Code: "RPC_ERROR", Upstream: "rpc", Err: err,
+			Message: fmt.Sprintf("the rpc node answered HTTP %d", httpErr.StatusCode)}
+	case errors.As(err, &rpcErr):
+		return &problem.Error{Kind: problem.UpstreamError, Code: "RPC_ERROR", Upstream: "rpc", Err: err,
+			Message: fmt.Sprintf("the rpc node answered with error %d", rpcErr.ErrorCode())}
+	}
+	return problem.Upstream("rpc", err)
+}
+
+func upstreamGarbage(err error) error {
+	return &problem.Error{Kind: problem.UpstreamError, Code: "RPC_ERROR", Upstream: "rpc", Err: err,
+		Message: "the rpc node returned data that does not decode"}
+}
+
+// MarketSnapshot returns the market's immutables and its prime pool's slot0.
+// Cold, it takes two rounds (market getters, then pool, tokens and slot0 in
+// one batch); with the immutables cached it takes one.
+func (r *Reader) MarketSnapshot(ctx context.Context, market common.Address) (*MarketInfo, PoolState, error) {
+	key := market.Hex()
+	if info, ok := r.immutables.Peek(key); ok {
+		st, err := r.slot0(ctx, info.Pool)
+		return info, st, err
+	}
+	m := contracts.OptionMarketV2
+	res, err := r.Aggregate(ctx, []Call{
+		{market, pack(m, "callAsset")},
+		{market, pack(m, "putAsset")},
+		{market, pack(m, "primePool")},
+	})
+	if err != nil {
+		return nil, PoolState{}, notAMarket(market, err)
+	}
+	info := &MarketInfo{Market: market}
+	addrs := make([]common.Address, 3)
+	for i, name := range []string{"callAsset", "putAsset", "primePool"} {
+		if addrs[i], err = unpackAddress(m, name, res[i]); err != nil {
+			return nil, PoolState{}, notAMarket(market, err)
+		}
+	}
+	info.CallAsset.Address, info.PutAsset.Address, info.Pool = addrs[0], addrs[1], addrs[2]
+
+	p, e := contracts.Pool, contracts.ERC20
+	res, err = r.Aggregate(ctx, []Call{
+		{info.Pool, pack(p, "token0")},
+		{info.Pool, pack(p, "token1")},
+		{info.Pool, pack(p, "fee")},
+		{info.Pool, pack(p, "tickSpacing")},
+		{info.CallAsset.Address, pack(e, "decimals")},
+		{info.CallAsset.Address, pack(e, "symbol")},
+		{info.PutAsset.Address, pack(e, "decimals")},
+		{info.PutAsset.Address, pack(e, "symbol")},
+		{info.Pool, pack(p, "slot0")},
+	})
+	if err != nil {
+		return nil, PoolState{}, fmt.Errorf("market %s pool %s: %w", market.Hex(), info.Pool.Hex(), badMarketState(err))
+	}
+	if err := decodeImmutables(info, res); err != nil {
+		return nil, PoolState{}, upstreamGarbage(fmt.Errorf("market %s: %w", market.Hex(), err))
+	}
+	st, err := decodeSlot0(res[8])
+	if err != nil {
+		return nil, PoolState{}, upstreamGarbage(err)
+	}
+	r.immutables.Set(key, info, r.ttl)
+	return info, st, nil
+}
+
+func decodeImmutables(info *MarketInfo, res [][]byte) error {
+	p, e := contracts.Pool, contracts.ERC20
+	var err error
+	if info.Token0, err = unpackAddress(p, "token0", res[0]); err != nil {
+		return err
+	}
+	if info.Token1, err = unpackAddress(p, "token1", res[1]); err != nil {
+		return err
+	}
+	fee, err := unpackOne[*big.Int](p, "fee", res[2])
+	if err != nil {
+		return err
+	}
+	info.Fee = uint32(fee.Uint64())
+	spacing, err := unpackOne[*big.Int](p, "tickSpacing", res[3])
+	if err != nil {
+		return err
+	}
+	info.TickSpacing = int(spacing.Int64())
+	if info.TickSpacing <= 0 {
+		return fmt.Errorf("pool tick spacing %d", info.TickSpacing)
+	}
+	if info.CallAsset.Decimals, err = unpackOne[uint8](e, "decimals", res[4]); err != nil {
+		return err
+	}
+	info.CallAsset.Symbol = decodeSymbol(res[5])
+	if info.PutAsset.Decimals, err = unpackOne[uint8](e, "decimals", res[6]); err != nil {
+		return err
+	}
+	info.PutAsset.Symbol = decodeSymbol(res[7])
+	pair := map[common.Address]bool{info.CallAsset.Address: true, info.PutAsset.Address: true}
+	if !pair[info.Token0] || !pair[info.Token1] || info.Token0 == info.Token1 {
+		return fmt.Errorf("pool tokens %s/%s are not the market's assets", info.Token0.Hex(), info.Token1.Hex())
+	}
+	return nil
+}
+
+func (r *Reader) slot0(ctx context.Context, pool common.Address) (PoolState, error) {
+	raw, err := r.EthCall(ctx, pool, pack(contracts.Pool, "slot0"))
+	if err != nil {
+		return PoolState{}, fmt.Errorf("slot0 of %s: %w", pool.Hex(), err)
+	}
+	return decodeSlot0(raw)
+}
+
+// decodeSlot0 reads the first two words only: sqrtPriceX96 (uint160) and tick
+// (int24). Uniswap, Pancake, Agni and FusionX agree on those and differ after.
+func decodeSlot0(raw []byte) (PoolState, error) {
+	if len(raw) < 64 {
+		return PoolState{}, fmt.Errorf("slot0: %d bytes", len(raw))
+	}
+	sqrt := new(big.Int).SetBytes(raw[:32])
+	tick := new(big.Int).SetBytes(raw[32:64])
+	if tick.Bit(255) == 1 { // two's complement
+		tick.Sub(tick, new(big.Int).Lsh(big.NewInt(1), 256))
+	}
+	if sqrt.BitLen() > 160 || !tick.IsInt64() || tick.Int64() < -887272 || tick.Int64() > 887272 {
+		return PoolState{}, fmt.Errorf("slot0 out of range")
+	}
+	return PoolState{SqrtPriceX96: sqrt, Tick: int(tick.Int64())}, nil
+}
+
+// TokenMetadata reads decimals and symbol of each token in one batch.
+func (r *Reader) TokenMetadata(ctx context.Context, addrs []common.Address) (map[common.Address]Token, error) {
+	calls := make([]Call, 0, 2*len(addrs))
+	for _, a := range addrs {
+		calls = append(calls, Call{a, pack(contracts.ERC20, "decimals")}, Call{a, pack(contracts.ERC20, "symbol")})
+	}
+	res, err := r.Aggregate(ctx, calls)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[common.Address]Token, len(addrs))
+	for i, a := range addrs {
+		dec, err := unpackOne[uint8](contracts.ERC20, "decimals", res[2*i])
+		if err != nil {
+			return nil, upstreamGarbage(fmt.Errorf("decimals of %s: %w", a.Hex(), err))
+		}
+		out[a] = Token{Address: a, Decimals: dec, Symbol: decodeSymbol(res[2*i+1])}
+	}
+	return out, nil
+}
+
+func notAMarket(market common.Address, err error) error {
+	var failed *CallFailedError
+	var p *problem.Error
+	if errors.As(err, &failed) || (!errors.As(err, &p) && err != nil) {
+		return &problem.Error{Kind: problem.NotFound, Code: "MARKET_NOT_FOUND", Param: "optionMarket", Err: err,
+			Message: fmt.Sprintf("%s is not an option market on this chain (its callAsset/putAsset/primePool calls failed)", market.Hex())}
+	}
+	return err
+}
+
+func badMarketState(err error) error {
+	var failed *CallFailedError
+	if errors.As(err, &failed) {
+		return &problem.Error{Kind: problem.Unprocessable, Code: "MARKET_UNSUPPORTED", Param: "optionMarket", Err: err,
+			Message: "the market's prime pool or assets do not answer the standard pool and ERC20 calls"}
+	}
+	return err
+}
+
+func pack(a abi.ABI, name string, args ...any) []byte {
+	data, err := a.Pack(name, args...)
+	if err != nil {
+		panic(fmt.Sprintf("chain: pack %s: %v", name, err)) // static ABI and argument types: a bug, not input
+	}
+	return data
+}
+
+func unpackAddress(a abi.ABI, name string, raw []byte) (common.Address, error) {
+	return unpackOne[common.Address](a, name, raw)
+}
+
+func unpackOne[T any](a abi.ABI, name string, raw []byte) (T, error) {
+	var zero T
+	vals, err := a.Unpack(name, raw)
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(vals) != 1 {
+		return zero, fmt.Errorf("%s: %d values", name, len(vals))
+	}
+	v, ok := vals[0].(T)
+	if !ok {
+		return zero, fmt.Errorf("%s: unexpected type %T", name, vals[0])
+	}
+	return v, nil
+}
+
+// decodeSymbol accepts the ABI string most tokens return and the bytes32 a
+// few old ones (MKR-style) return.
+func decodeSymbol(raw []byte) string {
+	if s, err := unpackOne[string](contracts.ERC20, "symbol", raw); err == nil {
+		return s
+	}
+	if len(raw) == 32 {
+		return strings.TrimRight(string(raw), "\x00")
+	}
+	return ""
+}

@@ -1,0 +1,296 @@
+// Package config holds the gateway's settings: per chain the upstream URLs,
+// the handler registry, hooks and swappers; globally the listen address,
+// timeouts and cache bounds. Defaults for Arbitrum (42161) and Mantle (5000)
+// are embedded; a JSON file (CLAMM_CONFIG) is merged over them field by field,
+// and environment variables override both. URLs may carry API keys, so they
+// are only ever printed through Redact.
+package config
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+//go:embed defaults.json
+var defaultsJSON []byte
+
+// Config is the whole configuration.
+type Config struct {
+	Listen          string            `json:"listen"`
+	UpstreamTimeout Duration          `json:"upstreamTimeout"`
+	RequestTimeout  Duration          `json:"requestTimeout"`
+	StrikesTTL      Duration          `json:"strikesTTL"`
+	ImmutablesTTL   Duration          `json:"immutablesTTL"`
+	CacheMaxEntries int               `json:"cacheMaxEntries"`
+	Chains          map[uint64]*Chain `json:"chains"`
+}
+
+// Chain is one network's upstreams and protocol registry.
+type Chain struct {
+	ID          uint64                              `json:"-"`
+	Name        string                              `json:"name"`
+	SubgraphURL string                              `json:"subgraphUrl"`
+	RPCURL      string                              `json:"rpcUrl"`
+	Multicall3  common.Address                      `json:"multicall3"`
+	Handlers    map[common.Address]Handler          `json:"handlers"`
+	Hooks       map[common.Address]string           `json:"hooks"`
+	Swappers    map[string]*Swapper                 `json:"swappers"`
+	MarketPools map[common.Address][]common.Address `json:"marketPools,omitempty"`
+}
+
+// Handler is an entry of the handler registry: the DEX label shown to
+// clients and whether the protocol has deprecated the handler.
+type Handler struct {
+	Name       string `json:"name"`
+	Deprecated bool   `json:"deprecated"`
+}
+
+// Swapper is one swapperId of a chain.
+type Swapper struct {
+	Kind    string         `json:"kind"` // "uniswap-v3" or "1inch"
+	Address common.Address `json:"address"`
+	Router  common.Address `json:"router,omitempty"`
+	Quoter  common.Address `json:"quoter,omitempty"`
+	// ByDex maps a handler's DEX label to the swapper contract of that DEX,
+	// for chains (Mantle) where each Uniswap-V3 fork has its own swapper.
+	ByDex      map[string]common.Address `json:"byDex,omitempty"`
+	APIBaseURL string                    `json:"apiBaseUrl,omitempty"`
+	APIKeyEnv  string                    `json:"apiKeyEnv,omitempty"`
+}
+
+// Live reports whether both upstreams of the chain are configured.
+func (c *Chain) Live() bool { return c.SubgraphURL != "" && c.RPCURL != "" }
+
+// HandlerInfo returns the registry entry of a handler; an unregistered handler
+// is shown as "unknown", not deprecated, rather than hidden: its liquidity is real.
+func (c *Chain) HandlerInfo(addr common.Address) Handler {
+	if h, ok := c.Handlers[addr]; ok {
+		return h
+	}
+	return Handler{Name: "unknown"}
+}
+
+// Duration is a time.Duration written as "15s" in JSON.
+type Duration time.Duration
+
+// UnmarshalJSON accepts Go duration strings.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// D returns the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// Default returns the embedded defaults.
+func Default() *Config {
+	c, err := parse(defaultsJSON, nil)
+	if err != nil {
+		panic("config: embedded defaults: " + err.Error())
+	}
+	return c
+}
+
+// Load builds the configuration: embedded defaults, then the JSON file named
+// by CLAMM_CONFIG (if set), then environment variables:
+//
+//	CLAMM_LISTEN                      listen address (":8080")
+//	CLAMM_CHAIN_<id>_SUBGRAPH_URL     Graph Node query URL of chain <id>
+//	CLAMM_CHAIN_<id>_RPC_URL          JSON-RPC URL of chain <id>
+//	CLAMM_UPSTREAM_TIMEOUT            deadline of one upstream call ("10s")
+//	CLAMM_REQUEST_TIMEOUT             deadline of one client request ("15s")
+//	CLAMM_STRIKES_TTL                 cache TTL of strikes-chain responses ("15s")
+//	CLAMM_CACHE_MAX_ENTRIES           bound on cached responses (10000)
+//	CLAMM_CHAINS                      extra chain ids to configure from the environment alone
+//
+// A chain id that appears only in the environment is added with empty registries.
+func Load(getenv func(string) string) (*Config, error) {
+	c := Default()
+	if path := getenv("CLAMM_CONFIG"); path != "" {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("config file: %w", err)
+		}
+		if c, err = parse(raw, c); err != nil {
+			return nil, fmt.Errorf("config file %s: %w", path, err)
+		}
+	}
+	if err := applyEnv(c, getenv); err != nil {
+		return nil, err
+	}
+	return c, c.Validate()
+}
+
+// parse merges raw JSON over base (nil: an empty config). Chains merge field
+// by field, so a file can set one URL without repeating the registries.
+func parse(raw []byte, base *Config) (*Config, error) {
+	if base == nil {
+		base = &Config{Chains: map[uint64]*Chain{}}
+	}
+	var top struct {
+		Chains map[string]json.RawMessage `json:"chains"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&top); err != nil {
+		return nil, err
+	}
+	chains := base.Chains
+	base.Chains = nil
+	if err := json.Unmarshal(raw, base); err != nil {
+		return nil, err
+	}
+	base.Chains = chains
+	for key, msg := range top.Chains {
+		id, err := strconv.ParseUint(key, 10, 64)
+		if err != nil || id == 0 {
+			return nil, fmt.Errorf("chain id %q is not a positive integer", key)
+		}
+		ch := base.Chains[id]
+		if ch == nil {
+			ch = &Chain{}
+			base.Chains[id] = ch
+		}
+		if err := json.Unmarshal(msg, ch); err != nil {
+			return nil, fmt.Errorf("chain %d: %w", id, err)
+		}
+		ch.ID = id
+	}
+	return base, nil
+}
+
+func applyEnv(c *Config, getenv func(string) string) error {
+	if v := getenv("CLAMM_LISTEN"); v != "" {
+		c.Listen = v
+	}
+	for name, dst := range map[string]*Duration{
+		"CLAMM_UPSTREAM_TIMEOUT": &c.UpstreamTimeout,
+		"CLAMM_REQUEST_TIMEOUT":  &c.RequestTimeout,
+		"CLAMM_STRIKES_TTL":      &c.StrikesTTL,
+	} {
+		if v := getenv(name); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			*dst = Duration(d)
+		}
+	}
+	if v := getenv("CLAMM_CACHE_MAX_ENTRIES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("CLAMM_CACHE_MAX_ENTRIES: %w", err)
+		}
+		c.CacheMaxEntries = n
+	}
+	// Chain URLs: the environment wins over file and defaults.
+	for _, id := range envChainIDs(getenv, c) {
+		ch := c.Chains[id]
+		if ch == nil {
+			ch = &Chain{ID: id, Name: strconv.FormatUint(id, 10), Multicall3: common.HexToAddress("0xcA11bde05977b3631167028862bE2a173976CA11")}
+			c.Chains[id] = ch
+		}
+		if v := getenv(fmt.Sprintf("CLAMM_CHAIN_%d_SUBGRAPH_URL", id)); v != "" {
+			ch.SubgraphURL = v
+		}
+		if v := getenv(fmt.Sprintf("CLAMM_CHAIN_%d_RPC_URL", id)); v != "" {
+			ch.RPCURL = v
+		}
+	}
+	return nil
+}
+
+// envChainIDs lists the configured chains plus any named in CLAMM_CHAINS
+// (comma-separated ids), which is how the environment alone adds a chain.
+func envChainIDs(getenv func(string) string, c *Config) []uint64 {
+	seen := map[uint64]bool{}
+	for id := range c.Chains {
+		seen[id] = true
+	}
+	for _, s := range strings.Split(getenv("CLAMM_CHAINS"), ",") {
+		if id, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64); err == nil && id > 0 {
+			seen[id] = true
+		}
+	}
+	ids := make([]uint64, 0, len(seen))
+	for id := range seen {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
+
+// Validate checks what would otherwise fail at request time.
+func (c *Config) Validate() error {
+	if c.UpstreamTimeout <= 0 || c.RequestTimeout <= 0 {
+		return fmt.Errorf("timeouts must be positive")
+	}
+	if c.CacheMaxEntries <= 0 {
+		return fmt.Errorf("cacheMaxEntries must be positive")
+	}
+	for id, ch := range c.Chains {
+		ch.ID = id
+		for _, u := range []string{ch.SubgraphURL, ch.RPCURL} {
+			if u == "" {
+				continue
+			}
+			if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") {
+				return fmt.Errorf("chain %d: upstream URL %s is not an http(s) URL", id, Redact(u))
+			}
+		}
+		for sid, s := range ch.Swappers {
+			if s.Kind != "uniswap-v3" && s.Kind != "1inch" {
+				return fmt.Errorf("chain %d swapper %s: unknown kind %q", id, sid, s.Kind)
+			}
+		}
+	}
+	return nil
+}
+
+// ChainIDs returns the configured chain ids in ascending order.
+func (c *Config) ChainIDs() []uint64 {
+	ids := make([]uint64, 0, len(c.Chains))
+	for id := range c.Chains {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
+
+// Redact keeps only the scheme and host of an upstream URL: providers put API
+// keys in the path (…/v2/<key>), the query or the user info, so nothing after
+// the host is safe to print.
+func Redact(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "<redacted>"
+	}
+	out := u.Scheme + "://" + u.Host
+	if u.Path != "" && u.Path != "/" || u.RawQuery != "" {
+		out += "/…"
+	}
+	return out
+}

@@ -1,0 +1,50 @@
+package contracts
+
+import (
+	"encoding/hex"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+)
+
+// Selectors from domain.md section 3 and 5 (checked there against the
+// deployed contracts); a wrong type in a fragment changes its selector.
+func TestSelectors(t *testing.T) {
+	cases := []struct {
+		abi    abi.ABI
+		method string
+		want   string
+	}{
+		{OptionMarketV2, "exerciseOption", "32f530a7"},
+		{OptionMarketV2, "opData", "5673a221"},
+		{OptionMarketV2, "opTickMap", "a2b15e4c"},
+		{OptionMarketV2, "ownerOf", "6352211e"},
+		{OptionMarketV2, "callAsset", "61f812a4"},
+		{OptionMarketV2, "putAsset", "c8de6e83"},
+		{OptionMarketV2, "primePool", "271ab517"},
+		{OptionMarketV2, "getCurrentPricePerCallAsset", "ab89fbaf"},
+		{OptionMarketV2, "multicall", "ac9650d8"},
+		{QuoterV2, "quoteExactInputSingle", "c6a5026a"},
+		{Multicall3, "aggregate3", "82ad56cb"},
+		{ERC20, "decimals", "313ce567"},
+		{ERC20, "symbol", "95d89b41"},
+		{Pool, "slot0", "3850c7bd"},
+		{Pool, "tickSpacing", "d0c93a7c"},
+	}
+	for _, c := range cases {
+		if got := hex.EncodeToString(c.abi.Methods[c.method].ID); got != c.want {
+			t.Errorf("%s: selector %s, want %s", c.method, got, c.want)
+		}
+	}
+}
+
+func TestEventTopics(t *testing.T) {
+	for name, want := range map[string]string{
+		"LogMintOption":     "733a06dcc0387bf816c34d99f254ceb937558fe9d4df66bbe70efa1b2aa1021f",
+		"LogExerciseOption": "47283bcc199cd4d1c53508922f5a4d8a832a4fdf09854c82acf3ae49da4d446f",
+	} {
+		if got := hex.EncodeToString(OptionMarketV2.Events[name].ID.Bytes()); got != want {
+			t.Errorf("%s: topic %s, want %s", name, got, want)
+		}
+	}
+}

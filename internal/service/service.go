@@ -1,0 +1,69 @@
+// Package service holds the gateway's use cases, one method per endpoint.
+// It sees neither HTTP nor GraphQL nor ABI: it asks small interfaces for
+// market state and subgraph entities, runs the pure maths of package clamm,
+// and returns response values ready to encode.
+package service
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
+)
+
+// MarketReader reads market state from the chain (package chain).
+type MarketReader interface {
+	MarketSnapshot(ctx context.Context, market common.Address) (*chain.MarketInfo, chain.PoolState, error)
+}
+
+// Subgraph is the part of the subgraph client the service uses.
+type Subgraph interface {
+	Strikes(ctx context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, subgraph.Meta, error)
+}
+
+// Upstreams are one chain's configuration and clients. Subgraph and Chain
+// are nil when the chain has no upstream configured.
+type Upstreams struct {
+	Config   *config.Chain
+	Subgraph Subgraph
+	Chain    MarketReader
+}
+
+// Service answers the gateway's three questions.
+type Service struct {
+	chains map[uint64]*Upstreams
+}
+
+// New returns a service over the given chains.
+func New(chains map[uint64]*Upstreams) *Service {
+	return &Service{chains: chains}
+}
+
+// upstreams returns the chain's clients or the error a client should see.
+func (s *Service) upstreams(chainID uint64) (*Upstreams, error) {
+	u, ok := s.chains[chainID]
+	if !ok {
+		return nil, problem.InvalidParam("chainId", "chain %d is not configured on this gateway", chainID)
+	}
+	if u.Subgraph == nil || u.Chain == nil {
+		return nil, problem.New(problem.UpstreamUnavailable, "UPSTREAM_NOT_CONFIGURED",
+			"chain %d has no live upstreams configured; set CLAMM_CHAIN_%d_SUBGRAPH_URL and CLAMM_CHAIN_%d_RPC_URL", chainID, chainID, chainID)
+	}
+	return u, nil
+}
+
+// Token is the token object of the responses.
+type Token struct {
+	Address  string `json:"address"`
+	Decimals string `json:"decimals"`
+	Symbol   string `json:"symbol"`
+}
+
+func tokenJSON(t chain.Token) Token {
+	return Token{Address: t.Address.Hex(), Decimals: fmt.Sprint(t.Decimals), Symbol: t.Symbol}
+}

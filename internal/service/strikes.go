@@ -1,0 +1,294 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"sort"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
+)
+
+// StrikesRequest is a validated strikes-chain request.
+type StrikesRequest struct {
+	ChainID    uint64
+	Market     common.Address
+	CallsReach int
+	PutsReach  int
+}
+
+// StrikesChain is the answer: entries in response order and the subgraph
+// block they reflect.
+type StrikesChain struct {
+	Entries []StrikeEntry
+	Block   uint64
+}
+
+// StrikeEntry is one element of the response array: an object with exactly
+// one key, the strike price, whose value is the strike.
+type StrikeEntry map[string]Strike
+
+// Strike is one handler range seen as a strike.
+type Strike struct {
+	// Type is "call" or "put": an additive field, so clients need not
+	// re-derive the side from the token.
+	Type               string     `json:"type"`
+	TotalLiquidity     string     `json:"totalLiquidity"`
+	AvailableLiquidity string     `json:"availableLiquidity"`
+	Utilization        string     `json:"utilization"`
+	APR                string     `json:"apr"`
+	Handler            Handler    `json:"handler"`
+	Meta               StrikeMeta `json:"meta"`
+	Token              Token      `json:"token"`
+}
+
+// Handler identifies where a strike's liquidity sits.
+type Handler struct {
+	Name       string     `json:"name"`
+	Deprecated bool       `json:"deprecated"`
+	Handler    HandlerRef `json:"handler"`
+	Pool       string     `json:"pool"`
+}
+
+// HandlerRef is the inner handler object: the interface types it as an
+// object, so it carries the handler contract's address.
+type HandlerRef struct {
+	Address string `json:"address"`
+}
+
+// StrikeMeta holds the raw figures behind a strike.
+type StrikeMeta struct {
+	Hook                    string `json:"hook"`
+	TickLower               int    `json:"tickLower"`
+	TickUpper               int    `json:"tickUpper"`
+	TotalTokenLiquidity     string `json:"totalTokenLiquidity"`
+	AvailableTokenLiquidity string `json:"availableTokenLiquidity"`
+	TotalLiquidity          string `json:"totalLiquidity"`
+	AvailableLiquidity      string `json:"availableLiquidity"`
+}
+
+const day = 86400
+
+// StrikesChain lists the strikes of a market within reach of the current
+// tick (domain.md section 6).
+//
+// Reach counts tick-spacing steps from the tick-spacing-aligned current tick:
+// the k-th range above starts at base + k*spacing, the k-th below starts at
+// base - k*spacing, and k runs from 1 to the side's reach. The range holding
+// the current tick is neither a call nor a put and is left out, as are ranges
+// without liquidity.
+func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (StrikesChain, error) {
+	up, err := s.upstreams(req.ChainID)
+	if err != nil {
+		return StrikesChain{}, err
+	}
+	info, pool, err := up.Chain.MarketSnapshot(ctx, req.Market)
+	if err != nil {
+		return StrikesChain{}, err
+	}
+	token0IsCall := info.Token0IsCall()
+	// Above the current tick a range holds token0; below, token1. Calls are
+	// the side holding the call asset.
+	reachAbove, reachBelow := req.CallsReach, req.PutsReach
+	if !token0IsCall {
+		reachAbove, reachBelow = req.PutsReach, req.CallsReach
+	}
+	sp := info.TickSpacing
+	base := floorDiv(pool.Tick, sp) * sp
+	lo := max(base-reachBelow*sp, clamm.MinTick)
+	hi := min(base+reachAbove*sp, clamm.MaxTick)
+
+	pools := append([]common.Address{info.Pool}, up.Config.MarketPools[req.Market]...)
+	ranges, meta, err := up.Subgraph.Strikes(ctx, subgraph.StrikesQuery{Pools: pools, TickLowerMin: lo, TickLowerMax: hi})
+	if err != nil {
+		return StrikesChain{}, err
+	}
+
+	tok0, tok1 := info.TokenByAddress(info.Token0), info.TokenByAddress(info.Token1)
+	m := clamm.Market{Token0IsCall: token0IsCall, Decimals0: int(tok0.Decimals), Decimals1: int(tok1.Decimals)}
+	aprDay := lastCompleteDay(meta.Timestamp)
+
+	type keyed struct {
+		price float64
+		key   string
+		s     Strike
+	}
+	out := make([]keyed, 0, len(ranges))
+	for _, r := range ranges {
+		if r.TickLower >= r.TickUpper || r.TickLower < clamm.MinTick || r.TickUpper > clamm.MaxTick {
+			return StrikesChain{}, subgraphGarbage(fmt.Errorf("strike %s has ticks [%d, %d]", r.ID, r.TickLower, r.TickUpper))
+		}
+		var held chain.Token
+		var heldIs0 bool
+		switch {
+		case r.TickLower > pool.Tick && r.TickLower <= hi:
+			held, heldIs0 = tok0, true
+		case r.TickUpper <= pool.Tick && r.TickLower >= lo:
+			held, heldIs0 = tok1, false
+		default:
+			continue // holds the current tick, or outside the window
+		}
+		isCall := held.Address == info.CallAsset.Address
+		strikeTick := clamm.PutStrikeTick(r.TickLower, r.TickUpper)
+		kind := "put"
+		if isCall {
+			strikeTick, kind = clamm.CallStrikeTick(r.TickLower, r.TickUpper), "call"
+		}
+		st, err := strikeFigures(r, held, heldIs0, aprDay)
+		if err != nil {
+			return StrikesChain{}, err
+		}
+		st.Type = kind
+		h := up.Config.HandlerInfo(r.Handler.Addr())
+		st.Handler = Handler{Name: h.Name, Deprecated: h.Deprecated, Handler: HandlerRef{Address: r.Handler.Addr().Hex()}, Pool: r.Pool.Addr().Hex()}
+		price := m.TickPrice(strikeTick)
+		out = append(out, keyed{price: price, key: clamm.FormatPrice(price), s: st})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.price != b.price {
+			return a.price < b.price
+		}
+		if a.s.Handler.Name != b.s.Handler.Name {
+			return a.s.Handler.Name < b.s.Handler.Name
+		}
+		if a.s.Handler.Handler.Address != b.s.Handler.Handler.Address {
+			return a.s.Handler.Handler.Address < b.s.Handler.Handler.Address
+		}
+		if a.s.Meta.Hook != b.s.Meta.Hook {
+			return a.s.Meta.Hook < b.s.Meta.Hook
+		}
+		return a.s.Handler.Pool < b.s.Handler.Pool
+	})
+	entries := make([]StrikeEntry, len(out))
+	for i, k := range out {
+		entries[i] = StrikeEntry{k.key: k.s}
+	}
+	return StrikesChain{Entries: entries, Block: meta.Block}, nil
+}
+
+// strikeFigures converts a range's liquidity into the token it holds.
+func strikeFigures(r subgraph.Strike, held chain.Token, heldIs0 bool, aprDay int64) (Strike, error) {
+	total := r.TotalLiquidity.Int
+	avail := new(big.Int).Sub(total, r.UsedLiquidity.Int)
+	if avail.Sign() < 0 {
+		avail.SetInt64(0) // used above total: the subgraph lags a burn; never show negative
+	}
+	used := new(big.Int).Sub(total, avail)
+	pick := func(l *big.Int) (*big.Int, error) {
+		a0, a1, err := clamm.RangeAmounts(r.TickLower, r.TickUpper, l)
+		if err != nil {
+			return nil, err
+		}
+		if heldIs0 {
+			return a0, nil
+		}
+		return a1, nil
+	}
+	totalTok, err := pick(total)
+	if err != nil {
+		return Strike{}, subgraphGarbage(err)
+	}
+	availTok, err := pick(avail)
+	if err != nil {
+		return Strike{}, subgraphGarbage(err)
+	}
+	apr, err := rangeAPR(r, heldIs0, totalTok, aprDay)
+	if err != nil {
+		return Strike{}, subgraphGarbage(err)
+	}
+	dec := int(held.Decimals)
+	return Strike{
+		TotalLiquidity:     clamm.FormatUnits(totalTok, dec),
+		AvailableLiquidity: clamm.FormatUnits(availTok, dec),
+		Utilization:        clamm.Percent(used, total),
+		APR:                apr,
+		Token:              tokenJSON(held),
+		Meta: StrikeMeta{
+			Hook:                    r.Hook.Addr().Hex(),
+			TickLower:               r.TickLower,
+			TickUpper:               r.TickUpper,
+			TotalTokenLiquidity:     totalTok.String(),
+			AvailableTokenLiquidity: availTok.String(),
+			TotalLiquidity:          total.String(),
+			AvailableLiquidity:      avail.String(),
+		},
+	}, nil
+}
+
+// rangeAPR is the strike's APR in percent:
+//
+//	apr = (donated + compounded) / totalTokenLiquidity * 365 * 100
+//
+// where donated and compounded are the range's premium donations and fee
+// compounds of the last complete UTC day before the subgraph's indexed block,
+// each converted from liquidity units to the held token at the day's recorded
+// sqrtPriceX96 (LiquidityAmounts.getAmountsForLiquidity, then the other
+// token's part valued at that price). "0" when there is no record for that day.
+func rangeAPR(r subgraph.Strike, heldIs0 bool, totalTok *big.Int, aprDay int64) (string, error) {
+	if aprDay <= 0 || totalTok.Sign() == 0 {
+		return "0", nil
+	}
+	sa, err := clamm.SqrtRatioAtTick(r.TickLower)
+	if err != nil {
+		return "", err
+	}
+	sb, err := clamm.SqrtRatioAtTick(r.TickUpper)
+	if err != nil {
+		return "", err
+	}
+	earned := new(big.Int)
+	add := func(l, sqrtP *big.Int, start int64) {
+		if start < aprDay || start >= aprDay+day || l.Sign() <= 0 || sqrtP.Sign() <= 0 {
+			return
+		}
+		a0, a1 := clamm.AmountsForLiquidity(sqrtP, sa, sb, l)
+		earned.Add(earned, valueIn(a0, a1, sqrtP, heldIs0))
+	}
+	for _, d := range r.DailyDonations {
+		add(d.Donation.Int, d.SqrtPriceX96.Int, d.Start)
+	}
+	for _, c := range r.DailyFeeCompounds {
+		add(c.Compound.Int, c.SqrtPriceX96.Int, c.Start)
+	}
+	return clamm.Percent(earned.Mul(earned, big.NewInt(365)), totalTok), nil
+}
+
+// valueIn expresses amounts (a0, a1) in token0 (heldIs0) or token1 at the
+// pool price sqrtP: token1 per token0 = sqrtP^2 / 2^192. Floors once.
+func valueIn(a0, a1, sqrtP *big.Int, heldIs0 bool) *big.Int {
+	p2 := new(big.Int).Mul(sqrtP, sqrtP)
+	q192 := new(big.Int).Lsh(big.NewInt(1), 192)
+	if heldIs0 {
+		other := new(big.Int).Mul(a1, q192)
+		return other.Quo(other, p2).Add(other, a0)
+	}
+	other := new(big.Int).Mul(a0, p2)
+	return other.Quo(other, q192).Add(other, a1)
+}
+
+// lastCompleteDay is the start of the UTC day before the one holding ts.
+func lastCompleteDay(ts int64) int64 {
+	if ts <= 0 {
+		return 0
+	}
+	return ts/day*day - day
+}
+
+func floorDiv(a, b int) int {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func subgraphGarbage(err error) error {
+	return &problem.Error{Kind: problem.UpstreamError, Code: "SUBGRAPH_ERROR", Upstream: "subgraph", Err: err,
+		Message: "the subgraph returned a strike that does not make sense"}
+}

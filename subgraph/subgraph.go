@@ -1,0 +1,184 @@
+// Package subgraph is the gateway's Graph Node client: it runs the documents
+// of package queries with hasura/go-graphql-client's raw execution, decodes
+// Graph Node's scalars (BigInt and Bytes as strings) into Go types, and maps
+// every failure onto the problem vocabulary. A response that carries GraphQL
+// errors is a failure even when it also carries data: Graph Node reports
+// indexing errors that way, and a partial answer must never be cached.
+package subgraph
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	graphql "github.com/hasura/go-graphql-client"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/queries"
+)
+
+// Graph Node's limits on collection arguments.
+const (
+	MaxFirst = 1000
+	MaxSkip  = 5000
+)
+
+// Client queries one subgraph.
+type Client struct {
+	gql      *graphql.Client
+	docs     queries.Set
+	timeout  time.Duration
+	pageSize int
+	maxPages int
+}
+
+// Options configure a Client.
+type Options struct {
+	HTTPClient *http.Client
+	Docs       queries.Set
+	Timeout    time.Duration // deadline of one query
+	PageSize   int           // strikes per page, at most MaxFirst
+}
+
+// New returns a client for the Graph Node query URL. The library's retry
+// option is left off: it sleeps without watching the context.
+func New(url string, opts Options) *Client {
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = http.DefaultClient
+	}
+	if opts.Docs == nil {
+		opts.Docs = queries.Embedded()
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	if opts.PageSize <= 0 || opts.PageSize > MaxFirst {
+		opts.PageSize = MaxFirst
+	}
+	return &Client{gql: graphql.NewClient(url, opts.HTTPClient), docs: opts.Docs, timeout: opts.Timeout, pageSize: opts.PageSize, maxPages: 100}
+}
+
+// Meta is Graph Node's _meta: which block the answer reflects.
+type Meta struct {
+	Block             uint64
+	Timestamp         int64
+	HasIndexingErrors bool
+}
+
+type metaJSON struct {
+	Block struct {
+		Number    uint64 `json:"number"`
+		Timestamp *int64 `json:"timestamp"`
+	} `json:"block"`
+	HasIndexingErrors bool `json:"hasIndexingErrors"`
+}
+
+func (m metaJSON) meta() Meta {
+	out := Meta{Block: m.Block.Number, HasIndexingErrors: m.HasIndexingErrors}
+	if m.Block.Timestamp != nil {
+		out.Timestamp = *m.Block.Timestamp
+	}
+	return out
+}
+
+// exec runs document name with vars and decodes the data into out.
+func (c *Client) exec(ctx context.Context, name string, vars map[string]any, out any) error {
+	doc, ok := c.docs[name]
+	if !ok {
+		return fmt.Errorf("subgraph: no document %q", name)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	data, err := c.gql.ExecRaw(ctx, doc.Text, vars, graphql.OperationName(doc.OperationName))
+	if err != nil {
+		return fmt.Errorf("%s: %w", doc.OperationName, classify(err))
+	}
+	if len(data) == 0 || string(data) == "null" {
+		return fmt.Errorf("%s: %w", doc.OperationName, garbage(errors.New("no data")))
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("%s: %w", doc.OperationName, garbage(err))
+	}
+	return nil
+}
+
+// classify maps the library's errors: transport failures by their cause,
+// HTTP statuses by code, and errors the server put in the body (err == nil
+// inside) as SUBGRAPH_ERROR or SUBGRAPH_INDEXING_ERROR.
+func classify(err error) error {
+	var gerrs graphql.Errors
+	if !errors.As(err, &gerrs) || len(gerrs) == 0 {
+		return problem.Upstream("subgraph", err)
+	}
+	for _, ge := range gerrs {
+		var ne graphql.NetworkError
+		if errors.As(ge.Unwrap(), &ne) {
+			if ne.StatusCode() == http.StatusTooManyRequests || ne.StatusCode() == http.StatusServiceUnavailable {
+				return &problem.Error{Kind: problem.UpstreamUnavailable, Code: "SUBGRAPH_UNAVAILABLE", Upstream: "subgraph", Err: err,
+					Message: fmt.Sprintf("the subgraph refused the request (HTTP %d)", ne.StatusCode())}
+			}
+			return &problem.Error{Kind: problem.UpstreamError, Code: "SUBGRAPH_ERROR", Upstream: "subgraph", Err: err,
+				Message: fmt.Sprintf("the subgraph answered HTTP %d", ne.StatusCode())}
+		}
+		if cause := ge.Unwrap(); cause != nil {
+			if code, _ := ge.Extensions["code"].(string); code == graphql.ErrRequestError {
+				return problem.Upstream("subgraph", cause)
+			}
+			return garbage(cause)
+		}
+	}
+	code, msg := "SUBGRAPH_ERROR", "the subgraph answered with GraphQL errors"
+	for _, ge := range gerrs {
+		if strings.Contains(ge.Message, "indexing_error") || strings.Contains(strings.ToLower(ge.Message), "indexing error") {
+			code, msg = "SUBGRAPH_INDEXING_ERROR", "the subgraph reports an indexing error; its data cannot be trusted"
+		}
+	}
+	return &problem.Error{Kind: problem.UpstreamError, Code: code, Upstream: "subgraph", Err: err, Message: msg}
+}
+
+func garbage(err error) error {
+	return &problem.Error{Kind: problem.UpstreamError, Code: "SUBGRAPH_ERROR", Upstream: "subgraph", Err: err,
+		Message: "the subgraph returned data that does not decode"}
+}
+
+// BigInt decodes Graph Node's BigInt (a JSON string of decimal digits).
+type BigInt struct{ *big.Int }
+
+// UnmarshalJSON accepts a decimal string (or a bare number, to be lenient).
+func (b *BigInt) UnmarshalJSON(raw []byte) error {
+	s := strings.Trim(string(raw), `"`)
+	v, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		return fmt.Errorf("bad BigInt %s", raw)
+	}
+	b.Int = v
+	return nil
+}
+
+// Address decodes Graph Node's Bytes holding a 20-byte address.
+type Address common.Address
+
+// UnmarshalJSON accepts "0x" + 40 hex digits in any case.
+func (a *Address) UnmarshalJSON(raw []byte) error {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return err
+	}
+	if !common.IsHexAddress(s) {
+		return fmt.Errorf("bad address %q", s)
+	}
+	*a = Address(common.HexToAddress(s))
+	return nil
+}
+
+// Addr returns the common.Address.
+func (a Address) Addr() common.Address { return common.Address(a) }
+
+// LowerHex is how Graph Node stores and compares Bytes: lowercase with 0x.
+func LowerHex(a common.Address) string { return strings.ToLower(a.Hex()) }
