@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
 )
 
 // OptionMarketV2 is DopexV2OptionMarketV2 (6-field OptionTicks with hook).
@@ -74,7 +75,7 @@ var QuoterV2 = mustABI(`[
 
 // Multicall3Call is one element of aggregate3's input.
 type Multicall3Call struct {
-	Target       [20]byte
+	Target       common.Address
 	AllowFailure bool
 	CallData     []byte
 }

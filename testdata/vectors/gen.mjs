@@ -6,7 +6,7 @@
 // unrelated implementation.
 //
 // Run: npm ci && node gen.mjs   (from this folder)
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 // The SDK's ESM build uses directory imports Node rejects; its CJS build is the same code.
@@ -88,6 +88,97 @@ const units = [
   ['0', 18], ['1', 18], ['1000000', 6], ['1500000', 6], ['123456789012345678901', 18],
   ['999', 0], ['100', 2], ['5', 8],
 ].map(([raw, decimals]) => ({ raw, decimals, formatted: new Decimal(raw).div(new Decimal(10).pow(decimals)).toFixed() }));
+
+// Strikes chains: for each scenario and reach, the entries the gateway must
+// return, derived here from the scenario with the SDK and decimal.js alone.
+const readJSON = (rel) => JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8'));
+const defaults = readJSON('../../internal/config/defaults.json');
+const Q192 = 1n << 192n;
+const DAY = 86400;
+const big = (x) => JSBI.BigInt(x.toString());
+const nat = (j) => BigInt(j.toString());
+const pct = (num, den) => (den === 0n ? '0'
+  : new Decimal(num.toString()).mul(100).div(den.toString()).toDecimalPlaces(PLACES, Decimal.ROUND_DOWN).toFixed());
+
+function amountsAt(sqrtP, sa, sb, L) {
+  const d0 = (a, b) => nat(SqrtPriceMath.getAmount0Delta(big(a), big(b), big(L), false));
+  const d1 = (a, b) => nat(SqrtPriceMath.getAmount1Delta(big(a), big(b), big(L), false));
+  if (sqrtP <= sa) return [d0(sa, sb), 0n];
+  if (sqrtP < sb) return [d0(sqrtP, sb), d1(sa, sqrtP)];
+  return [0n, d1(sa, sb)];
+}
+
+function strikesChain(file, callsReach, putsReach) {
+  const sc = readJSON(file);
+  const lc = (a) => a.toLowerCase();
+  const pool = sc.pools[0];
+  const tokens = Object.fromEntries(Object.entries(sc.tokens).map(([a, t]) => [lc(a), t]));
+  const handlers = Object.fromEntries(Object.entries(defaults.chains[String(sc.chainId)].handlers).map(([a, h]) => [lc(a), h]));
+  const t0IsCall = lc(sc.market.callAsset) === lc(pool.token0);
+  const [dec0, dec1] = [tokens[lc(pool.token0)].decimals, tokens[lc(pool.token1)].decimals];
+  const sp = pool.tickSpacing;
+  const base = Math.floor(pool.tick / sp) * sp;
+  const [above, below] = t0IsCall ? [callsReach, putsReach] : [putsReach, callsReach];
+  const lo = base - below * sp;
+  const hi = base + above * sp;
+  const aprDay = Math.floor(sc.block.timestamp / DAY) * DAY - DAY;
+  const out = [];
+  for (const s of sc.strikes) {
+    const total = BigInt(s.totalLiquidity);
+    if (total <= 0n) continue;
+    let held;
+    if (s.tickLower > pool.tick && s.tickLower <= hi) held = pool.token0;
+    else if (s.tickUpper <= pool.tick && s.tickLower >= lo) held = pool.token1;
+    else continue;
+    const heldIs0 = held === pool.token0;
+    const isCall = lc(held) === lc(sc.market.callAsset);
+    const t = isCall ? s.tickUpper : s.tickLower;
+    const p = new Decimal('1.0001').pow(t);
+    const price = t0IsCall ? p.mul(new Decimal(10).pow(dec0 - dec1)) : new Decimal(10).pow(dec1 - dec0).div(p);
+    const used0 = BigInt(s.usedLiquidity);
+    const avail = total > used0 ? total - used0 : 0n;
+    const sa = nat(TickMath.getSqrtRatioAtTick(s.tickLower));
+    const sb = nat(TickMath.getSqrtRatioAtTick(s.tickUpper));
+    const totalTok = heldIs0 ? amountsAt(0n, sa, sb, total)[0] : amountsAt(1n << 200n, sa, sb, total)[1];
+    const availTok = heldIs0 ? amountsAt(0n, sa, sb, avail)[0] : amountsAt(1n << 200n, sa, sb, avail)[1];
+    let earned = 0n;
+    for (const d of [...(s.dailyDonations || []), ...(s.dailyFeeCompounds || [])]) {
+      if (d.start < aprDay || d.start >= aprDay + DAY) continue;
+      const sqrtP = nat(TickMath.getSqrtRatioAtTick(d.tick));
+      const [a0, a1] = amountsAt(sqrtP, sa, sb, BigInt(d.liquidity));
+      earned += heldIs0 ? a0 + (a1 * Q192) / (sqrtP * sqrtP) : a1 + (a0 * sqrtP * sqrtP) / Q192;
+    }
+    const tokenDec = tokens[lc(held)].decimals;
+    out.push({
+      price: Number(price.toString()),
+      key: String(Number(price.toString())),
+      type: isCall ? 'call' : 'put',
+      handlerName: handlers[lc(s.handler)]?.name ?? 'unknown',
+      handler: s.handler, hook: s.hook, pool: s.pool,
+      tickLower: s.tickLower, tickUpper: s.tickUpper,
+      token: tokens[lc(held)].symbol,
+      totalTokenLiquidity: totalTok.toString(),
+      availableTokenLiquidity: availTok.toString(),
+      totalLiquidity: new Decimal(totalTok.toString()).div(new Decimal(10).pow(tokenDec)).toFixed(),
+      availableLiquidity: new Decimal(availTok.toString()).div(new Decimal(10).pow(tokenDec)).toFixed(),
+      utilization: pct(total - avail, total),
+      apr: totalTok === 0n ? '0' : pct(earned * 365n, totalTok),
+    });
+  }
+  const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+  out.sort((a, b) => cmp(a.price, b.price) || cmp(a.handlerName, b.handlerName) || cmp(lc(a.handler), lc(b.handler))
+    || cmp(lc(a.hook), lc(b.hook)) || cmp(lc(a.pool), lc(b.pool)));
+  for (const e of out) delete e.price;
+  return { scenario: file.replace('../../', ''), chainId: sc.chainId, market: sc.market.address, callsReach, putsReach, entries: out };
+}
+
+const strikesChains = [
+  strikesChain('../../internal/demo/scenarios/arbitrum-weth-usdc.json', 100, 100),
+  strikesChain('../../internal/demo/scenarios/arbitrum-weth-usdc.json', 10, 10),
+  strikesChain('../../testdata/scenarios/mantle-wmnt-usdt.json', 100, 100),
+  strikesChain('../../testdata/scenarios/mantle-wmnt-usdt.json', 3, 2),
+];
+writeFileSync(new URL('./strikes.json', import.meta.url), JSON.stringify({ generator: 'testdata/vectors/gen.mjs', strikesChains }, null, 2) + '\n');
 
 writeFileSync(
   new URL('./vectors.json', import.meta.url),

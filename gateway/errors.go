@@ -1,0 +1,76 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// errorBody is the one error shape every client gets.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Param   string `json:"param,omitempty"`
+}
+
+// statusOf is the only place error kinds become HTTP statuses.
+func statusOf(k problem.Kind) int {
+	switch k {
+	case problem.InvalidArgument:
+		return http.StatusBadRequest
+	case problem.NotFound:
+		return http.StatusNotFound
+	case problem.MethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	case problem.Unprocessable:
+		return http.StatusUnprocessableEntity
+	case problem.UpstreamError:
+		return http.StatusBadGateway
+	case problem.UpstreamUnavailable:
+		return http.StatusServiceUnavailable
+	case problem.UpstreamTimeout:
+		return http.StatusGatewayTimeout
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// writeError writes err as the JSON error shape. Unknown errors become a
+// generic internal error; the cause goes to the log, never to the client.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, context.DeadlineExceeded) && r.Context().Err() != nil {
+		err = problem.New(problem.UpstreamTimeout, "TIMEOUT", "the request did not complete within the gateway's deadline")
+	}
+	p := problem.As(err)
+	info := requestInfoFrom(r.Context())
+	info.err = err
+	status := statusOf(p.Kind)
+	msg := p.Message
+	if p.Kind == problem.Internal {
+		msg = "internal error"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "5")
+	}
+	w.WriteHeader(status)
+	body, _ := json.Marshal(errorBody{Error: errorDetail{Code: p.Code, Message: msg, Param: p.Param}})
+	_, _ = w.Write(body)
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.writeError(w, r, problem.New(problem.NotFound, "NOT_FOUND", "no such route: see /clamm/strikes-chain, /clamm/exercise/history, /clamm/exercise/prepare"))
+}
+
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", "GET, HEAD")
+	s.writeError(w, r, problem.New(problem.MethodNotAllowed, "METHOD_NOT_ALLOWED", "only GET is supported"))
+}

@@ -1,0 +1,27 @@
+// Package gateway is the HTTP layer: it lists every route, parses and
+// validates query parameters, serves responses from the cache, and turns
+// errors into the one JSON error shape. Handlers are thin: parse, call the
+// service through the cache, write bytes. Nothing here speaks GraphQL or ABI.
+package gateway
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+)
+
+// Route paths; test fakes and docs reuse these constants.
+const (
+	PathStrikesChain = "/clamm/strikes-chain"
+)
+
+// routes lists every route of the gateway. Query parameters are validated in
+// the handlers, never matched by the router: a missing parameter must be a
+// 400 naming it, not a 404.
+func (s *Server) routes() http.Handler {
+	r := mux.NewRouter()
+	r.NotFoundHandler = http.HandlerFunc(s.notFound)
+	r.MethodNotAllowedHandler = http.HandlerFunc(s.methodNotAllowed)
+	r.Handle(PathStrikesChain, s.route(PathStrikesChain, s.handleStrikesChain)).Methods(http.MethodGet, http.MethodHead)
+	return r
+}

@@ -1,0 +1,99 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/cache"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
+)
+
+// Options are everything a Server depends on.
+type Options struct {
+	Service *service.Service
+	// ChainIDs are the configured chains; any other chainId is a 400.
+	ChainIDs []uint64
+	Logger   *slog.Logger
+	// RequestTimeout bounds how long a client waits for an answer.
+	RequestTimeout time.Duration
+	// StrikesTTL is how long a strikes-chain response is served from cache.
+	StrikesTTL time.Duration
+	// CacheMaxEntries bounds the response cache.
+	CacheMaxEntries int
+}
+
+// Server is the gateway's http.Handler.
+type Server struct {
+	opts      Options
+	chains    map[uint64]bool
+	responses *cache.Cache[entry]
+	handler   http.Handler
+}
+
+// entry is a cached response: encoded bytes plus what the headers need, so a
+// hit does no encoding at all.
+type entry struct {
+	body  []byte
+	block uint64
+}
+
+// New validates opts and builds the server.
+func New(opts Options) (*Server, error) {
+	if opts.Service == nil {
+		return nil, errors.New("gateway: Service is required")
+	}
+	if len(opts.ChainIDs) == 0 {
+		return nil, errors.New("gateway: no chain configured")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = 15 * time.Second
+	}
+	if opts.StrikesTTL <= 0 {
+		opts.StrikesTTL = 15 * time.Second
+	}
+	s := &Server{
+		opts:      opts,
+		chains:    map[uint64]bool{},
+		responses: cache.New[entry](cache.Options{MaxEntries: opts.CacheMaxEntries, FillTimeout: opts.RequestTimeout}),
+	}
+	for _, id := range opts.ChainIDs {
+		s.chains[id] = true
+	}
+	s.handler = s.middleware(s.routes())
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// CacheFills counts response-cache fills (for tests and metrics).
+func (s *Server) CacheFills() int64 { return s.responses.Fills() }
+
+// serveCached answers from the response cache, filling key with fill on a
+// miss. Only successful fills are stored.
+func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string, ttl time.Duration, fill func(context.Context) (entry, error)) {
+	e, status, err := s.responses.Get(r.Context(), key, ttl, fill)
+	info := requestInfoFrom(r.Context())
+	info.cache = string(status)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Cache", string(status))
+	if e.block > 0 {
+		h.Set("X-Subgraph-Block", fmt.Sprint(e.block))
+	}
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(e.body)
+	}
+}

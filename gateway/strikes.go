@@ -1,0 +1,60 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
+)
+
+// Reach bounds (domain.md section 2).
+const (
+	minReach = 1
+	maxReach = 1000
+)
+
+func (s *Server) parseStrikes(r *http.Request) (service.StrikesRequest, error) {
+	p := params{r.URL.Query()}
+	var req service.StrikesRequest
+	var err error
+	if req.Market, err = p.address("optionMarket"); err != nil {
+		return req, err
+	}
+	if req.ChainID, err = p.chainID(s.chains); err != nil {
+		return req, err
+	}
+	if req.CallsReach, err = p.intRange("callsReach", minReach, maxReach); err != nil {
+		return req, err
+	}
+	if req.PutsReach, err = p.intRange("putsReach", minReach, maxReach); err != nil {
+		return req, err
+	}
+	return req, nil
+}
+
+func (s *Server) handleStrikesChain(w http.ResponseWriter, r *http.Request) {
+	req, err := s.parseStrikes(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	key := fmt.Sprintf("strikes|%d|%s|%d|%d", req.ChainID, req.Market.Hex(), req.CallsReach, req.PutsReach)
+	s.serveCached(w, r, key, s.opts.StrikesTTL, func(ctx context.Context) (entry, error) {
+		res, err := s.opts.Service.StrikesChain(ctx, req)
+		if err != nil {
+			return entry{}, err
+		}
+		return encode(res.Entries, res.Block)
+	})
+}
+
+// encode marshals v once, at fill time; hits reuse the bytes.
+func encode(v any, block uint64) (entry, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return entry{}, fmt.Errorf("encode response: %w", err)
+	}
+	return entry{body: body, block: block}, nil
+}

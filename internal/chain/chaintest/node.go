@@ -1,0 +1,287 @@
+// Package chaintest is a fake JSON-RPC node for tests and fixture generation.
+// It holds option markets, pools and ERC20s as plain Go state and answers
+// eth_call for them with real ABI encoding, including calls routed through
+// Multicall3 aggregate3, so the gateway's reader runs unchanged against it.
+// It counts requests and calls, and can be told to fail.
+package chaintest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+)
+
+// Market is an option market's state.
+type Market struct {
+	Name      string
+	CallAsset common.Address
+	PutAsset  common.Address
+	PrimePool common.Address
+}
+
+// Pool is a Uniswap-V3-style pool's state.
+type Pool struct {
+	Token0, Token1 common.Address
+	Fee            uint32
+	TickSpacing    int
+	SqrtPriceX96   *big.Int
+	Tick           int
+}
+
+// Token is an ERC20's metadata.
+type Token struct {
+	Decimals uint8
+	Symbol   string
+}
+
+// Node is the fake. Set its maps before serving; they are read under mu.
+type Node struct {
+	mu         sync.Mutex
+	Multicall3 common.Address
+	Markets    map[common.Address]*Market
+	Pools      map[common.Address]*Pool
+	Tokens     map[common.Address]*Token
+	// Fail, when set, is asked before each JSON-RPC request is answered; a
+	// non-zero status makes the node answer that HTTP status instead.
+	Fail func(method string) (status int)
+
+	requests atomic.Int64
+	calls    atomic.Int64
+}
+
+// NewNode returns an empty node with Multicall3 at its canonical address.
+func NewNode() *Node {
+	return &Node{
+		Multicall3: common.HexToAddress("0xcA11bde05977b3631167028862bE2a173976CA11"),
+		Markets:    map[common.Address]*Market{},
+		Pools:      map[common.Address]*Pool{},
+		Tokens:     map[common.Address]*Token{},
+	}
+}
+
+// Requests counts HTTP requests (round trips); Calls counts eth_call elements.
+func (n *Node) Requests() int64 { return n.requests.Load() }
+
+// Calls counts eth_call elements answered.
+func (n *Node) Calls() int64 { return n.calls.Load() }
+
+// Lock and Unlock guard state changes made while serving.
+func (n *Node) Lock()   { n.mu.Lock() }
+func (n *Node) Unlock() { n.mu.Unlock() }
+
+type rpcRequest struct {
+	JSONRPC string            `json:"jsonrpc"`
+	ID      json.RawMessage   `json:"id"`
+	Method  string            `json:"method"`
+	Params  []json.RawMessage `json:"params"`
+}
+
+type rpcResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    string `json:"data,omitempty"`
+}
+
+// ServeHTTP answers single and batched JSON-RPC requests.
+func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n.requests.Add(1)
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var batch []rpcRequest
+	single := len(body) > 0 && body[0] == '{'
+	if single {
+		var one rpcRequest
+		if err := json.Unmarshal(body, &one); err != nil {
+			http.Error(w, "bad json", http.StatusBadRequest)
+			return
+		}
+		batch = []rpcRequest{one}
+	} else if err := json.Unmarshal(body, &batch); err != nil {
+		http.Error(w, "bad json", http.StatusBadRequest)
+		return
+	}
+	if n.Fail != nil {
+		if status := n.Fail(batch[0].Method); status != 0 {
+			w.WriteHeader(status)
+			return
+		}
+	}
+	out := make([]rpcResponse, len(batch))
+	for i, req := range batch {
+		out[i] = n.answer(req)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if single {
+		_ = json.NewEncoder(w).Encode(out[0])
+		return
+	}
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+func (n *Node) answer(req rpcRequest) rpcResponse {
+	resp := rpcResponse{JSONRPC: "2.0", ID: req.ID}
+	switch req.Method {
+	case "eth_chainId":
+		resp.Result = "0xa4b1"
+	case "eth_blockNumber":
+		resp.Result = "0x10"
+	case "eth_call":
+		n.calls.Add(1)
+		var arg struct {
+			To   common.Address `json:"to"`
+			Data hexutil.Bytes  `json:"data"`
+		}
+		if len(req.Params) < 1 || json.Unmarshal(req.Params[0], &arg) != nil {
+			resp.Error = &rpcError{Code: -32602, Message: "invalid params"}
+			return resp
+		}
+		n.mu.Lock()
+		ret, ok := n.call(arg.To, arg.Data)
+		n.mu.Unlock()
+		if !ok {
+			resp.Error = &rpcError{Code: 3, Message: "execution reverted", Data: hexutil.Encode(ret)}
+			return resp
+		}
+		resp.Result = hexutil.Encode(ret)
+	default:
+		resp.Error = &rpcError{Code: -32601, Message: "the method " + req.Method + " does not exist/is not available"}
+	}
+	return resp
+}
+
+// call executes one call: (return data, success). A call to an address with
+// no state returns success and no data, as a call to an account without code does.
+func (n *Node) call(to common.Address, data []byte) ([]byte, bool) {
+	if to == n.Multicall3 {
+		return n.aggregate3(data)
+	}
+	if len(data) < 4 {
+		return nil, len(data) == 0
+	}
+	if m, ok := n.Markets[to]; ok {
+		return n.marketCall(m, data)
+	}
+	if p, ok := n.Pools[to]; ok {
+		return poolCall(p, data)
+	}
+	if t, ok := n.Tokens[to]; ok {
+		return tokenCall(t, data)
+	}
+	return nil, true
+}
+
+func (n *Node) aggregate3(data []byte) ([]byte, bool) {
+	method, err := contracts.Multicall3.MethodById(data[:4])
+	if err != nil || method.Name != "aggregate3" {
+		return nil, false
+	}
+	args, err := method.Inputs.Unpack(data[4:])
+	if err != nil {
+		return nil, false
+	}
+	calls := args[0].([]struct {
+		Target       common.Address `json:"target"`
+		AllowFailure bool           `json:"allowFailure"`
+		CallData     []byte         `json:"callData"`
+	})
+	results := make([]contracts.Multicall3Result, len(calls))
+	for i, c := range calls {
+		ret, ok := n.call(c.Target, c.CallData)
+		if !ok && !c.AllowFailure {
+			return ret, false // Multicall3: "Multicall3: call failed"
+		}
+		results[i] = contracts.Multicall3Result{Success: ok, ReturnData: ret}
+	}
+	out, err := method.Outputs.Pack(results)
+	if err != nil {
+		panic(fmt.Sprintf("chaintest: pack aggregate3: %v", err))
+	}
+	return out, true
+}
+
+func (n *Node) marketCall(m *Market, data []byte) ([]byte, bool) {
+	return dispatch(contracts.OptionMarketV2, data, func(name string, _ []any) ([]any, bool) {
+		switch name {
+		case "callAsset":
+			return []any{m.CallAsset}, true
+		case "putAsset":
+			return []any{m.PutAsset}, true
+		case "primePool":
+			return []any{m.PrimePool}, true
+		case "name":
+			return []any{m.Name}, true
+		}
+		return nil, false
+	})
+}
+
+func poolCall(p *Pool, data []byte) ([]byte, bool) {
+	return dispatch(contracts.Pool, data, func(name string, _ []any) ([]any, bool) {
+		switch name {
+		case "token0":
+			return []any{p.Token0}, true
+		case "token1":
+			return []any{p.Token1}, true
+		case "fee":
+			return []any{big.NewInt(int64(p.Fee))}, true
+		case "tickSpacing":
+			return []any{big.NewInt(int64(p.TickSpacing))}, true
+		case "slot0":
+			return []any{p.SqrtPriceX96, big.NewInt(int64(p.Tick)), uint16(0), uint16(1), uint16(1), uint8(0), true}, true
+		}
+		return nil, false
+	})
+}
+
+func tokenCall(t *Token, data []byte) ([]byte, bool) {
+	return dispatch(contracts.ERC20, data, func(name string, _ []any) ([]any, bool) {
+		switch name {
+		case "decimals":
+			return []any{t.Decimals}, true
+		case "symbol":
+			return []any{t.Symbol}, true
+		}
+		return nil, false
+	})
+}
+
+// dispatch decodes calldata against a, lets fn answer, and packs the answer.
+func dispatch(a abi.ABI, data []byte, fn func(name string, args []any) ([]any, bool)) ([]byte, bool) {
+	method, err := a.MethodById(data[:4])
+	if err != nil {
+		return nil, false
+	}
+	args, err := method.Inputs.Unpack(data[4:])
+	if err != nil {
+		return nil, false
+	}
+	out, ok := fn(method.Name, args)
+	if !ok {
+		return nil, false
+	}
+	ret, err := method.Outputs.Pack(out...)
+	if err != nil {
+		panic(fmt.Sprintf("chaintest: pack %s: %v", method.Name, err))
+	}
+	return ret, true
+}

@@ -1,0 +1,113 @@
+package replay
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// graphQLMatcher matches on method and the JSON body compared as values.
+// The URL is left out on purpose: one cassette serves one chain's subgraph,
+// and record mode replaces URLs (which may hold API keys) with a placeholder.
+func graphQLMatcher(r *http.Request, i cassette.Request) bool {
+	if r.Method != i.Method {
+		return false
+	}
+	var body []byte
+	if r.Body != nil {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			return false
+		}
+		body = b
+		r.Body = io.NopCloser(strings.NewReader(string(b)))
+	}
+	a, errA := canonical(body)
+	b, errB := canonical(json.RawMessage(i.Body))
+	return errA == nil && errB == nil && a == b
+}
+
+// cassetteFS adapts a read-only fs.FS (embed.FS) to go-vcr's FS.
+type cassetteFS struct{ fsys fs.FS }
+
+func (c cassetteFS) ReadFile(name string) ([]byte, error) { return fs.ReadFile(c.fsys, name) }
+func (c cassetteFS) WriteFile(string, []byte) error {
+	return errors.New("replay: read-only cassette store")
+}
+func (c cassetteFS) IsFileExists(name string) bool {
+	_, err := fs.Stat(c.fsys, name)
+	return err == nil
+}
+
+// GraphQLReplayer replays the go-vcr cassette name (without ".yaml") from
+// fsys, replay-only: a request with no recording fails with ErrNotRecorded.
+func GraphQLReplayer(fsys fs.FS, name string) (http.RoundTripper, error) {
+	rec, err := recorder.New(name,
+		recorder.WithMode(recorder.ModeReplayOnly),
+		recorder.WithFS(cassetteFS{fsys}),
+		recorder.WithMatcher(graphQLMatcher),
+		recorder.WithReplayableInteractions(true),
+		recorder.WithSkipRequestLatency(true),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("graphql cassette %s: %w", name, err)
+	}
+	return notRecorded{rec}, nil
+}
+
+type notRecorded struct{ rt http.RoundTripper }
+
+func (n notRecorded) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := n.rt.RoundTrip(req)
+	if errors.Is(err, cassette.ErrInteractionNotFound) {
+		return nil, fmt.Errorf("replay: %w", problem.ErrNotRecorded)
+	}
+	return resp, err
+}
+
+// GraphQLRecorder records every request through real into the cassette file
+// path (without ".yaml"). Request headers are dropped (they may carry keys),
+// the URL is replaced by placeholderURL, and timings and dates are zeroed so
+// a recording of the same answers is byte-identical. Call Stop to save.
+func GraphQLRecorder(path string, real http.RoundTripper, placeholderURL string) (*recorder.Recorder, error) {
+	scrub := func(i *cassette.Interaction) error {
+		i.Request.Headers = nil
+		i.Request.URL = placeholderURL
+		i.Request.Host = ""
+		i.Request.Form = nil
+		i.Response.Duration = 0
+		i.Response.Headers = http.Header{"Content-Type": {"application/json"}}
+		return nil
+	}
+	return recorder.New(path,
+		recorder.WithMode(recorder.ModeRecordOnly),
+		recorder.WithRealTransport(real),
+		recorder.WithMatcher(graphQLMatcher),
+		recorder.WithReplayableInteractions(true),
+		recorder.WithHook(scrub, recorder.AfterCaptureHook),
+	)
+}
+
+// HandlerTransport serves requests with an in-process handler: no sockets,
+// no network, deterministic headers. The fixture generator uses it to put
+// the fake upstreams behind the real clients.
+type HandlerTransport struct{ Handler http.Handler }
+
+// RoundTrip implements http.RoundTripper.
+func (t HandlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	t.Handler.ServeHTTP(rec, req)
+	resp := rec.Result()
+	resp.Request = req
+	return resp, nil
+}
