@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -62,7 +61,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", "5")
 	}
 	w.WriteHeader(status)
-	body, _ := json.Marshal(errorBody{Error: errorDetail{Code: p.Code, Message: msg, Param: p.Param}})
+	body, _ := marshal(errorBody{Error: errorDetail{Code: p.Code, Message: msg, Param: p.Param}})
 	_, _ = w.Write(body)
 }
 

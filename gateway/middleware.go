@@ -96,10 +96,9 @@ func (s *Server) logRequest(r *http.Request, info *requestInfo, status int, d ti
 	}
 	level := slog.LevelInfo
 	if info.err != nil {
-		// Errors are ours or the upstreams'; their text never holds upstream
-		// URLs (problem messages are written by us, causes come from clients
-		// that print scheme and host at most after config.Redact).
-		attrs = append(attrs, slog.String("error", info.err.Error()))
+		// Transport errors quote the upstream URL, which may hold an API
+		// key: the text goes through Redact before it reaches the log.
+		attrs = append(attrs, slog.String("error", s.opts.Redact(info.err.Error())))
 		if status >= 500 {
 			level = slog.LevelWarn
 		}

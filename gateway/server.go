@@ -18,6 +18,8 @@ type Options struct {
 	// ChainIDs are the configured chains; any other chainId is a 400.
 	ChainIDs []uint64
 	Logger   *slog.Logger
+	// Redact scrubs secrets (upstream URLs with keys) from logged error text.
+	Redact func(string) string
 	// RequestTimeout bounds how long a client waits for an answer.
 	RequestTimeout time.Duration
 	// StrikesTTL is how long a strikes-chain response is served from cache.
@@ -48,6 +50,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if len(opts.ChainIDs) == 0 {
 		return nil, errors.New("gateway: no chain configured")
+	}
+	if opts.Redact == nil {
+		opts.Redact = func(s string) string { return s }
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -52,9 +53,21 @@ func (s *Server) handleStrikesChain(w http.ResponseWriter, r *http.Request) {
 
 // encode marshals v once, at fill time; hits reuse the bytes.
 func encode(v any, block uint64) (entry, error) {
-	body, err := json.Marshal(v)
+	body, err := marshal(v)
 	if err != nil {
 		return entry{}, fmt.Errorf("encode response: %w", err)
 	}
 	return entry{body: body, block: block}, nil
+}
+
+// marshal is json.Marshal without HTML escaping: responses are JSON for
+// programs, and "<" in a message should read as "<".
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

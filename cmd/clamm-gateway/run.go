@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/demo"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/queries"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// run builds everything from flags and environment, serves until ctx ends,
+// then shuts down within a bound. It never calls os.Exit or log.Fatal.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("clamm-gateway", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "", "listen address (default from CLAMM_LISTEN or :8080)")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, "clamm-gateway", version)
+		return nil
+	}
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return err
+	}
+	if *listen != "" {
+		cfg.Listen = *listen
+	}
+	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	docs, err := queries.Load(getenv("CLAMM_QUERIES_DIR"))
+	if err != nil {
+		return err
+	}
+
+	ups, modes, err := connect(cfg, docs, getenv("CLAMM_DEMO") != "off")
+	if err != nil {
+		return err
+	}
+	srv, err := gateway.New(gateway.Options{
+		Service:         service.New(ups),
+		ChainIDs:        cfg.ChainIDs(),
+		Logger:          logger,
+		Redact:          redactor(cfg),
+		RequestTimeout:  cfg.RequestTimeout.D(),
+		StrikesTTL:      cfg.StrikesTTL.D(),
+		CacheMaxEntries: cfg.CacheMaxEntries,
+	})
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      cfg.RequestTimeout.D() + 5*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    16 << 10,
+	}
+	printBanner(stdout, ln.Addr().String(), modes)
+	for _, id := range cfg.ChainIDs() {
+		ch := cfg.Chains[id]
+		logger.Info("chain", "chainId", id, "mode", modes[id], "subgraph", config.Redact(ch.SubgraphURL), "rpc", config.Redact(ch.RPCURL))
+	}
+
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// connect builds each chain's upstreams: live when both URLs are set,
+// the embedded demo recordings when the chain has some (and the demo is on),
+// otherwise none (its requests answer 503 UPSTREAM_NOT_CONFIGURED).
+func connect(cfg *config.Config, docs queries.Set, demoOn bool) (map[uint64]*service.Upstreams, map[uint64]string, error) {
+	demoChains := map[uint64]bool{}
+	if demoOn {
+		for _, id := range demo.Chains() {
+			demoChains[id] = true
+		}
+	}
+	ups := map[uint64]*service.Upstreams{}
+	modes := map[uint64]string{}
+	for _, id := range cfg.ChainIDs() {
+		ch := cfg.Chains[id]
+		opts := service.ConnectOptions{UpstreamTimeout: cfg.UpstreamTimeout.D(), ImmutablesTTL: cfg.ImmutablesTTL.D(), Queries: docs}
+		switch {
+		case ch.Live():
+			modes[id] = "live"
+		case demoChains[id]:
+			sub, rpc, err := demo.Transports(id)
+			if err != nil {
+				return nil, nil, fmt.Errorf("demo chain %d: %w", id, err)
+			}
+			ch.SubgraphURL, ch.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
+			opts.SubgraphTransport, opts.RPCTransport = sub, rpc
+			modes[id] = "demo"
+		default:
+			ups[id] = &service.Upstreams{Config: ch}
+			modes[id] = "not configured"
+			continue
+		}
+		u, err := service.Connect(ch, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		ups[id] = u
+	}
+	return ups, modes, nil
+}
+
+// redactor replaces every configured upstream URL in log text by its
+// redacted form: transport errors quote the full URL, keys included.
+func redactor(cfg *config.Config) func(string) string {
+	var pairs []string
+	for _, ch := range cfg.Chains {
+		for _, u := range []string{ch.SubgraphURL, ch.RPCURL} {
+			if u != "" {
+				pairs = append(pairs, u, config.Redact(u))
+			}
+		}
+	}
+	r := strings.NewReplacer(pairs...)
+	return r.Replace
+}
+
+func printBanner(w io.Writer, addr string, modes map[uint64]string) {
+	host := addr
+	if strings.HasPrefix(addr, "[::]:") || strings.HasPrefix(addr, "0.0.0.0:") {
+		host = "localhost:" + addr[strings.LastIndex(addr, ":")+1:]
+	}
+	fmt.Fprintf(w, "clamm-gateway %s listening on %s\n", version, addr)
+	for id, m := range modes {
+		if m == "demo" {
+			fmt.Fprintf(w, "chain %d: embedded demo recordings (no network); set CLAMM_CHAIN_%d_SUBGRAPH_URL and CLAMM_CHAIN_%d_RPC_URL to serve live\n", id, id, id)
+		}
+	}
+	fmt.Fprintln(w, "try:")
+	for _, r := range demo.Requests {
+		fmt.Fprintf(w, "  curl '%s%s'\n", "http://"+host, r.Path)
+	}
+}

@@ -1,0 +1,42 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/queries"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
+)
+
+// ConnectOptions tune the clients Connect builds.
+type ConnectOptions struct {
+	// SubgraphTransport and RPCTransport replace the network (replays,
+	// fakes); nil means http.DefaultTransport.
+	SubgraphTransport http.RoundTripper
+	RPCTransport      http.RoundTripper
+	UpstreamTimeout   time.Duration
+	ImmutablesTTL     time.Duration
+	Queries           queries.Set
+}
+
+// Connect builds a chain's subgraph client and chain reader from its
+// configured URLs. Nothing is dialled yet: HTTP clients connect on first use.
+func Connect(ch *config.Chain, o ConnectOptions) (*Upstreams, error) {
+	sub := &http.Client{Transport: o.SubgraphTransport}
+	rpcHTTP := &http.Client{Transport: o.RPCTransport}
+	rc, err := rpc.DialOptions(context.Background(), ch.RPCURL, rpc.WithHTTPClient(rpcHTTP))
+	if err != nil {
+		return nil, fmt.Errorf("chain %d rpc %s: %w", ch.ID, config.Redact(ch.RPCURL), err)
+	}
+	return &Upstreams{
+		Config:   ch,
+		Subgraph: subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout}),
+		Chain:    chain.NewReader(rc, chain.Options{Multicall3: ch.Multicall3, CallTimeout: o.UpstreamTimeout, ImmutablesTTL: o.ImmutablesTTL}),
+	}, nil
+}
