@@ -1,0 +1,168 @@
+package gateway_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/demo"
+	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const root = ".."
+
+const (
+	wethUSDC = "0x501B03BdB431154b8Df17BF1c00756E3a8F21744"
+	strikes  = gateway.PathStrikesChain + "?optionMarket=" + wethUSDC + "&chainId=42161&callsReach=100&putsReach=100"
+)
+
+// newFakeServer is a gateway over the real clients talking to in-process
+// fakes loaded with the demo's Arbitrum scenario.
+func newFakeServer(t *testing.T) (*gateway.Server, *scenario.Fakes) {
+	t.Helper()
+	scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := scenario.NewFakes(scs...)
+	cfg := config.Default()
+	ch := cfg.Chains[42161]
+	ch.SubgraphURL, ch.RPCURL = "http://fake-subgraph.invalid", "http://fake-rpc.invalid"
+	u, err := service.Connect(ch, service.ConnectOptions{SubgraphTransport: transport(f.Subgraph), RPCTransport: transport(f.Node)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ups := map[uint64]*service.Upstreams{42161: u, 5000: {Config: cfg.Chains[5000]}}
+	srv, err := gateway.New(gateway.Options{Service: service.New(ups), ChainIDs: cfg.ChainIDs(), CacheMaxEntries: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, f
+}
+
+// newDemoServer is the gateway as `go run ./cmd/clamm-gateway` builds it:
+// the demo recordings replayed, replay-only.
+func newDemoServer(t *testing.T) *gateway.Server {
+	t.Helper()
+	cfg := config.Default()
+	ups := map[uint64]*service.Upstreams{}
+	for _, id := range cfg.ChainIDs() {
+		ups[id] = &service.Upstreams{Config: cfg.Chains[id]}
+	}
+	for _, id := range demo.Chains() {
+		sub, rpc, err := demo.Transports(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := cfg.Chains[id]
+		ch.SubgraphURL, ch.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
+		if ups[id], err = service.Connect(ch, service.ConnectOptions{SubgraphTransport: sub, RPCTransport: rpc}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv, err := gateway.New(gateway.Options{Service: service.New(ups), ChainIDs: cfg.ChainIDs(), CacheMaxEntries: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	return rec
+}
+
+// TestGoldenDemo replays every demo request and compares whole responses
+// with testdata/golden. Refresh with: go test ./gateway -run Golden -update
+func TestGoldenDemo(t *testing.T) {
+	srv := newDemoServer(t)
+	for _, r := range demo.Requests {
+		t.Run(r.Name, func(t *testing.T) {
+			rec := get(t, srv, r.Path)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("status %d: %s", rec.Code, rec.Body)
+			}
+			var pretty bytes.Buffer
+			if err := json.Indent(&pretty, rec.Body.Bytes(), "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			pretty.WriteByte('\n')
+			path := filepath.Join(root, "testdata/golden", r.Name+".json")
+			if *update {
+				if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create)", err)
+			}
+			if !bytes.Equal(pretty.Bytes(), want) {
+				t.Errorf("response differs from %s:\n%s", path, pretty.String())
+			}
+		})
+	}
+}
+
+// The demo answers exactly what the fakes it was recorded from answer: the
+// recordings are current with the scenario and the code.
+func TestDemoMatchesFakes(t *testing.T) {
+	d := newDemoServer(t)
+	f, _ := newFakeServer(t)
+	for _, r := range demo.Requests {
+		a, b := get(t, d, r.Path), get(t, f, r.Path)
+		if a.Code != http.StatusOK || !bytes.Equal(a.Body.Bytes(), b.Body.Bytes()) {
+			t.Errorf("%s: demo %d and fakes %d differ; run go generate ./internal/demo", r.Name, a.Code, b.Code)
+		}
+	}
+}
+
+func TestDemoUnrecordedRequestExplainsConfiguration(t *testing.T) {
+	srv := newDemoServer(t)
+	rec := get(t, srv, gateway.PathStrikesChain+"?optionMarket="+wethUSDC+"&chainId=42161&callsReach=7&putsReach=3")
+	e := decodeError(t, rec)
+	if rec.Code != http.StatusServiceUnavailable || e.Code != "NOT_RECORDED" || !bytes.Contains([]byte(e.Message), []byte("CLAMM_CHAIN_")) {
+		t.Fatalf("status %d, %+v", rec.Code, e)
+	}
+	rec = get(t, srv, gateway.PathStrikesChain+"?optionMarket="+wethUSDC+"&chainId=5000&callsReach=7&putsReach=3")
+	if e := decodeError(t, rec); rec.Code != http.StatusServiceUnavailable || e.Code != "UPSTREAM_NOT_CONFIGURED" {
+		t.Fatalf("status %d, %+v", rec.Code, e)
+	}
+}
+
+type apiError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Param   string `json:"param"`
+}
+
+func decodeError(t *testing.T, rec *httptest.ResponseRecorder) apiError {
+	t.Helper()
+	if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("content type %q", ct)
+	}
+	var body struct {
+		Error apiError `json:"error"`
+	}
+	dec := json.NewDecoder(rec.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		t.Fatalf("error body %q: %v", rec.Body.String(), err)
+	}
+	if body.Error.Code == "" || body.Error.Message == "" {
+		t.Fatalf("error body lacks code or message: %+v", body.Error)
+	}
+	return body.Error
+}

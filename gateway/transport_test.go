@@ -1,0 +1,78 @@
+package gateway_test
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
+)
+
+// closedURL is a loopback URL nothing listens on.
+func closedURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr
+}
+
+// Real sockets on loopback: refused connections are 503, hangs are cut at
+// the upstream deadline and answered 504.
+func TestUnreachableAndHangingUpstreams(t *testing.T) {
+	scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := scenario.NewFakes(scs...)
+	rpcSrv := httptest.NewServer(f.Node)
+	defer rpcSrv.Close()
+	done := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // never answers; returns when the test ends
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	defer hang.Close()
+	defer close(done)
+
+	cases := []struct {
+		name, subgraphURL, rpcURL string
+		status                    int
+		code                      string
+	}{
+		{"rpc refused", closedURL(t), closedURL(t), 503, "RPC_UNAVAILABLE"},
+		{"subgraph refused", closedURL(t), rpcSrv.URL, 503, "SUBGRAPH_UNAVAILABLE"},
+		{"rpc hangs", closedURL(t), hang.URL, 504, "RPC_TIMEOUT"},
+		{"subgraph hangs", hang.URL, rpcSrv.URL, 504, "SUBGRAPH_TIMEOUT"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := config.Default()
+			ch := cfg.Chains[42161]
+			ch.SubgraphURL, ch.RPCURL = c.subgraphURL, c.rpcURL
+			u, err := service.Connect(ch, service.ConnectOptions{UpstreamTimeout: 200 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := get(t, srv, strikes)
+			if e := decodeError(t, rec); rec.Code != c.status || e.Code != c.code {
+				t.Fatalf("status %d code %s, want %d %s", rec.Code, e.Code, c.status, c.code)
+			}
+		})
+	}
+}

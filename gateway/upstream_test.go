@@ -1,0 +1,102 @@
+package gateway_test
+
+import (
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
+)
+
+// 50 concurrent identical requests on a cold cache cost what one request
+// costs upstream: one subgraph query and one cold chain snapshot (two RPC
+// rounds: market getters, then pool, tokens and slot0 in one Multicall3).
+func TestConcurrentMissesShareOneFill(t *testing.T) {
+	srv, f := newFakeServer(t)
+	entered := make(chan struct{}, 100)
+	release := make(chan struct{})
+	f.Subgraph.Fail = func(string) *subgraphtest.Failure {
+		entered <- struct{}{}
+		<-release // hold the fill open while the other requests pile up
+		return nil
+	}
+	const n = 50
+	var wg sync.WaitGroup
+	codes := make([]int, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			codes[i] = get(t, srv, strikes).Code
+		}(i)
+	}
+	<-entered
+	close(release)
+	wg.Wait()
+	for i, c := range codes {
+		if c != http.StatusOK {
+			t.Fatalf("request %d: status %d", i, c)
+		}
+	}
+	if got := f.Subgraph.Requests(); got != 1 {
+		t.Errorf("subgraph queries: %d, want 1", got)
+	}
+	if got := f.Node.Requests(); got != 2 {
+		t.Errorf("rpc round trips: %d, want 2", got)
+	}
+	if got := srv.CacheFills(); got != 1 {
+		t.Errorf("cache fills: %d, want 1", got)
+	}
+	if rec := get(t, srv, strikes); rec.Header().Get("X-Cache") != "HIT" {
+		t.Errorf("X-Cache after fill: %q", rec.Header().Get("X-Cache"))
+	}
+}
+
+func TestUpstreamFailuresMapToCodesAndAreNotCached(t *testing.T) {
+	cases := []struct {
+		name       string
+		subgraph   *subgraphtest.Failure
+		rpcStatus  int
+		wantStatus int
+		wantCode   string
+	}{
+		{"graphql errors in 200", &subgraphtest.Failure{Errors: []string{"store error: column does not exist"}}, 0, 502, "SUBGRAPH_ERROR"},
+		{"indexing error", &subgraphtest.Failure{Errors: []string{"indexing_error"}}, 0, 502, "SUBGRAPH_INDEXING_ERROR"},
+		{"subgraph 500", &subgraphtest.Failure{Status: 500}, 0, 502, "SUBGRAPH_ERROR"},
+		{"subgraph 503", &subgraphtest.Failure{Status: 503}, 0, 503, "SUBGRAPH_UNAVAILABLE"},
+		{"subgraph 429", &subgraphtest.Failure{Status: 429}, 0, 503, "SUBGRAPH_UNAVAILABLE"},
+		{"rpc 500", nil, 500, 502, "RPC_ERROR"},
+		{"rpc 429", nil, 429, 503, "RPC_UNAVAILABLE"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv, f := newFakeServer(t)
+			failing := true
+			f.Subgraph.Fail = func(string) *subgraphtest.Failure {
+				if failing {
+					return c.subgraph
+				}
+				return nil
+			}
+			f.Node.Fail = func(string) int {
+				if failing {
+					return c.rpcStatus
+				}
+				return 0
+			}
+			rec := get(t, srv, strikes)
+			e := decodeError(t, rec)
+			if rec.Code != c.wantStatus || e.Code != c.wantCode {
+				t.Fatalf("status %d code %s, want %d %s (%s)", rec.Code, e.Code, c.wantStatus, c.wantCode, e.Message)
+			}
+			if rec.Code == http.StatusServiceUnavailable && rec.Header().Get("Retry-After") == "" {
+				t.Error("503 without Retry-After")
+			}
+			failing = false
+			rec = get(t, srv, strikes)
+			if rec.Code != http.StatusOK || rec.Header().Get("X-Cache") != "MISS" {
+				t.Fatalf("after recovery: status %d X-Cache %q (an error was cached?)", rec.Code, rec.Header().Get("X-Cache"))
+			}
+		})
+	}
+}
