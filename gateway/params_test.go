@@ -44,7 +44,7 @@ func TestStrikesParamErrors(t *testing.T) {
 		{"chainId", "", true},
 		{"chainId", "abc", false},
 		{"chainId", "-1", false},
-		{"chainId", "1", false},     // unknown chain
+		{"chainId", "1", false}, // unknown chain
 		{"chainId", "42161.0", false},
 		{"chainId", "99999999999999999999999", false},
 		{"callsReach", "", true},
