@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -145,8 +146,13 @@ func redactor(cfg *config.Config) func(string) string {
 	var pairs []string
 	for _, ch := range cfg.Chains {
 		for _, u := range []string{ch.SubgraphURL, ch.RPCURL} {
-			if u != "" {
-				pairs = append(pairs, u, config.Redact(u))
+			if u == "" {
+				continue
+			}
+			pairs = append(pairs, u, config.Redact(u))
+			// net/http quotes URLs with the password masked: scrub that form too.
+			if p, err := url.Parse(u); err == nil && p.Redacted() != u {
+				pairs = append(pairs, p.Redacted(), config.Redact(u))
 			}
 		}
 	}

@@ -88,6 +88,7 @@ func Upstream(upstream string, err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
+	err = stripURL(err)
 	name := map[string]string{"subgraph": "SUBGRAPH", "rpc": "RPC", "quote": "QUOTE"}[upstream]
 	if name == "" {
 		name = "UPSTREAM"
@@ -130,3 +131,25 @@ func isUnreachable(err error) bool {
 	}
 	return false
 }
+
+// stripURL drops the request URL that net/http quotes in a *url.Error: an
+// upstream URL may carry an API key in its path or query, and url.Error only
+// masks the password. The cause chain stays intact for errors.Is and As.
+func stripURL(err error) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err
+	}
+	return &strippedURLError{op: ue.Op, err: ue.Err, orig: ue}
+}
+
+type strippedURLError struct {
+	op   string
+	err  error
+	orig *url.Error
+}
+
+func (e *strippedURLError) Error() string { return e.op + " <upstream url>: " + e.err.Error() }
+
+// Unwrap keeps both the cause and the *url.Error (for Timeout()) reachable.
+func (e *strippedURLError) Unwrap() []error { return []error{e.err, e.orig} }

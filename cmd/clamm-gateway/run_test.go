@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func closedAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// start runs the command and returns its base URL once it is listening.
+func start(t *testing.T, env map[string]string) (base string, stdout, stderr *syncBuffer, stop func()) {
+	t.Helper()
+	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-listen", "127.0.0.1:0"}, func(k string) string { return env[k] }, stdout, stderr)
+	}()
+	re := regexp.MustCompile(`listening on (\S+)`)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if m := re.FindStringSubmatch(stdout.String()); m != nil {
+			base = "http://" + m[1]
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("run ended early: %v\n%s", err, stderr)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("server did not start")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return base, stdout, stderr, func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	}
+}
+
+func fetch(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestRunServesTheDemoAndPrintsExamples(t *testing.T) {
+	base, stdout, _, stop := start(t, nil)
+	defer stop()
+	if !strings.Contains(stdout.String(), "curl '") {
+		t.Fatalf("no example requests printed:\n%s", stdout)
+	}
+	code, body := fetch(t, base+"/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=100&putsReach=100")
+	if code != http.StatusOK || !strings.HasPrefix(body, `[{"`) {
+		t.Fatalf("status %d: %.200s", code, body)
+	}
+}
+
+// A key inside a configured URL reaches neither the client nor the logs,
+// even when the upstream fails and its error quotes the URL.
+func TestSecretsInURLsStayOutOfLogsAndBodies(t *testing.T) {
+	secret := "SECRETKEY1234567890"
+	env := map[string]string{
+		"CLAMM_CHAIN_5000_SUBGRAPH_URL": "http://" + closedAddr(t) + "/api/" + secret + "/subgraphs/x",
+		"CLAMM_CHAIN_5000_RPC_URL":      "http://user:" + secret + "@" + closedAddr(t) + "/v2/" + secret,
+	}
+	base, stdout, stderr, stop := start(t, env)
+	code, body := fetch(t, base+"/clamm/strikes-chain?optionMarket=0x1D5DE630BbBF68c9bf17D8462605227D79eA910C&chainId=5000&callsReach=1&putsReach=1")
+	stop()
+	if code != http.StatusServiceUnavailable {
+		t.Fatalf("status %d: %s", code, body)
+	}
+	for name, text := range map[string]string{"body": body, "stdout": stdout.String(), "stderr": stderr.String()} {
+		if strings.Contains(text, secret) {
+			t.Errorf("secret in %s:\n%s", name, text)
+		}
+	}
+	if !strings.Contains(stderr.String(), "RPC_UNAVAILABLE") {
+		t.Errorf("the failure was not logged:\n%s", stderr)
+	}
+}
+
+func TestVersionFlag(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"-version"}, func(string) string { return "" }, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "clamm-gateway ") {
+		t.Fatalf("%v %q", err, out.String())
+	}
+}

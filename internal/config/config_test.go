@@ -1,0 +1,81 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestDefaults(t *testing.T) {
+	c, err := Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := c.ChainIDs(); len(ids) != 2 || ids[0] != 5000 || ids[1] != 42161 {
+		t.Fatalf("chains %v", ids)
+	}
+	arb := c.Chains[42161]
+	if arb.Live() {
+		t.Fatal("defaults must not be live")
+	}
+	h := arb.HandlerInfo(common.HexToAddress("0xe11d346757d052214686bCbC860C94363AfB4a9A"))
+	if h.Name != "uniswap" || !h.Deprecated {
+		t.Fatalf("V1 handler: %+v", h)
+	}
+	if arb.Swappers["uni-v3"].Address != common.HexToAddress("0x985A3f3D6822F037968d48Aa3F7D7d990D72F333") {
+		t.Fatal("uni-v3 swapper")
+	}
+	if u := arb.HandlerInfo(common.HexToAddress("0x1")); u.Name != "unknown" {
+		t.Fatalf("unregistered handler: %+v", u)
+	}
+}
+
+func TestFileMergesAndEnvWins(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.json")
+	file := `{"strikesTTL":"30s","chains":{"42161":{"subgraphUrl":"https://file.example/sg","rpcUrl":"https://file.example/rpc"},"8453":{"name":"base"}}}`
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(env(map[string]string{"CLAMM_CONFIG": path, "CLAMM_CHAIN_42161_RPC_URL": "https://env.example/v2/KEY"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arb := c.Chains[42161]
+	if arb.SubgraphURL != "https://file.example/sg" || arb.RPCURL != "https://env.example/v2/KEY" || !arb.Live() {
+		t.Fatalf("urls %q %q", arb.SubgraphURL, arb.RPCURL)
+	}
+	if len(arb.Handlers) != 4 {
+		t.Fatalf("file replaced the handler registry instead of merging: %d", len(arb.Handlers))
+	}
+	if c.StrikesTTL.D().Seconds() != 30 || c.Chains[8453] == nil || c.Chains[8453].ID != 8453 {
+		t.Fatal("file values lost")
+	}
+}
+
+func TestRejectsBadConfig(t *testing.T) {
+	if _, err := Load(env(map[string]string{"CLAMM_CHAIN_42161_RPC_URL": "ftp://x"})); err == nil {
+		t.Fatal("ftp URL accepted")
+	}
+	if _, err := Load(env(map[string]string{"CLAMM_STRIKES_TTL": "soon"})); err == nil {
+		t.Fatal("bad duration accepted")
+	}
+}
+
+func TestRedactKeepsNoSecret(t *testing.T) {
+	for _, u := range []string{
+		"https://arb-mainnet.g.alchemy.com/v2/SECRETKEY",
+		"https://user:SECRETKEY@rpc.example.com",
+		"https://gateway.thegraph.com/api/SECRETKEY/subgraphs/id/abc",
+		"https://rpc.example.com/?apikey=SECRETKEY",
+	} {
+		if r := Redact(u); strings.Contains(r, "SECRETKEY") || !strings.HasPrefix(r, "https://") {
+			t.Errorf("%s -> %s", u, r)
+		}
+	}
+}

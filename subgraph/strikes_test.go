@@ -1,0 +1,49 @@
+package subgraph_test
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/replay"
+	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
+)
+
+// Paging by id with a small page size returns every strike exactly once.
+func TestStrikesPagesUntilShortPage(t *testing.T) {
+	scs, err := scenario.Load(filepath.Join("..", "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := scenario.NewFakes(scs...)
+	q := subgraph.StrikesQuery{Pools: []common.Address{scs[0].Market.PrimePool}, TickLowerMin: -300000, TickLowerMax: 0}
+	all, meta, err := subgraph.New("http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: replay.HandlerTransport{Handler: f.Subgraph}}, PageSize: 1000}).Strikes(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := f.Subgraph.Requests()
+	paged, _, err := subgraph.New("http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: replay.HandlerTransport{Handler: f.Subgraph}}, PageSize: 3}).Strikes(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 12 || len(paged) != len(all) {
+		t.Fatalf("%d strikes in one page, %d paged; scenario has 12 with liquidity", len(all), len(paged))
+	}
+	if pages := f.Subgraph.Requests() - before; pages != 5 { // 3+3+3+3+0
+		t.Fatalf("%d pages, want 5", pages)
+	}
+	seen := map[string]bool{}
+	for _, s := range paged {
+		if seen[s.ID] {
+			t.Fatalf("strike %s twice", s.ID)
+		}
+		seen[s.ID] = true
+	}
+	if meta.Block != 402123456 || meta.Timestamp != 1763726400 {
+		t.Fatalf("meta %+v", meta)
+	}
+}
