@@ -12,7 +12,8 @@ import (
 
 // Route paths; test fakes and docs reuse these constants.
 const (
-	PathStrikesChain = "/clamm/strikes-chain"
+	PathStrikesChain    = "/clamm/strikes-chain"
+	PathExerciseHistory = "/clamm/exercise/history"
 )
 
 // routes lists every route of the gateway. Query parameters are validated in
@@ -23,5 +24,6 @@ func (s *Server) routes() http.Handler {
 	r.NotFoundHandler = http.HandlerFunc(s.notFound)
 	r.MethodNotAllowedHandler = http.HandlerFunc(s.methodNotAllowed)
 	r.Handle(PathStrikesChain, s.route(PathStrikesChain, s.handleStrikesChain)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(PathExerciseHistory, s.route(PathExerciseHistory, s.handleExerciseHistory)).Methods(http.MethodGet, http.MethodHead)
 	return r
 }

@@ -24,6 +24,8 @@ type Options struct {
 	RequestTimeout time.Duration
 	// StrikesTTL is how long a strikes-chain response is served from cache.
 	StrikesTTL time.Duration
+	// HistoryTTL is how long an exercise-history page is served from cache.
+	HistoryTTL time.Duration
 	// CacheMaxEntries bounds the response cache.
 	CacheMaxEntries int
 }
@@ -62,6 +64,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.StrikesTTL <= 0 {
 		opts.StrikesTTL = 15 * time.Second
+	}
+	if opts.HistoryTTL <= 0 {
+		opts.HistoryTTL = 10 * time.Second
 	}
 	s := &Server{
 		opts:      opts,

@@ -69,9 +69,11 @@ func TestUnreachableAndHangingUpstreams(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec := get(t, srv, strikes)
-			if e := decodeError(t, rec); rec.Code != c.status || e.Code != c.code {
-				t.Fatalf("status %d code %s, want %d %s", rec.Code, e.Code, c.status, c.code)
+			for _, path := range []string{strikes, gateway.PathExerciseHistory + "?" + query(historyParams, "", "", false)} {
+				rec := get(t, srv, path)
+				if e := decodeError(t, rec); rec.Code != c.status || e.Code != c.code {
+					t.Fatalf("%s: status %d code %s, want %d %s", path, rec.Code, e.Code, c.status, c.code)
+				}
 			}
 		})
 	}

@@ -21,7 +21,8 @@ var embedded embed.FS
 
 // Names of the documents the service uses.
 const (
-	Strikes = "strikes"
+	Strikes         = "strikes"
+	ExerciseHistory = "exercise_history"
 )
 
 // Document is one GraphQL operation.

@@ -61,6 +61,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Redact:          redactor(cfg),
 		RequestTimeout:  cfg.RequestTimeout.D(),
 		StrikesTTL:      cfg.StrikesTTL.D(),
+		HistoryTTL:      cfg.HistoryTTL.D(),
 		CacheMaxEntries: cfg.CacheMaxEntries,
 	})
 	if err != nil {

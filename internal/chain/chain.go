@@ -180,15 +180,29 @@ func upstreamGarbage(err error) error {
 		Message: "the rpc node returned data that does not decode"}
 }
 
+// Market returns the market's immutables: from the cache, or read cold in
+// two rounds (market getters, then pool, tokens and slot0 in one batch).
+func (r *Reader) Market(ctx context.Context, market common.Address) (*MarketInfo, error) {
+	if info, ok := r.immutables.Peek(market.Hex()); ok {
+		return info, nil
+	}
+	info, _, err := r.cold(ctx, market)
+	return info, err
+}
+
 // MarketSnapshot returns the market's immutables and its prime pool's slot0.
-// Cold, it takes two rounds (market getters, then pool, tokens and slot0 in
-// one batch); with the immutables cached it takes one.
+// Cold, it takes two rounds; with the immutables cached it takes one.
 func (r *Reader) MarketSnapshot(ctx context.Context, market common.Address) (*MarketInfo, PoolState, error) {
-	key := market.Hex()
-	if info, ok := r.immutables.Peek(key); ok {
+	if info, ok := r.immutables.Peek(market.Hex()); ok {
 		st, err := r.slot0(ctx, info.Pool)
 		return info, st, err
 	}
+	return r.cold(ctx, market)
+}
+
+// cold reads everything about a market whose immutables are not cached.
+// slot0 rides along in the second round: it costs nothing extra there.
+func (r *Reader) cold(ctx context.Context, market common.Address) (*MarketInfo, PoolState, error) {
 	m := contracts.OptionMarketV2
 	res, err := r.Aggregate(ctx, []Call{
 		{market, pack(m, "callAsset")},
@@ -229,7 +243,7 @@ func (r *Reader) MarketSnapshot(ctx context.Context, market common.Address) (*Ma
 	if err != nil {
 		return nil, PoolState{}, upstreamGarbage(err)
 	}
-	r.immutables.Set(key, info, r.ttl)
+	r.immutables.Set(market.Hex(), info, r.ttl)
 	return info, st, nil
 }
 

@@ -30,6 +30,7 @@ type Config struct {
 	UpstreamTimeout Duration          `json:"upstreamTimeout"`
 	RequestTimeout  Duration          `json:"requestTimeout"`
 	StrikesTTL      Duration          `json:"strikesTTL"`
+	HistoryTTL      Duration          `json:"historyTTL"`
 	ImmutablesTTL   Duration          `json:"immutablesTTL"`
 	CacheMaxEntries int               `json:"cacheMaxEntries"`
 	Chains          map[uint64]*Chain `json:"chains"`
@@ -121,6 +122,7 @@ func Default() *Config {
 //	CLAMM_UPSTREAM_TIMEOUT            deadline of one upstream call ("10s")
 //	CLAMM_REQUEST_TIMEOUT             deadline of one client request ("15s")
 //	CLAMM_STRIKES_TTL                 cache TTL of strikes-chain responses ("15s")
+//	CLAMM_HISTORY_TTL                 cache TTL of exercise-history pages ("10s")
 //	CLAMM_CACHE_MAX_ENTRIES           bound on cached responses (10000)
 //	CLAMM_CHAINS                      extra chain ids to configure from the environment alone
 //
@@ -187,6 +189,7 @@ func applyEnv(c *Config, getenv func(string) string) error {
 		"CLAMM_UPSTREAM_TIMEOUT": &c.UpstreamTimeout,
 		"CLAMM_REQUEST_TIMEOUT":  &c.RequestTimeout,
 		"CLAMM_STRIKES_TTL":      &c.StrikesTTL,
+		"CLAMM_HISTORY_TTL":      &c.HistoryTTL,
 	} {
 		if v := getenv(name); v != "" {
 			d, err := time.ParseDuration(v)

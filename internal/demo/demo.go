@@ -48,6 +48,11 @@ type Request struct {
 var Requests = []Request{
 	{"strikes-weth-usdc-100", "/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=100&putsReach=100"},
 	{"strikes-weth-usdc-10", "/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=10&putsReach=10"},
+	{"history-alice-page1", "/clamm/exercise/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=5&skip=0"},
+	{"history-alice-page2", "/clamm/exercise/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=5&skip=5"},
+	{"history-alice-all", "/clamm/exercise/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=100&skip=0"},
+	{"history-bob", "/clamm/exercise/history?chainId=42161&user=0xB0B0000000000000000000000000000000000002&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=100&skip=0"},
+	{"history-nobody", "/clamm/exercise/history?chainId=42161&user=0x000000000000000000000000000000000000dEaD&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=100&skip=0"},
 }
 
 // Chains lists the chain ids that have recordings.

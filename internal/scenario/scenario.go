@@ -27,6 +27,43 @@ type Scenario struct {
 	Market      Market                   `json:"market"`
 	Pools       []Pool                   `json:"pools"`
 	Strikes     []Strike                 `json:"strikes"`
+	Options     []Option                 `json:"options,omitempty"`
+	Exercises   []Exercise               `json:"exercises,omitempty"`
+}
+
+// Option is a minted option (an ERC721 of the market).
+type Option struct {
+	TokenID       uint64         `json:"tokenId"`
+	Owner         common.Address `json:"owner"`
+	IsCall        bool           `json:"isCall"`
+	Expiry        int64          `json:"expiry"`
+	Premium       string         `json:"premium"`
+	MintTimestamp int64          `json:"mintTimestamp"`
+	MintTxHash    common.Hash    `json:"mintTxHash"`
+	Legs          []Leg          `json:"legs"`
+}
+
+// Leg is one opTickMap entry of an option.
+type Leg struct {
+	Handler   common.Address `json:"handler"`
+	Pool      common.Address `json:"pool"`
+	Hook      common.Address `json:"hook"`
+	TickLower int            `json:"tickLower"`
+	TickUpper int            `json:"tickUpper"`
+	Liquidity string         `json:"liquidity"`
+}
+
+// Exercise is a full exercise of an option at the prime pool's price
+// SqrtRatioAtTick(tick). Its profit and size are derived, not stated: each
+// leg's collateral is swapped at that price with no fee (clamm.SwapAtPrice)
+// and the LPs' amountReq is subtracted.
+type Exercise struct {
+	TokenID     uint64      `json:"tokenId"`
+	Tick        int         `json:"tick"`
+	BlockNumber uint64      `json:"blockNumber"`
+	Timestamp   int64       `json:"timestamp"`
+	TxHash      common.Hash `json:"txHash"`
+	LogIndex    int         `json:"logIndex"`
 }
 
 // Block is the chain head the scenario describes.
@@ -108,7 +145,83 @@ func Parse(raw []byte) (*Scenario, error) {
 			}
 		}
 	}
+	for _, e := range s.Exercises {
+		if _, err := s.exerciseAmounts(e); err != nil {
+			return nil, err
+		}
+	}
 	return &s, nil
+}
+
+// option returns the option with that token id.
+func (s *Scenario) option(id uint64) (Option, bool) {
+	for _, o := range s.Options {
+		if o.TokenID == id {
+			return o, true
+		}
+	}
+	return Option{}, false
+}
+
+// primePool returns the market's prime pool.
+func (s *Scenario) primePool() (Pool, bool) {
+	for _, p := range s.Pools {
+		if p.Address == s.Market.PrimePool {
+			return p, true
+		}
+	}
+	return Pool{}, false
+}
+
+// Range is the option's overall [tickLower, tickUpper]: opData's ticks.
+func (o Option) Range() (int, int) {
+	lo, hi := o.Legs[0].TickLower, o.Legs[0].TickUpper
+	for _, l := range o.Legs[1:] {
+		lo, hi = min(lo, l.TickLower), max(hi, l.TickUpper)
+	}
+	return lo, hi
+}
+
+type exerciseAmounts struct {
+	size, profit, sqrtPriceX96 *big.Int
+}
+
+func (s *Scenario) exerciseAmounts(e Exercise) (exerciseAmounts, error) {
+	o, ok := s.option(e.TokenID)
+	if !ok || len(o.Legs) == 0 {
+		return exerciseAmounts{}, fmt.Errorf("exercise of unknown option %d", e.TokenID)
+	}
+	pool, ok := s.primePool()
+	if !ok {
+		return exerciseAmounts{}, fmt.Errorf("no prime pool")
+	}
+	collateral := s.Market.PutAsset
+	if o.IsCall {
+		collateral = s.Market.CallAsset
+	}
+	collateralIs0 := collateral == pool.Token0
+	sqrtP, err := clamm.SqrtRatioAtTick(e.Tick)
+	if err != nil {
+		return exerciseAmounts{}, err
+	}
+	out := exerciseAmounts{size: new(big.Int), profit: new(big.Int), sqrtPriceX96: sqrtP}
+	for _, l := range o.Legs {
+		liq, ok := new(big.Int).SetString(l.Liquidity, 10)
+		if !ok {
+			return exerciseAmounts{}, fmt.Errorf("option %d: bad liquidity %q", o.TokenID, l.Liquidity)
+		}
+		leg, err := clamm.ExerciseLeg(l.TickLower, l.TickUpper, liq, collateralIs0)
+		if err != nil {
+			return exerciseAmounts{}, err
+		}
+		got := clamm.SwapAtPrice(leg.AmountToSwap, sqrtP, collateralIs0)
+		out.size.Add(out.size, leg.AmountToSwap)
+		out.profit.Add(out.profit, got.Sub(got, leg.AmountReq))
+	}
+	if out.profit.Sign() <= 0 {
+		return exerciseAmounts{}, fmt.Errorf("option %d exercised at tick %d out of the money", o.TokenID, e.Tick)
+	}
+	return out, nil
 }
 
 // SqrtPriceX96 is SqrtRatioAtTick(tick) + offset; the offset must keep the
@@ -172,6 +285,22 @@ func (s *Scenario) Populate(node *chaintest.Node, sg *subgraphtest.Server) {
 			e.DailyFeeCompounds = append(e.DailyFeeCompounds, subgraphtest.DailyCompound{Compound: d.Liquidity, SqrtPriceX96: sqrtAt(d.Tick), Start: d.Start})
 		}
 		sg.Strikes = append(sg.Strikes, e)
+	}
+	market := lower(s.Market.Address)
+	for _, ex := range s.Exercises {
+		o, _ := s.option(ex.TokenID)
+		amt, _ := s.exerciseAmounts(ex)
+		lo, hi := o.Range()
+		sg.Exercises = append(sg.Exercises, subgraphtest.Exercise{
+			ID:     strings.ToLower(fmt.Sprintf("%s-%d", ex.TxHash.Hex(), ex.LogIndex)),
+			Market: market, User: lower(o.Owner),
+			TxHash: strings.ToLower(ex.TxHash.Hex()), Timestamp: fmt.Sprint(ex.Timestamp), BlockNumber: fmt.Sprint(ex.BlockNumber),
+			TotalProfit: amt.profit.String(), TotalAssetRelocked: amt.size.String(), SqrtPriceX96: amt.sqrtPriceX96.String(),
+			Option: subgraphtest.ExercisedOption{
+				TokenID: fmt.Sprint(o.TokenID), IsCall: o.IsCall, TickLower: lo, TickUpper: hi,
+				Expiry: fmt.Sprint(o.Expiry), Premium: o.Premium, MintTimestamp: fmt.Sprint(o.MintTimestamp),
+			},
+		})
 	}
 }
 

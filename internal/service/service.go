@@ -18,12 +18,14 @@ import (
 
 // MarketReader reads market state from the chain (package chain).
 type MarketReader interface {
+	Market(ctx context.Context, market common.Address) (*chain.MarketInfo, error)
 	MarketSnapshot(ctx context.Context, market common.Address) (*chain.MarketInfo, chain.PoolState, error)
 }
 
 // Subgraph is the part of the subgraph client the service uses.
 type Subgraph interface {
 	Strikes(ctx context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, subgraph.Meta, error)
+	ExerciseHistory(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.Exercise, subgraph.Meta, error)
 }
 
 // Upstreams are one chain's configuration and clients. Subgraph and Chain

@@ -260,16 +260,12 @@ func rangeAPR(r subgraph.Strike, heldIs0 bool, totalTok *big.Int, aprDay int64) 
 }
 
 // valueIn expresses amounts (a0, a1) in token0 (heldIs0) or token1 at the
-// pool price sqrtP: token1 per token0 = sqrtP^2 / 2^192. Floors once.
+// pool price sqrtP, converting the other token's part at that price.
 func valueIn(a0, a1, sqrtP *big.Int, heldIs0 bool) *big.Int {
-	p2 := new(big.Int).Mul(sqrtP, sqrtP)
-	q192 := new(big.Int).Lsh(big.NewInt(1), 192)
 	if heldIs0 {
-		other := new(big.Int).Mul(a1, q192)
-		return other.Quo(other, p2).Add(other, a0)
+		return new(big.Int).Add(a0, clamm.SwapAtPrice(a1, sqrtP, false))
 	}
-	other := new(big.Int).Mul(a0, p2)
-	return other.Quo(other, q192).Add(other, a1)
+	return new(big.Int).Add(a1, clamm.SwapAtPrice(a0, sqrtP, true))
 }
 
 // lastCompleteDay is the start of the UTC day before the one holding ts.

@@ -45,17 +45,51 @@ type DailyCompound struct {
 	Start        int64  `json:"start"`
 }
 
+// Exercise is an Exercise entity with its option, as ExerciseHistory selects it.
+type Exercise struct {
+	ID                 string          `json:"id"`
+	Market             string          `json:"-"`
+	User               string          `json:"-"`
+	TxHash             string          `json:"txHash"`
+	Timestamp          string          `json:"timestamp"`
+	BlockNumber        string          `json:"blockNumber"`
+	TotalProfit        string          `json:"totalProfit"`
+	TotalAssetRelocked string          `json:"totalAssetRelocked"`
+	SqrtPriceX96       string          `json:"sqrtPriceX96"`
+	Option             ExercisedOption `json:"option"`
+}
+
+// ExercisedOption is the nested option of an Exercise.
+type ExercisedOption struct {
+	TokenID       string `json:"tokenId"`
+	IsCall        bool   `json:"isCall"`
+	TickLower     int    `json:"tickLower"`
+	TickUpper     int    `json:"tickUpper"`
+	Expiry        string `json:"expiry"`
+	Premium       string `json:"premium"`
+	MintTimestamp string `json:"mintTimestamp"`
+}
+
 // Server is the fake Graph Node.
 type Server struct {
 	mu        sync.Mutex
 	Block     uint64
 	Timestamp int64
 	Strikes   []Strike
+	Exercises []Exercise
 	// Fail, when set, is asked before each query; a non-nil answer is sent
 	// instead of the data: an HTTP status (Status) or a GraphQL errors body.
 	Fail func(operation string) *Failure
 
 	requests atomic.Int64
+	lastVars map[string]map[string]any
+}
+
+// LastVariables returns the variables of the last query with that operation name.
+func (s *Server) LastVariables(operation string) map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastVars[operation]
 }
 
 // Failure describes how to fail one request.
@@ -93,11 +127,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.lastVars == nil {
+		s.lastVars = map[string]map[string]any{}
+	}
+	s.lastVars[req.OperationName] = req.Variables
 	var data map[string]any
 	var err error
 	switch req.OperationName {
 	case "Strikes":
 		data, err = s.strikes(req.Variables)
+	case "ExerciseHistory":
+		data, err = s.exerciseHistory(req.Variables)
 	default:
 		err = fmt.Errorf("unknown operation %q", req.OperationName)
 	}
@@ -183,6 +223,49 @@ func limitDaily(st Strike) Strike {
 	}
 	st.DailyDonations, st.DailyFeeCompounds = d, c
 	return st
+}
+
+func (s *Server) exerciseHistory(v map[string]any) (map[string]any, error) {
+	first, err := intVar(v, "first")
+	if err != nil {
+		return nil, err
+	}
+	skip, err := intVar(v, "skip")
+	if err != nil {
+		return nil, err
+	}
+	if first < 0 || first > 1000 {
+		return nil, fmt.Errorf("The `first` argument must be between 0 and 1000, but is %d", first)
+	}
+	if skip < 0 || skip > 5000 {
+		return nil, fmt.Errorf("The `skip` argument must be between 0 and 5000, but is %d", skip)
+	}
+	user, _ := v["user"].(string)
+	market, _ := v["market"].(string)
+	// Graph Node compares Bytes exactly: a mixed-case variable matches nothing.
+	out := []Exercise{}
+	for _, e := range s.Exercises {
+		if e.User == user && e.Market == market {
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		ti, _ := new(big.Int).SetString(out[i].Timestamp, 10)
+		tj, _ := new(big.Int).SetString(out[j].Timestamp, 10)
+		if c := ti.Cmp(tj); c != 0 {
+			return c > 0
+		}
+		return out[i].ID < out[j].ID
+	})
+	if skip >= len(out) {
+		out = out[:0]
+	} else {
+		out = out[skip:]
+	}
+	if len(out) > first {
+		out = out[:first]
+	}
+	return map[string]any{"exercises": out}, nil
 }
 
 func intVar(v map[string]any, name string) (int, error) {

@@ -172,6 +172,70 @@ function strikesChain(file, callsReach, putsReach) {
   return { scenario: file.replace('../../', ''), chainId: sc.chainId, market: sc.market.address, callsReach, putsReach, entries: out };
 }
 
+// Exercise history: the records the gateway must return for a user's page,
+// derived from the scenario's options and exercises. An exercise swaps each
+// leg's collateral at the exercise price with no fee (the scenario's rule).
+function exerciseHistory(file, user, first, skip) {
+  const sc = readJSON(file);
+  const lc = (a) => a.toLowerCase();
+  const pool = sc.pools.find((p) => lc(p.address) === lc(sc.market.primePool));
+  const tokens = Object.fromEntries(Object.entries(sc.tokens).map(([a, t]) => [lc(a), { address: a, ...t }]));
+  const t0IsCall = lc(sc.market.callAsset) === lc(pool.token0);
+  const [dec0, dec1] = [tokens[lc(pool.token0)].decimals, tokens[lc(pool.token1)].decimals];
+  const options = Object.fromEntries(sc.options.map((o) => [o.tokenId, o]));
+  const rows = sc.exercises
+    .filter((e) => lc(options[e.tokenId].owner) === lc(user))
+    .map((e) => ({ e, id: `${lc(e.txHash)}-${e.logIndex}` }))
+    .sort((a, b) => b.e.timestamp - a.e.timestamp || (a.id < b.id ? -1 : 1))
+    .slice(skip, skip + first);
+  return {
+    scenario: file.replace('../../', ''), chainId: sc.chainId, user, market: sc.market.address, first, skip,
+    records: rows.map(({ e }) => {
+      const o = options[e.tokenId];
+      const lo = Math.min(...o.legs.map((l) => l.tickLower));
+      const hi = Math.max(...o.legs.map((l) => l.tickUpper));
+      const t = o.isCall ? hi : lo;
+      const p = new Decimal('1.0001').pow(t);
+      const strike = t0IsCall ? p.mul(new Decimal(10).pow(dec0 - dec1)) : new Decimal(10).pow(dec1 - dec0).div(p);
+      const sqrtP = nat(TickMath.getSqrtRatioAtTick(e.tick));
+      const raw = new Decimal(sqrtP.toString()).pow(2).div(new Decimal(2).pow(192));
+      const exercisePrice = t0IsCall ? raw.mul(new Decimal(10).pow(dec0 - dec1)) : new Decimal(10).pow(dec1 - dec0).div(raw);
+      const collateral = o.isCall ? sc.market.callAsset : sc.market.putAsset;
+      const other = o.isCall ? sc.market.putAsset : sc.market.callAsset;
+      const collateralIs0 = lc(collateral) === lc(pool.token0);
+      let size = 0n;
+      let profit = 0n;
+      for (const l of o.legs) {
+        const sa = TickMath.getSqrtRatioAtTick(l.tickLower);
+        const sb = TickMath.getSqrtRatioAtTick(l.tickUpper);
+        const L = JSBI.BigInt(l.liquidity);
+        const a0 = nat(SqrtPriceMath.getAmount0Delta(sa, sb, L, false));
+        const a1 = nat(SqrtPriceMath.getAmount1Delta(sa, sb, L, false));
+        const [toSwap, req] = collateralIs0 ? [a0, a1] : [a1, a0];
+        const out = collateralIs0 ? (toSwap * sqrtP * sqrtP) / Q192 : (toSwap * Q192) / (sqrtP * sqrtP);
+        size += toSwap;
+        profit += out - req;
+      }
+      const tok = (a) => ({ address: tokens[lc(a)].address, decimals: String(tokens[lc(a)].decimals), symbol: tokens[lc(a)].symbol });
+      return {
+        optionId: String(o.tokenId), type: o.isCall ? 'call' : 'put',
+        strike: String(Number(strike.toString())), exercisePrice: String(Number(exercisePrice.toString())),
+        premium: o.premium, profit: profit.toString(), size: size.toString(), ttl: o.expiry - o.mintTimestamp,
+        timestamp: String(e.timestamp), txHash: lc(e.txHash), sizeToken: tok(collateral), profitToken: tok(other),
+      };
+    }),
+  };
+}
+
+const ALICE = '0xA11CE00000000000000000000000000000000001';
+const histories = [
+  exerciseHistory('../../internal/demo/scenarios/arbitrum-weth-usdc.json', ALICE, 5, 0),
+  exerciseHistory('../../internal/demo/scenarios/arbitrum-weth-usdc.json', ALICE, 5, 5),
+  exerciseHistory('../../internal/demo/scenarios/arbitrum-weth-usdc.json', ALICE.toLowerCase(), 3, 2),
+  exerciseHistory('../../testdata/scenarios/mantle-wmnt-usdt.json', ALICE, 10, 0),
+];
+writeFileSync(new URL('./history.json', import.meta.url), JSON.stringify({ generator: 'testdata/vectors/gen.mjs', histories }, null, 2) + '\n');
+
 const strikesChains = [
   strikesChain('../../internal/demo/scenarios/arbitrum-weth-usdc.json', 100, 100),
   strikesChain('../../internal/demo/scenarios/arbitrum-weth-usdc.json', 10, 10),

@@ -1,0 +1,50 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
+)
+
+func (s *Server) parseHistory(r *http.Request) (service.HistoryRequest, error) {
+	p := params{r.URL.Query()}
+	var req service.HistoryRequest
+	var err error
+	if req.ChainID, err = p.chainID(s.chains); err != nil {
+		return req, err
+	}
+	if req.User, err = p.address("user"); err != nil {
+		return req, err
+	}
+	if req.Market, err = p.address("optionMarket"); err != nil {
+		return req, err
+	}
+	// GraphQL semantics, bounded by Graph Node's own limits so a request the
+	// subgraph would refuse is a 400 here, not a 502.
+	if req.First, err = p.intRange("first", 1, subgraph.MaxFirst); err != nil {
+		return req, err
+	}
+	if req.Skip, err = p.intRange("skip", 0, subgraph.MaxSkip); err != nil {
+		return req, err
+	}
+	return req, nil
+}
+
+func (s *Server) handleExerciseHistory(w http.ResponseWriter, r *http.Request) {
+	req, err := s.parseHistory(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	key := fmt.Sprintf("history|%d|%s|%s|%d|%d", req.ChainID, req.Market.Hex(), req.User.Hex(), req.First, req.Skip)
+	s.serveCached(w, r, key, s.opts.HistoryTTL, func(ctx context.Context) (entry, error) {
+		res, err := s.opts.Service.ExerciseHistory(ctx, req)
+		if err != nil {
+			return entry{}, err
+		}
+		return encode(res.Records, res.Block)
+	})
+}
