@@ -36,6 +36,8 @@ func TestUnreachableAndHangingUpstreams(t *testing.T) {
 	f := scenario.NewFakes(scs...)
 	rpcSrv := httptest.NewServer(f.Node)
 	defer rpcSrv.Close()
+	sgSrv := httptest.NewServer(f.Subgraph)
+	defer sgSrv.Close()
 	done := make(chan struct{})
 	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select { // never answers; returns when the test ends
@@ -53,7 +55,7 @@ func TestUnreachableAndHangingUpstreams(t *testing.T) {
 	}{
 		{"rpc refused", closedURL(t), closedURL(t), 503, "RPC_UNAVAILABLE"},
 		{"subgraph refused", closedURL(t), rpcSrv.URL, 503, "SUBGRAPH_UNAVAILABLE"},
-		{"rpc hangs", closedURL(t), hang.URL, 504, "RPC_TIMEOUT"},
+		{"rpc hangs", sgSrv.URL, hang.URL, 504, "RPC_TIMEOUT"},
 		{"subgraph hangs", hang.URL, rpcSrv.URL, 504, "SUBGRAPH_TIMEOUT"},
 	}
 	for _, c := range cases {
