@@ -112,10 +112,15 @@ func NewReader(c Caller, opts Options) *Reader {
 	}
 }
 
-// Aggregate runs calls in one eth_call through Multicall3 aggregate3 with
-// allowFailure set, so one failing call is reported by index instead of
-// failing the batch opaquely. It returns the raw return data of each call.
-func (r *Reader) Aggregate(ctx context.Context, calls []Call) ([][]byte, error) {
+// Result is one call's outcome inside an aggregate3 batch.
+type Result struct {
+	OK   bool
+	Data []byte // return data, or revert data when !OK
+}
+
+// AggregateResults runs calls in one eth_call through Multicall3 aggregate3
+// with allowFailure set, and reports each call's outcome.
+func (r *Reader) AggregateResults(ctx context.Context, calls []Call) ([]Result, error) {
 	in := make([]contracts.Multicall3Call, len(calls))
 	for i, c := range calls {
 		in[i] = contracts.Multicall3Call{Target: c.Target, AllowFailure: true, CallData: c.Data}
@@ -135,22 +140,45 @@ func (r *Reader) Aggregate(ctx context.Context, calls []Call) ([][]byte, error) 
 	if len(out) != len(calls) {
 		return nil, upstreamGarbage(fmt.Errorf("aggregate3 returned %d results for %d calls", len(out), len(calls)))
 	}
-	res := make([][]byte, len(out))
+	res := make([]Result, len(out))
 	for i, o := range out {
-		if !o.Success {
-			return nil, &CallFailedError{Index: i, Target: calls[i].Target, Revert: o.ReturnData}
-		}
-		res[i] = o.ReturnData
+		res[i] = Result{OK: o.Success, Data: o.ReturnData}
 	}
 	return res, nil
 }
 
+// Aggregate is AggregateResults for batches where every call must succeed:
+// the first failure is reported by index as a *CallFailedError.
+func (r *Reader) Aggregate(ctx context.Context, calls []Call) ([][]byte, error) {
+	results, err := r.AggregateResults(ctx, calls)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(results))
+	for i, res := range results {
+		if !res.OK {
+			return nil, &CallFailedError{Index: i, Target: calls[i].Target, Revert: res.Data}
+		}
+		out[i] = res.Data
+	}
+	return out, nil
+}
+
 // EthCall is one eth_call at the latest block, classified into the problem vocabulary.
 func (r *Reader) EthCall(ctx context.Context, to common.Address, data []byte) ([]byte, error) {
+	return r.EthCallFrom(ctx, common.Address{}, to, data)
+}
+
+// EthCallFrom is EthCall with a sender (zero: none), for simulating a
+// transaction as its signer would send it.
+func (r *Reader) EthCallFrom(ctx context.Context, from, to common.Address, data []byte) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	var out hexutil.Bytes
 	arg := map[string]any{"to": to, "data": hexutil.Bytes(data)}
+	if from != (common.Address{}) {
+		arg["from"] = from
+	}
 	if err := r.rpc.CallContext(ctx, &out, "eth_call", arg, "latest"); err != nil {
 		return nil, classify(err)
 	}

@@ -57,8 +57,10 @@ var ERC20 = mustABI(`[
  {"type":"function","name":"symbol","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"string"}]}
 ]`)
 
-// Multicall3 aggregate3, deployed at the same address on every chain.
+// Multicall3 aggregate3 and the block timestamp getter, deployed at the
+// same address on every chain.
 var Multicall3 = mustABI(`[
+ {"type":"function","name":"getCurrentBlockTimestamp","stateMutability":"view","inputs":[],"outputs":[{"name":"timestamp","type":"uint256"}]},
  {"type":"function","name":"aggregate3","stateMutability":"payable","inputs":[{"name":"calls","type":"tuple[]","components":[
    {"name":"target","type":"address"},{"name":"allowFailure","type":"bool"},{"name":"callData","type":"bytes"}]}],
   "outputs":[{"name":"returnData","type":"tuple[]","components":[{"name":"success","type":"bool"},{"name":"returnData","type":"bytes"}]}]}
@@ -92,4 +94,39 @@ func mustABI(s string) abi.ABI {
 		panic("contracts: " + err.Error())
 	}
 	return a
+}
+
+// OptionMarketErrors are the custom errors of DopexV2OptionMarket(V2), for
+// decoding a simulated exercise's revert into a name clients can act on.
+var OptionMarketErrors = mustABI(`[
+ {"type":"error","name":"DopexV2OptionMarket__IVNotSet","inputs":[]},
+ {"type":"error","name":"DopexV2OptionMarket__NotValidStrikeTick","inputs":[]},
+ {"type":"error","name":"DopexV2OptionMarket__PoolNotApproved","inputs":[]},
+ {"type":"error","name":"DopexV2OptionMarket__MaxOptionBuyReached","inputs":[]},
+ {"type":"error","name":"DopexV2OptionMarket__NotOwnerOrDelegator","inputs":[]},
+ {"type":"error","name":"DopexV2OptionMarket__ArrayLenMismatch","inputs":[]},
+ {"type":"error","name":"DopexV2OptionMarket__OptionExpired","inputs":[]},
+ {"type":"error","name":"DopexV2OptionMarket__OptionNotExpired","inputs":[]},
+ {"type":"error","name":"DopexV2OptionMarket__NotEnoughAfterSwap","inputs":[]},
+ {"type":"error","name":"DopexV2OptionMarket__NotApprovedSettler","inputs":[]},
+ {"type":"error","name":"DopexV2OptionMarket__InvalidPool","inputs":[]},
+ {"type":"error","name":"DopexV2OptionMarket__NotIVSetter","inputs":[]},
+ {"type":"error","name":"DopexV2OptionMarket__EmptyOption","inputs":[]},
+ {"type":"error","name":"DopexV2OptionMarket__InvalidCollateralTokenSplitting","inputs":[]}
+]`)
+
+// UniV3SwapData is the ABI encoding of the swapper's swapData for the
+// uni-v3 swapper: abi.encode(uint24 fee, uint256 amountOutMinimum).
+var UniV3SwapData = mustArgs("uint24", "uint256")
+
+func mustArgs(types ...string) abi.Arguments {
+	args := make(abi.Arguments, len(types))
+	for i, t := range types {
+		ty, err := abi.NewType(t, "", nil)
+		if err != nil {
+			panic("contracts: " + err.Error())
+		}
+		args[i] = abi.Argument{Type: ty}
+	}
+	return args
 }

@@ -48,3 +48,9 @@ func TestEventTopics(t *testing.T) {
 		}
 	}
 }
+
+func TestMulticall3TimestampSelector(t *testing.T) {
+	if got := hex.EncodeToString(Multicall3.Methods["getCurrentBlockTimestamp"].ID); got != "0f28c97d" {
+		t.Fatalf("selector %s", got)
+	}
+}

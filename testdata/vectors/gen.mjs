@@ -227,6 +227,25 @@ function exerciseHistory(file, user, first, skip) {
   };
 }
 
+// Exercise calldata, encoded by ethers' ABI coder (a dependency of the SDK).
+const { Interface, defaultAbiCoder } = require('@ethersproject/abi');
+const market = new Interface([
+  'function exerciseOption((uint256 optionId, address[] swapper, bytes[] swapData, uint256[] liquidityToExercise) _params)',
+]);
+const calldataCase = (optionId, swappers, swapData, liquidity) => ({
+  optionId, swappers, swapData, liquidity,
+  calldata: market.encodeFunctionData('exerciseOption', [[optionId, swappers, swapData, liquidity]]),
+});
+const uniSwapData = (fee, minOut) => defaultAbiCoder.encode(['uint24', 'uint256'], [fee, minOut]);
+const calldata = [
+  calldataCase('1', ['0x985A3f3D6822F037968d48Aa3F7D7d990D72F333'], [uniSwapData(500, '0')], ['1000']),
+  calldataCase('115792089237316195423570985008687907853269984665640564039457584007913129639935',
+    ['0x985A3f3D6822F037968d48Aa3F7D7d990D72F333', '0x6f91A78A0344335360C826e933B4F2461282ff81', '0x985A3f3D6822F037968d48Aa3F7D7d990D72F333'],
+    [uniSwapData(3000, '123456789012345678901234'), '0xe449022e0000', '0x'],
+    ['340282366920938463463374607431768211455', '1', '0']),
+];
+writeFileSync(new URL('./calldata.json', import.meta.url), JSON.stringify({ generator: 'testdata/vectors/gen.mjs', calldata }, null, 2) + '\n');
+
 const ALICE = '0xA11CE00000000000000000000000000000000001';
 const histories = [
   exerciseHistory('../../internal/demo/scenarios/arbitrum-weth-usdc.json', ALICE, 5, 0),

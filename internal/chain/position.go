@@ -1,0 +1,211 @@
+package chain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// Market contract versions; they differ in the OptionTicks struct (V1 has no hook).
+const (
+	MarketV1 = 1
+	MarketV2 = 2
+)
+
+// speculativeLegs is how many opTickMap entries the first round asks for
+// before it knows opTickArrayLen: options rarely have more, so one round
+// usually reads the whole position. Failing extra calls cost nothing.
+const speculativeLegs = 8
+
+// MaxLegs bounds how many legs the gateway will read for one option.
+const MaxLegs = 64
+
+// OptionData is opData(optionId).
+type OptionData struct {
+	OpTickArrayLen uint64
+	TickLower      int
+	TickUpper      int
+	Expiry         *big.Int
+	IsCall         bool
+}
+
+// OptionLeg is opTickMap(optionId, i) of a V2 market.
+type OptionLeg struct {
+	Handler        common.Address
+	Pool           common.Address
+	Hook           common.Address
+	TickLower      int
+	TickUpper      int
+	LiquidityToUse *big.Int
+}
+
+// Position is everything about an option the exercise needs.
+type Position struct {
+	Owner          common.Address
+	Data           OptionData
+	Legs           []OptionLeg
+	Version        int
+	BlockTimestamp *big.Int // of the block the reads came from
+}
+
+// Position reads an option in one batched round (two when it has more than
+// speculativeLegs legs): ownerOf, opData, name, the block timestamp and the
+// first opTickMap entries. A burnt or unknown id answers OPTION_NOT_FOUND.
+func (r *Reader) Position(ctx context.Context, market common.Address, optionID *big.Int) (*Position, error) {
+	m := contracts.OptionMarketV2
+	calls := []Call{
+		{market, pack(m, "ownerOf", optionID)},
+		{market, pack(m, "opData", optionID)},
+		{market, pack(m, "name")},
+		{r.multicall, pack(contracts.Multicall3, "getCurrentBlockTimestamp")},
+	}
+	for i := 0; i < speculativeLegs; i++ {
+		calls = append(calls, Call{market, pack(m, "opTickMap", optionID, big.NewInt(int64(i)))})
+	}
+	res, err := r.AggregateResults(ctx, calls)
+	if err != nil {
+		return nil, err
+	}
+	if !res[1].OK || !res[3].OK {
+		return nil, notAMarket(market, errors.New("opData or block timestamp failed"))
+	}
+	if !res[0].OK {
+		return nil, &problem.Error{Kind: problem.NotFound, Code: "OPTION_NOT_FOUND", Param: "optionId",
+			Message: fmt.Sprintf("option %s does not exist on market %s (never minted, or burnt)", optionID, market.Hex())}
+	}
+	p := &Position{}
+	if p.Owner, err = unpackAddress(m, "ownerOf", res[0].Data); err != nil {
+		return nil, notAMarket(market, err)
+	}
+	if p.BlockTimestamp, err = unpackOne[*big.Int](contracts.Multicall3, "getCurrentBlockTimestamp", res[3].Data); err != nil {
+		return nil, upstreamGarbage(err)
+	}
+	if p.Data, err = decodeOpData(res[1].Data); err != nil {
+		return nil, notAMarket(market, err)
+	}
+	p.Version = marketVersion(res[2], res[4])
+	if p.Version == MarketV1 {
+		return p, nil // the caller refuses V1 before it needs legs
+	}
+	n := p.Data.OpTickArrayLen
+	if n > MaxLegs {
+		return nil, problem.New(problem.Unprocessable, "OPTION_TOO_MANY_LEGS", "option %s has %d legs; at most %d are supported", optionID, n, MaxLegs)
+	}
+	legRes := res[4:]
+	if n > speculativeLegs {
+		more := make([]Call, 0, n-speculativeLegs)
+		for i := uint64(speculativeLegs); i < n; i++ {
+			more = append(more, Call{market, pack(m, "opTickMap", optionID, new(big.Int).SetUint64(i))})
+		}
+		extra, err := r.AggregateResults(ctx, more)
+		if err != nil {
+			return nil, err
+		}
+		legRes = append(legRes[:speculativeLegs:speculativeLegs], extra...)
+	}
+	for i := uint64(0); i < n; i++ {
+		if !legRes[i].OK {
+			return nil, upstreamGarbage(fmt.Errorf("opTickMap(%s, %d) reverted below opTickArrayLen %d", optionID, i, n))
+		}
+		leg, err := decodeLeg(legRes[i].Data)
+		if err != nil {
+			return nil, upstreamGarbage(fmt.Errorf("opTickMap(%s, %d): %w", optionID, i, err))
+		}
+		p.Legs = append(p.Legs, leg)
+	}
+	return p, nil
+}
+
+// marketVersion tells V1 from V2 by the size of an opTickMap answer (V2's
+// OptionTicks has six static fields, V1's five) and, when there is no leg
+// to look at, by name(): "Dopex V2 Option Market" is V1, "... V2" is V2.
+func marketVersion(name, firstLeg Result) int {
+	if firstLeg.OK {
+		switch len(firstLeg.Data) {
+		case 6 * 32:
+			return MarketV2
+		case 5 * 32:
+			return MarketV1
+		}
+	}
+	if name.OK {
+		if s, err := unpackOne[string](contracts.OptionMarketV2, "name", name.Data); err == nil {
+			if strings.HasSuffix(strings.TrimSpace(s), "V2 Option Market") {
+				return MarketV1
+			}
+		}
+	}
+	return MarketV2
+}
+
+func decodeOpData(raw []byte) (OptionData, error) {
+	vals, err := contracts.OptionMarketV2.Unpack("opData", raw)
+	if err != nil {
+		return OptionData{}, err
+	}
+	n := vals[0].(*big.Int)
+	if !n.IsUint64() {
+		return OptionData{}, fmt.Errorf("opTickArrayLen %s", n)
+	}
+	return OptionData{
+		OpTickArrayLen: n.Uint64(),
+		TickLower:      int(vals[1].(*big.Int).Int64()),
+		TickUpper:      int(vals[2].(*big.Int).Int64()),
+		Expiry:         vals[3].(*big.Int),
+		IsCall:         vals[4].(bool),
+	}, nil
+}
+
+func decodeLeg(raw []byte) (OptionLeg, error) {
+	vals, err := contracts.OptionMarketV2.Unpack("opTickMap", raw)
+	if err != nil {
+		return OptionLeg{}, err
+	}
+	return OptionLeg{
+		Handler:        vals[0].(common.Address),
+		Pool:           vals[1].(common.Address),
+		Hook:           vals[2].(common.Address),
+		TickLower:      int(vals[3].(*big.Int).Int64()),
+		TickUpper:      int(vals[4].(*big.Int).Int64()),
+		LiquidityToUse: vals[5].(*big.Int),
+	}, nil
+}
+
+// RevertError is a simulated call that reverted, with its revert data.
+type RevertError struct {
+	Data []byte
+	Err  error
+}
+
+func (e *RevertError) Error() string { return "execution reverted" }
+func (e *RevertError) Unwrap() error { return e.Err }
+
+// Simulate runs data as a call from `from` to `to` at the latest block. A
+// revert comes back as *RevertError carrying the revert data, so the caller
+// can decode the contract's custom error.
+func (r *Reader) Simulate(ctx context.Context, from, to common.Address, data []byte) ([]byte, error) {
+	out, err := r.EthCallFrom(ctx, from, to, data)
+	if err == nil {
+		return out, nil
+	}
+	var de rpc.DataError
+	if errors.As(err, &de) {
+		if s, ok := de.ErrorData().(string); ok {
+			return nil, &RevertError{Data: common.FromHex(s), Err: err}
+		}
+		return nil, &RevertError{Err: err}
+	}
+	var re rpc.Error
+	if errors.As(err, &re) && (re.ErrorCode() == 3 || strings.Contains(strings.ToLower(re.Error()), "revert")) {
+		return nil, &RevertError{Err: err}
+	}
+	return nil, err
+}
