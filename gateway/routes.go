@@ -14,6 +14,7 @@ import (
 const (
 	PathStrikesChain    = "/clamm/strikes-chain"
 	PathExerciseHistory = "/clamm/exercise/history"
+	PathExercisePrepare = "/clamm/exercise/prepare"
 )
 
 // routes lists every route of the gateway. Query parameters are validated in
@@ -25,5 +26,6 @@ func (s *Server) routes() http.Handler {
 	r.MethodNotAllowedHandler = http.HandlerFunc(s.methodNotAllowed)
 	r.Handle(PathStrikesChain, s.route(PathStrikesChain, s.handleStrikesChain)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(PathExerciseHistory, s.route(PathExerciseHistory, s.handleExerciseHistory)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(PathExercisePrepare, s.route(PathExercisePrepare, s.handlePrepare)).Methods(http.MethodGet, http.MethodHead)
 	return r
 }

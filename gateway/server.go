@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sort"
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
@@ -26,6 +27,11 @@ type Options struct {
 	StrikesTTL time.Duration
 	// HistoryTTL is how long an exercise-history page is served from cache.
 	HistoryTTL time.Duration
+	// PrepareTTL is how long a prepared exercise (its quotes) is served
+	// from cache: a block or two at most.
+	PrepareTTL time.Duration
+	// Swappers lists each chain's swapperIds; any other is a 400.
+	Swappers map[uint64][]string
 	// CacheMaxEntries bounds the response cache.
 	CacheMaxEntries int
 }
@@ -67,6 +73,14 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.HistoryTTL <= 0 {
 		opts.HistoryTTL = 10 * time.Second
+	}
+	if opts.PrepareTTL <= 0 {
+		opts.PrepareTTL = 2 * time.Second
+	}
+	for id, list := range opts.Swappers {
+		list = append([]string(nil), list...)
+		sort.Strings(list)
+		opts.Swappers[id] = list
 	}
 	s := &Server{
 		opts:      opts,

@@ -53,7 +53,7 @@ func TestUnreachableAndHangingUpstreams(t *testing.T) {
 		status                    int
 		code                      string
 	}{
-		{"rpc refused", closedURL(t), closedURL(t), 503, "RPC_UNAVAILABLE"},
+		{"rpc refused", sgSrv.URL, closedURL(t), 503, "RPC_UNAVAILABLE"},
 		{"subgraph refused", closedURL(t), rpcSrv.URL, 503, "SUBGRAPH_UNAVAILABLE"},
 		{"rpc hangs", sgSrv.URL, hang.URL, 504, "RPC_TIMEOUT"},
 		{"subgraph hangs", hang.URL, rpcSrv.URL, 504, "SUBGRAPH_TIMEOUT"},

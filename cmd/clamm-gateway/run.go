@@ -50,7 +50,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 
-	ups, modes, err := connect(cfg, docs, getenv("CLAMM_DEMO") != "off")
+	ups, modes, err := connect(cfg, docs, getenv, getenv("CLAMM_DEMO") != "off")
 	if err != nil {
 		return err
 	}
@@ -62,6 +62,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		RequestTimeout:  cfg.RequestTimeout.D(),
 		StrikesTTL:      cfg.StrikesTTL.D(),
 		HistoryTTL:      cfg.HistoryTTL.D(),
+		PrepareTTL:      cfg.PrepareTTL.D(),
+		Swappers:        cfg.SwapperIDs(),
 		CacheMaxEntries: cfg.CacheMaxEntries,
 	})
 	if err != nil {
@@ -104,7 +106,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 // connect builds each chain's upstreams: live when both URLs are set,
 // the embedded demo recordings when the chain has some (and the demo is on),
 // otherwise none (its requests answer 503 UPSTREAM_NOT_CONFIGURED).
-func connect(cfg *config.Config, docs queries.Set, demoOn bool) (map[uint64]*service.Upstreams, map[uint64]string, error) {
+func connect(cfg *config.Config, docs queries.Set, getenv func(string) string, demoOn bool) (map[uint64]*service.Upstreams, map[uint64]string, error) {
 	demoChains := map[uint64]bool{}
 	if demoOn {
 		for _, id := range demo.Chains() {
@@ -115,7 +117,7 @@ func connect(cfg *config.Config, docs queries.Set, demoOn bool) (map[uint64]*ser
 	modes := map[uint64]string{}
 	for _, id := range cfg.ChainIDs() {
 		ch := cfg.Chains[id]
-		opts := service.ConnectOptions{UpstreamTimeout: cfg.UpstreamTimeout.D(), ImmutablesTTL: cfg.ImmutablesTTL.D(), Queries: docs}
+		opts := service.ConnectOptions{UpstreamTimeout: cfg.UpstreamTimeout.D(), ImmutablesTTL: cfg.ImmutablesTTL.D(), Queries: docs, Getenv: getenv}
 		switch {
 		case ch.Live():
 			modes[id] = "live"

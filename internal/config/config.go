@@ -31,6 +31,7 @@ type Config struct {
 	RequestTimeout  Duration          `json:"requestTimeout"`
 	StrikesTTL      Duration          `json:"strikesTTL"`
 	HistoryTTL      Duration          `json:"historyTTL"`
+	PrepareTTL      Duration          `json:"prepareTTL"`
 	ImmutablesTTL   Duration          `json:"immutablesTTL"`
 	CacheMaxEntries int               `json:"cacheMaxEntries"`
 	Chains          map[uint64]*Chain `json:"chains"`
@@ -123,6 +124,7 @@ func Default() *Config {
 //	CLAMM_REQUEST_TIMEOUT             deadline of one client request ("15s")
 //	CLAMM_STRIKES_TTL                 cache TTL of strikes-chain responses ("15s")
 //	CLAMM_HISTORY_TTL                 cache TTL of exercise-history pages ("10s")
+//	CLAMM_PREPARE_TTL                 cache TTL of prepared exercises ("2s")
 //	CLAMM_CACHE_MAX_ENTRIES           bound on cached responses (10000)
 //	CLAMM_CHAINS                      extra chain ids to configure from the environment alone
 //
@@ -190,6 +192,7 @@ func applyEnv(c *Config, getenv func(string) string) error {
 		"CLAMM_REQUEST_TIMEOUT":  &c.RequestTimeout,
 		"CLAMM_STRIKES_TTL":      &c.StrikesTTL,
 		"CLAMM_HISTORY_TTL":      &c.HistoryTTL,
+		"CLAMM_PREPARE_TTL":      &c.PrepareTTL,
 	} {
 		if v := getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
@@ -268,6 +271,17 @@ func (c *Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// SwapperIDs returns each chain's swapperIds.
+func (c *Config) SwapperIDs() map[uint64][]string {
+	out := map[uint64][]string{}
+	for id, ch := range c.Chains {
+		for sid := range ch.Swappers {
+			out[id] = append(out[id], sid)
+		}
+	}
+	return out
 }
 
 // ChainIDs returns the configured chain ids in ascending order.

@@ -9,7 +9,9 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/replay"
+	"github.com/clamm-gateway/clamm-gateway/internal/swap/swaptest"
 	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
 )
 
@@ -18,15 +20,47 @@ import (
 type Fakes struct {
 	Node     *chaintest.Node
 	Subgraph *subgraphtest.Server
+	OneInch  *swaptest.OneInch
 }
 
-// NewFakes loads the scenarios (all of one chain) into fresh fakes.
+// NewFakes loads the scenarios (all of one chain) into fresh fakes, with
+// the chain's default swappers and quoter (internal/config) deployed.
 func NewFakes(scenarios ...*Scenario) *Fakes {
+	var ch *config.Chain
+	if len(scenarios) > 0 {
+		ch = config.Default().Chains[scenarios[0].ChainID]
+	}
+	return NewFakesFor(ch, scenarios...)
+}
+
+// NewFakesFor is NewFakes with the swappers and quoter of ch (may be nil).
+func NewFakesFor(ch *config.Chain, scenarios ...*Scenario) *Fakes {
 	f := &Fakes{Node: chaintest.NewNode(), Subgraph: &subgraphtest.Server{}}
 	for _, s := range scenarios {
 		s.Populate(f.Node, f.Subgraph)
 	}
+	price := swaptest.NodePrice(f.Node)
+	f.OneInch = &swaptest.OneInch{Price: price}
+	if ch != nil {
+		for _, sw := range ch.Swappers {
+			switch sw.Kind {
+			case "uniswap-v3":
+				f.Node.Quoter = sw.Quoter
+				f.Node.Swappers[sw.Address] = chaintest.UniV3Swapper{Node: f.Node}
+				for _, a := range sw.ByDex {
+					f.Node.Swappers[a] = chaintest.UniV3Swapper{Node: f.Node}
+				}
+			case "1inch":
+				f.Node.Swappers[sw.Address] = swaptest.Swapper{Price: price}
+			}
+		}
+	}
 	return f
+}
+
+// QuoteHTTP is an http.Client whose requests the fake 1inch API answers.
+func (f *Fakes) QuoteHTTP() *http.Client {
+	return &http.Client{Transport: replay.HandlerTransport{Handler: f.OneInch}}
 }
 
 // Load reads and parses scenario files.

@@ -260,7 +260,28 @@ func (s *Scenario) Populate(node *chaintest.Node, sg *subgraphtest.Server) {
 	for a, t := range s.Tokens {
 		node.Tokens[a] = &chaintest.Token{Decimals: t.Decimals, Symbol: t.Symbol}
 	}
-	node.Markets[s.Market.Address] = &chaintest.Market{Name: s.Market.Name, CallAsset: s.Market.CallAsset, PutAsset: s.Market.PutAsset, PrimePool: s.Market.PrimePool}
+	market := &chaintest.Market{Name: s.Market.Name, CallAsset: s.Market.CallAsset, PutAsset: s.Market.PutAsset, PrimePool: s.Market.PrimePool,
+		Version: 2, Options: map[uint64]*chaintest.Option{}}
+	exercised := map[uint64]bool{}
+	for _, e := range s.Exercises {
+		exercised[e.TokenID] = true
+	}
+	for _, o := range s.Options {
+		lo, hi := o.Range()
+		opt := &chaintest.Option{Owner: o.Owner, IsCall: o.IsCall, TickLower: lo, TickUpper: hi, Expiry: uint64(o.Expiry)}
+		for _, l := range o.Legs {
+			liq, _ := new(big.Int).SetString(l.Liquidity, 10)
+			if exercised[o.TokenID] {
+				liq = new(big.Int) // a full exercise leaves no liquidity to use
+			}
+			opt.Legs = append(opt.Legs, chaintest.Leg{Handler: l.Handler, Pool: l.Pool, Hook: l.Hook, TickLower: l.TickLower, TickUpper: l.TickUpper, Liquidity: liq})
+		}
+		market.Options[o.TokenID] = opt
+	}
+	node.Markets[s.Market.Address] = market
+	if uint64(s.Block.Timestamp) > node.BlockTimestamp {
+		node.BlockTimestamp = uint64(s.Block.Timestamp)
+	}
 	for _, p := range s.Pools {
 		sqrt, _ := p.SqrtPriceX96()
 		node.Pools[p.Address] = &chaintest.Pool{Token0: p.Token0, Token1: p.Token1, Fee: p.Fee, TickSpacing: p.TickSpacing, SqrtPriceX96: sqrt, Tick: p.Tick}
@@ -286,14 +307,14 @@ func (s *Scenario) Populate(node *chaintest.Node, sg *subgraphtest.Server) {
 		}
 		sg.Strikes = append(sg.Strikes, e)
 	}
-	market := lower(s.Market.Address)
+	marketHex := lower(s.Market.Address)
 	for _, ex := range s.Exercises {
 		o, _ := s.option(ex.TokenID)
 		amt, _ := s.exerciseAmounts(ex)
 		lo, hi := o.Range()
 		sg.Exercises = append(sg.Exercises, subgraphtest.Exercise{
 			ID:     strings.ToLower(fmt.Sprintf("%s-%d", ex.TxHash.Hex(), ex.LogIndex)),
-			Market: market, User: lower(o.Owner),
+			Market: marketHex, User: lower(o.Owner),
 			TxHash: strings.ToLower(ex.TxHash.Hex()), Timestamp: fmt.Sprint(ex.Timestamp), BlockNumber: fmt.Sprint(ex.BlockNumber),
 			TotalProfit: amt.profit.String(), TotalAssetRelocked: amt.size.String(), SqrtPriceX96: amt.sqrtPriceX96.String(),
 			Option: subgraphtest.ExercisedOption{

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
@@ -20,9 +21,12 @@ type ConnectOptions struct {
 	// fakes); nil means http.DefaultTransport.
 	SubgraphTransport http.RoundTripper
 	RPCTransport      http.RoundTripper
-	UpstreamTimeout   time.Duration
-	ImmutablesTTL     time.Duration
-	Queries           queries.Set
+	QuoteTransport    http.RoundTripper // the 1inch API
+	// Getenv reads secrets named in configuration (the 1inch API key).
+	Getenv          func(string) string
+	UpstreamTimeout time.Duration
+	ImmutablesTTL   time.Duration
+	Queries         queries.Set
 }
 
 // Connect builds a chain's subgraph client and chain reader from its
@@ -34,9 +38,29 @@ func Connect(ch *config.Chain, o ConnectOptions) (*Upstreams, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chain %d rpc %s: %w", ch.ID, config.Redact(ch.RPCURL), err)
 	}
+	reader := chain.NewReader(rc, chain.Options{Multicall3: ch.Multicall3, CallTimeout: o.UpstreamTimeout, ImmutablesTTL: o.ImmutablesTTL})
+	if o.Getenv == nil {
+		o.Getenv = func(string) string { return "" }
+	}
+	quoters := map[string]swap.Quoter{}
+	for id, sw := range ch.Swappers {
+		switch sw.Kind {
+		case "uniswap-v3":
+			quoters[id] = &swap.UniV3{RPC: rc, Quoter: sw.Quoter, Timeout: o.UpstreamTimeout}
+		case "1inch":
+			key := ""
+			if sw.APIKeyEnv != "" {
+				key = o.Getenv(sw.APIKeyEnv)
+			}
+			quoters[id] = &swap.OneInch{BaseURL: sw.APIBaseURL, APIKey: key, ChainID: ch.ID,
+				HTTP: &http.Client{Transport: o.QuoteTransport}, Timeout: o.UpstreamTimeout}
+		}
+	}
 	return &Upstreams{
-		Config:   ch,
-		Subgraph: subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout}),
-		Chain:    chain.NewReader(rc, chain.Options{Multicall3: ch.Multicall3, CallTimeout: o.UpstreamTimeout, ImmutablesTTL: o.ImmutablesTTL}),
+		Config:    ch,
+		Subgraph:  subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout}),
+		Chain:     reader,
+		Positions: reader,
+		Quoters:   quoters,
 	}, nil
 }

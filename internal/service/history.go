@@ -53,7 +53,7 @@ var txHashRE = regexp.MustCompile(`^0x[0-9a-f]{64}$`)
 // parallel; the market's immutables are cached, so a warm read costs one
 // subgraph query.
 func (s *Service) ExerciseHistory(ctx context.Context, req HistoryRequest) (ExerciseHistory, error) {
-	up, err := s.upstreams(req.ChainID)
+	up, err := s.upstreams(req.ChainID, true)
 	if err != nil {
 		return ExerciseHistory{}, err
 	}

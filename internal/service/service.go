@@ -13,6 +13,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
@@ -31,9 +32,12 @@ type Subgraph interface {
 // Upstreams are one chain's configuration and clients. Subgraph and Chain
 // are nil when the chain has no upstream configured.
 type Upstreams struct {
-	Config   *config.Chain
-	Subgraph Subgraph
-	Chain    MarketReader
+	Config    *config.Chain
+	Subgraph  Subgraph
+	Chain     MarketReader
+	Positions PositionReader
+	// Quoters maps a swapperId to its quoter.
+	Quoters map[string]swap.Quoter
 }
 
 // Service answers the gateway's three questions.
@@ -47,12 +51,14 @@ func New(chains map[uint64]*Upstreams) *Service {
 }
 
 // upstreams returns the chain's clients or the error a client should see.
-func (s *Service) upstreams(chainID uint64) (*Upstreams, error) {
+// Every endpoint reads the chain; needSubgraph says whether it also queries
+// the subgraph.
+func (s *Service) upstreams(chainID uint64, needSubgraph bool) (*Upstreams, error) {
 	u, ok := s.chains[chainID]
 	if !ok {
 		return nil, problem.InvalidParam("chainId", "chain %d is not configured on this gateway", chainID)
 	}
-	if u.Subgraph == nil || u.Chain == nil {
+	if u.Chain == nil || (needSubgraph && u.Subgraph == nil) {
 		return nil, problem.New(problem.UpstreamUnavailable, "UPSTREAM_NOT_CONFIGURED",
 			"chain %d has no live upstreams configured; set CLAMM_CHAIN_%d_SUBGRAPH_URL and CLAMM_CHAIN_%d_RPC_URL", chainID, chainID, chainID)
 	}

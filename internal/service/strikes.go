@@ -83,7 +83,7 @@ const day = 86400
 // the current tick is neither a call nor a put and is left out, as are ranges
 // without liquidity.
 func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (StrikesChain, error) {
-	up, err := s.upstreams(req.ChainID)
+	up, err := s.upstreams(req.ChainID, true)
 	if err != nil {
 		return StrikesChain{}, err
 	}

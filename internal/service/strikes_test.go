@@ -7,11 +7,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
-	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
 // strikesVectors mirrors testdata/vectors/strikes.json, computed by gen.mjs
@@ -42,18 +43,30 @@ type strikesVectors struct {
 
 const root = "../.."
 
-// newService wires the real chain reader and subgraph client to fakes
-// loaded with the scenario.
+// testQuoter stands in for a QuoterV2 on chains whose defaults have none
+// (Mantle): the fake node serves it.
+var testQuoter = common.HexToAddress("0x000000000000000000000000000000000000b001")
+
+// newService wires the real chain reader, subgraph client and quoters to
+// fakes loaded with the scenario.
 func newService(t *testing.T, sc *scenario.Scenario) (*service.Service, *scenario.Fakes) {
 	t.Helper()
-	f := scenario.NewFakes(sc)
 	cfg := config.Default()
 	ch := cfg.Chains[sc.ChainID]
-	return service.New(map[uint64]*service.Upstreams{sc.ChainID: {
-		Config:   ch,
-		Subgraph: subgraph.New("http://fake-subgraph.invalid", subgraph.Options{HTTPClient: f.SubgraphHTTP()}),
-		Chain:    chain.NewReader(f.RPC(), chain.Options{Multicall3: ch.Multicall3}),
-	}}), f
+	if uni := ch.Swappers["uni-v3"]; uni != nil && uni.Quoter == (common.Address{}) {
+		uni.Quoter = testQuoter
+	}
+	f := scenario.NewFakesFor(ch, sc)
+	ch.SubgraphURL, ch.RPCURL = "http://fake-subgraph.invalid", "http://fake-rpc.invalid"
+	u, err := service.Connect(ch, service.ConnectOptions{
+		SubgraphTransport: replay.HandlerTransport{Handler: f.Subgraph},
+		RPCTransport:      replay.HandlerTransport{Handler: f.Node},
+		QuoteTransport:    replay.HandlerTransport{Handler: f.OneInch},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return service.New(map[uint64]*service.Upstreams{sc.ChainID: u}), f
 }
 
 func TestStrikesChainMatchesIndependentVectors(t *testing.T) {

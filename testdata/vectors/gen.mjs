@@ -255,6 +255,50 @@ const histories = [
 ];
 writeFileSync(new URL('./history.json', import.meta.url), JSON.stringify({ generator: 'testdata/vectors/gen.mjs', histories }, null, 2) + '\n');
 
+// Prepare: for open options, each leg's amounts (SDK) and the fake DEX's
+// quote (the scenario's pricing rule: the pool fee taken from the input,
+// then the whole amount at the pool's current sqrtPriceX96, floored), the
+// expected profit over legs whose quote covers amountReq, and the minimum
+// profit after slippage: sum of max(floor(out * (100 - s) / 100) - req, 0).
+function prepare(file, tokenId, slippagePercent) {
+  const sc = readJSON(file);
+  const lc = (a) => a.toLowerCase();
+  const pool = sc.pools.find((p) => lc(p.address) === lc(sc.market.primePool));
+  const o = sc.options.find((x) => x.tokenId === tokenId);
+  const sqrtP = nat(TickMath.getSqrtRatioAtTick(pool.tick)) + BigInt(pool.sqrtPriceOffset);
+  const collateral = o.isCall ? sc.market.callAsset : sc.market.putAsset;
+  const collateralIs0 = lc(collateral) === lc(pool.token0);
+  const slip = new Decimal(slippagePercent);
+  let profit = 0n;
+  let minProfit = 0n;
+  const legs = o.legs.map((l) => {
+    const sa = TickMath.getSqrtRatioAtTick(l.tickLower);
+    const sb = TickMath.getSqrtRatioAtTick(l.tickUpper);
+    const L = JSBI.BigInt(l.liquidity);
+    const a0 = nat(SqrtPriceMath.getAmount0Delta(sa, sb, L, false));
+    const a1 = nat(SqrtPriceMath.getAmount1Delta(sa, sb, L, false));
+    const [toSwap, req] = collateralIs0 ? [a0, a1] : [a1, a0];
+    const afterFee = (toSwap * BigInt(1_000_000 - pool.fee)) / 1_000_000n;
+    const out = collateralIs0 ? (afterFee * sqrtP * sqrtP) / Q192 : (afterFee * Q192) / (sqrtP * sqrtP);
+    const minOut = BigInt(new Decimal(out.toString()).mul(new Decimal(100).minus(slip)).div(100).toDecimalPlaces(0, Decimal.ROUND_DOWN).toFixed());
+    const exercised = out > req;
+    if (exercised) {
+      profit += out - req;
+      if (minOut > req) minProfit += minOut - req;
+    }
+    return { exercised, liquidity: l.liquidity, amountToSwap: toSwap.toString(), amountReq: req.toString(), amountOut: out.toString(), minAmountOut: minOut.toString() };
+  });
+  return { scenario: file.replace('../../', ''), chainId: sc.chainId, market: sc.market.address, optionId: String(tokenId), slippage: slippagePercent, profit: profit.toString(), minProfit: minProfit.toString(), legs };
+}
+
+const prepares = [
+  prepare('../../internal/demo/scenarios/arbitrum-weth-usdc.json', 110, '1'),
+  prepare('../../internal/demo/scenarios/arbitrum-weth-usdc.json', 111, '0.5'),
+  prepare('../../testdata/scenarios/mantle-wmnt-usdt.json', 210, '1'),
+  prepare('../../testdata/scenarios/mantle-wmnt-usdt.json', 211, '2.25'),
+];
+writeFileSync(new URL('./prepare.json', import.meta.url), JSON.stringify({ generator: 'testdata/vectors/gen.mjs', prepares }, null, 2) + '\n');
+
 const strikesChains = [
   strikesChain('../../internal/demo/scenarios/arbitrum-weth-usdc.json', 100, 100),
   strikesChain('../../internal/demo/scenarios/arbitrum-weth-usdc.json', 10, 10),

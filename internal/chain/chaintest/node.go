@@ -27,6 +27,9 @@ type Market struct {
 	CallAsset common.Address
 	PutAsset  common.Address
 	PrimePool common.Address
+	// Version 1 answers opTickMap with V1's five fields (no hook).
+	Version int
+	Options map[uint64]*Option
 }
 
 // Pool is a Uniswap-V3-style pool's state.
@@ -51,6 +54,12 @@ type Node struct {
 	Markets    map[common.Address]*Market
 	Pools      map[common.Address]*Pool
 	Tokens     map[common.Address]*Token
+	// BlockTimestamp is the latest block's time.
+	BlockTimestamp uint64
+	// Quoter is the address of the fake QuoterV2.
+	Quoter common.Address
+	// Swappers are the swapper contracts exercises may route through.
+	Swappers map[common.Address]Swapper
 	// Fail, when set, is asked before each JSON-RPC request is answered; a
 	// non-zero status makes the node answer that HTTP status instead.
 	Fail func(method string) (status int)
@@ -66,6 +75,7 @@ func NewNode() *Node {
 		Markets:    map[common.Address]*Market{},
 		Pools:      map[common.Address]*Pool{},
 		Tokens:     map[common.Address]*Token{},
+		Swappers:   map[common.Address]Swapper{},
 	}
 }
 
@@ -148,6 +158,7 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 	case "eth_call":
 		n.calls.Add(1)
 		var arg struct {
+			From common.Address `json:"from"`
 			To   common.Address `json:"to"`
 			Data hexutil.Bytes  `json:"data"`
 		}
@@ -156,7 +167,7 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 			return resp
 		}
 		n.mu.Lock()
-		ret, ok := n.call(arg.To, arg.Data)
+		ret, ok := n.call(arg.From, arg.To, arg.Data)
 		n.mu.Unlock()
 		if !ok {
 			resp.Error = &rpcError{Code: 3, Message: "execution reverted", Data: hexutil.Encode(ret)}
@@ -171,15 +182,18 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 
 // call executes one call: (return data, success). A call to an address with
 // no state returns success and no data, as a call to an account without code does.
-func (n *Node) call(to common.Address, data []byte) ([]byte, bool) {
+func (n *Node) call(from, to common.Address, data []byte) ([]byte, bool) {
 	if to == n.Multicall3 {
-		return n.aggregate3(data)
+		return n.multicall3(data)
 	}
 	if len(data) < 4 {
 		return nil, len(data) == 0
 	}
 	if m, ok := n.Markets[to]; ok {
-		return n.marketCall(m, data)
+		return n.marketCall(m, from, data)
+	}
+	if to == n.Quoter && n.Quoter != (common.Address{}) {
+		return n.quoterCall(data)
 	}
 	if p, ok := n.Pools[to]; ok {
 		return poolCall(p, data)
@@ -190,10 +204,17 @@ func (n *Node) call(to common.Address, data []byte) ([]byte, bool) {
 	return nil, true
 }
 
-func (n *Node) aggregate3(data []byte) ([]byte, bool) {
-	method, err := contracts.Multicall3.MethodById(data[:4])
-	if err != nil || method.Name != "aggregate3" {
+func (n *Node) multicall3(data []byte) ([]byte, bool) {
+	if len(data) < 4 {
 		return nil, false
+	}
+	method, err := contracts.Multicall3.MethodById(data[:4])
+	if err != nil {
+		return nil, false
+	}
+	if method.Name == "getCurrentBlockTimestamp" {
+		out, _ := method.Outputs.Pack(new(big.Int).SetUint64(n.BlockTimestamp))
+		return out, true
 	}
 	args, err := method.Inputs.Unpack(data[4:])
 	if err != nil {
@@ -206,7 +227,8 @@ func (n *Node) aggregate3(data []byte) ([]byte, bool) {
 	})
 	results := make([]contracts.Multicall3Result, len(calls))
 	for i, c := range calls {
-		ret, ok := n.call(c.Target, c.CallData)
+		// Multicall3 is the sender of the calls it makes.
+		ret, ok := n.call(n.Multicall3, c.Target, c.CallData)
 		if !ok && !c.AllowFailure {
 			return ret, false // Multicall3: "Multicall3: call failed"
 		}
@@ -219,9 +241,35 @@ func (n *Node) aggregate3(data []byte) ([]byte, bool) {
 	return out, true
 }
 
-func (n *Node) marketCall(m *Market, data []byte) ([]byte, bool) {
-	return dispatch(contracts.OptionMarketV2, data, func(name string, _ []any) ([]any, bool) {
+func (n *Node) marketCall(m *Market, from common.Address, data []byte) ([]byte, bool) {
+	var revert []byte
+	ret, ok := dispatch(contracts.OptionMarketV2, data, func(name string, args []any) ([]any, bool) {
 		switch name {
+		case "ownerOf":
+			if o, ok := m.option(args[0].(*big.Int)); ok {
+				return []any{o.Owner}, true
+			}
+			revert = ErrorString("ERC721: invalid token ID")
+			return nil, false
+		case "opData":
+			o, _ := m.option(args[0].(*big.Int))
+			if o == nil {
+				return []any{new(big.Int), big.NewInt(0), big.NewInt(0), new(big.Int), false}, true
+			}
+			return []any{big.NewInt(int64(len(o.Legs))), big.NewInt(int64(o.TickLower)), big.NewInt(int64(o.TickUpper)),
+				new(big.Int).SetUint64(o.Expiry), o.IsCall}, true
+		case "opTickMap":
+			o, _ := m.option(args[0].(*big.Int))
+			i := args[1].(*big.Int)
+			if o == nil || !i.IsInt64() || i.Int64() >= int64(len(o.Legs)) {
+				return nil, false // index out of bounds
+			}
+			l := o.Legs[i.Int64()]
+			return []any{l.Handler, l.Pool, l.Hook, big.NewInt(int64(l.TickLower)), big.NewInt(int64(l.TickUpper)), l.Liquidity}, true
+		case "exerciseOption":
+			out, rev := n.exercise(m, from, args)
+			revert = rev
+			return out, out != nil
 		case "callAsset":
 			return []any{m.CallAsset}, true
 		case "putAsset":
@@ -233,6 +281,22 @@ func (n *Node) marketCall(m *Market, data []byte) ([]byte, bool) {
 		}
 		return nil, false
 	})
+	if !ok {
+		return revert, false
+	}
+	if m.Version == 1 && len(data) >= 4 && string(data[:4]) == string(contracts.OptionMarketV2.Methods["opTickMap"].ID) {
+		// V1's OptionTicks has no hook: drop the third word.
+		ret = append(append([]byte{}, ret[:64]...), ret[96:]...)
+	}
+	return ret, true
+}
+
+func (m *Market) option(id *big.Int) (*Option, bool) {
+	if !id.IsUint64() {
+		return nil, false
+	}
+	o, ok := m.Options[id.Uint64()]
+	return o, ok
 }
 
 func poolCall(p *Pool, data []byte) ([]byte, bool) {

@@ -1,0 +1,161 @@
+package swap
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// AggregationRouterV5 is where the OneInchSwapper forwards swapData; an
+// answer for any other router would revert on chain, so it is refused.
+var AggregationRouterV5 = common.HexToAddress("0x1111111254EEB25477B68fb85Ed929f73A960582")
+
+// maxBody bounds a 1inch answer: a swap answer is a few kilobytes.
+const maxBody = 1 << 20
+
+// OneInch quotes through the 1inch v5.2 swap API.
+type OneInch struct {
+	BaseURL string // e.g. https://api.1inch.dev
+	APIKey  string // sent as a bearer token; never logged
+	ChainID uint64
+	HTTP    *http.Client
+	Timeout time.Duration
+}
+
+type oneInchSwap struct {
+	ToAmount  string `json:"toAmount"`  // v5.2
+	DstAmount string `json:"dstAmount"` // v6, accepted too
+	Tx        struct {
+		To   common.Address `json:"to"`
+		Data hexutil.Bytes  `json:"data"`
+	} `json:"tx"`
+}
+
+type oneInchError struct {
+	Error       string `json:"error"`
+	Description string `json:"description"`
+	StatusCode  int    `json:"statusCode"`
+}
+
+// Quote asks the API once per leg, in parallel.
+func (o *OneInch) Quote(ctx context.Context, reqs []Request) ([]Quote, error) {
+	if o.BaseURL == "" {
+		return nil, problem.New(problem.UpstreamUnavailable, "QUOTE_NOT_CONFIGURED", "the 1inch swapper has no API base URL configured on this chain")
+	}
+	quotes := make([]Quote, len(reqs))
+	errs := make([]error, len(reqs))
+	var wg sync.WaitGroup
+	for i := range reqs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			quotes[i], errs[i] = o.one(ctx, reqs[i])
+		}(i)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("1inch quote of leg %d: %w", i, err)
+		}
+	}
+	return quotes, nil
+}
+
+func (o *OneInch) one(ctx context.Context, r Request) (Quote, error) {
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	q := url.Values{
+		"src":             {r.TokenIn.Hex()},
+		"dst":             {r.TokenOut.Hex()},
+		"amount":          {r.AmountIn.String()},
+		"from":            {r.Swapper.Hex()},
+		"receiver":        {r.Receiver.Hex()},
+		"slippage":        {r.Slippage.String()},
+		"disableEstimate": {"true"},
+	}
+	u := fmt.Sprintf("%s/swap/v5.2/%d/swap?%s", strings.TrimRight(o.BaseURL, "/"), o.ChainID, q.Encode())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return Quote{}, err
+	}
+	req.Header.Set("Accept", "application/json")
+	if o.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+o.APIKey)
+	}
+	hc := o.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return Quote{}, problem.Upstream("quote", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return Quote{}, problem.Upstream("quote", err)
+	}
+	if len(body) > maxBody {
+		return Quote{}, quoteErr(problem.UpstreamError, "QUOTE_ERROR", "the 1inch API answer is larger than %d bytes", maxBody)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return Quote{}, oneInchStatus(resp.StatusCode, body)
+	}
+	var s oneInchSwap
+	if err := json.Unmarshal(body, &s); err != nil {
+		return Quote{}, quoteErr(problem.UpstreamError, "QUOTE_ERROR", "the 1inch API answer does not decode")
+	}
+	amount := s.ToAmount
+	if amount == "" {
+		amount = s.DstAmount
+	}
+	out, ok := new(big.Int).SetString(amount, 10)
+	if !ok || out.Sign() < 0 || len(s.Tx.Data) < 4 {
+		return Quote{}, quoteErr(problem.UpstreamError, "QUOTE_ERROR", "the 1inch API answer lacks toAmount or tx.data")
+	}
+	if s.Tx.To != AggregationRouterV5 {
+		return Quote{}, quoteErr(problem.UpstreamError, "QUOTE_ERROR",
+			"the 1inch API answered for router %s, but the OneInchSwapper forwards to %s", s.Tx.To.Hex(), AggregationRouterV5.Hex())
+	}
+	return Quote{AmountOut: out, MinOut: r.Slippage.MinOut(out), SwapData: s.Tx.Data}, nil
+}
+
+func oneInchStatus(status int, body []byte) error {
+	var e oneInchError
+	_ = json.Unmarshal(body, &e)
+	desc := strings.ToLower(e.Description + " " + e.Error)
+	switch {
+	case status == http.StatusBadRequest && strings.Contains(desc, "insufficient liquidity"):
+		return quoteErr(problem.Unprocessable, "QUOTE_INSUFFICIENT_LIQUIDITY", "1inch finds no route with enough liquidity for this swap")
+	case status == http.StatusBadRequest && strings.Contains(desc, "cannot estimate"):
+		return quoteErr(problem.Unprocessable, "QUOTE_FAILED", "1inch cannot build this swap")
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return quoteErr(problem.UpstreamUnavailable, "QUOTE_UNAUTHORIZED", "the 1inch API refused the configured key (HTTP %d)", status)
+	case status == http.StatusTooManyRequests:
+		return quoteErr(problem.UpstreamUnavailable, "QUOTE_RATE_LIMITED", "the 1inch API rate limit was reached; retry later")
+	case status >= 500:
+		return quoteErr(problem.UpstreamError, "QUOTE_ERROR", "the 1inch API failed (HTTP %d)", status)
+	default:
+		return quoteErr(problem.UpstreamError, "QUOTE_ERROR", "the 1inch API refused the request (HTTP %d)", status)
+	}
+}
+
+func quoteErr(kind problem.Kind, code, format string, args ...any) *problem.Error {
+	return &problem.Error{Kind: kind, Code: code, Upstream: "quote", Message: fmt.Sprintf(format, args...)}
+}

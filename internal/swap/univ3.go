@@ -1,0 +1,112 @@
+package swap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// BatchCaller is the part of *rpc.Client the uni-v3 quoter uses.
+type BatchCaller interface {
+	BatchCallContext(ctx context.Context, b []rpc.BatchElem) error
+}
+
+// UniV3 quotes through a Uniswap V3 QuoterV2.
+type UniV3 struct {
+	RPC     BatchCaller
+	Quoter  common.Address
+	Timeout time.Duration
+}
+
+type quoteParams struct {
+	TokenIn           common.Address
+	TokenOut          common.Address
+	AmountIn          *big.Int
+	Fee               *big.Int
+	SqrtPriceLimitX96 *big.Int
+}
+
+// Quote sends every leg's quoteExactInputSingle in one JSON-RPC batch and
+// checks each element's error: a batch succeeds as a whole at the HTTP level
+// even when some of its calls failed.
+func (u *UniV3) Quote(ctx context.Context, reqs []Request) ([]Quote, error) {
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	if u.Quoter == (common.Address{}) {
+		return nil, problem.New(problem.UpstreamUnavailable, "QUOTE_NOT_CONFIGURED", "the uni-v3 swapper has no QuoterV2 configured on this chain")
+	}
+	timeout := u.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	outs := make([]hexutil.Bytes, len(reqs))
+	batch := make([]rpc.BatchElem, len(reqs))
+	for i, r := range reqs {
+		data, err := contracts.QuoterV2.Pack("quoteExactInputSingle", quoteParams{
+			TokenIn: r.TokenIn, TokenOut: r.TokenOut, AmountIn: r.AmountIn,
+			Fee: new(big.Int).SetUint64(uint64(r.Fee)), SqrtPriceLimitX96: new(big.Int),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("pack quoteExactInputSingle: %w", err)
+		}
+		batch[i] = rpc.BatchElem{
+			Method: "eth_call",
+			Args:   []any{map[string]any{"to": u.Quoter, "data": hexutil.Bytes(data)}, "latest"},
+			Result: &outs[i],
+		}
+	}
+	if err := u.RPC.BatchCallContext(ctx, batch); err != nil {
+		return nil, quoteTransport(err)
+	}
+	quotes := make([]Quote, len(reqs))
+	for i, el := range batch {
+		if el.Error != nil {
+			var rpcErr rpc.Error
+			if errors.As(el.Error, &rpcErr) && rpcErr.ErrorCode() == 3 || errors.As(el.Error, new(rpc.DataError)) {
+				return nil, &problem.Error{Kind: problem.Unprocessable, Code: "QUOTE_FAILED", Upstream: "quote", Err: el.Error,
+					Message: fmt.Sprintf("QuoterV2 cannot quote leg %d (no pool or not enough liquidity at fee %d)", i, reqs[i].Fee)}
+			}
+			return nil, &problem.Error{Kind: problem.UpstreamError, Code: "QUOTE_ERROR", Upstream: "quote", Err: el.Error,
+				Message: fmt.Sprintf("the rpc node failed the quote of leg %d", i)}
+		}
+		vals, err := contracts.QuoterV2.Unpack("quoteExactInputSingle", outs[i])
+		if err != nil || len(vals) != 4 {
+			return nil, &problem.Error{Kind: problem.UpstreamError, Code: "QUOTE_ERROR", Upstream: "quote", Err: err,
+				Message: "QuoterV2 returned data that does not decode"}
+		}
+		out := vals[0].(*big.Int)
+		minOut := reqs[i].Slippage.MinOut(out)
+		sd, err := clamm.UniV3SwapData(reqs[i].Fee, minOut)
+		if err != nil {
+			return nil, err
+		}
+		quotes[i] = Quote{AmountOut: out, MinOut: minOut, SwapData: sd}
+	}
+	return quotes, nil
+}
+
+func quoteTransport(err error) error {
+	var httpErr rpc.HTTPError
+	if errors.As(err, &httpErr) {
+		kind, code := problem.UpstreamError, "QUOTE_ERROR"
+		if httpErr.StatusCode == 429 || httpErr.StatusCode == 503 {
+			kind, code = problem.UpstreamUnavailable, "QUOTE_UNAVAILABLE"
+		}
+		return &problem.Error{Kind: kind, Code: code, Upstream: "quote", Err: err,
+			Message: fmt.Sprintf("the rpc node answered HTTP %d to the quote", httpErr.StatusCode)}
+	}
+	return problem.Upstream("quote", err)
+}
