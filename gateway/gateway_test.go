@@ -38,12 +38,12 @@ func newFakeServer(t *testing.T) (*gateway.Server, *scenario.Fakes) {
 	cfg := config.Default()
 	ch := cfg.Chains[42161]
 	ch.SubgraphURL, ch.RPCURL = "http://fake-subgraph.invalid", "http://fake-rpc.invalid"
-	u, err := service.Connect(ch, service.ConnectOptions{SubgraphTransport: transport(f.Subgraph), RPCTransport: transport(f.Node)})
+	u, err := service.Connect(ch, service.ConnectOptions{SubgraphTransport: transport(f.Subgraph), RPCTransport: transport(f.Node), QuoteTransport: transport(f.OneInch)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ups := map[uint64]*service.Upstreams{42161: u, 5000: {Config: cfg.Chains[5000]}}
-	srv, err := gateway.New(gateway.Options{Service: service.New(ups), ChainIDs: cfg.ChainIDs(), CacheMaxEntries: 100})
+	srv, err := gateway.New(gateway.Options{Service: service.New(ups), ChainIDs: cfg.ChainIDs(), Swappers: cfg.SwapperIDs(), CacheMaxEntries: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,17 +60,17 @@ func newDemoServer(t *testing.T) *gateway.Server {
 		ups[id] = &service.Upstreams{Config: cfg.Chains[id]}
 	}
 	for _, id := range demo.Chains() {
-		sub, rpc, err := demo.Transports(id)
+		tr, err := demo.Transports(id)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ch := cfg.Chains[id]
 		ch.SubgraphURL, ch.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
-		if ups[id], err = service.Connect(ch, service.ConnectOptions{SubgraphTransport: sub, RPCTransport: rpc}); err != nil {
+		if ups[id], err = service.Connect(ch, service.ConnectOptions{SubgraphTransport: tr.Subgraph, RPCTransport: tr.RPC, QuoteTransport: tr.Quote}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	srv, err := gateway.New(gateway.Options{Service: service.New(ups), ChainIDs: cfg.ChainIDs(), CacheMaxEntries: 100})
+	srv, err := gateway.New(gateway.Options{Service: service.New(ups), ChainIDs: cfg.ChainIDs(), Swappers: cfg.SwapperIDs(), CacheMaxEntries: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +91,8 @@ func TestGoldenDemo(t *testing.T) {
 	for _, r := range demo.Requests {
 		t.Run(r.Name, func(t *testing.T) {
 			rec := get(t, srv, r.Path)
-			if rec.Code != http.StatusOK {
-				t.Fatalf("status %d: %s", rec.Code, rec.Body)
+			if rec.Code != r.Status() {
+				t.Fatalf("status %d, want %d: %s", rec.Code, r.Status(), rec.Body)
 			}
 			var pretty bytes.Buffer
 			if err := json.Indent(&pretty, rec.Body.Bytes(), "", "  "); err != nil {
@@ -123,7 +123,7 @@ func TestDemoMatchesFakes(t *testing.T) {
 	f, _ := newFakeServer(t)
 	for _, r := range demo.Requests {
 		a, b := get(t, d, r.Path), get(t, f, r.Path)
-		if a.Code != http.StatusOK || !bytes.Equal(a.Body.Bytes(), b.Body.Bytes()) {
+		if a.Code != r.Status() || !bytes.Equal(a.Body.Bytes(), b.Body.Bytes()) {
 			t.Errorf("%s: demo %d and fakes %d differ; run go generate ./internal/demo", r.Name, a.Code, b.Code)
 		}
 	}

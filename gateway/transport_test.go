@@ -67,7 +67,7 @@ func TestUnreachableAndHangingUpstreams(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161}})
+			srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161}, Swappers: cfg.SwapperIDs()})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -122,12 +122,12 @@ func connect(cfg *config.Config, docs queries.Set, getenv func(string) string, d
 		case ch.Live():
 			modes[id] = "live"
 		case demoChains[id]:
-			sub, rpc, err := demo.Transports(id)
+			tr, err := demo.Transports(id)
 			if err != nil {
 				return nil, nil, fmt.Errorf("demo chain %d: %w", id, err)
 			}
 			ch.SubgraphURL, ch.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
-			opts.SubgraphTransport, opts.RPCTransport = sub, rpc
+			opts.SubgraphTransport, opts.RPCTransport, opts.QuoteTransport = tr.Subgraph, tr.RPC, tr.Quote
 			modes[id] = "demo"
 		default:
 			ups[id] = &service.Upstreams{Config: ch}

@@ -41,18 +41,34 @@ func RPCURL(chainID uint64) string { return fmt.Sprintf("https://demo-rpc.invali
 type Request struct {
 	Name string // golden file name
 	Path string // path and query
+	// WantStatus is the expected status; 0 means 200.
+	WantStatus int
+}
+
+// Status is the status the request answers with.
+func (r Request) Status() int {
+	if r.WantStatus == 0 {
+		return http.StatusOK
+	}
+	return r.WantStatus
 }
 
 // Requests are the requests recorded into the demo, in the order generated.
 // README examples come from this list.
 var Requests = []Request{
-	{"strikes-weth-usdc-100", "/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=100&putsReach=100"},
-	{"strikes-weth-usdc-10", "/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=10&putsReach=10"},
-	{"history-alice-page1", "/clamm/exercise/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=5&skip=0"},
-	{"history-alice-page2", "/clamm/exercise/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=5&skip=5"},
-	{"history-alice-all", "/clamm/exercise/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=100&skip=0"},
-	{"history-bob", "/clamm/exercise/history?chainId=42161&user=0xB0B0000000000000000000000000000000000002&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=100&skip=0"},
-	{"history-nobody", "/clamm/exercise/history?chainId=42161&user=0x000000000000000000000000000000000000dEaD&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=100&skip=0"},
+	{"strikes-weth-usdc-100", "/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=100&putsReach=100", 0},
+	{"strikes-weth-usdc-10", "/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=10&putsReach=10", 0},
+	{"history-alice-page1", "/clamm/exercise/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=5&skip=0", 0},
+	{"history-alice-page2", "/clamm/exercise/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=5&skip=5", 0},
+	{"history-alice-all", "/clamm/exercise/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=100&skip=0", 0},
+	{"history-bob", "/clamm/exercise/history?chainId=42161&user=0xB0B0000000000000000000000000000000000002&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=100&skip=0", 0},
+	{"history-nobody", "/clamm/exercise/history?chainId=42161&user=0x000000000000000000000000000000000000dEaD&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=100&skip=0", 0},
+	{"prepare-call-uniswap", "/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=110&swapperId=uni-v3&slippage=1", 0},
+	{"prepare-call-1inch", "/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=110&swapperId=1inch&slippage=1", 0},
+	{"prepare-put-uniswap", "/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=111&swapperId=uni-v3&slippage=0.5", 0},
+	{"prepare-put-1inch", "/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=111&swapperId=1inch&slippage=0.5", 0},
+	{"prepare-expired", "/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=112&swapperId=uni-v3&slippage=1", http.StatusUnprocessableEntity},
+	{"prepare-out-of-the-money", "/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=113&swapperId=uni-v3&slippage=1", http.StatusUnprocessableEntity},
 }
 
 // Chains lists the chain ids that have recordings.
@@ -68,24 +84,33 @@ func Chains() []uint64 {
 	return ids
 }
 
-// Transports returns replaying transports for a demo chain's subgraph and RPC.
-func Transports(chainID uint64) (subgraph, rpc http.RoundTripper, err error) {
+// Replays are a demo chain's replaying transports.
+type Replays struct {
+	Subgraph http.RoundTripper
+	RPC      http.RoundTripper
+	Quote    http.RoundTripper // the 1inch API
+}
+
+// Transports returns replaying transports for a demo chain's upstreams.
+func Transports(chainID uint64) (Replays, error) {
 	dir := fmt.Sprintf("recordings/%d", chainID)
 	sub, err := fs.Sub(recordings, dir)
 	if err != nil {
-		return nil, nil, err
+		return Replays{}, err
 	}
-	subgraph, err = replay.GraphQLReplayer(sub, "subgraph")
-	if err != nil {
-		return nil, nil, err
+	var r Replays
+	if r.Subgraph, err = replay.GraphQLReplayer(sub, "subgraph"); err != nil {
+		return Replays{}, err
+	}
+	if r.Quote, err = replay.HTTPReplayer(sub, "quote"); err != nil {
+		return Replays{}, err
 	}
 	raw, err := fs.ReadFile(sub, "rpc.json")
 	if err != nil {
-		return nil, nil, err
+		return Replays{}, err
 	}
-	r, err := replay.LoadRPCCassette(raw)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s/rpc.json: %w", dir, err)
+	if r.RPC, err = replay.LoadRPCCassette(raw); err != nil {
+		return Replays{}, fmt.Errorf("%s/rpc.json: %w", dir, err)
 	}
-	return subgraph, r, nil
+	return r, nil
 }

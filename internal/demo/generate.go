@@ -42,8 +42,8 @@ func Generate(dir string) error {
 	cfg := config.Default()
 	ups := map[uint64]*service.Upstreams{}
 	type recorders struct {
-		stop func() error
-		rpc  *replay.RPCRecorder
+		stops []func() error
+		rpc   *replay.RPCRecorder
 	}
 	recs := map[uint64]recorders{}
 	for id, scs := range byChain {
@@ -56,16 +56,22 @@ func Generate(dir string) error {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return err
 		}
-		_ = os.Remove(filepath.Join(out, "subgraph.yaml")) // record-only mode refuses to overwrite stale state
+		for _, f := range []string{"subgraph.yaml", "quote.yaml"} {
+			_ = os.Remove(filepath.Join(out, f)) // start from nothing: no stale interaction survives
+		}
 		gql, err := replay.GraphQLRecorder(filepath.Join(out, "subgraph"), replay.HandlerTransport{Handler: fakes.Subgraph}, SubgraphURL(id))
 		if err != nil {
 			return err
 		}
+		quote, err := replay.HTTPRecorder(filepath.Join(out, "quote"), replay.HandlerTransport{Handler: fakes.OneInch})
+		if err != nil {
+			return err
+		}
 		rpcRec := &replay.RPCRecorder{Real: replay.HandlerTransport{Handler: fakes.Node}}
-		recs[id] = recorders{stop: gql.Stop, rpc: rpcRec}
+		recs[id] = recorders{stops: []func() error{gql.Stop, quote.Stop}, rpc: rpcRec}
 		chCopy := *ch
 		chCopy.SubgraphURL, chCopy.RPCURL = SubgraphURL(id), RPCURL(id)
-		u, err := service.Connect(&chCopy, service.ConnectOptions{SubgraphTransport: gql, RPCTransport: rpcRec, UpstreamTimeout: 10 * time.Second})
+		u, err := service.Connect(&chCopy, service.ConnectOptions{SubgraphTransport: gql, RPCTransport: rpcRec, QuoteTransport: quote, UpstreamTimeout: 10 * time.Second})
 		if err != nil {
 			return err
 		}
@@ -73,21 +79,23 @@ func Generate(dir string) error {
 	}
 	svc := service.New(ups)
 	for pass := 0; pass < 2; pass++ {
-		gw, err := gateway.New(gateway.Options{Service: svc, ChainIDs: cfg.ChainIDs(), Logger: slog.New(slog.DiscardHandler), CacheMaxEntries: 100})
+		gw, err := gateway.New(gateway.Options{Service: svc, ChainIDs: cfg.ChainIDs(), Swappers: cfg.SwapperIDs(), Logger: slog.New(slog.DiscardHandler), CacheMaxEntries: 100})
 		if err != nil {
 			return err
 		}
 		for _, r := range Requests {
 			rec := httptest.NewRecorder()
 			gw.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, r.Path, nil))
-			if rec.Code != http.StatusOK {
-				return fmt.Errorf("%s: status %d: %s", r.Name, rec.Code, rec.Body.String())
+			if rec.Code != r.Status() {
+				return fmt.Errorf("%s: status %d, want %d: %s", r.Name, rec.Code, r.Status(), rec.Body.String())
 			}
 		}
 	}
 	for id, r := range recs {
-		if err := r.stop(); err != nil {
-			return err
+		for _, stop := range r.stops {
+			if err := stop(); err != nil {
+				return err
+			}
 		}
 		if err := r.rpc.Save(filepath.Join(dir, fmt.Sprint(id), "rpc.json")); err != nil {
 			return err

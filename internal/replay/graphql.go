@@ -75,24 +75,69 @@ func (n notRecorded) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// getMatcher matches a GET by method and full URL: the 1inch API's answer
+// depends on its query string alone (the key travels in a header).
+func getMatcher(r *http.Request, i cassette.Request) bool {
+	return r.Method == i.Method && r.URL.String() == i.URL
+}
+
+// HTTPReplayer replays the go-vcr cassette name (GET requests matched by
+// URL) from fsys, replay-only. A missing cassette replays nothing: every
+// request fails with ErrNotRecorded.
+func HTTPReplayer(fsys fs.FS, name string) (http.RoundTripper, error) {
+	if _, err := fs.Stat(fsys, name+".yaml"); err != nil {
+		return notRecorded{nothing{}}, nil
+	}
+	rec, err := recorder.New(name,
+		recorder.WithMode(recorder.ModeReplayOnly),
+		recorder.WithFS(cassetteFS{fsys}),
+		recorder.WithMatcher(getMatcher),
+		recorder.WithReplayableInteractions(true),
+		recorder.WithSkipRequestLatency(true),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("http cassette %s: %w", name, err)
+	}
+	return notRecorded{rec}, nil
+}
+
+type nothing struct{}
+
+func (nothing) RoundTrip(*http.Request) (*http.Response, error) {
+	return nil, cassette.ErrInteractionNotFound
+}
+
 // GraphQLRecorder records every request through real into the cassette file
-// path (without ".yaml"). Request headers are dropped (they may carry keys),
-// the URL is replaced by placeholderURL, and timings and dates are zeroed so
-// a recording of the same answers is byte-identical. Call Stop to save.
+// path (without ".yaml"), replacing the URL (which may hold a key) by
+// placeholderURL. See record.
 func GraphQLRecorder(path string, real http.RoundTripper, placeholderURL string) (*recorder.Recorder, error) {
+	return record(path, real, graphQLMatcher, func(i *cassette.Interaction) { i.Request.URL = placeholderURL })
+}
+
+// HTTPRecorder records GET requests through real into path, keeping URLs:
+// for the 1inch API they hold no secret (the key is a header, dropped).
+func HTTPRecorder(path string, real http.RoundTripper) (*recorder.Recorder, error) {
+	return record(path, real, getMatcher, func(*cassette.Interaction) {})
+}
+
+// record makes a record-only recorder whose cassettes carry no secrets and
+// no noise: request headers are dropped (Authorization among them), timings
+// and response headers other than the content type are zeroed, so a
+// recording of the same answers is byte-identical. Call Stop to save.
+func record(path string, real http.RoundTripper, match recorder.MatcherFunc, rewrite func(*cassette.Interaction)) (*recorder.Recorder, error) {
 	scrub := func(i *cassette.Interaction) error {
 		i.Request.Headers = nil
-		i.Request.URL = placeholderURL
 		i.Request.Host = ""
 		i.Request.Form = nil
 		i.Response.Duration = 0
 		i.Response.Headers = http.Header{"Content-Type": {"application/json"}}
+		rewrite(i)
 		return nil
 	}
 	return recorder.New(path,
 		recorder.WithMode(recorder.ModeRecordOnly),
 		recorder.WithRealTransport(real),
-		recorder.WithMatcher(graphQLMatcher),
+		recorder.WithMatcher(match),
 		recorder.WithReplayableInteractions(true),
 		recorder.WithHook(scrub, recorder.AfterCaptureHook),
 	)
