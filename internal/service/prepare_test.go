@@ -19,6 +19,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
@@ -250,4 +251,33 @@ func (f fixedQuote) BatchCallContext(_ context.Context, b []rpc.BatchElem) error
 		*(b[i].Result.(*hexutil.Bytes)) = out
 	}
 	return nil
+}
+
+// The 1inch key comes from the environment variable the config names and
+// travels only as a bearer token.
+func TestOneInchKeyFromEnvironment(t *testing.T) {
+	scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	ch := cfg.Chains[42161]
+	f := scenario.NewFakesFor(ch, scs[0])
+	ch.SubgraphURL, ch.RPCURL = "http://sg.invalid", "http://rpc.invalid"
+	u, err := service.Connect(ch, service.ConnectOptions{
+		SubgraphTransport: replay.HandlerTransport{Handler: f.Subgraph}, RPCTransport: replay.HandlerTransport{Handler: f.Node},
+		QuoteTransport: replay.HandlerTransport{Handler: f.OneInch},
+		Getenv:         func(k string) string { return map[string]string{"CLAMM_1INCH_API_KEY": "k-123"}[k] },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service.New(map[uint64]*service.Upstreams{42161: u})
+	if _, err := svc.PrepareExercise(context.Background(), service.PrepareRequest{ChainID: 42161, Market: scs[0].Market.Address,
+		OptionID: big.NewInt(110), SwapperID: "1inch", Slippage: slippage(t, "1")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.OneInch.LastAuthorization(); got != "Bearer k-123" {
+		t.Fatalf("Authorization %q", got)
+	}
 }
