@@ -32,11 +32,24 @@ const ticks = [
   69082, -69082, 100000, -100000, 500000, -500000,
 ];
 
-function tickPrice(m, t) {
+// priceDecimal is one call asset in put assets at tick t, exactly (120 digits).
+function priceDecimal(m, t) {
   const p = new Decimal('1.0001').pow(t);
-  const v = m.token0IsCall
+  return m.token0IsCall
     ? p.mul(new Decimal(10).pow(m.decimals0 - m.decimals1))
     : new Decimal(10).pow(m.decimals1 - m.decimals0).div(p);
+}
+
+// legAmounts is amount0 and amount1 of liquidity L over [tickLower, tickUpper] (SDK).
+function legAmounts(tickLower, tickUpper, liquidity) {
+  const sa = TickMath.getSqrtRatioAtTick(tickLower);
+  const sb = TickMath.getSqrtRatioAtTick(tickUpper);
+  const L = JSBI.BigInt(liquidity);
+  return [BigInt(SqrtPriceMath.getAmount0Delta(sa, sb, L, false).toString()), BigInt(SqrtPriceMath.getAmount1Delta(sa, sb, L, false).toString())];
+}
+
+function tickPrice(m, t) {
+  const v = priceDecimal(m, t);
   // Number(string) is the float64 nearest the decimal; String(number) its
   // shortest round-trip form, which the Go test parses back and compares.
   return { exact: v.toSignificantDigits(40).toString(), float: String(Number(v.toString())) };
@@ -132,9 +145,7 @@ function strikesChain(file, callsReach, putsReach) {
     else continue;
     const heldIs0 = held === pool.token0;
     const isCall = lc(held) === lc(sc.market.callAsset);
-    const t = isCall ? s.tickUpper : s.tickLower;
-    const p = new Decimal('1.0001').pow(t);
-    const price = t0IsCall ? p.mul(new Decimal(10).pow(dec0 - dec1)) : new Decimal(10).pow(dec1 - dec0).div(p);
+    const price = priceDecimal({ token0IsCall: t0IsCall, decimals0: dec0, decimals1: dec1 }, isCall ? s.tickUpper : s.tickLower);
     const used0 = BigInt(s.usedLiquidity);
     const avail = total > used0 ? total - used0 : 0n;
     const sa = nat(TickMath.getSqrtRatioAtTick(s.tickLower));
@@ -194,9 +205,7 @@ function exerciseHistory(file, user, first, skip) {
       const o = options[e.tokenId];
       const lo = Math.min(...o.legs.map((l) => l.tickLower));
       const hi = Math.max(...o.legs.map((l) => l.tickUpper));
-      const t = o.isCall ? hi : lo;
-      const p = new Decimal('1.0001').pow(t);
-      const strike = t0IsCall ? p.mul(new Decimal(10).pow(dec0 - dec1)) : new Decimal(10).pow(dec1 - dec0).div(p);
+      const strike = priceDecimal({ token0IsCall: t0IsCall, decimals0: dec0, decimals1: dec1 }, o.isCall ? hi : lo);
       const sqrtP = nat(TickMath.getSqrtRatioAtTick(e.tick));
       const raw = new Decimal(sqrtP.toString()).pow(2).div(new Decimal(2).pow(192));
       const exercisePrice = t0IsCall ? raw.mul(new Decimal(10).pow(dec0 - dec1)) : new Decimal(10).pow(dec1 - dec0).div(raw);
@@ -206,11 +215,7 @@ function exerciseHistory(file, user, first, skip) {
       let size = 0n;
       let profit = 0n;
       for (const l of o.legs) {
-        const sa = TickMath.getSqrtRatioAtTick(l.tickLower);
-        const sb = TickMath.getSqrtRatioAtTick(l.tickUpper);
-        const L = JSBI.BigInt(l.liquidity);
-        const a0 = nat(SqrtPriceMath.getAmount0Delta(sa, sb, L, false));
-        const a1 = nat(SqrtPriceMath.getAmount1Delta(sa, sb, L, false));
+        const [a0, a1] = legAmounts(l.tickLower, l.tickUpper, l.liquidity);
         const [toSwap, req] = collateralIs0 ? [a0, a1] : [a1, a0];
         const out = collateralIs0 ? (toSwap * sqrtP * sqrtP) / Q192 : (toSwap * Q192) / (sqrtP * sqrtP);
         size += toSwap;
@@ -272,11 +277,7 @@ function prepare(file, tokenId, slippagePercent) {
   let profit = 0n;
   let minProfit = 0n;
   const legs = o.legs.map((l) => {
-    const sa = TickMath.getSqrtRatioAtTick(l.tickLower);
-    const sb = TickMath.getSqrtRatioAtTick(l.tickUpper);
-    const L = JSBI.BigInt(l.liquidity);
-    const a0 = nat(SqrtPriceMath.getAmount0Delta(sa, sb, L, false));
-    const a1 = nat(SqrtPriceMath.getAmount1Delta(sa, sb, L, false));
+    const [a0, a1] = legAmounts(l.tickLower, l.tickUpper, l.liquidity);
     const [toSwap, req] = collateralIs0 ? [a0, a1] : [a1, a0];
     const afterFee = (toSwap * BigInt(1_000_000 - pool.fee)) / 1_000_000n;
     const out = collateralIs0 ? (afterFee * sqrtP * sqrtP) / Q192 : (afterFee * Q192) / (sqrtP * sqrtP);
