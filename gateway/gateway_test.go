@@ -30,6 +30,12 @@ const (
 // fakes loaded with the demo's Arbitrum scenario.
 func newFakeServer(t *testing.T) (*gateway.Server, *scenario.Fakes) {
 	t.Helper()
+	return newFakeServerWith(t, func(*gateway.Options) {})
+}
+
+// newFakeServerWith lets a test adjust the gateway's options.
+func newFakeServerWith(t *testing.T, adjust func(*gateway.Options)) (*gateway.Server, *scenario.Fakes) {
+	t.Helper()
 	scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +49,9 @@ func newFakeServer(t *testing.T) (*gateway.Server, *scenario.Fakes) {
 		t.Fatal(err)
 	}
 	ups := map[uint64]*service.Upstreams{42161: u, 5000: {Config: cfg.Chains[5000]}}
-	srv, err := gateway.New(gateway.Options{Service: service.New(ups), ChainIDs: cfg.ChainIDs(), Swappers: cfg.SwapperIDs(), CacheMaxEntries: 100})
+	opts := gateway.Options{Service: service.New(ups), ChainIDs: cfg.ChainIDs(), Swappers: cfg.SwapperIDs(), CacheMaxEntries: 100}
+	adjust(&opts)
+	srv, err := gateway.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"net/http"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
@@ -40,7 +41,7 @@ func (s *Server) handleExerciseHistory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := fmt.Sprintf("history|%d|%s|%s|%d|%d", req.ChainID, req.Market.Hex(), req.User.Hex(), req.First, req.Skip)
-	s.serveCached(w, r, key, s.opts.HistoryTTL, func(ctx context.Context) (entry, error) {
+	s.serveCached(w, r, key, cache.Policy{TTL: s.opts.HistoryTTL, Grace: s.opts.StaleGrace}, func(ctx context.Context) (entry, error) {
 		res, err := s.opts.Service.ExerciseHistory(ctx, req)
 		if err != nil {
 			return entry{}, err

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"net/http"
 	"sort"
 	"strings"
@@ -57,7 +58,7 @@ func (s *Server) handlePrepare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := fmt.Sprintf("prepare|%d|%s|%s|%s|%s", req.ChainID, req.Market.Hex(), req.OptionID, req.SwapperID, req.Slippage)
-	s.serveCached(w, r, key, s.opts.PrepareTTL, func(ctx context.Context) (entry, error) {
+	s.serveCached(w, r, key, cache.Policy{TTL: s.opts.PrepareTTL}, func(ctx context.Context) (entry, error) {
 		res, err := s.opts.Service.PrepareExercise(ctx, req)
 		if err != nil {
 			return entry{}, err

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
@@ -32,8 +33,13 @@ type Options struct {
 	PrepareTTL time.Duration
 	// Swappers lists each chain's swapperIds; any other is a 400.
 	Swappers map[uint64][]string
-	// CacheMaxEntries bounds the response cache.
+	// CacheMaxEntries and CacheMaxBytes bound the response cache.
 	CacheMaxEntries int
+	CacheMaxBytes   int64
+	// StaleGrace is how long after its TTL a strikes or history answer may
+	// still be served while it is refreshed, or while refreshes fail.
+	// Prepared exercises are never served stale: their quotes would be.
+	StaleGrace time.Duration
 }
 
 // Server is the gateway's http.Handler.
@@ -50,6 +56,10 @@ type entry struct {
 	body  []byte
 	block uint64
 }
+
+// entryOverhead approximates an entry's bookkeeping beyond its body (key,
+// go-cache item, list element, map slot), so MaxBytes bounds real memory.
+const entryOverhead = 256
 
 // New validates opts and builds the server.
 func New(opts Options) (*Server, error) {
@@ -83,9 +93,15 @@ func New(opts Options) (*Server, error) {
 		opts.Swappers[id] = list
 	}
 	s := &Server{
-		opts:      opts,
-		chains:    map[uint64]bool{},
-		responses: cache.New[entry](cache.Options{MaxEntries: opts.CacheMaxEntries, FillTimeout: opts.RequestTimeout}),
+		opts:   opts,
+		chains: map[uint64]bool{},
+		responses: cache.New[entry](cache.Options{
+			MaxEntries: opts.CacheMaxEntries, MaxBytes: opts.CacheMaxBytes, FillTimeout: opts.RequestTimeout,
+			Size: func(v any) int64 { return int64(len(v.(entry).body)) + entryOverhead },
+			OnRefreshError: func(key string, err error) {
+				opts.Logger.Warn("background refresh failed; serving stale", "key", key, "error", opts.Redact(err.Error()))
+			},
+		}),
 	}
 	for _, id := range opts.ChainIDs {
 		s.chains[id] = true
@@ -102,8 +118,8 @@ func (s *Server) CacheFills() int64 { return s.responses.Fills() }
 
 // serveCached answers from the response cache, filling key with fill on a
 // miss. Only successful fills are stored.
-func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string, ttl time.Duration, fill func(context.Context) (entry, error)) {
-	e, status, err := s.responses.Get(r.Context(), key, ttl, fill)
+func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string, p cache.Policy, fill func(context.Context) (entry, error)) {
+	e, status, age, err := s.responses.Get(r.Context(), key, p, fill)
 	info := requestInfoFrom(r.Context())
 	info.cache = string(status)
 	if err != nil {
@@ -113,6 +129,7 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string,
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Cache", string(status))
+	h.Set("Age", strconv.FormatInt(int64(age/time.Second), 10))
 	if e.block > 0 {
 		h.Set("X-Subgraph-Block", fmt.Sprint(e.block))
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"net/http"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
@@ -42,7 +43,7 @@ func (s *Server) handleStrikesChain(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := fmt.Sprintf("strikes|%d|%s|%d|%d", req.ChainID, req.Market.Hex(), req.CallsReach, req.PutsReach)
-	s.serveCached(w, r, key, s.opts.StrikesTTL, func(ctx context.Context) (entry, error) {
+	s.serveCached(w, r, key, cache.Policy{TTL: s.opts.StrikesTTL, Grace: s.opts.StaleGrace}, func(ctx context.Context) (entry, error) {
 		res, err := s.opts.Service.StrikesChain(ctx, req)
 		if err != nil {
 			return entry{}, err

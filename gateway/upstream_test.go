@@ -1,10 +1,13 @@
 package gateway_test
 
 import (
+	"time"
+
 	"net/http"
 	"sync"
 	"testing"
 
+	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
 )
 
@@ -98,5 +101,35 @@ func TestUpstreamFailuresMapToCodesAndAreNotCached(t *testing.T) {
 				t.Fatalf("after recovery: status %d X-Cache %q (an error was cached?)", rec.Code, rec.Header().Get("X-Cache"))
 			}
 		})
+	}
+}
+
+// Past the TTL the stored bytes are served at once (STALE) while a refresh
+// runs; when the upstream then fails they keep being served within the
+// grace. Prepared exercises are never served stale.
+func TestStaleServingThroughTheGateway(t *testing.T) {
+	srv, f := newFakeServerWith(t, func(o *gateway.Options) {
+		o.StrikesTTL, o.PrepareTTL, o.StaleGrace = time.Nanosecond, time.Nanosecond, time.Hour
+	})
+	first := get(t, srv, strikes)
+	if first.Code != http.StatusOK || first.Header().Get("X-Cache") != "MISS" {
+		t.Fatalf("first: %d %s", first.Code, first.Header().Get("X-Cache"))
+	}
+	f.Subgraph.Fail = func(string) *subgraphtest.Failure { return &subgraphtest.Failure{Status: 503} }
+	for i := 0; i < 3; i++ {
+		rec := get(t, srv, strikes)
+		if rec.Code != http.StatusOK || rec.Header().Get("X-Cache") != "STALE" || rec.Body.String() != first.Body.String() {
+			t.Fatalf("read %d with the subgraph down: %d %s", i, rec.Code, rec.Header().Get("X-Cache"))
+		}
+		if rec.Header().Get("Age") == "" {
+			t.Fatal("no Age header")
+		}
+	}
+	path := gateway.PathExercisePrepare + "?" + query(prepareParams, "", "", false)
+	if rec := get(t, srv, path); rec.Header().Get("X-Cache") != "MISS" {
+		t.Fatalf("prepare first: %s", rec.Header().Get("X-Cache"))
+	}
+	if rec := get(t, srv, path); rec.Header().Get("X-Cache") != "MISS" {
+		t.Fatalf("prepare served %s past its TTL", rec.Header().Get("X-Cache"))
 	}
 }

@@ -65,6 +65,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		PrepareTTL:      cfg.PrepareTTL.D(),
 		Swappers:        cfg.SwapperIDs(),
 		CacheMaxEntries: cfg.CacheMaxEntries,
+		CacheMaxBytes:   cfg.CacheMaxBytes,
+		StaleGrace:      cfg.StaleGrace.D(),
 	})
 	if err != nil {
 		return err

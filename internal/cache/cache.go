@@ -1,16 +1,31 @@
-// Package cache is the gateway's in-memory TTL cache: go-cache for storage,
-// singleflight so one fill per key serves every waiter, and a bound on the
-// number of entries (go-cache has none).
+// Package cache is the gateway's in-memory cache: go-cache for storage with
+// expiry, singleflight so one fill per key serves every waiter, and what
+// go-cache lacks: a bound on entries and bytes, and stale serving.
+//
+// Per entry, a Policy gives a fresh TTL and a Grace after it:
+//
+//   - fresh (age < TTL): served as a HIT;
+//   - stale (TTL <= age < TTL+Grace): served at once as STALE while one
+//     background refresh per key runs (stale-while-revalidate); if the
+//     refresh fails the stale value keeps being served until the grace ends
+//     (stale-if-error);
+//   - beyond TTL+Grace, or absent: a MISS, filled while the caller waits.
 //
 // Fills run on a context detached from the caller that started them, with
 // their own deadline: a client that disconnects must not fail the fill for
 // the others waiting on the same key. Errors are returned, never stored.
+//
+// Eviction: when a write would exceed MaxEntries or MaxBytes, the entries
+// written longest ago are dropped first (FIFO by last write; reads do not
+// reorder, so a hit takes no write lock).
 package cache
 
 import (
+	"container/list"
 	"context"
 	"fmt"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,18 +37,40 @@ import (
 type Status string
 
 const (
-	Hit  Status = "HIT"  // served from the store
-	Miss Status = "MISS" // filled by this call or a shared in-flight fill
+	Hit   Status = "HIT"   // fresh, from the store
+	Stale Status = "STALE" // past its TTL, within grace; a refresh is under way
+	Miss  Status = "MISS"  // filled by this call or a shared in-flight fill
 )
+
+// Policy is how long an entry is fresh, and how long after that it may
+// still be served while being refreshed or while refreshes fail.
+type Policy struct {
+	TTL   time.Duration
+	Grace time.Duration
+}
 
 // Options configure a Cache.
 type Options struct {
-	// MaxEntries bounds the store. When a Set would exceed it, expired
-	// entries are purged first; if still full, entries are evicted in
-	// Go's map iteration order (effectively random) down to 90% of the bound.
 	MaxEntries int
+	// MaxBytes bounds the sum of Size over entries; 0 means no byte bound.
+	MaxBytes int64
+	// Size measures an entry; nil counts every entry as 0 bytes.
+	Size func(any) int64
 	// FillTimeout is the deadline of one fill, independent of any caller.
 	FillTimeout time.Duration
+	// OnRefreshError, if set, hears about failed background refreshes.
+	OnRefreshError func(key string, err error)
+	// Now is the clock (tests move it); nil means time.Now.
+	Now func() time.Time
+}
+
+// entry is what go-cache stores; pointer identity tells a current entry
+// from one already replaced when go-cache reports an eviction.
+type entry[V any] struct {
+	v      V
+	stored time.Time
+	size   int64
+	elem   *list.Element
 }
 
 // Cache maps string keys to values of type V.
@@ -42,10 +79,15 @@ type Cache[V any] struct {
 	group singleflight.Group
 	opts  Options
 	fills atomic.Int64
+
+	mu    sync.Mutex
+	order *list.List // of keys, oldest write first
+	cur   map[string]*entry[V]
+	bytes int64
 }
 
-// New returns an empty cache. go-cache's janitor runs once a minute to drop
-// expired entries.
+// New returns an empty cache. go-cache's janitor drops expired entries once
+// a minute; their bytes count against MaxBytes until then.
 func New[V any](opts Options) *Cache[V] {
 	if opts.MaxEntries <= 0 {
 		opts.MaxEntries = 10000
@@ -53,35 +95,83 @@ func New[V any](opts Options) *Cache[V] {
 	if opts.FillTimeout <= 0 {
 		opts.FillTimeout = 30 * time.Second
 	}
-	return &Cache[V]{store: gocache.New(gocache.NoExpiration, time.Minute), opts: opts}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	c := &Cache[V]{store: gocache.New(gocache.NoExpiration, time.Minute), opts: opts, order: list.New(), cur: map[string]*entry[V]{}}
+	c.store.OnEvicted(func(key string, v any) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if e, ok := v.(*entry[V]); ok && c.cur[key] == e {
+			c.forget(key, e)
+		}
+	})
+	return c
 }
 
-// Fills counts fills started since creation: what tests use to prove coalescing.
+// forget drops key from the accounting; c.mu is held.
+func (c *Cache[V]) forget(key string, e *entry[V]) {
+	delete(c.cur, key)
+	c.order.Remove(e.elem)
+	c.bytes -= e.size
+}
+
+// Fills counts fills started since creation (background refreshes included).
 func (c *Cache[V]) Fills() int64 { return c.fills.Load() }
 
-// Len is the number of stored entries, expired ones included until purged.
-func (c *Cache[V]) Len() int { return c.store.ItemCount() }
-
-// Peek returns a stored, unexpired value without filling.
-func (c *Cache[V]) Peek(key string) (V, bool) {
-	if v, ok := c.store.Get(key); ok {
-		return v.(V), true
-	}
-	var zero V
-	return zero, false
+// Len is the number of stored entries.
+func (c *Cache[V]) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.cur)
 }
 
-// Get returns the value under key, filling it on a miss. Concurrent misses
-// for one key share a single fill. A successful fill is stored for ttl; a
-// failed one is not stored. If ctx ends first, Get returns ctx's error and
-// the fill goes on for the other waiters.
-func (c *Cache[V]) Get(ctx context.Context, key string, ttl time.Duration, fill func(context.Context) (V, error)) (V, Status, error) {
-	if v, ok := c.Peek(key); ok {
-		return v, Hit, nil
+// Bytes is the sum of the stored entries' sizes.
+func (c *Cache[V]) Bytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bytes
+}
+
+// Peek returns a stored value and its age, fresh or stale, without filling.
+func (c *Cache[V]) Peek(key string) (V, time.Duration, bool) {
+	if v, ok := c.store.Get(key); ok {
+		e := v.(*entry[V])
+		return e.v, c.opts.Now().Sub(e.stored), true
 	}
-	ch := c.group.DoChan(key, func() (any, error) {
-		// A fill that started just after another stored the key finds it here.
-		if v, ok := c.Peek(key); ok {
+	var zero V
+	return zero, 0, false
+}
+
+// Get returns the value under key and its age, filling it on a miss and
+// refreshing it in the background when stale. If ctx ends before a miss is
+// filled, Get returns ctx's error and the fill goes on for other waiters.
+func (c *Cache[V]) Get(ctx context.Context, key string, p Policy, fill func(context.Context) (V, error)) (V, Status, time.Duration, error) {
+	if v, age, ok := c.Peek(key); ok && age < p.TTL+p.Grace {
+		if age < p.TTL {
+			return v, Hit, age, nil
+		}
+		c.group.DoChan(key, c.filler(ctx, key, p, fill, true)) // one refresh per key; nobody waits
+		return v, Stale, age, nil
+	}
+	ch := c.group.DoChan(key, c.filler(ctx, key, p, fill, false))
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			var zero V
+			return zero, Miss, 0, r.Err
+		}
+		return r.Val.(V), Miss, 0, nil
+	case <-ctx.Done():
+		var zero V
+		return zero, Miss, 0, ctx.Err()
+	}
+}
+
+func (c *Cache[V]) filler(ctx context.Context, key string, p Policy, fill func(context.Context) (V, error), refresh bool) func() (any, error) {
+	return func() (any, error) {
+		// A miss that queued behind a fill that just stored the key finds it here.
+		if v, age, ok := c.Peek(key); ok && age < p.TTL {
 			return v, nil
 		}
 		c.fills.Add(1)
@@ -89,21 +179,13 @@ func (c *Cache[V]) Get(ctx context.Context, key string, ttl time.Duration, fill 
 		defer cancel()
 		v, err := safeFill(fctx, fill)
 		if err != nil {
+			if refresh && c.opts.OnRefreshError != nil {
+				c.opts.OnRefreshError(key, err)
+			}
 			return nil, err
 		}
-		c.set(key, v, ttl)
+		c.Set(key, v, p)
 		return v, nil
-	})
-	select {
-	case r := <-ch:
-		if r.Err != nil {
-			var zero V
-			return zero, Miss, r.Err
-		}
-		return r.Val.(V), Miss, nil
-	case <-ctx.Done():
-		var zero V
-		return zero, Miss, ctx.Err()
 	}
 }
 
@@ -118,22 +200,35 @@ func safeFill[V any](ctx context.Context, fill func(context.Context) (V, error))
 	return fill(ctx)
 }
 
-// Set stores v under key for ttl, outside any fill.
-func (c *Cache[V]) Set(key string, v V, ttl time.Duration) { c.set(key, v, ttl) }
-
-func (c *Cache[V]) set(key string, v V, ttl time.Duration) {
-	if c.store.ItemCount() >= c.opts.MaxEntries {
-		c.store.DeleteExpired()
-		if n := c.store.ItemCount(); n >= c.opts.MaxEntries {
-			excess := n - c.opts.MaxEntries*9/10
-			for k := range c.store.Items() {
-				if excess <= 0 {
-					break
-				}
-				c.store.Delete(k)
-				excess--
-			}
-		}
+// Set stores v under key, evicting the oldest writes first when a bound
+// would be exceeded. A value larger than MaxBytes on its own is not stored.
+func (c *Cache[V]) Set(key string, v V, p Policy) {
+	var size int64
+	if c.opts.Size != nil {
+		size = c.opts.Size(v)
 	}
-	c.store.Set(key, v, ttl)
+	if (c.opts.MaxBytes > 0 && size > c.opts.MaxBytes) || p.TTL+p.Grace <= 0 {
+		return // too large to keep, or not meant to be kept (0 would mean "never expire" to go-cache)
+	}
+	e := &entry[V]{v: v, stored: c.opts.Now(), size: size}
+	var evict []string
+	c.mu.Lock()
+	if old, ok := c.cur[key]; ok {
+		c.forget(key, old)
+	}
+	for c.order.Len() > 0 && (len(c.cur) >= c.opts.MaxEntries || (c.opts.MaxBytes > 0 && c.bytes+size > c.opts.MaxBytes)) {
+		k := c.order.Front().Value.(string)
+		c.forget(k, c.cur[k])
+		evict = append(evict, k)
+	}
+	e.elem = c.order.PushBack(key)
+	c.cur[key] = e
+	c.bytes += size
+	c.store.Set(key, e, p.TTL+p.Grace)
+	c.mu.Unlock()
+	// Outside c.mu: go-cache calls OnEvicted, which takes it; the entries
+	// are already forgotten, so the callback finds nothing to do.
+	for _, k := range evict {
+		c.store.Delete(k)
+	}
 }

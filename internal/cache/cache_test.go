@@ -3,10 +3,14 @@ package cache
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
 )
+
+var minute = Policy{TTL: time.Minute}
 
 func TestConcurrentMissesFillOnce(t *testing.T) {
 	c := New[int](Options{MaxEntries: 10, FillTimeout: time.Minute})
@@ -17,7 +21,7 @@ func TestConcurrentMissesFillOnce(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			v, _, err := c.Get(context.Background(), "k", time.Minute, func(context.Context) (int, error) {
+			v, _, _, err := c.Get(context.Background(), "k", minute, func(context.Context) (int, error) {
 				<-release
 				return 42, nil
 			})
@@ -56,13 +60,13 @@ func TestCancelledFirstWaiterDoesNotFailOthers(t *testing.T) {
 	ctx1, cancel1 := context.WithCancel(context.Background())
 	first := make(chan error, 1)
 	go func() {
-		_, _, err := c.Get(ctx1, "k", time.Minute, fill)
+		_, _, _, err := c.Get(ctx1, "k", minute, fill)
 		first <- err
 	}()
 	<-started
 	second := make(chan string, 1)
 	go func() {
-		v, _, err := c.Get(context.Background(), "k", time.Minute, fill)
+		v, _, _, err := c.Get(context.Background(), "k", minute, fill)
 		if err != nil {
 			t.Error(err)
 		}
@@ -76,7 +80,7 @@ func TestCancelledFirstWaiterDoesNotFailOthers(t *testing.T) {
 	if v := <-second; v != "ok" {
 		t.Fatalf("second waiter got %q", v)
 	}
-	if v, ok := c.Peek("k"); !ok || v != "ok" {
+	if v, _, ok := c.Peek("k"); !ok || v != "ok" {
 		t.Fatal("value not stored")
 	}
 }
@@ -84,35 +88,150 @@ func TestCancelledFirstWaiterDoesNotFailOthers(t *testing.T) {
 func TestErrorsAreNotStored(t *testing.T) {
 	c := New[int](Options{MaxEntries: 10})
 	boom := errors.New("boom")
-	if _, _, err := c.Get(context.Background(), "k", time.Minute, func(context.Context) (int, error) { return 0, boom }); !errors.Is(err, boom) {
+	if _, _, _, err := c.Get(context.Background(), "k", minute, func(context.Context) (int, error) { return 0, boom }); !errors.Is(err, boom) {
 		t.Fatal(err)
 	}
-	if _, ok := c.Peek("k"); ok {
+	if _, _, ok := c.Peek("k"); ok {
 		t.Fatal("error result stored")
 	}
-	v, st, err := c.Get(context.Background(), "k", time.Minute, func(context.Context) (int, error) { return 7, nil })
+	v, st, _, err := c.Get(context.Background(), "k", minute, func(context.Context) (int, error) { return 7, nil })
 	if err != nil || v != 7 || st != Miss {
 		t.Fatalf("%v %v %v", v, st, err)
 	}
-	if _, st, _ := c.Get(context.Background(), "k", time.Minute, nil); st != Hit {
+	if _, st, _, _ := c.Get(context.Background(), "k", minute, nil); st != Hit {
 		t.Fatalf("status %v", st)
 	}
 }
 
 func TestPanickingFillBecomesError(t *testing.T) {
 	c := New[int](Options{MaxEntries: 10})
-	_, _, err := c.Get(context.Background(), "k", time.Minute, func(context.Context) (int, error) { panic("bad") })
+	_, _, _, err := c.Get(context.Background(), "k", minute, func(context.Context) (int, error) { panic("bad") })
 	if err == nil {
 		t.Fatal("no error")
 	}
 }
 
-func TestEntryBound(t *testing.T) {
-	c := New[int](Options{MaxEntries: 100})
+// Past its TTL a value is served at once as STALE while exactly one
+// background refresh runs; when the refresh fails the stale value is served
+// until the grace ends, then the error reaches the caller.
+func TestStaleWhileRevalidateAndStaleIfError(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Unix(1_700_000_000, 0)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	c := New[int](Options{MaxEntries: 10, Now: clock})
+	p := Policy{TTL: time.Minute, Grace: time.Hour}
+	c.Set("k", 1, p)
+	if _, st, _, _ := c.Get(context.Background(), "k", p, nil); st != Hit {
+		t.Fatalf("fresh read: %v", st)
+	}
+	advance(2 * time.Minute)
+
+	release := make(chan struct{})
+	refreshed := make(chan struct{})
+	fill := func(context.Context) (int, error) {
+		<-release
+		defer close(refreshed)
+		return 2, nil
+	}
+	for i := 0; i < 20; i++ {
+		v, st, _, err := c.Get(context.Background(), "k", p, fill)
+		if err != nil || v != 1 || st != Stale {
+			t.Fatalf("read %d: %v %v %v", i, v, st, err)
+		}
+	}
+	close(release)
+	<-refreshed
+	waitFor(t, func() bool { v, _, _ := c.Peek("k"); return v == 2 })
+	if c.Fills() != 1 {
+		t.Fatalf("%d refreshes for 20 stale reads, want 1", c.Fills())
+	}
+	advance(2 * time.Minute) // the refreshed value is stale in turn
+
+	// Refreshes fail: stale keeps being served within grace.
+	failed := make(chan struct{}, 10)
+	failing := func(context.Context) (int, error) { failed <- struct{}{}; return 0, errors.New("upstream down") }
+	for i := 0; i < 3; i++ {
+		v, st, _, err := c.Get(context.Background(), "k", p, failing)
+		if err != nil || v != 2 || st != Stale {
+			t.Fatalf("stale-if-error read %d: %v %v %v", i, v, st, err)
+		}
+		<-failed
+	}
+	// Grace over: the stale value is no longer served; the error is.
+	advance(2 * time.Hour)
+	go func() { <-failed }()
+	if _, st, _, err := c.Get(context.Background(), "k", p, failing); err == nil {
+		t.Fatalf("served %v past the grace instead of the error", st)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
 	for i := 0; i < 1000; i++ {
-		c.Set(string(rune('a'+i%26))+string(rune(i)), i, time.Minute)
+		if cond() {
+			return
+		}
+		runtime.Gosched()
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("condition never held")
+}
+
+func TestEntryAndByteBounds(t *testing.T) {
+	c := New[[]byte](Options{MaxEntries: 100, MaxBytes: 10_000, Size: func(v any) int64 { return int64(len(v.([]byte))) }})
+	for i := 0; i < 1000; i++ {
+		c.Set(fmt.Sprint(i), make([]byte, 50), minute)
 	}
 	if n := c.Len(); n > 100 {
 		t.Fatalf("%d entries, bound 100", n)
+	}
+	for i := 0; i < 1000; i++ {
+		c.Set(fmt.Sprint("big", i), make([]byte, 900), minute)
+	}
+	if b := c.Bytes(); b > 10_000 {
+		t.Fatalf("%d bytes, bound 10000", b)
+	}
+	// The newest writes survive, the oldest went first.
+	if _, _, ok := c.Peek("big999"); !ok {
+		t.Fatal("newest entry evicted")
+	}
+	if _, _, ok := c.Peek("big0"); ok {
+		t.Fatal("oldest entry kept")
+	}
+	// Too large for the bound on its own: not stored, nothing evicted for it.
+	c.Set("huge", make([]byte, 20_000), minute)
+	if _, _, ok := c.Peek("huge"); ok {
+		t.Fatal("entry above MaxBytes stored")
+	}
+}
+
+// A million distinct keys through a cache bounded at 8 MiB: its accounting
+// never exceeds the bound and the heap after GC stays within it plus the
+// cache's fixed structures, not growing with the keys requested.
+func TestMillionKeysStayWithinBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a million inserts")
+	}
+	const bound = 8 << 20
+	c := New[[]byte](Options{MaxEntries: 1 << 30, MaxBytes: bound, Size: func(v any) int64 { return int64(len(v.([]byte))) + 256 }})
+	var base runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&base)
+	body := make([]byte, 200)
+	for i := 0; i < 1_000_000; i++ {
+		v := append([]byte(nil), body...)
+		c.Set(fmt.Sprintf("strikes|42161|0x%040x|%d|%d", i, i%1000, i%7), v, minute)
+		if i%100_000 == 0 && c.Bytes() > bound {
+			t.Fatalf("after %d keys: %d bytes > %d", i, c.Bytes(), bound)
+		}
+	}
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	grown := int64(after.HeapAlloc) - int64(base.HeapAlloc)
+	t.Logf("entries %d, accounted %d bytes, heap grew %d bytes", c.Len(), c.Bytes(), grown)
+	if c.Bytes() > bound || grown > 2*bound {
+		t.Fatalf("accounted %d, heap grew %d; bound %d", c.Bytes(), grown, bound)
 	}
 }

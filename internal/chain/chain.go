@@ -211,7 +211,7 @@ func upstreamGarbage(err error) error {
 // Market returns the market's immutables: from the cache, or read cold in
 // two rounds (market getters, then pool, tokens and slot0 in one batch).
 func (r *Reader) Market(ctx context.Context, market common.Address) (*MarketInfo, error) {
-	if info, ok := r.immutables.Peek(market.Hex()); ok {
+	if info, _, ok := r.immutables.Peek(market.Hex()); ok {
 		return info, nil
 	}
 	info, _, err := r.cold(ctx, market)
@@ -221,7 +221,7 @@ func (r *Reader) Market(ctx context.Context, market common.Address) (*MarketInfo
 // MarketSnapshot returns the market's immutables and its prime pool's slot0.
 // Cold, it takes two rounds; with the immutables cached it takes one.
 func (r *Reader) MarketSnapshot(ctx context.Context, market common.Address) (*MarketInfo, PoolState, error) {
-	if info, ok := r.immutables.Peek(market.Hex()); ok {
+	if info, _, ok := r.immutables.Peek(market.Hex()); ok {
 		st, err := r.slot0(ctx, info.Pool)
 		return info, st, err
 	}
@@ -271,7 +271,7 @@ func (r *Reader) cold(ctx context.Context, market common.Address) (*MarketInfo, 
 	if err != nil {
 		return nil, PoolState{}, upstreamGarbage(err)
 	}
-	r.immutables.Set(market.Hex(), info, r.ttl)
+	r.immutables.Set(market.Hex(), info, cache.Policy{TTL: r.ttl})
 	return info, st, nil
 }
 

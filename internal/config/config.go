@@ -34,6 +34,8 @@ type Config struct {
 	PrepareTTL      Duration          `json:"prepareTTL"`
 	ImmutablesTTL   Duration          `json:"immutablesTTL"`
 	CacheMaxEntries int               `json:"cacheMaxEntries"`
+	CacheMaxBytes   int64             `json:"cacheMaxBytes"`
+	StaleGrace      Duration          `json:"staleGrace"`
 	Chains          map[uint64]*Chain `json:"chains"`
 }
 
@@ -126,6 +128,8 @@ func Default() *Config {
 //	CLAMM_HISTORY_TTL                 cache TTL of exercise-history pages ("10s")
 //	CLAMM_PREPARE_TTL                 cache TTL of prepared exercises ("2s")
 //	CLAMM_CACHE_MAX_ENTRIES           bound on cached responses (10000)
+//	CLAMM_CACHE_MAX_BYTES             bound on cached response bytes (268435456)
+//	CLAMM_STALE_GRACE                 how long past its TTL an answer may be served stale ("60s")
 //	CLAMM_CHAINS                      extra chain ids to configure from the environment alone
 //
 // A chain id that appears only in the environment is added with empty registries.
@@ -193,6 +197,7 @@ func applyEnv(c *Config, getenv func(string) string) error {
 		"CLAMM_STRIKES_TTL":      &c.StrikesTTL,
 		"CLAMM_HISTORY_TTL":      &c.HistoryTTL,
 		"CLAMM_PREPARE_TTL":      &c.PrepareTTL,
+		"CLAMM_STALE_GRACE":      &c.StaleGrace,
 	} {
 		if v := getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
@@ -208,6 +213,13 @@ func applyEnv(c *Config, getenv func(string) string) error {
 			return fmt.Errorf("CLAMM_CACHE_MAX_ENTRIES: %w", err)
 		}
 		c.CacheMaxEntries = n
+	}
+	if v := getenv("CLAMM_CACHE_MAX_BYTES"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("CLAMM_CACHE_MAX_BYTES: %w", err)
+		}
+		c.CacheMaxBytes = n
 	}
 	// Chain URLs: the environment wins over file and defaults.
 	for _, id := range envChainIDs(getenv, c) {
@@ -251,8 +263,8 @@ func (c *Config) Validate() error {
 	if c.UpstreamTimeout <= 0 || c.RequestTimeout <= 0 {
 		return fmt.Errorf("timeouts must be positive")
 	}
-	if c.CacheMaxEntries <= 0 {
-		return fmt.Errorf("cacheMaxEntries must be positive")
+	if c.CacheMaxEntries <= 0 || c.CacheMaxBytes <= 0 {
+		return fmt.Errorf("cacheMaxEntries and cacheMaxBytes must be positive")
 	}
 	for id, ch := range c.Chains {
 		ch.ID = id
