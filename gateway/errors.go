@@ -1,8 +1,6 @@
 package gateway
 
 import (
-	"context"
-	"errors"
 	"net/http"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -44,12 +42,8 @@ func statusOf(k problem.Kind) int {
 // writeError writes err as the JSON error shape. Unknown errors become a
 // generic internal error; the cause goes to the log, never to the client.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, context.DeadlineExceeded) && r.Context().Err() != nil {
-		err = problem.New(problem.UpstreamTimeout, "TIMEOUT", "the request did not complete within the gateway's deadline")
-	}
 	p := problem.As(err)
-	info := requestInfoFrom(r.Context())
-	info.err = err
+	exchangeOf(w).err = err
 	status := statusOf(p.Kind)
 	msg := p.Message
 	if p.Kind == problem.Internal {

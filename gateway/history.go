@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"fmt"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"net/http"
 
@@ -40,8 +39,12 @@ func (s *Server) handleExerciseHistory(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	key := fmt.Sprintf("history|%d|%s|%s|%d|%d", req.ChainID, req.Market.Hex(), req.User.Hex(), req.First, req.Skip)
-	s.serveCached(w, r, key, cache.Policy{TTL: s.opts.HistoryTTL, Grace: s.opts.StaleGrace}, func(ctx context.Context) (entry, error) {
+	key := newKey("history").uint(req.ChainID).addr(req.Market).addr(req.User).int(req.First).int(req.Skip).String()
+	policy := cache.Policy{TTL: s.opts.HistoryTTL, Grace: s.opts.StaleGrace}
+	if s.serveHit(w, r, key, policy) {
+		return
+	}
+	s.serveCached(w, r, key, policy, func(ctx context.Context) (entry, error) {
 		res, err := s.opts.Service.ExerciseHistory(ctx, req)
 		if err != nil {
 			return entry{}, err

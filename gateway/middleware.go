@@ -1,76 +1,82 @@
 package gateway
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
-type ctxKey struct{}
-
-// requestInfo is filled in as a request travels and logged once at the end.
-type requestInfo struct {
+// exchange is one request as it travels: the response writer that records
+// the status, and what the access log line reports. It rides in the
+// ResponseWriter rather than the context so a cache hit allocates no
+// context: handlers reach it with exchangeOf(w).
+type exchange struct {
+	http.ResponseWriter
+	status int
 	id     string
 	route  string
 	cache  string
-	status int
 	err    error
 }
 
-func requestInfoFrom(ctx context.Context) *requestInfo {
-	if ri, ok := ctx.Value(ctxKey{}).(*requestInfo); ok {
-		return ri
+func (x *exchange) WriteHeader(code int) {
+	if x.status == 0 {
+		x.status = code
 	}
-	return &requestInfo{}
+	x.ResponseWriter.WriteHeader(code)
 }
 
-type statusWriter struct {
-	http.ResponseWriter
-	status int
+func (x *exchange) Write(b []byte) (int, error) {
+	if x.status == 0 {
+		x.status = http.StatusOK
+	}
+	return x.ResponseWriter.Write(b)
 }
 
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (x *exchange) Unwrap() http.ResponseWriter { return x.ResponseWriter }
+
+// exchangeOf returns the request's exchange; outside the middleware (unit
+// tests of a handler) a throwaway one.
+func exchangeOf(w http.ResponseWriter) *exchange {
+	if x, ok := w.(*exchange); ok {
+		return x
 	}
-	w.ResponseWriter.WriteHeader(code)
+	return &exchange{ResponseWriter: w}
 }
 
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
+// requestIDs numbers requests; the process start time keeps ids unique
+// across restarts without a random read per request.
+var (
+	requestSeq    atomic.Uint64
+	requestPrefix = strconv.FormatInt(time.Now().UnixNano()%1e9, 36) + "-"
+)
 
 // middleware wraps the whole router (mux's own Use skips 404 and 405):
-// request id, deadline, recover, and one access-log line per request.
+// request id, recover, and one access-log line per request. Deadlines are
+// set where a request waits on upstreams (serveMiss), not here: a cache hit
+// waits on nothing.
 func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		info := &requestInfo{id: requestID(r), route: "unmatched"}
-		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), ctxKey{}, info), s.opts.RequestTimeout)
-		defer cancel()
-		r = r.WithContext(ctx)
-		sw := &statusWriter{ResponseWriter: w}
-		sw.Header().Set("X-Request-Id", info.id)
+		x := &exchange{ResponseWriter: w, id: requestID(r), route: "unmatched"}
+		w.Header()["X-Request-Id"] = []string{x.id}
 		defer func() {
 			if p := recover(); p != nil {
-				info.err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
-				if sw.status == 0 {
-					s.writeError(sw, r, problem.New(problem.Internal, "INTERNAL", "internal error"))
+				x.err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+				if x.status == 0 {
+					s.writeError(x, r, problem.New(problem.Internal, "INTERNAL", "internal error"))
 				}
 			}
-			s.logRequest(r, info, sw.status, time.Since(start))
+			s.logRequest(r, x, time.Since(start))
 		}()
-		next.ServeHTTP(sw, r)
+		next.ServeHTTP(x, r)
 	})
 }
 
@@ -78,41 +84,44 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 // never the raw path, which holds user input.
 func (s *Server) route(template string, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requestInfoFrom(r.Context()).route = template
+		exchangeOf(w).route = template
 		h(w, r)
 	})
 }
 
-func (s *Server) logRequest(r *http.Request, info *requestInfo, status int, d time.Duration) {
+func (s *Server) logRequest(r *http.Request, x *exchange, d time.Duration) {
+	level := slog.LevelInfo
+	if x.err != nil && x.status >= 500 {
+		level = slog.LevelWarn
+	}
+	if !s.opts.Logger.Enabled(r.Context(), level) {
+		return
+	}
 	attrs := []slog.Attr{
-		slog.String("id", info.id),
+		slog.String("id", x.id),
 		slog.String("method", r.Method),
-		slog.String("route", info.route),
-		slog.Int("status", status),
+		slog.String("route", x.route),
+		slog.Int("status", x.status),
 		slog.Duration("latency", d),
 	}
-	if info.cache != "" {
-		attrs = append(attrs, slog.String("cache", info.cache))
+	if x.cache != "" {
+		attrs = append(attrs, slog.String("cache", x.cache))
 	}
-	level := slog.LevelInfo
-	if info.err != nil {
+	if x.err != nil {
 		// Transport errors quote the upstream URL, which may hold an API
 		// key: the text goes through Redact before it reaches the log.
-		attrs = append(attrs, slog.String("error", s.opts.Redact(info.err.Error())))
-		if status >= 500 {
-			level = slog.LevelWarn
-		}
+		attrs = append(attrs, slog.String("error", s.opts.Redact(x.err.Error())))
 	}
 	s.opts.Logger.LogAttrs(r.Context(), level, "request", attrs...)
 }
 
+// requestID keeps a client's X-Request-Id when it is a short token,
+// otherwise numbers the request.
 func requestID(r *http.Request) string {
-	if id := r.Header.Get("X-Request-Id"); id != "" && len(id) <= 64 && isToken(id) {
-		return id
+	if ids := r.Header["X-Request-Id"]; len(ids) == 1 && len(ids[0]) <= 64 && isToken(ids[0]) && ids[0] != "" {
+		return ids[0]
 	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	return requestPrefix + strconv.FormatUint(requestSeq.Add(1), 36)
 }
 
 func isToken(s string) bool {

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"fmt"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"net/http"
 	"sort"
@@ -57,8 +56,12 @@ func (s *Server) handlePrepare(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	key := fmt.Sprintf("prepare|%d|%s|%s|%s|%s", req.ChainID, req.Market.Hex(), req.OptionID, req.SwapperID, req.Slippage)
-	s.serveCached(w, r, key, cache.Policy{TTL: s.opts.PrepareTTL}, func(ctx context.Context) (entry, error) {
+	key := newKey("prepare").uint(req.ChainID).addr(req.Market).big(req.OptionID).str(req.SwapperID).str(req.Slippage.String()).String()
+	policy := cache.Policy{TTL: s.opts.PrepareTTL}
+	if s.serveHit(w, r, key, policy) {
+		return
+	}
+	s.serveCached(w, r, key, policy, func(ctx context.Context) (entry, error) {
 		res, err := s.opts.Service.PrepareExercise(ctx, req)
 		if err != nil {
 			return entry{}, err

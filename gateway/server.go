@@ -3,7 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"log/slog"
 	"net/http"
 	"sort"
@@ -53,8 +53,8 @@ type Server struct {
 // entry is a cached response: encoded bytes plus what the headers need, so a
 // hit does no encoding at all.
 type entry struct {
-	body  []byte
-	block uint64
+	body        []byte
+	blockHeader []string // X-Subgraph-Block, built once at fill time
 }
 
 // entryOverhead approximates an entry's bookkeeping beyond its body (key,
@@ -116,22 +116,62 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // CacheFills counts response-cache fills (for tests and metrics).
 func (s *Server) CacheFills() int64 { return s.responses.Fills() }
 
+// Header values shared by every response: net/http only reads them, so
+// one slice serves all, and a hit allocates none.
+var (
+	jsonContentType = []string{"application/json"}
+	xCache          = map[cache.Status][]string{cache.Hit: {"HIT"}, cache.Miss: {"MISS"}, cache.Stale: {"STALE"}}
+	ageValues       = func() [][]string {
+		v := make([][]string, 3600)
+		for i := range v {
+			v[i] = []string{strconv.Itoa(i)}
+		}
+		return v
+	}()
+)
+
+// serveHit answers a fresh cache hit and reports whether it did. Handlers
+// call it before building their fill closure, so a hit allocates neither
+// the closure nor a deadline.
+func (s *Server) serveHit(w http.ResponseWriter, r *http.Request, key string, p cache.Policy) bool {
+	e, age, ok := s.responses.Peek(key)
+	if !ok || age >= p.TTL {
+		return false
+	}
+	s.writeEntry(w, r, e, cache.Hit, age)
+	return true
+}
+
 // serveCached answers from the response cache, filling key with fill on a
-// miss. Only successful fills are stored.
+// miss (stale entries are served while refreshed). Only successful fills are
+// stored. The wait for a fill is bounded by the request timeout.
 func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string, p cache.Policy, fill func(context.Context) (entry, error)) {
-	e, status, age, err := s.responses.Get(r.Context(), key, p, fill)
-	info := requestInfoFrom(r.Context())
-	info.cache = string(status)
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
+	defer cancel()
+	e, status, age, err := s.responses.Get(ctx, key, p, fill)
 	if err != nil {
+		exchangeOf(w).cache = string(status)
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+			err = problem.New(problem.UpstreamTimeout, "TIMEOUT", "the request did not complete within the gateway's deadline")
+		}
 		s.writeError(w, r, err)
 		return
 	}
+	s.writeEntry(w, r, e, status, age)
+}
+
+func (s *Server) writeEntry(w http.ResponseWriter, r *http.Request, e entry, status cache.Status, age time.Duration) {
+	exchangeOf(w).cache = string(status)
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("X-Cache", string(status))
-	h.Set("Age", strconv.FormatInt(int64(age/time.Second), 10))
-	if e.block > 0 {
-		h.Set("X-Subgraph-Block", fmt.Sprint(e.block))
+	h["Content-Type"] = jsonContentType
+	h["X-Cache"] = xCache[status]
+	if sec := int(age / time.Second); sec < len(ageValues) {
+		h["Age"] = ageValues[sec]
+	} else {
+		h["Age"] = []string{strconv.Itoa(sec)}
+	}
+	if e.blockHeader != nil {
+		h["X-Subgraph-Block"] = e.blockHeader
 	}
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"net/http"
+	"strconv"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
@@ -42,8 +43,12 @@ func (s *Server) handleStrikesChain(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	key := fmt.Sprintf("strikes|%d|%s|%d|%d", req.ChainID, req.Market.Hex(), req.CallsReach, req.PutsReach)
-	s.serveCached(w, r, key, cache.Policy{TTL: s.opts.StrikesTTL, Grace: s.opts.StaleGrace}, func(ctx context.Context) (entry, error) {
+	key := newKey("strikes").uint(req.ChainID).addr(req.Market).int(req.CallsReach).int(req.PutsReach).String()
+	policy := cache.Policy{TTL: s.opts.StrikesTTL, Grace: s.opts.StaleGrace}
+	if s.serveHit(w, r, key, policy) {
+		return
+	}
+	s.serveCached(w, r, key, policy, func(ctx context.Context) (entry, error) {
 		res, err := s.opts.Service.StrikesChain(ctx, req)
 		if err != nil {
 			return entry{}, err
@@ -58,7 +63,11 @@ func encode(v any, block uint64) (entry, error) {
 	if err != nil {
 		return entry{}, fmt.Errorf("encode response: %w", err)
 	}
-	return entry{body: body, block: block}, nil
+	e := entry{body: body}
+	if block > 0 {
+		e.blockHeader = []string{strconv.FormatUint(block, 10)}
+	}
+	return e, nil
 }
 
 // marshal is json.Marshal without HTML escaping: responses are JSON for

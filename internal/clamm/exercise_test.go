@@ -143,6 +143,15 @@ func TestParseSlippage(t *testing.T) {
 	}
 }
 
+func TestSlippageString(t *testing.T) {
+	for in, want := range map[string]string{"1": "1", "1.0": "1", "0.50": "0.5", "2.25": "2.25", "0.000001": "0.000001", "050": "50", "10.010": "10.01"} {
+		s, err := ParseSlippage(in, 50)
+		if err != nil || s.String() != want {
+			t.Errorf("%s: %q %v, want %s", in, s.String(), err, want)
+		}
+	}
+}
+
 func TestExerciseLegSides(t *testing.T) {
 	l := big.NewInt(1_000_000_000_000_000_000)
 	a0, a1, _ := RangeAmounts(-196250, -196240, l)

@@ -3,6 +3,7 @@ package clamm
 import (
 	"errors"
 	"math/big"
+	"strconv"
 	"strings"
 )
 
@@ -10,41 +11,53 @@ import (
 const MaxSlippagePlaces = 6
 
 // Slippage is a tolerance in percent (1 means 1%), held as an exact
-// fraction so applying it never goes through a float.
+// fraction num/den (den a power of ten) so applying it never goes through
+// a float. Small integers suffice: at most 3 integer and 6 fractional digits.
 type Slippage struct {
-	text string
-	num  *big.Int // percent * 10^places
-	den  *big.Int // 10^places
+	num int64 // percent * den
+	den int64 // 10^places
 }
+
+var errSlippageFormat = errors.New("must be a decimal number like 1 or 0.5, with at most 6 decimals")
 
 // ParseSlippage accepts a plain decimal ("1", "0.5", "2.25") with at most
 // MaxSlippagePlaces fractional digits, greater than 0 and at most max.
 func ParseSlippage(s string, max int64) (Slippage, error) {
 	intPart, frac, hasDot := strings.Cut(s, ".")
 	if intPart == "" || (hasDot && frac == "") || len(frac) > MaxSlippagePlaces || len(intPart) > 3 {
-		return Slippage{}, errors.New("must be a decimal number like 1 or 0.5, with at most 6 decimals")
+		return Slippage{}, errSlippageFormat
 	}
+	num, den := int64(0), int64(1)
 	for _, c := range intPart + frac {
 		if c < '0' || c > '9' {
-			return Slippage{}, errors.New("must be a decimal number like 1 or 0.5, with at most 6 decimals")
+			return Slippage{}, errSlippageFormat
 		}
+		num = num*10 + int64(c-'0')
 	}
-	num, _ := new(big.Int).SetString(intPart+frac, 10)
-	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(len(frac))), nil)
-	limit := new(big.Int).Mul(big.NewInt(max), den)
-	if num.Sign() <= 0 || num.Cmp(limit) > 0 {
-		return Slippage{}, errors.New("must be greater than 0 and at most " + big.NewInt(max).String())
+	for range frac {
+		den *= 10
 	}
-	return Slippage{text: s, num: num, den: den}, nil
+	if num <= 0 || num > max*den {
+		return Slippage{}, errors.New("must be greater than 0 and at most " + strconv.FormatInt(max, 10))
+	}
+	return Slippage{num: num, den: den}, nil
 }
 
-// String is the slippage as given, in percent (what 1inch's API takes).
-func (s Slippage) String() string { return s.text }
+// String is the slippage in percent, shortest form ("1", "0.5"): what the
+// 1inch API takes, and a cache key part under which "1" and "1.0" agree.
+func (s Slippage) String() string {
+	ip, fp := s.num/s.den, s.num%s.den
+	if fp == 0 {
+		return strconv.FormatInt(ip, 10)
+	}
+	frac := strconv.FormatInt(fp+s.den, 10)[1:] // zero-padded to the den's digits
+	return strconv.FormatInt(ip, 10) + "." + strings.TrimRight(frac, "0")
+}
 
 // MinOut is floor(out * (100 - slippage) / 100): the least a swap quoted at
 // out may deliver. It only ever lowers the amount.
 func (s Slippage) MinOut(out *big.Int) *big.Int {
-	hundred := new(big.Int).Mul(big.NewInt(100), s.den)
-	v := new(big.Int).Mul(out, new(big.Int).Sub(hundred, s.num))
+	hundred := big.NewInt(100 * s.den)
+	v := new(big.Int).Mul(out, big.NewInt(100*s.den-s.num))
 	return v.Quo(v, hundred)
 }
