@@ -6,7 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"sort"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/gorilla/mux"
@@ -137,4 +140,160 @@ func pathOnly(p string) string {
 		}
 	}
 	return p
+}
+
+// slow delays every round trip by d before the fake answers: a remote
+// upstream's latency, for measuring what the gateway adds on a miss. It
+// records when each round trip was in flight.
+type slow struct {
+	d   time.Duration
+	rt  http.RoundTripper
+	log *flights
+}
+
+func (s slow) RoundTrip(r *http.Request) (*http.Response, error) {
+	start := time.Now()
+	time.Sleep(s.d)
+	resp, err := s.rt.RoundTrip(r)
+	s.log.add(start, time.Now())
+	return resp, err
+}
+
+// flights collects upstream round trips' intervals.
+type flights struct {
+	mu   sync.Mutex
+	ivls [][2]time.Time
+}
+
+func (f *flights) add(a, b time.Time) {
+	f.mu.Lock()
+	f.ivls = append(f.ivls, [2]time.Time{a, b})
+	f.mu.Unlock()
+}
+
+func (f *flights) reset() {
+	f.mu.Lock()
+	f.ivls = f.ivls[:0]
+	f.mu.Unlock()
+}
+
+// inFlight is the time at least one upstream round trip was under way: the
+// upstream critical path as it actually ran (sleeps overshoot their nominal
+// length by a fraction of a millisecond on a loaded machine).
+func (f *flights) inFlight() time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	iv := append([][2]time.Time(nil), f.ivls...)
+	sort.Slice(iv, func(i, j int) bool { return iv[i][0].Before(iv[j][0]) })
+	var total time.Duration
+	var cur [2]time.Time
+	for i, x := range iv {
+		if i == 0 || x[0].After(cur[1]) {
+			if i > 0 {
+				total += cur[1].Sub(cur[0])
+			}
+			cur = x
+			continue
+		}
+		if x[1].After(cur[1]) {
+			cur[1] = x[1]
+		}
+	}
+	if len(iv) > 0 {
+		total += cur[1].Sub(cur[0])
+	}
+	return total
+}
+
+// BenchmarkColdPath measures cache misses against fakes with fixed
+// latencies (subgraph 100 ms, RPC 20 ms, 1inch 150 ms). It reports the
+// miss latency, the time upstream round trips were actually in flight
+// (ms-upstream), the latency minus the nominal critical path
+// (ms-over-nominal) and minus the measured one (ms-gateway: what the
+// gateway itself adds). Nominal critical paths:
+//
+//	strikes (market immutables cached): slot0 (RPC) -> strikes (subgraph)  = 120 ms
+//	strikes, first sight of a market:   RPC -> RPC -> subgraph              = 140 ms
+//	history: market (cached) || exercises (subgraph)                        = 100 ms
+//	prepare uni-v3: position (RPC) -> quotes (RPC batch) -> simulate (RPC) =  60 ms
+//	prepare 1inch:  position (RPC) -> quotes (1inch, legs in parallel) -> simulate (RPC) = 190 ms
+func BenchmarkColdPath(b *testing.B) {
+	const sub, rpcD, quote = 100 * time.Millisecond, 20 * time.Millisecond, 150 * time.Millisecond
+	demo, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := scenario.NewFakes(demo[0])
+	cfg := config.Default()
+	ch := cfg.Chains[42161]
+	ch.SubgraphURL, ch.RPCURL = "http://fake-subgraph.invalid", "http://fake-rpc.invalid"
+	log := &flights{}
+	connect := func() *gateway.Server {
+		u, err := service.Connect(ch, service.ConnectOptions{SubgraphTransport: slow{sub, transport(f.Subgraph), log},
+			RPCTransport: slow{rpcD, transport(f.Node), log}, QuoteTransport: slow{quote, transport(f.OneInch), log}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161},
+			Swappers: cfg.SwapperIDs(), CacheMaxEntries: 100000, CacheMaxBytes: 1 << 30})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return srv
+	}
+	cases := []struct {
+		name     string
+		critical time.Duration
+		warm     bool // market immutables read once before timing
+		path     func(i int) string
+	}{
+		{"strikes", 120 * time.Millisecond, true, func(i int) string {
+			return fmt.Sprintf("%s?optionMarket=%s&chainId=42161&callsReach=%d&putsReach=100", gateway.PathStrikesChain, wethUSDC, 1+i%1000)
+		}},
+		{"strikes-first-sight", 140 * time.Millisecond, false, func(i int) string {
+			return fmt.Sprintf("%s?optionMarket=%s&chainId=42161&callsReach=%d&putsReach=100", gateway.PathStrikesChain, wethUSDC, 1+i%1000)
+		}},
+		{"history", 100 * time.Millisecond, true, func(i int) string {
+			return fmt.Sprintf("%s?chainId=42161&user=%s&optionMarket=%s&first=%d&skip=0", gateway.PathExerciseHistory, alice, wethUSDC, 1+i%1000)
+		}},
+		{"prepare-uni-v3", 60 * time.Millisecond, true, func(i int) string {
+			return fmt.Sprintf("%s?chainId=42161&optionMarket=%s&optionId=110&swapperId=uni-v3&slippage=0.%06d", gateway.PathExercisePrepare, wethUSDC, 1+i%999999)
+		}},
+		{"prepare-1inch", 190 * time.Millisecond, true, func(i int) string {
+			return fmt.Sprintf("%s?chainId=42161&optionMarket=%s&optionId=110&swapperId=1inch&slippage=0.%06d", gateway.PathExercisePrepare, wethUSDC, 1+i%999999)
+		}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			srv := connect()
+			if c.warm {
+				if rec := get(b, srv, c.path(0)); rec.Code != http.StatusOK {
+					b.Fatalf("warm-up: %d %s", rec.Code, rec.Body)
+				}
+			}
+			var total, upstream time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if !c.warm {
+					b.StopTimer()
+					srv = connect() // a new reader: the market is unseen again
+					b.StartTimer()
+				}
+				path := c.path(1 + i%900) // 0 is the warm-up's key
+				log.reset()
+				start := time.Now()
+				rec := get(b, srv, path)
+				total += time.Since(start)
+				upstream += log.inFlight()
+				if rec.Code != http.StatusOK || rec.Header().Get("X-Cache") != "MISS" {
+					b.Fatalf("%s: %d %s %.300s", path, rec.Code, rec.Header().Get("X-Cache"), rec.Body)
+				}
+			}
+			mean, up := total/time.Duration(b.N), upstream/time.Duration(b.N)
+			b.ReportMetric(float64(mean.Microseconds())/1000, "ms/miss")
+			b.ReportMetric(float64(up.Microseconds())/1000, "ms-upstream")
+			b.ReportMetric(float64((mean-c.critical).Microseconds())/1000, "ms-over-nominal")
+			b.ReportMetric(float64((mean-up).Microseconds())/1000, "ms-gateway")
+		})
+	}
 }
