@@ -10,7 +10,7 @@ import (
 )
 
 func (s *Server) parseHistory(r *http.Request) (service.HistoryRequest, error) {
-	p := params{r.URL.Query()}
+	p := paramsOf(r)
 	var req service.HistoryRequest
 	var err error
 	if req.ChainID, err = p.chainID(s.chains); err != nil {

@@ -8,13 +8,17 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 )
 
-// cacheKey builds a response-cache key in one allocation: hits compute it on
-// every request, and fmt with a checksummed address costs a dozen.
-type cacheKey struct{ b []byte }
+// cacheKey builds a response-cache key in one allocation (the final
+// string; the buffer stays on the stack): hits compute it on every request,
+// and fmt with a checksummed address costs a dozen.
+type cacheKey struct {
+	buf [192]byte
+	b   []byte
+}
 
 func newKey(route string) *cacheKey {
-	k := &cacheKey{b: make([]byte, 0, 160)}
-	k.b = append(k.b, route...)
+	k := &cacheKey{}
+	k.b = append(k.buf[:0], route...)
 	return k
 }
 

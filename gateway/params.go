@@ -3,6 +3,7 @@ package gateway
 import (
 	"fmt"
 	"math/big"
+	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
@@ -16,21 +17,69 @@ import (
 // params reads query parameters strictly: every parameter is required, given
 // once, and in its exact textual form (no signs, spaces, fractions or
 // exponents in integers). Each failure is a 400 naming the parameter.
+//
+// It scans the raw query for each name instead of building url.Values: an
+// endpoint reads five names, and the map cost a fifth of a cache hit.
 type params struct {
-	values url.Values
+	raw string
+}
+
+func paramsOf(r *http.Request) params { return params{raw: r.URL.RawQuery} }
+
+// lookup returns the value of name and how many times it was given.
+// Pairs are separated by '&'; keys and values are query-unescaped ('+' is a
+// space) only when they contain an escape.
+func (p params) lookup(name string) (value string, count int, err error) {
+	q := p.raw
+	for q != "" {
+		var pair string
+		pair, q, _ = strings.Cut(q, "&")
+		key, val, _ := strings.Cut(pair, "=")
+		if hasEscape(key) {
+			if key, err = url.QueryUnescape(key); err != nil {
+				continue // a key we cannot read is not one of ours
+			}
+		}
+		if key != name {
+			continue
+		}
+		count++
+		if count == 1 {
+			value = val
+		}
+	}
+	if count == 1 && hasEscape(value) {
+		if value, err = url.QueryUnescape(value); err != nil {
+			return "", count, problem.InvalidParam(name, "%s has a malformed %%-escape", name)
+		}
+	}
+	return value, count, nil
+}
+
+// hasEscape reports a '%' or '+' (strings.ContainsAny builds a set per call:
+// a sixth of a cache hit).
+func hasEscape(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' || s[i] == '+' {
+			return true
+		}
+	}
+	return false
 }
 
 func (p params) one(name string) (string, error) {
-	vs, ok := p.values[name]
+	v, n, err := p.lookup(name)
 	switch {
-	case !ok || len(vs) == 0:
+	case err != nil:
+		return "", err
+	case n == 0:
 		return "", problem.InvalidParam(name, "%s is required", name)
-	case len(vs) > 1:
-		return "", problem.InvalidParam(name, "%s is given %d times; give it once", name, len(vs))
-	case vs[0] == "":
+	case n > 1:
+		return "", problem.InvalidParam(name, "%s is given %d times; give it once", name, n)
+	case v == "":
 		return "", problem.InvalidParam(name, "%s is empty", name)
 	}
-	return vs[0], nil
+	return v, nil
 }
 
 // uint parses a decimal unsigned integer of at most maxDigits digits.
@@ -89,10 +138,25 @@ func (p params) address(name string) (common.Address, error) {
 	if err != nil {
 		return common.Address{}, err
 	}
+	var a common.Address
 	if len(s) != 42 || (s[:2] != "0x" && s[:2] != "0X") || !isHex(s[2:]) {
-		return common.Address{}, problem.InvalidParam(name, "%s must be 0x followed by 40 hexadecimal digits", name)
+		return a, problem.InvalidParam(name, "%s must be 0x followed by 40 hexadecimal digits", name)
 	}
-	return common.HexToAddress(s), nil
+	for i := range a {
+		a[i] = nibble(s[2+2*i])<<4 | nibble(s[3+2*i])
+	}
+	return a, nil
+}
+
+func nibble(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	default:
+		return c - '0'
+	}
 }
 
 // uint256 parses a decimal integer up to 2^256-1.

@@ -17,7 +17,7 @@ import (
 const maxSlippage = 50
 
 func (s *Server) parsePrepare(r *http.Request) (service.PrepareRequest, error) {
-	p := params{r.URL.Query()}
+	p := paramsOf(r)
 	var req service.PrepareRequest
 	var err error
 	if req.ChainID, err = p.chainID(s.chains); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"io"
 	"log/slog"
 	"net/http"
 	"sort"
@@ -20,6 +21,10 @@ type Options struct {
 	// ChainIDs are the configured chains; any other chainId is a 400.
 	ChainIDs []uint64
 	Logger   *slog.Logger
+	// AccessLog, if set, receives the one-line-per-request access log as
+	// JSON lines (hand-formatted, in slog's JSON shape); otherwise access
+	// lines go through Logger at info level.
+	AccessLog io.Writer
 	// Redact scrubs secrets (upstream URLs with keys) from logged error text.
 	Redact func(string) string
 	// RequestTimeout bounds how long a client waits for an answer.
@@ -53,8 +58,9 @@ type Server struct {
 // entry is a cached response: encoded bytes plus what the headers need, so a
 // hit does no encoding at all.
 type entry struct {
-	body        []byte
-	blockHeader []string // X-Subgraph-Block, built once at fill time
+	body          []byte
+	blockHeader   []string // X-Subgraph-Block, built once at fill time
+	contentLength []string // so net/http writes the body as is, not chunked
 }
 
 // entryOverhead approximates an entry's bookkeeping beyond its body (key,
@@ -164,6 +170,7 @@ func (s *Server) writeEntry(w http.ResponseWriter, r *http.Request, e entry, sta
 	exchangeOf(w).cache = string(status)
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = e.contentLength
 	h["X-Cache"] = xCache[status]
 	if sec := int(age / time.Second); sec < len(ageValues) {
 		h["Age"] = ageValues[sec]

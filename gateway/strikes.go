@@ -19,7 +19,7 @@ const (
 )
 
 func (s *Server) parseStrikes(r *http.Request) (service.StrikesRequest, error) {
-	p := params{r.URL.Query()}
+	p := paramsOf(r)
 	var req service.StrikesRequest
 	var err error
 	if req.Market, err = p.address("optionMarket"); err != nil {
@@ -63,7 +63,7 @@ func encode(v any, block uint64) (entry, error) {
 	if err != nil {
 		return entry{}, fmt.Errorf("encode response: %w", err)
 	}
-	e := entry{body: body}
+	e := entry{body: body, contentLength: []string{strconv.Itoa(len(body))}}
 	if block > 0 {
 		e.blockHeader = []string{strconv.FormatUint(block, 10)}
 	}

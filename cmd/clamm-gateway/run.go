@@ -44,7 +44,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *listen != "" {
 		cfg.Listen = *listen
 	}
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(orDefault(getenv("CLAMM_LOG_LEVEL"), "info"))); err != nil {
+		return fmt.Errorf("CLAMM_LOG_LEVEL: %w", err)
+	}
+	logw := newLogWriter(stderr, 200*time.Millisecond)
+	defer logw.Close()
+	logger := slog.New(slog.NewJSONHandler(logw, &slog.HandlerOptions{Level: level}))
 	docs, err := queries.Load(getenv("CLAMM_QUERIES_DIR"))
 	if err != nil {
 		return err
@@ -54,7 +60,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	var access io.Writer
+	if level <= slog.LevelInfo {
+		access = logw // access lines are info; a quieter level turns them off
+	}
 	srv, err := gateway.New(gateway.Options{
+		AccessLog:       access,
 		Service:         service.New(ups),
 		ChainIDs:        cfg.ChainIDs(),
 		Logger:          logger,
@@ -90,6 +101,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		logger.Info("chain", "chainId", id, "mode", modes[id], "subgraph", config.Redact(ch.SubgraphURL), "rpc", config.Redact(ch.RPCURL))
 	}
 
+	if addr := getenv("CLAMM_PPROF_LISTEN"); addr != "" {
+		// Operators' profiling endpoint, off by default; bind it to loopback.
+		go func() { _ = http.ListenAndServe(addr, pprofMux()) }()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -103,6 +118,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	return nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // connect builds each chain's upstreams: live when both URLs are set,

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# HTTP load benchmark: in one run with the same wrk settings, load (1) a bare
+# gorilla/mux server writing the same bytes and (2) the gateway with a warm
+# cache (embedded demo, JSON access logs to /dev/null as in production), and
+# print both throughputs, their ratio and p50/p99 latencies.
+#
+# The machine is shared and noisy, so the two servers are loaded in
+# alternating rounds (bare, gateway, bare, gateway, ...) and each server's
+# requests are summed over its rounds; p50/p99 are the medians of its
+# rounds. Servers run pinned to CPU 1 and wrk to CPU 0, so the comparison is
+# of server CPU per request, not of who wins the scheduler.
+#
+#   bench/load.sh [duration-per-round] [connections] [rounds] [path]
+#
+# Loopback only. Needs wrk (Debian package; installed when missing and root).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION=${1:-5s}
+CONNS=${2:-32}
+ROUNDS=${3:-4}
+REQ=${4:-/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=100&putsReach=100}
+THREADS=1 # one wrk thread on CPU 0; the server has CPU 1
+GW=127.0.0.1:18081
+BARE=127.0.0.1:18082
+
+if ! command -v wrk >/dev/null; then
+  if [ "$(id -u)" = 0 ]; then (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null; else echo "install wrk" >&2; exit 1; fi
+fi
+
+tmp=$(mktemp -d)
+cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$tmp"; }
+pids=()
+trap cleanup EXIT
+
+go build -o "$tmp/gateway" ./cmd/clamm-gateway
+go build -o "$tmp/bare" ./bench/bare
+
+# The demo with TTLs long enough that every request is a fresh hit.
+taskset -c 1 env ${GW_ENV:-} CLAMM_LISTEN=$GW CLAMM_LOG_LEVEL=${CLAMM_LOG_LEVEL:-info} CLAMM_STRIKES_TTL=1h CLAMM_HISTORY_TTL=1h CLAMM_PREPARE_TTL=1h "$tmp/gateway" >/dev/null 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do curl -fsS "http://$GW$REQ" -o "$tmp/body.json" 2>/dev/null && break; sleep 0.1; done
+test -s "$tmp/body.json" || { echo "gateway did not answer" >&2; exit 1; }
+taskset -c 1 "$tmp/bare" -listen "$BARE" -path "${REQ%%\?*}" -body "$tmp/body.json" &
+pids+=($!)
+for _ in $(seq 100); do curl -fsS "http://$BARE$REQ" -o /dev/null 2>/dev/null && break; sleep 0.1; done
+
+run() { taskset -c 0 wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency "http://$1$REQ"; }
+ms() { # wrk latency ("812.00us", "1.20ms", "1.01s") to milliseconds
+  awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n += 0; else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'
+}
+parse() { # rps p50 p99
+  local rps p50 p99
+  rps=$(awk '/Requests\/sec/ {print $2}' "$1")
+  p50=$(ms "$(awk '$1 == "50%" {print $2}' "$1")")
+  p99=$(ms "$(awk '$1 == "99%" {print $2}' "$1")")
+  echo "$rps $p50 $p99"
+}
+
+bytes=$(wc -c < "$tmp/body.json")
+echo "response: $bytes bytes; $ROUNDS alternating rounds of wrk -t$THREADS -c$CONNS -d$DURATION; $(nproc) cores"
+for i in $(seq "$ROUNDS"); do
+  run "$BARE" > "$tmp/bare.$i.txt"
+  run "$GW" > "$tmp/gw.$i.txt"
+done
+summary() { # name prefix -> "requests p50 p99" (sum, medians)
+  local reqs=0 p50s=() p99s=() r p50 p99
+  for f in "$tmp/$1".*.txt; do
+    r=$(awk '/requests in/ {print $1}' "$f")
+    reqs=$((reqs + r))
+    read -r _ p50 p99 < <(parse "$f")
+    p50s+=("$p50"); p99s+=("$p99")
+  done
+  echo "$reqs $(printf '%s\n' "${p50s[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}') $(printf '%s\n' "${p99s[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
+}
+read -r breq bp50 bp99 < <(summary bare)
+read -r greq gp50 gp99 < <(summary gw)
+secs=$(awk -v d="$DURATION" -v n="$ROUNDS" 'BEGIN { sub(/s$/, "", d); print d * n }')
+printf '%-10s %12s %10s %10s\n' server req/s p50_ms p99_ms
+printf '%-10s %12.0f %10s %10s\n' bare-mux "$(awk -v r="$breq" -v s="$secs" 'BEGIN {print r/s}')" "$bp50" "$bp99"
+printf '%-10s %12.0f %10s %10s\n' gateway "$(awk -v r="$greq" -v s="$secs" 'BEGIN {print r/s}')" "$gp50" "$gp99"
+awk -v g="$greq" -v b="$breq" -v gp="$gp99" -v bp="$bp99" \
+  'BEGIN { printf "throughput ratio gateway/bare: %.3f (target >= 0.9)\np99 ratio gateway/bare: %.3f (target <= 1.5)\n", g/b, gp/bp }'
