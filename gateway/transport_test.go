@@ -80,3 +80,37 @@ func TestUnreachableAndHangingUpstreams(t *testing.T) {
 		})
 	}
 }
+
+// Upstream answers are read through a size limit: an answer over it is a
+// 502, never buffered whole.
+func TestOversizedUpstreamAnswers(t *testing.T) {
+	scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := scenario.NewFakes(scs...)
+	for _, c := range []struct {
+		name string
+		max  int64
+		code string
+	}{
+		{"rpc answer over the limit", 600, "RPC_ERROR"},          // the cold market read is ~1.3 KB
+		{"subgraph answer over the limit", 4096, "SUBGRAPH_ERROR"}, // the strikes page is ~9 KB
+	} {
+		cfg := config.Default()
+		ch := cfg.Chains[42161]
+		ch.SubgraphURL, ch.RPCURL = "http://sg.invalid", "http://rpc.invalid"
+		u, err := service.Connect(ch, service.ConnectOptions{SubgraphTransport: transport(f.Subgraph), RPCTransport: transport(f.Node), MaxBody: c.max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := get(t, srv, strikes)
+		if e := decodeError(t, rec); rec.Code != http.StatusBadGateway || e.Code != c.code {
+			t.Errorf("%s: %d %+v", c.name, rec.Code, e)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -27,13 +28,23 @@ type ConnectOptions struct {
 	UpstreamTimeout time.Duration
 	ImmutablesTTL   time.Duration
 	Queries         queries.Set
+	// MaxBody bounds every upstream answer (0: DefaultMaxBody).
+	MaxBody int64
 }
+
+// DefaultMaxBody bounds an upstream answer: a page of 1000 strikes is
+// about 1 MiB.
+const DefaultMaxBody = 32 << 20
 
 // Connect builds a chain's subgraph client and chain reader from its
 // configured URLs. Nothing is dialled yet: HTTP clients connect on first use.
 func Connect(ch *config.Chain, o ConnectOptions) (*Upstreams, error) {
-	sub := &http.Client{Transport: o.SubgraphTransport}
-	rpcHTTP := &http.Client{Transport: o.RPCTransport}
+	if o.MaxBody <= 0 {
+		o.MaxBody = DefaultMaxBody
+	}
+	sub := &http.Client{Transport: replay.LimitTransport{RT: o.SubgraphTransport, Max: o.MaxBody}}
+	rpcHTTP := &http.Client{Transport: replay.LimitTransport{RT: o.RPCTransport, Max: o.MaxBody}}
+	quoteHTTP := &http.Client{Transport: replay.LimitTransport{RT: o.QuoteTransport, Max: o.MaxBody}}
 	rc, err := rpc.DialOptions(context.Background(), ch.RPCURL, rpc.WithHTTPClient(rpcHTTP))
 	if err != nil {
 		return nil, fmt.Errorf("chain %d rpc %s: %w", ch.ID, config.Redact(ch.RPCURL), err)
@@ -53,7 +64,7 @@ func Connect(ch *config.Chain, o ConnectOptions) (*Upstreams, error) {
 				key = o.Getenv(sw.APIKeyEnv)
 			}
 			quoters[id] = &swap.OneInch{BaseURL: sw.APIBaseURL, APIKey: key, ChainID: ch.ID,
-				HTTP: &http.Client{Transport: o.QuoteTransport}, Timeout: o.UpstreamTimeout}
+				HTTP: quoteHTTP, Timeout: o.UpstreamTimeout}
 		}
 	}
 	return &Upstreams{
