@@ -94,7 +94,7 @@ func TestOversizedUpstreamAnswers(t *testing.T) {
 		max  int64
 		code string
 	}{
-		{"rpc answer over the limit", 600, "RPC_ERROR"},          // the cold market read is ~1.3 KB
+		{"rpc answer over the limit", 600, "RPC_ERROR"},            // the cold market read is ~1.3 KB
 		{"subgraph answer over the limit", 4096, "SUBGRAPH_ERROR"}, // the strikes page is ~9 KB
 	} {
 		cfg := config.Default()
