@@ -28,6 +28,8 @@ func statusOf(k problem.Kind) int {
 		return http.StatusMethodNotAllowed
 	case problem.Unprocessable:
 		return http.StatusUnprocessableEntity
+	case problem.RateLimited:
+		return http.StatusTooManyRequests
 	case problem.UpstreamError:
 		return http.StatusBadGateway
 	case problem.UpstreamUnavailable:
@@ -51,7 +53,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	if status == http.StatusServiceUnavailable {
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", "5")
 	}
 	w.WriteHeader(status)

@@ -88,6 +88,15 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			*x = exchange{}
 			exchanges.Put(x)
 		}()
+		if s.limiter != nil {
+			if ok, wait := s.limiter.allow(s.limiter.client(r), start); !ok {
+				secs := int(wait/time.Second) + 1
+				x.Header().Set("Retry-After", strconv.Itoa(secs))
+				s.writeError(x, r, &problem.Error{Kind: problem.RateLimited, Code: "RATE_LIMITED",
+					Message: "too many requests from this client; retry after " + strconv.Itoa(secs) + "s"})
+				return
+			}
+		}
 		next.ServeHTTP(x, r)
 	})
 }

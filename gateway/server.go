@@ -36,6 +36,16 @@ type Options struct {
 	// PrepareTTL is how long a prepared exercise (its quotes) is served
 	// from cache: a block or two at most.
 	PrepareTTL time.Duration
+	// RateLimit is each client's sustained requests per second (0: no
+	// limit), RateBurst the requests it may make at once; over it a client
+	// gets 429 with Retry-After. TrustForwardedFor names clients by the
+	// first X-Forwarded-For entry instead of the peer address.
+	RateLimit         float64
+	RateBurst         int
+	TrustForwardedFor bool
+	// MaxFills bounds upstream fills running at once (0: 64); a miss that
+	// would start one more is answered 503 OVERLOADED with Retry-After.
+	MaxFills int
 	// Swappers lists each chain's swapperIds; any other is a 400.
 	Swappers map[uint64][]string
 	// CacheMaxEntries and CacheMaxBytes bound the response cache.
@@ -53,6 +63,8 @@ type Server struct {
 	chains    map[uint64]bool
 	responses *cache.Cache[entry]
 	handler   http.Handler
+	limiter   *rateLimiter  // nil: no rate limit
+	fills     chan struct{} // semaphore of running fills
 }
 
 // entry is a cached response: encoded bytes plus what the headers need, so a
@@ -93,6 +105,9 @@ func New(opts Options) (*Server, error) {
 	if opts.PrepareTTL <= 0 {
 		opts.PrepareTTL = 2 * time.Second
 	}
+	if opts.MaxFills <= 0 {
+		opts.MaxFills = 64
+	}
 	for id, list := range opts.Swappers {
 		list = append([]string(nil), list...)
 		sort.Strings(list)
@@ -111,6 +126,10 @@ func New(opts Options) (*Server, error) {
 	}
 	for _, id := range opts.ChainIDs {
 		s.chains[id] = true
+	}
+	s.fills = make(chan struct{}, opts.MaxFills)
+	if opts.RateLimit > 0 {
+		s.limiter = newRateLimiter(opts.RateLimit, opts.RateBurst, opts.TrustForwardedFor)
 	}
 	s.handler = s.middleware(s.routes())
 	return s, nil
@@ -154,7 +173,16 @@ func (s *Server) serveHit(w http.ResponseWriter, r *http.Request, key string, p 
 func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string, p cache.Policy, fill func(context.Context) (entry, error)) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 	defer cancel()
-	e, status, age, err := s.responses.Get(ctx, key, p, fill)
+	bounded := func(ctx context.Context) (entry, error) {
+		select {
+		case s.fills <- struct{}{}:
+			defer func() { <-s.fills }()
+			return fill(ctx)
+		default:
+			return entry{}, problem.New(problem.UpstreamUnavailable, "OVERLOADED", "the gateway is at its limit of %d concurrent upstream reads; retry shortly", cap(s.fills))
+		}
+	}
+	e, status, age, err := s.responses.Get(ctx, key, p, bounded)
 	if err != nil {
 		exchangeOf(w).cache = string(status)
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {

@@ -36,6 +36,10 @@ type Config struct {
 	CacheMaxEntries int               `json:"cacheMaxEntries"`
 	CacheMaxBytes   int64             `json:"cacheMaxBytes"`
 	StaleGrace      Duration          `json:"staleGrace"`
+	RateLimit       float64           `json:"rateLimit"`
+	RateBurst       int               `json:"rateBurst"`
+	TrustXFF        bool              `json:"trustForwardedFor"`
+	MaxFills        int               `json:"maxFills"`
 	Chains          map[uint64]*Chain `json:"chains"`
 }
 
@@ -130,6 +134,10 @@ func Default() *Config {
 //	CLAMM_CACHE_MAX_ENTRIES           bound on cached responses (10000)
 //	CLAMM_CACHE_MAX_BYTES             bound on cached response bytes (268435456)
 //	CLAMM_STALE_GRACE                 how long past its TTL an answer may be served stale ("60s")
+//	CLAMM_RATE_LIMIT                  per-client requests per second (0: off)
+//	CLAMM_RATE_BURST                  per-client burst (20)
+//	CLAMM_TRUST_FORWARDED_FOR         name clients by X-Forwarded-For (false)
+//	CLAMM_MAX_FILLS                   upstream fills at once (64)
 //	CLAMM_CHAINS                      extra chain ids to configure from the environment alone
 //
 // A chain id that appears only in the environment is added with empty registries.
@@ -213,6 +221,29 @@ func applyEnv(c *Config, getenv func(string) string) error {
 			return fmt.Errorf("CLAMM_CACHE_MAX_ENTRIES: %w", err)
 		}
 		c.CacheMaxEntries = n
+	}
+	for name, dst := range map[string]*int{"CLAMM_RATE_BURST": &c.RateBurst, "CLAMM_MAX_FILLS": &c.MaxFills} {
+		if v := getenv(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			*dst = n
+		}
+	}
+	if v := getenv("CLAMM_RATE_LIMIT"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 {
+			return fmt.Errorf("CLAMM_RATE_LIMIT: %q is not a rate", v)
+		}
+		c.RateLimit = f
+	}
+	if v := getenv("CLAMM_TRUST_FORWARDED_FOR"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("CLAMM_TRUST_FORWARDED_FOR: %w", err)
+		}
+		c.TrustXFF = b
 	}
 	if v := getenv("CLAMM_CACHE_MAX_BYTES"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)

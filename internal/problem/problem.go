@@ -28,6 +28,7 @@ const (
 	NotFound                        // 404: no such route or entity
 	MethodNotAllowed                // 405
 	Unprocessable                   // 422: valid request the protocol cannot serve (expired option, ...)
+	RateLimited                     // 429: the client is over its rate limit
 	UpstreamError                   // 502: an upstream answered, but with an error or garbage
 	UpstreamUnavailable             // 503: an upstream could not be reached, or is not configured
 	UpstreamTimeout                 // 504: an upstream did not answer in time
