@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -125,5 +127,42 @@ func TestVersionFlag(t *testing.T) {
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"-version"}, func(string) string { return "" }, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "clamm-gateway ") {
 		t.Fatalf("%v %q", err, out.String())
+	}
+}
+
+// The 1inch key from the environment reaches neither logs nor answers,
+// and no recorded fixture carries a credential.
+func TestOneInchKeyStaysSecret(t *testing.T) {
+	secret := "ONEINCHKEY-0123456789"
+	base, stdout, stderr, stop := start(t, map[string]string{"CLAMM_1INCH_API_KEY": secret})
+	var bodies strings.Builder
+	for _, id := range []string{"110", "112"} {
+		_, body := fetch(t, base+"/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId="+id+"&swapperId=1inch&slippage=1")
+		bodies.WriteString(body)
+	}
+	stop()
+	for name, text := range map[string]string{"bodies": bodies.String(), "stdout": stdout.String(), "stderr": stderr.String()} {
+		if strings.Contains(text, secret) {
+			t.Errorf("1inch key in %s", name)
+		}
+	}
+	err := filepath.WalkDir("../../internal/demo/recordings", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		low := strings.ToLower(string(raw))
+		for _, bad := range []string{"authorization", "bearer ", "apikey", "api_key", "x-api-key"} {
+			if strings.Contains(low, bad) {
+				t.Errorf("%s carries %q", path, bad)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
