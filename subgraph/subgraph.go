@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -127,7 +128,11 @@ func classify(err error) error {
 				Message: fmt.Sprintf("the subgraph answered HTTP %d", ne.StatusCode())}
 		}
 		if cause := ge.Unwrap(); cause != nil {
-			if code, _ := ge.Extensions["code"].(string); code == graphql.ErrRequestError {
+			// A body that stops or trickles past the deadline surfaces as a
+			// decode error wrapping the deadline: it is a timeout.
+			var ne net.Error
+			code, _ := ge.Extensions["code"].(string)
+			if code == graphql.ErrRequestError || errors.Is(cause, context.DeadlineExceeded) || (errors.As(cause, &ne) && ne.Timeout()) {
 				return problem.Upstream("subgraph", cause)
 			}
 			return garbage(cause)

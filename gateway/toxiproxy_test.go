@@ -1,0 +1,110 @@
+package gateway_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
+)
+
+// proxied starts an in-process toxiproxy in front of target (an
+// httptest server) on loopback and returns it with its URL.
+func proxied(t *testing.T, srv *toxiproxy.ApiServer, name string, target *httptest.Server) (*toxiproxy.Proxy, string) {
+	t.Helper()
+	p := toxiproxy.NewProxy(srv, name, "127.0.0.1:0", strings.TrimPrefix(target.URL, "http://"))
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	return p, "http://" + p.Listen
+}
+
+func addToxic(t *testing.T, p *toxiproxy.Proxy, json string) {
+	t.Helper()
+	if _, err := p.Toxics.AddToxicJson(strings.NewReader(json)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Faults on real sockets, through toxiproxy: a connection reset mid-body
+// and a truncated body are upstream errors (502), a body trickling slower
+// than the upstream deadline and a silent hang are timeouts (504). Nothing
+// erroneous is cached: once the toxic is gone the next request is a MISS
+// that succeeds.
+func TestToxiproxyFaults(t *testing.T) {
+	scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := scenario.NewFakes(scs...)
+	sgSrv, rpcSrv := httptest.NewServer(f.Subgraph), httptest.NewServer(f.Node)
+	defer sgSrv.Close()
+	defer rpcSrv.Close()
+	tp := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
+	sgProxy, sgURL := proxied(t, tp, "subgraph", sgSrv)
+	rpcProxy, rpcURL := proxied(t, tp, "rpc", rpcSrv)
+
+	cases := []struct {
+		name  string
+		proxy *toxiproxy.Proxy
+		toxic string
+		codes []string // accepted codes: how a cut shows depends on where it lands
+		want  int
+	}{
+		{"subgraph body cut after 300 bytes", sgProxy, `{"name":"t","type":"limit_data","stream":"downstream","attributes":{"bytes":300}}`, []string{"SUBGRAPH_ERROR"}, 502},
+		{"subgraph reset mid-body", sgProxy, `{"name":"t","type":"reset_peer","stream":"downstream","attributes":{"timeout":1}}`, []string{"SUBGRAPH_ERROR", "SUBGRAPH_UNAVAILABLE"}, 0},
+		{"subgraph slow body", sgProxy, `{"name":"t","type":"bandwidth","stream":"downstream","attributes":{"rate":1}}`, []string{"SUBGRAPH_TIMEOUT"}, 504},
+		{"subgraph hang", sgProxy, `{"name":"t","type":"timeout","stream":"downstream","attributes":{"timeout":0}}`, []string{"SUBGRAPH_TIMEOUT"}, 504},
+		{"rpc body cut after 200 bytes", rpcProxy, `{"name":"t","type":"limit_data","stream":"downstream","attributes":{"bytes":200}}`, []string{"RPC_ERROR", "RPC_UNAVAILABLE"}, 0},
+		{"rpc hang", rpcProxy, `{"name":"t","type":"timeout","stream":"downstream","attributes":{"timeout":0}}`, []string{"RPC_TIMEOUT"}, 504},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := config.Default()
+			ch := cfg.Chains[42161]
+			ch.SubgraphURL, ch.RPCURL = sgURL, rpcURL
+			u, err := service.Connect(ch, service.ConnectOptions{UpstreamTimeout: 300 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			addToxic(t, c.proxy, c.toxic)
+			start := time.Now()
+			rec := get(t, srv, strikes)
+			took := time.Since(start)
+			e := decodeError(t, rec)
+			ok := false
+			for _, code := range c.codes {
+				ok = ok || e.Code == code
+			}
+			if !ok || (c.want != 0 && rec.Code != c.want) || rec.Code < 500 {
+				t.Errorf("status %d code %s, want %v %v", rec.Code, e.Code, c.want, c.codes)
+			}
+			if rec.Code == http.StatusServiceUnavailable && rec.Header().Get("Retry-After") == "" {
+				t.Error("503 without Retry-After")
+			}
+			t.Logf("answered %d %s in %s (upstream deadline 300ms)", rec.Code, e.Code, took.Round(time.Millisecond))
+			if err := c.proxy.Toxics.RemoveToxic(context.Background(), "t"); err != nil {
+				t.Fatal(err)
+			}
+			if rec := get(t, srv, strikes); rec.Code != http.StatusOK || rec.Header().Get("X-Cache") != "MISS" {
+				t.Fatalf("after the fault: %d %s %s", rec.Code, rec.Header().Get("X-Cache"), rec.Body)
+			}
+		})
+	}
+}
