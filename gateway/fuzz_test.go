@@ -5,16 +5,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
-	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
-	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
 var (
@@ -26,23 +22,7 @@ var (
 // configured: any 5xx it answers is the gateway's own failure.
 func fuzzServer(t *testing.T) *gateway.Server {
 	fuzzOnce.Do(func() {
-		scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := scenario.NewFakes(scs...)
-		cfg := config.Default()
-		ch := cfg.Chains[42161]
-		ch.SubgraphURL, ch.RPCURL = "http://sg.invalid", "http://rpc.invalid"
-		u, err := service.Connect(ch, service.ConnectOptions{SubgraphTransport: transport(f.Subgraph), RPCTransport: transport(f.Node), QuoteTransport: transport(f.OneInch)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		fuzzSrv, err = gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161},
-			Swappers: cfg.SwapperIDs(), CacheMaxEntries: 1000})
-		if err != nil {
-			t.Fatal(err)
-		}
+		fuzzSrv, _ = newFakeServerWith(t, func(o *gateway.Options) { o.ChainIDs = []uint64{42161} })
 	})
 	return fuzzSrv
 }

@@ -36,11 +36,7 @@ func newFakeServer(t *testing.T) (*gateway.Server, *scenario.Fakes) {
 // newFakeServerWith lets a test adjust the gateway's options.
 func newFakeServerWith(t *testing.T, adjust func(*gateway.Options)) (*gateway.Server, *scenario.Fakes) {
 	t.Helper()
-	scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := scenario.NewFakes(scs...)
+	f := scenario.NewFakes(demoScenario(t))
 	cfg := config.Default()
 	ch := cfg.Chains[42161]
 	ch.SubgraphURL, ch.RPCURL = "http://fake-subgraph.invalid", "http://fake-rpc.invalid"

@@ -3,7 +3,6 @@ package gateway_test
 import (
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -20,11 +19,7 @@ import (
 // count returns to what it was before them (idle keep-alive connections
 // closed on both sides).
 func TestNoGoroutineOutlivesItsRequest(t *testing.T) {
-	scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := scenario.NewFakes(scs...)
+	f := scenario.NewFakes(demoScenario(t))
 	rpcSrv := httptest.NewServer(f.Node)
 	defer rpcSrv.Close()
 	done := make(chan struct{})

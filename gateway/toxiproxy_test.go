@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -44,11 +43,7 @@ func addToxic(t *testing.T, p *toxiproxy.Proxy, json string) {
 // erroneous is cached: once the toxic is gone the next request is a MISS
 // that succeeds.
 func TestToxiproxyFaults(t *testing.T) {
-	scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := scenario.NewFakes(scs...)
+	f := scenario.NewFakes(demoScenario(t))
 	sgSrv, rpcSrv := httptest.NewServer(f.Subgraph), httptest.NewServer(f.Node)
 	defer sgSrv.Close()
 	defer rpcSrv.Close()

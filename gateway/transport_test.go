@@ -4,7 +4,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -29,11 +28,7 @@ func closedURL(t *testing.T) string {
 // Real sockets on loopback: refused connections are 503, hangs are cut at
 // the upstream deadline and answered 504.
 func TestUnreachableAndHangingUpstreams(t *testing.T) {
-	scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := scenario.NewFakes(scs...)
+	f := scenario.NewFakes(demoScenario(t))
 	rpcSrv := httptest.NewServer(f.Node)
 	defer rpcSrv.Close()
 	sgSrv := httptest.NewServer(f.Subgraph)
@@ -84,11 +79,7 @@ func TestUnreachableAndHangingUpstreams(t *testing.T) {
 // Upstream answers are read through a size limit: an answer over it is a
 // 502, never buffered whole.
 func TestOversizedUpstreamAnswers(t *testing.T) {
-	scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := scenario.NewFakes(scs...)
+	f := scenario.NewFakes(demoScenario(t))
 	for _, c := range []struct {
 		name string
 		max  int64
