@@ -337,27 +337,6 @@ func decodeSlot0(raw []byte) (PoolState, error) {
 	return PoolState{SqrtPriceX96: sqrt, Tick: int(tick.Int64())}, nil
 }
 
-// TokenMetadata reads decimals and symbol of each token in one batch.
-func (r *Reader) TokenMetadata(ctx context.Context, addrs []common.Address) (map[common.Address]Token, error) {
-	calls := make([]Call, 0, 2*len(addrs))
-	for _, a := range addrs {
-		calls = append(calls, Call{a, pack(contracts.ERC20, "decimals")}, Call{a, pack(contracts.ERC20, "symbol")})
-	}
-	res, err := r.Aggregate(ctx, calls)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[common.Address]Token, len(addrs))
-	for i, a := range addrs {
-		dec, err := unpackOne[uint8](contracts.ERC20, "decimals", res[2*i])
-		if err != nil {
-			return nil, upstreamGarbage(fmt.Errorf("decimals of %s: %w", a.Hex(), err))
-		}
-		out[a] = Token{Address: a, Decimals: dec, Symbol: decodeSymbol(res[2*i+1])}
-	}
-	return out, nil
-}
-
 func notAMarket(market common.Address, err error) error {
 	var failed *CallFailedError
 	var p *problem.Error
