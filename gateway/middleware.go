@@ -88,6 +88,9 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			*x = exchange{}
 			exchanges.Put(x)
 		}()
+		if s.cors(x, r) {
+			return
+		}
 		if s.limiter != nil {
 			if ok, wait := s.limiter.allow(s.limiter.client(r), start); !ok {
 				secs := int(wait/time.Second) + 1

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
@@ -46,6 +47,9 @@ type Options struct {
 	// MaxFills bounds upstream fills running at once (0: 64); a miss that
 	// would start one more is answered 503 OVERLOADED with Retry-After.
 	MaxFills int
+	// CORSOrigins are the browser origins allowed to read answers ("*":
+	// any); empty adds no CORS headers.
+	CORSOrigins []string
 	// Swappers lists each chain's swapperIds; any other is a 400.
 	Swappers map[uint64][]string
 	// CacheMaxEntries and CacheMaxBytes bound the response cache.
@@ -73,6 +77,7 @@ type entry struct {
 	body          []byte
 	blockHeader   []string // X-Subgraph-Block, built once at fill time
 	contentLength []string // so net/http writes the body as is, not chunked
+	etag          []string // strong validator: hash of the body
 }
 
 // entryOverhead approximates an entry's bookkeeping beyond its body (key,
@@ -153,6 +158,14 @@ var (
 		}
 		return v
 	}()
+	// cacheControl[n] tells clients they may keep an answer n more seconds.
+	cacheControl = func() [][]string {
+		v := make([][]string, 3600)
+		for i := range v {
+			v[i] = []string{"public, max-age=" + strconv.Itoa(i)}
+		}
+		return v
+	}()
 )
 
 // serveHit answers a fresh cache hit and reports whether it did. Handlers
@@ -163,7 +176,7 @@ func (s *Server) serveHit(w http.ResponseWriter, r *http.Request, key string, p 
 	if !ok || age >= p.TTL {
 		return false
 	}
-	s.writeEntry(w, r, e, cache.Hit, age)
+	s.writeEntry(w, r, e, p, cache.Hit, age)
 	return true
 }
 
@@ -191,25 +204,50 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string,
 		s.writeError(w, r, err)
 		return
 	}
-	s.writeEntry(w, r, e, status, age)
+	s.writeEntry(w, r, e, p, status, age)
 }
 
-func (s *Server) writeEntry(w http.ResponseWriter, r *http.Request, e entry, status cache.Status, age time.Duration) {
+// writeEntry writes a cached answer with its validators. Cache-Control
+// lets a client keep it for what remains of the gateway's own TTL, so a
+// client cache never holds an answer longer than the gateway would; an
+// If-None-Match naming the current ETag gets 304 without the body.
+func (s *Server) writeEntry(w http.ResponseWriter, r *http.Request, e entry, p cache.Policy, status cache.Status, age time.Duration) {
 	exchangeOf(w).cache = string(status)
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
-	h["Content-Length"] = e.contentLength
 	h["X-Cache"] = xCache[status]
 	if sec := int(age / time.Second); sec < len(ageValues) {
 		h["Age"] = ageValues[sec]
 	} else {
 		h["Age"] = []string{strconv.Itoa(sec)}
 	}
+	left := int((p.TTL - age) / time.Second)
+	h["Cache-Control"] = cacheControl[max(0, min(left, len(cacheControl)-1))]
+	h["Etag"] = e.etag // the canonical form of ETag
 	if e.blockHeader != nil {
 		h["X-Subgraph-Block"] = e.blockHeader
 	}
+	if inm := r.Header["If-None-Match"]; len(inm) > 0 && etagMatches(inm, e.etag[0]) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h["Content-Length"] = e.contentLength
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(e.body)
 	}
+}
+
+// etagMatches implements If-None-Match's comparison (weak, RFC 9110
+// 13.1.2): "*" or any listed tag equal to ours, W/ prefixes ignored.
+func etagMatches(header []string, etag string) bool {
+	for _, h := range header {
+		for _, t := range strings.Split(h, ",") {
+			t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+			if t == "*" || t == etag {
+				return true
+			}
+		}
+	}
+	return false
 }

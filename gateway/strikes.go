@@ -3,6 +3,8 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
@@ -63,7 +65,9 @@ func encode(v any, block uint64) (entry, error) {
 	if err != nil {
 		return entry{}, fmt.Errorf("encode response: %w", err)
 	}
-	e := entry{body: body, contentLength: []string{strconv.Itoa(len(body))}}
+	sum := sha256.Sum256(body)
+	e := entry{body: body, contentLength: []string{strconv.Itoa(len(body))},
+		etag: []string{`"` + hex.EncodeToString(sum[:16]) + `"`}}
 	if block > 0 {
 		e.blockHeader = []string{strconv.FormatUint(block, 10)}
 	}

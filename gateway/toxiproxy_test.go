@@ -47,6 +47,7 @@ func TestToxiproxyFaults(t *testing.T) {
 	sgSrv, rpcSrv := httptest.NewServer(f.Subgraph), httptest.NewServer(f.Node)
 	defer sgSrv.Close()
 	defer rpcSrv.Close()
+	zerolog.SetGlobalLevel(zerolog.Disabled) // toxics log through zerolog's global logger
 	tp := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
 	sgProxy, sgURL := proxied(t, tp, "subgraph", sgSrv)
 	rpcProxy, rpcURL := proxied(t, tp, "rpc", rpcSrv)

@@ -82,6 +82,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		RateBurst:         cfg.RateBurst,
 		TrustForwardedFor: cfg.TrustXFF,
 		MaxFills:          cfg.MaxFills,
+		CORSOrigins:       cfg.CORSOrigins,
 	})
 	if err != nil {
 		return err

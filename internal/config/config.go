@@ -40,6 +40,7 @@ type Config struct {
 	RateBurst       int               `json:"rateBurst"`
 	TrustXFF        bool              `json:"trustForwardedFor"`
 	MaxFills        int               `json:"maxFills"`
+	CORSOrigins     []string          `json:"corsOrigins"`
 	Chains          map[uint64]*Chain `json:"chains"`
 }
 
@@ -138,6 +139,7 @@ func Default() *Config {
 //	CLAMM_RATE_BURST                  per-client burst (20)
 //	CLAMM_TRUST_FORWARDED_FOR         name clients by X-Forwarded-For (false)
 //	CLAMM_MAX_FILLS                   upstream fills at once (64)
+//	CLAMM_CORS_ORIGINS                browser origins allowed, comma-separated, "*" for any (none)
 //	CLAMM_CHAINS                      extra chain ids to configure from the environment alone
 //
 // A chain id that appears only in the environment is added with empty registries.
@@ -237,6 +239,14 @@ func applyEnv(c *Config, getenv func(string) string) error {
 			return fmt.Errorf("CLAMM_RATE_LIMIT: %q is not a rate", v)
 		}
 		c.RateLimit = f
+	}
+	if v := getenv("CLAMM_CORS_ORIGINS"); v != "" {
+		c.CORSOrigins = nil
+		for _, o := range strings.Split(v, ",") {
+			if o = strings.TrimSpace(o); o != "" {
+				c.CORSOrigins = append(c.CORSOrigins, o)
+			}
+		}
 	}
 	if v := getenv("CLAMM_TRUST_FORWARDED_FOR"); v != "" {
 		b, err := strconv.ParseBool(v)

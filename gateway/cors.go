@@ -1,0 +1,45 @@
+package gateway
+
+import (
+	"net/http"
+	"strings"
+)
+
+// corsExposed are the response headers browsers may read.
+var corsExposed = []string{"ETag, Age, X-Cache, X-Subgraph-Block, X-Request-Id, Retry-After"}
+
+// cors answers preflights and marks answers for allowed origins. With no
+// origin configured, nothing is added: browsers then refuse cross-origin
+// reads, which is the safe default. "*" allows every origin.
+func (s *Server) cors(w http.ResponseWriter, r *http.Request) (handled bool) {
+	origin := r.Header.Get("Origin")
+	if origin == "" || len(s.opts.CORSOrigins) == 0 {
+		return false
+	}
+	allowed := ""
+	for _, o := range s.opts.CORSOrigins {
+		if o == "*" || strings.EqualFold(o, origin) {
+			allowed = o
+			break
+		}
+	}
+	h := w.Header()
+	h.Add("Vary", "Origin")
+	if allowed == "" {
+		return false
+	}
+	if allowed == "*" {
+		h.Set("Access-Control-Allow-Origin", "*")
+	} else {
+		h.Set("Access-Control-Allow-Origin", origin)
+	}
+	h["Access-Control-Expose-Headers"] = corsExposed
+	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+		h.Set("Access-Control-Allow-Methods", "GET, HEAD")
+		h.Set("Access-Control-Allow-Headers", "If-None-Match, X-Request-Id")
+		h.Set("Access-Control-Max-Age", "600")
+		w.WriteHeader(http.StatusNoContent)
+		return true
+	}
+	return false
+}
