@@ -27,5 +27,7 @@ func (s *Server) routes() http.Handler {
 	r.Handle(PathStrikesChain, s.route(PathStrikesChain, s.handleStrikesChain)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(PathExerciseHistory, s.route(PathExerciseHistory, s.handleExerciseHistory)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(PathExercisePrepare, s.route(PathExercisePrepare, s.handlePrepare)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(PathHealthz, s.route(PathHealthz, s.handleHealthz)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(PathReadyz, s.route(PathReadyz, s.handleReadyz)).Methods(http.MethodGet, http.MethodHead)
 	return r
 }

@@ -47,6 +47,11 @@ type Options struct {
 	// MaxFills bounds upstream fills running at once (0: 64); a miss that
 	// would start one more is answered 503 OVERLOADED with Retry-After.
 	MaxFills int
+	// Version is reported by /healthz.
+	Version string
+	// MaxLagBlocks is how far the subgraph may trail the chain head before
+	// /readyz reports the chain unready.
+	MaxLagBlocks uint64
 	// CORSOrigins are the browser origins allowed to read answers ("*":
 	// any); empty adds no CORS headers.
 	CORSOrigins []string
@@ -109,6 +114,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.PrepareTTL <= 0 {
 		opts.PrepareTTL = 2 * time.Second
+	}
+	if opts.MaxLagBlocks == 0 {
+		opts.MaxLagBlocks = 500
 	}
 	if opts.MaxFills <= 0 {
 		opts.MaxFills = 64

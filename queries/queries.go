@@ -23,6 +23,7 @@ var embedded embed.FS
 const (
 	Strikes         = "strikes"
 	ExerciseHistory = "exercise_history"
+	Meta            = "meta"
 )
 
 // Document is one GraphQL operation.

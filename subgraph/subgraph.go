@@ -187,3 +187,14 @@ func (a Address) Addr() common.Address { return common.Address(a) }
 
 // LowerHex is how Graph Node stores and compares Bytes: lowercase with 0x.
 func LowerHex(a common.Address) string { return strings.ToLower(a.Hex()) }
+
+// Meta asks which block the subgraph has indexed.
+func (c *Client) Meta(ctx context.Context) (Meta, error) {
+	var out struct {
+		Meta metaJSON `json:"_meta"`
+	}
+	if err := c.exec(ctx, queries.Meta, map[string]any{}, &out); err != nil {
+		return Meta{}, err
+	}
+	return out.Meta.meta(), nil
+}

@@ -83,6 +83,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		TrustForwardedFor: cfg.TrustXFF,
 		MaxFills:          cfg.MaxFills,
 		CORSOrigins:       cfg.CORSOrigins,
+		MaxLagBlocks:      cfg.MaxLagBlocks,
+		Version:           version,
 	})
 	if err != nil {
 		return err

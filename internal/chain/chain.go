@@ -395,3 +395,14 @@ func decodeSymbol(raw []byte) string {
 	}
 	return ""
 }
+
+// BlockNumber is the node's head block (eth_blockNumber).
+func (r *Reader) BlockNumber(ctx context.Context) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	var n hexutil.Uint64
+	if err := r.rpc.CallContext(ctx, &n, "eth_blockNumber"); err != nil {
+		return 0, classify(err)
+	}
+	return uint64(n), nil
+}

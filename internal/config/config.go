@@ -41,6 +41,7 @@ type Config struct {
 	TrustXFF        bool              `json:"trustForwardedFor"`
 	MaxFills        int               `json:"maxFills"`
 	CORSOrigins     []string          `json:"corsOrigins"`
+	MaxLagBlocks    uint64            `json:"maxLagBlocks"`
 	Chains          map[uint64]*Chain `json:"chains"`
 }
 
@@ -139,6 +140,7 @@ func Default() *Config {
 //	CLAMM_RATE_BURST                  per-client burst (20)
 //	CLAMM_TRUST_FORWARDED_FOR         name clients by X-Forwarded-For (false)
 //	CLAMM_MAX_FILLS                   upstream fills at once (64)
+//	CLAMM_MAX_LAG_BLOCKS              subgraph blocks behind the head before /readyz fails (500)
 //	CLAMM_CORS_ORIGINS                browser origins allowed, comma-separated, "*" for any (none)
 //	CLAMM_CHAINS                      extra chain ids to configure from the environment alone
 //
@@ -239,6 +241,13 @@ func applyEnv(c *Config, getenv func(string) string) error {
 			return fmt.Errorf("CLAMM_RATE_LIMIT: %q is not a rate", v)
 		}
 		c.RateLimit = f
+	}
+	if v := getenv("CLAMM_MAX_LAG_BLOCKS"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("CLAMM_MAX_LAG_BLOCKS: %w", err)
+		}
+		c.MaxLagBlocks = n
 	}
 	if v := getenv("CLAMM_CORS_ORIGINS"); v != "" {
 		c.CORSOrigins = nil

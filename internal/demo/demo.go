@@ -68,6 +68,7 @@ var Requests = []Request{
 	{"prepare-put-uniswap", "/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=111&swapperId=uni-v3&slippage=0.5", 0},
 	{"prepare-put-1inch", "/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=111&swapperId=1inch&slippage=0.5", 0},
 	{"prepare-expired", "/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=112&swapperId=uni-v3&slippage=1", http.StatusUnprocessableEntity},
+	{"readyz", "/readyz", 0},
 	{"prepare-out-of-the-money", "/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=113&swapperId=uni-v3&slippage=1", http.StatusUnprocessableEntity},
 }
 

@@ -280,7 +280,7 @@ func (s *Scenario) Populate(node *chaintest.Node, sg *subgraphtest.Server) {
 	}
 	node.Markets[s.Market.Address] = market
 	if uint64(s.Block.Timestamp) > node.BlockTimestamp {
-		node.BlockTimestamp = uint64(s.Block.Timestamp)
+		node.BlockTimestamp, node.BlockNumber = uint64(s.Block.Timestamp), s.Block.Number
 	}
 	for _, p := range s.Pools {
 		sqrt, _ := p.SqrtPriceX96()

@@ -138,6 +138,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		data, err = s.strikes(req.Variables)
 	case "ExerciseHistory":
 		data, err = s.exerciseHistory(req.Variables)
+	case "Meta":
+		data = map[string]any{}
 	default:
 		err = fmt.Errorf("unknown operation %q", req.OperationName)
 	}

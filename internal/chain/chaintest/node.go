@@ -54,7 +54,8 @@ type Node struct {
 	Markets    map[common.Address]*Market
 	Pools      map[common.Address]*Pool
 	Tokens     map[common.Address]*Token
-	// BlockTimestamp is the latest block's time.
+	// BlockNumber and BlockTimestamp are the latest block's.
+	BlockNumber    uint64
 	BlockTimestamp uint64
 	// Quoter is the address of the fake QuoterV2.
 	Quoter common.Address
@@ -154,7 +155,9 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 	case "eth_chainId":
 		resp.Result = "0xa4b1"
 	case "eth_blockNumber":
-		resp.Result = "0x10"
+		n.mu.Lock()
+		resp.Result = hexutil.EncodeUint64(n.BlockNumber)
+		n.mu.Unlock()
 	case "eth_call":
 		n.calls.Add(1)
 		var arg struct {

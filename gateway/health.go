@@ -1,0 +1,41 @@
+package gateway
+
+import (
+	"net/http"
+)
+
+// Operational paths.
+const (
+	PathHealthz = "/healthz"
+	PathReadyz  = "/readyz"
+)
+
+// handleHealthz says the process is alive and serving; it touches no upstream.
+func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
+	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": s.opts.Version})
+}
+
+// handleReadyz probes each configured chain's subgraph and RPC node and the
+// subgraph's lag behind the chain head: 200 when every chain is ready, 503
+// (with Retry-After) otherwise. It is never cached.
+func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
+	ready, chains := s.opts.Service.Readiness(r.Context(), s.opts.MaxLagBlocks)
+	status := http.StatusOK
+	if !ready {
+		status = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", "5")
+	}
+	s.writeJSON(w, status, map[string]any{"ready": ready, "maxLagBlocks": s.opts.MaxLagBlocks, "chains": chains})
+}
+
+func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := marshal(v)
+	if err != nil {
+		s.writeError(w, nil, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

@@ -1,0 +1,103 @@
+package service
+
+import (
+	"context"
+	"sort"
+	"sync"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
+)
+
+// Prober is what readiness asks of a chain's upstreams.
+type Prober interface {
+	BlockNumber(ctx context.Context) (uint64, error)
+}
+
+// MetaReader is the subgraph's _meta query.
+type MetaReader interface {
+	Meta(ctx context.Context) (subgraph.Meta, error)
+}
+
+// ChainReadiness is one chain's part of /readyz.
+type ChainReadiness struct {
+	ChainID       uint64   `json:"chainId"`
+	Ready         bool     `json:"ready"`
+	Configured    bool     `json:"configured"`
+	SubgraphBlock uint64   `json:"subgraphBlock,omitempty"`
+	ChainHead     uint64   `json:"chainHead,omitempty"`
+	LagBlocks     uint64   `json:"lagBlocks"`
+	Problems      []string `json:"problems,omitempty"`
+}
+
+// Readiness probes every configured chain in parallel: the subgraph answers
+// _meta without indexing errors, the RPC node answers eth_blockNumber, and
+// the subgraph's block is at most maxLag blocks behind the node's head.
+// Chains without upstreams are listed as not configured and do not make
+// the gateway unready.
+func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainReadiness) {
+	out := make([]ChainReadiness, 0, len(s.chains))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for id, up := range s.chains {
+		if up.Subgraph == nil || up.Chain == nil {
+			out = append(out, ChainReadiness{ChainID: id, Ready: true, Configured: false})
+			continue
+		}
+		wg.Add(1)
+		go func(id uint64, up *Upstreams) {
+			defer wg.Done()
+			r := probe(ctx, id, up, maxLag)
+			mu.Lock()
+			out = append(out, r)
+			mu.Unlock()
+		}(id, up)
+	}
+	wg.Wait()
+	sort.Slice(out, func(i, j int) bool { return out[i].ChainID < out[j].ChainID })
+	ready := true
+	for _, r := range out {
+		ready = ready && r.Ready
+	}
+	return ready, out
+}
+
+func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) ChainReadiness {
+	r := ChainReadiness{ChainID: id, Configured: true}
+	var head uint64
+	var meta subgraph.Meta
+	var headErr, metaErr error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		if p, ok := up.Chain.(Prober); ok {
+			head, headErr = p.BlockNumber(ctx)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		if m, ok := up.Subgraph.(MetaReader); ok {
+			meta, metaErr = m.Meta(ctx)
+		}
+	}()
+	wg.Wait()
+	if headErr != nil {
+		r.Problems = append(r.Problems, problem.As(headErr).Code)
+	}
+	if metaErr != nil {
+		r.Problems = append(r.Problems, problem.As(metaErr).Code)
+	}
+	if meta.HasIndexingErrors {
+		r.Problems = append(r.Problems, "SUBGRAPH_INDEXING_ERROR")
+	}
+	r.SubgraphBlock, r.ChainHead = meta.Block, head
+	if headErr == nil && metaErr == nil && head > meta.Block {
+		r.LagBlocks = head - meta.Block
+		if r.LagBlocks > maxLag {
+			r.Problems = append(r.Problems, "SUBGRAPH_LAGGING")
+		}
+	}
+	r.Ready = len(r.Problems) == 0
+	return r
+}
