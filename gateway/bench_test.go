@@ -16,6 +16,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
@@ -61,7 +62,8 @@ func benchServer(b *testing.B, sc *scenario.Scenario) *gateway.Server {
 		b.Fatal(err)
 	}
 	srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161},
-		Swappers: cfg.SwapperIDs(), CacheMaxEntries: 1000, CacheMaxBytes: 1 << 30, StrikesTTL: 1 << 62, HistoryTTL: 1 << 62, PrepareTTL: 1 << 62})
+		Swappers: cfg.SwapperIDs(), CacheMaxEntries: 1000, CacheMaxBytes: 1 << 30, StrikesTTL: 1 << 62, HistoryTTL: 1 << 62, PrepareTTL: 1 << 62,
+		Metrics: metrics.New()}) // as deployed: metrics on
 	if err != nil {
 		b.Fatal(err)
 	}

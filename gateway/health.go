@@ -8,6 +8,7 @@ import (
 const (
 	PathHealthz = "/healthz"
 	PathReadyz  = "/readyz"
+	PathMetrics = "/metrics"
 )
 
 // handleHealthz says the process is alive and serving; it touches no upstream.
@@ -20,6 +21,13 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 // (with Retry-After) otherwise. It is never cached.
 func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 	ready, chains := s.opts.Service.Readiness(r.Context(), s.opts.MaxLagBlocks)
+	if s.opts.Metrics != nil {
+		for _, c := range chains {
+			if c.Configured && c.ChainHead > 0 {
+				s.opts.Metrics.SubgraphLag(c.ChainID, c.LagBlocks)
+			}
+		}
+	}
 	status := http.StatusOK
 	if !ready {
 		status = http.StatusServiceUnavailable

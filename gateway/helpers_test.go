@@ -28,3 +28,6 @@ func demoScenario(t testing.TB) *scenario.Scenario {
 	}
 	return scs[0]
 }
+
+// newFakesOnly loads the demo scenario into fresh fakes.
+func newFakesOnly(t testing.TB) *scenario.Fakes { return scenario.NewFakes(demoScenario(t)) }

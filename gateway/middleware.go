@@ -114,6 +114,9 @@ func (s *Server) route(template string, h http.HandlerFunc) http.Handler {
 }
 
 func (s *Server) logRequest(r *http.Request, x *exchange, start time.Time, d time.Duration) {
+	if s.opts.Metrics != nil {
+		s.opts.Metrics.Request(x.route, x.status, d, x.cache)
+	}
 	if x.err != nil {
 		// Transport errors quote the upstream URL, which may hold an API
 		// key: the text goes through Redact before it reaches the log.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
+	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
@@ -47,6 +48,8 @@ type Options struct {
 	// MaxFills bounds upstream fills running at once (0: 64); a miss that
 	// would start one more is answered 503 OVERLOADED with Retry-After.
 	MaxFills int
+	// Metrics, if set, is served at /metrics and fed by every request.
+	Metrics *metrics.Metrics
 	// Version is reported by /healthz.
 	Version string
 	// MaxLagBlocks is how far the subgraph may trail the chain head before

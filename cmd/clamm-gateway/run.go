@@ -16,6 +16,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
+	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
@@ -56,7 +57,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 
-	ups, modes, err := connect(cfg, docs, getenv, getenv("CLAMM_DEMO") != "off")
+	m := metrics.New()
+	ups, modes, err := connect(cfg, docs, getenv, m, getenv("CLAMM_DEMO") != "off")
 	if err != nil {
 		return err
 	}
@@ -85,6 +87,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		CORSOrigins:       cfg.CORSOrigins,
 		MaxLagBlocks:      cfg.MaxLagBlocks,
 		Version:           version,
+		Metrics:           m,
 	})
 	if err != nil {
 		return err
@@ -137,7 +140,7 @@ func orDefault(s, def string) string {
 // connect builds each chain's upstreams: live when both URLs are set,
 // the embedded demo recordings when the chain has some (and the demo is on),
 // otherwise none (its requests answer 503 UPSTREAM_NOT_CONFIGURED).
-func connect(cfg *config.Config, docs queries.Set, getenv func(string) string, demoOn bool) (map[uint64]*service.Upstreams, map[uint64]string, error) {
+func connect(cfg *config.Config, docs queries.Set, getenv func(string) string, m *metrics.Metrics, demoOn bool) (map[uint64]*service.Upstreams, map[uint64]string, error) {
 	demoChains := map[uint64]bool{}
 	if demoOn {
 		for _, id := range demo.Chains() {
@@ -148,7 +151,7 @@ func connect(cfg *config.Config, docs queries.Set, getenv func(string) string, d
 	modes := map[uint64]string{}
 	for _, id := range cfg.ChainIDs() {
 		ch := cfg.Chains[id]
-		opts := service.ConnectOptions{UpstreamTimeout: cfg.UpstreamTimeout.D(), ImmutablesTTL: cfg.ImmutablesTTL.D(), Queries: docs, Getenv: getenv}
+		opts := service.ConnectOptions{UpstreamTimeout: cfg.UpstreamTimeout.D(), ImmutablesTTL: cfg.ImmutablesTTL.D(), Queries: docs, Getenv: getenv, Metrics: m}
 		switch {
 		case ch.Live():
 			modes[id] = "live"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 	"github.com/clamm-gateway/clamm-gateway/queries"
@@ -30,6 +31,8 @@ type ConnectOptions struct {
 	Queries         queries.Set
 	// MaxBody bounds every upstream answer (0: DefaultMaxBody).
 	MaxBody int64
+	// Metrics, if set, counts and times every upstream round trip by kind.
+	Metrics *metrics.Metrics
 }
 
 // DefaultMaxBody bounds an upstream answer: a page of 1000 strikes is
@@ -42,9 +45,15 @@ func Connect(ch *config.Chain, o ConnectOptions) (*Upstreams, error) {
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
 	}
-	sub := &http.Client{Transport: replay.LimitTransport{RT: o.SubgraphTransport, Max: o.MaxBody}}
-	rpcHTTP := &http.Client{Transport: replay.LimitTransport{RT: o.RPCTransport, Max: o.MaxBody}}
-	quoteHTTP := &http.Client{Transport: replay.LimitTransport{RT: o.QuoteTransport, Max: o.MaxBody}}
+	wrap := func(kind string, rt http.RoundTripper) http.RoundTripper {
+		if o.Metrics != nil {
+			rt = o.Metrics.Transport(kind, rt)
+		}
+		return replay.LimitTransport{RT: rt, Max: o.MaxBody}
+	}
+	sub := &http.Client{Transport: wrap("subgraph", o.SubgraphTransport)}
+	rpcHTTP := &http.Client{Transport: wrap("rpc", o.RPCTransport)}
+	quoteHTTP := &http.Client{Transport: wrap("quote", o.QuoteTransport)}
 	rc, err := rpc.DialOptions(context.Background(), ch.RPCURL, rpc.WithHTTPClient(rpcHTTP))
 	if err != nil {
 		return nil, fmt.Errorf("chain %d rpc %s: %w", ch.ID, config.Redact(ch.RPCURL), err)
