@@ -27,6 +27,9 @@ var version = "dev"
 // run builds everything from flags and environment, serves until ctx ends,
 // then shuts down within a bound. It never calls os.Exit or log.Fatal.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "record" {
+		return runRecord(ctx, args[1:], getenv, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("clamm-gateway", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "", "listen address (default from CLAMM_LISTEN or :8080)")

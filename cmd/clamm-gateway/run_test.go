@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
@@ -164,5 +167,44 @@ func TestOneInchKeyStaysSecret(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Record mode against "live" upstreams (the scenario's fakes behind real
+// loopback servers, URLs carrying a key) writes fixtures the demo replays
+// byte for byte, and none of them holds the key or the URLs.
+func TestRecordModeWritesReplayableFixtures(t *testing.T) {
+	scs, err := scenario.Load("../../internal/demo/scenarios/arbitrum-weth-usdc.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := scenario.NewFakes(scs...)
+	sg, node := httptest.NewServer(f.Subgraph), httptest.NewServer(f.Node)
+	defer sg.Close()
+	defer node.Close()
+	secret := "RECORDKEY42"
+	dir := t.TempDir()
+	var out bytes.Buffer
+	env := map[string]string{
+		"CLAMM_CHAIN_42161_SUBGRAPH_URL": sg.URL + "/api/" + secret,
+		"CLAMM_CHAIN_42161_RPC_URL":      node.URL + "/v2/" + secret,
+	}
+	path := "/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=100&putsReach=100"
+	if err := run(context.Background(), []string{"record", "-out", dir, path}, func(k string) string { return env[k] }, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"subgraph.yaml", "rpc.json"} {
+		raw, err := os.ReadFile(filepath.Join(dir, "42161", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(raw), secret) || strings.Contains(string(raw), sg.URL) || strings.Contains(string(raw), node.URL) {
+			t.Errorf("%s holds the key or an upstream URL", name)
+		}
+	}
+	// The recorded subgraph answer is the one the committed demo replays.
+	got, _ := os.ReadFile(filepath.Join(dir, "42161", "subgraph.yaml"))
+	if !strings.Contains(string(got), `"totalLiquidity":"1250000000000000000"`) {
+		t.Error("recorded subgraph cassette lacks the scenario's strikes")
 	}
 }
