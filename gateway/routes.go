@@ -29,6 +29,8 @@ func (s *Server) routes() http.Handler {
 	r.Handle(PathExercisePrepare, s.route(PathExercisePrepare, s.handlePrepare)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(PathHealthz, s.route(PathHealthz, s.handleHealthz)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(PathReadyz, s.route(PathReadyz, s.handleReadyz)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(PathOpenAPI, s.route(PathOpenAPI, serveDoc("docs/openapi.json", "application/json"))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(PathDocs, s.route(PathDocs, serveDoc("docs/index.html", "text/html; charset=utf-8"))).Methods(http.MethodGet, http.MethodHead)
 	if s.opts.Metrics != nil {
 		r.Handle(PathMetrics, s.route(PathMetrics, s.opts.Metrics.Handler().ServeHTTP)).Methods(http.MethodGet, http.MethodHead)
 	}

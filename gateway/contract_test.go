@@ -1,0 +1,99 @@
+package gateway_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/demo"
+	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
+	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
+)
+
+// Real responses of every route, successes and every documented error
+// status the fakes can be made to produce, validated against the OpenAPI
+// document the gateway serves. A route or status the document does not
+// describe fails the test.
+func TestResponsesMatchOpenAPI(t *testing.T) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(gateway.OpenAPI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("openapi.json is invalid: %v", err)
+	}
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, f := newFakeServerWith(t, func(o *gateway.Options) { o.Metrics = metrics.New(); o.RateLimit, o.RateBurst = 0.0001, 1000 })
+	validate := func(method, path string, header map[string]string) int {
+		t.Helper()
+		req := httptest.NewRequest(method, "http://localhost"+path, nil)
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		route, params, err := router.FindRoute(req)
+		if err != nil {
+			// Only GET and HEAD are documented; the 405 for other methods
+			// must still be the documented error shape.
+			var body any
+			if rec.Code != http.StatusMethodNotAllowed || json.Unmarshal(rec.Body.Bytes(), &body) != nil ||
+				doc.Components.Schemas["Error"].Value.VisitJSON(body) != nil {
+				t.Errorf("%s %s -> %d: not in the document and not a JSON error: %v", method, path, rec.Code, err)
+			}
+			return rec.Code
+		}
+		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{ExcludeRequestBody: true, MultiError: true}}
+		// Requests with broken parameters are sent on purpose; only the answer is checked.
+		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: rec.Code, Header: rec.Header(),
+			Body: io.NopCloser(bytes.NewReader(rec.Body.Bytes())), Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true}}
+		if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+			t.Errorf("%s %s -> %d does not match the document: %v\n%.400s", method, path, rec.Code, err, rec.Body)
+		}
+		return rec.Code
+	}
+	seen := map[int]bool{}
+	for _, r := range demo.Requests {
+		seen[validate(http.MethodGet, r.Path, nil)] = true
+	}
+	for _, p := range []string{gateway.PathHealthz, gateway.PathMetrics, gateway.PathOpenAPI, gateway.PathDocs} {
+		if p == gateway.PathOpenAPI || p == gateway.PathDocs {
+			continue // documentation itself is not an API operation
+		}
+		seen[validate(http.MethodGet, p, nil)] = true
+	}
+	etag := get(t, srv, strikes).Header().Get("Etag")
+	seen[validate(http.MethodGet, strikes, map[string]string{"If-None-Match": etag})] = true
+	seen[validate(http.MethodGet, gateway.PathStrikesChain+"?chainId=42161", nil)] = true                                      // 400
+	seen[validate(http.MethodGet, gateway.PathExercisePrepare+"?"+query(prepareParams, "optionId", "999", false), nil)] = true // 404
+	seen[validate(http.MethodPost, strikes, nil)] = true                                                                       // 405
+	f.Subgraph.Fail = func(string) *subgraphtest.Failure { return &subgraphtest.Failure{Errors: []string{"indexing_error"}} }
+	seen[validate(http.MethodGet, gateway.PathStrikesChain+"?optionMarket="+wethUSDC+"&chainId=42161&callsReach=2&putsReach=2", nil)] = true // 502
+	f.Subgraph.Fail = func(string) *subgraphtest.Failure { return &subgraphtest.Failure{Status: 503} }
+	seen[validate(http.MethodGet, gateway.PathStrikesChain+"?optionMarket="+wethUSDC+"&chainId=42161&callsReach=3&putsReach=3", nil)] = true // 503
+	seen[validate(http.MethodGet, gateway.PathReadyz, nil)] = true                                                                           // 503 readiness
+	f.Subgraph.Fail = nil
+	limited, _ := newFakeServerWith(t, func(o *gateway.Options) { o.RateLimit, o.RateBurst = 0.0001, 1 })
+	srv = limited
+	validate(http.MethodGet, gateway.PathHealthz, nil)
+	seen[validate(http.MethodGet, strikes, nil)] = true // 429
+	for _, want := range []int{200, 304, 400, 404, 405, 422, 429, 502, 503} {
+		if !seen[want] {
+			t.Errorf("no response with status %d was checked", want)
+		}
+	}
+}

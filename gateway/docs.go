@@ -1,0 +1,33 @@
+package gateway
+
+import (
+	"embed"
+	"net/http"
+)
+
+// The API's OpenAPI 3 document and a page that renders it, both embedded:
+// the docs work offline and load nothing from a CDN.
+//
+//go:embed docs/openapi.json docs/index.html
+var docs embed.FS
+
+// Documentation paths.
+const (
+	PathOpenAPI = "/openapi.json"
+	PathDocs    = "/docs"
+)
+
+// OpenAPI returns the embedded OpenAPI document (for the contract test).
+func OpenAPI() []byte {
+	b, _ := docs.ReadFile("docs/openapi.json")
+	return b
+}
+
+func serveDoc(name, contentType string) http.HandlerFunc {
+	body, _ := docs.ReadFile(name)
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		_, _ = w.Write(body)
+	}
+}
