@@ -7,16 +7,22 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
 	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
 )
 
@@ -104,5 +110,36 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		if !seen[want] {
 			t.Errorf("no response with status %d was checked", want)
 		}
+	}
+}
+
+// panicking stands in for a chain reader with a bug.
+type panicking struct{ service.MarketReader }
+
+func (panicking) MarketSnapshot(context.Context, common.Address) (*chain.MarketInfo, chain.PoolState, error) {
+	panic("a bug")
+}
+
+// The documented 500 through a real route: a bug in a fill becomes the
+// JSON error shape, its text only in the log.
+func TestInternalErrorMatchesOpenAPI(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(gateway.OpenAPI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	srv, err := gateway.New(gateway.Options{ChainIDs: []uint64{42161}, Service: service.New(map[uint64]*service.Upstreams{
+		42161: {Config: cfg.Chains[42161], Chain: panicking{}, Subgraph: subgraph.New("http://sg.invalid", subgraph.Options{})}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := get(t, srv, strikes)
+	var body any
+	_ = json.Unmarshal(rec.Body.Bytes(), &body)
+	if rec.Code != http.StatusInternalServerError || doc.Components.Schemas["Error"].Value.VisitJSON(body) != nil || strings.Contains(rec.Body.String(), "a bug") {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	if _, ok := doc.Paths.Find(gateway.PathStrikesChain).Get.Responses.Map()["500"]; !ok {
+		t.Fatal("500 is not documented")
 	}
 }

@@ -100,14 +100,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{
-		Handler:           srv,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      cfg.RequestTimeout.D() + 5*time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    16 << 10,
-	}
+	hs := httpServer(srv, cfg.RequestTimeout.D())
 	printBanner(stdout, ln.Addr().String(), modes)
 	for _, id := range cfg.ChainIDs() {
 		ch := cfg.Chains[id]
@@ -214,5 +207,19 @@ func printBanner(w io.Writer, addr string, modes map[uint64]string) {
 	fmt.Fprintln(w, "try:")
 	for _, r := range demo.Requests {
 		fmt.Fprintf(w, "  curl '%s%s'\n", "http://"+host, r.Path)
+	}
+}
+
+// httpServer bounds what a slow or idle client can hold: headers must
+// arrive within 5 s, a request within 10 s, the answer may take the request
+// timeout plus 5 s to write, idle keep-alives close after 2 minutes.
+func httpServer(h http.Handler, requestTimeout time.Duration) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      requestTimeout + 5*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    16 << 10,
 	}
 }

@@ -208,3 +208,31 @@ func TestRecordModeWritesReplayableFixtures(t *testing.T) {
 		t.Error("recorded subgraph cassette lacks the scenario's strikes")
 	}
 }
+
+// A client that sends half a request line and stops is cut off by the
+// read-header timeout; every other server timeout is set too.
+func TestServerTimeouts(t *testing.T) {
+	hs := httpServer(http.NotFoundHandler(), time.Second)
+	if hs.ReadHeaderTimeout <= 0 || hs.ReadTimeout <= 0 || hs.WriteTimeout <= time.Second || hs.IdleTimeout <= 0 || hs.MaxHeaderBytes <= 0 {
+		t.Fatalf("timeouts not all set: %+v", hs)
+	}
+	hs.ReadHeaderTimeout = 50 * time.Millisecond // the production value is 5 s
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = hs.Serve(ln) }()
+	defer hs.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte("GET /healthz HT")); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second)) // a bound for the test, not a measurement
+	if _, err := io.ReadAll(c); err != nil {
+		t.Fatalf("the server did not close the stalled connection: %v", err)
+	}
+}
