@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"time"
 
@@ -18,7 +19,13 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:18082", "listen address")
 	path := flag.String("path", "/", "path to answer")
 	bodyFile := flag.String("body", "", "file holding the response body")
+	pprofAddr := flag.String("pprof", "", "address for net/http/pprof (off when empty)")
 	flag.Parse()
+	if *pprofAddr != "" {
+		m := http.NewServeMux()
+		m.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		go func() { _ = http.ListenAndServe(*pprofAddr, m) }()
+	}
 	body, err := os.ReadFile(*bodyFile)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bare:", err)
