@@ -43,7 +43,7 @@ func statusOf(k problem.Kind) int {
 
 // writeError writes err as the JSON error shape. Unknown errors become a
 // generic internal error; the cause goes to the log, never to the client.
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+func (s *Server) writeError(w http.ResponseWriter, err error) {
 	p := problem.As(err)
 	exchangeOf(w).err = err
 	status := statusOf(p.Kind)
@@ -62,10 +62,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	s.writeError(w, r, problem.New(problem.NotFound, "NOT_FOUND", "no such route: see /clamm/strikes-chain, /clamm/exercise/history, /clamm/exercise/prepare"))
+	s.writeError(w, problem.New(problem.NotFound, "NOT_FOUND", "no such route: see /clamm/strikes-chain, /clamm/exercise/history, /clamm/exercise/prepare"))
 }
 
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Allow", "GET, HEAD")
-	s.writeError(w, r, problem.New(problem.MethodNotAllowed, "METHOD_NOT_ALLOWED", "only GET is supported"))
+	s.writeError(w, problem.New(problem.MethodNotAllowed, "METHOD_NOT_ALLOWED", "only GET is supported"))
 }

@@ -39,7 +39,7 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	body, err := marshal(v)
 	if err != nil {
-		s.writeError(w, nil, err)
+		s.writeError(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

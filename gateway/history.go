@@ -36,7 +36,7 @@ func (s *Server) parseHistory(r *http.Request) (service.HistoryRequest, error) {
 func (s *Server) handleExerciseHistory(w http.ResponseWriter, r *http.Request) {
 	req, err := s.parseHistory(r)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.writeError(w, err)
 		return
 	}
 	key := newKey("history").uint(req.ChainID).addr(req.Market).addr(req.User).int(req.First).int(req.Skip).String()

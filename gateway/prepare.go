@@ -53,7 +53,7 @@ func contains(list []string, s string) bool {
 func (s *Server) handlePrepare(w http.ResponseWriter, r *http.Request) {
 	req, err := s.parsePrepare(r)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.writeError(w, err)
 		return
 	}
 	key := newKey("prepare").uint(req.ChainID).addr(req.Market).big(req.OptionID).str(req.SwapperID).str(req.Slippage.String()).String()

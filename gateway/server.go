@@ -1,9 +1,13 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
-	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +18,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
@@ -212,7 +217,7 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string,
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 			err = problem.New(problem.UpstreamTimeout, "TIMEOUT", "the request did not complete within the gateway's deadline")
 		}
-		s.writeError(w, r, err)
+		s.writeError(w, err)
 		return
 	}
 	s.writeEntry(w, r, e, p, status, age)
@@ -261,4 +266,31 @@ func etagMatches(header []string, etag string) bool {
 		}
 	}
 	return false
+}
+
+// encode marshals v once, at fill time; hits reuse the bytes.
+func encode(v any, block uint64) (entry, error) {
+	body, err := marshal(v)
+	if err != nil {
+		return entry{}, fmt.Errorf("encode response: %w", err)
+	}
+	sum := sha256.Sum256(body)
+	e := entry{body: body, contentLength: []string{strconv.Itoa(len(body))},
+		etag: []string{`"` + hex.EncodeToString(sum[:16]) + `"`}}
+	if block > 0 {
+		e.blockHeader = []string{strconv.FormatUint(block, 10)}
+	}
+	return e, nil
+}
+
+// marshal is json.Marshal without HTML escaping: responses are JSON for
+// programs, and "<" in a message should read as "<".
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

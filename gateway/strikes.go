@@ -1,15 +1,10 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"net/http"
-	"strconv"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
@@ -42,7 +37,7 @@ func (s *Server) parseStrikes(r *http.Request) (service.StrikesRequest, error) {
 func (s *Server) handleStrikesChain(w http.ResponseWriter, r *http.Request) {
 	req, err := s.parseStrikes(r)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.writeError(w, err)
 		return
 	}
 	key := newKey("strikes").uint(req.ChainID).addr(req.Market).int(req.CallsReach).int(req.PutsReach).String()
@@ -57,31 +52,4 @@ func (s *Server) handleStrikesChain(w http.ResponseWriter, r *http.Request) {
 		}
 		return encode(res.Entries, res.Block)
 	})
-}
-
-// encode marshals v once, at fill time; hits reuse the bytes.
-func encode(v any, block uint64) (entry, error) {
-	body, err := marshal(v)
-	if err != nil {
-		return entry{}, fmt.Errorf("encode response: %w", err)
-	}
-	sum := sha256.Sum256(body)
-	e := entry{body: body, contentLength: []string{strconv.Itoa(len(body))},
-		etag: []string{`"` + hex.EncodeToString(sum[:16]) + `"`}}
-	if block > 0 {
-		e.blockHeader = []string{strconv.FormatUint(block, 10)}
-	}
-	return e, nil
-}
-
-// marshal is json.Marshal without HTML escaping: responses are JSON for
-// programs, and "<" in a message should read as "<".
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

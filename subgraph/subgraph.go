@@ -121,10 +121,10 @@ func classify(err error) error {
 		var ne graphql.NetworkError
 		if errors.As(ge.Unwrap(), &ne) {
 			if ne.StatusCode() == http.StatusTooManyRequests || ne.StatusCode() == http.StatusServiceUnavailable {
-				return &problem.Error{Kind: problem.UpstreamUnavailable, Code: "SUBGRAPH_UNAVAILABLE", Upstream: "subgraph", Err: err,
+				return &problem.Error{Kind: problem.UpstreamUnavailable, Code: "SUBGRAPH_UNAVAILABLE", Err: err,
 					Message: fmt.Sprintf("the subgraph refused the request (HTTP %d)", ne.StatusCode())}
 			}
-			return &problem.Error{Kind: problem.UpstreamError, Code: "SUBGRAPH_ERROR", Upstream: "subgraph", Err: err,
+			return &problem.Error{Kind: problem.UpstreamError, Code: "SUBGRAPH_ERROR", Err: err,
 				Message: fmt.Sprintf("the subgraph answered HTTP %d", ne.StatusCode())}
 		}
 		if cause := ge.Unwrap(); cause != nil {
@@ -144,11 +144,11 @@ func classify(err error) error {
 			code, msg = "SUBGRAPH_INDEXING_ERROR", "the subgraph reports an indexing error; its data cannot be trusted"
 		}
 	}
-	return &problem.Error{Kind: problem.UpstreamError, Code: code, Upstream: "subgraph", Err: err, Message: msg}
+	return &problem.Error{Kind: problem.UpstreamError, Code: code, Err: err, Message: msg}
 }
 
 func garbage(err error) error {
-	return &problem.Error{Kind: problem.UpstreamError, Code: "SUBGRAPH_ERROR", Upstream: "subgraph", Err: err,
+	return &problem.Error{Kind: problem.UpstreamError, Code: "SUBGRAPH_ERROR", Err: err,
 		Message: "the subgraph returned data that does not decode"}
 }
 

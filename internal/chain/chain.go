@@ -191,20 +191,20 @@ func classify(err error) error {
 	var httpErr rpc.HTTPError
 	switch {
 	case errors.As(err, &httpErr) && (httpErr.StatusCode == 429 || httpErr.StatusCode == 503):
-		return &problem.Error{Kind: problem.UpstreamUnavailable, Code: "RPC_UNAVAILABLE", Upstream: "rpc", Err: err,
+		return &problem.Error{Kind: problem.UpstreamUnavailable, Code: "RPC_UNAVAILABLE", Err: err,
 			Message: fmt.Sprintf("the rpc node refused the request (HTTP %d)", httpErr.StatusCode)}
 	case errors.As(err, &httpErr):
-		return &problem.Error{Kind: problem.UpstreamError, Code: "RPC_ERROR", Upstream: "rpc", Err: err,
+		return &problem.Error{Kind: problem.UpstreamError, Code: "RPC_ERROR", Err: err,
 			Message: fmt.Sprintf("the rpc node answered HTTP %d", httpErr.StatusCode)}
 	case errors.As(err, &rpcErr):
-		return &problem.Error{Kind: problem.UpstreamError, Code: "RPC_ERROR", Upstream: "rpc", Err: err,
+		return &problem.Error{Kind: problem.UpstreamError, Code: "RPC_ERROR", Err: err,
 			Message: fmt.Sprintf("the rpc node answered with error %d", rpcErr.ErrorCode())}
 	}
 	return problem.Upstream("rpc", err)
 }
 
 func upstreamGarbage(err error) error {
-	return &problem.Error{Kind: problem.UpstreamError, Code: "RPC_ERROR", Upstream: "rpc", Err: err,
+	return &problem.Error{Kind: problem.UpstreamError, Code: "RPC_ERROR", Err: err,
 		Message: "the rpc node returned data that does not decode"}
 }
 

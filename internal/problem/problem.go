@@ -42,8 +42,6 @@ type Error struct {
 	Code    string
 	Message string
 	Param   string
-	// Upstream names the upstream kind ("subgraph", "rpc", "quote") for logs and metrics.
-	Upstream string
 	// Err is the underlying cause, kept for logs and errors.Is; never shown to clients.
 	Err error
 }
@@ -96,20 +94,20 @@ func Upstream(upstream string, err error) *Error {
 	}
 	switch {
 	case errors.Is(err, ErrNotRecorded):
-		return &Error{Kind: UpstreamUnavailable, Code: "NOT_RECORDED", Upstream: upstream, Err: err,
+		return &Error{Kind: UpstreamUnavailable, Code: "NOT_RECORDED", Err: err,
 			Message: "the embedded demo has no recorded " + upstream + " answer for this request; to serve live data set " +
 				"CLAMM_CHAIN_<chainId>_SUBGRAPH_URL and CLAMM_CHAIN_<chainId>_RPC_URL (see README, Configuration)"}
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
-		return &Error{Kind: UpstreamTimeout, Code: name + "_TIMEOUT", Upstream: upstream, Err: err,
+		return &Error{Kind: UpstreamTimeout, Code: name + "_TIMEOUT", Err: err,
 			Message: "the " + upstream + " did not answer in time"}
 	case errors.Is(err, context.Canceled):
-		return &Error{Kind: UpstreamUnavailable, Code: name + "_UNAVAILABLE", Upstream: upstream, Err: err,
+		return &Error{Kind: UpstreamUnavailable, Code: name + "_UNAVAILABLE", Err: err,
 			Message: "the request to the " + upstream + " was cancelled"}
 	case isUnreachable(err):
-		return &Error{Kind: UpstreamUnavailable, Code: name + "_UNAVAILABLE", Upstream: upstream, Err: err,
+		return &Error{Kind: UpstreamUnavailable, Code: name + "_UNAVAILABLE", Err: err,
 			Message: "the " + upstream + " could not be reached"}
 	default:
-		return &Error{Kind: UpstreamError, Code: name + "_ERROR", Upstream: upstream, Err: err,
+		return &Error{Kind: UpstreamError, Code: name + "_ERROR", Err: err,
 			Message: "the " + upstream + " answered with an error"}
 	}
 }

@@ -285,6 +285,6 @@ func floorDiv(a, b int) int {
 }
 
 func subgraphGarbage(err error) error {
-	return &problem.Error{Kind: problem.UpstreamError, Code: "SUBGRAPH_ERROR", Upstream: "subgraph", Err: err,
+	return &problem.Error{Kind: problem.UpstreamError, Code: "SUBGRAPH_ERROR", Err: err,
 		Message: "the subgraph returned a strike that does not make sense"}
 }

@@ -157,5 +157,5 @@ func oneInchStatus(status int, body []byte) error {
 }
 
 func quoteErr(kind problem.Kind, code, format string, args ...any) *problem.Error {
-	return &problem.Error{Kind: kind, Code: code, Upstream: "quote", Message: fmt.Sprintf(format, args...)}
+	return &problem.Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
 }

@@ -76,15 +76,15 @@ func (u *UniV3) Quote(ctx context.Context, reqs []Request) ([]Quote, error) {
 		if el.Error != nil {
 			var rpcErr rpc.Error
 			if errors.As(el.Error, &rpcErr) && rpcErr.ErrorCode() == 3 || errors.As(el.Error, new(rpc.DataError)) {
-				return nil, &problem.Error{Kind: problem.Unprocessable, Code: "QUOTE_FAILED", Upstream: "quote", Err: el.Error,
+				return nil, &problem.Error{Kind: problem.Unprocessable, Code: "QUOTE_FAILED", Err: el.Error,
 					Message: fmt.Sprintf("QuoterV2 cannot quote leg %d (no pool or not enough liquidity at fee %d)", i, reqs[i].Fee)}
 			}
-			return nil, &problem.Error{Kind: problem.UpstreamError, Code: "QUOTE_ERROR", Upstream: "quote", Err: el.Error,
+			return nil, &problem.Error{Kind: problem.UpstreamError, Code: "QUOTE_ERROR", Err: el.Error,
 				Message: fmt.Sprintf("the rpc node failed the quote of leg %d", i)}
 		}
 		vals, err := contracts.QuoterV2.Unpack("quoteExactInputSingle", outs[i])
 		if err != nil || len(vals) != 4 {
-			return nil, &problem.Error{Kind: problem.UpstreamError, Code: "QUOTE_ERROR", Upstream: "quote", Err: err,
+			return nil, &problem.Error{Kind: problem.UpstreamError, Code: "QUOTE_ERROR", Err: err,
 				Message: "QuoterV2 returned data that does not decode"}
 		}
 		out := vals[0].(*big.Int)
@@ -105,7 +105,7 @@ func quoteTransport(err error) error {
 		if httpErr.StatusCode == 429 || httpErr.StatusCode == 503 {
 			kind, code = problem.UpstreamUnavailable, "QUOTE_UNAVAILABLE"
 		}
-		return &problem.Error{Kind: kind, Code: code, Upstream: "quote", Err: err,
+		return &problem.Error{Kind: kind, Code: code, Err: err,
 			Message: fmt.Sprintf("the rpc node answered HTTP %d to the quote", httpErr.StatusCode)}
 	}
 	return problem.Upstream("quote", err)
