@@ -31,7 +31,11 @@ func (a accessLog) write(r *http.Request, x *exchange, start time.Time, d time.D
 	b = append(b, `","level":"`...)
 	b = append(b, level...)
 	b = append(b, `","msg":"request","id":`...)
-	b = appendJSONString(b, x.id)
+	if x.id != "" {
+		b = appendJSONString(b, x.id)
+	} else { // prefix and digits: nothing to escape
+		b = append(x.appendID(append(b, '"')), '"')
+	}
 	b = append(b, `,"method":`...)
 	b = appendJSONString(b, r.Method)
 	b = append(b, `,"route":`...)

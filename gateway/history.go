@@ -39,7 +39,8 @@ func (s *Server) handleExerciseHistory(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
-	key := newKey("history").uint(req.ChainID).addr(req.Market).addr(req.User).int(req.First).int(req.Skip).String()
+	var kb [keyBuf]byte
+	key := newKey(kb[:0], "history").uint(req.ChainID).addr(req.Market).addr(req.User).int(req.First).int(req.Skip).String()
 	policy := cache.Policy{TTL: s.opts.HistoryTTL, Grace: s.opts.StaleGrace}
 	if s.serveHit(w, r, key, policy) {
 		return

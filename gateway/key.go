@@ -8,40 +8,30 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 )
 
-// cacheKey builds a response-cache key in one allocation (the final
-// string; the buffer stays on the stack): hits compute it on every request,
-// and fmt with a checksummed address costs a dozen.
-type cacheKey struct {
-	buf [192]byte
-	b   []byte
-}
+// cacheKey builds a response-cache key in one allocation, the final string:
+// hits compute it on every request, and fmt with a checksummed address
+// costs a dozen. The caller passes a buffer on its stack; a value type (not
+// a struct pointing into its own array) is what lets escape analysis keep
+// that buffer there.
+//
+//	var kb [keyBuf]byte
+//	key := newKey(kb[:0], "strikes").uint(chainID).String()
+type cacheKey []byte
 
-func newKey(route string) *cacheKey {
-	k := &cacheKey{}
-	k.b = append(k.buf[:0], route...)
-	return k
-}
+// keyBuf holds every key the gateway builds; a longer one still works and
+// only costs an allocation.
+const keyBuf = 192
 
-func (k *cacheKey) str(s string) *cacheKey {
-	k.b = append(append(k.b, '|'), s...)
-	return k
-}
+func newKey(buf []byte, route string) cacheKey { return append(buf[:0], route...) }
 
-func (k *cacheKey) uint(u uint64) *cacheKey {
-	k.b = strconv.AppendUint(append(k.b, '|'), u, 10)
-	return k
-}
+func (k cacheKey) str(s string) cacheKey { return append(append(k, '|'), s...) }
 
-func (k *cacheKey) int(i int) *cacheKey { return k.uint(uint64(i)) }
+func (k cacheKey) uint(u uint64) cacheKey { return strconv.AppendUint(append(k, '|'), u, 10) }
 
-func (k *cacheKey) addr(a common.Address) *cacheKey {
-	k.b = hex.AppendEncode(append(k.b, '|'), a[:])
-	return k
-}
+func (k cacheKey) int(i int) cacheKey { return k.uint(uint64(i)) }
 
-func (k *cacheKey) big(v *big.Int) *cacheKey {
-	k.b = v.Append(append(k.b, '|'), 10)
-	return k
-}
+func (k cacheKey) addr(a common.Address) cacheKey { return hex.AppendEncode(append(k, '|'), a[:]) }
 
-func (k *cacheKey) String() string { return string(k.b) }
+func (k cacheKey) big(v *big.Int) cacheKey { return v.Append(append(k, '|'), 10) }
+
+func (k cacheKey) String() string { return string(k) }

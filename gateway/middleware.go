@@ -20,10 +20,14 @@ import (
 type exchange struct {
 	http.ResponseWriter
 	status int
-	id     string
-	route  string
-	cache  string
-	err    error
+	// id is the client's X-Request-Id; when it sent none, seq numbers the
+	// request and the id is formatted only where it is written (the log
+	// line), so a hit builds no id string.
+	id    string
+	seq   uint64
+	route string
+	cache string
+	err   error
 	// errText is err's text with secrets redacted, set when logged.
 	errText string
 }
@@ -75,7 +79,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			x.id = ids[0]
 			w.Header()["X-Request-Id"] = ids
 		} else {
-			x.id = requestPrefix + strconv.FormatUint(requestSeq.Add(1), 36)
+			x.seq = requestSeq.Add(1)
 		}
 		defer func() {
 			if p := recover(); p != nil {
@@ -100,7 +104,9 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 				return
 			}
 		}
-		next.ServeHTTP(x, r)
+		if !s.serveDirect(x, r) {
+			next.ServeHTTP(x, r)
+		}
 	})
 }
 
@@ -134,7 +140,7 @@ func (s *Server) logRequest(r *http.Request, x *exchange, start time.Time, d tim
 		return
 	}
 	attrs := []slog.Attr{
-		slog.String("id", x.id),
+		slog.String("id", string(x.appendID(nil))),
 		slog.String("method", r.Method),
 		slog.String("route", x.route),
 		slog.Int("status", x.status),
@@ -147,6 +153,15 @@ func (s *Server) logRequest(r *http.Request, x *exchange, start time.Time, d tim
 		attrs = append(attrs, slog.String("error", x.errText))
 	}
 	s.opts.Logger.LogAttrs(r.Context(), level, "request", attrs...)
+}
+
+// appendID appends the request's id: the client's, or the process prefix
+// and the sequence number in base 36.
+func (x *exchange) appendID(b []byte) []byte {
+	if x.id != "" {
+		return append(b, x.id...)
+	}
+	return strconv.AppendUint(append(b, requestPrefix...), x.seq, 36)
 }
 
 // exchanges recycles the per-request exchange: one allocation less per hit.

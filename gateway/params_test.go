@@ -113,3 +113,36 @@ func TestUnknownMarketIs404(t *testing.T) {
 		t.Fatalf("status %d, %+v", rec.Code, e)
 	}
 }
+
+// TestManyPairsAndEscapedKeys: a query of more pairs than params holds in
+// its arrays reads the same, repeated parameters are still refused, and
+// keys are compared after unescaping.
+func TestManyPairsAndEscapedKeys(t *testing.T) {
+	srv, _ := newFakeServer(t)
+	want := get(t, srv, strikes)
+	if want.Code != http.StatusOK {
+		t.Fatalf("status %d", want.Code)
+	}
+	var filler strings.Builder
+	for i := range 20 {
+		filler.WriteString("&x" + string(rune('a'+i)) + "=1&&")
+	}
+	for _, q := range []string{
+		strikes + filler.String(), // beyond the arrays, ours first
+		gateway.PathStrikesChain + "?" + filler.String()[1:] + "&" + strikes[len(gateway.PathStrikesChain)+1:], // ours last
+		strings.Replace(strikes, "callsReach", "calls%52each", 1),                                              // an escaped key
+	} {
+		if rec := get(t, srv, q); rec.Code != http.StatusOK || rec.Body.String() != want.Body.String() {
+			t.Errorf("%s: status %d %s", q, rec.Code, rec.Body)
+		}
+	}
+	for _, q := range []string{
+		strikes + filler.String() + "&callsReach=5", // repeated beyond the arrays
+		strikes + "&calls%52each=5",                 // repeated, once escaped
+	} {
+		rec := get(t, srv, q)
+		if e := decodeError(t, rec); rec.Code != http.StatusBadRequest || e.Param != "callsReach" {
+			t.Errorf("%s: status %d, %+v", q, rec.Code, e)
+		}
+	}
+}

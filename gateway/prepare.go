@@ -56,7 +56,8 @@ func (s *Server) handlePrepare(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
-	key := newKey("prepare").uint(req.ChainID).addr(req.Market).big(req.OptionID).str(req.SwapperID).str(req.Slippage.String()).String()
+	var kb [keyBuf]byte
+	key := newKey(kb[:0], "prepare").uint(req.ChainID).addr(req.Market).big(req.OptionID).str(req.SwapperID).str(req.Slippage.String()).String()
 	policy := cache.Policy{TTL: s.opts.PrepareTTL}
 	if s.serveHit(w, r, key, policy) {
 		return

@@ -40,7 +40,8 @@ func (s *Server) handleStrikesChain(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
-	key := newKey("strikes").uint(req.ChainID).addr(req.Market).int(req.CallsReach).int(req.PutsReach).String()
+	var kb [keyBuf]byte
+	key := newKey(kb[:0], "strikes").uint(req.ChainID).addr(req.Market).int(req.CallsReach).int(req.PutsReach).String()
 	policy := cache.Policy{TTL: s.opts.StrikesTTL, Grace: s.opts.StaleGrace}
 	if s.serveHit(w, r, key, policy) {
 		return

@@ -1,0 +1,49 @@
+package gateway
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/gorilla/mux"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
+)
+
+// TestDirectRoutesMatchRouter holds serveDirect to the router: whatever it
+// answers, the router would have sent to the same route, and it answers
+// every GET and HEAD on the three API paths.
+func TestDirectRoutesMatchRouter(t *testing.T) {
+	s, err := New(Options{Service: service.New(nil), ChainIDs: []uint64{42161}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	router := s.routes().(*mux.Router)
+	api := map[string]bool{PathStrikesChain: true, PathExerciseHistory: true, PathExercisePrepare: true}
+	paths := []string{PathStrikesChain, PathExerciseHistory, PathExercisePrepare, PathHealthz, PathOpenAPI,
+		PathStrikesChain + "/", "/clamm//strikes-chain", "/CLAMM/strikes-chain", "/clamm", "/"}
+	methods := []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodOptions, "PATCH"}
+	for _, path := range paths {
+		for _, method := range methods {
+			// chainId=1 is not configured: a handler that runs answers 400
+			// before it reaches the (absent) upstreams.
+			r := httptest.NewRequest(method, path+"?chainId=1", nil)
+			var m mux.RouteMatch
+			template := ""
+			if router.Match(r, &m) && m.MatchErr == nil {
+				template, _ = m.Route.GetPathTemplate()
+			}
+			x := &exchange{ResponseWriter: httptest.NewRecorder()}
+			direct := s.serveDirect(x, r)
+			if direct && x.route != template {
+				t.Errorf("%s %s: answered directly as %q; the router routes it to %q", method, path, x.route, template)
+			}
+			if want := api[path] && (method == http.MethodGet || method == http.MethodHead); direct != want {
+				t.Errorf("%s %s: answered directly %v, want %v", method, path, direct, want)
+			}
+			if direct && x.status != http.StatusBadRequest {
+				t.Errorf("%s %s: status %d, want 400 for the unconfigured chain", method, path, x.status)
+			}
+		}
+	}
+}
