@@ -3,6 +3,7 @@ package gateway
 import (
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 
 	"github.com/gorilla/mux"
@@ -45,5 +46,19 @@ func TestDirectRoutesMatchRouter(t *testing.T) {
 				t.Errorf("%s %s: status %d, want 400 for the unconfigured chain", method, path, x.status)
 			}
 		}
+	}
+}
+
+func TestHeaderValues(t *testing.T) {
+	v := headerValues("max-age=", 120)
+	for i, s := range v {
+		if len(s) != 1 || cap(s) != 1 || s[0] != "max-age="+strconv.Itoa(i) {
+			t.Fatalf("v[%d] = %q (cap %d)", i, s, cap(s))
+		}
+	}
+	// A caller appending to a shared value must not overwrite the next one.
+	_ = append(v[7], "x")
+	if v[8][0] != "max-age=8" {
+		t.Fatalf("append to v[7] changed v[8] to %q", v[8][0])
 	}
 }
