@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
@@ -26,8 +27,10 @@ type exchange struct {
 	id    string
 	seq   uint64
 	route string
-	cache string
-	err   error
+	// metrics are route's collectors (nil without metrics).
+	metrics *metrics.Route
+	cache   string
+	err     error
 	// errText is err's text with secrets redacted, set when logged.
 	errText string
 }
@@ -73,7 +76,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		x := exchanges.Get().(*exchange)
-		*x = exchange{ResponseWriter: w, route: "unmatched"}
+		*x = exchange{ResponseWriter: w, route: routeUnmatched, metrics: s.routeMetrics[routeUnmatched]}
 		if ids := r.Header["X-Request-Id"]; len(ids) == 1 && len(ids[0]) <= 64 && ids[0] != "" && isToken(ids[0]) {
 			// A client's id is echoed so it can match the answer to its logs.
 			x.id = ids[0]
@@ -110,19 +113,26 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 	})
 }
 
+// routeUnmatched is the route of requests no route matched (404, 405).
+const routeUnmatched = "unmatched"
+
+// tag records the request's route template and its collectors.
+func (s *Server) tag(x *exchange, template string) {
+	x.route, x.metrics = template, s.routeMetrics[template]
+}
+
 // route tags the request with its route template for logs and metrics:
 // never the raw path, which holds user input.
 func (s *Server) route(template string, h http.HandlerFunc) http.Handler {
+	s.routeMetrics[template] = s.opts.Metrics.Route(template)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		exchangeOf(w).route = template
+		s.tag(exchangeOf(w), template)
 		h(w, r)
 	})
 }
 
 func (s *Server) logRequest(r *http.Request, x *exchange, start time.Time, d time.Duration) {
-	if s.opts.Metrics != nil {
-		s.opts.Metrics.Request(x.route, x.status, d, x.cache)
-	}
+	x.metrics.Request(x.status, d, x.cache)
 	if x.err != nil {
 		// Transport errors quote the upstream URL, which may hold an API
 		// key: the text goes through Redact before it reaches the log.

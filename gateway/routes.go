@@ -31,13 +31,13 @@ func (s *Server) serveDirect(x *exchange, r *http.Request) bool {
 	}
 	switch r.URL.Path {
 	case PathStrikesChain:
-		x.route = PathStrikesChain
+		s.tag(x, PathStrikesChain)
 		s.handleStrikesChain(x, r)
 	case PathExerciseHistory:
-		x.route = PathExerciseHistory
+		s.tag(x, PathExerciseHistory)
 		s.handleExerciseHistory(x, r)
 	case PathExercisePrepare:
-		x.route = PathExercisePrepare
+		s.tag(x, PathExercisePrepare)
 		s.handlePrepare(x, r)
 	default:
 		return false
@@ -50,6 +50,7 @@ func (s *Server) serveDirect(x *exchange, r *http.Request) bool {
 // 400 naming it, not a 404.
 func (s *Server) routes() http.Handler {
 	r := mux.NewRouter()
+	s.routeMetrics[routeUnmatched] = s.opts.Metrics.Route(routeUnmatched)
 	r.NotFoundHandler = http.HandlerFunc(s.notFound)
 	r.MethodNotAllowedHandler = http.HandlerFunc(s.methodNotAllowed)
 	r.Handle(PathStrikesChain, s.route(PathStrikesChain, s.handleStrikesChain)).Methods(http.MethodGet, http.MethodHead)

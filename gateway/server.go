@@ -82,6 +82,9 @@ type Server struct {
 	handler   http.Handler
 	limiter   *rateLimiter  // nil: no rate limit
 	fills     chan struct{} // semaphore of running fills
+	// routeMetrics are each route template's collectors, resolved as the
+	// routes are set up; read-only afterwards.
+	routeMetrics map[string]*metrics.Route
 }
 
 // entry is a cached response: encoded bytes plus what the headers need, so a
@@ -135,8 +138,9 @@ func New(opts Options) (*Server, error) {
 		opts.Swappers[id] = list
 	}
 	s := &Server{
-		opts:   opts,
-		chains: map[uint64]bool{},
+		opts:         opts,
+		chains:       map[uint64]bool{},
+		routeMetrics: map[string]*metrics.Route{},
 		responses: cache.New[entry](cache.Options{
 			MaxEntries: opts.CacheMaxEntries, MaxBytes: opts.CacheMaxBytes, FillTimeout: opts.RequestTimeout,
 			Size: func(v any) int64 { return int64(len(v.(entry).body)) + entryOverhead },

@@ -7,7 +7,7 @@ package metrics
 import (
 	"net/http"
 	"strconv"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,19 +26,6 @@ type Metrics struct {
 	upstreamErrors *prometheus.CounterVec
 	upstreamTime   *prometheus.HistogramVec
 	lag            *prometheus.GaugeVec
-
-	// children resolved once per label set, so the request path does not
-	// hash labels or allocate.
-	mu   sync.RWMutex
-	reqs map[reqKey]prometheus.Counter
-	lats map[string]prometheus.Observer
-	hits map[reqKey]prometheus.Counter
-}
-
-type reqKey struct {
-	route string
-	n     int
-	s     string
 }
 
 // New registers the collectors (and the Go and process collectors).
@@ -59,7 +46,6 @@ func New() *Metrics {
 			Help: "Upstream round-trip latency by kind.", Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}}, []string{"upstream"}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "clamm_subgraph_lag_blocks",
 			Help: "Blocks the subgraph trails the chain head, per chain, as of the last /readyz."}, []string{"chain_id"}),
-		reqs: map[reqKey]prometheus.Counter{}, lats: map[string]prometheus.Observer{}, hits: map[reqKey]prometheus.Counter{},
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.cacheResults, m.upstreamCalls, m.upstreamErrors, m.upstreamTime, m.lag,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -71,34 +57,70 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
-// Request records one answered request. route must be a template.
-func (m *Metrics) Request(route string, status int, d time.Duration, cacheResult string) {
-	k := reqKey{route: route, n: status}
-	m.mu.RLock()
-	c, ok1 := m.reqs[k]
-	o, ok2 := m.lats[route]
-	m.mu.RUnlock()
-	if !ok1 || !ok2 {
-		m.mu.Lock()
-		c = m.requests.WithLabelValues(route, strconv.Itoa(status))
-		o = m.latency.WithLabelValues(route)
-		m.reqs[k], m.lats[route] = c, o
-		m.mu.Unlock()
+// Route is one route template's request collectors, resolved once when
+// the route is set up: recording a request then hashes no labels and takes
+// no lock, it loads one child pointer per label set and adds atomically.
+type Route struct {
+	template string
+	requests *prometheus.CounterVec
+	latency  prometheus.Observer
+	results  *prometheus.CounterVec
+	// Children are made on first use, so a route shows only the statuses
+	// and cache results it has answered with.
+	byStatus [1000]atomic.Pointer[counter]
+	byResult [len(cacheResults)]atomic.Pointer[counter]
+}
+
+type counter struct{ prometheus.Counter }
+
+// Route returns the collectors of one route template (never a raw path).
+// A nil Metrics returns a nil Route, whose Request does nothing.
+func (m *Metrics) Route(template string) *Route {
+	if m == nil {
+		return nil
 	}
-	c.Inc()
-	o.Observe(d.Seconds())
-	if cacheResult != "" {
-		hk := reqKey{route: route, s: cacheResult}
-		m.mu.RLock()
-		h, ok := m.hits[hk]
-		m.mu.RUnlock()
-		if !ok {
-			m.mu.Lock()
-			h = m.cacheResults.WithLabelValues(route, cacheResult)
-			m.hits[hk] = h
-			m.mu.Unlock()
+	return &Route{template: template, requests: m.requests, latency: m.latency.WithLabelValues(template), results: m.cacheResults}
+}
+
+// cacheResults are the values of the cache-result label.
+var cacheResults = [...]string{"HIT", "MISS", "STALE"}
+
+// child stores and returns vec's child for labels in p: called on a
+// route's first use of a status or result (a racing first request stores
+// the same child).
+func child(p *atomic.Pointer[counter], vec *prometheus.CounterVec, labels ...string) *counter {
+	c := &counter{vec.WithLabelValues(labels...)}
+	p.Store(c)
+	return c
+}
+
+// Request records one answered request: its status (100-999, as net/http
+// allows), latency and cache result ("" when the cache was not asked).
+func (r *Route) Request(status int, d time.Duration, cacheResult string) {
+	if r == nil {
+		return
+	}
+	if status == 0 {
+		status = http.StatusOK // nothing written: net/http sends 200
+	}
+	if status < 0 || status >= len(r.byStatus) {
+		r.requests.WithLabelValues(r.template, strconv.Itoa(status)).Inc()
+	} else {
+		c := r.byStatus[status].Load()
+		if c == nil {
+			c = child(&r.byStatus[status], r.requests, r.template, strconv.Itoa(status))
 		}
-		h.Inc()
+		c.Inc()
+	}
+	r.latency.Observe(d.Seconds())
+	for i, res := range cacheResults {
+		if res == cacheResult {
+			c := r.byResult[i].Load()
+			if c == nil {
+				c = child(&r.byResult[i], r.results, r.template, res)
+			}
+			c.Inc()
+		}
 	}
 }
 
