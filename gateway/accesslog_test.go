@@ -25,3 +25,24 @@ func TestAccessLogLineIsJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendRFC3339Nano checks the cached-second formatter against
+// time.RFC3339Nano itself, across whole seconds, trailing zeros, zones and
+// second boundaries in both directions.
+func TestAppendRFC3339Nano(t *testing.T) {
+	base := time.Date(2026, 11, 21, 23, 59, 59, 0, time.UTC)
+	east := time.FixedZone("UTC+5:30", 5*3600+1800)
+	var times []time.Time
+	for _, ns := range []int{0, 1, 5, 10, 100_000, 120_000_000, 999_999_999, 500_000_000, 123_456_789} {
+		for _, sec := range []int{0, 1, -1, 86400 * 400} {
+			at := base.Add(time.Duration(sec)*time.Second + time.Duration(ns))
+			times = append(times, at, at.In(east))
+		}
+	}
+	times = append(times, time.Date(1969, 12, 31, 23, 59, 59, 999, time.UTC), time.Date(12000, 1, 1, 0, 0, 0, 7, time.UTC))
+	for _, at := range times {
+		if got, want := string(appendRFC3339Nano(nil, at)), at.UTC().Format(time.RFC3339Nano); got != want {
+			t.Errorf("%v: %s, want %s", at, got, want)
+		}
+	}
+}
