@@ -102,6 +102,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	hs := httpServer(srv, cfg.RequestTimeout.D())
 	printBanner(stdout, ln.Addr().String(), modes)
+	if gogc, limit, ok := tuneGC(getenv, cfg.CacheMaxBytes); ok {
+		logger.Info("garbage collector tuned for the response cache (set GOGC or GOMEMLIMIT to choose)", "gogc", gogc, "memoryLimitBytes", limit)
+	}
 	for _, id := range cfg.ChainIDs() {
 		ch := cfg.Chains[id]
 		logger.Info("chain", "chainId", id, "mode", modes[id], "subgraph", config.Redact(ch.SubgraphURL), "rpc", config.Redact(ch.RPCURL))

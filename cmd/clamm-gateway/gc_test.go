@@ -1,0 +1,37 @@
+package main
+
+import (
+	"math"
+	"runtime/debug"
+	"testing"
+)
+
+func TestTuneGC(t *testing.T) {
+	prevPercent := debug.SetGCPercent(100)
+	prevLimit := debug.SetMemoryLimit(math.MaxInt64)
+	t.Cleanup(func() { debug.SetGCPercent(prevPercent); debug.SetMemoryLimit(prevLimit) })
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+
+	for _, operator := range []map[string]string{{"GOGC": "100"}, {"GOMEMLIMIT": "1GiB"}, {"GOGC": "off"}} {
+		if _, _, tuned := tuneGC(env(operator), 256<<20); tuned {
+			t.Errorf("%v: tuned over the operator's setting", operator)
+		}
+	}
+	if _, _, tuned := tuneGC(env(nil), 0); tuned {
+		t.Error("tuned with no cache byte bound to size the limit from")
+	}
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("GOGC changed to %d without tuning", got)
+	}
+
+	gogc, limit, tuned := tuneGC(env(nil), 256<<20)
+	if !tuned || gogc != 400 || limit != 768<<20 {
+		t.Fatalf("tuned %v: gogc %d limit %d", tuned, gogc, limit)
+	}
+	if got := debug.SetGCPercent(100); got != 400 {
+		t.Errorf("runtime GOGC %d, want 400", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != 768<<20 {
+		t.Errorf("runtime memory limit %d, want %d", got, 768<<20)
+	}
+}
