@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"fmt"
+	"io"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -63,7 +64,7 @@ func benchServer(b *testing.B, sc *scenario.Scenario) *gateway.Server {
 	}
 	srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161},
 		Swappers: cfg.SwapperIDs(), CacheMaxEntries: 1000, CacheMaxBytes: 1 << 30, StrikesTTL: 1 << 62, HistoryTTL: 1 << 62, PrepareTTL: 1 << 62,
-		Metrics: metrics.New()}) // as deployed: metrics on
+		Metrics: metrics.New(), AccessLog: io.Discard}) // as deployed: metrics and access log on
 	if err != nil {
 		b.Fatal(err)
 	}

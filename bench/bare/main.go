@@ -1,7 +1,10 @@
 // Command bare is the load benchmark's floor: a gorilla/mux server that
 // answers one GET path with fixed bytes, as the gateway answers a cache hit.
+// With -headers it writes the response headers listed in the file too
+// ("Name: value" lines, as curl -D prints them), so its answer is the
+// gateway's byte for byte but for the values of Date and Age.
 //
-//	bare -listen 127.0.0.1:18082 -path /clamm/strikes-chain -body body.json
+//	bare -listen 127.0.0.1:18082 -path /clamm/strikes-chain -body body.json [-headers headers.txt]
 package main
 
 import (
@@ -10,6 +13,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -19,6 +23,7 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:18082", "listen address")
 	path := flag.String("path", "/", "path to answer")
 	bodyFile := flag.String("body", "", "file holding the response body")
+	headerFile := flag.String("headers", "", `file of response headers to write ("Name: value" lines); default Content-Type: application/json`)
 	pprofAddr := flag.String("pprof", "", "address for net/http/pprof (off when empty)")
 	flag.Parse()
 	if *pprofAddr != "" {
@@ -31,9 +36,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bare:", err)
 		os.Exit(1)
 	}
+	headers := []header{{"Content-Type", []string{"application/json"}}}
+	if *headerFile != "" {
+		if headers, err = readHeaders(*headerFile); err != nil {
+			fmt.Fprintln(os.Stderr, "bare:", err)
+			os.Exit(1)
+		}
+	}
 	r := mux.NewRouter()
 	r.HandleFunc(*path, func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
+		h := w.Header()
+		for _, kv := range headers {
+			h[kv.name] = kv.values
+		}
 		_, _ = w.Write(body)
 	}).Methods(http.MethodGet)
 	srv := &http.Server{Addr: *listen, Handler: r, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 2 * time.Minute}
@@ -41,4 +56,29 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bare:", err)
 		os.Exit(1)
 	}
+}
+
+// readHeaders reads "Name: value" lines, skipping the status line, blank
+// lines and Date (net/http writes its own).
+func readHeaders(file string) ([]header, error) {
+	text, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var h []header
+	for _, line := range strings.Split(string(text), "\n") {
+		name, value, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || strings.HasPrefix(name, "HTTP/") || strings.EqualFold(name, "Date") {
+			continue
+		}
+		h = append(h, header{http.CanonicalHeaderKey(name), []string{strings.TrimSpace(value)}})
+	}
+	return h, nil
+}
+
+// header is one response header, set as the gateway sets its own: a
+// direct map assignment of a shared value slice.
+type header struct {
+	name   string
+	values []string
 }
