@@ -2,9 +2,12 @@
 // answers one GET path with fixed bytes, as the gateway answers a cache hit.
 // With -headers it writes the response headers listed in the file too
 // ("Name: value" lines, as curl -D prints them), so its answer is the
-// gateway's byte for byte but for the values of Date and Age.
+// gateway's byte for byte but for the values of Date and Age. With -direct
+// it also writes a body of 4 KiB or more as the gateway does (headers
+// flushed first, then the body in one write): the floor for the gateway's
+// own per-request work, apart from how the bytes reach the socket.
 //
-//	bare -listen 127.0.0.1:18082 -path /clamm/strikes-chain -body body.json [-headers headers.txt]
+//	bare -listen 127.0.0.1:18082 -path /clamm/strikes-chain -body body.json [-headers headers.txt] [-direct]
 package main
 
 import (
@@ -24,6 +27,7 @@ func main() {
 	path := flag.String("path", "/", "path to answer")
 	bodyFile := flag.String("body", "", "file holding the response body")
 	headerFile := flag.String("headers", "", `file of response headers to write ("Name: value" lines); default Content-Type: application/json`)
+	direct := flag.Bool("direct", false, "flush the headers before a body of 4 KiB or more, as the gateway does")
 	pprofAddr := flag.String("pprof", "", "address for net/http/pprof (off when empty)")
 	flag.Parse()
 	if *pprofAddr != "" {
@@ -48,6 +52,9 @@ func main() {
 		h := w.Header()
 		for _, kv := range headers {
 			h[kv.name] = kv.values
+		}
+		if *direct && len(body) >= 4<<10 {
+			w.(http.Flusher).Flush()
 		}
 		_, _ = w.Write(body)
 	}).Methods(http.MethodGet)
