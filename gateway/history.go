@@ -10,7 +10,8 @@ import (
 )
 
 func (s *Server) parseHistory(r *http.Request) (service.HistoryRequest, error) {
-	p := paramsOf(r)
+	var p params
+	p.read(r)
 	var req service.HistoryRequest
 	var err error
 	if req.ChainID, err = p.chainID(s.chains); err != nil {

@@ -21,6 +21,7 @@ import (
 type exchange struct {
 	http.ResponseWriter
 	status int
+	start  time.Time // when the middleware took the request
 	// id is the client's X-Request-Id; when it sent none, seq numbers the
 	// request and the id is formatted only where it is written (the log
 	// line), so a hit builds no id string.
@@ -76,7 +77,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		x := exchanges.Get().(*exchange)
-		*x = exchange{ResponseWriter: w, route: routeUnmatched, metrics: s.routeMetrics[routeUnmatched]}
+		*x = exchange{ResponseWriter: w, start: start, route: routeUnmatched, metrics: s.routeMetrics[routeUnmatched]}
 		if ids := r.Header["X-Request-Id"]; len(ids) == 1 && len(ids[0]) <= 64 && ids[0] != "" && isToken(ids[0]) {
 			// A client's id is echoed so it can match the answer to its logs.
 			x.id = ids[0]

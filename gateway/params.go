@@ -31,10 +31,11 @@ type params struct {
 	vals [maxPairs]string // raw; unescaped when read
 }
 
-const maxPairs = 12
+const maxPairs = 8 // an endpoint takes at most five
 
-func paramsOf(r *http.Request) params {
-	p := params{raw: r.URL.RawQuery}
+// read splits r's query into p, in place: p is the caller's, on its stack.
+func (p *params) read(r *http.Request) {
+	p.raw = r.URL.RawQuery
 	for q := p.raw; q != ""; {
 		var key, val string
 		key, val, q = nextPair(q)
@@ -48,7 +49,6 @@ func paramsOf(r *http.Request) params {
 		p.keys[p.n], p.vals[p.n] = key, val
 		p.n++
 	}
-	return p
 }
 
 // nextPair splits the first '&'-separated pair off q into its key

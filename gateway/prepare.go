@@ -17,7 +17,8 @@ import (
 const maxSlippage = 50
 
 func (s *Server) parsePrepare(r *http.Request) (service.PrepareRequest, error) {
-	p := paramsOf(r)
+	var p params
+	p.read(r)
 	var req service.PrepareRequest
 	var err error
 	if req.ChainID, err = p.chainID(s.chains); err != nil {

@@ -204,7 +204,11 @@ func headerValues(prefix string, n int) [][]string {
 // call it before building their fill closure, so a hit allocates neither
 // the closure nor a deadline.
 func (s *Server) serveHit(w http.ResponseWriter, r *http.Request, key string, p cache.Policy) bool {
-	e, age, ok := s.responses.Peek(key)
+	now := exchangeOf(w).start // the clock was read as the request came in
+	if now.IsZero() {
+		now = time.Now()
+	}
+	e, age, ok := s.responses.PeekAt(key, now)
 	if !ok || age >= p.TTL {
 		return false
 	}

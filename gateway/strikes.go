@@ -16,7 +16,8 @@ const (
 )
 
 func (s *Server) parseStrikes(r *http.Request) (service.StrikesRequest, error) {
-	p := paramsOf(r)
+	var p params
+	p.read(r)
 	var req service.StrikesRequest
 	var err error
 	if req.Market, err = p.address("optionMarket"); err != nil {

@@ -2,6 +2,12 @@
 // expiry, singleflight so one fill per key serves every waiter, and what
 // go-cache lacks: a bound on entries and bytes, and stale serving.
 //
+// Reads go to the cache's own index of current entries (kept for the
+// bounds) rather than through go-cache's Get, which reads the clock on
+// every call: a hit already knows the time, and an entry go-cache has not
+// yet expired is judged by its age anyway. go-cache's janitor still drops
+// expired entries, and its eviction callback keeps the index in step.
+//
 // Per entry, a Policy gives a fresh TTL and a Grace after it:
 //
 //   - fresh (age < TTL): served as a HIT;
@@ -80,7 +86,7 @@ type Cache[V any] struct {
 	opts  Options
 	fills atomic.Int64
 
-	mu    sync.Mutex
+	mu    sync.RWMutex
 	order *list.List // of keys, oldest write first
 	cur   map[string]*entry[V]
 	bytes int64
@@ -121,26 +127,36 @@ func (c *Cache[V]) Fills() int64 { return c.fills.Load() }
 
 // Len is the number of stored entries.
 func (c *Cache[V]) Len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	return len(c.cur)
 }
 
 // Bytes is the sum of the stored entries' sizes.
 func (c *Cache[V]) Bytes() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	return c.bytes
 }
 
-// Peek returns a stored value and its age, fresh or stale, without filling.
+// Peek returns a stored value and its age now, without filling. The age
+// may be past any policy's TTL and grace (until the janitor drops the
+// entry): callers judge it.
 func (c *Cache[V]) Peek(key string) (V, time.Duration, bool) {
-	if v, ok := c.store.Get(key); ok {
-		e := v.(*entry[V])
-		return e.v, c.opts.Now().Sub(e.stored), true
+	return c.PeekAt(key, c.opts.Now())
+}
+
+// PeekAt is Peek with the time given, for a caller that has just read the
+// clock.
+func (c *Cache[V]) PeekAt(key string, now time.Time) (V, time.Duration, bool) {
+	c.mu.RLock()
+	e := c.cur[key]
+	c.mu.RUnlock()
+	if e == nil {
+		var zero V
+		return zero, 0, false
 	}
-	var zero V
-	return zero, 0, false
+	return e.v, now.Sub(e.stored), true
 }
 
 // Get returns the value under key and its age, filling it on a miss and
