@@ -2,10 +2,11 @@ package gateway
 
 import (
 	"encoding/hex"
-	"math/big"
 	"strconv"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 )
 
 // cacheKey builds a response-cache key in one allocation, the final string:
@@ -32,6 +33,6 @@ func (k cacheKey) int(i int) cacheKey { return k.uint(uint64(i)) }
 
 func (k cacheKey) addr(a common.Address) cacheKey { return hex.AppendEncode(append(k, '|'), a[:]) }
 
-func (k cacheKey) big(v *big.Int) cacheKey { return v.Append(append(k, '|'), 10) }
+func (k cacheKey) slippage(s clamm.Slippage) cacheKey { return s.Append(append(k, '|')) }
 
 func (k cacheKey) String() string { return string(k) }

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"fmt"
-	"math/big"
 	"net/http"
 	"net/url"
 	"sort"
@@ -212,15 +211,22 @@ var hexDigit = func() (t [256]byte) {
 	return t
 }()
 
-// uint256 parses a decimal integer up to 2^256-1.
-func (p *params) uint256(name string) (*big.Int, error) {
-	s, err := p.digits(name, 78)
+// maxUint256 is 2^256-1 in decimal.
+const maxUint256 = "115792089237316195423570985008687907853269984665640564039457584007913129639935"
+
+// uint256 reads a decimal integer up to 2^256-1 and returns its digits
+// without leading zeros: the text is what the cache key needs, and only a
+// miss goes on to make a big.Int of it.
+func (p *params) uint256(name string) (string, error) {
+	s, err := p.digits(name, len(maxUint256))
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	v, _ := new(big.Int).SetString(s, 10)
-	if v.BitLen() > 256 {
-		return nil, problem.InvalidParam(name, "%s must be at most 2^256-1", name)
+	if s = strings.TrimLeft(s, "0"); s == "" {
+		s = "0"
 	}
-	return v, nil
+	if len(s) == len(maxUint256) && s > maxUint256 {
+		return "", problem.InvalidParam(name, "%s must be at most 2^256-1", name)
+	}
+	return s, nil
 }

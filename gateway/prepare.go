@@ -2,11 +2,12 @@ package gateway
 
 import (
 	"context"
-	"github.com/clamm-gateway/clamm-gateway/internal/cache"
+	"math/big"
 	"net/http"
 	"sort"
 	"strings"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
@@ -16,34 +17,35 @@ import (
 // "minimum" output protects nothing.
 const maxSlippage = 50
 
-func (s *Server) parsePrepare(r *http.Request) (service.PrepareRequest, error) {
+// parsePrepare validates a prepare request. The option id comes back as
+// its canonical digits, and req.OptionID is left for the fill to set: a
+// hit never needs the big.Int.
+func (s *Server) parsePrepare(r *http.Request) (req service.PrepareRequest, optionID string, err error) {
 	var p params
 	p.read(r)
-	var req service.PrepareRequest
-	var err error
 	if req.ChainID, err = p.chainID(s.chains); err != nil {
-		return req, err
+		return req, "", err
 	}
 	if req.Market, err = p.address("optionMarket"); err != nil {
-		return req, err
+		return req, "", err
 	}
-	if req.OptionID, err = p.uint256("optionId"); err != nil {
-		return req, err
+	if optionID, err = p.uint256("optionId"); err != nil {
+		return req, "", err
 	}
 	if req.SwapperID, err = p.one("swapperId"); err != nil {
-		return req, err
+		return req, "", err
 	}
 	if ids := s.opts.Swappers[req.ChainID]; !contains(ids, req.SwapperID) {
-		return req, problem.InvalidParam("swapperId", "swapperId %q is not available on chain %d; available: %s", req.SwapperID, req.ChainID, strings.Join(ids, ", "))
+		return req, "", problem.InvalidParam("swapperId", "swapperId %q is not available on chain %d; available: %s", req.SwapperID, req.ChainID, strings.Join(ids, ", "))
 	}
 	raw, err := p.one("slippage")
 	if err != nil {
-		return req, err
+		return req, "", err
 	}
 	if req.Slippage, err = clamm.ParseSlippage(raw, maxSlippage); err != nil {
-		return req, problem.InvalidParam("slippage", "slippage (percent) %s", err.Error())
+		return req, "", problem.InvalidParam("slippage", "slippage (percent) %s", err.Error())
 	}
-	return req, nil
+	return req, optionID, nil
 }
 
 func contains(list []string, s string) bool {
@@ -52,18 +54,20 @@ func contains(list []string, s string) bool {
 }
 
 func (s *Server) handlePrepare(w http.ResponseWriter, r *http.Request) {
-	req, err := s.parsePrepare(r)
+	req, optionID, err := s.parsePrepare(r)
 	if err != nil {
 		s.writeError(w, err)
 		return
 	}
 	var kb [keyBuf]byte
-	key := newKey(kb[:0], "prepare").uint(req.ChainID).addr(req.Market).big(req.OptionID).str(req.SwapperID).str(req.Slippage.String()).String()
+	key := newKey(kb[:0], "prepare").uint(req.ChainID).addr(req.Market).str(optionID).str(req.SwapperID).slippage(req.Slippage).String()
 	policy := cache.Policy{TTL: s.opts.PrepareTTL}
 	if s.serveHit(w, r, key, policy) {
 		return
 	}
 	s.serveCached(w, r, key, policy, func(ctx context.Context) (entry, error) {
+		req := req                                             // the fill may outlive this request; give it its own copy
+		req.OptionID, _ = new(big.Int).SetString(optionID, 10) // validated digits
 		res, err := s.opts.Service.PrepareExercise(ctx, req)
 		if err != nil {
 			return entry{}, err

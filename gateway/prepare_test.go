@@ -103,3 +103,18 @@ func TestPrepareAnswers(t *testing.T) {
 		}
 	}
 }
+
+// Leading zeros name the same option: "0110" is answered from the entry
+// "110" filled, and "000" is option 0, which does not exist.
+func TestPrepareOptionIDLeadingZeros(t *testing.T) {
+	srv, _ := newFakeServer(t)
+	first := get(t, srv, gateway.PathExercisePrepare+"?"+query(prepareParams, "optionId", "110", false))
+	again := get(t, srv, gateway.PathExercisePrepare+"?"+query(prepareParams, "optionId", "0110", false))
+	if first.Code != http.StatusOK || again.Header().Get("X-Cache") != "HIT" || again.Body.String() != first.Body.String() {
+		t.Fatalf("110: %d; 0110: %d %s", first.Code, again.Code, again.Header().Get("X-Cache"))
+	}
+	rec := get(t, srv, gateway.PathExercisePrepare+"?"+query(prepareParams, "optionId", "000", false))
+	if e := decodeError(t, rec); rec.Code != http.StatusNotFound || e.Code != "OPTION_NOT_FOUND" {
+		t.Fatalf("000: %d %+v", rec.Code, e)
+	}
+}

@@ -28,11 +28,14 @@ func ParseSlippage(s string, max int64) (Slippage, error) {
 		return Slippage{}, errSlippageFormat
 	}
 	num, den := int64(0), int64(1)
-	for _, c := range intPart + frac {
-		if c < '0' || c > '9' {
-			return Slippage{}, errSlippageFormat
+	for _, part := range [2]string{intPart, frac} {
+		for i := 0; i < len(part); i++ {
+			c := part[i]
+			if c < '0' || c > '9' {
+				return Slippage{}, errSlippageFormat
+			}
+			num = num*10 + int64(c-'0')
 		}
-		num = num*10 + int64(c-'0')
 	}
 	for range frac {
 		den *= 10
@@ -45,13 +48,24 @@ func ParseSlippage(s string, max int64) (Slippage, error) {
 
 // String is the slippage in percent, shortest form ("1", "0.5"): what the
 // 1inch API takes, and a cache key part under which "1" and "1.0" agree.
-func (s Slippage) String() string {
+func (s Slippage) String() string { return string(s.Append(nil)) }
+
+// Append appends String's text to b (cache keys are built without it
+// allocating).
+func (s Slippage) Append(b []byte) []byte {
 	ip, fp := s.num/s.den, s.num%s.den
+	b = strconv.AppendInt(b, ip, 10)
 	if fp == 0 {
-		return strconv.FormatInt(ip, 10)
+		return b
 	}
-	frac := strconv.FormatInt(fp+s.den, 10)[1:] // zero-padded to the den's digits
-	return strconv.FormatInt(ip, 10) + "." + strings.TrimRight(frac, "0")
+	b = append(b, '.')
+	start := len(b)
+	b = strconv.AppendInt(b, fp+s.den, 10) // zero-padded to the den's digits behind a leading 1
+	b = append(b[:start], b[start+1:]...)
+	for b[len(b)-1] == '0' {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 // MinOut is floor(out * (100 - slippage) / 100): the least a swap quoted at
