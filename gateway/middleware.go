@@ -34,6 +34,9 @@ type exchange struct {
 	err     error
 	// errText is err's text with secrets redacted, set when logged.
 	errText string
+	// method and latency are set when the line is logged.
+	method  string
+	latency time.Duration
 }
 
 func (x *exchange) WriteHeader(code int) {

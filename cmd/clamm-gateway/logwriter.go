@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/clamm-gateway/clamm-gateway/gateway"
 )
 
 // logWriter buffers log lines and flushes them every interval (and when the
@@ -41,6 +43,17 @@ func (l *logWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// AppendLine formats one line straight into the buffer (gateway's
+// LineAppender), flushing first when less than a long line's room is left.
+func (l *logWriter) AppendLine(line gateway.LogLine) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.w.Available() < 1024 {
+		_ = l.w.Flush()
+	}
+	_, _ = l.w.Write(line.AppendLogLine(l.w.AvailableBuffer()))
 }
 
 func (l *logWriter) flush() {

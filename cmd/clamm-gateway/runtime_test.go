@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"runtime/debug"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestTuneGC(t *testing.T) {
@@ -33,5 +36,32 @@ func TestTuneGC(t *testing.T) {
 	}
 	if got := debug.SetMemoryLimit(-1); got != 768<<20 {
 		t.Errorf("runtime memory limit %d, want %d", got, 768<<20)
+	}
+}
+
+// line is a log line of fixed text.
+type line string
+
+func (l line) AppendLogLine(b []byte) []byte { return append(append(b, l...), '\n') }
+
+// TestLogWriterAppendLine: lines formatted into the buffer arrive whole and
+// in order, across flushes and with lines longer than the buffer.
+func TestLogWriterAppendLine(t *testing.T) {
+	var out strings.Builder
+	w := newLogWriter(&out, time.Hour)
+	var want strings.Builder
+	for i := range 3000 {
+		l := line(fmt.Sprintf("line %d %s", i, strings.Repeat("x", i%50)))
+		if i%700 == 0 {
+			l = line(strings.Repeat("long", 30000)) // longer than the whole buffer
+		}
+		w.AppendLine(l)
+		want.WriteString(string(l) + "\n")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != want.String() {
+		t.Fatalf("got %d bytes, want %d; lines differ", out.Len(), want.Len())
 	}
 }
