@@ -12,8 +12,11 @@ var corsExposed = []string{"ETag, Age, X-Cache, X-Subgraph-Block, X-Request-Id, 
 // origin configured, nothing is added: browsers then refuse cross-origin
 // reads, which is the safe default. "*" allows every origin.
 func (s *Server) cors(w http.ResponseWriter, r *http.Request) (handled bool) {
+	if len(s.opts.CORSOrigins) == 0 {
+		return false
+	}
 	origin := r.Header.Get("Origin")
-	if origin == "" || len(s.opts.CORSOrigins) == 0 {
+	if origin == "" {
 		return false
 	}
 	allowed := ""
