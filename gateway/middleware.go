@@ -80,7 +80,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		x := exchanges.Get().(*exchange)
-		*x = exchange{ResponseWriter: w, start: start, route: routeUnmatched, metrics: s.routeMetrics[routeUnmatched]}
+		*x = exchange{ResponseWriter: w, start: start, route: routeUnmatched, metrics: s.unmatched}
 		if ids := r.Header["X-Request-Id"]; len(ids) == 1 && len(ids[0]) <= 64 && ids[0] != "" && isToken(ids[0]) {
 			// A client's id is echoed so it can match the answer to its logs.
 			x.id = ids[0]

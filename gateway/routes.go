@@ -50,7 +50,8 @@ func (s *Server) serveDirect(x *exchange, r *http.Request) bool {
 // 400 naming it, not a 404.
 func (s *Server) routes() http.Handler {
 	r := mux.NewRouter()
-	s.routeMetrics[routeUnmatched] = s.opts.Metrics.Route(routeUnmatched)
+	s.unmatched = s.opts.Metrics.Route(routeUnmatched)
+	s.routeMetrics[routeUnmatched] = s.unmatched
 	r.NotFoundHandler = http.HandlerFunc(s.notFound)
 	r.MethodNotAllowedHandler = http.HandlerFunc(s.methodNotAllowed)
 	r.Handle(PathStrikesChain, s.route(PathStrikesChain, s.handleStrikesChain)).Methods(http.MethodGet, http.MethodHead)

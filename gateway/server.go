@@ -83,8 +83,10 @@ type Server struct {
 	limiter   *rateLimiter  // nil: no rate limit
 	fills     chan struct{} // semaphore of running fills
 	// routeMetrics are each route template's collectors, resolved as the
-	// routes are set up; read-only afterwards.
+	// routes are set up; read-only afterwards. unmatched is the entry of
+	// routeUnmatched, which every request starts with.
 	routeMetrics map[string]*metrics.Route
+	unmatched    *metrics.Route
 }
 
 // entry is a cached response: encoded bytes plus what the headers need, so a
@@ -170,7 +172,9 @@ func (s *Server) CacheFills() int64 { return s.responses.Fills() }
 // one slice serves all, and a hit allocates none.
 var (
 	jsonContentType = []string{"application/json"}
-	xCache          = map[cache.Status][]string{cache.Hit: {"HIT"}, cache.Miss: {"MISS"}, cache.Stale: {"STALE"}}
+	xCacheHit       = []string{string(cache.Hit)}
+	xCacheMiss      = []string{string(cache.Miss)}
+	xCacheStale     = []string{string(cache.Stale)}
 	ageValues       = headerValues("", 3600)
 	// cacheControl[n] tells clients they may keep an answer n more seconds.
 	cacheControl = headerValues("public, max-age=", 3600)
@@ -255,7 +259,14 @@ func (s *Server) writeEntry(w http.ResponseWriter, r *http.Request, e entry, p c
 	exchangeOf(w).cache = string(status)
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
-	h["X-Cache"] = xCache[status]
+	switch status {
+	case cache.Hit:
+		h["X-Cache"] = xCacheHit
+	case cache.Stale:
+		h["X-Cache"] = xCacheStale
+	default:
+		h["X-Cache"] = xCacheMiss
+	}
 	if sec := int(age / time.Second); sec < len(ageValues) {
 		h["Age"] = ageValues[sec]
 	} else {
