@@ -44,8 +44,10 @@ func TestConcurrentMissesShareOneFill(t *testing.T) {
 	if got := f.Subgraph.Requests(); got != 1 {
 		t.Errorf("subgraph queries: %d, want 1", got)
 	}
-	if got := f.Node.Requests(); got != 2 {
-		t.Errorf("rpc round trips: %d, want 2", got)
+	// A market seen for the first time: one ChainedRead (the market's
+	// assets and pool, the pool's immutables and slot0), then the subgraph.
+	if got := f.Node.Requests(); got != 1 {
+		t.Errorf("rpc round trips: %d, want 1", got)
 	}
 	if got := srv.CacheFills(); got != 1 {
 		t.Errorf("cache fills: %d, want 1", got)
@@ -131,5 +133,22 @@ func TestStaleServingThroughTheGateway(t *testing.T) {
 	}
 	if rec := get(t, srv, path); rec.Header().Get("X-Cache") != "MISS" {
 		t.Fatalf("prepare served %s past its TTL", rec.Header().Get("X-Cache"))
+	}
+}
+
+// A node that refuses eth_call without `to` gets the first sight of a
+// market as two Multicall3 rounds, and the same answer.
+func TestStrikesWithoutCreateCalls(t *testing.T) {
+	srv, _ := newFakeServer(t)
+	want := get(t, srv, strikes)
+	srv2, f := newFakeServer(t)
+	f.Node.NoCreateCalls = true
+	got := get(t, srv2, strikes)
+	if got.Code != http.StatusOK || got.Body.String() != want.Body.String() {
+		t.Fatalf("status %d, body differs: %.300s", got.Code, got.Body)
+	}
+	// The refused ChainedRead, two Multicall3 rounds.
+	if n := f.Node.Requests(); n != 3 {
+		t.Errorf("rpc round trips: %d, want 3", n)
 	}
 }

@@ -185,6 +185,35 @@ func (r *Reader) EthCallFrom(ctx context.Context, from, to common.Address, data 
 	return out, nil
 }
 
+// ChainedRead runs calls in one eth_call through ChainedRead's creation
+// code, sent without `to` (contracts.ChainedRead): a call's target may be
+// the address an earlier call returned, so "ask the market for its pool,
+// then ask the pool" is one round trip instead of two.
+func (r *Reader) ChainedRead(ctx context.Context, calls []contracts.ChainedCall) ([]Result, error) {
+	data, err := contracts.ChainedReadCode(calls)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	var out hexutil.Bytes
+	if err := r.rpc.CallContext(ctx, &out, "eth_call", map[string]any{"data": hexutil.Bytes(data)}, "latest"); err != nil {
+		return nil, classify(err)
+	}
+	ok, ret, err := contracts.UnpackChainedRead(out)
+	if err != nil {
+		return nil, upstreamGarbage(fmt.Errorf("unpack ChainedRead: %w", err))
+	}
+	if len(ok) != len(calls) {
+		return nil, upstreamGarbage(fmt.Errorf("ChainedRead returned %d results for %d calls", len(ok), len(calls)))
+	}
+	res := make([]Result, len(ok))
+	for i := range ok {
+		res[i] = Result{OK: ok[i], Data: ret[i]}
+	}
+	return res, nil
+}
+
 // classify maps a go-ethereum rpc error onto the problem vocabulary.
 func classify(err error) error {
 	var rpcErr rpc.Error
@@ -209,7 +238,7 @@ func upstreamGarbage(err error) error {
 }
 
 // Market returns the market's immutables: from the cache, or read cold in
-// two rounds (market getters, then pool, tokens and slot0 in one batch).
+// one round (market getters, pool, tokens and slot0 in one ChainedRead).
 func (r *Reader) Market(ctx context.Context, market common.Address) (*MarketInfo, error) {
 	if info, _, ok := r.immutables.Peek(market.Hex()); ok {
 		return info, nil
@@ -218,8 +247,8 @@ func (r *Reader) Market(ctx context.Context, market common.Address) (*MarketInfo
 	return info, err
 }
 
-// MarketSnapshot returns the market's immutables and its prime pool's slot0.
-// Cold, it takes two rounds; with the immutables cached it takes one.
+// MarketSnapshot returns the market's immutables and its prime pool's slot0
+// in one round trip, cold or with the immutables cached.
 func (r *Reader) MarketSnapshot(ctx context.Context, market common.Address) (*MarketInfo, PoolState, error) {
 	if info, _, ok := r.immutables.Peek(market.Hex()); ok {
 		st, err := r.slot0(ctx, info.Pool)
@@ -228,51 +257,115 @@ func (r *Reader) MarketSnapshot(ctx context.Context, market common.Address) (*Ma
 	return r.cold(ctx, market)
 }
 
-// cold reads everything about a market whose immutables are not cached.
-// slot0 rides along in the second round: it costs nothing extra there.
+// marketReads are the reads of a market seen for the first time, as a
+// ChainedRead: the market's assets and pool, then the pool's immutables and
+// slot0 and the assets' decimals and symbols, targets taken from the
+// market's answers.
+func marketReads(market common.Address) []contracts.ChainedCall {
+	m, p, e := contracts.OptionMarketV2, contracts.Pool, contracts.ERC20
+	// 1 + the index of the call that returns each target.
+	callAsset, putAsset, pool := big.NewInt(1), big.NewInt(2), big.NewInt(3)
+	return []contracts.ChainedCall{
+		{Target: market, Data: pack(m, "callAsset")},
+		{Target: market, Data: pack(m, "putAsset")},
+		{Target: market, Data: pack(m, "primePool")},
+		{TargetFrom: pool, Data: pack(p, "token0")},
+		{TargetFrom: pool, Data: pack(p, "token1")},
+		{TargetFrom: pool, Data: pack(p, "fee")},
+		{TargetFrom: pool, Data: pack(p, "tickSpacing")},
+		{TargetFrom: callAsset, Data: pack(e, "decimals")},
+		{TargetFrom: callAsset, Data: pack(e, "symbol")},
+		{TargetFrom: putAsset, Data: pack(e, "decimals")},
+		{TargetFrom: putAsset, Data: pack(e, "symbol")},
+		{TargetFrom: pool, Data: pack(p, "slot0")},
+	}
+}
+
+// cold reads everything about a market whose immutables are not cached, and
+// its pool's slot0, in one round trip (a ChainedRead). A node that answers
+// an eth_call without `to` with an error gets the same reads as two
+// Multicall3 rounds.
 func (r *Reader) cold(ctx context.Context, market common.Address) (*MarketInfo, PoolState, error) {
-	m := contracts.OptionMarketV2
-	res, err := r.Aggregate(ctx, []Call{
-		{market, pack(m, "callAsset")},
-		{market, pack(m, "putAsset")},
-		{market, pack(m, "primePool")},
-	})
+	calls := marketReads(market)
+	res, err := r.ChainedRead(ctx, calls)
+	if rpcErr := rpc.Error(nil); errors.As(err, &rpcErr) {
+		res, err = r.chainedReadInRounds(ctx, calls)
+	}
 	if err != nil {
 		return nil, PoolState{}, notAMarket(market, err)
 	}
+	m := contracts.OptionMarketV2
 	info := &MarketInfo{Market: market}
 	addrs := make([]common.Address, 3)
 	for i, name := range []string{"callAsset", "putAsset", "primePool"} {
-		if addrs[i], err = unpackAddress(m, name, res[i]); err != nil {
+		if !res[i].OK {
+			return nil, PoolState{}, notAMarket(market, &CallFailedError{Index: i, Target: market, Revert: res[i].Data})
+		}
+		if addrs[i], err = unpackAddress(m, name, res[i].Data); err != nil {
 			return nil, PoolState{}, notAMarket(market, err)
 		}
 	}
 	info.CallAsset.Address, info.PutAsset.Address, info.Pool = addrs[0], addrs[1], addrs[2]
-
-	p, e := contracts.Pool, contracts.ERC20
-	res, err = r.Aggregate(ctx, []Call{
-		{info.Pool, pack(p, "token0")},
-		{info.Pool, pack(p, "token1")},
-		{info.Pool, pack(p, "fee")},
-		{info.Pool, pack(p, "tickSpacing")},
-		{info.CallAsset.Address, pack(e, "decimals")},
-		{info.CallAsset.Address, pack(e, "symbol")},
-		{info.PutAsset.Address, pack(e, "decimals")},
-		{info.PutAsset.Address, pack(e, "symbol")},
-		{info.Pool, pack(p, "slot0")},
-	})
-	if err != nil {
-		return nil, PoolState{}, fmt.Errorf("market %s pool %s: %w", market.Hex(), info.Pool.Hex(), badMarketState(err))
+	rest := make([][]byte, 0, len(calls)-3)
+	for i := 3; i < len(calls); i++ {
+		if !res[i].OK {
+			target := addrs[calls[i].TargetFrom.Int64()-1]
+			err := &CallFailedError{Index: i - 3, Target: target, Revert: res[i].Data}
+			return nil, PoolState{}, fmt.Errorf("market %s pool %s: %w", market.Hex(), info.Pool.Hex(), badMarketState(err))
+		}
+		rest = append(rest, res[i].Data)
 	}
-	if err := decodeImmutables(info, res); err != nil {
+	if err := decodeImmutables(info, rest); err != nil {
 		return nil, PoolState{}, upstreamGarbage(fmt.Errorf("market %s: %w", market.Hex(), err))
 	}
-	st, err := decodeSlot0(res[8])
+	st, err := decodeSlot0(rest[8])
 	if err != nil {
 		return nil, PoolState{}, upstreamGarbage(err)
 	}
 	r.immutables.Set(market.Hex(), info, cache.Policy{TTL: r.ttl})
 	return info, st, nil
+}
+
+// chainedReadInRounds gives ChainedRead's results through Multicall3, one
+// round per generation of targets: the calls with fixed targets, then those
+// whose targets the first round returned (these chains are one deep).
+func (r *Reader) chainedReadInRounds(ctx context.Context, calls []contracts.ChainedCall) ([]Result, error) {
+	res := make([]Result, len(calls))
+	var fixed, derived []int
+	for i, c := range calls {
+		if c.TargetFrom.Sign() == 0 {
+			fixed = append(fixed, i)
+		} else {
+			derived = append(derived, i)
+		}
+	}
+	for _, round := range [][]int{fixed, derived} {
+		var batch []Call
+		var idx []int
+		for _, i := range round {
+			target := calls[i].Target
+			if from := calls[i].TargetFrom; from.Sign() != 0 {
+				j := int(from.Int64()) - 1
+				if !from.IsInt64() || j >= i || j < 0 || !res[j].OK || len(res[j].Data) < 32 {
+					continue // skipped, as ChainedRead skips it
+				}
+				target = common.BytesToAddress(res[j].Data[12:32])
+			}
+			batch = append(batch, Call{Target: target, Data: calls[i].Data})
+			idx = append(idx, i)
+		}
+		if len(batch) == 0 {
+			continue
+		}
+		out, err := r.AggregateResults(ctx, batch)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range idx {
+			res[i] = out[k]
+		}
+	}
+	return res, nil
 }
 
 func decodeImmutables(info *MarketInfo, res [][]byte) error {

@@ -1,5 +1,7 @@
 // Package contracts holds the ABIs the gateway speaks: the Stryke (Dopex V2)
-// option market, Uniswap-V3-style pools and QuoterV2, ERC20 and Multicall3.
+// option market, Uniswap-V3-style pools and QuoterV2, ERC20 and Multicall3;
+// and the compiled code of the one contract of its own, ChainedRead
+// (sol/ChainedRead.sol), which it runs without deploying it.
 // The fragments are written from the deployed contracts' signatures; the
 // selectors are pinned by tests against the values in domain.md, so a typo in
 // a type cannot silently produce calldata that reverts.

@@ -35,7 +35,12 @@ type artifact struct {
 
 func load(t *testing.T, rel string) artifact {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(modules, rel))
+	return loadFile(t, filepath.Join(modules, rel))
+}
+
+func loadFile(t *testing.T, file string) artifact {
+	t.Helper()
+	raw, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatalf("%v: run `npm ci` in internal/evmtest/testdata", err)
 	}
@@ -140,6 +145,7 @@ func (c *chain) rpcClient() *rpc.Client {
 
 type uniswap struct {
 	tokenA, tokenB common.Address // tokenA < tokenB
+	pool           common.Address // the fee-500 pool of tokenA and tokenB
 	quoter, router common.Address
 	routerBound    *bind.BoundContract
 	erc20          artifact
@@ -178,6 +184,7 @@ func deployUniswap(t *testing.T, c *chain) uniswap {
 		c.send(b, "approve", u.router, supply)
 	}
 	c.send(npmBound, "createAndInitializePoolIfNecessary", u.tokenA, u.tokenB, big.NewInt(fee), clamm.Q96)
+	u.pool = c.call(factory, factoryArt.ABI, "getPool", u.tokenA, u.tokenB, big.NewInt(fee))[0].(common.Address)
 	thousand := new(big.Int).Exp(big.NewInt(10), big.NewInt(21), nil)
 	c.send(npmBound, "mint", struct {
 		Token0         common.Address

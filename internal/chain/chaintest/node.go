@@ -64,6 +64,9 @@ type Node struct {
 	// Fail, when set, is asked before each JSON-RPC request is answered; a
 	// non-zero status makes the node answer that HTTP status instead.
 	Fail func(method string) (status int)
+	// NoCreateCalls makes the node refuse eth_call without `to` (as some
+	// providers might), so the gateway's Multicall3 fallback is exercised.
+	NoCreateCalls bool
 
 	requests atomic.Int64
 	calls    atomic.Int64
@@ -170,7 +173,18 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 			return resp
 		}
 		n.mu.Lock()
-		ret, ok := n.call(arg.From, arg.To, arg.Data)
+		var ret []byte
+		var ok bool
+		if calls, isChained := contracts.UnpackChainedReadCode(arg.Data); isChained && arg.To == (common.Address{}) {
+			if n.NoCreateCalls {
+				n.mu.Unlock()
+				resp.Error = &rpcError{Code: -32602, Message: "invalid argument 0: missing \"to\""}
+				return resp
+			}
+			ret, ok = n.chainedRead(calls)
+		} else {
+			ret, ok = n.call(arg.From, arg.To, arg.Data)
+		}
 		n.mu.Unlock()
 		if !ok {
 			resp.Error = &rpcError{Code: 3, Message: "execution reverted", Data: hexutil.Encode(ret)}
@@ -205,6 +219,38 @@ func (n *Node) call(from, to common.Address, data []byte) ([]byte, bool) {
 		return tokenCall(t, data)
 	}
 	return nil, true
+}
+
+// chainedReadAddress is where the never-deployed ChainedRead runs: the
+// sender of the calls it makes (an address derived from the caller's; any
+// fixed one does for a fake).
+var chainedReadAddress = common.HexToAddress("0x000000000000000000000000000000000000c4a1")
+
+// chainedRead answers ChainedRead's creation code as the EVM would run it
+// (contracts/sol/ChainedRead.sol): each call in order, a call's target
+// taken from an earlier call's first word when it says so.
+func (n *Node) chainedRead(calls []contracts.ChainedCall) ([]byte, bool) {
+	ok := make([]bool, len(calls))
+	ret := make([][]byte, len(calls))
+	for i, c := range calls {
+		target := c.Target
+		if from := c.TargetFrom.Int64(); c.TargetFrom.Sign() != 0 {
+			if !c.TargetFrom.IsInt64() || from > int64(i) || !ok[from-1] || len(ret[from-1]) < 32 {
+				ret[i] = []byte{}
+				continue
+			}
+			target = common.BytesToAddress(ret[from-1][12:32])
+		}
+		ret[i], ok[i] = n.call(chainedReadAddress, target, c.Data)
+		if ret[i] == nil {
+			ret[i] = []byte{}
+		}
+	}
+	out, err := contracts.PackChainedReadOutput(ok, ret)
+	if err != nil {
+		panic(fmt.Sprintf("chaintest: pack ChainedRead output: %v", err))
+	}
+	return out, true
 }
 
 func (n *Node) multicall3(data []byte) ([]byte, bool) {
