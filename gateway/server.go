@@ -183,8 +183,8 @@ var (
 // headerValues returns v with v[i] = []string{prefix + i} for i < n, laid
 // out in three allocations (v, one array of all the strings, one string of
 // all the text) instead of 2n small ones: the garbage collector marks every
-// live object on each cycle, and the two tables were 14,000 of the demo
-// gateway's 19,000 heap objects, nearly tripling its marking per cycle.
+// live object on each cycle, and with the two tables built that way the
+// idle demo gateway's heap held 15,700 objects after a collection; now 4,200.
 func headerValues(prefix string, n int) [][]string {
 	var text []byte
 	ends := make([]int, n)
