@@ -172,13 +172,19 @@ func (r *Reader) EthCall(ctx context.Context, to common.Address, data []byte) ([
 // EthCallFrom is EthCall with a sender (zero: none), for simulating a
 // transaction as its signer would send it.
 func (r *Reader) EthCallFrom(ctx context.Context, from, to common.Address, data []byte) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	var out hexutil.Bytes
 	arg := map[string]any{"to": to, "data": hexutil.Bytes(data)}
 	if from != (common.Address{}) {
 		arg["from"] = from
 	}
+	return r.ethCall(ctx, arg)
+}
+
+// ethCall is one eth_call of arg at the latest block within the call
+// deadline, classified into the problem vocabulary.
+func (r *Reader) ethCall(ctx context.Context, arg map[string]any) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	var out hexutil.Bytes
 	if err := r.rpc.CallContext(ctx, &out, "eth_call", arg, "latest"); err != nil {
 		return nil, classify(err)
 	}
@@ -194,11 +200,9 @@ func (r *Reader) ChainedRead(ctx context.Context, calls []contracts.ChainedCall)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	var out hexutil.Bytes
-	if err := r.rpc.CallContext(ctx, &out, "eth_call", map[string]any{"data": hexutil.Bytes(data)}, "latest"); err != nil {
-		return nil, classify(err)
+	out, err := r.ethCall(ctx, map[string]any{"data": hexutil.Bytes(data)}) // no "to": the node runs the code
+	if err != nil {
+		return nil, err
 	}
 	ok, ret, err := contracts.UnpackChainedRead(out)
 	if err != nil {
@@ -207,11 +211,7 @@ func (r *Reader) ChainedRead(ctx context.Context, calls []contracts.ChainedCall)
 	if len(ok) != len(calls) {
 		return nil, upstreamGarbage(fmt.Errorf("ChainedRead returned %d results for %d calls", len(ok), len(calls)))
 	}
-	res := make([]Result, len(ok))
-	for i := range ok {
-		res[i] = Result{OK: ok[i], Data: ret[i]}
-	}
-	return res, nil
+	return results(ok, ret), nil
 }
 
 // classify maps a go-ethereum rpc error onto the problem vocabulary.
@@ -330,7 +330,8 @@ func (r *Reader) cold(ctx context.Context, market common.Address) (*MarketInfo, 
 // round per generation of targets: the calls with fixed targets, then those
 // whose targets the first round returned (these chains are one deep).
 func (r *Reader) chainedReadInRounds(ctx context.Context, calls []contracts.ChainedCall) ([]Result, error) {
-	res := make([]Result, len(calls))
+	ok := make([]bool, len(calls))
+	ret := make([][]byte, len(calls))
 	var fixed, derived []int
 	for i, c := range calls {
 		if c.TargetFrom.Sign() == 0 {
@@ -343,13 +344,9 @@ func (r *Reader) chainedReadInRounds(ctx context.Context, calls []contracts.Chai
 		var batch []Call
 		var idx []int
 		for _, i := range round {
-			target := calls[i].Target
-			if from := calls[i].TargetFrom; from.Sign() != 0 {
-				j := int(from.Int64()) - 1
-				if !from.IsInt64() || j >= i || j < 0 || !res[j].OK || len(res[j].Data) < 32 {
-					continue // skipped, as ChainedRead skips it
-				}
-				target = common.BytesToAddress(res[j].Data[12:32])
+			target, run := calls[i].TargetAt(i, ok, ret)
+			if !run {
+				continue // skipped, as ChainedRead skips it
 			}
 			batch = append(batch, Call{Target: target, Data: calls[i].Data})
 			idx = append(idx, i)
@@ -362,10 +359,19 @@ func (r *Reader) chainedReadInRounds(ctx context.Context, calls []contracts.Chai
 			return nil, err
 		}
 		for k, i := range idx {
-			res[i] = out[k]
+			ok[i], ret[i] = out[k].OK, out[k].Data
 		}
 	}
-	return res, nil
+	return results(ok, ret), nil
+}
+
+// results pairs each call's success with its return data.
+func results(ok []bool, ret [][]byte) []Result {
+	res := make([]Result, len(ok))
+	for i := range ok {
+		res[i] = Result{OK: ok[i], Data: ret[i]}
+	}
+	return res
 }
 
 func decodeImmutables(info *MarketInfo, res [][]byte) error {

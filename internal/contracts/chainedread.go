@@ -31,6 +31,24 @@ type ChainedCall struct {
 	Data       []byte
 }
 
+// TargetAt is the address call i of a ChainedRead calls, given the outcomes
+// of the calls before it (ok and ret from index 0), or false when
+// ChainedRead skips it: the rule of sol/ChainedRead.sol, for code that
+// reproduces it without an EVM (the gateway's Multicall3 fallback, fakes).
+func (c ChainedCall) TargetAt(i int, ok []bool, ret [][]byte) (common.Address, bool) {
+	if c.TargetFrom == nil || c.TargetFrom.Sign() == 0 {
+		return c.Target, true
+	}
+	if !c.TargetFrom.IsInt64() {
+		return common.Address{}, false
+	}
+	j := int(c.TargetFrom.Int64()) - 1
+	if j >= i || !ok[j] || len(ret[j]) < 32 {
+		return common.Address{}, false
+	}
+	return common.BytesToAddress(ret[j][12:32]), true
+}
+
 // ChainedReadCode is the eth_call data that runs calls.
 func ChainedReadCode(calls []ChainedCall) ([]byte, error) {
 	for i := range calls {

@@ -44,3 +44,26 @@ func TestChainedReadCodec(t *testing.T) {
 		t.Fatalf("%v %v %v", oks, rets, err)
 	}
 }
+
+// TargetAt follows sol/ChainedRead.sol: a fixed target as given; a derived
+// one from the first word of an earlier successful answer, skipped when that
+// answer failed, is shorter than a word, or is not earlier.
+func TestChainedCallTargetAt(t *testing.T) {
+	pool := common.HexToAddress("0xC6962004f452bE9203591991D15f6b388e09E8D0")
+	word := common.LeftPadBytes(pool[:], 32)
+	ok := []bool{true, false, true}
+	ret := [][]byte{append(word, 1, 2), word, word[:31]}
+	fixed := ChainedCall{Target: pool}
+	if a, run := fixed.TargetAt(0, ok, ret); !run || a != pool {
+		t.Fatalf("fixed: %s %v", a.Hex(), run)
+	}
+	for _, c := range []struct {
+		from, at int
+		run      bool
+	}{{1, 3, true}, {2, 3, false}, {3, 3, false}, {1, 0, false}, {3, 2, false}} {
+		a, run := ChainedCall{TargetFrom: big.NewInt(int64(c.from))}.TargetAt(c.at, ok, ret)
+		if run != c.run || (run && a != pool) {
+			t.Errorf("from %d at %d: %s %v, want run %v", c.from, c.at, a.Hex(), run, c.run)
+		}
+	}
+}

@@ -233,13 +233,10 @@ func (n *Node) chainedRead(calls []contracts.ChainedCall) ([]byte, bool) {
 	ok := make([]bool, len(calls))
 	ret := make([][]byte, len(calls))
 	for i, c := range calls {
-		target := c.Target
-		if from := c.TargetFrom.Int64(); c.TargetFrom.Sign() != 0 {
-			if !c.TargetFrom.IsInt64() || from > int64(i) || !ok[from-1] || len(ret[from-1]) < 32 {
-				ret[i] = []byte{}
-				continue
-			}
-			target = common.BytesToAddress(ret[from-1][12:32])
+		target, run := c.TargetAt(i, ok, ret)
+		if !run {
+			ret[i] = []byte{}
+			continue
 		}
 		ret[i], ok[i] = n.call(chainedReadAddress, target, c.Data)
 		if ret[i] == nil {
