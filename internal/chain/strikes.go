@@ -304,11 +304,12 @@ func (r *Reader) decodeHandlers(rd *strikesRead, res []Result) error {
 	v := rd.view
 	for _, at := range rd.handlers {
 		var hv HandlerView
-		if p := res[at.paused]; p.OK && len(p.Data) > 0 { // no paused(): never paused
-			paused, err := unpackOne[bool](contracts.Handler, "paused", p.Data)
-			if err != nil {
-				return upstreamGarbage(fmt.Errorf("paused() of handler %s: %w", at.handler.Hex(), err))
-			}
+		// A handler whose paused() reverts or answers something other than
+		// a bool has no OpenZeppelin pause (no whenNotPaused to stop a
+		// purchase): not paused. Failing the whole chain for one such
+		// remembered handler would last the immutables TTL.
+		if p := res[at.paused]; p.OK {
+			paused, _ := unpackOne[bool](contracts.Handler, "paused", p.Data)
 			hv.Paused = paused
 		}
 		wl := res[at.whitelisted]

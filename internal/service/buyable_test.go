@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -206,5 +207,29 @@ func TestStrikesWithoutPositionManager(t *testing.T) {
 	_, err = svc.StrikesChain(context.Background(), service.StrikesRequest{ChainID: sc.ChainID, Market: sc.Market.Address, CallsReach: 10, PutsReach: 10})
 	if !errors.As(err, &p) || p.Code != "MARKET_UNSUPPORTED" {
 		t.Fatalf("position manager without whitelistedHandlersWithApp: %v", err)
+	}
+}
+
+// A node that refuses eth_call without `to` gets the first sight as
+// Multicall3 rounds (the whitelist calls in the second, targeted at the
+// position manager the first returned) and the same answer.
+func TestStrikesBuyableWithoutCreateCalls(t *testing.T) {
+	sc := loadBuyable(t)
+	svc, _ := newService(t, sc)
+	want := strikesOf(t, svc, sc, 10)
+	svc2, f := newService(t, sc)
+	f.Node.NoCreateCalls = true
+	got := strikesOf(t, svc2, sc, 10)
+	if len(got) != len(want) {
+		t.Fatalf("%d strikes, want %d", len(got), len(want))
+	}
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	if string(g) != string(w) {
+		t.Errorf("answers differ:\n%s\n%s", g, w)
+	}
+	// The refused ChainedRead, two Multicall3 rounds, the unregistered handlers' round.
+	if n := f.Node.Requests(); n != 4 {
+		t.Errorf("rpc round trips: %d, want 4", n)
 	}
 }
