@@ -231,8 +231,7 @@ func classify(err error) error {
 		return &problem.Error{Kind: problem.UpstreamError, Code: "RPC_ERROR", Err: err,
 			Message: fmt.Sprintf("the rpc node answered HTTP %d", httpErr.StatusCode)}
 	case errors.As(err, &rpcErr):
-		return &problem.Error{Kind: problem.UpstreamError, Code: "RPC_ERROR", Err: err,
-			Message: fmt.Sprintf("the rpc node answered with error %d", rpcErr.ErrorCode())}
+		return nodeError("rpc", rpcErr, err)
 	}
 	return problem.Upstream("rpc", err)
 }

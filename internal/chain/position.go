@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -190,22 +189,12 @@ func (e *RevertError) Unwrap() error { return e.Err }
 
 // Simulate runs data as a call from `from` to `to` at the latest block. A
 // revert comes back as *RevertError carrying the revert data, so the caller
-// can decode the contract's custom error.
+// can decode the contract's custom error; a node failure as the upstream
+// error it is (CallError).
 func (r *Reader) Simulate(ctx context.Context, from, to common.Address, data []byte) ([]byte, error) {
 	out, err := r.EthCallFrom(ctx, from, to, data)
 	if err == nil {
 		return out, nil
 	}
-	var de rpc.DataError
-	if errors.As(err, &de) {
-		if s, ok := de.ErrorData().(string); ok {
-			return nil, &RevertError{Data: common.FromHex(s), Err: err}
-		}
-		return nil, &RevertError{Err: err}
-	}
-	var re rpc.Error
-	if errors.As(err, &re) && (re.ErrorCode() == 3 || strings.Contains(strings.ToLower(re.Error()), "revert")) {
-		return nil, &RevertError{Err: err}
-	}
-	return nil, err
+	return nil, CallError("rpc", err)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -74,13 +75,12 @@ func (u *UniV3) Quote(ctx context.Context, reqs []Request) ([]Quote, error) {
 	quotes := make([]Quote, len(reqs))
 	for i, el := range batch {
 		if el.Error != nil {
-			var rpcErr rpc.Error
-			if errors.As(el.Error, &rpcErr) && rpcErr.ErrorCode() == 3 || errors.As(el.Error, new(rpc.DataError)) {
-				return nil, &problem.Error{Kind: problem.Unprocessable, Code: "QUOTE_FAILED", Err: el.Error,
+			err := chain.CallError("quote", el.Error)
+			if errors.As(err, new(*chain.RevertError)) {
+				return nil, &problem.Error{Kind: problem.Unprocessable, Code: "QUOTE_FAILED", Err: err,
 					Message: fmt.Sprintf("QuoterV2 cannot quote leg %d (no pool or not enough liquidity at fee %d)", i, reqs[i].Fee)}
 			}
-			return nil, &problem.Error{Kind: problem.UpstreamError, Code: "QUOTE_ERROR", Err: el.Error,
-				Message: fmt.Sprintf("the rpc node failed the quote of leg %d", i)}
+			return nil, fmt.Errorf("quote of leg %d: %w", i, err)
 		}
 		vals, err := contracts.QuoterV2.Unpack("quoteExactInputSingle", outs[i])
 		if err != nil || len(vals) != 4 {

@@ -70,6 +70,10 @@ type Node struct {
 	// Fail, when set, is asked before each JSON-RPC request is answered; a
 	// non-zero status makes the node answer that HTTP status instead.
 	Fail func(method string) (status int)
+	// CallFault, when set, is asked before each JSON-RPC element is
+	// answered; a non-nil answer is sent as that element's error: the node
+	// failing ("header not found", -32005 rate limit), not the contract.
+	CallFault func(method string) *RPCError
 	// NoCreateCalls makes the node refuse eth_call without `to` (as some
 	// providers might), so the gateway's Multicall3 fallback is exercised.
 	NoCreateCalls bool
@@ -113,10 +117,11 @@ type rpcResponse struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Result  any             `json:"result,omitempty"`
-	Error   *rpcError       `json:"error,omitempty"`
+	Error   *RPCError       `json:"error,omitempty"`
 }
 
-type rpcError struct {
+// RPCError is a JSON-RPC error object as a node sends it.
+type RPCError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 	Data    string `json:"data,omitempty"`
@@ -163,6 +168,12 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (n *Node) answer(req rpcRequest) rpcResponse {
 	resp := rpcResponse{JSONRPC: "2.0", ID: req.ID}
+	if n.CallFault != nil {
+		if e := n.CallFault(req.Method); e != nil {
+			resp.Error = e
+			return resp
+		}
+	}
 	switch req.Method {
 	case "eth_chainId":
 		resp.Result = "0xa4b1"
@@ -178,7 +189,7 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 			Data hexutil.Bytes  `json:"data"`
 		}
 		if len(req.Params) < 1 || json.Unmarshal(req.Params[0], &arg) != nil {
-			resp.Error = &rpcError{Code: -32602, Message: "invalid params"}
+			resp.Error = &RPCError{Code: -32602, Message: "invalid params"}
 			return resp
 		}
 		n.mu.Lock()
@@ -187,7 +198,7 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 		if calls, isChained := contracts.UnpackChainedReadCode(arg.Data); isChained && arg.To == (common.Address{}) {
 			if n.NoCreateCalls {
 				n.mu.Unlock()
-				resp.Error = &rpcError{Code: -32602, Message: "invalid argument 0: missing \"to\""}
+				resp.Error = &RPCError{Code: -32602, Message: "invalid argument 0: missing \"to\""}
 				return resp
 			}
 			ret, ok = n.chainedRead(calls)
@@ -196,12 +207,12 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 		}
 		n.mu.Unlock()
 		if !ok {
-			resp.Error = &rpcError{Code: 3, Message: "execution reverted", Data: hexutil.Encode(ret)}
+			resp.Error = &RPCError{Code: 3, Message: "execution reverted", Data: hexutil.Encode(ret)}
 			return resp
 		}
 		resp.Result = hexutil.Encode(ret)
 	default:
-		resp.Error = &rpcError{Code: -32601, Message: "the method " + req.Method + " does not exist/is not available"}
+		resp.Error = &RPCError{Code: -32601, Message: "the method " + req.Method + " does not exist/is not available"}
 	}
 	return resp
 }
