@@ -79,6 +79,9 @@ func (c *Client) Strikes(ctx context.Context, q StrikesQuery) ([]Strike, Meta, e
 			if s.TotalLiquidity.Int == nil || s.UsedLiquidity.Int == nil {
 				return nil, Meta{}, garbage(fmt.Errorf("strike %s lacks liquidity fields", s.ID))
 			}
+			if err := s.check(); err != nil {
+				return nil, Meta{}, err
+			}
 		}
 		all = append(all, out.Strikes...)
 		if len(out.Strikes) < c.pageSize {
@@ -86,4 +89,27 @@ func (c *Client) Strikes(ctx context.Context, q StrikesQuery) ([]Strike, Meta, e
 		}
 		after = out.Strikes[len(out.Strikes)-1].ID
 	}
+}
+
+// check refuses what a strike's fields cannot hold on chain: a record
+// without its numbers, a price no pool can have. (Negative numbers never
+// decode: BigInt. Used liquidity above the total is a legitimate state.)
+func (s Strike) check() error {
+	for _, d := range s.DailyDonations {
+		if d.Donation.Int == nil || d.SqrtPriceX96.Int == nil {
+			return garbage(fmt.Errorf("strike %s: donation lacks fields", s.ID))
+		}
+		if err := checkSqrtPrice("strike "+s.ID, d.SqrtPriceX96.Int); err != nil {
+			return err
+		}
+	}
+	for _, c := range s.DailyFeeCompounds {
+		if c.Compound.Int == nil || c.SqrtPriceX96.Int == nil {
+			return garbage(fmt.Errorf("strike %s: compound lacks fields", s.ID))
+		}
+		if err := checkSqrtPrice("strike "+s.ID, c.SqrtPriceX96.Int); err != nil {
+			return err
+		}
+	}
+	return nil
 }

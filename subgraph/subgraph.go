@@ -153,16 +153,40 @@ func garbage(err error) error {
 }
 
 // BigInt decodes Graph Node's BigInt (a JSON string of decimal digits).
+// Every BigInt of the schema the gateway reads holds a uint256 on chain, so
+// a value is refused before it is parsed when it is longer than maxBigInt
+// characters (big.Int parses decimal in quadratic time: a megabyte of digits
+// took 30 s of CPU) or negative.
 type BigInt struct{ *big.Int }
+
+// maxBigInt is the longest BigInt accepted: 2^256-1 has 78 digits; two
+// quotes and some slack for leading zeros.
+const maxBigInt = 96
 
 // UnmarshalJSON accepts a decimal string (or a bare number, to be lenient).
 func (b *BigInt) UnmarshalJSON(raw []byte) error {
+	if len(raw) > maxBigInt {
+		return fmt.Errorf("BigInt of %d characters", len(raw))
+	}
 	s := strings.Trim(string(raw), `"`)
 	v, ok := new(big.Int).SetString(s, 10)
 	if !ok {
 		return fmt.Errorf("bad BigInt %s", raw)
 	}
+	if v.Sign() < 0 || v.BitLen() > 256 {
+		return fmt.Errorf("BigInt %s is not a uint256", raw)
+	}
 	b.Int = v
+	return nil
+}
+
+// checkSqrtPrice refuses a sqrtPriceX96 that no Uniswap V3 pool can hold
+// (a uint160): past it a price is not finite, and a history record would
+// carry +Inf, which JSON cannot encode.
+func checkSqrtPrice(what string, v *big.Int) error {
+	if v.BitLen() > 160 {
+		return garbage(fmt.Errorf("%s: sqrtPriceX96 of %d bits", what, v.BitLen()))
+	}
 	return nil
 }
 

@@ -391,6 +391,10 @@ func results(ok []bool, ret [][]byte) []Result {
 	return res
 }
 
+// maxDecimals bounds an ERC20's decimals: 10^77 is the largest power of ten
+// in a uint256, and a price scaled by more is no longer a finite float64.
+const maxDecimals = 77
+
 func decodeImmutables(info *MarketInfo, res [][]byte) error {
 	p, e := contracts.Pool, contracts.ERC20
 	var err error
@@ -421,6 +425,9 @@ func decodeImmutables(info *MarketInfo, res [][]byte) error {
 		return err
 	}
 	info.PutAsset.Symbol = decodeSymbol(res[7])
+	if info.CallAsset.Decimals > maxDecimals || info.PutAsset.Decimals > maxDecimals {
+		return fmt.Errorf("token decimals %d/%d above %d", info.CallAsset.Decimals, info.PutAsset.Decimals, maxDecimals)
+	}
 	pair := map[common.Address]bool{info.CallAsset.Address: true, info.PutAsset.Address: true}
 	if !pair[info.Token0] || !pair[info.Token1] || info.Token0 == info.Token1 {
 		return fmt.Errorf("pool tokens %s/%s are not the market's assets", info.Token0.Hex(), info.Token1.Hex())
@@ -433,7 +440,11 @@ func (r *Reader) slot0(ctx context.Context, pool common.Address) (PoolState, err
 	if err != nil {
 		return PoolState{}, fmt.Errorf("slot0 of %s: %w", pool.Hex(), err)
 	}
-	return decodeSlot0(raw)
+	st, err := decodeSlot0(raw)
+	if err != nil { // the same bytes on the cold path are upstream garbage too
+		return PoolState{}, upstreamGarbage(fmt.Errorf("slot0 of %s: %w", pool.Hex(), err))
+	}
+	return st, nil
 }
 
 // decodeSlot0 reads the first two words only: sqrtPriceX96 (uint160) and tick

@@ -18,6 +18,11 @@ import (
 // recorded answer: on the embedded demo that means "configure a live upstream".
 var ErrNotRecorded = errors.New("no recorded answer for this upstream request")
 
+// ErrTooLarge is wrapped when an upstream's answer is larger than the
+// gateway reads (announced by Content-Length or found while reading): the
+// upstream answered wrongly (502), it is not unreachable.
+var ErrTooLarge = errors.New("upstream answer too large")
+
 // Kind classifies an error; the gateway maps each kind to one HTTP status.
 type Kind int
 
@@ -97,6 +102,9 @@ func Upstream(upstream string, err error) *Error {
 		return &Error{Kind: UpstreamUnavailable, Code: "NOT_RECORDED", Err: err,
 			Message: "the embedded demo has no recorded " + upstream + " answer for this request; to serve live data set " +
 				"CLAMM_CHAIN_<chainId>_SUBGRAPH_URL and CLAMM_CHAIN_<chainId>_RPC_URL (see README, Configuration)"}
+	case errors.Is(err, ErrTooLarge):
+		return &Error{Kind: UpstreamError, Code: name + "_ERROR", Err: err,
+			Message: "the " + upstream + " answered more than the gateway accepts"}
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
 		return &Error{Kind: UpstreamTimeout, Code: name + "_TIMEOUT", Err: err,
 			Message: "the " + upstream + " did not answer in time"}

@@ -1,15 +1,16 @@
 package replay
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
 // ErrBodyTooLarge is returned while reading an upstream answer larger than
 // the limit a LimitTransport allows.
-var ErrBodyTooLarge = errors.New("upstream answer too large")
+var ErrBodyTooLarge = problem.ErrTooLarge
 
 // LimitTransport reads every response body through a size limit: a broken
 // or hostile upstream cannot make the gateway buffer an unbounded answer.

@@ -6,6 +6,7 @@
 package chaintest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -41,6 +42,8 @@ type Pool struct {
 	TickSpacing    int
 	SqrtPriceX96   *big.Int
 	Tick           int
+	// Slot0Raw, if set, is slot0's return data as is (short, out of range).
+	Slot0Raw []byte
 }
 
 // Token is an ERC20's metadata.
@@ -70,6 +73,12 @@ type Node struct {
 	// Fail, when set, is asked before each JSON-RPC request is answered; a
 	// non-zero status makes the node answer that HTTP status instead.
 	Fail func(method string) (status int)
+	// ChainID is what eth_chainId answers (0: Arbitrum One, 42161).
+	ChainID uint64
+	// Rewrite, when set, is given the return data of each successful
+	// eth_call (to is zero for a ChainedRead) and sends what it returns
+	// instead: short, out-of-range or fuzzed answers.
+	Rewrite func(to common.Address, data, ret []byte) []byte
 	// CallFault, when set, is asked before each JSON-RPC element is
 	// answered; a non-nil answer is sent as that element's error: the node
 	// failing ("header not found", -32005 rate limit), not the contract.
@@ -176,7 +185,11 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 	}
 	switch req.Method {
 	case "eth_chainId":
-		resp.Result = "0xa4b1"
+		id := n.ChainID
+		if id == 0 {
+			id = 42161
+		}
+		resp.Result = hexutil.EncodeUint64(id)
 	case "eth_blockNumber":
 		n.mu.Lock()
 		resp.Result = hexutil.EncodeUint64(n.BlockNumber)
@@ -209,6 +222,9 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 		if !ok {
 			resp.Error = &RPCError{Code: 3, Message: "execution reverted", Data: hexutil.Encode(ret)}
 			return resp
+		}
+		if n.Rewrite != nil {
+			ret = n.Rewrite(arg.To, arg.Data, ret)
 		}
 		resp.Result = hexutil.Encode(ret)
 	default:
@@ -375,6 +391,9 @@ func (m *Market) option(id *big.Int) (*Option, bool) {
 }
 
 func poolCall(p *Pool, data []byte) ([]byte, bool) {
+	if p.Slot0Raw != nil && len(data) >= 4 && bytes.Equal(data[:4], contracts.Pool.Methods["slot0"].ID) {
+		return p.Slot0Raw, true
+	}
 	return dispatch(contracts.Pool, data, func(name string, _ []any) ([]any, bool) {
 		switch name {
 		case "token0":
