@@ -46,7 +46,7 @@ type Options struct {
 	// RateLimit is each client's sustained requests per second (0: no
 	// limit), RateBurst the requests it may make at once; over it a client
 	// gets 429 with Retry-After. TrustForwardedFor names clients by the
-	// first X-Forwarded-For entry instead of the peer address.
+	// last X-Forwarded-For entry (the one the proxy appended) instead of the peer address.
 	RateLimit         float64
 	RateBurst         int
 	TrustForwardedFor bool

@@ -96,7 +96,7 @@ func TestOversizedUpstreamAnswers(t *testing.T) {
 		max  int64
 		code string
 	}{
-		{"rpc answer over the limit", 600, "RPC_ERROR"},             // the cold market read is ~9 KB
+		{"rpc answer over the limit", 600, "RPC_ERROR"}, // the cold market read is ~9 KB
 		// The fake subgraph announces Content-Length: refused before the
 		// body is read, and still 502 (an answer too large is a wrong
 		// answer), not 503 with Retry-After.
