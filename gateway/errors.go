@@ -69,3 +69,14 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Allow", "GET, HEAD")
 	s.writeError(w, problem.New(problem.MethodNotAllowed, "METHOD_NOT_ALLOWED", "only GET is supported"))
 }
+
+// StatusClientClosed is what the access log and metrics record for a
+// request whose client went away before its answer was ready (nginx's 499):
+// not the gateway's failure, so not a 5xx. Nothing is sent: nobody reads.
+const StatusClientClosed = 499
+
+// clientClosed records a request the client abandoned.
+func (s *Server) clientClosed(w http.ResponseWriter, err error) {
+	x := exchangeOf(w)
+	x.err, x.status = err, StatusClientClosed
+}

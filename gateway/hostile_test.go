@@ -1,14 +1,20 @@
 package gateway_test
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"math/big"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
 )
 
 // field rewrites every value of a JSON string field in a Graph Node answer.
@@ -71,4 +77,83 @@ func TestHostileUpstreamAnswers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An upstream's error text reaches the log scrubbed of what may be a key
+// (a URL, a long token) and cut to a bounded length: a 20 MB GraphQL error
+// message becomes one short line.
+func TestUpstreamErrorTextIsScrubbedAndBoundedInTheLog(t *testing.T) {
+	var logBuf bytes.Buffer
+	srv, f := newFakeServerWith(t, func(o *gateway.Options) { o.AccessLog = &logBuf })
+	key := "abcdef0123456789abcdef0123456789"
+	f.Subgraph.Fail = func(string) *subgraphtest.Failure {
+		return &subgraphtest.Failure{Errors: []string{"bad api key " + key + " for https://gateway.example/api/" + key + "/subgraphs " + strings.Repeat("x", 20<<20)}}
+	}
+	rec := get(t, srv, strikes)
+	if rec.Code != http.StatusBadGateway {
+		t.Fatalf("status %d", rec.Code)
+	}
+	line := logBuf.String()
+	if strings.Contains(line, key) || strings.Contains(line, "gateway.example") {
+		t.Errorf("the key reached the log: %.400s", line)
+	}
+	if len(line) > 4<<10 {
+		t.Errorf("log line of %d bytes", len(line))
+	}
+	if !strings.Contains(line, "bad api key") {
+		t.Errorf("the cause is gone: %s", line)
+	}
+}
+
+// A client that goes away while its miss is being filled is its own
+// outcome: 499 in the access log and metrics, not a 500 (and not the
+// gateway's failure).
+func TestClientGoneDuringAMissIs499(t *testing.T) {
+	var logBuf syncBuffer
+	srv, f := newFakeServerWith(t, func(o *gateway.Options) { o.AccessLog = &logBuf })
+	entered, release := make(chan struct{}), make(chan struct{})
+	f.Subgraph.Fail = func(string) *subgraphtest.Failure {
+		close(entered)
+		<-release
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		srv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, strikes, nil).WithContext(ctx))
+	}()
+	<-entered
+	cancel()
+	<-done
+	close(release)
+	var line struct {
+		Status int    `json:"status"`
+		Level  string `json:"level"`
+	}
+	if err := json.Unmarshal(logBuf.Bytes(), &line); err != nil {
+		t.Fatalf("%v: %s", err, logBuf.Bytes())
+	}
+	if line.Status != gateway.StatusClientClosed || line.Level != "INFO" {
+		t.Errorf("logged %+v, want status 499 at INFO", line)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the gateway's writes and the
+// test's reads.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]byte(nil), b.buf.Bytes()...)
 }

@@ -90,7 +90,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		}
 		defer func() {
 			if p := recover(); p != nil {
-				x.err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+				x.err = panicError{fmt.Sprintf("panic: %v\n%s", p, debug.Stack())}
 				if x.status == 0 {
 					s.writeError(x, problem.New(problem.Internal, "INTERNAL", "internal error"))
 				}
@@ -117,6 +117,11 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 	})
 }
 
+// panicError is a recovered panic with its stack.
+type panicError struct{ text string }
+
+func (p panicError) Error() string { return p.text }
+
 // routeUnmatched is the route of requests no route matched (404, 405).
 const routeUnmatched = "unmatched"
 
@@ -139,8 +144,15 @@ func (s *Server) logRequest(r *http.Request, x *exchange, start time.Time, d tim
 	x.metrics.Request(x.status, d, x.cache)
 	if x.err != nil {
 		// Transport errors quote the upstream URL, which may hold an API
-		// key: the text goes through Redact before it reaches the log.
-		x.errText = s.opts.Redact(x.err.Error())
+		// key: the text goes through Redact before it reaches the log. An
+		// upstream may echo a key or answer megabytes of error text:
+		// problem.Scrub drops URLs and key-like tokens and bounds the
+		// text. A panic's stack is the gateway's own text, kept whole.
+		if _, ok := x.err.(panicError); ok {
+			x.errText = s.opts.Redact(x.err.Error())
+		} else {
+			x.errText = problem.Scrub(s.opts.Redact(x.err.Error()))
+		}
 	}
 	if s.opts.AccessLog != nil {
 		accessLog{s.opts.AccessLog}.write(r, x, start, d)

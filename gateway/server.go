@@ -147,7 +147,7 @@ func New(opts Options) (*Server, error) {
 			MaxEntries: opts.CacheMaxEntries, MaxBytes: opts.CacheMaxBytes, FillTimeout: opts.RequestTimeout,
 			Size: func(v any) int64 { return int64(len(v.(entry).body)) + entryOverhead },
 			OnRefreshError: func(key string, err error) {
-				opts.Logger.Warn("background refresh failed; serving stale", "key", key, "error", opts.Redact(err.Error()))
+				opts.Logger.Warn("background refresh failed; serving stale", "key", key, "error", problem.Scrub(opts.Redact(err.Error())))
 			},
 		}),
 	}
@@ -238,6 +238,10 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string,
 	e, status, age, err := s.responses.Get(ctx, key, p, bounded)
 	if err != nil {
 		exchangeOf(w).cache = string(status)
+		if r.Context().Err() != nil && errors.Is(err, context.Canceled) {
+			s.clientClosed(w, err)
+			return
+		}
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 			err = problem.New(problem.UpstreamTimeout, "TIMEOUT", "the request did not complete within the gateway's deadline")
 		}

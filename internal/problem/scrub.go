@@ -25,7 +25,12 @@ func Scrub(s string) string {
 	if len(s) > 4*MaxCauseLen { // do not run the pattern over megabytes
 		cut, s = len(s)-4*MaxCauseLen, s[:4*MaxCauseLen]
 	}
-	s = urlLike.ReplaceAllString(s, "<redacted>")
+	s = urlLike.ReplaceAllStringFunc(s, func(m string) string {
+		if isHexWord(m) { // addresses, hashes, revert data: kept for diagnosis
+			return m
+		}
+		return "<redacted>"
+	})
 	if len(s) > MaxCauseLen {
 		cut += len(s) - MaxCauseLen
 		s = s[:MaxCauseLen]
@@ -43,6 +48,19 @@ func Scrub(s string) string {
 		return b.String()
 	}
 	return s
+}
+
+// isHexWord reports whether m is 0x and hex digits (an address or a hash).
+func isHexWord(m string) bool {
+	if len(m) < 3 || m[0] != '0' || (m[1] != 'x' && m[1] != 'X') {
+		return false
+	}
+	for _, c := range m[2:] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 func itoa(n int) string {
