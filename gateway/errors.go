@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
@@ -54,7 +56,11 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
-		w.Header().Set("Retry-After", "5")
+		retry := "5"
+		if p.RetryAfter > 0 { // the upstream's own, rounded up
+			retry = strconv.Itoa(int((p.RetryAfter + time.Second - 1) / time.Second))
+		}
+		w.Header().Set("Retry-After", retry)
 	}
 	w.WriteHeader(status)
 	body, _ := marshal(errorBody{Error: errorDetail{Code: p.Code, Message: msg, Param: p.Param}})

@@ -12,11 +12,23 @@ import (
 	"net"
 	"net/url"
 	"syscall"
+	"time"
 )
 
 // ErrNotRecorded is wrapped by the fixture replays when a request has no
 // recorded answer: on the embedded demo that means "configure a live upstream".
 var ErrNotRecorded = errors.New("no recorded answer for this upstream request")
+
+// BackoffError is an upstream refusing (429/503) with a Retry-After, or a
+// request not sent because that refusal has not run out yet.
+type BackoffError struct {
+	Status int           // the refusal's HTTP status
+	Wait   time.Duration // until the upstream said to come back, from now
+}
+
+func (e *BackoffError) Error() string {
+	return fmt.Sprintf("upstream refused (HTTP %d); back off for %s", e.Status, e.Wait)
+}
 
 // ErrTooLarge is wrapped when an upstream's answer is larger than the
 // gateway reads (announced by Content-Length or found while reading): the
@@ -49,6 +61,9 @@ type Error struct {
 	Param   string
 	// Err is the underlying cause, kept for logs and errors.Is; never shown to clients.
 	Err error
+	// RetryAfter, if set, is how long the client should wait (an
+	// upstream's own Retry-After, passed on); otherwise the gateway's default.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -97,11 +112,15 @@ func Upstream(upstream string, err error) *Error {
 	if name == "" {
 		name = "UPSTREAM"
 	}
+	var backoff *BackoffError
 	switch {
 	case errors.Is(err, ErrNotRecorded):
 		return &Error{Kind: UpstreamUnavailable, Code: "NOT_RECORDED", Err: err,
 			Message: "the embedded demo has no recorded " + upstream + " answer for this request; to serve live data set " +
 				"CLAMM_CHAIN_<chainId>_SUBGRAPH_URL and CLAMM_CHAIN_<chainId>_RPC_URL (see README, Configuration)"}
+	case errors.As(err, &backoff):
+		return &Error{Kind: UpstreamUnavailable, Code: name + "_UNAVAILABLE", Err: err, RetryAfter: backoff.Wait,
+			Message: fmt.Sprintf("the %s refused the request; it asks to retry after %ds", upstream, int(backoff.Wait/time.Second))}
 	case errors.Is(err, ErrTooLarge):
 		return &Error{Kind: UpstreamError, Code: name + "_ERROR", Err: err,
 			Message: "the " + upstream + " answered more than the gateway accepts"}

@@ -49,7 +49,7 @@ func Connect(ch *config.Chain, o ConnectOptions) (*Upstreams, error) {
 		if o.Metrics != nil {
 			rt = o.Metrics.Transport(kind, rt)
 		}
-		return replay.LimitTransport{RT: rt, Max: o.MaxBody}
+		return replay.LimitTransport{RT: &replay.BackoffTransport{RT: rt}, Max: o.MaxBody}
 	}
 	sub := &http.Client{Transport: wrap("subgraph", o.SubgraphTransport)}
 	rpcHTTP := &http.Client{Transport: wrap("rpc", o.RPCTransport)}
