@@ -19,6 +19,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
@@ -230,6 +231,10 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string,
 		select {
 		case s.fills <- struct{}{}:
 			defer func() { <-s.fills }()
+			// What the fill's upstream answers charge to the memory
+			// budget is held until the fill is done with them.
+			ctx, lease := replay.WithLease(ctx)
+			defer lease.Release()
 			return fill(ctx)
 		default:
 			return entry{}, problem.New(problem.UpstreamUnavailable, "OVERLOADED", "the gateway is at its limit of %d concurrent upstream reads; retry shortly", cap(s.fills))

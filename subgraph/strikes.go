@@ -56,6 +56,7 @@ func (c *Client) Strikes(ctx context.Context, q StrikesQuery) ([]Strike, Meta, e
 		all   []Strike
 		meta  Meta
 		after = ""
+		total int64
 	)
 	for page := 0; ; page++ {
 		if page == c.maxPages {
@@ -69,8 +70,12 @@ func (c *Client) Strikes(ctx context.Context, q StrikesQuery) ([]Strike, Meta, e
 			"pools": pools, "tickLowerMin": q.TickLowerMin, "tickLowerMax": q.TickLowerMax,
 			"after": after, "first": c.pageSize,
 		}
-		if err := c.exec(ctx, queries.Strikes, vars, &out); err != nil {
+		n, err := c.execSized(ctx, queries.Strikes, vars, &out)
+		if err != nil {
 			return nil, Meta{}, err
+		}
+		if total += int64(n); total > c.maxBytes {
+			return nil, Meta{}, garbage(fmt.Errorf("strikes answer of more than %d bytes over %d pages", c.maxBytes, page+1))
 		}
 		if page == 0 {
 			meta = out.Meta.meta()

@@ -37,6 +37,7 @@ type Client struct {
 	timeout  time.Duration
 	pageSize int
 	maxPages int
+	maxBytes int64
 }
 
 // Options configure a Client.
@@ -45,6 +46,10 @@ type Options struct {
 	Docs       queries.Set
 	Timeout    time.Duration // deadline of one query
 	PageSize   int           // strikes per page, at most MaxFirst
+	// MaxBytes bounds one answer however many pages it takes (0: 32 MiB):
+	// a subgraph paging without end cannot grow one request's memory
+	// past what a single answer may hold.
+	MaxBytes int64
 }
 
 // New returns a client for the Graph Node query URL. The library's retry
@@ -62,7 +67,10 @@ func New(url string, opts Options) *Client {
 	if opts.PageSize <= 0 || opts.PageSize > MaxFirst {
 		opts.PageSize = MaxFirst
 	}
-	return &Client{gql: graphql.NewClient(url, opts.HTTPClient), docs: opts.Docs, timeout: opts.Timeout, pageSize: opts.PageSize, maxPages: 100}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = 32 << 20
+	}
+	return &Client{gql: graphql.NewClient(url, opts.HTTPClient), docs: opts.Docs, timeout: opts.Timeout, pageSize: opts.PageSize, maxPages: 100, maxBytes: opts.MaxBytes}
 }
 
 // Meta is Graph Node's _meta: which block the answer reflects.
@@ -90,23 +98,29 @@ func (m metaJSON) meta() Meta {
 
 // exec runs document name with vars and decodes the data into out.
 func (c *Client) exec(ctx context.Context, name string, vars map[string]any, out any) error {
+	_, err := c.execSized(ctx, name, vars, out)
+	return err
+}
+
+// execSized is exec that also says how many bytes of data it decoded.
+func (c *Client) execSized(ctx context.Context, name string, vars map[string]any, out any) (int, error) {
 	doc, ok := c.docs[name]
 	if !ok {
-		return fmt.Errorf("subgraph: no document %q", name)
+		return 0, fmt.Errorf("subgraph: no document %q", name)
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	data, err := c.gql.ExecRaw(ctx, doc.Text, vars, graphql.OperationName(doc.OperationName))
 	if err != nil {
-		return fmt.Errorf("%s: %w", doc.OperationName, classify(err))
+		return 0, fmt.Errorf("%s: %w", doc.OperationName, classify(err))
 	}
 	if len(data) == 0 || string(data) == "null" {
-		return fmt.Errorf("%s: %w", doc.OperationName, garbage(errors.New("no data")))
+		return 0, fmt.Errorf("%s: %w", doc.OperationName, garbage(errors.New("no data")))
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("%s: %w", doc.OperationName, garbage(err))
+		return 0, fmt.Errorf("%s: %w", doc.OperationName, garbage(err))
 	}
-	return nil
+	return len(data), nil
 }
 
 // classify maps the library's errors: transport failures by their cause,
@@ -126,6 +140,9 @@ func classify(err error) error {
 			}
 			return &problem.Error{Kind: problem.UpstreamError, Code: "SUBGRAPH_ERROR", Err: err,
 				Message: fmt.Sprintf("the subgraph answered HTTP %d", ne.StatusCode())}
+		}
+		if cause := ge.Unwrap(); cause != nil && (errors.Is(cause, problem.ErrOverloaded) || errors.Is(cause, problem.ErrTooLarge)) {
+			return problem.Upstream("subgraph", cause)
 		}
 		if cause := ge.Unwrap(); cause != nil {
 			// A body that stops or trickles past the deadline surfaces as a

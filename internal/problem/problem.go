@@ -19,6 +19,10 @@ import (
 // recorded answer: on the embedded demo that means "configure a live upstream".
 var ErrNotRecorded = errors.New("no recorded answer for this upstream request")
 
+// ErrOverloaded is wrapped when the gateway's bound on upstream answer
+// bytes held at once is spent: the gateway's limit, not the upstream's.
+var ErrOverloaded = errors.New("upstream answers in flight are at the gateway's memory bound")
+
 // BackoffError is an upstream refusing (429/503) with a Retry-After, or a
 // request not sent because that refusal has not run out yet.
 type BackoffError struct {
@@ -121,6 +125,9 @@ func Upstream(upstream string, err error) *Error {
 	case errors.As(err, &backoff):
 		return &Error{Kind: UpstreamUnavailable, Code: name + "_UNAVAILABLE", Err: err, RetryAfter: backoff.Wait,
 			Message: fmt.Sprintf("the %s refused the request; it asks to retry after %ds", upstream, int(backoff.Wait/time.Second))}
+	case errors.Is(err, ErrOverloaded):
+		return &Error{Kind: UpstreamUnavailable, Code: "OVERLOADED", Err: err,
+			Message: "the gateway is at its bound on upstream answers held in memory; retry shortly"}
 	case errors.Is(err, ErrTooLarge):
 		return &Error{Kind: UpstreamError, Code: name + "_ERROR", Err: err,
 			Message: "the " + upstream + " answered more than the gateway accepts"}

@@ -17,6 +17,9 @@ var ErrBodyTooLarge = problem.ErrTooLarge
 type LimitTransport struct {
 	RT  http.RoundTripper // nil: http.DefaultTransport
 	Max int64
+	// Budget, if set, is charged for every byte read (Budget): the total
+	// that answers hold at once is bounded, not only each one.
+	Budget *Budget
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -33,13 +36,34 @@ func (l LimitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		resp.Body.Close()
 		return nil, fmt.Errorf("%w: Content-Length %d > %d", ErrBodyTooLarge, resp.ContentLength, l.Max)
 	}
-	resp.Body = &limitedBody{rc: resp.Body, left: l.Max}
+	body := &limitedBody{rc: resp.Body, left: l.Max, budget: l.Budget}
+	if l.Budget != nil {
+		body.lease = leaseFrom(r.Context())
+		if body.lease == nil { // outside a fill: held until the body is closed
+			body.lease, body.own = &Lease{}, true
+		}
+		if resp.ContentLength > 0 { // announced: charged before a byte is read
+			if err := body.lease.charge(l.Budget, Amplification*resp.ContentLength); err != nil {
+				body.Close()
+				return nil, err
+			}
+			body.charged = resp.ContentLength
+		}
+	}
+	resp.Body = body
 	return resp, nil
 }
 
 type limitedBody struct {
 	rc   io.ReadCloser
 	left int64
+	// budget and lease account for the bytes read; charged counts bytes
+	// already paid for (an announced Content-Length); own: the lease is
+	// the body's, released on Close.
+	budget  *Budget
+	lease   *Lease
+	charged int64
+	own     bool
 }
 
 func (b *limitedBody) Read(p []byte) (int, error) {
@@ -56,7 +80,23 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.rc.Read(p)
 	b.left -= int64(n)
+	if b.budget != nil && n > 0 {
+		if b.charged >= int64(n) {
+			b.charged -= int64(n)
+		} else {
+			more := int64(n) - b.charged
+			b.charged = 0
+			if cerr := b.lease.charge(b.budget, Amplification*more); cerr != nil {
+				return 0, cerr
+			}
+		}
+	}
 	return n, err
 }
 
-func (b *limitedBody) Close() error { return b.rc.Close() }
+func (b *limitedBody) Close() error {
+	if b.own {
+		b.lease.Release()
+	}
+	return b.rc.Close()
+}

@@ -31,6 +31,10 @@ type ConnectOptions struct {
 	Queries         queries.Set
 	// MaxBody bounds every upstream answer (0: DefaultMaxBody).
 	MaxBody int64
+	// Budget bounds the memory all upstream answers hold at once; share
+	// one across chains (nil: a budget of replay.DefaultBudget for this
+	// chain alone).
+	Budget *replay.Budget
 	// Metrics, if set, counts and times every upstream round trip by kind.
 	Metrics *metrics.Metrics
 }
@@ -45,11 +49,14 @@ func Connect(ch *config.Chain, o ConnectOptions) (*Upstreams, error) {
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
 	}
+	if o.Budget == nil {
+		o.Budget = replay.NewBudget(replay.DefaultBudget)
+	}
 	wrap := func(kind string, rt http.RoundTripper) http.RoundTripper {
 		if o.Metrics != nil {
 			rt = o.Metrics.Transport(kind, rt)
 		}
-		return replay.LimitTransport{RT: &replay.BackoffTransport{RT: rt}, Max: o.MaxBody}
+		return replay.LimitTransport{RT: &replay.BackoffTransport{RT: rt}, Max: o.MaxBody, Budget: o.Budget}
 	}
 	sub := &http.Client{Transport: wrap("subgraph", o.SubgraphTransport)}
 	rpcHTTP := &http.Client{Transport: wrap("rpc", o.RPCTransport)}
@@ -78,7 +85,7 @@ func Connect(ch *config.Chain, o ConnectOptions) (*Upstreams, error) {
 	}
 	return &Upstreams{
 		Config:    ch,
-		Subgraph:  subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout}),
+		Subgraph:  subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout, MaxBytes: o.MaxBody}),
 		Chain:     reader,
 		Positions: reader,
 		Strikes:   reader,
