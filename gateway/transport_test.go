@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -117,5 +119,52 @@ func TestOversizedUpstreamAnswers(t *testing.T) {
 		if e := decodeError(t, rec); rec.Code != http.StatusBadGateway || e.Code != c.code || rec.Header().Get("Retry-After") != "" {
 			t.Errorf("%s: %d %+v Retry-After %q", c.name, rec.Code, e, rec.Header().Get("Retry-After"))
 		}
+	}
+}
+
+// Under miss load the connections to an upstream are reused: three rounds
+// of 64 concurrent misses (the fill bound) open about 64 connections, not
+// one per fill past net/http's default two idle per host.
+func TestUpstreamConnectionsAreReusedUnderMissLoad(t *testing.T) {
+	f := scenario.NewFakes(demoScenario(t))
+	var opened atomic.Int64
+	sub := httptest.NewUnstartedServer(f.Subgraph)
+	sub.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			opened.Add(1)
+		}
+	}
+	sub.Start()
+	defer sub.Close()
+	cfg := config.Default()
+	ch := cfg.Chains[42161]
+	ch.SubgraphURL, ch.RPCURL = sub.URL, "http://rpc.invalid"
+	u, err := service.Connect(ch, service.ConnectOptions{RPCTransport: transport(f.Node)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161},
+		StrikesTTL: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fills = 64
+	for round := range 3 {
+		var wg sync.WaitGroup
+		for i := range fills {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				path := fmt.Sprintf("%s?optionMarket=%s&chainId=42161&callsReach=%d&putsReach=100", gateway.PathStrikesChain, wethUSDC, 1+i)
+				if rec := get(t, srv, path); rec.Code != http.StatusOK {
+					t.Errorf("round %d: %d %s", round, rec.Code, rec.Body)
+				}
+			}(i)
+		}
+		wg.Wait()
+	}
+	t.Logf("%d connections opened for %d fills", opened.Load(), 3*fills)
+	if n := opened.Load(); n > fills+8 {
+		t.Errorf("%d connections opened for 3 rounds of %d fills", n, fills)
 	}
 }

@@ -533,3 +533,21 @@ func (r *Reader) BlockNumber(ctx context.Context) (uint64, error) {
 	}
 	return uint64(n), nil
 }
+
+// CheckChainID asks the node which chain it serves (eth_chainId) and fails
+// with 503 RPC_WRONG_CHAIN unless it is want: an RPC URL of another network
+// would otherwise be served as this chain, every answer wrong. Checked at
+// start and by readiness.
+func (r *Reader) CheckChainID(ctx context.Context, want uint64) error {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	var id hexutil.Big
+	if err := r.rpc.CallContext(ctx, &id, "eth_chainId"); err != nil {
+		return classify(err)
+	}
+	if got := (*big.Int)(&id); !got.IsUint64() || got.Uint64() != want {
+		return &problem.Error{Kind: problem.UpstreamUnavailable, Code: "RPC_WRONG_CHAIN",
+			Message: fmt.Sprintf("the rpc node serves chain %s, not %d", got, want)}
+	}
+	return nil
+}

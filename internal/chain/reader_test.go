@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 )
@@ -32,5 +33,18 @@ func TestWarmSlot0IsValidatedLikeCold(t *testing.T) {
 		if p := problem.As(err); p.Kind != problem.UpstreamError || p.Code != "RPC_ERROR" {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// A node of another network is refused by its chain id.
+func TestCheckChainID(t *testing.T) {
+	node := chaintest.NewNode()
+	r, _ := fakeNode(t, node)
+	if err := r.CheckChainID(context.Background(), 42161); err != nil {
+		t.Fatal(err)
+	}
+	node.ChainID = 1
+	if p := problem.As(r.CheckChainID(context.Background(), 42161)); p.Code != "RPC_WRONG_CHAIN" || p.Kind != problem.UpstreamUnavailable {
+		t.Fatalf("%+v", p)
 	}
 }

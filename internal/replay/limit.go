@@ -100,3 +100,14 @@ func (b *limitedBody) Close() error {
 	}
 	return b.rc.Close()
 }
+
+// PooledTransport is http.DefaultTransport with an idle pool that keeps as
+// many connections to one upstream host as fills may run at once: the
+// default keeps 2, so under miss load every fill past two dialled its own
+// connection and closed it (27,954 sockets in TIME-WAIT in one run).
+func PooledTransport(perHost int) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = perHost
+	t.MaxIdleConns = max(t.MaxIdleConns, 4*perHost)
+	return t
+}

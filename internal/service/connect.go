@@ -20,7 +20,8 @@ import (
 // ConnectOptions tune the clients Connect builds.
 type ConnectOptions struct {
 	// SubgraphTransport and RPCTransport replace the network (replays,
-	// fakes); nil means http.DefaultTransport.
+	// fakes); nil means a transport of its own per upstream, pooling
+	// MaxConnsPerHost idle connections (replay.PooledTransport).
 	SubgraphTransport http.RoundTripper
 	RPCTransport      http.RoundTripper
 	QuoteTransport    http.RoundTripper // the 1inch API
@@ -35,6 +36,9 @@ type ConnectOptions struct {
 	// one across chains (nil: a budget of replay.DefaultBudget for this
 	// chain alone).
 	Budget *replay.Budget
+	// MaxConnsPerHost sizes each upstream's idle connection pool: the
+	// gateway's bound on concurrent fills (0: 64).
+	MaxConnsPerHost int
 	// Metrics, if set, counts and times every upstream round trip by kind.
 	Metrics *metrics.Metrics
 }
@@ -48,6 +52,14 @@ const DefaultMaxBody = 32 << 20
 func Connect(ch *config.Chain, o ConnectOptions) (*Upstreams, error) {
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
+	}
+	if o.MaxConnsPerHost <= 0 {
+		o.MaxConnsPerHost = 64
+	}
+	for _, rt := range []*http.RoundTripper{&o.SubgraphTransport, &o.RPCTransport, &o.QuoteTransport} {
+		if *rt == nil {
+			*rt = replay.PooledTransport(o.MaxConnsPerHost)
+		}
 	}
 	if o.Budget == nil {
 		o.Budget = replay.NewBudget(replay.DefaultBudget)
