@@ -38,6 +38,8 @@ func statusOf(k problem.Kind) int {
 		return http.StatusServiceUnavailable
 	case problem.UpstreamTimeout:
 		return http.StatusGatewayTimeout
+	case problem.HeaderTooLarge:
+		return http.StatusRequestHeaderFieldsTooLarge
 	default:
 		return http.StatusInternalServerError
 	}

@@ -157,3 +157,35 @@ func (b *syncBuffer) Bytes() []byte {
 	defer b.mu.Unlock()
 	return append([]byte(nil), b.buf.Bytes()...)
 }
+
+// What the router or net/http would answer in their own way is the JSON
+// error shape, with an access-log line: oversized header fields (431, not
+// net/http's text), unclean paths (404, not gorilla/mux's empty 301), a
+// request target that is not a path (OPTIONS *).
+func TestRawAnswersAreJSON(t *testing.T) {
+	var logBuf syncBuffer
+	srv, _ := newFakeServerWith(t, func(o *gateway.Options) { o.AccessLog = &logBuf })
+	big := httptest.NewRequest(http.MethodGet, strikes, nil)
+	big.Header.Set("X-Padding", strings.Repeat("a", gateway.MaxHeaderBytes))
+	options := httptest.NewRequest(http.MethodOptions, "*", nil)
+	for _, c := range []struct {
+		name string
+		req  *http.Request
+		want int
+	}{
+		{"header fields over the bound", big, http.StatusRequestHeaderFieldsTooLarge},
+		{"double slash", httptest.NewRequest(http.MethodGet, "/"+strikes, nil), http.StatusNotFound},
+		{"dot segment", httptest.NewRequest(http.MethodGet, "/clamm/./strikes-chain?chainId=42161", nil), http.StatusNotFound},
+		{"dot-dot segment", httptest.NewRequest(http.MethodGet, "/clamm/x/../strikes-chain", nil), http.StatusNotFound},
+		{"OPTIONS *", options, http.StatusNotFound},
+	} {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, c.req)
+		if e := decodeError(t, rec); rec.Code != c.want || e.Code == "" {
+			t.Errorf("%s: %d %+v", c.name, rec.Code, e)
+		}
+	}
+	if lines := bytes.Count(logBuf.Bytes(), []byte("\n")); lines != 5 {
+		t.Errorf("%d access-log lines for 5 requests", lines)
+	}
+}

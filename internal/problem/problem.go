@@ -53,6 +53,7 @@ const (
 	UpstreamError                   // 502: an upstream answered, but with an error or garbage
 	UpstreamUnavailable             // 503: an upstream could not be reached, or is not configured
 	UpstreamTimeout                 // 504: an upstream did not answer in time
+	HeaderTooLarge                  // 431: the request's header fields are over the gateway's bound
 )
 
 // Error is what every layer returns. Code is a stable machine-readable name
