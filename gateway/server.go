@@ -61,6 +61,9 @@ type Options struct {
 	// MaxLagBlocks is how far the subgraph may trail the chain head before
 	// /readyz reports the chain unready.
 	MaxLagBlocks uint64
+	// ReadyTTL is how long one readiness probe answers /readyz (0: 1 s);
+	// concurrent probes share one.
+	ReadyTTL time.Duration
 	// CORSOrigins are the browser origins allowed to read answers ("*":
 	// any); empty adds no CORS headers.
 	CORSOrigins []string
@@ -81,7 +84,8 @@ type Server struct {
 	chains    map[uint64]bool
 	responses *cache.Cache[entry]
 	handler   http.Handler
-	limiter   *rateLimiter  // nil: no rate limit
+	limiter   *rateLimiter // nil: no rate limit
+	ready     *service.ReadinessCache
 	fills     chan struct{} // semaphore of running fills
 	// routeMetrics are each route template's collectors, resolved as the
 	// routes are set up; read-only afterwards. unmatched is the entry of
@@ -135,6 +139,9 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxFills <= 0 {
 		opts.MaxFills = 64
 	}
+	if opts.ReadyTTL <= 0 {
+		opts.ReadyTTL = time.Second
+	}
 	for id, list := range opts.Swappers {
 		list = append([]string(nil), list...)
 		sort.Strings(list)
@@ -156,6 +163,7 @@ func New(opts Options) (*Server, error) {
 		s.chains[id] = true
 	}
 	s.fills = make(chan struct{}, opts.MaxFills)
+	s.ready = service.NewReadinessCache(opts.Service, opts.ReadyTTL, opts.RequestTimeout)
 	if opts.RateLimit > 0 {
 		s.limiter = newRateLimiter(opts.RateLimit, opts.RateBurst, opts.TrustForwardedFor)
 	}
