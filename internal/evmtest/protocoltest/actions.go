@@ -8,6 +8,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 )
 
 func bi(v int) *big.Int { return big.NewInt(int64(v)) }
@@ -321,4 +323,74 @@ func (p *Protocol) Swap(from *Account, tokenIn common.Address, amountIn *big.Int
 		SqrtPriceLimitX96 *big.Int
 	}{tokenIn, tokenOut, big.NewInt(int64(fee)), from.Addr, big.NewInt(1 << 40), amountIn, new(big.Int), new(big.Int)}
 	return p.Chain.Send(from, p.Router, mustUni(p.Chain.T, "router").ABI, "exactInputSingle", params)
+}
+
+type swapParams struct {
+	TokenIn           common.Address
+	TokenOut          common.Address
+	Fee               *big.Int
+	Recipient         common.Address
+	Deadline          *big.Int
+	AmountIn          *big.Int
+	AmountOutMinimum  *big.Int
+	SqrtPriceLimitX96 *big.Int
+}
+
+func (p *Protocol) other(token common.Address) common.Address {
+	if token == p.CallAsset {
+		return p.PutAsset
+	}
+	return p.CallAsset
+}
+
+// SwapToTick trades through the pool of the given fee tier until its price
+// reaches the sqrt price of tick (from either side), spending whatever it
+// takes from `from`.
+func (p *Protocol) SwapToTick(from *Account, fee uint32, tick int) (*types.Receipt, error) {
+	pool := p.Pool
+	if fee != p.Fee {
+		pool = p.Chain.Call(p.Factory, mustUni(p.Chain.T, "factory").ABI, "getPool", p.Token0, p.Token1, big.NewInt(int64(fee)))[0].(common.Address)
+	}
+	cur, _ := p.Slot0(pool)
+	target, err := clamm.SqrtRatioAtTick(tick)
+	if err != nil {
+		p.Chain.T.Fatal(err)
+	}
+	tokenIn := p.Token1 // price up: token1 in
+	if target.Cmp(cur) < 0 {
+		tokenIn = p.Token0
+	}
+	amount := new(big.Int).Div(p.Balance(tokenIn, from.Addr), big.NewInt(2))
+	params := swapParams{tokenIn, p.other(tokenIn), big.NewInt(int64(fee)), from.Addr, big.NewInt(1 << 40), amount, new(big.Int), target}
+	return p.Chain.Send(from, p.Router, mustUni(p.Chain.T, "router").ABI, "exactInputSingle", params)
+}
+
+// SwapExactOut buys exactly amountOut of tokenOut through the pool of the
+// given fee tier (SwapRouter.exactOutputSingle).
+func (p *Protocol) SwapExactOut(from *Account, tokenOut common.Address, amountOut *big.Int, fee uint32) (*types.Receipt, error) {
+	params := struct {
+		TokenIn           common.Address
+		TokenOut          common.Address
+		Fee               *big.Int
+		Recipient         common.Address
+		Deadline          *big.Int
+		AmountOut         *big.Int
+		AmountInMaximum   *big.Int
+		SqrtPriceLimitX96 *big.Int
+	}{p.other(tokenOut), tokenOut, big.NewInt(int64(fee)), from.Addr, big.NewInt(1 << 40), amountOut, maxUint, new(big.Int)}
+	return p.Chain.Send(from, p.Router, mustUni(p.Chain.T, "router").ABI, "exactOutputSingle", params)
+}
+
+// Quote is QuoterV2.quoteExactInputSingle at the latest state: the output
+// and the pool's sqrt price after the swap.
+func (p *Protocol) Quote(tokenIn common.Address, amountIn *big.Int, fee uint32) (amountOut, sqrtPriceAfter *big.Int) {
+	params := struct {
+		TokenIn           common.Address
+		TokenOut          common.Address
+		AmountIn          *big.Int
+		Fee               *big.Int
+		SqrtPriceLimitX96 *big.Int
+	}{tokenIn, p.other(tokenIn), amountIn, big.NewInt(int64(fee)), new(big.Int)}
+	v := p.Chain.Call(p.Quoter, mustUni(p.Chain.T, "quoter").ABI, "quoteExactInputSingle", params)
+	return v[0].(*big.Int), v[1].(*big.Int)
 }

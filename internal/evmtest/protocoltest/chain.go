@@ -237,20 +237,3 @@ func decodeRevert(method string, err error) error {
 	}
 	return re
 }
-
-// Head is the hash of the latest block.
-func (c *Chain) Head() common.Hash {
-	h, err := c.Client().HeaderByNumber(context.Background(), nil)
-	if err != nil {
-		c.T.Fatal(err)
-	}
-	return h.Hash()
-}
-
-// Fork makes the block `hash` the head again (the blocks after it are
-// dropped from the canonical chain): a snapshot to return to.
-func (c *Chain) Fork(hash common.Hash) {
-	if err := c.Backend.Fork(hash); err != nil {
-		c.T.Fatal(err)
-	}
-}

@@ -7,6 +7,7 @@ import {ERC721} from "@openzeppelin/contracts/token/ERC721/ERC721.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/security/ReentrancyGuard.sol";
 import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
+import {Multicall} from "@openzeppelin/contracts/utils/Multicall.sol";
 import {ClammMath} from "./ClammMath.sol";
 import {IHandler, IPositionManager, IPool, ISwapper} from "./Interfaces.sol";
 
@@ -33,7 +34,7 @@ import {IHandler, IPositionManager, IPool, ISwapper} from "./Interfaces.sol";
 /// the swap (so a price inside the range makes the handler ask for the
 /// used asset too, and the transfer reverts); decrement the leg's
 /// liquidityToUse (checked); finally pay the total profit to msg.sender.
-contract TestOptionMarketV2 is ReentrancyGuard, Ownable, ERC721 {
+contract TestOptionMarketV2 is ReentrancyGuard, Multicall, Ownable, ERC721 {
     struct OptionData {
         uint256 opTickArrayLen;
         int24 tickLower;
