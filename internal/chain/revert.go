@@ -52,6 +52,14 @@ func asRevert(err error) (*RevertError, bool) {
 	return rev, true
 }
 
+// IsRevert reports whether a JSON-RPC error is an execution revert (see
+// asRevert), for callers outside this package that classify eth_call
+// failures (the uni-v3 quoter).
+func IsRevert(err error) bool {
+	_, ok := asRevert(err)
+	return ok
+}
+
 var panicSelector = []byte{0x4e, 0x48, 0x7b, 0x71}
 
 // RevertReason names revert data: a market custom error, Error(string),

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -74,8 +75,10 @@ func (u *UniV3) Quote(ctx context.Context, reqs []Request) ([]Quote, error) {
 	quotes := make([]Quote, len(reqs))
 	for i, el := range batch {
 		if el.Error != nil {
-			var rpcErr rpc.Error
-			if errors.As(el.Error, &rpcErr) && rpcErr.ErrorCode() == 3 || errors.As(el.Error, new(rpc.DataError)) {
+			// Only a revert means QuoterV2 cannot quote (no pool, not
+			// enough liquidity); every JSON-RPC error carries ErrorData, so
+			// that alone proves nothing: a node failure is QUOTE_ERROR.
+			if chain.IsRevert(el.Error) {
 				return nil, &problem.Error{Kind: problem.Unprocessable, Code: "QUOTE_FAILED", Err: el.Error,
 					Message: fmt.Sprintf("QuoterV2 cannot quote leg %d (no pool or not enough liquidity at fee %d)", i, reqs[i].Fee)}
 			}

@@ -37,6 +37,17 @@ func (revertErr) Error() string          { return "execution reverted" }
 func (revertErr) ErrorCode() int         { return 3 }
 func (revertErr) ErrorData() interface{} { return "0x" }
 
+// nodeErr is a node's JSON-RPC failure as go-ethereum hands it over: with
+// ErrorData, like every JSON-RPC error, though it is no revert.
+type nodeErr struct {
+	code int
+	msg  string
+}
+
+func (e nodeErr) Error() string          { return e.msg }
+func (e nodeErr) ErrorCode() int         { return e.code }
+func (e nodeErr) ErrorData() interface{} { return nil }
+
 // One failed element in a batch fails the quote with a code for its kind,
 // never a quote built from a zero value.
 func TestBatchWithOneFailedElement(t *testing.T) {
@@ -49,6 +60,9 @@ func TestBatchWithOneFailedElement(t *testing.T) {
 	}{
 		{revertErr{}, "QUOTE_FAILED"},
 		{errors.New("header not found"), "QUOTE_ERROR"},
+		{nodeErr{-32000, "header not found"}, "QUOTE_ERROR"},
+		{nodeErr{-32005, "rate limit exceeded"}, "QUOTE_ERROR"},
+		{nodeErr{-32603, "internal error"}, "QUOTE_ERROR"},
 	} {
 		q.RPC = batch{errs: []error{nil, c.err}}
 		if _, err := q.Quote(context.Background(), reqs); problem.As(err).Code != c.code {
