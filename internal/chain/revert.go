@@ -60,13 +60,17 @@ func IsRevert(err error) bool {
 	return ok
 }
 
+// NoReason is RevertReason of a revert without data (require(cond) with no
+// message, or a call into an account without code).
+const NoReason = "no reason given"
+
 var panicSelector = []byte{0x4e, 0x48, 0x7b, 0x71}
 
 // RevertReason names revert data: a market custom error, Error(string),
 // Panic(uint256), or the raw selector.
 func RevertReason(data []byte) string {
 	if len(data) < 4 {
-		return "no reason given"
+		return NoReason
 	}
 	for _, a := range []abi.ABI{contracts.OptionMarketErrors, exerciseErrors} {
 		for name, e := range a.Errors {

@@ -174,6 +174,10 @@ func (s *Service) PrepareExercise(ctx context.Context, req PrepareRequest) (Prep
 		o := outcomes[i]
 		if !o.Exercised {
 			out.Legs[i].LeftOutReason = o.Reason
+			if sw.Kind == "1inch" && o.Reason == chain.NoReason {
+				// OneInchSwapper's bare require(success) drops the router's reason.
+				out.Legs[i].LeftOutReason = "the 1inch router call failed (OneInchSwapper gives no reason): its minReturn, quoted for this leg alone, is not met after the earlier legs' swaps, or the route no longer holds"
+			}
 			params.SwapData[i], params.LiquidityToExercise[i] = []byte{}, new(big.Int)
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -319,5 +320,33 @@ func TestLegPushedIntoItsRangeIsLeftOut(t *testing.T) {
 	legs := p.OpTicks(id)
 	if legs[0].Liquidity.Sign() != 0 || legs[1].Liquidity.Cmp(l1) != 0 {
 		t.Fatalf("legs after: %v %v", legs[0].Liquidity, legs[1].Liquidity)
+	}
+}
+
+// However small the slippage, uni-v3 minimums never refuse an exercise
+// that works at the current state (they come from the legs' outputs in
+// sequence); 1inch's minReturn, quoted for each leg alone, can: the second
+// leg is then left out, saying so, and the first still pays exactly profit.
+func TestTinySlippage(t *testing.T) {
+	s, ids := twoLegs(t, true, 2)
+	got := s.prepare(t, ids[0], "uni-v3", "0.000001")
+	if len(got.LeftOut) != 0 {
+		t.Fatalf("uni-v3 at 0.000001%%: legs left out %+v", got.Legs)
+	}
+	paid, err := s.send(t, got)
+	if err != nil || paid.String() != got.Profit {
+		t.Fatalf("paid %s (%v), profit %s", paid, err, got.Profit)
+	}
+	s.intoTheMoney(t)
+	got = s.prepare(t, ids[1], "1inch", "0.000001")
+	if !got.Legs[0].Exercised || got.Legs[1].Exercised || !strings.Contains(got.Legs[1].LeftOutReason, "1inch") {
+		t.Fatalf("1inch at 0.000001%%: %+v", got.Legs)
+	}
+	if call, err := swap.DecodeRouterCall(common.FromHex(got.SwapData[0])); err != nil || call.MinReturn.String() != got.Legs[0].MinAmountOut || got.MinProfit != new(big.Int).Sub(call.MinReturn, mustInt(t, got.Legs[0].AmountReq)).String() {
+		t.Fatalf("1inch minAmountOut %s, minProfit %s: not the calldata's minReturn (%v)", got.Legs[0].MinAmountOut, got.MinProfit, err)
+	}
+	paid, err = s.send(t, got)
+	if err != nil || paid.String() != got.Profit {
+		t.Fatalf("paid %s (%v), profit %s", paid, err, got.Profit)
 	}
 }
