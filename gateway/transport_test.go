@@ -93,13 +93,15 @@ func TestOversizedUpstreamAnswers(t *testing.T) {
 		f.Subgraph.Strikes = append(f.Subgraph.Strikes, c)
 	}
 	f.Subgraph.Unlock()
+	// An identity rewrite: the fake then announces the body's length.
+	f.Subgraph.Rewrite = func(_ string, b []byte) []byte { return b }
 	for _, c := range []struct {
 		name string
 		max  int64
 		code string
 	}{
 		{"rpc answer over the limit", 600, "RPC_ERROR"}, // the cold market read is ~9 KB
-		// The fake subgraph announces Content-Length: refused before the
+		// The subgraph announces Content-Length: refused before the
 		// body is read, and still 502 (an answer too large is a wrong
 		// answer), not 503 with Retry-After.
 		{"subgraph answer over the limit", 12288, "SUBGRAPH_ERROR"}, // the strikes page is ~15 KB

@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
 // CallError classifies the error of one eth_call (alone, or an element of a
-// JSON-RPC batch). Only a revert is the contract's answer: JSON-RPC error
-// code 3, or a message saying "execution reverted" (geth sends -32000 for a
-// revert without data); it comes back as *RevertError with the revert data.
+// JSON-RPC batch). Only a revert is the contract's answer (asRevert: JSON-RPC
+// error code 3, or a message starting "execution reverted", as geth sends
+// -32000 for a revert without data); it comes back as *RevertError with the
+// revert data and its reason.
 // Every other JSON-RPC error ("header not found", -32005 rate limit, "out of
 // gas" from the node's gas cap, -32603) is the node failing, not the
 // contract: a *problem.Error of kind 503 (rate limited), 504 (timed out) or
@@ -30,16 +30,7 @@ func CallError(upstream string, err error) error {
 	if !errors.As(err, &re) {
 		return problem.Upstream(strings.ToLower(upstream), err)
 	}
-	if re.ErrorCode() == 3 || strings.Contains(strings.ToLower(re.Error()), "execution reverted") {
-		rev := &RevertError{Err: err}
-		var de rpc.DataError
-		if errors.As(err, &de) {
-			if s, ok := de.ErrorData().(string); ok {
-				if b, err := hexutil.Decode(s); err == nil {
-					rev.Data = b
-				}
-			}
-		}
+	if rev, ok := asRevert(err); ok {
 		return rev
 	}
 	return nodeError(upstream, re, err)

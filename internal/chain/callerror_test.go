@@ -59,7 +59,7 @@ func TestSimulateTellsRevertsFromNodeFailures(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			fault := c.fault
 			node.CallFault = func(string) *chaintest.RPCError { return &fault }
-			_, err := r.Simulate(context.Background(), common.Address{1}, common.Address{2}, []byte{1, 2, 3, 4})
+			_, err := r.SimulateExercise(context.Background(), common.Address{1}, common.Address{2}, []byte{1, 2, 3, 4})
 			var rev *chain.RevertError
 			if isRev := errors.As(err, &rev); isRev != c.revert {
 				t.Fatalf("revert %v, want %v: %v", isRev, c.revert, err)
