@@ -17,6 +17,8 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
@@ -65,13 +67,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	// An RPC URL of another network is refused here; one that cannot be
+	// reached now is a warning (readiness keeps asking).
+	svc := service.New(ups)
+	checkCtx, cancelCheck := context.WithTimeout(ctx, cfg.UpstreamTimeout.D())
+	unreachable, err := svc.CheckChainIDs(checkCtx)
+	cancelCheck()
+	if err != nil {
+		return err
+	}
+	for id, cerr := range unreachable {
+		logger.Warn("could not confirm the rpc node's chain id at start", "chainId", id, "error", problem.Scrub(redactor(cfg)(cerr.Error())))
+	}
 	var access io.Writer
 	if level <= slog.LevelInfo {
 		access = logw // access lines are info; a quieter level turns them off
 	}
 	srv, err := gateway.New(gateway.Options{
 		AccessLog:         access,
-		Service:           service.New(ups),
+		Service:           svc,
 		ChainIDs:          cfg.ChainIDs(),
 		Logger:            logger,
 		Redact:            redactor(cfg),
@@ -157,9 +171,13 @@ func connect(cfg *config.Config, docs queries.Set, getenv func(string) string, m
 	}
 	ups := map[uint64]*service.Upstreams{}
 	modes := map[uint64]string{}
+	// One memory budget for every chain's upstream answers; connection
+	// pools sized for the fill bound.
+	budget := replay.NewBudget(replay.DefaultBudget)
 	for _, id := range cfg.ChainIDs() {
 		ch := cfg.Chains[id]
-		opts := service.ConnectOptions{UpstreamTimeout: cfg.UpstreamTimeout.D(), ImmutablesTTL: cfg.ImmutablesTTL.D(), Queries: docs, Getenv: getenv, Metrics: m}
+		opts := service.ConnectOptions{UpstreamTimeout: cfg.UpstreamTimeout.D(), ImmutablesTTL: cfg.ImmutablesTTL.D(), Queries: docs, Getenv: getenv, Metrics: m,
+			Budget: budget, MaxConnsPerHost: cfg.MaxFills}
 		switch {
 		case ch.Live():
 			modes[id] = "live"

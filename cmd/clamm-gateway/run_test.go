@@ -277,3 +277,18 @@ func TestRawRequestsGetJSONOnTheWire(t *testing.T) {
 		}
 	}
 }
+
+// An RPC URL of another network stops the start, naming the variable.
+func TestRPCOfAnotherChainStopsTheStart(t *testing.T) {
+	f := scenario.NewFakes()
+	f.Node.ChainID = 1 // Ethereum mainnet behind the Arbitrum variable
+	rpcSrv := httptest.NewServer(f.Node)
+	defer rpcSrv.Close()
+	sgSrv := httptest.NewServer(f.Subgraph)
+	defer sgSrv.Close()
+	env := map[string]string{"CLAMM_CHAIN_42161_RPC_URL": rpcSrv.URL, "CLAMM_CHAIN_42161_SUBGRAPH_URL": sgSrv.URL}
+	err := run(context.Background(), []string{"-listen", "127.0.0.1:0"}, func(k string) string { return env[k] }, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "CLAMM_CHAIN_42161_RPC_URL") || !strings.Contains(err.Error(), "chain 1,") {
+		t.Fatalf("%v", err)
+	}
+}
