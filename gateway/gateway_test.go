@@ -13,6 +13,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
@@ -74,7 +75,8 @@ func newDemoServer(t *testing.T) *gateway.Server {
 			t.Fatal(err)
 		}
 	}
-	srv, err := gateway.New(gateway.Options{Service: service.New(ups), ChainIDs: cfg.ChainIDs(), Swappers: cfg.SwapperIDs(), CacheMaxEntries: 100})
+	srv, err := gateway.New(gateway.Options{Service: service.New(ups), ChainIDs: cfg.ChainIDs(), Swappers: cfg.SwapperIDs(), CacheMaxEntries: 100,
+		Hints: map[*problem.Code]string{problem.NotRecorded: config.LiveUpstreamsHint, problem.UpstreamNotConfigured: config.LiveUpstreamsHint}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +143,7 @@ func TestDemoUnrecordedRequestExplainsConfiguration(t *testing.T) {
 		t.Fatalf("status %d, %+v", rec.Code, e)
 	}
 	rec = get(t, srv, gateway.PathStrikesChain+"?optionMarket="+wethUSDC+"&chainId=5000&callsReach=7&putsReach=3")
-	if e := decodeError(t, rec); rec.Code != http.StatusServiceUnavailable || e.Code != "UPSTREAM_NOT_CONFIGURED" {
+	if e := decodeError(t, rec); rec.Code != http.StatusServiceUnavailable || e.Code != "UPSTREAM_NOT_CONFIGURED" || !bytes.Contains([]byte(e.Message), []byte("CLAMM_CHAIN_")) {
 		t.Fatalf("status %d, %+v", rec.Code, e)
 	}
 }

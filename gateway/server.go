@@ -32,6 +32,10 @@ type Options struct {
 	// JSON lines (hand-formatted, in slog's JSON shape); otherwise access
 	// lines go through Logger at info level.
 	AccessLog io.Writer
+	// Hints add deployment advice to the message of some codes (how to
+	// configure an upstream, say): the error vocabulary itself knows nothing
+	// of deployment, the composition root does.
+	Hints map[*problem.Code]string
 	// Redact scrubs secrets (upstream URLs with keys) from logged error text.
 	Redact func(string) string
 	// RequestTimeout bounds how long a client waits for an answer.
@@ -232,14 +236,14 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string,
 			defer func() { <-s.fills }()
 			return fill(ctx)
 		default:
-			return entry{}, problem.New(problem.UpstreamUnavailable, "OVERLOADED", "the gateway is at its limit of %d concurrent upstream reads; retry shortly", cap(s.fills))
+			return entry{}, problem.New(problem.Overloaded, "the gateway is at its limit of %d concurrent upstream reads; retry shortly", cap(s.fills))
 		}
 	}
 	e, status, age, err := s.responses.Get(ctx, key, p, bounded)
 	if err != nil {
 		exchangeOf(w).cache = string(status)
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-			err = problem.New(problem.UpstreamTimeout, "TIMEOUT", "the request did not complete within the gateway's deadline")
+			err = problem.New(problem.Timeout, "the request did not complete within the gateway's deadline")
 		}
 		s.writeError(w, err)
 		return

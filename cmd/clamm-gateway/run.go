@@ -17,6 +17,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
@@ -75,6 +76,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ChainIDs:          cfg.ChainIDs(),
 		Logger:            logger,
 		Redact:            redactor(cfg),
+		Hints:             map[*problem.Code]string{problem.NotRecorded: config.LiveUpstreamsHint, problem.UpstreamNotConfigured: config.LiveUpstreamsHint},
 		RequestTimeout:    cfg.RequestTimeout.D(),
 		StrikesTTL:        cfg.StrikesTTL.D(),
 		HistoryTTL:        cfg.HistoryTTL.D(),

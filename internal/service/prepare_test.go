@@ -134,12 +134,12 @@ func TestPrepareRefusals(t *testing.T) {
 	market := scs[0].Market.Address
 	for _, c := range []struct {
 		id   int64
-		code string
+		code *problem.Code
 	}{
-		{112, "OPTION_EXPIRED"},
-		{113, "OPTION_NOT_IN_THE_MONEY"},
-		{101, "OPTION_FULLY_EXERCISED"},
-		{999, "OPTION_NOT_FOUND"},
+		{112, problem.OptionExpired},
+		{113, problem.OptionNotInTheMoney},
+		{101, problem.OptionFullyExercised},
+		{999, problem.OptionNotFound},
 	} {
 		_, err := svc.PrepareExercise(context.Background(), service.PrepareRequest{ChainID: 42161, Market: market, OptionID: big.NewInt(c.id), SwapperID: "uni-v3", Slippage: slippage(t, "1")})
 		if p := problem.As(err); p.Code != c.code {
@@ -150,7 +150,7 @@ func TestPrepareRefusals(t *testing.T) {
 	f.Node.Markets[market].Version = 1
 	f.Node.Markets[market].Name = "Dopex V2 Option Market"
 	_, err = svc.PrepareExercise(context.Background(), service.PrepareRequest{ChainID: 42161, Market: market, OptionID: big.NewInt(110), SwapperID: "uni-v3", Slippage: slippage(t, "1")})
-	if p := problem.As(err); p.Code != "MARKET_V1_UNSUPPORTED" {
+	if p := problem.As(err); p.Code != problem.MarketV1Unsupported {
 		t.Errorf("V1 market: %v", err)
 	}
 }

@@ -67,8 +67,7 @@ func (s *Service) upstreams(chainID uint64, needSubgraph bool) (*Upstreams, erro
 		return nil, problem.InvalidParam("chainId", "chain %d is not configured on this gateway", chainID)
 	}
 	if u.Chain == nil || (needSubgraph && u.Subgraph == nil) {
-		return nil, problem.New(problem.UpstreamUnavailable, "UPSTREAM_NOT_CONFIGURED",
-			"chain %d has no live upstreams configured; set CLAMM_CHAIN_%d_SUBGRAPH_URL and CLAMM_CHAIN_%d_RPC_URL", chainID, chainID, chainID)
+		return nil, problem.New(problem.UpstreamNotConfigured, "chain %d has no live upstreams configured", chainID)
 	}
 	return u, nil
 }
