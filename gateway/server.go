@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -24,10 +23,10 @@ import (
 
 // Options are everything a Server depends on.
 type Options struct {
+	// Service answers the requests; its ChainIDs and Swappers are the only
+	// chainId and swapperId values accepted (any other is a 400).
 	Service *service.Service
-	// ChainIDs are the configured chains; any other chainId is a 400.
-	ChainIDs []uint64
-	Logger   *slog.Logger
+	Logger  *slog.Logger
 	// AccessLog, if set, receives the one-line-per-request access log as
 	// JSON lines (hand-formatted, in slog's JSON shape); otherwise access
 	// lines go through Logger at info level.
@@ -67,8 +66,6 @@ type Options struct {
 	// CORSOrigins are the browser origins allowed to read answers ("*":
 	// any); empty adds no CORS headers.
 	CORSOrigins []string
-	// Swappers lists each chain's swapperIds; any other is a 400.
-	Swappers map[uint64][]string
 	// CacheMaxEntries and CacheMaxBytes bound the response cache.
 	CacheMaxEntries int
 	CacheMaxBytes   int64
@@ -81,7 +78,8 @@ type Options struct {
 // Server is the gateway's http.Handler.
 type Server struct {
 	opts      Options
-	chains    map[uint64]bool
+	chains    map[uint64]bool     // the service's chains, asked once
+	swappers  map[uint64][]string // the service's swapperIds by chain, sorted
 	responses *cache.Cache[entry]
 	handler   http.Handler
 	limiter   *rateLimiter  // nil: no rate limit
@@ -111,7 +109,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Service == nil {
 		return nil, errors.New("gateway: Service is required")
 	}
-	if len(opts.ChainIDs) == 0 {
+	if len(opts.Service.ChainIDs()) == 0 {
 		return nil, errors.New("gateway: no chain configured")
 	}
 	if opts.Redact == nil {
@@ -138,14 +136,10 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxFills <= 0 {
 		opts.MaxFills = 64
 	}
-	for id, list := range opts.Swappers {
-		list = append([]string(nil), list...)
-		sort.Strings(list)
-		opts.Swappers[id] = list
-	}
 	s := &Server{
 		opts:         opts,
 		chains:       map[uint64]bool{},
+		swappers:     map[uint64][]string{},
 		routeMetrics: map[string]*metrics.Route{},
 		responses: cache.New[entry](cache.Options{
 			MaxEntries: opts.CacheMaxEntries, MaxBytes: opts.CacheMaxBytes, FillTimeout: opts.RequestTimeout,
@@ -155,8 +149,9 @@ func New(opts Options) (*Server, error) {
 			},
 		}),
 	}
-	for _, id := range opts.ChainIDs {
+	for _, id := range opts.Service.ChainIDs() {
 		s.chains[id] = true
+		s.swappers[id] = opts.Service.Swappers(id)
 	}
 	s.fills = make(chan struct{}, opts.MaxFills)
 	if opts.RateLimit > 0 {

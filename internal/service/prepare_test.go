@@ -14,12 +14,12 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
-	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
@@ -263,16 +263,12 @@ func TestOneInchKeyFromEnvironment(t *testing.T) {
 	cfg := config.Default()
 	ch := cfg.Chains[42161]
 	f := scenario.NewFakesFor(ch, scs[0])
-	ch.SubgraphURL, ch.RPCURL = "http://sg.invalid", "http://rpc.invalid"
-	u, err := service.Connect(ch, service.ConnectOptions{
-		SubgraphTransport: replay.HandlerTransport{Handler: f.Subgraph}, RPCTransport: replay.HandlerTransport{Handler: f.Node},
-		QuoteTransport: replay.HandlerTransport{Handler: f.OneInch},
-		Getenv:         func(k string) string { return map[string]string{"CLAMM_1INCH_API_KEY": "k-123"}[k] },
-	})
+	a, err := app.New(app.Options{Config: cfg, Transports: map[uint64]app.Transports{42161: f.Transports()},
+		Getenv: func(k string) string { return map[string]string{"CLAMM_1INCH_API_KEY": "k-123"}[k] }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := service.New(map[uint64]*service.Upstreams{42161: u})
+	svc := a.Service
 	if _, err := svc.PrepareExercise(context.Background(), service.PrepareRequest{ChainID: 42161, Market: scs[0].Market.Address,
 		OptionID: big.NewInt(110), SwapperID: "1inch", Slippage: slippage(t, "1")}); err != nil {
 		t.Fatal(err)

@@ -1,12 +1,14 @@
 // Package service holds the gateway's use cases, one method per endpoint.
-// It sees neither HTTP nor GraphQL nor ABI: it asks small interfaces for
-// market state and subgraph entities, runs the pure maths of package clamm,
-// and returns response values ready to encode.
+// It sees neither HTTP nor GraphQL: it asks small interfaces for market
+// state and subgraph entities, runs the pure maths of package clamm, and
+// returns response values ready to encode. Its clients are built and handed
+// in by the composition root (internal/app); it dials nothing itself.
 package service
 
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -56,6 +58,33 @@ type Service struct {
 // New returns a service over the given chains.
 func New(chains map[uint64]*Upstreams) *Service {
 	return &Service{chains: chains}
+}
+
+// ChainIDs are the chains the service serves, in ascending order: the one
+// list the gateway checks chainId against.
+func (s *Service) ChainIDs() []uint64 {
+	ids := make([]uint64, 0, len(s.chains))
+	for id := range s.chains {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
+
+// Swappers are the swapperIds configured on a chain, sorted: the one list
+// the gateway checks swapperId against (a chain with no live upstream still
+// names its swappers, and answers UPSTREAM_NOT_CONFIGURED, not 400).
+func (s *Service) Swappers(chainID uint64) []string {
+	u := s.chains[chainID]
+	if u == nil || u.Config == nil {
+		return nil
+	}
+	ids := make([]string, 0, len(u.Config.Swappers))
+	for id := range u.Config.Swappers {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 // upstreams returns the chain's clients or the error a client should see.
