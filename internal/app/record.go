@@ -5,9 +5,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strings"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
