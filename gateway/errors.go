@@ -22,24 +22,26 @@ type errorDetail struct {
 // statusOf is the only place error kinds become HTTP statuses.
 func statusOf(k problem.Kind) int {
 	switch k {
-	case problem.InvalidArgument:
+	case problem.KindInvalidArgument:
 		return http.StatusBadRequest
-	case problem.NotFound:
+	case problem.KindNotFound:
 		return http.StatusNotFound
-	case problem.MethodNotAllowed:
+	case problem.KindMethodNotAllowed:
 		return http.StatusMethodNotAllowed
-	case problem.Unprocessable:
+	case problem.KindUnprocessable:
 		return http.StatusUnprocessableEntity
-	case problem.RateLimited:
+	case problem.KindRateLimited:
 		return http.StatusTooManyRequests
-	case problem.UpstreamError:
+	case problem.KindUpstreamError:
 		return http.StatusBadGateway
-	case problem.UpstreamUnavailable:
+	case problem.KindUpstreamUnavailable:
 		return http.StatusServiceUnavailable
-	case problem.UpstreamTimeout:
+	case problem.KindUpstreamTimeout:
 		return http.StatusGatewayTimeout
-	case problem.HeaderTooLarge:
+	case problem.KindHeaderTooLarge:
 		return http.StatusRequestHeaderFieldsTooLarge
+	case problem.KindClientClosed:
+		return StatusClientClosed
 	default:
 		return http.StatusInternalServerError
 	}
@@ -50,10 +52,12 @@ func statusOf(k problem.Kind) int {
 func (s *Server) writeError(w http.ResponseWriter, err error) {
 	p := problem.As(err)
 	exchangeOf(w).err = err
-	status := statusOf(p.Kind)
+	status := statusOf(p.Kind())
 	msg := p.Message
-	if p.Kind == problem.Internal {
+	if p.Kind() == problem.KindInternal {
 		msg = "internal error"
+	} else if hint := s.opts.Hints[p.Code]; hint != "" {
+		msg += "; " + hint
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
@@ -65,17 +69,17 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 		w.Header().Set("Retry-After", retry)
 	}
 	w.WriteHeader(status)
-	body, _ := marshal(errorBody{Error: errorDetail{Code: p.Code, Message: msg, Param: p.Param}})
+	body, _ := marshal(errorBody{Error: errorDetail{Code: p.Code.Name(), Message: msg, Param: p.Param}})
 	_, _ = w.Write(body)
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	s.writeError(w, problem.New(problem.NotFound, "NOT_FOUND", "no such route: see /clamm/strikes-chain, /clamm/exercise/history, /clamm/exercise/prepare"))
+	s.writeError(w, problem.New(problem.RouteNotFound, "no such route: see /clamm/strikes-chain, /clamm/exercise/history, /clamm/exercise/prepare"))
 }
 
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Allow", "GET, HEAD")
-	s.writeError(w, problem.New(problem.MethodNotAllowed, "METHOD_NOT_ALLOWED", "only GET is supported"))
+	s.writeError(w, problem.New(problem.MethodNotAllowed, "only GET is supported"))
 }
 
 // StatusClientClosed is what the access log and metrics record for a
@@ -83,8 +87,8 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 // not the gateway's failure, so not a 5xx. Nothing is sent: nobody reads.
 const StatusClientClosed = 499
 
-// clientClosed records a request the client abandoned.
+// clientClosed records a request the client abandoned (problem.ClientClosed).
 func (s *Server) clientClosed(w http.ResponseWriter, err error) {
 	x := exchangeOf(w)
-	x.err, x.status = err, StatusClientClosed
+	x.err, x.status = problem.Wrap(problem.ClientClosed, err, "the client hung up"), statusOf(problem.ClientClosed.Kind())
 }

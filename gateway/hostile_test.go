@@ -59,7 +59,9 @@ func TestHostileUpstreamAnswers(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			srv, f := newFakeServerWith(t, func(o *gateway.Options) { o.StrikesTTL, o.HistoryTTL = time.Nanosecond, time.Nanosecond })
+			srv, f := newFakeServerWith(t, func(o *gateway.Options) {
+				o.StrikesTTL, o.HistoryTTL, o.StaleGrace = time.Nanosecond, time.Nanosecond, 0
+			})
 			if c.warm {
 				if rec := get(t, srv, c.path); rec.Code != http.StatusOK {
 					t.Fatalf("warm-up: %d %s", rec.Code, rec.Body)

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
 // maximalSubgraph answers every Strikes query with the fake's own answer
@@ -82,19 +82,12 @@ func TestMemoryUnderConcurrentMaximalAnswers(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 
 	f := newFakesOnly(t)
-	sub := httptest.NewServer(maximalSubgraph{fake: f.Subgraph, size: service.DefaultMaxBody})
+	sub := httptest.NewServer(maximalSubgraph{fake: f.Subgraph, size: app.DefaultMaxBody})
 	defer sub.Close()
-	ch := cfg.Chains[42161]
-	ch.SubgraphURL, ch.RPCURL = sub.URL, "http://fake-rpc.invalid"
-	u, err := service.Connect(ch, service.ConnectOptions{RPCTransport: transport(f.Node), SubgraphTransport: http.DefaultTransport.(*http.Transport).Clone()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161},
-		CacheMaxEntries: cfg.CacheMaxEntries, CacheMaxBytes: cfg.CacheMaxBytes, RequestTimeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg.Chains = map[uint64]*config.Chain{42161: cfg.Chains[42161]}
+	cfg.Chains[42161].SubgraphURL, cfg.Chains[42161].RPCURL = sub.URL, "http://rpc.invalid"
+	srv := newApp(t, app.Options{Config: cfg, Transports: map[uint64]app.Transports{42161: {RPC: f.Transports().RPC}},
+		Gateway: func(o *gateway.Options) { o.RequestTimeout = time.Minute }})
 
 	runtime.GC()
 	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}

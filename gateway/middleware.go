@@ -93,7 +93,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			if p := recover(); p != nil {
 				x.err = panicError{fmt.Sprintf("panic: %v\n%s", p, debug.Stack())}
 				if x.status == 0 {
-					s.writeError(x, problem.New(problem.Internal, "INTERNAL", "internal error"))
+					s.writeError(x, problem.New(problem.InternalError, "internal error"))
 				}
 			}
 			s.logRequest(r, x, start, time.Since(start))
@@ -110,8 +110,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			if ok, wait := s.limiter.allow(s.limiter.client(r), start); !ok {
 				secs := int(wait/time.Second) + 1
 				x.Header().Set("Retry-After", strconv.Itoa(secs))
-				s.writeError(x, &problem.Error{Kind: problem.RateLimited, Code: "RATE_LIMITED",
-					Message: "too many requests from this client; retry after " + strconv.Itoa(secs) + "s"})
+				s.writeError(x, problem.New(problem.RateLimited, "too many requests from this client; retry after %ds", secs))
 				return
 			}
 		}
@@ -147,13 +146,12 @@ func (s *Server) refuseRaw(x *exchange, r *http.Request) bool {
 		}
 	}
 	if n > MaxHeaderBytes {
-		s.writeError(x, &problem.Error{Kind: problem.HeaderTooLarge, Code: "HEADERS_TOO_LARGE",
-			Message: fmt.Sprintf("request header fields of %d bytes; at most %d are read", n, MaxHeaderBytes)})
+		s.writeError(x, problem.New(problem.HeadersTooLarge, "request header fields of %d bytes; at most %d are read", n, MaxHeaderBytes))
 		return true
 	}
 	p := r.URL.Path
 	if p == "" || p[0] != '/' || (p != "/" && path.Clean(p) != p) {
-		s.writeError(x, problem.New(problem.NotFound, "NOT_FOUND", "no such route: the path must be one of /clamm/strikes-chain, /clamm/exercise/history, /clamm/exercise/prepare, as written"))
+		s.writeError(x, problem.New(problem.RouteNotFound, "no such route: the path must be one of /clamm/strikes-chain, /clamm/exercise/history, /clamm/exercise/prepare, as written"))
 		return true
 	}
 	return false

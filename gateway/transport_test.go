@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
 // closedURL is a loopback URL nothing listens on.
@@ -58,17 +58,10 @@ func TestUnreachableAndHangingUpstreams(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := config.Default()
-			ch := cfg.Chains[42161]
-			ch.SubgraphURL, ch.RPCURL = c.subgraphURL, c.rpcURL
-			u, err := service.Connect(ch, service.ConnectOptions{UpstreamTimeout: 200 * time.Millisecond})
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161}, Swappers: cfg.SwapperIDs()})
-			if err != nil {
-				t.Fatal(err)
-			}
+			cfg := arbitrumOnly()
+			cfg.Chains[42161].SubgraphURL, cfg.Chains[42161].RPCURL = c.subgraphURL, c.rpcURL
+			cfg.UpstreamTimeout = config.Duration(200 * time.Millisecond)
+			srv := newApp(t, app.Options{Config: cfg})
 			for _, path := range []string{strikes, gateway.PathExerciseHistory + "?" + query(historyParams, "", "", false)} {
 				rec := get(t, srv, path)
 				if e := decodeError(t, rec); rec.Code != c.status || e.Code != c.code {
@@ -106,17 +99,7 @@ func TestOversizedUpstreamAnswers(t *testing.T) {
 		// answer), not 503 with Retry-After.
 		{"subgraph answer over the limit", 12288, "SUBGRAPH_ERROR"}, // the strikes page is ~15 KB
 	} {
-		cfg := config.Default()
-		ch := cfg.Chains[42161]
-		ch.SubgraphURL, ch.RPCURL = "http://sg.invalid", "http://rpc.invalid"
-		u, err := service.Connect(ch, service.ConnectOptions{SubgraphTransport: transport(f.Subgraph), RPCTransport: transport(f.Node), MaxBody: c.max})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		srv := newApp(t, app.Options{Transports: onFakes(f), MaxBody: c.max})
 		rec := get(t, srv, strikes)
 		if e := decodeError(t, rec); rec.Code != http.StatusBadGateway || e.Code != c.code || rec.Header().Get("Retry-After") != "" {
 			t.Errorf("%s: %d %+v Retry-After %q", c.name, rec.Code, e, rec.Header().Get("Retry-After"))
@@ -138,18 +121,11 @@ func TestUpstreamConnectionsAreReusedUnderMissLoad(t *testing.T) {
 	}
 	sub.Start()
 	defer sub.Close()
-	cfg := config.Default()
-	ch := cfg.Chains[42161]
-	ch.SubgraphURL, ch.RPCURL = sub.URL, "http://rpc.invalid"
-	u, err := service.Connect(ch, service.ConnectOptions{RPCTransport: transport(f.Node)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161},
-		StrikesTTL: time.Nanosecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The subgraph over the network (no transport given), the node in-process.
+	cfg := arbitrumOnly()
+	cfg.Chains[42161].SubgraphURL, cfg.Chains[42161].RPCURL = sub.URL, "http://rpc.invalid"
+	srv := newApp(t, app.Options{Config: cfg, Transports: map[uint64]app.Transports{42161: {RPC: f.Transports().RPC}},
+		Gateway: func(o *gateway.Options) { o.StrikesTTL = time.Nanosecond }})
 	const fills = 64
 	for round := range 3 {
 		var wg sync.WaitGroup

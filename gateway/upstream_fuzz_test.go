@@ -38,7 +38,7 @@ var upstreamFuzzPaths = []string{
 func upstreamFuzzServer(t *testing.T) (*gateway.Server, *scenario.Fakes) {
 	upstreamFuzzOnce.Do(func() {
 		upstreamFuzzSrv, upstreamFuzzFakes = newFakeServerWith(t, func(o *gateway.Options) {
-			o.StrikesTTL, o.HistoryTTL, o.PrepareTTL = time.Nanosecond, time.Nanosecond, time.Nanosecond
+			o.StrikesTTL, o.HistoryTTL, o.PrepareTTL, o.StaleGrace = time.Nanosecond, time.Nanosecond, time.Nanosecond, 0
 		})
 		f := upstreamFuzzFakes
 		for i, p := range upstreamFuzzPaths {

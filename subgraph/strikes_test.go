@@ -9,7 +9,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
-	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
@@ -22,12 +21,12 @@ func TestStrikesPagesUntilShortPage(t *testing.T) {
 	}
 	f := scenario.NewFakes(scs...)
 	q := subgraph.StrikesQuery{Pools: []common.Address{scs[0].Market.PrimePool}, TickLowerMin: -300000, TickLowerMax: 0}
-	all, meta, err := subgraph.New("http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: replay.HandlerTransport{Handler: f.Subgraph}}, PageSize: 1000}).Strikes(context.Background(), q)
+	all, meta, err := subgraph.New("http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}, PageSize: 1000}).Strikes(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := f.Subgraph.Requests()
-	paged, _, err := subgraph.New("http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: replay.HandlerTransport{Handler: f.Subgraph}}, PageSize: 3}).Strikes(context.Background(), q)
+	paged, _, err := subgraph.New("http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}, PageSize: 3}).Strikes(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,14 +58,14 @@ func TestStrikesPagesAreBoundedInTotal(t *testing.T) {
 	}
 	f := scenario.NewFakes(scs...)
 	q := subgraph.StrikesQuery{Pools: []common.Address{scs[0].Market.PrimePool}, TickLowerMin: -300000, TickLowerMax: 0}
-	httpc := &http.Client{Transport: replay.HandlerTransport{Handler: f.Subgraph}}
+	httpc := &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}
 	one, _, err := subgraph.New("http://sg", subgraph.Options{HTTPClient: httpc, PageSize: 1000}).Strikes(context.Background(), q)
 	if err != nil || len(one) == 0 {
 		t.Fatal(err)
 	}
 	// Pages of 3 strikes are ~1.5 KB each; 4 KB in total is two pages.
 	_, _, err = subgraph.New("http://sg", subgraph.Options{HTTPClient: httpc, PageSize: 3, MaxBytes: 4 << 10}).Strikes(context.Background(), q)
-	if p := problem.As(err); p.Code != "SUBGRAPH_ERROR" {
+	if p := problem.As(err); p.Code != problem.SubgraphError {
 		t.Fatalf("%v", err)
 	}
 }

@@ -18,38 +18,34 @@ import (
 // Every other JSON-RPC error ("header not found", -32005 rate limit, "out of
 // gas" from the node's gas cap, -32603) is the node failing, not the
 // contract: a *problem.Error of kind 503 (rate limited), 504 (timed out) or
-// 502 (anything else), code prefixed by upstream ("RPC", "QUOTE"), its cause
+// 502 (anything else), with src's codes (problem.RPC, problem.Quote), its cause
 // the node's error scrubbed and bounded for the log. go-ethereum gives every
 // JSON-RPC error an ErrorData(), so its presence says nothing about a revert.
 // An error that is not a JSON-RPC error is left to problem.Upstream.
-func CallError(upstream string, err error) error {
+func CallError(src problem.Source, err error) error {
 	if err == nil {
 		return nil
 	}
 	var re rpc.Error
 	if !errors.As(err, &re) {
-		return problem.Upstream(strings.ToLower(upstream), err)
+		return problem.Upstream(src, err)
 	}
 	if rev, ok := asRevert(err); ok {
 		return rev
 	}
-	return nodeError(upstream, re, err)
+	return nodeError(src, re, err)
 }
 
 // nodeError classifies a JSON-RPC error that is not a revert.
-func nodeError(upstream string, re rpc.Error, err error) *problem.Error {
-	name := strings.ToUpper(upstream)
+func nodeError(src problem.Source, re rpc.Error, err error) *problem.Error {
 	msg := strings.ToLower(re.Error())
 	cause := &problem.Cause{Text: fmt.Sprintf("JSON-RPC error %d: %s", re.ErrorCode(), problem.Scrub(re.Error())), Err: err}
 	switch {
 	case re.ErrorCode() == -32005 || strings.Contains(msg, "rate limit") || strings.Contains(msg, "too many requests"):
-		return &problem.Error{Kind: problem.UpstreamUnavailable, Code: name + "_UNAVAILABLE", Err: cause,
-			Message: fmt.Sprintf("the rpc node refused the call (JSON-RPC error %d, rate limited)", re.ErrorCode())}
+		return problem.Wrap(src.Unavailable, cause, "the rpc node refused the call (JSON-RPC error %d, rate limited)", re.ErrorCode())
 	case strings.Contains(msg, "timeout") || strings.Contains(msg, "timed out"):
-		return &problem.Error{Kind: problem.UpstreamTimeout, Code: name + "_TIMEOUT", Err: cause,
-			Message: fmt.Sprintf("the rpc node timed out (JSON-RPC error %d)", re.ErrorCode())}
+		return problem.Wrap(src.Timeout, cause, "the rpc node timed out (JSON-RPC error %d)", re.ErrorCode())
 	default:
-		return &problem.Error{Kind: problem.UpstreamError, Code: name + "_ERROR", Err: cause,
-			Message: fmt.Sprintf("the rpc node failed the call (JSON-RPC error %d)", re.ErrorCode())}
+		return problem.Wrap(src.Error, cause, "the rpc node failed the call (JSON-RPC error %d)", re.ErrorCode())
 	}
 }

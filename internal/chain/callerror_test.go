@@ -42,19 +42,19 @@ func TestSimulateTellsRevertsFromNodeFailures(t *testing.T) {
 		name     string
 		fault    chaintest.RPCError
 		revert   bool
-		code     string
+		code     *problem.Code
 		logHas   string
 		logLacks string
 	}{
 		{name: "revert with data", fault: chaintest.RPCError{Code: 3, Message: "execution reverted: A", Data: revertData}, revert: true},
 		{name: "revert without data", fault: chaintest.RPCError{Code: -32000, Message: "execution reverted"}, revert: true},
-		{name: "header not found", fault: chaintest.RPCError{Code: -32000, Message: "header not found"}, code: "RPC_ERROR", logHas: "header not found"},
-		{name: "rate limited", fault: chaintest.RPCError{Code: -32005, Message: "daily request count exceeded, request rate limited"}, code: "RPC_UNAVAILABLE", logHas: "-32005"},
-		{name: "out of gas", fault: chaintest.RPCError{Code: -32000, Message: "out of gas"}, code: "RPC_ERROR", logHas: "out of gas"},
-		{name: "internal error", fault: chaintest.RPCError{Code: -32603, Message: "internal error"}, code: "RPC_ERROR", logHas: "-32603"},
-		{name: "timeout", fault: chaintest.RPCError{Code: -32000, Message: "request timed out"}, code: "RPC_TIMEOUT"},
+		{name: "header not found", fault: chaintest.RPCError{Code: -32000, Message: "header not found"}, code: problem.RPCError, logHas: "header not found"},
+		{name: "rate limited", fault: chaintest.RPCError{Code: -32005, Message: "daily request count exceeded, request rate limited"}, code: problem.RPCUnavailable, logHas: "-32005"},
+		{name: "out of gas", fault: chaintest.RPCError{Code: -32000, Message: "out of gas"}, code: problem.RPCError, logHas: "out of gas"},
+		{name: "internal error", fault: chaintest.RPCError{Code: -32603, Message: "internal error"}, code: problem.RPCError, logHas: "-32603"},
+		{name: "timeout", fault: chaintest.RPCError{Code: -32000, Message: "request timed out"}, code: problem.RPCTimeout},
 		{name: "echoed key, huge", fault: chaintest.RPCError{Code: -32000, Message: "upstream https://rpc.example/v2/" + key + " failed " + strings.Repeat("x", 1<<20)},
-			code: "RPC_ERROR", logLacks: key},
+			code: problem.RPCError, logLacks: key},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fault := c.fault

@@ -30,7 +30,7 @@ func TestWarmSlot0IsValidatedLikeCold(t *testing.T) {
 	for name, raw := range map[string][]byte{"short": make([]byte, 32), "tick out of range": outOfRange} {
 		pool.Slot0Raw = raw
 		_, _, err := r.MarketSnapshot(context.Background(), market)
-		if p := problem.As(err); p.Kind != problem.UpstreamError || p.Code != "RPC_ERROR" {
+		if p := problem.As(err); p.Code != problem.RPCError {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -44,7 +44,7 @@ func TestCheckChainID(t *testing.T) {
 		t.Fatal(err)
 	}
 	node.ChainID = 1
-	if p := problem.As(r.CheckChainID(context.Background(), 42161)); p.Code != "RPC_WRONG_CHAIN" || p.Kind != problem.UpstreamUnavailable {
+	if p := problem.As(r.CheckChainID(context.Background(), 42161)); p.Code != problem.RPCWrongChain {
 		t.Fatalf("%+v", p)
 	}
 }

@@ -143,16 +143,16 @@ func TestSimulationNodeFailure(t *testing.T) {
 		m := &market{nodeErr: nodeErr}
 		r := NewReader(m, Options{})
 		_, err := r.SimulateSequence(context.Background(), common.Address{1}, common.Address{2}, params(2))
-		want := problem.UpstreamError
+		want := problem.KindUpstreamError
 		if nodeErr.(jsonErr).code == -32005 {
-			want = problem.UpstreamUnavailable
+			want = problem.KindUpstreamUnavailable
 		}
 		var rev *RevertError
-		if errors.As(err, &rev) || problem.As(err).Kind != want {
+		if errors.As(err, &rev) || problem.As(err).Kind() != want {
 			t.Errorf("%v: %v", nodeErr, err)
 		}
 		_, err = r.SimulateExercise(context.Background(), common.Address{1}, common.Address{2}, []byte{1, 2, 3, 4})
-		if errors.As(err, &rev) || problem.As(err).Kind != want {
+		if errors.As(err, &rev) || problem.As(err).Kind() != want {
 			t.Errorf("%v: %v", nodeErr, err)
 		}
 	}

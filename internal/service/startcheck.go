@@ -28,7 +28,7 @@ func (s *Service) CheckChainIDs(ctx context.Context) (unreachable map[uint64]err
 		}
 		if cerr := c.CheckChainID(ctx, id); cerr != nil {
 			var p *problem.Error
-			if errors.As(cerr, &p) && p.Code == "RPC_WRONG_CHAIN" {
+			if errors.As(cerr, &p) && p.Code == problem.RPCWrongChain {
 				return nil, fmt.Errorf("CLAMM_CHAIN_%d_RPC_URL: %s", id, p.Message)
 			}
 			unreachable[id] = cerr

@@ -58,13 +58,13 @@ func TestBatchWithOneFailedElement(t *testing.T) {
 	q := &UniV3{Quoter: common.HexToAddress("0x61fFE014bA17989E743c5F6cB21bF9697530B21e")}
 	for _, c := range []struct {
 		err  error
-		code string
+		code *problem.Code
 	}{
-		{revertErr{}, "QUOTE_FAILED"},
-		{errors.New("header not found"), "QUOTE_ERROR"},
-		{nodeErr{-32000, "header not found"}, "QUOTE_ERROR"},
-		{nodeErr{-32005, "rate limit exceeded"}, "QUOTE_UNAVAILABLE"}, // a refusal: 503, as an HTTP 429 is
-		{nodeErr{-32603, "internal error"}, "QUOTE_ERROR"},
+		{revertErr{}, problem.QuoteFailed},
+		{errors.New("header not found"), problem.QuoteError},
+		{nodeErr{-32000, "header not found"}, problem.QuoteError},
+		{nodeErr{-32005, "rate limit exceeded"}, problem.QuoteUnavailable}, // a refusal: 503, as an HTTP 429 is
+		{nodeErr{-32603, "internal error"}, problem.QuoteError},
 	} {
 		q.RPC = batch{errs: []error{nil, c.err}}
 		if _, err := q.Quote(context.Background(), reqs); problem.As(err).Code != c.code {
@@ -105,12 +105,12 @@ func TestBatchNodeFailuresAreNotReverts(t *testing.T) {
 	q := &UniV3{RPC: c, Quoter: common.HexToAddress("0x61fFE014bA17989E743c5F6cB21bF9697530B21e")}
 	for _, tc := range []struct {
 		fault chaintest.RPCError
-		code  string
+		code  *problem.Code
 	}{
-		{chaintest.RPCError{Code: 3, Message: "execution reverted", Data: "0x"}, "QUOTE_FAILED"},
-		{chaintest.RPCError{Code: -32000, Message: "header not found"}, "QUOTE_ERROR"},
-		{chaintest.RPCError{Code: -32005, Message: "rate limit exceeded"}, "QUOTE_UNAVAILABLE"},
-		{chaintest.RPCError{Code: -32603, Message: "internal error"}, "QUOTE_ERROR"},
+		{chaintest.RPCError{Code: 3, Message: "execution reverted", Data: "0x"}, problem.QuoteFailed},
+		{chaintest.RPCError{Code: -32000, Message: "header not found"}, problem.QuoteError},
+		{chaintest.RPCError{Code: -32005, Message: "rate limit exceeded"}, problem.QuoteUnavailable},
+		{chaintest.RPCError{Code: -32603, Message: "internal error"}, problem.QuoteError},
 	} {
 		fault := tc.fault
 		node.CallFault = func(string) *chaintest.RPCError { return &fault }

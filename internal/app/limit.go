@@ -1,4 +1,4 @@
-package replay
+package app
 
 import (
 	"fmt"
@@ -6,25 +6,27 @@ import (
 	"net/http"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 )
 
 // ErrBodyTooLarge is returned while reading an upstream answer larger than
-// the limit a LimitTransport allows.
+// the limit every upstream transport enforces.
 var ErrBodyTooLarge = problem.ErrTooLarge
 
-// LimitTransport reads every response body through a size limit: a broken
+// limitTransport reads every response body through a size limit: a broken
 // or hostile upstream cannot make the gateway buffer an unbounded answer.
-type LimitTransport struct {
-	RT  http.RoundTripper // nil: http.DefaultTransport
-	Max int64
-	// Budget, if set, is charged for every byte read (Budget): the total
-	// that answers hold at once is bounded, not only each one.
-	Budget *Budget
+// It is a production guard, wrapped around every upstream transport.
+type limitTransport struct {
+	rt  http.RoundTripper // nil: http.DefaultTransport
+	max int64
+	// budget, if set, is charged for every byte read (replay.Budget): the
+	// total that answers hold at once is bounded, not only each one.
+	budget *replay.Budget
 }
 
 // RoundTrip implements http.RoundTripper.
-func (l LimitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	rt := l.RT
+func (l limitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	rt := l.rt
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
@@ -32,18 +34,18 @@ func (l LimitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil || resp.Body == nil {
 		return resp, err
 	}
-	if resp.ContentLength > l.Max {
+	if resp.ContentLength > l.max {
 		resp.Body.Close()
-		return nil, fmt.Errorf("%w: Content-Length %d > %d", ErrBodyTooLarge, resp.ContentLength, l.Max)
+		return nil, fmt.Errorf("%w: Content-Length %d > %d", ErrBodyTooLarge, resp.ContentLength, l.max)
 	}
-	body := &limitedBody{rc: resp.Body, left: l.Max, budget: l.Budget}
-	if l.Budget != nil {
-		body.lease = leaseFrom(r.Context())
+	body := &limitedBody{rc: resp.Body, left: l.max, budget: l.budget}
+	if l.budget != nil {
+		body.lease = replay.LeaseFrom(r.Context())
 		if body.lease == nil { // outside a fill: held until the body is closed
-			body.lease, body.own = &Lease{}, true
+			body.lease, body.own = replay.NewLease(), true
 		}
 		if resp.ContentLength > 0 { // announced: charged before a byte is read
-			if err := body.lease.charge(l.Budget, Amplification*resp.ContentLength); err != nil {
+			if err := body.lease.Charge(l.budget, replay.Amplification*resp.ContentLength); err != nil {
 				body.Close()
 				return nil, err
 			}
@@ -60,8 +62,8 @@ type limitedBody struct {
 	// budget and lease account for the bytes read; charged counts bytes
 	// already paid for (an announced Content-Length); own: the lease is
 	// the body's, released on Close.
-	budget  *Budget
-	lease   *Lease
+	budget  *replay.Budget
+	lease   *replay.Lease
 	charged int64
 	own     bool
 }
@@ -86,7 +88,7 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 		} else {
 			more := int64(n) - b.charged
 			b.charged = 0
-			if cerr := b.lease.charge(b.budget, Amplification*more); cerr != nil {
+			if cerr := b.lease.Charge(b.budget, replay.Amplification*more); cerr != nil {
 				return 0, cerr
 			}
 		}
@@ -101,11 +103,11 @@ func (b *limitedBody) Close() error {
 	return b.rc.Close()
 }
 
-// PooledTransport is http.DefaultTransport with an idle pool that keeps as
+// pooledTransport is http.DefaultTransport with an idle pool that keeps as
 // many connections to one upstream host as fills may run at once: the
 // default keeps 2, so under miss load every fill past two dialled its own
 // connection and closed it (27,954 sockets in TIME-WAIT in one run).
-func PooledTransport(perHost int) *http.Transport {
+func pooledTransport(perHost int) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = perHost
 	t.MaxIdleConns = max(t.MaxIdleConns, 4*perHost)

@@ -1,4 +1,4 @@
-package service
+package app
 
 import (
 	"context"
@@ -12,19 +12,14 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/replay"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
-// ConnectOptions tune the clients Connect builds.
-type ConnectOptions struct {
-	// SubgraphTransport and RPCTransport replace the network (replays,
-	// fakes); nil means a transport of its own per upstream, pooling
-	// MaxConnsPerHost idle connections (replay.PooledTransport).
-	SubgraphTransport http.RoundTripper
-	RPCTransport      http.RoundTripper
-	QuoteTransport    http.RoundTripper // the 1inch API
+// connectOptions tune the clients connect builds.
+type connectOptions struct {
 	// Getenv reads secrets named in configuration (the 1inch API key).
 	Getenv          func(string) string
 	UpstreamTimeout time.Duration
@@ -36,8 +31,9 @@ type ConnectOptions struct {
 	// one across chains (nil: a budget of replay.DefaultBudget for this
 	// chain alone).
 	Budget *replay.Budget
-	// MaxConnsPerHost sizes each upstream's idle connection pool: the
-	// gateway's bound on concurrent fills (0: 64).
+	// MaxConnsPerHost sizes the idle connection pool of each upstream
+	// reached over the network: the gateway's bound on concurrent fills
+	// (0: 64).
 	MaxConnsPerHost int
 	// Metrics, if set, counts and times every upstream round trip by kind.
 	Metrics *metrics.Metrics
@@ -47,18 +43,21 @@ type ConnectOptions struct {
 // about 1 MiB.
 const DefaultMaxBody = 32 << 20
 
-// Connect builds a chain's subgraph client and chain reader from its
-// configured URLs. Nothing is dialled yet: HTTP clients connect on first use.
-func Connect(ch *config.Chain, o ConnectOptions) (*Upstreams, error) {
+// connect builds a chain's subgraph client, chain reader and quoters from
+// its configured URLs over tr (nil fields: the network). Nothing is dialled
+// yet: HTTP clients connect on first use.
+func connect(ch *config.Chain, tr Transports, o connectOptions) (*service.Upstreams, error) {
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
 	}
 	if o.MaxConnsPerHost <= 0 {
 		o.MaxConnsPerHost = 64
 	}
-	for _, rt := range []*http.RoundTripper{&o.SubgraphTransport, &o.RPCTransport, &o.QuoteTransport} {
+	// The network, where tr does not replace it: a transport of its own
+	// per upstream, its idle pool sized for the fill bound.
+	for _, rt := range []*http.RoundTripper{&tr.Subgraph, &tr.RPC, &tr.Quote} {
 		if *rt == nil {
-			*rt = replay.PooledTransport(o.MaxConnsPerHost)
+			*rt = pooledTransport(o.MaxConnsPerHost)
 		}
 	}
 	if o.Budget == nil {
@@ -68,11 +67,11 @@ func Connect(ch *config.Chain, o ConnectOptions) (*Upstreams, error) {
 		if o.Metrics != nil {
 			rt = o.Metrics.Transport(kind, rt)
 		}
-		return replay.LimitTransport{RT: &replay.BackoffTransport{RT: rt}, Max: o.MaxBody, Budget: o.Budget}
+		return limitTransport{rt: &replay.BackoffTransport{RT: rt}, max: o.MaxBody, budget: o.Budget}
 	}
-	sub := &http.Client{Transport: wrap("subgraph", o.SubgraphTransport)}
-	rpcHTTP := &http.Client{Transport: wrap("rpc", o.RPCTransport)}
-	quoteHTTP := &http.Client{Transport: wrap("quote", o.QuoteTransport)}
+	sub := &http.Client{Transport: wrap("subgraph", tr.Subgraph)}
+	rpcHTTP := &http.Client{Transport: wrap("rpc", tr.RPC)}
+	quoteHTTP := &http.Client{Transport: wrap("quote", tr.Quote)}
 	rc, err := rpc.DialOptions(context.Background(), ch.RPCURL, rpc.WithHTTPClient(rpcHTTP))
 	if err != nil {
 		return nil, fmt.Errorf("chain %d rpc %s: %w", ch.ID, config.Redact(ch.RPCURL), err)
@@ -95,7 +94,7 @@ func Connect(ch *config.Chain, o ConnectOptions) (*Upstreams, error) {
 				HTTP: quoteHTTP, Timeout: o.UpstreamTimeout}
 		}
 	}
-	return &Upstreams{
+	return &service.Upstreams{
 		Config:    ch,
 		Subgraph:  subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout, MaxBytes: o.MaxBody}),
 		Chain:     reader,
