@@ -115,6 +115,7 @@ func (p *Protocol) Pause(handler common.Address, paused bool) {
 // paired with any market: call WhitelistApp for that.
 func (p *Protocol) DeployHandler() common.Address {
 	h := p.Chain.Deploy(HandlerV2, p.Factory, p.Router)
+	p.register(h, HandlerV2.ABI)
 	p.Chain.MustSend(p.Owner, p.PositionManager, PositionManager.ABI, "updateWhitelistHandler", h, true)
 	p.Chain.MustSend(p.Owner, h, HandlerV2.ABI, "updateWhitelistedApps", p.PositionManager, true)
 	return h

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
@@ -50,6 +51,12 @@ type Protocol struct {
 	OneInchRouter   common.Address // FakeAggregationRouterV5
 	Hook24h         common.Address
 	AutoExercise    common.Address
+
+	// The V1 stack, after DeployV1.
+	MarketV1  common.Address
+	HandlerV1 common.Address
+
+	abis map[common.Address]*abi.ABI
 }
 
 var maxUint = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
@@ -121,6 +128,11 @@ func Deploy(t testing.TB, cfg Config) *Protocol {
 	p.Hook24h = c.Deploy(TTLHook24h)
 	p.AutoExercise = c.Deploy(AutoExercise)
 
+	for addr, a := range map[common.Address]Artifact{p.CallAsset: Token, p.PutAsset: Token, p.PositionManager: PositionManager,
+		p.Handler: HandlerV2, p.Market: MarketV2, p.Swapper: SwapRouterSwap, p.OneInchRouter: OneInchRouter,
+		p.OneInchSwapper: OneInchSwap, p.Hook24h: TTLHook24h, p.AutoExercise: AutoExercise} {
+		p.register(addr, a.ABI)
+	}
 	c.MustSend(p.Owner, p.PositionManager, PositionManager.ABI, "updateWhitelistHandler", p.Handler, true)
 	p.WhitelistApp(p.Handler, p.Market, true)
 	c.MustSend(p.Owner, p.Handler, HandlerV2.ABI, "updateWhitelistedApps", p.PositionManager, true)

@@ -97,39 +97,32 @@ func (p *Protocol) Events(rc *types.Receipt) []Event {
 	if rc == nil {
 		return nil
 	}
-	pool := mustUni(p.Chain.T, "pool").ABI
 	for _, l := range rc.Logs {
-		var a *abi.ABI
-		switch l.Address {
-		case p.Market:
-			a = &MarketV2.ABI
-		case p.PositionManager:
-			a = &PositionManager.ABI
-		case p.CallAsset, p.PutAsset:
-			a = &Token.ABI
-		default:
-			if p.isHandler(l.Address) {
-				a = &HandlerV2.ABI
-			} else if p.isPool(l.Address) {
-				a = &pool
-			}
-		}
-		out = append(out, decodeLog(a, l))
+		out = append(out, decodeLog(p.abiOf(l.Address), l))
 	}
 	return out
 }
 
-func (p *Protocol) isHandler(addr common.Address) bool {
-	if addr == p.Handler {
-		return true
+// abiOf is the ABI of a contract the protocol deployed (registered by
+// Deploy, DeployHandler, DeployV1, AddPool), or a Uniswap pool's when the
+// address answers slot0, or nil.
+func (p *Protocol) abiOf(addr common.Address) *abi.ABI {
+	if a, ok := p.abis[addr]; ok {
+		return a
 	}
-	_, err := p.Chain.TryCall(p.Owner.Addr, addr, HandlerV2.ABI, "lockedBlockDuration")
-	return err == nil
+	if _, err := p.Chain.TryCall(p.Owner.Addr, addr, mustUni(p.Chain.T, "pool").ABI, "slot0"); err == nil {
+		a := mustUni(p.Chain.T, "pool").ABI
+		p.register(addr, a)
+		return &a
+	}
+	return nil
 }
 
-func (p *Protocol) isPool(addr common.Address) bool {
-	_, err := p.Chain.TryCall(p.Owner.Addr, addr, mustUni(p.Chain.T, "pool").ABI, "slot0")
-	return err == nil
+func (p *Protocol) register(addr common.Address, a abi.ABI) {
+	if p.abis == nil {
+		p.abis = map[common.Address]*abi.ABI{}
+	}
+	p.abis[addr] = &a
 }
 
 func decodeLog(a *abi.ABI, l *types.Log) Event {
