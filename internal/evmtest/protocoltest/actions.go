@@ -395,3 +395,18 @@ func (p *Protocol) Quote(tokenIn common.Address, amountIn *big.Int, fee uint32) 
 	v := p.Chain.Call(p.Quoter, mustUni(p.Chain.T, "quoter").ABI, "quoteExactInputSingle", params)
 	return v[0].(*big.Int), v[1].(*big.Int)
 }
+
+// Settle settles an expired option from settler (made a settler first):
+// settleOption with one swapper/swapData per leg (used only by legs whose
+// range the price has crossed).
+func (p *Protocol) Settle(settler *Account, id *big.Int, legs []ExerciseLeg) (*types.Receipt, error) {
+	p.Chain.MustSend(p.Owner, p.Market, MarketV2.ABI, "updateSettler", settler.Addr, true)
+	ep := ExerciseArgs(id, legs)
+	params := struct {
+		OptionId          *big.Int
+		Swapper           []common.Address
+		SwapData          [][]byte
+		LiquidityToSettle []*big.Int
+	}{ep.OptionId, ep.Swapper, ep.SwapData, ep.LiquidityToExercise}
+	return p.Chain.Send(settler, p.Market, MarketV2.ABI, "settleOption", params)
+}

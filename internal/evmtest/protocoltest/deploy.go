@@ -217,3 +217,21 @@ func pow10(d uint8) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewIn
 func (p *Protocol) WhitelistApp(handler, app common.Address, status bool) {
 	p.Chain.MustSend(p.Owner, p.PositionManager, PositionManager.ABI, "updateWhitelistHandlerWithApp", handler, app, status)
 }
+
+// AddPool creates the (call, put) pool of another fee tier starting at
+// tick (on that tier's spacing), adds the owner's background liquidity
+// over ±6,000 ticks and approves the pool on the V2 market (and the V1
+// market when deployed): legs may then use ranges of it.
+func (p *Protocol) AddPool(fee uint32, tick int) common.Address {
+	spacing := map[uint32]int{100: 1, 500: 10, 3000: 60, 10000: 200}[fee]
+	tick = tick / spacing * spacing
+	pool := p.CreatePool(fee, tick)
+	p.register(pool, mustUni(p.Chain.T, "pool").ABI)
+	lower, upper := (tick-6000)/spacing*spacing, (tick+6000)/spacing*spacing
+	p.AddBackgroundLiquidity(pool, lower, upper)
+	p.Chain.MustSend(p.Owner, p.Market, MarketV2.ABI, "updatePool", pool, true)
+	if p.MarketV1 != (common.Address{}) {
+		p.Chain.MustSend(p.Owner, p.MarketV1, MarketV1.ABI, "updatePool", pool, true)
+	}
+	return pool
+}
