@@ -37,15 +37,7 @@ func (p *Protocol) DeployV1() {
 	}
 }
 
-func (p *Protocol) normV1(r Range) Range {
-	if r.Handler == (common.Address{}) {
-		r.Handler = p.HandlerV1
-	}
-	if r.Pool == (common.Address{}) {
-		r.Pool = p.Pool
-	}
-	return r
-}
+func (p *Protocol) normV1(r Range) Range { return p.fill(r, p.HandlerV1) }
 
 // TokenIDV1 is a V1 handler's id of a range: keccak256(abi.encode(handler, pool, tickLower, tickUpper)).
 func (p *Protocol) TokenIDV1(r Range) *big.Int {
@@ -98,23 +90,7 @@ func (p *Protocol) BuyV1(buyer *Account, o Option) (*big.Int, *types.Receipt, er
 		r := p.normV1(l.Range)
 		ticks[i] = optionTicksV1{r.Handler, r.Pool, bi(r.TickLower), bi(r.TickUpper), l.Liquidity}
 	}
-	maxCost := o.MaxCost
-	if maxCost == nil {
-		maxCost = maxUint
-	}
-	params := struct {
-		OptionTicks      []optionTicksV1
-		TickLower        *big.Int
-		TickUpper        *big.Int
-		Ttl              *big.Int
-		IsCall           bool
-		MaxCostAllowance *big.Int
-	}{ticks, bi(o.TickLower), bi(o.TickUpper), new(big.Int).SetUint64(o.TTL), o.IsCall, maxCost}
-	rc, err := p.Chain.Send(buyer, p.MarketV1, MarketV1.ABI, "mintOption", params)
-	if err != nil || rc == nil {
-		return nil, rc, err
-	}
-	return p.Find(rc, "LogMintOption").Args["tokenId"].(*big.Int), rc, nil
+	return mintOption(p, buyer, p.MarketV1, MarketV1.ABI, ticks, o)
 }
 
 // ExerciseV1 calls the V1 market's exerciseOption (every leg swaps, zero included).
