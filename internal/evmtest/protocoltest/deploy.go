@@ -49,7 +49,8 @@ type Protocol struct {
 	Swapper         common.Address // SwapRouterSwapper
 	OneInchSwapper  common.Address
 	OneInchRouter   common.Address // FakeAggregationRouterV5
-	Hook24h         common.Address
+	Hook24h         common.Address // BoundedTTLHook_0Day: TTL at most 24 hours
+	Hook1Week       common.Address // BoundedTTLHook_1Week: TTL at most 7 days
 	AutoExercise    common.Address
 
 	// The V1 stack, after DeployV1.
@@ -125,19 +126,22 @@ func Deploy(t testing.TB, cfg Config) *Protocol {
 	p.Swapper = c.Deploy(SwapRouterSwap, p.Router)
 	p.OneInchRouter = c.Deploy(OneInchRouter, p.Router)
 	p.OneInchSwapper = c.Deploy(OneInchSwap, p.OneInchRouter)
-	p.Hook24h = c.Deploy(TTLHook24h)
+	p.Hook24h = c.Deploy(TTLHook, big.NewInt(24*3600))
+	p.Hook1Week = c.Deploy(TTLHook, big.NewInt(7*24*3600))
 	p.AutoExercise = c.Deploy(AutoExercise)
 
 	for addr, a := range map[common.Address]Artifact{p.CallAsset: Token, p.PutAsset: Token, p.PositionManager: PositionManager,
 		p.Handler: HandlerV2, p.Market: MarketV2, p.Swapper: SwapRouterSwap, p.OneInchRouter: OneInchRouter,
-		p.OneInchSwapper: OneInchSwap, p.Hook24h: TTLHook24h, p.AutoExercise: AutoExercise} {
+		p.OneInchSwapper: OneInchSwap, p.Hook24h: TTLHook, p.Hook1Week: TTLHook, p.AutoExercise: AutoExercise} {
 		p.register(addr, a.ABI)
 	}
 	c.MustSend(p.Owner, p.PositionManager, PositionManager.ABI, "updateWhitelistHandler", p.Handler, true)
 	p.WhitelistApp(p.Handler, p.Market, true)
 	c.MustSend(p.Owner, p.Handler, HandlerV2.ABI, "updateWhitelistedApps", p.PositionManager, true)
 	c.MustSend(p.Owner, p.Market, MarketV2.ABI, "updatePool", p.Pool, true)
-	c.MustSend(p.Owner, p.Hook24h, TTLHook24h.ABI, "updateWhitelistedAppsStatus", p.Market, true)
+	for _, h := range []common.Address{p.Hook24h, p.Hook1Week} {
+		c.MustSend(p.Owner, h, TTLHook.ABI, "updateWhitelistedAppsStatus", p.Market, true)
+	}
 
 	for _, a := range c.Accounts {
 		p.Fund(a)

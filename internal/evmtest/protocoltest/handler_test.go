@@ -230,6 +230,16 @@ func TestUnbuyableLiquidity(t *testing.T) {
 	if err := buy(hooked, 24*3600); err != nil {
 		t.Fatal(err)
 	}
+	week := Range{Hook: p.Hook1Week, TickLower: tick + 100, TickUpper: tick + 110}
+	if _, _, err := p.Deposit(p.Users[0], week, e18(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := buy(week, 7*24*3600+1); !asRevert(err, &re) || len(re.Data) != 0 {
+		t.Fatalf("one-week hook, TTL above 7 days: %v", err)
+	}
+	if err := buy(week, 7*24*3600); err != nil {
+		t.Fatal(err)
+	}
 	if p.TokenID(hooked).Cmp(p.TokenID(r)) == 0 || p.TokenID(r2).Cmp(p.TokenID(r)) == 0 {
 		t.Fatal("hook and handler are part of the token id")
 	}
