@@ -27,10 +27,19 @@ type TokenIdInfo struct {
 
 // Position reads handler.tokenIds(tokenId).
 func (p *Protocol) Position(handler common.Address, tokenID *big.Int) TokenIdInfo {
-	v := p.Chain.Call(handler, HandlerV2.ABI, "tokenIds", tokenID)
-	return TokenIdInfo{v[0].(*big.Int), v[1].(*big.Int), v[2].(*big.Int), v[3].(*big.Int), v[4].(*big.Int),
+	return tokenIdInfo(p.Chain.Call(handler, HandlerV2.ABI, "tokenIds", tokenID))
+}
+
+// tokenIdInfo unpacks a tokenIds getter's values: 13 of a V2 handler, 12
+// of a V1 handler (no reservedLiquidity: left nil).
+func tokenIdInfo(v []any) TokenIdInfo {
+	info := TokenIdInfo{v[0].(*big.Int), v[1].(*big.Int), v[2].(*big.Int), v[3].(*big.Int), v[4].(*big.Int),
 		v[5].(*big.Int), v[6].(*big.Int), v[7].(uint64), v[8].(*big.Int), v[9].(common.Address), v[10].(common.Address),
-		v[11].(*big.Int), v[12].(*big.Int)}
+		v[11].(*big.Int), nil}
+	if len(v) > 12 {
+		info.ReservedLiquidity = v[12].(*big.Int)
+	}
+	return info
 }
 
 // RangeInfo reads the handler's TokenIdInfo of a range.

@@ -69,10 +69,7 @@ func (p *Protocol) DepositV1(lp *Account, r Range, liquidity *big.Int) (*big.Int
 // ReservedLiquidity field stays nil.
 func (p *Protocol) RangeInfoV1(r Range) TokenIdInfo {
 	r = p.normV1(r)
-	v := p.Chain.Call(r.Handler, HandlerV1.ABI, "tokenIds", p.TokenIDV1(r))
-	return TokenIdInfo{v[0].(*big.Int), v[1].(*big.Int), v[2].(*big.Int), v[3].(*big.Int), v[4].(*big.Int),
-		v[5].(*big.Int), v[6].(*big.Int), v[7].(uint64), v[8].(*big.Int), v[9].(common.Address), v[10].(common.Address),
-		v[11].(*big.Int), nil}
+	return tokenIdInfo(p.Chain.Call(r.Handler, HandlerV1.ABI, "tokenIds", p.TokenIDV1(r)))
 }
 
 type optionTicksV1 struct {
