@@ -67,7 +67,13 @@ func connect(ch *config.Chain, tr Transports, o connectOptions) (*service.Upstre
 		if o.Metrics != nil {
 			rt = o.Metrics.Transport(kind, rt)
 		}
-		return limitTransport{rt: &replay.BackoffTransport{RT: rt}, max: o.MaxBody, budget: o.Budget}
+		if kind != "quote" {
+			// The subgraph's and the node's refusals are honoured here
+			// (Retry-After passed on, no calls until it runs out); the 1inch
+			// client reads its own 429 as QUOTE_RATE_LIMITED.
+			rt = &replay.BackoffTransport{RT: rt}
+		}
+		return limitTransport{rt: rt, max: o.MaxBody, budget: o.Budget}
 	}
 	sub := &http.Client{Transport: wrap("subgraph", tr.Subgraph)}
 	rpcHTTP := &http.Client{Transport: wrap("rpc", tr.RPC)}
