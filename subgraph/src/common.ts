@@ -1,0 +1,39 @@
+// Helpers shared by the market, handler and pool mappings.
+import { Address, BigInt, Bytes, ethereum } from '@graphprotocol/graph-ts';
+import { Pool } from '../generated/schema';
+import { Pool as PoolTemplate } from '../generated/templates';
+
+export const ZERO = BigInt.zero();
+export const DAY = 86400;
+
+// The UTC midnight (unix seconds) of a block.
+export function dayStart(block: ethereum.Block): i32 {
+  const t = block.timestamp.toI32();
+  return t - (t % DAY);
+}
+
+// Lowercase 0x-hex of an address: the form every id uses.
+export function hex(a: Bytes): string {
+  return a.toHexString();
+}
+
+// The Pool entity of an address, created (with a data source following its
+// Swap events) the first time a market or handler names it.
+export function ensurePool(address: Address): Pool {
+  let pool = Pool.load(hex(address));
+  if (pool == null) {
+    pool = new Pool(hex(address));
+    pool.sqrtPriceX96 = ZERO;
+    pool.tick = 0;
+    pool.lastSwapBlock = ZERO;
+    pool.save();
+    PoolTemplate.create(address);
+  }
+  return pool;
+}
+
+// The pool's price as of the current log: that of the latest Swap processed.
+export function poolPrice(address: Bytes): BigInt {
+  const pool = Pool.load(hex(address));
+  return pool == null ? ZERO : pool.sqrtPriceX96;
+}
