@@ -71,6 +71,7 @@ func WasmPath(name string) (string, error) {
 type Store struct {
 	schema   *schema
 	entities map[string]map[string]Entity // type -> id -> entity
+	written  map[string]uint64            // type/id of an immutable entity -> block of its insert
 }
 
 // NewStore reads the schema the build used (subgraph/schema.graphql).
@@ -79,7 +80,7 @@ func NewStore() (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{schema: s, entities: map[string]map[string]Entity{}}, nil
+	return &Store{schema: s, entities: map[string]map[string]Entity{}, written: map[string]uint64{}}, nil
 }
 
 // Get returns an entity or nil.
@@ -96,8 +97,16 @@ func (s *Store) All(typ string) []string {
 }
 
 // set merges data into the stored entity (fields set to null are removed),
-// then checks the result against the schema, as Graph Node's store.set does.
-func (s *Store) set(typ, id string, data Entity) error {
+// then checks the result against the schema, as Graph Node's store.set does
+// (EntityOp::Update). An immutable entity can be written again only in the
+// block that inserted it: Graph Node inserts it at the block's end, and a
+// later insert violates the table's constraint.
+func (s *Store) set(typ, id string, data Entity, block uint64) error {
+	if t := s.schema.types[typ]; t != nil && t.immutable {
+		if b, ok := s.written[typ+"/"+id]; ok && b != block {
+			return fmt.Errorf("immutable entity %s[%s] was inserted in block %d and cannot change in block %d", typ, id, b, block)
+		}
+	}
 	merged := Entity{}
 	for k, v := range s.entities[typ][id] {
 		merged[k] = v
@@ -116,12 +125,21 @@ func (s *Store) set(typ, id string, data Entity) error {
 		s.entities[typ] = map[string]Entity{}
 	}
 	s.entities[typ][id] = merged
+	if s.schema.types[typ].immutable {
+		if _, ok := s.written[typ+"/"+id]; !ok {
+			s.written[typ+"/"+id] = block
+		}
+	}
 	return nil
 }
 
 func (s *Store) remove(typ, id string) error {
-	if _, ok := s.schema.types[typ]; !ok {
+	t, ok := s.schema.types[typ]
+	if !ok {
 		return fmt.Errorf("entity type %s is not in the schema", typ)
+	}
+	if t.immutable {
+		return fmt.Errorf("immutable entity %s[%s] cannot be removed", typ, id)
 	}
 	delete(s.entities[typ], id)
 	return nil
@@ -525,7 +543,7 @@ func (h *Host) storeGet(a []uint64) uint64 {
 func (h *Host) storeSet(a []uint64) uint64 {
 	typ, id := h.heap.readString(uint32(a[0])), h.heap.readString(uint32(a[1]))
 	e := h.readEntity(uint32(a[2]))
-	if err := h.store.set(typ, id, e); err != nil {
+	if err := h.store.set(typ, id, e, h.block); err != nil {
 		h.fail("store.set: %v", err)
 	}
 	return 0
