@@ -43,7 +43,8 @@ type heap struct {
 	mem        api.Memory
 	allocate   api.Function
 	idOfType   api.Function
-	arena, end uint32
+	arena      uint32
+	free       int64 // may go negative, as Graph Node's i32 arena size does after a large object
 	typeIDs    map[uint32]uint32
 	call       func(fn api.Function, args ...uint64) []uint64
 }
@@ -58,20 +59,25 @@ func (h *heap) typeID(index uint32) uint32 {
 }
 
 func (h *heap) rawNew(b []byte) uint32 {
-	size := uint32(len(b))
-	if h.end-h.arena < size {
+	size := int64(len(b))
+	if size > h.free {
 		n := size
 		if n < 10000 {
 			n = 10000
 		}
 		start := uint32(h.call(h.allocate, uint64(n))[0])
-		h.arena, h.end = start+12, start+n
+		// __alloc returns a 16-aligned pointer after its 4-byte block
+		// header; 12 bytes in, the 20-byte object header leaves the
+		// payload 16-aligned. A 16-aligned size n gets n+12 bytes, so the
+		// shift still fits.
+		h.arena, h.free = start+12, n-12
 	}
 	p := h.arena
 	if !h.mem.Write(p, b) {
 		panic(fmt.Sprintf("write of %d bytes at %d outside memory", len(b), p))
 	}
-	h.arena += size
+	h.arena += uint32(size)
+	h.free -= size
 	return p
 }
 

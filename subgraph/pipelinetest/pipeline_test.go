@@ -1,0 +1,282 @@
+package pipelinetest
+
+import (
+	"bytes"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
+)
+
+func e18(n int64) *big.Int {
+	return new(big.Int).Mul(big.NewInt(n), new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil))
+}
+
+func lower(a common.Address) string { return strings.ToLower(a.Hex()) }
+
+// checkStrikes: every indexed range's liquidity equals the handler's
+// tokenIds(id) getter on the chain after the same transactions.
+func checkStrikes(t *testing.T, p *pt.Protocol, ix *Indexer, ranges []pt.Range) {
+	t.Helper()
+	for _, r := range ranges {
+		info := p.RangeInfo(r)
+		hook := r.Hook
+		id := lower(p.Handler) + "-" + lower(p.Pool) + "-" + lower(hook) + "-" + big.NewInt(int64(r.TickLower)).String() + "-" + big.NewInt(int64(r.TickUpper)).String()
+		s := ix.Store.Get("Strike", id)
+		if s == nil {
+			t.Fatalf("no Strike %s (%s)", id, ix)
+		}
+		for _, f := range []struct {
+			name string
+			want *big.Int
+		}{{"totalLiquidity", info.TotalLiquidity}, {"usedLiquidity", info.LiquidityUsed}, {"reservedLiquidity", info.ReservedLiquidity}} {
+			if got := s[f.name].Big; got == nil || got.Cmp(f.want) != 0 {
+				t.Errorf("Strike [%d,%d] %s = %v, handler getter %s", r.TickLower, r.TickUpper, f.name, got, f.want)
+			}
+		}
+		if s["tokenId"].Big.Cmp(p.TokenID(r)) != 0 {
+			t.Errorf("Strike tokenId %s, handler id %s", s["tokenId"].Big, p.TokenID(r))
+		}
+	}
+}
+
+// checkOption: the indexed option against the market's getters.
+func checkOption(t *testing.T, p *pt.Protocol, ix *Indexer, id *big.Int, state string) {
+	t.Helper()
+	o := ix.Store.Get("Option", lower(p.Market)+"-"+id.String())
+	if o == nil {
+		t.Fatalf("no Option %s (%s)", id, ix)
+	}
+	d := p.OpData(id)
+	if o["tickLower"].Int != int64(d.TickLower) || o["tickUpper"].Int != int64(d.TickUpper) ||
+		o["expiry"].Big.Cmp(d.Expiry) != 0 || o["isCall"].Bool != d.IsCall {
+		t.Errorf("option %s: %+v, opData %+v", id, o, d)
+	}
+	if owner := p.OwnerOf(id); !bytes.Equal(o["owner"].Bytes, owner.Bytes()) {
+		t.Errorf("option %s owner %x, ownerOf %s", id, o["owner"].Bytes, owner)
+	}
+	if o["state"].Str != state {
+		t.Errorf("option %s state %s, want %s", id, o["state"].Str, state)
+	}
+}
+
+// checkExercise: the Exercise of a receipt carries the event's amounts, the
+// transaction's sender, and the prime pool's price after the exercise's own
+// swap (the receipt's last Swap of that pool before LogExerciseOption).
+func checkExercise(t *testing.T, p *pt.Protocol, ix *Indexer, rc *types.Receipt, sender common.Address) {
+	t.Helper()
+	var price *big.Int
+	var ex *pt.Event
+	for _, e := range p.Events(rc) {
+		e := e
+		if e.Name == "Swap" && e.Address == p.Pool {
+			price = e.Args["sqrtPriceX96"].(*big.Int)
+		}
+		if e.Name == "LogExerciseOption" {
+			ex = &e
+			break
+		}
+	}
+	if ex == nil || price == nil {
+		t.Fatalf("receipt without a swap and LogExerciseOption")
+	}
+	x := ix.Store.Get("Exercise", strings.ToLower(rc.TxHash.Hex())+"-"+big.NewInt(int64(ex.Log.Index)).String())
+	if x == nil {
+		t.Fatalf("no Exercise for %s", rc.TxHash)
+	}
+	if x["totalProfit"].Big.Cmp(ex.Args["totalProfit"].(*big.Int)) != 0 || x["totalAssetRelocked"].Big.Cmp(ex.Args["totalAssetRelocked"].(*big.Int)) != 0 ||
+		!bytes.Equal(x["user"].Bytes, ex.Args["user"].(common.Address).Bytes()) || !bytes.Equal(x["exerciser"].Bytes, sender.Bytes()) ||
+		x["sqrtPriceX96"].Big.Cmp(price) != 0 || x["blockNumber"].Big.Cmp(rc.BlockNumber) != 0 {
+		t.Errorf("exercise %+v; event %v, price %s", x, ex.Args, price)
+	}
+	if delegated := sender != ex.Args["user"].(common.Address); x["delegated"].Bool != delegated {
+		t.Errorf("delegated %v, want %v", x["delegated"].Bool, delegated)
+	}
+}
+
+// One market's life on the simulated EVM, indexed by the compiled mappings:
+// a call and a put, a fee compound, a split, a transfer, a partial exercise
+// by a delegate, the split option's exercise by its owner, a reservation
+// and its withdrawal, the unuse overflow branch, and a mint and an exercise
+// in one block. After each stage every range equals the handler's getter.
+func TestPipelineNormalMarket(t *testing.T) { pipeline(t, pt.Config{}) }
+
+// The same on an inverted market (the call asset is token1).
+func TestPipelineInvertedMarket(t *testing.T) { pipeline(t, pt.Config{Inverted: true}) }
+
+func pipeline(t *testing.T, cfg pt.Config) {
+	p := pt.Deploy(t, cfg)
+	ix := New(t, p)
+	lp, buyer, trader, other := p.Users[0], p.Users[1], p.Users[2], p.Users[3]
+	_, tick := p.Slot0(p.Pool)
+	// calls hold the call asset: above the price when it is token0, below when inverted
+	callSide, putSide := 1, -1
+	if cfg.Inverted {
+		callSide, putSide = -1, 1
+	}
+	rng := func(side, k int) pt.Range {
+		base := tick - tick%p.TickSpacing
+		lo := base + side*k*p.TickSpacing
+		if side < 0 {
+			lo = base + side*(k+1)*p.TickSpacing
+		}
+		return pt.Range{TickLower: lo, TickUpper: lo + p.TickSpacing}
+	}
+	rCall, rPut := rng(callSide, 10), rng(putSide, 10)
+	ranges := []pt.Range{rCall, rPut}
+	_, lCall, err := p.Deposit(lp, rCall, e18(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, lPut, err := p.Deposit(lp, rPut, e18(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Sync()
+	checkStrikes(t, p, ix, ranges)
+
+	tl, tu := rCall.TickLower, rCall.TickUpper
+	callID, _, err := p.Buy(buyer, pt.Option{IsCall: true, TickLower: tl, TickUpper: tu, TTL: 7 * 3600, Legs: []pt.Leg{{Range: rCall, Liquidity: lCall}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, tu = rPut.TickLower, rPut.TickUpper
+	putID, _, err := p.Buy(buyer, pt.Option{IsCall: false, TickLower: tl, TickUpper: tu, TTL: 7 * 3600, Legs: []pt.Leg{{Range: rPut, Liquidity: new(big.Int).Div(lPut, big.NewInt(2))}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Sync()
+	checkStrikes(t, p, ix, ranges)
+	checkOption(t, p, ix, callID, "Open")
+	checkOption(t, p, ix, putID, "Open")
+	legs := ix.Store.All("OptionLeg")
+	if len(legs) != 2 {
+		t.Fatalf("legs %v", legs)
+	}
+	if leg := ix.Store.Get("OptionLeg", lower(p.Market)+"-"+callID.String()+"-0"); leg["liquidity"].Big.Cmp(p.OpTicks(callID)[0].Liquidity) != 0 {
+		t.Errorf("call leg %s, opTickMap %s", leg["liquidity"].Big, p.OpTicks(callID)[0].Liquidity)
+	}
+
+	// the price moves through the call range (fees accrue there, the call
+	// goes in the money); a second deposit compounds the fees
+	toward := tick + callSide*300
+	if _, err := p.SwapToTick(trader, p.Fee, toward); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := p.Chain.Send(other, p.PositionManager, pt.PositionManager.ABI, "mintPosition", p.Handler, positionData(t, p, rCall, e18(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Find(rc, "LogFeeCompound") == nil {
+		t.Fatal("setup: no LogFeeCompound")
+	}
+	ix.Sync()
+	checkStrikes(t, p, ix, ranges)
+
+	// split half the call off to `other`, transfer the rest to the trader
+	half := new(big.Int).Div(lCall, big.NewInt(2))
+	splitID, _, err := p.Split(buyer, callID, other.Addr, []*big.Int{half})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Transfer(buyer, trader.Addr, callID); err != nil {
+		t.Fatal(err)
+	}
+	ix.Sync()
+	checkOption(t, p, ix, splitID, "Open")
+	checkOption(t, p, ix, callID, "Open")
+
+	// the trader lets `lp` exercise for it, part of the parent
+	if _, err := p.Delegate(trader, lp.Addr, true); err != nil {
+		t.Fatal(err)
+	}
+	swap := pt.UniV3SwapData(p.Fee, big.NewInt(0))
+	part := new(big.Int).Div(half, big.NewInt(3))
+	rc, err = p.Exercise(lp, callID, []pt.ExerciseLeg{{Swapper: p.Swapper, SwapData: swap, Liquidity: part}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Sync()
+	checkExercise(t, p, ix, rc, lp.Addr)
+	checkOption(t, p, ix, callID, "Exercised")
+	checkStrikes(t, p, ix, ranges)
+
+	// reserve part of the put range while the put uses it
+	shares := new(big.Int).Div(p.Chain.Call(p.Handler, pt.HandlerV2.ABI, "balanceOf", lp.Addr, p.TokenID(rPut))[0].(*big.Int), big.NewInt(4))
+	if _, err := p.Reserve(lp, rPut, shares); err != nil {
+		t.Fatal(err)
+	}
+	ix.Sync()
+	checkStrikes(t, p, ix, ranges)
+
+	// the unuse overflow branch: an app re-mints more than the range's used liquidity
+	app := p.Users[3]
+	p.WhitelistApp(p.Handler, app.Addr, true)
+	before := p.RangeInfo(rCall)
+	if _, err := p.UnuseDirect(app, rCall, new(big.Int).Add(before.LiquidityUsed, e18(1))); err != nil {
+		t.Fatal(err)
+	}
+	ix.Sync()
+	checkStrikes(t, p, ix, ranges)
+	if p.RangeInfo(rCall).LiquidityUsed.Sign() != 0 {
+		t.Fatal("setup: the overflow branch did not run")
+	}
+
+	// a mint and an exercise in one block: a call on a range beyond the
+	// new price, and the split option exercised by its owner
+	rCall2 := rng(callSide, 40)
+	ranges = append(ranges, rCall2)
+	_, lCall2, err := p.Deposit(lp, rCall2, e18(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, tu = rCall2.TickLower, rCall2.TickUpper
+	free := lCall2
+	rcs := p.Chain.Block(func() {
+		if _, _, err := p.Buy(buyer, pt.Option{IsCall: true, TickLower: tl, TickUpper: tu, TTL: 3600, Legs: []pt.Leg{{Range: rCall2, Liquidity: free}}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Exercise(other, splitID, []pt.ExerciseLeg{{Swapper: p.Swapper, SwapData: swap, Liquidity: half}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for i, r := range rcs {
+		if r.Status != types.ReceiptStatusSuccessful {
+			t.Fatalf("same-block transaction %d failed", i)
+		}
+	}
+	ix.Sync()
+	newID := p.Find(rcs[0], "LogMintOption").Args["tokenId"].(*big.Int)
+	checkOption(t, p, ix, newID, "Open")
+	checkOption(t, p, ix, splitID, "Exercised")
+	checkExercise(t, p, ix, rcs[1], other.Addr)
+	checkStrikes(t, p, ix, ranges)
+
+	// every option the market minted or split is indexed, none left pending
+	if n := len(ix.Store.All("Option")); n != 4 {
+		t.Errorf("%d options indexed, want 4", n)
+	}
+	if pend := ix.Store.All("PendingUses"); len(pend) != 0 {
+		t.Errorf("uses left pending: %v", pend)
+	}
+}
+
+// positionData is the handler's mint payload: abi.encode(pool, hook,
+// tickLower, tickUpper, liquidity).
+func positionData(t *testing.T, p *pt.Protocol, r pt.Range, l *big.Int) []byte {
+	t.Helper()
+	addr, _ := abi.NewType("address", "", nil)
+	i24, _ := abi.NewType("int24", "", nil)
+	u128, _ := abi.NewType("uint128", "", nil)
+	b, err := abi.Arguments{{Type: addr}, {Type: addr}, {Type: i24}, {Type: i24}, {Type: u128}}.
+		Pack(p.Pool, r.Hook, big.NewInt(int64(r.TickLower)), big.NewInt(int64(r.TickUpper)), l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
