@@ -40,13 +40,13 @@ const (
 // 16-aligned after __alloc's 4-byte block header), each object a 20-byte
 // header plus its payload padded to 16.
 type heap struct {
-	mem        api.Memory
-	allocate   api.Function
-	idOfType   api.Function
-	arena      uint32
-	free       int64 // may go negative, as Graph Node's i32 arena size does after a large object
-	typeIDs    map[uint32]uint32
-	call       func(fn api.Function, args ...uint64) []uint64
+	mem      api.Memory
+	allocate api.Function
+	idOfType api.Function
+	arena    uint32
+	free     int64 // may go negative, as Graph Node's i32 arena size does after a large object
+	typeIDs  map[uint32]uint32
+	call     func(fn api.Function, args ...uint64) []uint64
 }
 
 func (h *heap) typeID(index uint32) uint32 {

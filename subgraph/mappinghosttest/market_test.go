@@ -245,6 +245,24 @@ func TestV1MintAndExerciseInOneBlock(t *testing.T) {
 	}
 }
 
+// A transaction's input is copied into the mapping's memory: a large one
+// (a contract creation) must not overrun the host's arena into memory the
+// mapping allocates afterwards.
+func TestLargeTransactionInput(t *testing.T) {
+	c := newChain(t, nil)
+	c.tx.Input = make([]byte, 70_000)
+	for i := range c.tx.Input {
+		c.tx.Input[i] = byte(i)
+	}
+	for i := 0; i < 3; i++ {
+		c.emit("OptionMarketV2_0x501b", mV2, "LogOptionsMarketInitialized(address,address,address,address,address)",
+			"handleMarketInitializedV2", common.BigToAddress(big.NewInt(int64(100+i))), wethUSDC, pricing, feeTo, weth, usdc)
+	}
+	if n := len(c.store.All("Market")); n != 3 {
+		t.Fatalf("%d markets", n)
+	}
+}
+
 // When opData reverts the option still indexes, its range from its legs.
 func TestMintWithRevertingOpData(t *testing.T) {
 	calls := &marketCalls{t: t, data: map[string]opData{}}
