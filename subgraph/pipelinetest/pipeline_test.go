@@ -2,7 +2,9 @@ package pipelinetest
 
 import (
 	"bytes"
+	"context"
 	"math/big"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
 func e18(n int64) *big.Int {
@@ -198,6 +201,7 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	swap := pt.UniV3SwapData(p.Fee, big.NewInt(0))
 	part := new(big.Int).Div(half, big.NewInt(3))
 	rc, err = p.Exercise(lp, callID, []pt.ExerciseLeg{{Swapper: p.Swapper, SwapData: swap, Liquidity: part}})
+	rcDelegated := rc
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,12 +261,71 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	checkExercise(t, p, ix, rcs[1], other.Addr)
 	checkStrikes(t, p, ix, ranges)
 
+	// the gateway's own client, through the fake Graph Node serving the store
+	gatewayReads(t, p, ix, ranges, map[common.Address][]*types.Receipt{trader.Addr: {rcDelegated}, other.Addr: {rcs[1]}})
+
 	// every option the market minted or split is indexed, none left pending
 	if n := len(ix.Store.All("Option")); n != 4 {
 		t.Errorf("%d options indexed, want 4", n)
 	}
 	if pend := ix.Store.All("PendingUses"); len(pend) != 0 {
 		t.Errorf("uses left pending: %v", pend)
+	}
+}
+
+// gatewayReads runs the gateway's Strikes and ExerciseHistory documents
+// through its subgraph client against the fake Graph Node loaded from the
+// indexed store: ranges equal the handler's getter, and each owner's
+// history holds their exercises with the receipts' amounts.
+func gatewayReads(t *testing.T, p *pt.Protocol, ix *Indexer, ranges []pt.Range, exercised map[common.Address][]*types.Receipt) {
+	t.Helper()
+	srv := httptest.NewServer(ix.Serve())
+	defer srv.Close()
+	client := subgraph.New(srv.URL, subgraph.Options{PageSize: 2}) // several pages
+	strikes, meta, err := client.Strikes(context.Background(), subgraph.StrikesQuery{Pools: []common.Address{p.Pool}, TickLowerMin: -887272, TickLowerMax: 887272})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Block != p.Chain.BlockNumber() {
+		t.Errorf("_meta block %d, chain head %d", meta.Block, p.Chain.BlockNumber())
+	}
+	byTicks := map[[2]int]subgraph.Strike{}
+	for _, s := range strikes {
+		byTicks[[2]int{s.TickLower, s.TickUpper}] = s
+	}
+	for _, r := range ranges {
+		info := p.RangeInfo(r)
+		s, ok := byTicks[[2]int{r.TickLower, r.TickUpper}]
+		if info.TotalLiquidity.Sign() == 0 {
+			if ok {
+				t.Errorf("range [%d,%d] without liquidity served", r.TickLower, r.TickUpper)
+			}
+			continue
+		}
+		if !ok || s.TotalLiquidity.Cmp(info.TotalLiquidity) != 0 || s.UsedLiquidity.Cmp(info.LiquidityUsed) != 0 || s.Handler.Addr() != p.Handler {
+			t.Errorf("served range [%d,%d] %+v, handler getter total %s used %s", r.TickLower, r.TickUpper, s, info.TotalLiquidity, info.LiquidityUsed)
+		}
+	}
+	for owner, rcs := range exercised {
+		got, _, err := client.ExerciseHistory(context.Background(), subgraph.HistoryQuery{User: owner, Market: p.Market, First: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(rcs) {
+			t.Fatalf("%s: %d exercises served, want %d", owner, len(got), len(rcs))
+		}
+		for i, rc := range rcs {
+			ev := p.Find(rc, "LogExerciseOption")
+			e := got[len(got)-1-i] // newest first
+			if e.TotalProfit.Cmp(ev.Args["totalProfit"].(*big.Int)) != 0 || e.TotalAssetRelocked.Cmp(ev.Args["totalAssetRelocked"].(*big.Int)) != 0 ||
+				e.Option.TokenID.Cmp(ev.Args["tokenId"].(*big.Int)) != 0 || e.BlockNumber.Cmp(rc.BlockNumber) != 0 {
+				t.Errorf("%s exercise %d: served %+v, event %v", owner, i, e, ev.Args)
+			}
+			d := p.OpData(ev.Args["tokenId"].(*big.Int))
+			if e.Option.TickLower != d.TickLower || e.Option.TickUpper != d.TickUpper || e.Option.Expiry.Cmp(d.Expiry) != 0 || e.Option.IsCall != d.IsCall {
+				t.Errorf("%s exercise %d option %+v, opData %+v", owner, i, e.Option, d)
+			}
+		}
 	}
 }
 
