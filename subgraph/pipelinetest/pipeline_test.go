@@ -262,7 +262,9 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	checkStrikes(t, p, ix, ranges)
 
 	// the gateway's own client, through the fake Graph Node serving the store
-	gatewayReads(t, p, ix, ranges, map[common.Address][]*types.Receipt{trader.Addr: {rcDelegated}, other.Addr: {rcs[1]}})
+	exercised := map[common.Address][]*types.Receipt{trader.Addr: {rcDelegated}, other.Addr: {rcs[1]}}
+	gatewayReads(t, p, ix, ranges, exercised)
+	gatewayHistory(t, p, ix, exercised)
 
 	// every option the market minted or split is indexed, none left pending
 	if n := len(ix.Store.All("Option")); n != 4 {

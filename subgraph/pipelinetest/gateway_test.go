@@ -1,0 +1,106 @@
+package pipelinetest
+
+import (
+	"encoding/json"
+	"math"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
+)
+
+// gatewayHistory asks the gateway itself (configured with the fake Graph
+// Node over the indexed store as its subgraph, and the simulated node as
+// its RPC) for each owner's exercise history, and checks every record
+// against the receipts and the chain: amounts from LogExerciseOption, ttl
+// from opData, the exercise price from the swap the exercise made.
+func gatewayHistory(t *testing.T, p *pt.Protocol, ix *Indexer, exercised map[common.Address][]*types.Receipt) {
+	t.Helper()
+	sub := httptest.NewServer(ix.Serve())
+	defer sub.Close()
+	node := httptest.NewServer(RPCHandler(p.Chain.RPC()))
+	defer node.Close()
+	cfg := config.Default()
+	ch := cfg.Chains[42161]
+	ch.SubgraphURL, ch.RPCURL = sub.URL, node.URL
+	u, err := service.Connect(ch, service.ConnectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161},
+		Swappers: cfg.SwapperIDs(), CacheMaxEntries: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for owner, rcs := range exercised {
+		rec := httptest.NewRecorder()
+		gw.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathExerciseHistory+"?chainId=42161&first=10&skip=0&user="+owner.Hex()+"&optionMarket="+p.Market.Hex(), nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("history of %s: %d %s", owner, rec.Code, rec.Body)
+		}
+		var got []map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(rcs) {
+			t.Fatalf("history of %s: %d records, want %d: %s", owner, len(got), len(rcs), rec.Body)
+		}
+		for i, rc := range rcs {
+			r := got[len(got)-1-i]
+			var ex *pt.Event
+			var price *big.Int
+			for _, e := range p.Events(rc) {
+				e := e
+				if e.Name == "Swap" && e.Address == p.Pool {
+					price = e.Args["sqrtPriceX96"].(*big.Int)
+				}
+				if e.Name == "LogExerciseOption" {
+					ex = &e
+					break
+				}
+			}
+			id := ex.Args["tokenId"].(*big.Int)
+			d := p.OpData(id)
+			header, err := p.Chain.Client().HeaderByNumber(t.Context(), rc.BlockNumber)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := ix.Store.Get("Option", strings.ToLower(p.Market.Hex())+"-"+id.String())
+			wantTTL := new(big.Int).Sub(d.Expiry, o["mintTimestamp"].Big).Int64()
+			want := map[string]any{
+				"optionId": id.String(), "profit": ex.Args["totalProfit"].(*big.Int).String(),
+				"size": ex.Args["totalAssetRelocked"].(*big.Int).String(), "premium": o["premium"].Big.String(),
+				"timestamp": big.NewInt(int64(header.Time)).String(), "txHash": strings.ToLower(rc.TxHash.Hex()),
+				"type": map[bool]string{true: "call", false: "put"}[d.IsCall], "ttl": float64(wantTTL),
+			}
+			for k, v := range want {
+				g := r[k]
+				if s, ok := g.(string); ok && k == "txHash" {
+					g = strings.ToLower(s)
+				}
+				if g != v {
+					t.Errorf("%s record %d: %s = %v, want %v", owner, i, k, r[k], v)
+				}
+			}
+			// put-asset units per call asset, from the swap's sqrtPriceX96
+			sp, _ := new(big.Float).Quo(new(big.Float).SetInt(price), new(big.Float).SetInt(new(big.Int).Lsh(big.NewInt(1), 96))).Float64()
+			raw := sp * sp // token1 per token0, raw units
+			if p.CallAsset == p.Token1 {
+				raw = 1 / raw
+			}
+			wantPrice := raw * math.Pow(10, float64(int(p.CallDecimals)-int(p.PutDecimals)))
+			if gotPrice, _ := r["exercisePrice"].(float64); math.Abs(gotPrice-wantPrice) > 1e-9*wantPrice {
+				t.Errorf("%s record %d: exercisePrice %v, want %v", owner, i, r["exercisePrice"], wantPrice)
+			}
+		}
+	}
+}
