@@ -8,48 +8,55 @@ import { readFileSync, writeFileSync } from 'node:fs';
 
 const networks = JSON.parse(readFileSync(new URL('./networks.json', import.meta.url)));
 
-const kinds = {
-  market2: {
-    file: './src/market.ts',
-    abi: 'DopexV2OptionMarketV2',
-    entities: ['Market', 'Pool', 'Option', 'OptionLeg', 'Purchase', 'Exercise', 'ExerciseDelegate', 'MarketDayData'],
-    events: [
-      ['LogOptionsMarketInitialized(address,address,address,address,address)', 'handleMarketInitializedV2'],
-      ['LogMintOption(address,uint256,bool,uint256,uint256,uint256)', 'handleMintOptionV2'],
+// The events V1 and V2 share (same signatures); only LogMintOption differs.
+const marketEvents = [
       ['LogExerciseOption(address,uint256,uint256,uint256)', 'handleExerciseOption'],
       ['LogSettleOption(address,uint256)', 'handleSettleOption'],
       ['LogSplitOption(address,uint256,uint256,address)', 'handleSplitOption'],
       ['LogUpdateExerciseDelegate(address,address,bool)', 'handleUpdateExerciseDelegate'],
       ['Transfer(indexed address,indexed address,indexed uint256)', 'handleTransfer'],
+];
+const marketEntities = ['Market', 'Pool', 'Option', 'OptionLeg', 'Purchase', 'Exercise', 'ExerciseDelegate', 'MarketDayData'];
+// The events the V1 and V2 handlers share; mint and burn differ (V2 adds the hook).
+const handlerEvents = [
+      ['LogFeeCompound(address,address,uint256,int24,int24,uint128)', 'handleFeeCompound'],
+      ['LogUsePosition(uint256,uint128)', 'handleUsePosition'],
+      ['LogUnusePosition(uint256,uint128)', 'handleUnusePosition'],
+      ['LogDonation(uint256,uint128)', 'handleDonation'],
+];
+const handlerEntities = ['Strike', 'StrikeRef', 'Pool', 'DailyDonation', 'DailyFeeCompound', 'PendingUses'];
+
+const kinds = {
+  market2: {
+    file: './src/market.ts',
+    abi: 'DopexV2OptionMarketV2',
+    entities: marketEntities,
+    events: [
+      ['LogOptionsMarketInitialized(address,address,address,address,address)', 'handleMarketInitializedV2'],
+      ['LogMintOption(address,uint256,bool,uint256,uint256,uint256)', 'handleMintOptionV2'],
+      ...marketEvents,
     ],
     calls: true,
   },
   market1: {
     file: './src/market.ts',
     abi: 'DopexV2OptionMarket',
-    entities: ['Market', 'Pool', 'Option', 'OptionLeg', 'Purchase', 'Exercise', 'ExerciseDelegate', 'MarketDayData'],
+    entities: marketEntities,
     events: [
       ['LogOptionsMarketInitialized(address,address,address,address,address)', 'handleMarketInitializedV1'],
       ['LogMintOption(address,uint256,bool,uint256,uint256)', 'handleMintOptionV1'],
-      ['LogExerciseOption(address,uint256,uint256,uint256)', 'handleExerciseOption'],
-      ['LogSettleOption(address,uint256)', 'handleSettleOption'],
-      ['LogSplitOption(address,uint256,uint256,address)', 'handleSplitOption'],
-      ['LogUpdateExerciseDelegate(address,address,bool)', 'handleUpdateExerciseDelegate'],
-      ['Transfer(indexed address,indexed address,indexed uint256)', 'handleTransfer'],
+      ...marketEvents,
     ],
     calls: true,
   },
   handler2: {
     file: './src/handler.ts',
     abi: 'UniswapV3SingleTickLiquidityHandlerV2',
-    entities: ['Strike', 'StrikeRef', 'Pool', 'DailyDonation', 'DailyFeeCompound', 'PendingUses'],
+    entities: handlerEntities,
     events: [
       ['LogMintedPosition(uint256,uint128,address,address,address,int24,int24)', 'handleMintedPositionV2'],
       ['LogBurnedPosition(uint256,uint128,address,address,address,int24,int24)', 'handleBurnedPositionV2'],
-      ['LogFeeCompound(address,address,uint256,int24,int24,uint128)', 'handleFeeCompound'],
-      ['LogUsePosition(uint256,uint128)', 'handleUsePosition'],
-      ['LogUnusePosition(uint256,uint128)', 'handleUnusePosition'],
-      ['LogDonation(uint256,uint128)', 'handleDonation'],
+      ...handlerEvents,
       ['LogReservedLiquidity(uint256,uint128,address)', 'handleReservedLiquidity'],
       ['LogWithdrawReservedLiquidity(uint256,uint128,address)', 'handleWithdrawReservedLiquidity'],
     ],
@@ -57,14 +64,11 @@ const kinds = {
   handler1: {
     file: './src/handler.ts',
     abi: 'UniswapV3SingleTickLiquidityHandler',
-    entities: ['Strike', 'StrikeRef', 'Pool', 'DailyDonation', 'DailyFeeCompound', 'PendingUses'],
+    entities: handlerEntities,
     events: [
       ['LogMintedPosition(uint256,uint128,address,address,int24,int24)', 'handleMintedPositionV1'],
       ['LogBurnedPosition(uint256,uint128,address,address,int24,int24)', 'handleBurnedPositionV1'],
-      ['LogFeeCompound(address,address,uint256,int24,int24,uint128)', 'handleFeeCompound'],
-      ['LogUsePosition(uint256,uint128)', 'handleUsePosition'],
-      ['LogUnusePosition(uint256,uint128)', 'handleUnusePosition'],
-      ['LogDonation(uint256,uint128)', 'handleDonation'],
+      ...handlerEvents,
     ],
   },
   pool: {

@@ -56,18 +56,7 @@ func gatewayHistory(t *testing.T, p *pt.Protocol, ix *Indexer, exercised map[com
 		}
 		for i, rc := range rcs {
 			r := got[len(got)-1-i]
-			var ex *pt.Event
-			var price *big.Int
-			for _, e := range p.Events(rc) {
-				e := e
-				if e.Name == "Swap" && e.Address == p.Pool {
-					price = e.Args["sqrtPriceX96"].(*big.Int)
-				}
-				if e.Name == "LogExerciseOption" {
-					ex = &e
-					break
-				}
-			}
+			ex, price := exerciseIn(t, p, rc)
 			id := ex.Args["tokenId"].(*big.Int)
 			d := p.OpData(id)
 			header, err := p.Chain.Client().HeaderByNumber(t.Context(), rc.BlockNumber)

@@ -68,26 +68,33 @@ func checkOption(t *testing.T, p *pt.Protocol, ix *Indexer, id *big.Int, state s
 	}
 }
 
-// checkExercise: the Exercise of a receipt carries the event's amounts, the
-// transaction's sender, and the prime pool's price after the exercise's own
-// swap (the receipt's last Swap of that pool before LogExerciseOption).
-func checkExercise(t *testing.T, p *pt.Protocol, ix *Indexer, rc *types.Receipt, sender common.Address) {
+// exerciseIn is a receipt's LogExerciseOption and the prime pool's price
+// after the exercise's own swap (the last Swap of that pool before it).
+func exerciseIn(t *testing.T, p *pt.Protocol, rc *types.Receipt) (*pt.Event, *big.Int) {
 	t.Helper()
 	var price *big.Int
-	var ex *pt.Event
 	for _, e := range p.Events(rc) {
 		e := e
 		if e.Name == "Swap" && e.Address == p.Pool {
 			price = e.Args["sqrtPriceX96"].(*big.Int)
 		}
 		if e.Name == "LogExerciseOption" {
-			ex = &e
-			break
+			if price == nil {
+				t.Fatal("an exercise without a swap in the prime pool")
+			}
+			return &e, price
 		}
 	}
-	if ex == nil || price == nil {
-		t.Fatalf("receipt without a swap and LogExerciseOption")
-	}
+	t.Fatal("receipt without LogExerciseOption")
+	return nil, nil
+}
+
+// checkExercise: the Exercise of a receipt carries the event's amounts, the
+// transaction's sender, and the prime pool's price after the exercise's own
+// swap (the receipt's last Swap of that pool before LogExerciseOption).
+func checkExercise(t *testing.T, p *pt.Protocol, ix *Indexer, rc *types.Receipt, sender common.Address) {
+	t.Helper()
+	ex, price := exerciseIn(t, p, rc)
 	x := ix.Store.Get("Exercise", strings.ToLower(rc.TxHash.Hex())+"-"+big.NewInt(int64(ex.Log.Index)).String())
 	if x == nil {
 		t.Fatalf("no Exercise for %s", rc.TxHash)

@@ -61,25 +61,32 @@ function day(market: Address, block: ethereum.Block): MarketDayData {
   return d;
 }
 
+// An open option created by e (a mint or a split) for owner; the caller
+// sets its terms and amounts.
+function newOption(e: ethereum.Event, tokenId: BigInt, owner: Address, isCall: boolean): Option {
+  const option = new Option(optionID(e.address, tokenId));
+  option.market = e.address;
+  option.tokenId = tokenId;
+  option.minter = owner;
+  option.owner = owner;
+  option.state = 'Open';
+  option.isCall = isCall;
+  option.mintTimestamp = e.block.timestamp;
+  option.mintTxHash = e.transaction.hash;
+  option.exerciseCount = 0;
+  return option;
+}
+
 // A mintOption: the option, its legs (the handler LogUsePosition events of
 // the transaction since the previous LogMintOption), the purchase and the
 // day's sums. opData(tokenId) is written in this transaction and never again,
 // so reading it at the end of the block reads what the mint wrote.
 function minted(e: ethereum.Event, user: Address, tokenId: BigInt, isCall: boolean, premium: BigInt, withdrawn: BigInt, fees: BigInt): void {
   const id = optionID(e.address, tokenId);
-  const option = new Option(id);
-  option.market = e.address;
-  option.tokenId = tokenId;
-  option.minter = user;
-  option.owner = user;
-  option.state = 'Open';
-  option.isCall = isCall;
+  const option = newOption(e, tokenId, user, isCall);
   option.premium = premium;
   option.protocolFees = fees;
   option.totalAssetWithdrawn = withdrawn;
-  option.mintTimestamp = e.block.timestamp;
-  option.mintTxHash = e.transaction.hash;
-  option.exerciseCount = 0;
 
   const pending = takePendingUses(e.transaction.hash);
   let lowest = 0;
@@ -206,13 +213,7 @@ export function handleSplitOption(e: LogSplitOption): void {
     log.error('LogSplitOption of unknown option {}', [optionID(e.address, e.params.tokenId)]);
     return;
   }
-  const option = new Option(optionID(e.address, e.params.newTokenId));
-  option.market = e.address;
-  option.tokenId = e.params.newTokenId;
-  option.minter = e.params.to;
-  option.owner = e.params.to;
-  option.state = 'Open';
-  option.isCall = parent.isCall;
+  const option = newOption(e, e.params.newTokenId, e.params.to, parent.isCall);
   option.tickLower = parent.tickLower;
   option.tickUpper = parent.tickUpper;
   option.expiry = parent.expiry;
@@ -220,9 +221,6 @@ export function handleSplitOption(e: LogSplitOption): void {
   option.protocolFees = ZERO;
   option.totalAssetWithdrawn = ZERO;
   option.splitFrom = parent.id;
-  option.mintTimestamp = e.block.timestamp;
-  option.mintTxHash = e.transaction.hash;
-  option.exerciseCount = 0;
   option.save();
 }
 
