@@ -57,11 +57,11 @@ func newChain(t *testing.T, call Call) *chain {
 		return next(to, data, block)
 	}
 	for _, ds := range []string{"HandlerV2_uniswap", "HandlerV2_pancake", "HandlerV1_uniswap", "OptionMarketV2_0x501b", "OptionMarketV1_0x764f", "Pool"} {
-		path, err := WasmPath(ds)
+		src, err := LoadDataSource(ds)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := New(context.Background(), path, store, Options{Call: call})
+		h, err := New(context.Background(), src.Wasm, store, Options{Call: call, ABIs: src.ABIs})
 		if err != nil {
 			t.Fatal(err)
 		}
