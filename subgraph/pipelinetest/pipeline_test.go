@@ -112,9 +112,11 @@ func checkExercise(t *testing.T, p *pt.Protocol, ix *Indexer, rc *types.Receipt,
 
 // One market's life on the simulated EVM, indexed by the compiled mappings:
 // a call and a put, a fee compound, a split, a transfer, a partial exercise
-// by a delegate, the split option's exercise by its owner, a reservation
-// and its withdrawal, the unuse overflow branch, and a mint and an exercise
-// in one block. After each stage every range equals the handler's getter.
+// by a delegate, a reservation, the unuse overflow branch, a mint and an
+// exercise (of the split option, by its owner) in one block, and the put's
+// exercise. After each stage every range equals the handler's getter; at
+// the end the gateway's client and the gateway itself read the store
+// through the fake Graph Node.
 func TestPipelineNormalMarket(t *testing.T) { pipeline(t, pt.Config{}) }
 
 // The same on an inverted market (the call asset is token1).
@@ -157,7 +159,7 @@ func pipeline(t *testing.T, cfg pt.Config) {
 		t.Fatal(err)
 	}
 	tl, tu = rPut.TickLower, rPut.TickUpper
-	putID, _, err := p.Buy(buyer, pt.Option{IsCall: false, TickLower: tl, TickUpper: tu, TTL: 7 * 3600, Legs: []pt.Leg{{Range: rPut, Liquidity: new(big.Int).Div(lPut, big.NewInt(2))}}})
+	putID, rcPutMint, err := p.Buy(buyer, pt.Option{IsCall: false, TickLower: tl, TickUpper: tu, TTL: 7 * 3600, Legs: []pt.Leg{{Range: rPut, Liquidity: new(big.Int).Div(lPut, big.NewInt(2))}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,10 +271,23 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	checkExercise(t, p, ix, rcs[1], other.Addr)
 	checkStrikes(t, p, ix, ranges)
 
+	// the price swings through the put range: the put's owner exercises it
+	if _, err := p.SwapToTick(trader, p.Fee, tick+putSide*300); err != nil {
+		t.Fatal(err)
+	}
+	rcPut, err := p.Exercise(buyer, putID, []pt.ExerciseLeg{{Swapper: p.Swapper, SwapData: swap, Liquidity: new(big.Int).Div(lPut, big.NewInt(2))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Sync()
+	checkExercise(t, p, ix, rcPut, buyer.Addr)
+	checkOption(t, p, ix, putID, "Exercised")
+	checkStrikes(t, p, ix, ranges)
+
 	// the gateway's own client, through the fake Graph Node serving the store
-	exercised := map[common.Address][]*types.Receipt{trader.Addr: {rcDelegated}, other.Addr: {rcs[1]}}
+	exercised := map[common.Address][]*types.Receipt{trader.Addr: {rcDelegated}, other.Addr: {rcs[1]}, buyer.Addr: {rcPut}}
 	gatewayReads(t, p, ix, ranges, exercised)
-	created := map[string]*types.Receipt{callID.String(): rcCallMint, splitID.String(): rcSplit}
+	created := map[string]*types.Receipt{callID.String(): rcCallMint, splitID.String(): rcSplit, putID.String(): rcPutMint}
 	gatewayHistory(t, p, ix, exercised, created)
 	checkDaily(t, p, ix)
 
