@@ -15,7 +15,9 @@ func (h head) BlockNumber(context.Context) (uint64, error) { return uint64(h), n
 
 type meta uint64
 
-func (m meta) Meta(context.Context) (subgraph.Meta, error) { return subgraph.Meta{Block: uint64(m)}, nil }
+func (m meta) Meta(context.Context) (subgraph.Meta, error) {
+	return subgraph.Meta{Block: uint64(m)}, nil
+}
 
 // Readiness asks the probes the upstreams declare; a configured chain
 // that declares no head probe (or no subgraph probe) is not ready, rather
