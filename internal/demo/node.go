@@ -24,7 +24,7 @@ import (
 // request that is not an eth_call, or a call never answered, is replayed
 // from the cassette as recorded or fails with problem.ErrNotRecorded.
 type node struct {
-	exact http.RoundTripper   // the cassette, request by request
+	exact http.RoundTripper     // the cassette, request by request
 	calls map[string]callAnswer // by callKey(target, data)
 }
 
