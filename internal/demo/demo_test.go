@@ -23,7 +23,7 @@ func post(t *testing.T, rt http.RoundTripper, op string, vars map[string]any) (m
 	raw, _ := io.ReadAll(resp.Body)
 	var out struct {
 		Data   map[string]json.RawMessage `json:"data"`
-		Errors []struct{ Message string }  `json:"errors"`
+		Errors []struct{ Message string } `json:"errors"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("%d %s: %v", resp.StatusCode, raw, err)
