@@ -7,7 +7,6 @@ import (
 	"math/big"
 	"net/http"
 	"sort"
-	"strings"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/replay"
@@ -237,19 +236,8 @@ func intArg(v map[string]any, name string, max int) (int, error) {
 
 // graphAnswer is Graph Node's answer: data, or errors, in an HTTP 200.
 func graphAnswer(r *http.Request, data map[string]any, errMsg string) (*http.Response, error) {
-	var body []byte
-	var err error
 	if errMsg != "" {
-		body, err = json.Marshal(map[string]any{"errors": []map[string]string{{"message": errMsg}}})
-	} else {
-		body, err = json.Marshal(map[string]any{"data": data})
+		return replay.JSONAnswer(r, map[string]any{"errors": []map[string]string{{"message": errMsg}}})
 	}
-	if err != nil {
-		return nil, err
-	}
-	return &http.Response{
-		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(string(body))),
-		ContentLength: int64(len(body)), Request: r,
-	}, nil
+	return replay.JSONAnswer(r, map[string]any{"data": data})
 }

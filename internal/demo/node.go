@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -223,18 +222,8 @@ func (n *node) RoundTrip(req *http.Request) (*http.Response, error) {
 		res, _ := json.Marshal(hexutil.Bytes(ret))
 		out[i] = rpcMessage{JSONRPC: "2.0", ID: m.ID, Result: res}
 	}
-	var resp []byte
 	if batch {
-		resp, err = json.Marshal(out)
-	} else {
-		resp, err = json.Marshal(out[0])
+		return replay.JSONAnswer(req, out)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return &http.Response{
-		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(string(resp))),
-		ContentLength: int64(len(resp)), Request: req,
-	}, nil
+	return replay.JSONAnswer(req, out[0])
 }
