@@ -80,10 +80,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		logger.Warn("could not confirm the rpc node's chain id at start", "chainId", id, "error", problem.Scrub(cerr.Error()))
 	}
 
-	ln, err := net.Listen("tcp", cfg.Listen)
+	rawLn, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
 	}
+	// net/http's own answers (unparseable request, HTTP version, Host,
+	// oversized headers) leave in the JSON error shape too.
+	var ln net.Listener = jsonErrorListener{rawLn}
 	hs := httpServer(srv, cfg.RequestTimeout.D())
 	printBanner(stdout, ln.Addr().String(), modes)
 	if gogc, limit, ok := tuneGC(getenv, cfg.CacheMaxBytes); ok {
@@ -158,7 +161,7 @@ func httpServer(h http.Handler, requestTimeout time.Duration) *http.Server {
 		IdleTimeout:       2 * time.Minute,
 		// Above the gateway's own bound, which it answers in the JSON
 		// shape (gateway.MaxHeaderBytes); past this net/http answers 431
-		// in text before any handler runs.
+		// before any handler runs, made JSON by jsonErrorListener.
 		MaxHeaderBytes: 4 * gateway.MaxHeaderBytes,
 		// OPTIONS * reaches the gateway (a JSON 404) instead of net/http's
 		// empty 200.

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -10,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -301,5 +304,63 @@ func TestRPCOfAnotherChainStopsTheStart(t *testing.T) {
 	err := run(context.Background(), []string{"-listen", "127.0.0.1:0"}, func(k string) string { return env[k] }, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "CLAMM_CHAIN_42161_RPC_URL") || !strings.Contains(err.Error(), "chain 1,") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// Answers net/http writes itself on the connection, before any handler
+// exists, leave in the JSON error shape with net/http's status and a
+// Content-Length that matches the body.
+func TestNetHTTPOwnAnswersAreJSON(t *testing.T) {
+	base, _, _, stop := start(t, map[string]string{})
+	defer stop()
+	addr := strings.TrimPrefix(base, "http://")
+	for _, c := range []struct {
+		name, request, status, code string
+	}{
+		{"garbage request line", "NOT A REQUEST\r\n\r\n", "400", "MALFORMED_REQUEST"},
+		{"HTTP/9.9", "GET / HTTP/9.9\r\nHost: x\r\n\r\n", "505", "MALFORMED_REQUEST"},
+		{"no Host on HTTP/1.1", "GET /healthz HTTP/1.1\r\n\r\n", "400", "MALFORMED_REQUEST"},
+		{"header fields over net/http's bound", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + strings.Repeat("a", 80<<10) + "\r\n\r\n", "431", "HEADERS_TOO_LARGE"},
+	} {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.WriteString(conn, c.request)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			conn.Close()
+			continue
+		}
+		body, _ := io.ReadAll(resp.Body)
+		conn.Close()
+		var e struct {
+			Error struct{ Code, Message string }
+		}
+		if got := strconv.Itoa(resp.StatusCode); got != c.status || resp.Header.Get("Content-Type") != "application/json" ||
+			resp.ContentLength != int64(len(body)) || json.Unmarshal(body, &e) != nil || e.Error.Code != c.code || e.Error.Message == "" {
+			t.Errorf("%s: %d %v %s", c.name, resp.StatusCode, resp.Header, body)
+		}
+	}
+	// An ordinary answer passes untouched.
+	resp, err := http.Get(base + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%v %v", resp, err)
+	}
+	resp.Body.Close()
+}
+
+// Only net/http's own signature is rewritten.
+func TestRewriteRawErrorLeavesOtherWritesAlone(t *testing.T) {
+	for _, p := range []string{
+		"HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\nok",
+		"HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n\r\n{}",
+		`{"error":{"code":"X"}}`,
+		"",
+	} {
+		if _, ok := rewriteRawError([]byte(p)); ok {
+			t.Errorf("rewrote %q", p)
+		}
 	}
 }

@@ -43,6 +43,11 @@ var (
 	MethodNotAllowed = declare("METHOD_NOT_ALLOWED", KindMethodNotAllowed, "anything but GET/HEAD")
 	RateLimited      = declare("RATE_LIMITED", KindRateLimited, "the client is over its rate limit")
 	HeadersTooLarge  = declare("HEADERS_TOO_LARGE", KindHeaderTooLarge, "the request's header fields are over 16 KiB")
+	// MalformedRequest is written by the listener, not a handler: net/http
+	// refuses such a request before routing, with its own status (400, or
+	// 505 for an HTTP version other than 1.x, 501 for a Transfer-Encoding
+	// it does not support), which the answer keeps.
+	MalformedRequest = declare("MALFORMED_REQUEST", KindInvalidArgument, "the request is not HTTP/1.x the server can parse: request line, Host or header syntax (400); HTTP version (505); Transfer-Encoding (501)")
 	// ClientClosed is never sent: it names, in the access log and metrics,
 	// a request whose client hung up before its answer was ready.
 	ClientClosed = declare("CLIENT_CLOSED", KindClientClosed, "the client hung up before its answer was ready; logged and counted as 499, never sent")

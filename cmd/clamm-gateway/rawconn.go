@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"strconv"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// net/http answers some requests itself, on the raw connection, before any
+// handler exists for them: a request line it cannot parse, an HTTP version
+// it does not speak, a missing or malformed Host, header fields past
+// MaxHeaderBytes, an unsupported Transfer-Encoding. Each is one write of
+// the form "HTTP/1.1 <code> <text>[: <reason>]" + rawErrorHeaders + a text
+// body (net/http server.go, conn.serve). jsonErrorListener recognises
+// exactly that signature and rewrites it into the gateway's JSON error
+// shape, so every answer the process writes has one shape. Every other
+// write passes through after a prefix compare that fails on the first
+// bytes ("HTTP/1.1 200 OK\r\nCache-Control..." differs from rawErrorHeaders
+// right after the status line).
+const rawErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+
+type jsonErrorListener struct{ net.Listener }
+
+func (l jsonErrorListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return jsonErrorConn{c}, nil
+}
+
+type jsonErrorConn struct{ net.Conn }
+
+func (c jsonErrorConn) Write(p []byte) (int, error) {
+	if out, ok := rewriteRawError(p); ok {
+		if _, err := c.Conn.Write(out); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return c.Conn.Write(p)
+}
+
+// rewriteRawError returns the JSON answer for one of net/http's own text
+// error answers, and false for anything else.
+func rewriteRawError(p []byte) ([]byte, bool) {
+	const proto = "HTTP/1.1 "
+	if len(p) < len(proto)+3+len(rawErrorHeaders) || string(p[:len(proto)]) != proto {
+		return nil, false
+	}
+	end := bytes.Index(p, []byte("\r\n"))
+	if end < 0 || !bytes.HasPrefix(p[end:], []byte(rawErrorHeaders)) {
+		return nil, false
+	}
+	statusLine := string(p[len(proto):end]) // "400 Bad Request: missing required Host header"
+	status, err := strconv.Atoi(statusLine[:3])
+	if err != nil || status < 400 || status > 599 {
+		return nil, false
+	}
+	code, msg := problem.MalformedRequest, "the request is not HTTP/1.x the gateway can parse"
+	if status == 431 {
+		code, msg = problem.HeadersTooLarge, "request header fields over the server's limit"
+	}
+	if _, reason, ok := bytes.Cut([]byte(statusLine), []byte(": ")); ok {
+		msg = string(reason) // net/http's own constant texts, never client bytes
+	} else if status == 501 {
+		msg = "unsupported transfer encoding"
+	}
+	type detail struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}
+	body, _ := json.Marshal(struct {
+		Error detail `json:"error"`
+	}{detail{code.Name(), msg}})
+	var b bytes.Buffer
+	b.WriteString(proto)
+	b.WriteString(strconv.Itoa(status))
+	b.WriteByte(' ')
+	if i := bytes.IndexByte([]byte(statusLine), ':'); i > 0 {
+		b.WriteString(statusLine[4:i])
+	} else if len(statusLine) > 4 {
+		b.WriteString(statusLine[4:])
+	}
+	b.WriteString("\r\nContent-Type: application/json\r\nCache-Control: no-store\r\nContent-Length: ")
+	b.WriteString(strconv.Itoa(len(body)))
+	b.WriteString("\r\nConnection: close\r\n\r\n")
+	b.Write(body)
+	return b.Bytes(), true
+}
