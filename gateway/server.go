@@ -3,8 +3,6 @@ package gateway
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,6 +70,11 @@ type Options struct {
 	// still be served while it is refreshed, or while refreshes fail.
 	// Prepared exercises are never served stale: their quotes would be.
 	StaleGrace time.Duration
+	// Shared, if set, is the response cache's second tier, shared with
+	// other replicas: read on a local miss, written by fills, and the
+	// holder of each key's fleet-wide fill lease. Local hits never touch
+	// it.
+	Shared SharedTier
 }
 
 // Server is the gateway's http.Handler.
@@ -143,14 +146,21 @@ func New(opts Options) (*Server, error) {
 		opts:         opts,
 		chains:       map[uint64]bool{},
 		routeMetrics: map[string]*metrics.Route{},
-		responses: cache.New[entry](cache.Options{
-			MaxEntries: opts.CacheMaxEntries, MaxBytes: opts.CacheMaxBytes, FillTimeout: opts.RequestTimeout,
-			Size: func(v any) int64 { return int64(len(v.(entry).body)) + entryOverhead },
-			OnRefreshError: func(key string, err error) {
-				opts.Logger.Warn("background refresh failed; serving stale", "key", key, "error", opts.Redact(err.Error()))
-			},
-		}),
 	}
+	copts := cache.Options{
+		MaxEntries: opts.CacheMaxEntries, MaxBytes: opts.CacheMaxBytes, FillTimeout: opts.RequestTimeout,
+		Size: func(v any) int64 { return int64(len(v.(entry).body)) + entryOverhead },
+		OnRefreshError: func(key string, err error) {
+			opts.Logger.Warn("background refresh failed; serving stale", "key", key, "error", opts.Redact(err.Error()))
+		},
+	}
+	if opts.Shared != nil {
+		copts.Shared, copts.Codec = opts.Shared, entryCodec{}
+		if opts.Metrics != nil {
+			opts.Metrics.SharedCache(s.sharedStats)
+		}
+	}
+	s.responses = cache.New[entry](copts)
 	for _, id := range opts.ChainIDs {
 		s.chains[id] = true
 	}
@@ -322,13 +332,7 @@ func encode(v any, block uint64) (entry, error) {
 	if err != nil {
 		return entry{}, fmt.Errorf("encode response: %w", err)
 	}
-	sum := sha256.Sum256(body)
-	e := entry{body: body, contentLength: []string{strconv.Itoa(len(body))},
-		etag: []string{`"` + hex.EncodeToString(sum[:16]) + `"`}}
-	if block > 0 {
-		e.blockHeader = []string{strconv.FormatUint(block, 10)}
-	}
-	return e, nil
+	return newEntry(body, block, etagOf(body)), nil
 }
 
 // marshal is json.Marshal without HTML escaping: responses are JSON for

@@ -172,6 +172,9 @@ func (t *Tier) listen() {
 // Stats reports the failure counters.
 func (t *Tier) Stats() Stats { return Stats{Errors: t.errs.Load(), Skipped: t.skipped.Load()} }
 
+// Failures is Stats for callers that do not import this package.
+func (t *Tier) Failures() (errs, skipped int64) { return t.errs.Load(), t.skipped.Load() }
+
 // Degraded reports whether the tier is backing off after a failure, and
 // the failure. The text names the error's kind, never the URL.
 func (t *Tier) Degraded() (bool, string) {
@@ -184,11 +187,14 @@ func (t *Tier) Degraded() (bool, string) {
 	return false, ""
 }
 
-// Ping checks Redis now, even while the tier is down (for /readyz): a
-// success ends the back-off early, a failure is recorded like any
-// command's.
+// Ping checks Redis now, even while the tier is down (for /readyz), with a
+// write (a short-lived probe key), since a full Redis still answers PING
+// but refuses what a fill needs. A success ends the back-off early, a
+// failure is recorded like any command's.
 func (t *Tier) Ping(ctx context.Context) error {
-	return t.try(ctx, func(ctx context.Context) error { return t.client.Ping(ctx).Err() })
+	return t.try(ctx, func(ctx context.Context) error {
+		return t.client.Set(ctx, t.opts.Prefix+"probe", "1", time.Second).Err()
+	})
 }
 
 // do runs one Redis round trip under OpTimeout, unless the tier is down.
