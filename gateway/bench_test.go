@@ -53,7 +53,7 @@ func wideScenario(b *testing.B, n int) *scenario.Scenario {
 	return sc
 }
 
-func benchServer(b *testing.B, sc *scenario.Scenario) *gateway.Server {
+func benchServer(b *testing.B, sc *scenario.Scenario, adjust ...func(*gateway.Options)) *gateway.Server {
 	f := scenario.NewFakes(sc)
 	cfg := config.Default()
 	ch := cfg.Chains[42161]
@@ -62,9 +62,13 @@ func benchServer(b *testing.B, sc *scenario.Scenario) *gateway.Server {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161},
+	opts := gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161},
 		Swappers: cfg.SwapperIDs(), CacheMaxEntries: 1000, CacheMaxBytes: 1 << 30, StrikesTTL: 1 << 62, HistoryTTL: 1 << 62, PrepareTTL: 1 << 62,
-		Metrics: metrics.New(), AccessLog: io.Discard}) // as deployed: metrics and access log on
+		Metrics: metrics.New(), AccessLog: io.Discard} // as deployed: metrics and access log on
+	for _, a := range adjust {
+		a(&opts)
+	}
+	srv, err := gateway.New(opts)
 	if err != nil {
 		b.Fatal(err)
 	}
