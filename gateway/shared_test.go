@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -382,5 +383,43 @@ func TestCorruptSharedRecordIsMiss(t *testing.T) {
 		if b.sharedMetric(t, `clamm_cache_shared_results_total{result="undecodable"}`) != 1 {
 			t.Fatal("not counted as undecodable")
 		}
+	}
+}
+
+// With the tier on, a local hit stays what it was: no Redis command and
+// one allocation (the cache key).
+func TestLocalHitLeavesRedisAlone(t *testing.T) {
+	rds := redistest.Start(t)
+	f := newFakesOnly(t)
+	r := newReplica(t, f, f.Subgraph, rds.URL(), redistier.Options{}, nil)
+	if rec := get(t, r.srv, strikes); rec.Code != http.StatusOK {
+		t.Fatalf("%d", rec.Code)
+	}
+	commands := func() string {
+		stats, err := rds.Do("INFO", "commandstats")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The data commands only: INFO counts itself.
+		return fmt.Sprint(regexp.MustCompile(`cmdstat_(get|set|evalsha|eval|publish|pexpire):calls=\d+`).FindAllString(stats, -1))
+	}
+	before := commands()
+	if !strings.Contains(before, "evalsha") {
+		t.Fatalf("the fill's commands are not counted: %s", before)
+	}
+	req := httptest.NewRequest(http.MethodGet, strikes, nil)
+	w := &discard{h: http.Header{}}
+	allocs := testing.AllocsPerRun(200, func() {
+		clear(w.h)
+		r.srv.ServeHTTP(w, req)
+	})
+	if w.h.Get("X-Cache") != "HIT" {
+		t.Fatalf("not a hit: %v", w.h)
+	}
+	if after := commands(); after != before {
+		t.Fatalf("local hits sent Redis commands: %s -> %s", before, after)
+	}
+	if allocs > 1 {
+		t.Fatalf("%.1f allocations per local hit with the tier on, want 1", allocs)
 	}
 }
