@@ -114,6 +114,20 @@ func (r *replica) sharedMetric(t *testing.T, series string) int64 {
 	return int64(v)
 }
 
+// redisLink is a toxiproxy between a replica and Redis, to cut or slow
+// that replica's connection alone.
+func redisLink(t *testing.T, rds *redistest.Server) *toxiproxy.Proxy {
+	t.Helper()
+	zerolog.SetGlobalLevel(zerolog.Disabled) // toxics log through zerolog's global logger
+	tp := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
+	link := toxiproxy.NewProxy(tp, "redis", "127.0.0.1:0", rds.Addr)
+	if err := link.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(link.Stop)
+	return link
+}
+
 // oneFillCost is what one strikes-chain fill asks of the subgraph: a
 // fresh gateway without Redis on fresh fakes, asked once.
 func oneFillCost(t *testing.T) int64 {
@@ -238,12 +252,7 @@ func TestDeadLeaseHolderIsTakenOver(t *testing.T) {
 	f := newFakesOnly(t)
 	g := newGate(f.Subgraph, true) // the first fill (the holder's) hangs
 	defer g.release()
-	zerolog.SetGlobalLevel(zerolog.Disabled)
-	tp := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
-	holderLink := toxiproxy.NewProxy(tp, "redis-a", "127.0.0.1:0", rds.Addr)
-	if err := holderLink.Start(); err != nil {
-		t.Fatal(err)
-	}
+	holderLink := redisLink(t, rds)
 	to := redistier.Options{LeaseTTL: 400 * time.Millisecond}
 	holder := newReplica(t, f, g, "redis://"+holderLink.Listen, to, func(o *gateway.Options) { o.RequestTimeout = 10 * time.Second })
 	others := []*replica{newReplica(t, f, g, rds.URL(), to, nil), newReplica(t, f, g, rds.URL(), to, nil)}
@@ -305,16 +314,10 @@ func TestRedisFaultsStillAnswer(t *testing.T) {
 			}
 		}},
 	}
-	zerolog.SetGlobalLevel(zerolog.Disabled)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			rds := redistest.Start(t)
-			tp := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
-			link := toxiproxy.NewProxy(tp, "redis", "127.0.0.1:0", rds.Addr)
-			if err := link.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer link.Stop()
+			link := redisLink(t, rds)
 			f := newFakesOnly(t)
 			deadline := 2 * time.Second
 			r := newReplica(t, f, f.Subgraph, "redis://"+link.Listen, redistier.Options{}, func(o *gateway.Options) { o.RequestTimeout = deadline })
