@@ -395,3 +395,28 @@ func TestBadURL(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// Replicas' clocks differ: an answer built by a replica whose clock runs
+// ahead is served with age 0, never a negative one; one its clock says is
+// past TTL+grace is a miss.
+func TestClockSkewBetweenReplicas(t *testing.T) {
+	srv := redistest.Start(t)
+	ahead, behind := newClock(), newClock()
+	ahead.advance(5 * time.Second)
+	a, _ := replica(t, srv.URL(), ahead, redistier.Options{})
+	b, _ := replica(t, srv.URL(), behind, redistier.Options{})
+	fill := func(context.Context) (string, error) { return "answer", nil }
+	if _, _, _, err := a.Get(context.Background(), "k", policy, fill); err != nil {
+		t.Fatal(err)
+	}
+	if v, st, age, err := b.Get(context.Background(), "k", policy, fill); err != nil || v != "answer" || st != cache.Hit || age != 0 {
+		t.Fatalf("%q %s %s %v", v, st, age, err)
+	}
+	late := newClock()
+	late.advance(5*time.Second + policy.TTL + policy.Grace + time.Second) // past TTL+grace after a's (ahead) build time
+	c, _ := replica(t, srv.URL(), late, redistier.Options{})
+	var fills atomic.Int64
+	if _, st, _, _ := c.Get(context.Background(), "k", policy, func(context.Context) (string, error) { fills.Add(1); return "new", nil }); st != cache.Miss || fills.Load() != 1 {
+		t.Fatalf("%s fills %d", st, fills.Load())
+	}
+}
