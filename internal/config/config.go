@@ -43,6 +43,12 @@ type Config struct {
 	CORSOrigins     []string          `json:"corsOrigins"`
 	MaxLagBlocks    uint64            `json:"maxLagBlocks"`
 	Chains          map[uint64]*Chain `json:"chains"`
+
+	// RedisURL, if set, names the Redis replicas share as a second cache
+	// tier (redis:// or rediss://; may hold a password, printed only
+	// through Redact); RedisPrefix namespaces its keys.
+	RedisURL    string `json:"redisUrl"`
+	RedisPrefix string `json:"redisPrefix"`
 }
 
 // Chain is one network's upstreams and protocol registry.
@@ -143,6 +149,8 @@ func Default() *Config {
 //	CLAMM_MAX_LAG_BLOCKS              subgraph blocks behind the head before /readyz fails (500)
 //	CLAMM_CORS_ORIGINS                browser origins allowed, comma-separated, "*" for any (none)
 //	CLAMM_CHAINS                      extra chain ids to configure from the environment alone
+//	CLAMM_REDIS_URL                   Redis shared by replicas as a second cache tier (none)
+//	CLAMM_REDIS_PREFIX                namespace of the gateway's Redis keys ("clamm:v1:")
 //
 // A chain id that appears only in the environment is added with empty registries.
 func Load(getenv func(string) string) (*Config, error) {
@@ -202,6 +210,12 @@ func parse(raw []byte, base *Config) (*Config, error) {
 func applyEnv(c *Config, getenv func(string) string) error {
 	if v := getenv("CLAMM_LISTEN"); v != "" {
 		c.Listen = v
+	}
+	if v := getenv("CLAMM_REDIS_URL"); v != "" {
+		c.RedisURL = v
+	}
+	if v := getenv("CLAMM_REDIS_PREFIX"); v != "" {
+		c.RedisPrefix = v
 	}
 	for name, dst := range map[string]*Duration{
 		"CLAMM_UPSTREAM_TIMEOUT": &c.UpstreamTimeout,
@@ -315,6 +329,11 @@ func (c *Config) Validate() error {
 	}
 	if c.CacheMaxEntries <= 0 || c.CacheMaxBytes <= 0 {
 		return fmt.Errorf("cacheMaxEntries and cacheMaxBytes must be positive")
+	}
+	if c.RedisURL != "" {
+		if p, err := url.Parse(c.RedisURL); err != nil || (p.Scheme != "redis" && p.Scheme != "rediss") || p.Host == "" {
+			return fmt.Errorf("redis URL %s is not a redis:// or rediss:// URL", Redact(c.RedisURL))
+		}
 	}
 	for id, ch := range c.Chains {
 		ch.ID = id

@@ -79,3 +79,27 @@ func TestRedactKeepsNoSecret(t *testing.T) {
 		}
 	}
 }
+
+// The Redis URL comes from the file or, winning, the environment; a URL
+// that is not redis:// or rediss:// is refused without echoing its password.
+func TestRedisURL(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.json")
+	if err := os.WriteFile(path, []byte(`{"redisUrl":"redis://file:6379/0","redisPrefix":"stage:"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(env(map[string]string{"CLAMM_CONFIG": path}))
+	if err != nil || c.RedisURL != "redis://file:6379/0" || c.RedisPrefix != "stage:" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	c, err = Load(env(map[string]string{"CLAMM_CONFIG": path, "CLAMM_REDIS_URL": "rediss://:pw@env:6380"}))
+	if err != nil || c.RedisURL != "rediss://:pw@env:6380" {
+		t.Fatalf("%q %v", c.RedisURL, err)
+	}
+	for _, bad := range []string{"http://:s3cret@host:6379", "redis://", "s3cret"} {
+		_, err := Load(env(map[string]string{"CLAMM_REDIS_URL": bad}))
+		if err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
