@@ -217,7 +217,8 @@ func (f *flights) inFlight() time.Duration {
 // (ms-over-nominal) and minus the measured one (ms-gateway: what the
 // gateway itself adds). Nominal critical paths:
 //
-//	strikes (market immutables cached): slot0 (RPC) -> strikes (subgraph)  = 120 ms
+//	strikes (market immutables cached): slot0s, handlers' pause and
+//	  whitelist (RPC, one aggregate3) -> strikes (subgraph)                 = 120 ms
 //	strikes, first sight of a market:   ChainedRead (RPC) -> subgraph        = 120 ms
 //	history: market (cached) || exercises (subgraph)                        = 100 ms
 //	prepare uni-v3: position (RPC) -> quotes (RPC batch) -> simulate (RPC) =  60 ms

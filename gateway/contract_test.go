@@ -21,6 +21,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
+	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
@@ -88,6 +89,26 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	seen[validate(http.MethodGet, gateway.PathStrikesChain+"?chainId=42161", nil)] = true                                      // 400
 	seen[validate(http.MethodGet, gateway.PathExercisePrepare+"?"+query(prepareParams, "optionId", "999", false), nil)] = true // 404
 	seen[validate(http.MethodPost, strikes, nil)] = true                                                                       // 405
+	// A market with every kind of hook rule (none, known, unknown), then the
+	// same market without a position manager: 422 MARKET_UNSUPPORTED.
+	buyable, err := scenario.Load("../testdata/scenarios/arbitrum-buyable.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buyable[0].Populate(f.Node, f.Subgraph)
+	buyablePath := gateway.PathStrikesChain + "?optionMarket=" + buyable[0].Market.Address.Hex() + "&chainId=42161&callsReach=10&putsReach=10"
+	if validate(http.MethodGet, buyablePath, nil) != http.StatusOK {
+		t.Error("buyable scenario's strikes: not 200")
+	}
+	f.Node.Lock()
+	f.Node.Markets[buyable[0].Market.Address].PositionManager = common.Address{}
+	f.Node.Unlock()
+	warm := srv
+	srv = serverOn(t, f) // a fresh reader: the position manager is read again
+	if code := validate(http.MethodGet, buyablePath, nil); code != http.StatusUnprocessableEntity {
+		t.Errorf("market without positionManager(): %d, want 422", code)
+	}
+	srv = warm
 	f.Subgraph.Fail = func(string) *subgraphtest.Failure { return &subgraphtest.Failure{Errors: []string{"indexing_error"}} }
 	seen[validate(http.MethodGet, gateway.PathStrikesChain+"?optionMarket="+wethUSDC+"&chainId=42161&callsReach=2&putsReach=2", nil)] = true // 502
 	f.Subgraph.Fail = func(string) *subgraphtest.Failure { return &subgraphtest.Failure{Status: 503} }
@@ -113,10 +134,35 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	}
 }
 
+// serverOn is a gateway over fakes already loaded.
+func serverOn(t *testing.T, f *scenario.Fakes) *gateway.Server {
+	t.Helper()
+	cfg := config.Default()
+	ch := cfg.Chains[42161]
+	ch.SubgraphURL, ch.RPCURL = "http://fake-subgraph.invalid", "http://fake-rpc.invalid"
+	u, err := service.Connect(ch, service.ConnectOptions{SubgraphTransport: transport(f.Subgraph), RPCTransport: transport(f.Node)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
 // panicking stands in for a chain reader with a bug.
 type panicking struct{ service.MarketReader }
 
 func (panicking) MarketSnapshot(context.Context, common.Address) (*chain.MarketInfo, chain.PoolState, error) {
+	panic("a bug")
+}
+
+func (panicking) StrikesView(context.Context, common.Address, []common.Address, []common.Address) (*chain.StrikesView, error) {
+	panic("a bug")
+}
+
+func (panicking) HandlerViews(context.Context, *chain.StrikesView, []common.Address) error {
 	panic("a bug")
 }
 
@@ -129,7 +175,7 @@ func TestInternalErrorMatchesOpenAPI(t *testing.T) {
 	}
 	cfg := config.Default()
 	srv, err := gateway.New(gateway.Options{ChainIDs: []uint64{42161}, Service: service.New(map[uint64]*service.Upstreams{
-		42161: {Config: cfg.Chains[42161], Chain: panicking{}, Subgraph: subgraph.New("http://sg.invalid", subgraph.Options{})}})})
+		42161: {Config: cfg.Chains[42161], Chain: panicking{}, Strikes: panicking{}, Subgraph: subgraph.New("http://sg.invalid", subgraph.Options{})}})})
 	if err != nil {
 		t.Fatal(err)
 	}

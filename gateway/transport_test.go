@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -80,13 +81,23 @@ func TestUnreachableAndHangingUpstreams(t *testing.T) {
 // 502, never buffered whole.
 func TestOversizedUpstreamAnswers(t *testing.T) {
 	f := scenario.NewFakes(demoScenario(t))
+	// Twenty more copies of the first range make the strikes page (~5 KB
+	// from the scenario) larger than the cold RPC read (~9 KB of hex).
+	f.Subgraph.Lock()
+	first := f.Subgraph.Strikes[0]
+	for i := range 20 {
+		c := first
+		c.ID = fmt.Sprintf("%s-copy%02d", first.ID, i)
+		f.Subgraph.Strikes = append(f.Subgraph.Strikes, c)
+	}
+	f.Subgraph.Unlock()
 	for _, c := range []struct {
 		name string
 		max  int64
 		code string
 	}{
-		{"rpc answer over the limit", 600, "RPC_ERROR"},            // the cold market read is ~1.3 KB
-		{"subgraph answer over the limit", 4096, "SUBGRAPH_ERROR"}, // the strikes page is ~9 KB
+		{"rpc answer over the limit", 600, "RPC_ERROR"},             // the cold market read is ~9 KB
+		{"subgraph answer over the limit", 12288, "SUBGRAPH_ERROR"}, // the strikes page is ~15 KB
 	} {
 		cfg := config.Default()
 		ch := cfg.Chains[42161]

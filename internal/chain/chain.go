@@ -89,6 +89,9 @@ type Reader struct {
 	timeout    time.Duration
 	immutables *cache.Cache[*MarketInfo]
 	ttl        time.Duration
+	// facts and seenHandlers serve the strikes chain (strikes.go).
+	facts        *cache.Cache[fact]
+	seenHandlers *cache.Cache[[]common.Address]
 }
 
 // Options configure a Reader.
@@ -106,10 +109,12 @@ func NewReader(c Caller, opts Options) *Reader {
 	if opts.ImmutablesTTL <= 0 {
 		opts.ImmutablesTTL = 24 * time.Hour
 	}
-	return &Reader{
+	r := &Reader{
 		rpc: c, multicall: opts.Multicall3, timeout: opts.CallTimeout, ttl: opts.ImmutablesTTL,
 		immutables: cache.New[*MarketInfo](cache.Options{MaxEntries: 4096, FillTimeout: opts.CallTimeout}),
 	}
+	r.facts, r.seenHandlers = newFactCaches(opts.CallTimeout)
+	return r
 }
 
 // Result is one call's outcome inside an aggregate3 batch.
@@ -287,13 +292,26 @@ func marketReads(market common.Address) []contracts.ChainedCall {
 // Multicall3 rounds.
 func (r *Reader) cold(ctx context.Context, market common.Address) (*MarketInfo, PoolState, error) {
 	calls := marketReads(market)
+	res, err := r.chainedReadOrRounds(ctx, calls)
+	if err != nil {
+		return nil, PoolState{}, notAMarket(market, err)
+	}
+	return r.decodeMarket(market, calls, res)
+}
+
+// chainedReadOrRounds is ChainedRead, or the same reads as Multicall3 rounds
+// when the node answers an eth_call without `to` with an error.
+func (r *Reader) chainedReadOrRounds(ctx context.Context, calls []contracts.ChainedCall) ([]Result, error) {
 	res, err := r.ChainedRead(ctx, calls)
 	if rpcErr := rpc.Error(nil); errors.As(err, &rpcErr) {
 		res, err = r.chainedReadInRounds(ctx, calls)
 	}
-	if err != nil {
-		return nil, PoolState{}, notAMarket(market, err)
-	}
+	return res, err
+}
+
+// decodeMarket decodes the answers to marketReads and caches the immutables.
+func (r *Reader) decodeMarket(market common.Address, calls []contracts.ChainedCall, res []Result) (*MarketInfo, PoolState, error) {
+	var err error
 	m := contracts.OptionMarketV2
 	info := &MarketInfo{Market: market}
 	addrs := make([]common.Address, 3)

@@ -59,7 +59,7 @@ type Chain struct {
 	RPCURL      string                              `json:"rpcUrl"`
 	Multicall3  common.Address                      `json:"multicall3"`
 	Handlers    map[common.Address]Handler          `json:"handlers"`
-	Hooks       map[common.Address]string           `json:"hooks"`
+	Hooks       map[common.Address]HookRules        `json:"hooks"`
 	Swappers    map[string]*Swapper                 `json:"swappers"`
 	MarketPools map[common.Address][]common.Address `json:"marketPools,omitempty"`
 }
@@ -69,6 +69,32 @@ type Chain struct {
 type Handler struct {
 	Name       string `json:"name"`
 	Deprecated bool   `json:"deprecated"`
+}
+
+// HookRules are what a hook contract's onPositionUse enforces when an
+// option is bought from a range carrying it (stryke-xyz/clamm
+// src/handlers/hooks): BoundedTTLHook_0Day maxTtl 24h, BoundedTTLHook_1Week
+// maxTtl 168h, WeekendHook noWeekends, BoundedIVHook minIv 40. Every hook
+// also requires the market to be whitelisted in it, which no getter shows.
+type HookRules struct {
+	// Name is the hook contract's name, shown to clients.
+	Name string `json:"name"`
+	// MaxTTL bounds the option's ttl (0: no bound).
+	MaxTTL Duration `json:"maxTtl,omitempty"`
+	// NoWeekends refuses purchases while the block's UTC day is a Saturday or Sunday.
+	NoWeekends bool `json:"noWeekends,omitempty"`
+	// MinIV refuses purchases unless the market's optionPricing().ttlToVol(ttl) is at least this (0: none).
+	MinIV uint64 `json:"minIv,omitempty"`
+}
+
+// UnmarshalJSON refuses the label strings ("24h", "weekly") older
+// configurations used, which stated no rules.
+func (h *HookRules) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		return fmt.Errorf("a hook is now an object {\"name\", \"maxTtl\", \"noWeekends\", \"minIv\"}, not the label %s", b)
+	}
+	type plain HookRules
+	return json.Unmarshal(b, (*plain)(h))
 }
 
 // Swapper is one swapperId of a chain.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -101,5 +102,31 @@ func TestRedisURL(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("%q: %v", bad, err)
 		}
+	}
+}
+
+// Hook rules and the Mantle Butter handler, as the contracts and their
+// deploy broadcasts (stryke-xyz/clamm) state them; a label string from an
+// older configuration is refused with a message saying what is expected.
+func TestHookRulesAndMantleHandlers(t *testing.T) {
+	c, err := Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := c.Chains[42161].Hooks[common.HexToAddress("0x8c30c7F03421D2C9A0354e93c23014BF6C465a79")]
+	week := c.Chains[42161].Hooks[common.HexToAddress("0x0fC0744eACe0aEA3c3CF91FDF5b4A5428533aA3A")]
+	mantleDay := c.Chains[5000].Hooks[common.HexToAddress("0xe68Db25857261874359bC5CFB8D04C0C012ac24C")]
+	if day.MaxTTL.D() != 24*time.Hour || week.MaxTTL.D() != 7*24*time.Hour || mantleDay.MaxTTL.D() != 24*time.Hour || day.NoWeekends || day.MinIV != 0 {
+		t.Fatalf("hooks: %+v %+v %+v", day, week, mantleDay)
+	}
+	if h := c.Chains[5000].HandlerInfo(common.HexToAddress("0xD648267FC75e144f28436E7b54030C7466031b05")); h.Name != "butter" || h.Deprecated {
+		t.Fatalf("butter: %+v", h)
+	}
+	path := filepath.Join(t.TempDir(), "c.json")
+	if err := os.WriteFile(path, []byte(`{"chains":{"42161":{"hooks":{"0x0000000000000000000000000000000000000001":"24h"}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(env(map[string]string{"CLAMM_CONFIG": path})); err == nil || !strings.Contains(err.Error(), "maxTtl") {
+		t.Fatalf("label string: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
 )
 
 // Selectors from domain.md section 3 and 5 (checked there against the
@@ -30,6 +31,11 @@ func TestSelectors(t *testing.T) {
 		{ERC20, "symbol", "95d89b41"},
 		{Pool, "slot0", "3850c7bd"},
 		{Pool, "tickSpacing", "d0c93a7c"},
+		// ethers 5 Interface.getSighash (testdata/vectors' node_modules).
+		{MarketPositionManager, "positionManager", "791b98bc"},
+		{PositionManager, "whitelistedHandlersWithApp", "7f541a7e"},
+		{Handler, "paused", "5c975abb"},
+		{Handler, "tokenIds", "d58778d6"},
 	}
 	for _, c := range cases {
 		if got := hex.EncodeToString(c.abi.Methods[c.method].ID); got != c.want {
@@ -52,5 +58,18 @@ func TestEventTopics(t *testing.T) {
 func TestMulticall3TimestampSelector(t *testing.T) {
 	if got := hex.EncodeToString(Multicall3.Methods["getCurrentBlockTimestamp"].ID); got != "0f28c97d" {
 		t.Fatalf("selector %s", got)
+	}
+}
+
+// The position manager's key for the Arbitrum Uniswap handler and the demo
+// market, computed with ethers 5 (testdata/vectors' node_modules):
+// keccak256(defaultAbiCoder.encode(['address','address'], [handler, market])).
+func TestWhitelistKey(t *testing.T) {
+	got := WhitelistKey(common.HexToAddress("0x29BbF7EbB9C5146c98851e76A5529985E4052116"), common.HexToAddress("0x501B03BdB431154b8Df17BF1c00756E3a8F21744"))
+	if got.Hex() != "0x916f80d0c7dbe407ca9c4a7bc0e5f7f0db61a7e8643bbae868f9509e93012706" {
+		t.Fatalf("key %s", got.Hex())
+	}
+	if len(Handler.Methods["tokenIds"].Outputs) != HandlerV2Words {
+		t.Fatal("tokenIds outputs")
 	}
 }

@@ -27,8 +27,11 @@ type Scenario struct {
 	Market      Market                   `json:"market"`
 	Pools       []Pool                   `json:"pools"`
 	Strikes     []Strike                 `json:"strikes"`
-	Options     []Option                 `json:"options,omitempty"`
-	Exercises   []Exercise               `json:"exercises,omitempty"`
+	// Handlers states handlers' generation, pause and whitelisting; a
+	// handler not listed is a V2 handler, not paused, whitelisted.
+	Handlers  map[common.Address]HandlerState `json:"handlers,omitempty"`
+	Options   []Option                        `json:"options,omitempty"`
+	Exercises []Exercise                      `json:"exercises,omitempty"`
 }
 
 // Option is a minted option (an ERC721 of the market).
@@ -85,6 +88,35 @@ type Market struct {
 	CallAsset common.Address `json:"callAsset"`
 	PutAsset  common.Address `json:"putAsset"`
 	PrimePool common.Address `json:"primePool"`
+	// Version is 1 for a DopexV2OptionMarket (V1), else 2.
+	Version int `json:"version,omitempty"`
+	// PositionManager defaults to DefaultPositionManager.
+	PositionManager common.Address `json:"positionManager,omitempty"`
+	// OtherPools are pools besides the prime pool whose ranges the market
+	// lists (the configuration's marketPools).
+	OtherPools []common.Address `json:"otherPools,omitempty"`
+}
+
+// DefaultPositionManager is DopexV2PositionManager on Arbitrum and Mantle
+// (stryke-xyz/clamm broadcast/DeployPositionManager.s.sol).
+var DefaultPositionManager = common.HexToAddress("0xE4bA6740aF4c666325D49B3112E4758371386aDc")
+
+// HandlerState is a handler's state as the strikes chain reads it.
+type HandlerState struct {
+	// Version 1 is UniswapV3SingleTickLiquidityHandler (no hooks), else 2.
+	Version int  `json:"version,omitempty"`
+	Paused  bool `json:"paused,omitempty"`
+	// NotWhitelisted: the position manager has not whitelisted the handler
+	// for this market.
+	NotWhitelisted bool `json:"notWhitelisted,omitempty"`
+}
+
+// pm is the market's position manager.
+func (m Market) pm() common.Address {
+	if m.PositionManager == (common.Address{}) {
+		return DefaultPositionManager
+	}
+	return m.PositionManager
 }
 
 // Pool is a pool; its sqrtPriceX96 is derived from tick plus an offset
@@ -260,8 +292,13 @@ func (s *Scenario) Populate(node *chaintest.Node, sg *subgraphtest.Server) {
 	for a, t := range s.Tokens {
 		node.Tokens[a] = &chaintest.Token{Decimals: t.Decimals, Symbol: t.Symbol}
 	}
+	version := s.Market.Version
+	if version == 0 {
+		version = 2
+	}
 	market := &chaintest.Market{Name: s.Market.Name, CallAsset: s.Market.CallAsset, PutAsset: s.Market.PutAsset, PrimePool: s.Market.PrimePool,
-		Version: 2, Options: map[uint64]*chaintest.Option{}}
+		PositionManager: s.Market.pm(), Version: version, Options: map[uint64]*chaintest.Option{}}
+	s.populateHandlers(node)
 	exercised := map[uint64]bool{}
 	for _, e := range s.Exercises {
 		exercised[e.TokenID] = true
@@ -322,6 +359,39 @@ func (s *Scenario) Populate(node *chaintest.Node, sg *subgraphtest.Server) {
 				Expiry: fmt.Sprint(o.Expiry), Premium: o.Premium, MintTimestamp: fmt.Sprint(o.MintTimestamp),
 			},
 		})
+	}
+}
+
+// populateHandlers deploys the market's position manager and every handler
+// the scenario names, whitelisted for the market unless stated otherwise.
+func (s *Scenario) populateHandlers(node *chaintest.Node) {
+	pm := node.PositionManagers[s.Market.pm()]
+	if pm == nil {
+		pm = &chaintest.PositionManager{}
+		node.PositionManagers[s.Market.pm()] = pm
+	}
+	named := map[common.Address]bool{}
+	for h := range s.Handlers {
+		named[h] = true
+	}
+	for _, st := range s.Strikes {
+		named[st.Handler] = true
+	}
+	for _, o := range s.Options {
+		for _, l := range o.Legs {
+			named[l.Handler] = true
+		}
+	}
+	for h := range named {
+		st := s.Handlers[h]
+		version := st.Version
+		if version == 0 {
+			version = 2
+		}
+		node.Handlers[h] = &chaintest.Handler{Version: version, Paused: st.Paused}
+		if !st.NotWhitelisted {
+			pm.Allow(h, s.Market.Address)
+		}
 	}
 }
 

@@ -81,6 +81,7 @@ func Connect(ch *config.Chain, o ConnectOptions) (*Upstreams, error) {
 		Subgraph:  subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout}),
 		Chain:     reader,
 		Positions: reader,
+		Strikes:   reader,
 		Quoters:   quoters,
 	}, nil
 }

@@ -23,6 +23,13 @@ type MarketReader interface {
 	MarketSnapshot(ctx context.Context, market common.Address) (*chain.MarketInfo, chain.PoolState, error)
 }
 
+// StrikesReader reads what the strikes chain needs from the chain (package
+// chain): pool prices and which handlers the market can use now.
+type StrikesReader interface {
+	StrikesView(ctx context.Context, market common.Address, pools, handlers []common.Address) (*chain.StrikesView, error)
+	HandlerViews(ctx context.Context, v *chain.StrikesView, handlers []common.Address) error
+}
+
 // Subgraph is the part of the subgraph client the service uses.
 type Subgraph interface {
 	Strikes(ctx context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, subgraph.Meta, error)
@@ -36,6 +43,7 @@ type Upstreams struct {
 	Subgraph  Subgraph
 	Chain     MarketReader
 	Positions PositionReader
+	Strikes   StrikesReader
 	// Quoters maps a swapperId to its quoter.
 	Quoters map[string]swap.Quoter
 }

@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
@@ -70,43 +73,96 @@ type StrikeMeta struct {
 	AvailableTokenLiquidity string `json:"availableTokenLiquidity"`
 	TotalLiquidity          string `json:"totalLiquidity"`
 	AvailableLiquidity      string `json:"availableLiquidity"`
+	// HookRules say what buying from this range requires beyond liquidity.
+	HookRules HookRules `json:"hookRules"`
+}
+
+// HookRules is the machine-readable form of a range's hook: the rules its
+// onPositionUse enforces at purchase (exercise is never gated by a hook).
+type HookRules struct {
+	// Name is "none" for a range without a hook, "unknown" for a hook the
+	// gateway has no rules for, else the hook contract's name.
+	Name string `json:"name"`
+	// Known is false for an unknown hook: it may refuse any purchase.
+	Known bool `json:"known"`
+	// MaxTTL is the longest option ttl in seconds the hook accepts; nil: no bound.
+	MaxTTL *int64 `json:"maxTtl"`
+	// NoWeekends: purchases revert while the block's UTC day is a Saturday or Sunday.
+	NoWeekends bool `json:"noWeekends"`
+	// MinIV: purchases revert unless the market's optionPricing().ttlToVol(ttl)
+	// is at least this; nil: no floor.
+	MinIV *uint64 `json:"minIv"`
 }
 
 const day = 86400
 
 // StrikesChain lists the strikes of a market within reach of the current
-// tick (domain.md section 6).
+// tick (domain.md section 6) that the market can buy now.
 //
-// Reach counts tick-spacing steps from the tick-spacing-aligned current tick:
-// the k-th range above starts at base + k*spacing, the k-th below starts at
-// base - k*spacing, and k runs from 1 to the side's reach. The range holding
-// the current tick is neither a call nor a put and is left out, as are ranges
-// without liquidity.
+// Each pool's ranges are placed by that pool's own tick and tick spacing:
+// reach counts tick-spacing steps from the pool's spacing-aligned current
+// tick, the k-th range above starts at base + k*spacing, the k-th below at
+// base - k*spacing, k from 1 to the side's reach. The range holding a pool's
+// current tick is neither a call nor a put and is left out, as are ranges
+// without liquidity and ranges the market cannot use now: of a handler its
+// position manager has not whitelisted for it, of a paused handler, or of a
+// handler whose payload format is the other market version's.
 func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (StrikesChain, error) {
 	up, err := s.upstreams(req.ChainID, true)
 	if err != nil {
 		return StrikesChain{}, err
 	}
-	info, pool, err := up.Chain.MarketSnapshot(ctx, req.Market)
+	if up.Strikes == nil {
+		return StrikesChain{}, fmt.Errorf("chain %d has no strikes reader", req.ChainID)
+	}
+	extra := up.Config.MarketPools[req.Market]
+	view, err := up.Strikes.StrikesView(ctx, req.Market, extra, registryHandlers(up.Config))
 	if err != nil {
 		return StrikesChain{}, err
 	}
+	info := view.Info
 	token0IsCall := info.Token0IsCall()
-	// Above the current tick a range holds token0; below, token1. Calls are
+	// Above a pool's tick a range holds token0; below, token1. Calls are
 	// the side holding the call asset.
 	reachAbove, reachBelow := req.CallsReach, req.PutsReach
 	if !token0IsCall {
 		reachAbove, reachBelow = req.PutsReach, req.CallsReach
 	}
-	sp := info.TickSpacing
-	base := floorDiv(pool.Tick, sp) * sp
-	lo := max(base-reachBelow*sp, clamm.MinTick)
-	hi := min(base+reachAbove*sp, clamm.MaxTick)
-
-	pools := append([]common.Address{info.Pool}, up.Config.MarketPools[req.Market]...)
-	ranges, meta, err := up.Subgraph.Strikes(ctx, subgraph.StrikesQuery{Pools: pools, TickLowerMin: lo, TickLowerMax: hi})
+	pools := append([]common.Address{info.Pool}, extra...)
+	windows := make(map[common.Address]window, len(pools))
+	var q subgraph.StrikesQuery
+	for i, p := range pools {
+		pv := view.Pools[p]
+		w := poolWindow(pv, reachAbove, reachBelow)
+		windows[p] = w
+		if i == 0 || w.lo < q.TickLowerMin {
+			q.TickLowerMin = w.lo
+		}
+		if i == 0 || w.hi > q.TickLowerMax {
+			q.TickLowerMax = w.hi
+		}
+		if !slices.Contains(q.Pools, p) {
+			q.Pools = append(q.Pools, p)
+		}
+	}
+	// One query over the union of the pools' windows; each range is then
+	// placed in its own pool's window.
+	ranges, meta, err := up.Subgraph.Strikes(ctx, q)
 	if err != nil {
 		return StrikesChain{}, err
+	}
+	var unseen []common.Address
+	for _, r := range ranges {
+		if _, ok := view.Handlers[r.Handler.Addr()]; !ok {
+			unseen = append(unseen, r.Handler.Addr())
+		}
+	}
+	if len(unseen) > 0 {
+		// Handlers outside the registry the first time they appear: one more
+		// round; the reader then reads them with the pool price.
+		if err := up.Strikes.HandlerViews(ctx, view, unseen); err != nil {
+			return StrikesChain{}, err
+		}
 	}
 
 	tok0, tok1 := info.TokenByAddress(info.Token0), info.TokenByAddress(info.Token1)
@@ -123,15 +179,22 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 		if r.TickLower >= r.TickUpper || r.TickLower < clamm.MinTick || r.TickUpper > clamm.MaxTick {
 			return StrikesChain{}, subgraphGarbage(fmt.Errorf("strike %s has ticks [%d, %d]", r.ID, r.TickLower, r.TickUpper))
 		}
+		w, ok := windows[r.Pool.Addr()]
+		if !ok {
+			return StrikesChain{}, subgraphGarbage(fmt.Errorf("strike %s is on pool %s, which was not asked for", r.ID, r.Pool.Addr().Hex()))
+		}
+		if !buyable(view, r.Handler.Addr()) {
+			continue
+		}
 		var held chain.Token
 		var heldIs0 bool
 		switch {
-		case r.TickLower > pool.Tick && r.TickLower <= hi:
+		case r.TickLower > w.tick && r.TickLower <= w.hi:
 			held, heldIs0 = tok0, true
-		case r.TickUpper <= pool.Tick && r.TickLower >= lo:
+		case r.TickUpper <= w.tick && r.TickLower >= w.lo:
 			held, heldIs0 = tok1, false
 		default:
-			continue // holds the current tick, or outside the window
+			continue // holds the pool's current tick, or outside its window
 		}
 		isCall := held.Address == info.CallAsset.Address
 		strikeTick := clamm.PutStrikeTick(r.TickLower, r.TickUpper)
@@ -144,6 +207,7 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 			return StrikesChain{}, err
 		}
 		st.Type = kind
+		st.Meta.HookRules = hookRules(up.Config, r.Hook.Addr())
 		h := up.Config.HandlerInfo(r.Handler.Addr())
 		st.Handler = Handler{Name: h.Name, Deprecated: h.Deprecated, Handler: HandlerRef{Address: r.Handler.Addr().Hex()}, Pool: r.Pool.Addr().Hex()}
 		price := m.TickPrice(strikeTick)
@@ -172,12 +236,79 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 	return StrikesChain{Entries: entries, Block: meta.Block}, nil
 }
 
+// window is where a pool's strikes within reach lie: ranges whose tickLower
+// is in [lo, hi], placed on either side of tick.
+type window struct{ tick, lo, hi int }
+
+func poolWindow(pv chain.PoolView, reachAbove, reachBelow int) window {
+	sp := pv.TickSpacing
+	base := floorDiv(pv.Tick, sp) * sp
+	return window{tick: pv.Tick, lo: max(base-reachBelow*sp, clamm.MinTick), hi: min(base+reachAbove*sp, clamm.MaxTick)}
+}
+
+// buyable reports whether the market can use the handler's liquidity now:
+// whitelisted for this market by its position manager, not paused, and
+// speaking the market's payload format (a V2 market sends the hook, which a
+// V1 handler cannot decode, and the reverse). A handler whose format the
+// gateway cannot tell is judged by the whitelist and pause alone.
+func buyable(v *chain.StrikesView, handler common.Address) bool {
+	h, ok := v.Handlers[handler]
+	if !ok || !h.Whitelisted || h.Paused {
+		return false
+	}
+	switch h.Format {
+	case chain.HandlerFormatV1:
+		return v.Version == chain.MarketV1
+	case chain.HandlerFormatV2:
+		return v.Version == chain.MarketV2
+	}
+	return true
+}
+
+// registryHandlers are the chain's registered handlers, read with the pool
+// price so the common case needs no round trip after the subgraph's.
+func registryHandlers(c *config.Chain) []common.Address {
+	out := make([]common.Address, 0, len(c.Handlers))
+	for a := range c.Handlers {
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(a, b common.Address) int { return a.Cmp(b) })
+	return out
+}
+
+// hookRules states what buying from a range with this hook requires: from
+// the configuration's hooks registry; a hook not in it is "unknown" (its
+// rules are not guessed).
+func hookRules(c *config.Chain, hook common.Address) HookRules {
+	if hook == (common.Address{}) {
+		return HookRules{Name: "none", Known: true}
+	}
+	h, ok := c.Hooks[hook]
+	if !ok {
+		return HookRules{Name: "unknown", Known: false}
+	}
+	out := HookRules{Name: h.Name, Known: true, NoWeekends: h.NoWeekends}
+	if h.MaxTTL > 0 {
+		ttl := int64(h.MaxTTL.D() / time.Second)
+		out.MaxTTL = &ttl
+	}
+	if h.MinIV > 0 {
+		iv := h.MinIV
+		out.MinIV = &iv
+	}
+	return out
+}
+
 // strikeFigures converts a range's liquidity into the token it holds.
 func strikeFigures(r subgraph.Strike, held chain.Token, heldIs0 bool, aprDay int64) (Strike, error) {
 	total := r.TotalLiquidity.Int
 	avail := new(big.Int).Sub(total, r.UsedLiquidity.Int)
 	if avail.Sign() < 0 {
-		avail.SetInt64(0) // used above total: the subgraph lags a burn; never show negative
+		// used above total is a legitimate on-chain state: reserveLiquidity
+		// moves L out of totalLiquidity without checking liquidityUsed
+		// (contract-behaviour.md 3.3). Nothing is buyable then, as the
+		// handler's checked subtraction would revert.
+		avail.SetInt64(0)
 	}
 	used := new(big.Int).Sub(total, avail)
 	pick := func(l *big.Int) (*big.Int, error) {

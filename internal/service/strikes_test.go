@@ -28,6 +28,7 @@ type strikesVectors struct {
 			Key                     string `json:"key"`
 			Type                    string `json:"type"`
 			HandlerName             string `json:"handlerName"`
+			HookName                string `json:"hookName"`
 			TickLower               int    `json:"tickLower"`
 			TickUpper               int    `json:"tickUpper"`
 			Token                   string `json:"token"`
@@ -57,6 +58,9 @@ func newService(t *testing.T, sc *scenario.Scenario) (*service.Service, *scenari
 		uni.Quoter = testQuoter
 	}
 	f := scenario.NewFakesFor(ch, sc)
+	if len(sc.Market.OtherPools) > 0 {
+		ch.MarketPools = map[common.Address][]common.Address{sc.Market.Address: sc.Market.OtherPools}
+	}
 	ch.SubgraphURL, ch.RPCURL = "http://fake-subgraph.invalid", "http://fake-rpc.invalid"
 	u, err := service.Connect(ch, service.ConnectOptions{
 		SubgraphTransport: replay.HandlerTransport{Handler: f.Subgraph},
@@ -78,7 +82,7 @@ func TestStrikesChainMatchesIndependentVectors(t *testing.T) {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		t.Fatal(err)
 	}
-	if len(v.StrikesChains) < 4 {
+	if len(v.StrikesChains) < 6 {
 		t.Fatalf("strikes.json has %d cases", len(v.StrikesChains))
 	}
 	for _, c := range v.StrikesChains {
@@ -109,6 +113,7 @@ func TestStrikesChainMatchesIndependentVectors(t *testing.T) {
 			checks := [][3]string{
 				{"type", s.Type, want.Type},
 				{"handler.name", s.Handler.Name, want.HandlerName},
+				{"meta.hookRules.name", s.Meta.HookRules.Name, want.HookName},
 				{"token.symbol", s.Token.Symbol, want.Token},
 				{"meta.totalTokenLiquidity", s.Meta.TotalTokenLiquidity, want.TotalTokenLiquidity},
 				{"meta.availableTokenLiquidity", s.Meta.AvailableTokenLiquidity, want.AvailableTokenLiquidity},

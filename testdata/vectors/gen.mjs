@@ -121,24 +121,38 @@ function amountsAt(sqrtP, sa, sb, L) {
   return [0n, d1(sa, sb)];
 }
 
+// Only liquidity the market can buy now is listed: a handler stated as not
+// whitelisted for the market or paused is left out, as is a handler of the
+// other market version's payload (V1 handlers under a V2 market and the
+// reverse). Each pool's ranges are placed by that pool's own tick and tick
+// spacing; the pools are the prime pool and the market's otherPools.
 function strikesChain(file, callsReach, putsReach) {
   const sc = readJSON(file);
   const lc = (a) => a.toLowerCase();
-  const pool = sc.pools[0];
+  const prime = sc.pools.find((p) => lc(p.address) === lc(sc.market.primePool));
+  const listed = [sc.market.primePool, ...(sc.market.otherPools || [])].map(lc);
   const tokens = Object.fromEntries(Object.entries(sc.tokens).map(([a, t]) => [lc(a), t]));
-  const handlers = Object.fromEntries(Object.entries(defaults.chains[String(sc.chainId)].handlers).map(([a, h]) => [lc(a), h]));
-  const t0IsCall = lc(sc.market.callAsset) === lc(pool.token0);
-  const [dec0, dec1] = [tokens[lc(pool.token0)].decimals, tokens[lc(pool.token1)].decimals];
-  const sp = pool.tickSpacing;
-  const base = Math.floor(pool.tick / sp) * sp;
+  const chain = defaults.chains[String(sc.chainId)];
+  const handlers = Object.fromEntries(Object.entries(chain.handlers).map(([a, h]) => [lc(a), h]));
+  const hooks = Object.fromEntries(Object.entries(chain.hooks).map(([a, h]) => [lc(a), h]));
+  const states = Object.fromEntries(Object.entries(sc.handlers || {}).map(([a, h]) => [lc(a), h]));
+  const marketVersion = sc.market.version || 2;
+  const t0IsCall = lc(sc.market.callAsset) === lc(prime.token0);
+  const [dec0, dec1] = [tokens[lc(prime.token0)].decimals, tokens[lc(prime.token1)].decimals];
   const [above, below] = t0IsCall ? [callsReach, putsReach] : [putsReach, callsReach];
-  const lo = base - below * sp;
-  const hi = base + above * sp;
   const aprDay = Math.floor(sc.block.timestamp / DAY) * DAY - DAY;
   const out = [];
   for (const s of sc.strikes) {
     const total = BigInt(s.totalLiquidity);
     if (total <= 0n) continue;
+    if (!listed.includes(lc(s.pool))) continue;
+    const state = states[lc(s.handler)] || {};
+    if (state.notWhitelisted || state.paused || (state.version || 2) !== marketVersion) continue;
+    const pool = sc.pools.find((p) => lc(p.address) === lc(s.pool));
+    const sp = pool.tickSpacing;
+    const base = Math.floor(pool.tick / sp) * sp;
+    const lo = base - below * sp;
+    const hi = base + above * sp;
     let held;
     if (s.tickLower > pool.tick && s.tickLower <= hi) held = pool.token0;
     else if (s.tickUpper <= pool.tick && s.tickLower >= lo) held = pool.token1;
@@ -166,6 +180,7 @@ function strikesChain(file, callsReach, putsReach) {
       type: isCall ? 'call' : 'put',
       handlerName: handlers[lc(s.handler)]?.name ?? 'unknown',
       handler: s.handler, hook: s.hook, pool: s.pool,
+      hookName: /^0x0{40}$/.test(s.hook) ? 'none' : (hooks[lc(s.hook)]?.name ?? 'unknown'),
       tickLower: s.tickLower, tickUpper: s.tickUpper,
       token: tokens[lc(held)].symbol,
       totalTokenLiquidity: totalTok.toString(),
@@ -305,6 +320,8 @@ const strikesChains = [
   strikesChain('../../internal/demo/scenarios/arbitrum-weth-usdc.json', 10, 10),
   strikesChain('../../testdata/scenarios/mantle-wmnt-usdt.json', 100, 100),
   strikesChain('../../testdata/scenarios/mantle-wmnt-usdt.json', 3, 2),
+  strikesChain('../../testdata/scenarios/arbitrum-buyable.json', 10, 10),
+  strikesChain('../../testdata/scenarios/arbitrum-buyable.json', 1, 1),
 ];
 writeFileSync(new URL('./strikes.json', import.meta.url), JSON.stringify({ generator: 'testdata/vectors/gen.mjs', strikesChains }, null, 2) + '\n');
 

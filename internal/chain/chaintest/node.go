@@ -27,6 +27,8 @@ type Market struct {
 	CallAsset common.Address
 	PutAsset  common.Address
 	PrimePool common.Address
+	// PositionManager is what positionManager() answers (zero: it reverts).
+	PositionManager common.Address
 	// Version 1 answers opTickMap with V1's five fields (no hook).
 	Version int
 	Options map[uint64]*Option
@@ -54,6 +56,10 @@ type Node struct {
 	Markets    map[common.Address]*Market
 	Pools      map[common.Address]*Pool
 	Tokens     map[common.Address]*Token
+	// PositionManagers and Handlers serve the strikes chain's whitelist,
+	// pause and handler-format reads (handlers.go).
+	PositionManagers map[common.Address]*PositionManager
+	Handlers         map[common.Address]*Handler
 	// BlockNumber and BlockTimestamp are the latest block's.
 	BlockNumber    uint64
 	BlockTimestamp uint64
@@ -80,6 +86,9 @@ func NewNode() *Node {
 		Pools:      map[common.Address]*Pool{},
 		Tokens:     map[common.Address]*Token{},
 		Swappers:   map[common.Address]Swapper{},
+
+		PositionManagers: map[common.Address]*PositionManager{},
+		Handlers:         map[common.Address]*Handler{},
 	}
 }
 
@@ -207,7 +216,16 @@ func (n *Node) call(from, to common.Address, data []byte) ([]byte, bool) {
 		return nil, len(data) == 0
 	}
 	if m, ok := n.Markets[to]; ok {
+		if ret, ok, answered := positionManagerOf(m, data); answered {
+			return ret, ok
+		}
 		return n.marketCall(m, from, data)
+	}
+	if pm, ok := n.PositionManagers[to]; ok {
+		return positionManagerCall(pm, data)
+	}
+	if h, ok := n.Handlers[to]; ok {
+		return handlerCall(h, data)
 	}
 	if to == n.Quoter && n.Quoter != (common.Address{}) {
 		return n.quoterCall(data)

@@ -1,0 +1,394 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"slices"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/cache"
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// StrikesView is what the strikes chain reads from the chain on every miss:
+// the market's immutables, the slot0 of each pool whose ranges it lists,
+// and, per handler, whether the market can use it now.
+type StrikesView struct {
+	Info *MarketInfo
+	// Version is MarketV1 or MarketV2, by name() (position.go's rule).
+	Version         int
+	PositionManager common.Address
+	// Pools holds the prime pool and every other pool asked for.
+	Pools map[common.Address]PoolView
+	// Handlers holds every handler asked for.
+	Handlers map[common.Address]HandlerView
+}
+
+// PoolView is a pool's current tick and price and its immutables.
+type PoolView struct {
+	PoolState
+	TickSpacing    int
+	Token0, Token1 common.Address
+}
+
+// Handler payload formats, by the size of a tokenIds answer.
+const (
+	HandlerFormatUnknown = 0 // tokenIds reverted or answered another size
+	HandlerFormatV1      = 1 // (pool, tickLower, tickUpper, liquidity): usable by V1 markets only
+	HandlerFormatV2      = 2 // (pool, hook, tickLower, tickUpper, liquidity, hookData): V2 markets only
+)
+
+// HandlerView is what decides whether the market can use a handler now.
+type HandlerView struct {
+	Format int
+	// Paused is the handler's paused(); a handler without one is not paused.
+	Paused bool
+	// Whitelisted is the market's position manager's
+	// whitelistedHandlersWithApp(keccak256(abi.encode(handler, market))).
+	Whitelisted bool
+}
+
+// fact is an immutable the strikes chain reads once per immutables TTL: a
+// market's position manager and version, a pool's spacing and tokens, a
+// handler's format (contract code does not change).
+type fact struct {
+	pm      common.Address
+	version int
+	pool    PoolView
+	format  int
+}
+
+func (r *Reader) fact(key string) (fact, bool) {
+	f, age, ok := r.facts.Peek(key)
+	return f, ok && age < r.ttl
+}
+
+func marketFactKey(a common.Address) string  { return "m" + a.Hex() }
+func poolFactKey(a common.Address) string    { return "p" + a.Hex() }
+func handlerFactKey(a common.Address) string { return "h" + a.Hex() }
+
+// strikesRead is one round of reads and where each answer sits.
+type strikesRead struct {
+	calls      []contracts.ChainedCall
+	marketN    int // marketReads at the front when the immutables were not cached
+	pmAt       int // positionManager(), then name(), when not cached; -1 otherwise
+	pools      []poolAt
+	handlers   []handlerAt
+	view       *StrikesView
+	pmFromCall bool // whitelist calls target the answer of pmAt
+}
+
+type poolAt struct {
+	pool              common.Address
+	slot0, immutables int // immutables: tickSpacing, token0, token1 from here; -1 when cached
+}
+
+type handlerAt struct {
+	handler                      common.Address
+	paused, whitelisted, tokenID int // tokenID -1 when the format is cached
+}
+
+// StrikesView reads, in one round trip, the prime pool's slot0 and the
+// market's immutables (when not cached), the slot0 of each of pools, and
+// each handler's pause flag, whitelisting for this market and (once)
+// payload format. Handlers seen in earlier answers for this market (see
+// HandlerViews) are read too, so a market's handlers cost no extra round
+// trip after the first time they appear.
+//
+// Pause and whitelist can change at any block and are read afresh on every
+// call, in the round trip the pool price needs anyway: they are as fresh as
+// the strikes chain's own cache TTL (CLAMM_STRIKES_TTL), no separate TTL.
+// Everything else read here is immutable and cached for the immutables TTL.
+func (r *Reader) StrikesView(ctx context.Context, market common.Address, pools, handlers []common.Address) (*StrikesView, error) {
+	rd := &strikesRead{pmAt: -1, view: &StrikesView{Pools: map[common.Address]PoolView{}, Handlers: map[common.Address]HandlerView{}}}
+	info, age, cached := r.immutables.Peek(market.Hex())
+	if cached && age < r.ttl {
+		rd.view.Info = info
+		rd.calls = append(rd.calls, contracts.ChainedCall{Target: info.Pool, Data: pack(contracts.Pool, "slot0")})
+	} else {
+		rd.calls = marketReads(market)
+		rd.marketN = len(rd.calls)
+	}
+	if f, ok := r.fact(marketFactKey(market)); ok {
+		rd.view.PositionManager, rd.view.Version = f.pm, f.version
+	} else {
+		rd.pmAt = len(rd.calls)
+		rd.pmFromCall = true
+		rd.calls = append(rd.calls,
+			contracts.ChainedCall{Target: market, Data: pack(contracts.MarketPositionManager, "positionManager")},
+			contracts.ChainedCall{Target: market, Data: pack(contracts.OptionMarketV2, "name")})
+	}
+	for _, p := range pools {
+		rd.addPool(r, p)
+	}
+	rd.addHandlers(r, market, r.handlersFor(market, handlers))
+	res, err := r.runStrikesRead(ctx, rd)
+	if err != nil {
+		return nil, notAMarket(market, err)
+	}
+	v := rd.view
+	if rd.marketN > 0 {
+		info, st, err := r.decodeMarket(market, rd.calls[:rd.marketN], res[:rd.marketN])
+		if err != nil {
+			return nil, err
+		}
+		v.Info = info
+		v.Pools[info.Pool] = PoolView{PoolState: st, TickSpacing: info.TickSpacing, Token0: info.Token0, Token1: info.Token1}
+	} else {
+		if !res[0].OK {
+			return nil, badMarketState(&CallFailedError{Index: 0, Target: v.Info.Pool, Revert: res[0].Data})
+		}
+		st, err := decodeSlot0(res[0].Data)
+		if err != nil {
+			return nil, upstreamGarbage(fmt.Errorf("slot0 of %s: %w", v.Info.Pool.Hex(), err))
+		}
+		v.Pools[v.Info.Pool] = PoolView{PoolState: st, TickSpacing: v.Info.TickSpacing, Token0: v.Info.Token0, Token1: v.Info.Token1}
+	}
+	if rd.pmAt >= 0 {
+		if err := r.decodeMarketFacts(market, res[rd.pmAt], res[rd.pmAt+1], v); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.decodePools(rd, res); err != nil {
+		return nil, err
+	}
+	return v, r.decodeHandlers(rd, res)
+}
+
+// HandlerViews reads the state of handlers a subgraph answer named that
+// StrikesView did not read (one more round trip), adds them to v, and
+// remembers them for the market so the next StrikesView reads them in its
+// own round trip.
+func (r *Reader) HandlerViews(ctx context.Context, v *StrikesView, handlers []common.Address) error {
+	var todo []common.Address
+	for _, h := range handlers {
+		if _, ok := v.Handlers[h]; !ok && !slices.Contains(todo, h) {
+			todo = append(todo, h)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	r.rememberHandlers(v.Info.Market, todo)
+	rd := &strikesRead{pmAt: -1, view: v}
+	rd.addHandlers(r, v.Info.Market, todo)
+	res, err := r.runStrikesRead(ctx, rd)
+	if err != nil {
+		return err
+	}
+	return r.decodeHandlers(rd, res)
+}
+
+func (rd *strikesRead) addPool(r *Reader, p common.Address) {
+	if p == (common.Address{}) || slices.ContainsFunc(rd.pools, func(x poolAt) bool { return x.pool == p }) {
+		return
+	}
+	if rd.view.Info != nil && p == rd.view.Info.Pool {
+		return // the prime pool is read with the market
+	}
+	at := poolAt{pool: p, slot0: len(rd.calls), immutables: -1}
+	rd.calls = append(rd.calls, contracts.ChainedCall{Target: p, Data: pack(contracts.Pool, "slot0")})
+	if f, ok := r.fact(poolFactKey(p)); ok {
+		rd.view.Pools[p] = f.pool
+	} else {
+		at.immutables = len(rd.calls)
+		rd.calls = append(rd.calls,
+			contracts.ChainedCall{Target: p, Data: pack(contracts.Pool, "tickSpacing")},
+			contracts.ChainedCall{Target: p, Data: pack(contracts.Pool, "token0")},
+			contracts.ChainedCall{Target: p, Data: pack(contracts.Pool, "token1")})
+	}
+	rd.pools = append(rd.pools, at)
+}
+
+func (rd *strikesRead) addHandlers(r *Reader, market common.Address, handlers []common.Address) {
+	for _, h := range handlers {
+		at := handlerAt{handler: h, paused: len(rd.calls), tokenID: -1}
+		rd.calls = append(rd.calls, contracts.ChainedCall{Target: h, Data: pack(contracts.Handler, "paused")})
+		at.whitelisted = len(rd.calls)
+		wl := contracts.ChainedCall{Target: rd.view.PositionManager,
+			Data: pack(contracts.PositionManager, "whitelistedHandlersWithApp", contracts.WhitelistKey(h, market))}
+		if rd.pmFromCall {
+			wl.Target, wl.TargetFrom = common.Address{}, big.NewInt(int64(rd.pmAt+1))
+		}
+		rd.calls = append(rd.calls, wl)
+		if _, ok := r.fact(handlerFactKey(h)); !ok {
+			at.tokenID = len(rd.calls)
+			rd.calls = append(rd.calls, contracts.ChainedCall{Target: h, Data: pack(contracts.Handler, "tokenIds", new(big.Int))})
+		}
+		rd.handlers = append(rd.handlers, at)
+	}
+}
+
+// runStrikesRead sends the round: as a ChainedRead when a target comes
+// from an earlier answer (a market seen for the first time), else as one
+// Multicall3 aggregate3.
+func (r *Reader) runStrikesRead(ctx context.Context, rd *strikesRead) ([]Result, error) {
+	chained := slices.ContainsFunc(rd.calls, func(c contracts.ChainedCall) bool { return c.TargetFrom != nil && c.TargetFrom.Sign() != 0 })
+	if chained {
+		return r.chainedReadOrRounds(ctx, rd.calls)
+	}
+	calls := make([]Call, len(rd.calls))
+	for i, c := range rd.calls {
+		calls[i] = Call{Target: c.Target, Data: c.Data}
+	}
+	return r.AggregateResults(ctx, calls)
+}
+
+func (r *Reader) decodeMarketFacts(market common.Address, pm, name Result, v *StrikesView) error {
+	if !pm.OK || len(pm.Data) == 0 {
+		return unsupported(market, "the market does not answer positionManager()", &CallFailedError{Target: market, Revert: pm.Data})
+	}
+	addr, err := unpackAddress(contracts.MarketPositionManager, "positionManager", pm.Data)
+	if err != nil || addr == (common.Address{}) {
+		return unsupported(market, "the market's positionManager() is not an address", err)
+	}
+	v.PositionManager, v.Version = addr, marketVersion(name, Result{})
+	r.facts.Set(marketFactKey(market), fact{pm: addr, version: v.Version}, cache.Policy{TTL: r.ttl})
+	return nil
+}
+
+func (r *Reader) decodePools(rd *strikesRead, res []Result) error {
+	v := rd.view
+	for _, at := range rd.pools {
+		pv := v.Pools[at.pool]
+		if at.immutables >= 0 {
+			var err error
+			if pv, err = decodePoolFacts(res[at.immutables : at.immutables+3]); err != nil {
+				return unsupported(v.Info.Market, fmt.Sprintf("configured market pool %s does not answer tickSpacing/token0/token1", at.pool.Hex()), err)
+			}
+			pair := map[common.Address]bool{v.Info.Token0: true, v.Info.Token1: true}
+			if !pair[pv.Token0] || !pair[pv.Token1] || pv.Token0 == pv.Token1 {
+				return unsupported(v.Info.Market, fmt.Sprintf("configured market pool %s does not hold the market's assets", at.pool.Hex()), nil)
+			}
+			r.facts.Set(poolFactKey(at.pool), fact{pool: pv}, cache.Policy{TTL: r.ttl})
+		}
+		if !res[at.slot0].OK {
+			return unsupported(v.Info.Market, fmt.Sprintf("configured market pool %s does not answer slot0", at.pool.Hex()), nil)
+		}
+		st, err := decodeSlot0(res[at.slot0].Data)
+		if err != nil {
+			return upstreamGarbage(fmt.Errorf("slot0 of %s: %w", at.pool.Hex(), err))
+		}
+		pv.PoolState = st
+		v.Pools[at.pool] = pv
+	}
+	return nil
+}
+
+func decodePoolFacts(res []Result) (PoolView, error) {
+	var pv PoolView
+	for i, r := range res {
+		if !r.OK {
+			return pv, &CallFailedError{Index: i, Revert: r.Data}
+		}
+	}
+	spacing, err := unpackOne[*big.Int](contracts.Pool, "tickSpacing", res[0].Data)
+	if err != nil {
+		return pv, err
+	}
+	if pv.TickSpacing = int(spacing.Int64()); !spacing.IsInt64() || pv.TickSpacing <= 0 {
+		return pv, fmt.Errorf("tick spacing %s", spacing)
+	}
+	if pv.Token0, err = unpackAddress(contracts.Pool, "token0", res[1].Data); err != nil {
+		return pv, err
+	}
+	pv.Token1, err = unpackAddress(contracts.Pool, "token1", res[2].Data)
+	return pv, err
+}
+
+func (r *Reader) decodeHandlers(rd *strikesRead, res []Result) error {
+	v := rd.view
+	for _, at := range rd.handlers {
+		var hv HandlerView
+		// A handler whose paused() reverts or answers something other than
+		// a bool has no OpenZeppelin pause (no whenNotPaused to stop a
+		// purchase): not paused. Failing the whole chain for one such
+		// remembered handler would last the immutables TTL.
+		if p := res[at.paused]; p.OK {
+			paused, _ := unpackOne[bool](contracts.Handler, "paused", p.Data)
+			hv.Paused = paused
+		}
+		wl := res[at.whitelisted]
+		if !wl.OK || len(wl.Data) == 0 {
+			return unsupported(v.Info.Market, fmt.Sprintf("the market's position manager %s does not answer whitelistedHandlersWithApp", v.PositionManager.Hex()),
+				&CallFailedError{Index: at.whitelisted, Target: v.PositionManager, Revert: wl.Data})
+		}
+		ok, err := unpackOne[bool](contracts.PositionManager, "whitelistedHandlersWithApp", wl.Data)
+		if err != nil {
+			return upstreamGarbage(fmt.Errorf("whitelistedHandlersWithApp: %w", err))
+		}
+		hv.Whitelisted = ok
+		if at.tokenID >= 0 {
+			hv.Format = handlerFormat(res[at.tokenID])
+			r.facts.Set(handlerFactKey(at.handler), fact{format: hv.Format}, cache.Policy{TTL: r.ttl})
+		} else {
+			f, _ := r.fact(handlerFactKey(at.handler))
+			hv.Format = f.format
+		}
+		v.Handlers[at.handler] = hv
+	}
+	return nil
+}
+
+// handlerFormat tells the handler's generation by the size of its
+// tokenIds(0) answer: V1's TokenIdInfo has 12 static words, V2's and V3's 13.
+func handlerFormat(res Result) int {
+	if !res.OK {
+		return HandlerFormatUnknown
+	}
+	switch len(res.Data) {
+	case contracts.HandlerV1Words * 32:
+		return HandlerFormatV1
+	case contracts.HandlerV2Words * 32:
+		return HandlerFormatV2
+	}
+	return HandlerFormatUnknown
+}
+
+// handlersFor is the handlers asked for plus those remembered for the market.
+func (r *Reader) handlersFor(market common.Address, handlers []common.Address) []common.Address {
+	seen, _, _ := r.seenHandlers.Peek(market.Hex())
+	out := make([]common.Address, 0, len(handlers)+len(seen))
+	for _, h := range append(append([]common.Address{}, handlers...), seen...) {
+		if !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// maxSeenHandlers bounds the handlers remembered per market, so a subgraph
+// answering garbage cannot grow the first round without bound.
+const maxSeenHandlers = 64
+
+func (r *Reader) rememberHandlers(market common.Address, handlers []common.Address) {
+	seen, _, _ := r.seenHandlers.Peek(market.Hex())
+	next := append([]common.Address{}, seen...)
+	for _, h := range handlers {
+		if len(next) < maxSeenHandlers && !slices.Contains(next, h) {
+			next = append(next, h)
+		}
+	}
+	r.seenHandlers.Set(market.Hex(), next, cache.Policy{TTL: r.ttl})
+}
+
+func unsupported(market common.Address, msg string, err error) error {
+	if err == nil {
+		err = fmt.Errorf("%s", msg)
+	}
+	return &problem.Error{Kind: problem.Unprocessable, Code: "MARKET_UNSUPPORTED", Param: "optionMarket", Err: err,
+		Message: fmt.Sprintf("market %s: %s", market.Hex(), msg)}
+}
+
+// factsCacheEntries bounds the strikes chain's immutables: a market, its
+// pools and its handlers each take one entry.
+const factsCacheEntries = 8192
+
+func newFactCaches(fill time.Duration) (*cache.Cache[fact], *cache.Cache[[]common.Address]) {
+	return cache.New[fact](cache.Options{MaxEntries: factsCacheEntries, FillTimeout: fill}),
+		cache.New[[]common.Address](cache.Options{MaxEntries: 4096, FillTimeout: fill})
+}
