@@ -18,6 +18,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
@@ -108,6 +109,20 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	if code := validate(http.MethodGet, buyablePath, nil); code != http.StatusUnprocessableEntity {
 		t.Errorf("market without positionManager(): %d, want 422", code)
 	}
+	// A market whose opData is OptionMarketOTMFE's (expiry second): 422
+	// MARKET_UNSUPPORTED, in the document's error shape.
+	demoMarket := f.Node.Markets[common.HexToAddress(wethUSDC)]
+	f.Node.Lock()
+	version := demoMarket.Version
+	demoMarket.Version = chaintest.VersionOTMFE
+	f.Node.Unlock()
+	srv = serverOn(t, f)
+	if code := validate(http.MethodGet, gateway.PathExercisePrepare+"?"+query(prepareParams, "optionId", "110", false), nil); code != http.StatusUnprocessableEntity {
+		t.Errorf("OTMFE-shaped market: %d, want 422", code)
+	}
+	f.Node.Lock()
+	demoMarket.Version = version
+	f.Node.Unlock()
 	srv = warm
 	f.Subgraph.Fail = func(string) *subgraphtest.Failure { return &subgraphtest.Failure{Errors: []string{"indexing_error"}} }
 	seen[validate(http.MethodGet, gateway.PathStrikesChain+"?optionMarket="+wethUSDC+"&chainId=42161&callsReach=2&putsReach=2", nil)] = true // 502
@@ -144,7 +159,7 @@ func serverOn(t *testing.T, f *scenario.Fakes) *gateway.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161}})
+	srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161}, Swappers: cfg.SwapperIDs()})
 	if err != nil {
 		t.Fatal(err)
 	}

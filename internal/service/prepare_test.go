@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
@@ -153,31 +153,14 @@ func TestPrepareRefusals(t *testing.T) {
 	if p := problem.As(err); p.Code != "MARKET_V1_UNSUPPORTED" {
 		t.Errorf("V1 market: %v", err)
 	}
-}
-
-// Revert data from a simulation is named: market custom errors,
-// Error(string), else the raw selector.
-func TestRevertReason(t *testing.T) {
-	if got := service.RevertReason(contracts.OptionMarketErrors.Errors["DopexV2OptionMarket__NotEnoughAfterSwap"].ID.Bytes()[:4]); got != "DopexV2OptionMarket__NotEnoughAfterSwap" {
-		t.Fatalf("custom error: %s", got)
+	// An OptionMarketOTMFE (opData with the expiry second, no
+	// exerciseOption) is 422 MARKET_UNSUPPORTED saying what was found, not
+	// a wrong OPTION_EXPIRED read from the tick words.
+	f.Node.Markets[market].Version = chaintest.VersionOTMFE
+	_, err = svc.PrepareExercise(context.Background(), service.PrepareRequest{ChainID: 42161, Market: market, OptionID: big.NewInt(110), SwapperID: "uni-v3", Slippage: slippage(t, "1")})
+	if p := problem.As(err); p.Code != "MARKET_UNSUPPORTED" || p.Kind != problem.Unprocessable || !strings.Contains(p.Message, "OptionMarketOTMFE") || p.Param != "optionMarket" {
+		t.Errorf("OTMFE market: %v", err)
 	}
-	reason := append([]byte{0x08, 0xc3, 0x79, 0xa0}, mustPack(t, "Too little received")...)
-	if got := service.RevertReason(reason); got != "Too little received" {
-		t.Fatalf("Error(string): %s", got)
-	}
-	if got := service.RevertReason([]byte{1, 2, 3, 4}); !strings.Contains(got, "0x01020304") {
-		t.Fatalf("unknown: %s", got)
-	}
-}
-
-func mustPack(t *testing.T, s string) []byte {
-	t.Helper()
-	ty, _ := abi.NewType("string", "", nil)
-	b, err := abi.Arguments{{Type: ty}}.Pack(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // The worked numbers through the real uni-v3 quoter code: a leg
@@ -212,7 +195,7 @@ func TestPrepareWorkedExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Profit != "500" || got.MinProfit != "395" {
+	if got.Profit != "500" || got.MinProfit != "395" || got.Legs[0].AmountOut != "10500" || got.Legs[0].MinAmountOut != "10395" {
 		t.Fatalf("profit %s minProfit %s, want 500 395", got.Profit, got.MinProfit)
 	}
 	want, _ := clamm.UniV3SwapData(500, big.NewInt(10395))
@@ -235,8 +218,14 @@ type stubPositions struct{ pos *chain.Position }
 func (s stubPositions) Position(context.Context, common.Address, *big.Int) (*chain.Position, error) {
 	return s.pos, nil
 }
-func (s stubPositions) Simulate(context.Context, common.Address, common.Address, []byte) ([]byte, error) {
-	return nil, nil
+
+// SimulateSequence is the market of the worked example: the one leg's swap
+// delivers 10500 against 10000 owed.
+func (s stubPositions) SimulateSequence(context.Context, common.Address, common.Address, clamm.ExerciseParams) ([]chain.LegOutcome, error) {
+	return []chain.LegOutcome{{Exercised: true, Delta: big.NewInt(500)}}, nil
+}
+func (s stubPositions) SimulateExercise(context.Context, common.Address, common.Address, []byte) (*big.Int, error) {
+	return big.NewInt(500), nil
 }
 
 // fixedQuote answers every quoteExactInputSingle in a batch with amountOut.

@@ -32,6 +32,9 @@ type OneInch struct {
 	ChainID uint64
 	HTTP    *http.Client
 	Timeout time.Duration
+	// Router is the router the OneInchSwapper forwards to; zero means
+	// AggregationRouterV5 (tests deploy their own).
+	Router common.Address
 }
 
 type oneInchSwap struct {
@@ -129,11 +132,34 @@ func (o *OneInch) one(ctx context.Context, r Request) (Quote, error) {
 	if !ok || out.Sign() < 0 || len(s.Tx.Data) < 4 {
 		return Quote{}, quoteErr(problem.UpstreamError, "QUOTE_ERROR", "the 1inch API answer lacks toAmount or tx.data")
 	}
-	if s.Tx.To != AggregationRouterV5 {
-		return Quote{}, quoteErr(problem.UpstreamError, "QUOTE_ERROR",
-			"the 1inch API answered for router %s, but the OneInchSwapper forwards to %s", s.Tx.To.Hex(), AggregationRouterV5.Hex())
+	router := o.Router
+	if router == (common.Address{}) {
+		router = AggregationRouterV5
 	}
-	return Quote{AmountOut: out, MinOut: r.Slippage.MinOut(out), SwapData: s.Tx.Data}, nil
+	if s.Tx.To != router {
+		return Quote{}, quoteErr(problem.UpstreamError, "QUOTE_ERROR",
+			"the 1inch API answered for router %s, but the OneInchSwapper forwards to %s", s.Tx.To.Hex(), router.Hex())
+	}
+	call, err := DecodeRouterCall(s.Tx.Data)
+	if err != nil {
+		return Quote{}, &problem.Error{Kind: problem.UpstreamError, Code: "QUOTE_ERROR", Err: err,
+			Message: "the 1inch API answered router calldata whose minimum cannot be read: " + err.Error()}
+	}
+	switch {
+	case call.Amount.Cmp(r.AmountIn) != 0:
+		return Quote{}, quoteErr(problem.UpstreamError, "QUOTE_ERROR",
+			"the 1inch router calldata (%s) swaps %s, but the leg sends %s", call.Method, call.Amount, r.AmountIn)
+	case call.Recipient != r.Receiver:
+		return Quote{}, quoteErr(problem.UpstreamError, "QUOTE_ERROR",
+			"the 1inch router calldata (%s) pays %s, not the option market %s", call.Method, call.Recipient.Hex(), r.Receiver.Hex())
+	}
+	return Quote{AmountOut: out, MinOut: call.MinReturn, SwapData: s.Tx.Data}, nil
+}
+
+// Final sends the router calldata unchanged: its minReturn is the minimum
+// the swap enforces (the OneInchSwapper checks nothing itself).
+func (o *OneInch) Final(_ Request, q Quote, _ *big.Int) ([]byte, *big.Int, error) {
+	return q.SwapData, q.MinOut, nil
 }
 
 func oneInchStatus(status int, body []byte) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -74,8 +75,10 @@ func (u *UniV3) Quote(ctx context.Context, reqs []Request) ([]Quote, error) {
 	quotes := make([]Quote, len(reqs))
 	for i, el := range batch {
 		if el.Error != nil {
-			var rpcErr rpc.Error
-			if errors.As(el.Error, &rpcErr) && rpcErr.ErrorCode() == 3 || errors.As(el.Error, new(rpc.DataError)) {
+			// Only a revert means QuoterV2 cannot quote (no pool, not
+			// enough liquidity); every JSON-RPC error carries ErrorData, so
+			// that alone proves nothing: a node failure is QUOTE_ERROR.
+			if chain.IsRevert(el.Error) {
 				return nil, &problem.Error{Kind: problem.Unprocessable, Code: "QUOTE_FAILED", Err: el.Error,
 					Message: fmt.Sprintf("QuoterV2 cannot quote leg %d (no pool or not enough liquidity at fee %d)", i, reqs[i].Fee)}
 			}
@@ -87,15 +90,21 @@ func (u *UniV3) Quote(ctx context.Context, reqs []Request) ([]Quote, error) {
 			return nil, &problem.Error{Kind: problem.UpstreamError, Code: "QUOTE_ERROR", Err: err,
 				Message: "QuoterV2 returned data that does not decode"}
 		}
-		out := vals[0].(*big.Int)
-		minOut := reqs[i].Slippage.MinOut(out)
-		sd, err := clamm.UniV3SwapData(reqs[i].Fee, minOut)
+		sd, err := clamm.UniV3SwapData(reqs[i].Fee, new(big.Int))
 		if err != nil {
 			return nil, err
 		}
-		quotes[i] = Quote{AmountOut: out, MinOut: minOut, SwapData: sd}
+		quotes[i] = Quote{AmountOut: vals[0].(*big.Int), SwapData: sd}
 	}
 	return quotes, nil
+}
+
+// Final sets SwapRouter's amountOutMinimum to the slippage applied to the
+// output the leg's swap has in the exercise's sequence.
+func (u *UniV3) Final(req Request, _ Quote, out *big.Int) ([]byte, *big.Int, error) {
+	minOut := req.Slippage.MinOut(out)
+	sd, err := clamm.UniV3SwapData(req.Fee, minOut)
+	return sd, minOut, err
 }
 
 func quoteTransport(err error) error {

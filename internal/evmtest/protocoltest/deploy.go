@@ -1,0 +1,207 @@
+package protocoltest
+
+import (
+	"bytes"
+	"math"
+	"math/big"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
+)
+
+// Config chooses the deployment. The zero value is a WETH (18 decimals,
+// call asset, token0) / USDC (6 decimals, put asset) market at about 3,000
+// USDC per WETH, fee tier 500 (tick spacing 10), four funded users.
+type Config struct {
+	CallDecimals, PutDecimals uint8   // 0 means 18 and 6
+	Inverted                  bool    // the call asset is token1 (the put asset token0)
+	Price                     float64 // put asset per call asset at start; 0 means 3000
+	Fee                       uint32  // pool fee tier; 0 means 500
+	Users                     int     // funded accounts besides the deployer; 0 means 4
+}
+
+// Protocol is a deployed test protocol. Accounts: Chain.Accounts[0] is the
+// deployer and owner of every contract; Users are funded with both assets
+// (a billion whole units each) and have approved the position manager, the
+// market and the SwapRouter.
+type Protocol struct {
+	Chain *Chain
+	Owner *Account
+	Users []*Account
+
+	CallAsset, PutAsset common.Address
+	CallDecimals        uint8
+	PutDecimals         uint8
+	Token0, Token1      common.Address
+
+	Factory, NPM, Router, Quoter common.Address
+	Pool                         common.Address // the prime pool
+	Fee                          uint32
+	TickSpacing                  int
+
+	PositionManager common.Address
+	Handler         common.Address
+	Market          common.Address
+	Swapper         common.Address // SwapRouterSwapper
+	OneInchSwapper  common.Address
+	OneInchRouter   common.Address // FakeAggregationRouterV5
+	Hook24h         common.Address
+	AutoExercise    common.Address
+}
+
+var maxUint = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
+
+// Deploy deploys Uniswap V3 and the test protocol and wires them as a live
+// deployment is wired: the handler whitelisted on the position manager, the
+// (handler, market) pair whitelisted for use, the position manager
+// whitelisted as the handler's app, the prime pool approved on the market,
+// the market whitelisted on the 24h hook. Background liquidity: the owner's
+// Uniswap position over ±6,000 ticks around the start price.
+func Deploy(t testing.TB, cfg Config) *Protocol {
+	t.Helper()
+	if cfg.CallDecimals == 0 && cfg.PutDecimals == 0 {
+		cfg.CallDecimals, cfg.PutDecimals = 18, 6
+	}
+	if cfg.Price == 0 {
+		cfg.Price = 3000
+	}
+	if cfg.Fee == 0 {
+		cfg.Fee = 500
+	}
+	if cfg.Users == 0 {
+		cfg.Users = 4
+	}
+	c := NewChain(t, cfg.Users+1)
+	p := &Protocol{Chain: c, Owner: c.Accounts[0], Users: c.Accounts[1:], Fee: cfg.Fee,
+		CallDecimals: cfg.CallDecimals, PutDecimals: cfg.PutDecimals}
+	p.TickSpacing = map[uint32]int{100: 1, 500: 10, 3000: 60, 10000: 200}[cfg.Fee]
+
+	// The token deployed first gets the owner's nonce-0 address: order the
+	// deployments so the call asset lands on the side the config asks for.
+	first := crypto.CreateAddress(p.Owner.Addr, 0)
+	second := crypto.CreateAddress(p.Owner.Addr, 1)
+	callFirst := (bytes.Compare(first[:], second[:]) < 0) != cfg.Inverted
+	deployCall := func() { p.CallAsset = c.Deploy(Token, "Wrapped Ether", "WETH", cfg.CallDecimals) }
+	deployPut := func() { p.PutAsset = c.Deploy(Token, "USD Coin", "USDC", cfg.PutDecimals) }
+	if callFirst {
+		deployCall()
+		deployPut()
+	} else {
+		deployPut()
+		deployCall()
+	}
+	p.Token0, p.Token1 = p.CallAsset, p.PutAsset
+	if cfg.Inverted {
+		p.Token0, p.Token1 = p.PutAsset, p.CallAsset
+	}
+
+	factory, npm, router, quoter := mustUni(t, "factory"), mustUni(t, "npm"), mustUni(t, "router"), mustUni(t, "quoter")
+	p.Factory = c.Deploy(factory)
+	p.NPM = c.Deploy(npm, p.Factory, p.CallAsset, common.Address{})
+	p.Router = c.Deploy(router, p.Factory, p.CallAsset)
+	p.Quoter = c.Deploy(quoter, p.Factory, p.CallAsset)
+
+	// Start price as a tick on the spacing grid: token1 per token0 in base units.
+	raw := cfg.Price * math.Pow(10, float64(cfg.PutDecimals)-float64(cfg.CallDecimals))
+	if cfg.Inverted {
+		raw = 1 / raw
+	}
+	tick := int(math.Floor(math.Log(raw)/math.Log(1.0001))) / p.TickSpacing * p.TickSpacing
+	p.Pool = p.CreatePool(cfg.Fee, tick)
+
+	p.PositionManager = c.Deploy(PositionManager)
+	p.Handler = c.Deploy(HandlerV2, p.Factory, p.Router)
+	p.Market = c.Deploy(MarketV2, p.PositionManager, p.CallAsset, p.PutAsset, p.Pool)
+	p.Swapper = c.Deploy(SwapRouterSwap, p.Router)
+	p.OneInchRouter = c.Deploy(OneInchRouter, p.Router)
+	p.OneInchSwapper = c.Deploy(OneInchSwap, p.OneInchRouter)
+	p.Hook24h = c.Deploy(TTLHook24h)
+	p.AutoExercise = c.Deploy(AutoExercise)
+
+	c.MustSend(p.Owner, p.PositionManager, PositionManager.ABI, "updateWhitelistHandler", p.Handler, true)
+	p.WhitelistApp(p.Handler, p.Market, true)
+	c.MustSend(p.Owner, p.Handler, HandlerV2.ABI, "updateWhitelistedApps", p.PositionManager, true)
+	c.MustSend(p.Owner, p.Market, MarketV2.ABI, "updatePool", p.Pool, true)
+	c.MustSend(p.Owner, p.Hook24h, TTLHook24h.ABI, "updateWhitelistedAppsStatus", p.Market, true)
+
+	for _, a := range c.Accounts {
+		p.Fund(a)
+	}
+	p.AddBackgroundLiquidity(p.Pool, tick-6000, tick+6000)
+	return p
+}
+
+func mustUni(t testing.TB, key string) Artifact {
+	a, err := Uniswap(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// Fund mints a billion whole units of both assets to a and approves the
+// position manager, the market, the SwapRouter and the NPM to spend them.
+func (p *Protocol) Fund(a *Account) {
+	for _, tok := range []struct {
+		addr common.Address
+		dec  uint8
+	}{{p.CallAsset, p.CallDecimals}, {p.PutAsset, p.PutDecimals}} {
+		amount := new(big.Int).Mul(big.NewInt(1e9), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(tok.dec)), nil))
+		p.Chain.MustSend(a, tok.addr, Token.ABI, "mint", a.Addr, amount)
+		for _, spender := range []common.Address{p.PositionManager, p.Market, p.Router, p.NPM} {
+			if spender != (common.Address{}) {
+				p.Chain.MustSend(a, tok.addr, Token.ABI, "approve", spender, maxUint)
+			}
+		}
+	}
+}
+
+// CreatePool creates and initializes the (call, put) pool of a fee tier at
+// exactly the sqrt price of tick, and returns its address.
+func (p *Protocol) CreatePool(fee uint32, tick int) common.Address {
+	sqrt, err := clamm.SqrtRatioAtTick(tick)
+	if err != nil {
+		p.Chain.T.Fatal(err)
+	}
+	npm := mustUni(p.Chain.T, "npm")
+	p.Chain.MustSend(p.Owner, p.NPM, npm.ABI, "createAndInitializePoolIfNecessary", p.Token0, p.Token1, big.NewInt(int64(fee)), sqrt)
+	return p.Chain.Call(p.Factory, mustUni(p.Chain.T, "factory").ABI, "getPool", p.Token0, p.Token1, big.NewInt(int64(fee)))[0].(common.Address)
+}
+
+// AddBackgroundLiquidity adds the owner's NPM position over [lower, upper]
+// with up to 1,000 call-asset units and 3,000,000 put-asset units.
+func (p *Protocol) AddBackgroundLiquidity(pool common.Address, lower, upper int) {
+	c := p.Chain
+	fee := c.Call(pool, mustUni(c.T, "pool").ABI, "fee")[0].(*big.Int)
+	callAmt := new(big.Int).Mul(big.NewInt(1000), pow10(p.CallDecimals))
+	putAmt := new(big.Int).Mul(big.NewInt(3_000_000), pow10(p.PutDecimals))
+	a0, a1 := callAmt, putAmt
+	if p.Token0 == p.PutAsset {
+		a0, a1 = putAmt, callAmt
+	}
+	type mintParams struct {
+		Token0         common.Address
+		Token1         common.Address
+		Fee            *big.Int
+		TickLower      *big.Int
+		TickUpper      *big.Int
+		Amount0Desired *big.Int
+		Amount1Desired *big.Int
+		Amount0Min     *big.Int
+		Amount1Min     *big.Int
+		Recipient      common.Address
+		Deadline       *big.Int
+	}
+	c.MustSend(p.Owner, p.NPM, mustUni(c.T, "npm").ABI, "mint", mintParams{p.Token0, p.Token1, fee,
+		big.NewInt(int64(lower)), big.NewInt(int64(upper)), a0, a1, new(big.Int), new(big.Int), p.Owner.Addr, big.NewInt(1 << 40)})
+}
+
+func pow10(d uint8) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d)), nil) }
+
+// WhitelistApp sets whitelistedHandlersWithApp[keccak256(abi.encode(handler, app))].
+func (p *Protocol) WhitelistApp(handler, app common.Address, status bool) {
+	p.Chain.MustSend(p.Owner, p.PositionManager, PositionManager.ABI, "updateWhitelistHandlerWithApp", handler, app, status)
+}
