@@ -17,6 +17,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
@@ -152,18 +153,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 // serverOn is a gateway over fakes already loaded.
 func serverOn(t *testing.T, f *scenario.Fakes) *gateway.Server {
 	t.Helper()
-	cfg := config.Default()
-	ch := cfg.Chains[42161]
-	ch.SubgraphURL, ch.RPCURL = "http://fake-subgraph.invalid", "http://fake-rpc.invalid"
-	u, err := service.Connect(ch, service.ConnectOptions{SubgraphTransport: transport(f.Subgraph), RPCTransport: transport(f.Node)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161}, Swappers: cfg.SwapperIDs()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv
+	return newApp(t, app.Options{Transports: onFakes(f)})
 }
 
 // panicking stands in for a chain reader with a bug.
@@ -189,7 +179,7 @@ func TestInternalErrorMatchesOpenAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := config.Default()
-	srv, err := gateway.New(gateway.Options{ChainIDs: []uint64{42161}, Service: service.New(map[uint64]*service.Upstreams{
+	srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{
 		42161: {Config: cfg.Chains[42161], Chain: panicking{}, Strikes: panicking{}, Subgraph: subgraph.New("http://sg.invalid", subgraph.Options{})}})})
 	if err != nil {
 		t.Fatal(err)

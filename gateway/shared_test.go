@@ -18,12 +18,11 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier/redistest"
-	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
 // gate holds upstream requests until opened; it counts the requests that
@@ -73,13 +72,6 @@ type replica struct {
 
 func newReplica(t *testing.T, f *scenario.Fakes, sg http.Handler, redisURL string, to redistier.Options, adjust func(*gateway.Options)) *replica {
 	t.Helper()
-	cfg := config.Default()
-	ch := cfg.Chains[42161]
-	ch.SubgraphURL, ch.RPCURL = "http://fake-subgraph.invalid", "http://fake-rpc.invalid"
-	u, err := service.Connect(ch, service.ConnectOptions{SubgraphTransport: transport(sg), RPCTransport: transport(f.Node), QuoteTransport: transport(f.OneInch)})
-	if err != nil {
-		t.Fatal(err)
-	}
 	to.URL = redisURL
 	tier, err := redistier.New(to)
 	if err != nil {
@@ -87,15 +79,14 @@ func newReplica(t *testing.T, f *scenario.Fakes, sg http.Handler, redisURL strin
 	}
 	t.Cleanup(func() { _ = tier.Close() })
 	m := metrics.New()
-	opts := gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161},
-		CacheMaxEntries: 100, Shared: tier, Metrics: m}
-	if adjust != nil {
-		adjust(&opts)
-	}
-	srv, err := gateway.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := f.Transports()
+	tr.Subgraph = transport(sg)
+	srv := newApp(t, app.Options{Transports: map[uint64]app.Transports{42161: tr}, Metrics: m, Gateway: func(o *gateway.Options) {
+		o.CacheMaxEntries, o.Shared = 100, tier
+		if adjust != nil {
+			adjust(o)
+		}
+	}})
 	return &replica{srv: srv, tier: tier, m: m}
 }
 

@@ -77,8 +77,7 @@ func (r *Reader) Position(ctx context.Context, market common.Address, optionID *
 		return nil, notAMarket(market, errors.New("opData or block timestamp failed"))
 	}
 	if !res[0].OK {
-		return nil, &problem.Error{Kind: problem.NotFound, Code: "OPTION_NOT_FOUND", Param: "optionId",
-			Message: fmt.Sprintf("option %s does not exist on market %s (never minted, or burnt)", optionID, market.Hex())}
+		return nil, problem.New(problem.OptionNotFound, "option %s does not exist on market %s (never minted, or burnt)", optionID, market.Hex()).On("optionId")
 	}
 	p := &Position{}
 	if p.Owner, err = unpackAddress(m, "ownerOf", res[0].Data); err != nil {
@@ -96,7 +95,7 @@ func (r *Reader) Position(ctx context.Context, market common.Address, optionID *
 	}
 	n := p.Data.OpTickArrayLen
 	if n > MaxLegs {
-		return nil, problem.New(problem.Unprocessable, "OPTION_TOO_MANY_LEGS", "option %s has %d legs; at most %d are supported", optionID, n, MaxLegs)
+		return nil, problem.New(problem.OptionTooManyLegs, "option %s has %d legs; at most %d are supported", optionID, n, MaxLegs)
 	}
 	legRes := res[4:]
 	if n > speculativeLegs {
@@ -212,6 +211,5 @@ func unsupportedOpData(market common.Address, optionID *big.Int, raw []byte, err
 		shape = fmt.Sprintf("its second word (%s) reads as an expiry, as in Stryke's OptionMarketOTMFE (opData = opTickArrayLen, expiry, tickLower, tickUpper, isCall; no exerciseOption)",
 			new(big.Int).SetBytes(raw[32:64]))
 	}
-	return &problem.Error{Kind: problem.Unprocessable, Code: "MARKET_UNSUPPORTED", Param: "optionMarket", Err: err,
-		Message: fmt.Sprintf("%s answers opData(%s) in a layout this gateway cannot exercise: %v; %s", market.Hex(), optionID, err, shape)}
+	return problem.Wrap(problem.MarketUnsupported, err, "%s answers opData(%s) in a layout this gateway cannot exercise: %v; %s", market.Hex(), optionID, err, shape).On("optionMarket")
 }

@@ -144,11 +144,11 @@ func TestSimulationNodeFailure(t *testing.T) {
 		r := NewReader(m, Options{})
 		_, err := r.SimulateSequence(context.Background(), common.Address{1}, common.Address{2}, params(2))
 		var rev *RevertError
-		if errors.As(err, &rev) || problem.As(err).Kind != problem.UpstreamError {
+		if errors.As(err, &rev) || problem.As(err).Kind() != problem.KindUpstreamError {
 			t.Errorf("%v: %v", nodeErr, err)
 		}
 		_, err = r.SimulateExercise(context.Background(), common.Address{1}, common.Address{2}, []byte{1, 2, 3, 4})
-		if errors.As(err, &rev) || problem.As(err).Kind != problem.UpstreamError {
+		if errors.As(err, &rev) || problem.As(err).Kind() != problem.KindUpstreamError {
 			t.Errorf("%v: %v", nodeErr, err)
 		}
 	}

@@ -142,7 +142,7 @@ func (s *Service) PrepareExercise(ctx context.Context, req PrepareRequest) (Prep
 		}
 		leg, err := clamm.ExerciseLeg(l.TickLower, l.TickUpper, l.LiquidityToUse, collateralIs0)
 		if err != nil {
-			return Prepared{}, problem.New(problem.UpstreamError, "RPC_ERROR", "leg %d has invalid ticks [%d, %d]", i, l.TickLower, l.TickUpper)
+			return Prepared{}, problem.New(problem.RPCError, "leg %d has invalid ticks [%d, %d]", i, l.TickLower, l.TickUpper)
 		}
 		legs[i] = leg
 		out.Legs[i].AmountToSwap, out.Legs[i].AmountReq = leg.AmountToSwap.String(), leg.AmountReq.String()
@@ -200,8 +200,7 @@ func (s *Service) PrepareExercise(ctx context.Context, req PrepareRequest) (Prep
 		}
 	}
 	if profit.Sign() <= 0 {
-		return Prepared{}, &problem.Error{Kind: problem.Unprocessable, Code: "OPTION_NOT_IN_THE_MONEY", Param: "optionId",
-			Message: fmt.Sprintf("option %s is not in the money: no leg's swap through %s pays more than its liquidity providers are owed (%s)", req.OptionID, req.SwapperID, leftOutReasons(out))}
+		return Prepared{}, problem.New(problem.OptionNotInTheMoney, "option %s is not in the money: no leg's swap through %s pays more than its liquidity providers are owed (%s)", req.OptionID, req.SwapperID, leftOutReasons(out)).On("optionId")
 	}
 	data, err := clamm.ExerciseCalldata(params)
 	if err != nil {
@@ -237,7 +236,7 @@ func leftOutReasons(p Prepared) string {
 // exercisable refuses what the contract would refuse, before any quote.
 func exercisable(req PrepareRequest, pos *chain.Position) error {
 	if pos.Version == chain.MarketV1 {
-		return problem.New(problem.Unprocessable, "MARKET_V1_UNSUPPORTED",
+		return problem.New(problem.MarketV1Unsupported,
 			"%s is a V1 option market (DopexV2OptionMarket); this gateway prepares exercises on V2 markets only", req.Market.Hex())
 	}
 	// Nothing left to exercise says more than "expired" about an old option.
@@ -246,12 +245,10 @@ func exercisable(req PrepareRequest, pos *chain.Position) error {
 		left = left || l.LiquidityToUse.Sign() > 0
 	}
 	if !left {
-		return &problem.Error{Kind: problem.Unprocessable, Code: "OPTION_FULLY_EXERCISED", Param: "optionId",
-			Message: fmt.Sprintf("option %s has no liquidity left to exercise", req.OptionID)}
+		return problem.New(problem.OptionFullyExercised, "option %s has no liquidity left to exercise", req.OptionID).On("optionId")
 	}
 	if pos.Data.Expiry.Cmp(pos.BlockTimestamp) < 0 {
-		return &problem.Error{Kind: problem.Unprocessable, Code: "OPTION_EXPIRED", Param: "optionId",
-			Message: fmt.Sprintf("option %s expired at %s (block time %s)", req.OptionID, pos.Data.Expiry, pos.BlockTimestamp)}
+		return problem.New(problem.OptionExpired, "option %s expired at %s (block time %s)", req.OptionID, pos.Data.Expiry, pos.BlockTimestamp).On("optionId")
 	}
 	return nil
 }
@@ -273,6 +270,5 @@ func simulationError(err error) error {
 	if !errors.As(err, &rev) {
 		return err
 	}
-	return &problem.Error{Kind: problem.Unprocessable, Code: "EXERCISE_WOULD_REVERT", Err: err,
-		Message: "simulating the exercise from the option's owner reverted: " + rev.Reason}
+	return problem.Wrap(problem.ExerciseWouldRevert, err, "simulating the exercise from the option's owner reverted: %s", rev.Reason)
 }

@@ -13,13 +13,13 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
-	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
@@ -134,12 +134,12 @@ func TestPrepareRefusals(t *testing.T) {
 	market := scs[0].Market.Address
 	for _, c := range []struct {
 		id   int64
-		code string
+		code *problem.Code
 	}{
-		{112, "OPTION_EXPIRED"},
-		{113, "OPTION_NOT_IN_THE_MONEY"},
-		{101, "OPTION_FULLY_EXERCISED"},
-		{999, "OPTION_NOT_FOUND"},
+		{112, problem.OptionExpired},
+		{113, problem.OptionNotInTheMoney},
+		{101, problem.OptionFullyExercised},
+		{999, problem.OptionNotFound},
 	} {
 		_, err := svc.PrepareExercise(context.Background(), service.PrepareRequest{ChainID: 42161, Market: market, OptionID: big.NewInt(c.id), SwapperID: "uni-v3", Slippage: slippage(t, "1")})
 		if p := problem.As(err); p.Code != c.code {
@@ -150,7 +150,7 @@ func TestPrepareRefusals(t *testing.T) {
 	f.Node.Markets[market].Version = 1
 	f.Node.Markets[market].Name = "Dopex V2 Option Market"
 	_, err = svc.PrepareExercise(context.Background(), service.PrepareRequest{ChainID: 42161, Market: market, OptionID: big.NewInt(110), SwapperID: "uni-v3", Slippage: slippage(t, "1")})
-	if p := problem.As(err); p.Code != "MARKET_V1_UNSUPPORTED" {
+	if p := problem.As(err); p.Code != problem.MarketV1Unsupported {
 		t.Errorf("V1 market: %v", err)
 	}
 	// An OptionMarketOTMFE (opData with the expiry second, no
@@ -158,7 +158,7 @@ func TestPrepareRefusals(t *testing.T) {
 	// a wrong OPTION_EXPIRED read from the tick words.
 	f.Node.Markets[market].Version = chaintest.VersionOTMFE
 	_, err = svc.PrepareExercise(context.Background(), service.PrepareRequest{ChainID: 42161, Market: market, OptionID: big.NewInt(110), SwapperID: "uni-v3", Slippage: slippage(t, "1")})
-	if p := problem.As(err); p.Code != "MARKET_UNSUPPORTED" || p.Kind != problem.Unprocessable || !strings.Contains(p.Message, "OptionMarketOTMFE") || p.Param != "optionMarket" {
+	if p := problem.As(err); p.Code != problem.MarketUnsupported || p.Kind() != problem.KindUnprocessable || !strings.Contains(p.Message, "OptionMarketOTMFE") || p.Param != "optionMarket" {
 		t.Errorf("OTMFE market: %v", err)
 	}
 }
@@ -252,16 +252,12 @@ func TestOneInchKeyFromEnvironment(t *testing.T) {
 	cfg := config.Default()
 	ch := cfg.Chains[42161]
 	f := scenario.NewFakesFor(ch, scs[0])
-	ch.SubgraphURL, ch.RPCURL = "http://sg.invalid", "http://rpc.invalid"
-	u, err := service.Connect(ch, service.ConnectOptions{
-		SubgraphTransport: replay.HandlerTransport{Handler: f.Subgraph}, RPCTransport: replay.HandlerTransport{Handler: f.Node},
-		QuoteTransport: replay.HandlerTransport{Handler: f.OneInch},
-		Getenv:         func(k string) string { return map[string]string{"CLAMM_1INCH_API_KEY": "k-123"}[k] },
-	})
+	a, err := app.New(app.Options{Config: cfg, Transports: map[uint64]app.Transports{42161: f.Transports()},
+		Getenv: func(k string) string { return map[string]string{"CLAMM_1INCH_API_KEY": "k-123"}[k] }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := service.New(map[uint64]*service.Upstreams{42161: u})
+	svc := a.Service
 	if _, err := svc.PrepareExercise(context.Background(), service.PrepareRequest{ChainID: 42161, Market: scs[0].Market.Address,
 		OptionID: big.NewInt(110), SwapperID: "1inch", Slippage: slippage(t, "1")}); err != nil {
 		t.Fatal(err)

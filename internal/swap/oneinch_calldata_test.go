@@ -78,7 +78,7 @@ func TestOneInchCalldataChecks(t *testing.T) {
 	req := Request{AmountIn: big.NewInt(500), Receiver: market, Slippage: slip}
 	for _, bad := range [][]byte{answer(499, market), answer(500, common.Address{9})} {
 		data = bad
-		if _, err := o.Quote(context.Background(), []Request{req}); problem.As(err).Code != "QUOTE_ERROR" {
+		if _, err := o.Quote(context.Background(), []Request{req}); problem.As(err).Code != problem.QuoteError {
 			t.Errorf("%v", err)
 		}
 	}

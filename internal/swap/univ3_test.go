@@ -56,13 +56,13 @@ func TestBatchWithOneFailedElement(t *testing.T) {
 	q := &UniV3{Quoter: common.HexToAddress("0x61fFE014bA17989E743c5F6cB21bF9697530B21e")}
 	for _, c := range []struct {
 		err  error
-		code string
+		code *problem.Code
 	}{
-		{revertErr{}, "QUOTE_FAILED"},
-		{errors.New("header not found"), "QUOTE_ERROR"},
-		{nodeErr{-32000, "header not found"}, "QUOTE_ERROR"},
-		{nodeErr{-32005, "rate limit exceeded"}, "QUOTE_ERROR"},
-		{nodeErr{-32603, "internal error"}, "QUOTE_ERROR"},
+		{revertErr{}, problem.QuoteFailed},
+		{errors.New("header not found"), problem.QuoteError},
+		{nodeErr{-32000, "header not found"}, problem.QuoteError},
+		{nodeErr{-32005, "rate limit exceeded"}, problem.QuoteError},
+		{nodeErr{-32603, "internal error"}, problem.QuoteError},
 	} {
 		q.RPC = batch{errs: []error{nil, c.err}}
 		if _, err := q.Quote(context.Background(), reqs); problem.As(err).Code != c.code {
