@@ -26,6 +26,7 @@ type Server struct {
 	Addr string // 127.0.0.1:port
 	t    testing.TB
 	port int
+	args []string // extra redis-server arguments
 	cmd  *exec.Cmd
 }
 
@@ -33,8 +34,8 @@ type Server struct {
 func (s *Server) URL() string { return "redis://" + s.Addr }
 
 // Start runs a redis-server on a free loopback port and waits until it
-// answers PING.
-func Start(t testing.TB) *Server {
+// answers PING. Extra arguments go to redis-server ("--requirepass", "pw").
+func Start(t testing.TB, args ...string) *Server {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Fatal("redis-server is not on PATH: these tests run a real Redis; install it with `apt-get install -y redis-server` (.ci/run does)")
@@ -45,7 +46,7 @@ func Start(t testing.TB) *Server {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	_ = l.Close()
-	s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), t: t, port: port}
+	s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), t: t, port: port, args: args}
 	s.start()
 	t.Cleanup(s.Stop)
 	return s
@@ -53,13 +54,14 @@ func Start(t testing.TB) *Server {
 
 func (s *Server) start() {
 	s.t.Helper()
-	s.cmd = exec.Command("redis-server", "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--protected-mode", "no", "--loglevel", "warning")
+	s.cmd = exec.Command("redis-server", append([]string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--protected-mode", "no", "--loglevel", "warning"}, s.args...)...)
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("start redis-server: %v", err)
 	}
 	for i := 0; ; i++ {
-		if _, err := s.Do("PING"); err == nil {
+		// Up when it answers, even if only to say NOAUTH.
+		if _, err := s.Do("PING"); err == nil || strings.Contains(err.Error(), "NOAUTH") {
 			return
 		}
 		if i == 500 {
