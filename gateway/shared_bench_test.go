@@ -29,7 +29,10 @@ func BenchmarkSharedTier(b *testing.B) {
 	sc := wideScenario(b, 10)
 	shared := func(maxEntries int) func(*gateway.Options) {
 		return func(o *gateway.Options) {
-			tier, err := redistier.New(redistier.Options{URL: rds.URL(), Prefix: fmt.Sprintf("bench%d:", time.Now().UnixNano())})
+			// A command deadline far above a loaded machine's round trip:
+			// with the default 150 ms a stall would send the replica to
+			// its upstreams, and this benchmark measures the tier.
+			tier, err := redistier.New(redistier.Options{URL: rds.URL(), Prefix: fmt.Sprintf("bench%d:", time.Now().UnixNano()), OpTimeout: 5 * time.Second})
 			if err != nil {
 				b.Fatal(err)
 			}
