@@ -42,6 +42,7 @@ type Chain struct {
 	// AutoCommit mines a block after every transaction (the default). With
 	// it off, transactions wait in the pool until Commit: several in one block.
 	AutoCommit bool
+	pending    []common.Hash
 }
 
 // NewChain starts a simulated chain with n funded accounts (at least one).
@@ -166,6 +167,7 @@ func (c *Chain) SendRaw(from *Account, to common.Address, data []byte, label str
 		return nil, decodeRevert(label, err)
 	}
 	if !c.AutoCommit {
+		c.pending = append(c.pending, tx.Hash())
 		return nil, nil
 	}
 	c.Backend.Commit()
@@ -236,4 +238,35 @@ func decodeRevert(method string, err error) error {
 		re.Name = err.Error()
 	}
 	return re
+}
+
+// Block runs fn with AutoCommit off, so every transaction fn sends lands in
+// one block, mines it and returns the receipts in sending order (failed
+// transactions included: check Status). Sends inside fn return nil
+// receipts and are not simulated first.
+func (c *Chain) Block(fn func()) []*types.Receipt {
+	c.T.Helper()
+	c.AutoCommit, c.pending = false, nil
+	defer func() { c.AutoCommit = true }()
+	fn()
+	c.Backend.Commit()
+	var out []*types.Receipt
+	for _, h := range c.pending {
+		r, err := c.Client().TransactionReceipt(context.Background(), h)
+		if err != nil {
+			c.T.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	c.pending = nil
+	return out
+}
+
+// BlockNumber is the number of the latest block.
+func (c *Chain) BlockNumber() uint64 {
+	n, err := c.Client().BlockNumber(context.Background())
+	if err != nil {
+		c.T.Fatal(err)
+	}
+	return n
 }

@@ -90,7 +90,9 @@ type callSetup struct {
 
 // newCall deploys, deposits L=1e18 over [tick+100, tick+110] (above the
 // price: call asset only) and buys a one-leg call on all of it.
-func newCall(t *testing.T) callSetup {
+func newCall(t *testing.T) callSetup { return newCallTTL(t, 3600) }
+
+func newCallTTL(t *testing.T, ttl uint64) callSetup {
 	p := Deploy(t, Config{})
 	_, tick := p.Slot0(p.Pool)
 	s := callSetup{p: p, tick: tick, lp: p.Users[0], buyer: p.Users[1], trader: p.Users[2]}
@@ -100,7 +102,7 @@ func newCall(t *testing.T) callSetup {
 		t.Fatal(err)
 	}
 	s.l = shares
-	s.id, _, err = p.Buy(s.buyer, Option{IsCall: true, TickLower: s.r.TickLower, TickUpper: s.r.TickUpper, TTL: 3600, Legs: []Leg{{s.r, s.l}}})
+	s.id, _, err = p.Buy(s.buyer, Option{IsCall: true, TickLower: s.r.TickLower, TickUpper: s.r.TickUpper, TTL: ttl, Legs: []Leg{{s.r, s.l}}})
 	if err != nil {
 		t.Fatal(err)
 	}
