@@ -73,6 +73,11 @@ type replica struct {
 func newReplica(t *testing.T, f *scenario.Fakes, sg http.Handler, redisURL string, to redistier.Options, adjust func(*gateway.Options)) *replica {
 	t.Helper()
 	to.URL = redisURL
+	if to.OpTimeout == 0 {
+		// Generous: a loaded test machine must not make a healthy Redis
+		// look failed; the fault test sets the default deadline itself.
+		to.OpTimeout = 5 * time.Second
+	}
 	tier, err := redistier.New(to)
 	if err != nil {
 		t.Fatal(err)
@@ -311,7 +316,7 @@ func TestRedisFaultsStillAnswer(t *testing.T) {
 			link := redisLink(t, rds)
 			f := newFakesOnly(t)
 			deadline := 2 * time.Second
-			r := newReplica(t, f, f.Subgraph, "redis://"+link.Listen, redistier.Options{}, func(o *gateway.Options) { o.RequestTimeout = deadline })
+			r := newReplica(t, f, f.Subgraph, "redis://"+link.Listen, redistier.Options{OpTimeout: 150 * time.Millisecond}, func(o *gateway.Options) { o.RequestTimeout = deadline })
 			if rec := get(t, r.srv, strikes); rec.Code != http.StatusOK { // Redis healthy: filled and shared
 				t.Fatalf("%d", rec.Code)
 			}

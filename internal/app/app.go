@@ -107,7 +107,7 @@ func New(o Options) (*App, error) {
 	if redisURL := o.Config.RedisURL; redisURL != "" {
 		// Connected lazily: a Redis down at start is a degraded tier, not
 		// a failure to start.
-		if a.Shared, err = redistier.New(redistier.Options{URL: redisURL, Prefix: o.Config.RedisPrefix}); err != nil {
+		if a.Shared, err = redistier.New(redistier.Options{URL: redisURL, Prefix: o.Config.RedisPrefix, OpTimeout: o.Config.RedisTimeout.D()}); err != nil {
 			return nil, err
 		}
 		shared = a.Shared

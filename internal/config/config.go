@@ -46,9 +46,11 @@ type Config struct {
 
 	// RedisURL, if set, names the Redis replicas share as a second cache
 	// tier (redis:// or rediss://; may hold a password, printed only
-	// through Redact); RedisPrefix namespaces its keys.
-	RedisURL    string `json:"redisUrl"`
-	RedisPrefix string `json:"redisPrefix"`
+	// through Redact); RedisPrefix namespaces its keys; RedisTimeout
+	// bounds each Redis command (0: the tier's default, 150ms).
+	RedisURL     string   `json:"redisUrl"`
+	RedisPrefix  string   `json:"redisPrefix"`
+	RedisTimeout Duration `json:"redisTimeout"`
 }
 
 // Chain is one network's upstreams and protocol registry.
@@ -177,6 +179,7 @@ func Default() *Config {
 //	CLAMM_CHAINS                      extra chain ids to configure from the environment alone
 //	CLAMM_REDIS_URL                   Redis shared by replicas as a second cache tier (none)
 //	CLAMM_REDIS_PREFIX                namespace of the gateway's Redis keys ("clamm:v1:")
+//	CLAMM_REDIS_TIMEOUT               deadline of one Redis command ("150ms")
 //
 // A chain id that appears only in the environment is added with empty registries.
 func Load(getenv func(string) string) (*Config, error) {
@@ -250,6 +253,7 @@ func applyEnv(c *Config, getenv func(string) string) error {
 		"CLAMM_HISTORY_TTL":      &c.HistoryTTL,
 		"CLAMM_PREPARE_TTL":      &c.PrepareTTL,
 		"CLAMM_STALE_GRACE":      &c.StaleGrace,
+		"CLAMM_REDIS_TIMEOUT":    &c.RedisTimeout,
 	} {
 		if v := getenv(name); v != "" {
 			d, err := time.ParseDuration(v)

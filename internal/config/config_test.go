@@ -93,9 +93,9 @@ func TestRedisURL(t *testing.T) {
 	if err != nil || c.RedisURL != "redis://file:6379/0" || c.RedisPrefix != "stage:" {
 		t.Fatalf("%+v %v", c, err)
 	}
-	c, err = Load(env(map[string]string{"CLAMM_CONFIG": path, "CLAMM_REDIS_URL": "rediss://:pw@env:6380"}))
-	if err != nil || c.RedisURL != "rediss://:pw@env:6380" {
-		t.Fatalf("%q %v", c.RedisURL, err)
+	c, err = Load(env(map[string]string{"CLAMM_CONFIG": path, "CLAMM_REDIS_URL": "rediss://:pw@env:6380", "CLAMM_REDIS_TIMEOUT": "40ms"}))
+	if err != nil || c.RedisURL != "rediss://:pw@env:6380" || c.RedisTimeout.D() != 40*time.Millisecond {
+		t.Fatalf("%q %s %v", c.RedisURL, c.RedisTimeout.D(), err)
 	}
 	for _, bad := range []string{"http://:s3cret@host:6379", "redis://", "s3cret"} {
 		_, err := Load(env(map[string]string{"CLAMM_REDIS_URL": bad}))

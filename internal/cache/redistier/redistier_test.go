@@ -42,6 +42,11 @@ func (c *clock) opt() func() time.Time   { return c.now }
 func tier(t *testing.T, url string, o redistier.Options) *redistier.Tier {
 	t.Helper()
 	o.URL = url
+	if o.OpTimeout == 0 {
+		// Generous: a loaded test machine must not make a healthy Redis
+		// look failed. Faults here are refusals and errors, not stalls.
+		o.OpTimeout = 5 * time.Second
+	}
 	tr, err := redistier.New(o)
 	if err != nil {
 		t.Fatal(err)
