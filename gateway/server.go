@@ -11,11 +11,13 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
@@ -26,9 +28,11 @@ type Options struct {
 	Service *service.Service
 	Logger  *slog.Logger
 	// AccessLog, if set, receives the one-line-per-request access log as
-	// JSON lines (hand-formatted, in slog's JSON shape); otherwise access
-	// lines go through Logger at info level.
-	AccessLog io.Writer
+	// JSON lines (hand-formatted, in slog's JSON shape); nil: no access
+	// log. Lines below AccessLevel are skipped: at slog.LevelWarn only
+	// requests that failed with a 5xx are written.
+	AccessLog   io.Writer
+	AccessLevel slog.Level
 	// Hints add deployment advice to the message of some codes (how to
 	// configure an upstream, say): the error vocabulary itself knows nothing
 	// of deployment, the composition root does.
@@ -47,7 +51,7 @@ type Options struct {
 	// RateLimit is each client's sustained requests per second (0: no
 	// limit), RateBurst the requests it may make at once; over it a client
 	// gets 429 with Retry-After. TrustForwardedFor names clients by the
-	// first X-Forwarded-For entry instead of the peer address.
+	// last X-Forwarded-For entry (the one the proxy appended) instead of the peer address.
 	RateLimit         float64
 	RateBurst         int
 	TrustForwardedFor bool
@@ -61,6 +65,9 @@ type Options struct {
 	// MaxLagBlocks is how far the subgraph may trail the chain head before
 	// /readyz reports the chain unready.
 	MaxLagBlocks uint64
+	// ReadyTTL is how long one readiness probe answers /readyz (0: 1 s);
+	// concurrent probes share one.
+	ReadyTTL time.Duration
 	// CORSOrigins are the browser origins allowed to read answers ("*":
 	// any); empty adds no CORS headers.
 	CORSOrigins []string
@@ -85,13 +92,17 @@ type Server struct {
 	swappers  map[uint64][]string // the service's swapperIds by chain, sorted
 	responses *cache.Cache[entry]
 	handler   http.Handler
-	limiter   *rateLimiter  // nil: no rate limit
-	fills     chan struct{} // semaphore of running fills
-	// routeMetrics are each route template's collectors, resolved as the
-	// routes are set up; read-only afterwards. unmatched is the entry of
-	// routeUnmatched, which every request starts with.
-	routeMetrics map[string]*metrics.Route
-	unmatched    *metrics.Route
+	limiter   *rateLimiter // nil: no rate limit
+	ready     *service.ReadinessCache
+	// sharedProbed is when /readyz last probed the shared tier (Unix ns).
+	sharedProbed atomic.Int64
+	fills        chan struct{} // semaphore of running fills
+	// direct is the route table (routes.go), each entry with its
+	// collectors resolved as the routes are set up; read-only afterwards.
+	// unmatched are the collectors of routeUnmatched, which every request
+	// starts with.
+	direct    []route
+	unmatched *metrics.Route
 }
 
 // entry is a cached response: encoded bytes plus what the headers need, so a
@@ -139,17 +150,19 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxFills <= 0 {
 		opts.MaxFills = 64
 	}
+	if opts.ReadyTTL <= 0 {
+		opts.ReadyTTL = time.Second
+	}
 	s := &Server{
-		opts:         opts,
-		chains:       map[uint64]bool{},
-		swappers:     map[uint64][]string{},
-		routeMetrics: map[string]*metrics.Route{},
+		opts:     opts,
+		chains:   map[uint64]bool{},
+		swappers: map[uint64][]string{},
 	}
 	copts := cache.Options{
 		MaxEntries: opts.CacheMaxEntries, MaxBytes: opts.CacheMaxBytes, FillTimeout: opts.RequestTimeout,
 		Size: func(v any) int64 { return int64(len(v.(entry).body)) + entryOverhead },
 		OnRefreshError: func(key string, err error) {
-			opts.Logger.Warn("background refresh failed; serving stale", "key", key, "error", opts.Redact(err.Error()))
+			opts.Logger.Warn("background refresh failed; serving stale", "key", key, "error", problem.Scrub(opts.Redact(err.Error())))
 		},
 	}
 	if opts.Shared != nil {
@@ -164,6 +177,7 @@ func New(opts Options) (*Server, error) {
 		s.swappers[id] = opts.Service.Swappers(id)
 	}
 	s.fills = make(chan struct{}, opts.MaxFills)
+	s.ready = service.NewReadinessCache(opts.Service, opts.ReadyTTL, opts.RequestTimeout)
 	if opts.RateLimit > 0 {
 		s.limiter = newRateLimiter(opts.RateLimit, opts.RateBurst, opts.TrustForwardedFor)
 	}
@@ -239,6 +253,10 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string,
 		select {
 		case s.fills <- struct{}{}:
 			defer func() { <-s.fills }()
+			// What the fill's upstream answers charge to the memory
+			// budget is held until the fill is done with them.
+			ctx, lease := replay.WithLease(ctx)
+			defer lease.Release()
 			return fill(ctx)
 		default:
 			return entry{}, problem.New(problem.Overloaded, "the gateway is at its limit of %d concurrent upstream reads; retry shortly", cap(s.fills))
@@ -247,6 +265,10 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string,
 	e, status, age, err := s.responses.Get(ctx, key, p, bounded)
 	if err != nil {
 		exchangeOf(w).cache = string(status)
+		if r.Context().Err() != nil && errors.Is(err, context.Canceled) {
+			s.clientClosed(w, err)
+			return
+		}
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 			err = problem.New(problem.Timeout, "the request did not complete within the gateway's deadline")
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
@@ -36,11 +37,16 @@ func (s *Server) sharedStats() metrics.SharedCacheStats {
 	return st
 }
 
-// sharedReadiness pings the shared tier for /readyz. A degraded tier does
-// not make the gateway unready: it answers from its local cache and its
-// upstreams, each replica filling on its own.
+// sharedReadiness probes the shared tier for /readyz, at most once per
+// ReadyTTL like the upstream probes, so a load balancer's probes cannot
+// multiply into Redis writes. A degraded tier does not make the gateway
+// unready: it answers from its local cache and its upstreams, each
+// replica filling on its own.
 func (s *Server) sharedReadiness(ctx context.Context) map[string]string {
-	_ = s.opts.Shared.Ping(ctx)
+	now := time.Now().UnixNano()
+	if last := s.sharedProbed.Load(); now-last >= int64(s.opts.ReadyTTL) && s.sharedProbed.CompareAndSwap(last, now) {
+		_ = s.opts.Shared.Ping(ctx)
+	}
 	if down, why := s.opts.Shared.Degraded(); down {
 		return map[string]string{"status": "degraded", "reason": why}
 	}

@@ -58,6 +58,9 @@ func (c *Client) ExerciseHistory(ctx context.Context, q HistoryQuery) ([]Exercis
 			e.Option.Expiry.Int == nil || e.Option.Premium.Int == nil || e.Option.MintTimestamp.Int == nil || e.Option.TokenID.Int == nil {
 			return nil, Meta{}, garbage(fmt.Errorf("exercise %s lacks fields", e.ID))
 		}
+		if err := checkSqrtPrice("exercise "+e.ID, e.SqrtPriceX96.Int); err != nil {
+			return nil, Meta{}, err
+		}
 	}
 	return out.Exercises, out.Meta.meta(), nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
@@ -53,9 +54,10 @@ type Options struct {
 	// Getenv reads secrets named in configuration (the 1inch key); nil: none.
 	Getenv func(string) string
 	// Logger receives the gateway's logs; AccessLog, if set, its access
-	// lines (otherwise they go through Logger).
-	Logger    *slog.Logger
-	AccessLog io.Writer
+	// lines at AccessLevel and above (nil: no access log).
+	Logger      *slog.Logger
+	AccessLog   io.Writer
+	AccessLevel slog.Level
 	// Metrics, if set, is served at /metrics and counts upstream calls.
 	Metrics *metrics.Metrics
 	// Version is reported by /healthz.
@@ -68,6 +70,9 @@ type Options struct {
 	Transports map[uint64]Transports
 	// MaxBody bounds every upstream answer (0: DefaultMaxBody).
 	MaxBody int64
+	// Budget bounds the memory all chains' upstream answers hold at once
+	// (nil: one of replay.DefaultBudget, shared by every chain).
+	Budget *replay.Budget
 	// Gateway, if set, adjusts the gateway's options before it is built
 	// (tests shorten timeouts or add a rate limit this way).
 	Gateway func(*gateway.Options)
@@ -133,6 +138,10 @@ func newService(o Options) (*service.Service, map[uint64]string, error) {
 	}
 	ups := map[uint64]*service.Upstreams{}
 	modes := map[uint64]string{}
+	budget := o.Budget
+	if budget == nil {
+		budget = replay.NewBudget(replay.DefaultBudget)
+	}
 	for _, id := range cfg.ChainIDs() {
 		ch := cfg.Chains[id]
 		tr, given := o.Transports[id]
@@ -164,6 +173,7 @@ func newService(o Options) (*service.Service, map[uint64]string, error) {
 		u, err := connect(ch, tr, connectOptions{
 			UpstreamTimeout: cfg.UpstreamTimeout.D(), ImmutablesTTL: cfg.ImmutablesTTL.D(),
 			Queries: o.Queries, Getenv: o.Getenv, Metrics: o.Metrics, MaxBody: o.MaxBody,
+			Budget: budget, MaxConnsPerHost: cfg.MaxFills,
 		})
 		if err != nil {
 			return nil, nil, err
@@ -180,6 +190,7 @@ func newGateway(o Options, svc *service.Service, shared gateway.SharedTier) (*ga
 	opts := gateway.Options{
 		Service:           svc,
 		AccessLog:         o.AccessLog,
+		AccessLevel:       o.AccessLevel,
 		Logger:            o.Logger,
 		Redact:            redactor(cfg),
 		Hints:             map[*problem.Code]string{problem.NotRecorded: config.LiveUpstreamsHint, problem.UpstreamNotConfigured: config.LiveUpstreamsHint},

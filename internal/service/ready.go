@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"sync"
 
@@ -9,9 +10,14 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
-// Prober is what readiness asks of a chain's upstreams.
+// Prober is what readiness asks of a chain's RPC node: its head block.
 type Prober interface {
 	BlockNumber(ctx context.Context) (uint64, error)
+}
+
+// ChainChecker confirms the node serves the configured chain.
+type ChainChecker interface {
+	CheckChainID(ctx context.Context, want uint64) error
 }
 
 // MetaReader is the subgraph's _meta query.
@@ -31,7 +37,8 @@ type ChainReadiness struct {
 }
 
 // Readiness probes every configured chain in parallel: the subgraph answers
-// _meta without indexing errors, the RPC node answers eth_blockNumber, and
+// _meta without indexing errors, the RPC node serves the configured chain
+// id (eth_chainId) and answers eth_blockNumber, and
 // the subgraph's block is at most maxLag blocks behind the node's head.
 // Chains without upstreams are listed as not configured and do not make
 // the gateway unready.
@@ -62,26 +69,43 @@ func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainRe
 	return ready, out
 }
 
+// errNoProbe is the probe result of an upstream that declares no probe: it
+// is reported (as INTERNAL: a wiring bug) and the chain is not ready.
+var errNoProbe = errors.New("readiness: no probe declared for this upstream")
+
 func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) ChainReadiness {
 	r := ChainReadiness{ChainID: id, Configured: true}
 	var head uint64
 	var meta subgraph.Meta
-	var headErr, metaErr error
+	var headErr, metaErr, chainErr error
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() {
 		defer wg.Done()
-		if p, ok := up.Chain.(Prober); ok {
-			head, headErr = p.BlockNumber(ctx)
+		if c, ok := up.Chain.(ChainChecker); ok {
+			chainErr = c.CheckChainID(ctx, id)
 		}
 	}()
 	go func() {
 		defer wg.Done()
-		if m, ok := up.Subgraph.(MetaReader); ok {
-			meta, metaErr = m.Meta(ctx)
+		if up.Head == nil {
+			headErr = errNoProbe
+			return
 		}
+		head, headErr = up.Head.BlockNumber(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		if up.Meta == nil {
+			metaErr = errNoProbe
+			return
+		}
+		meta, metaErr = up.Meta.Meta(ctx)
 	}()
 	wg.Wait()
+	if chainErr != nil {
+		r.Problems = append(r.Problems, problem.As(chainErr).Code.Name())
+	}
 	if headErr != nil {
 		r.Problems = append(r.Problems, problem.As(headErr).Code.Name())
 	}

@@ -1,0 +1,146 @@
+// Writes the subgraph manifests from networks.json: subgraph.yaml for
+// arbitrum-one (the file `graph build` reads by default) and
+// subgraph.mantle.yaml. One manifest per network because the networks index
+// different numbers of markets and handlers, which graph-cli's
+// `--network` overrides (one address per named data source) cannot express.
+// CI runs this and fails when the committed manifests differ.
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const networks = JSON.parse(readFileSync(new URL('./networks.json', import.meta.url)));
+
+// The events V1 and V2 share (same signatures); only LogMintOption differs.
+const marketEvents = [
+      ['LogExerciseOption(address,uint256,uint256,uint256)', 'handleExerciseOption'],
+      ['LogSettleOption(address,uint256)', 'handleSettleOption'],
+      ['LogSplitOption(address,uint256,uint256,address)', 'handleSplitOption'],
+      ['LogUpdateExerciseDelegate(address,address,bool)', 'handleUpdateExerciseDelegate'],
+      ['Transfer(indexed address,indexed address,indexed uint256)', 'handleTransfer'],
+];
+const marketEntities = ['Market', 'Pool', 'Option', 'OptionLeg', 'Purchase', 'Exercise', 'ExerciseDelegate', 'MarketDayData'];
+// The events the V1 and V2 handlers share; mint and burn differ (V2 adds the hook).
+const handlerEvents = [
+      ['LogFeeCompound(address,address,uint256,int24,int24,uint128)', 'handleFeeCompound'],
+      ['LogUsePosition(uint256,uint128)', 'handleUsePosition'],
+      ['LogUnusePosition(uint256,uint128)', 'handleUnusePosition'],
+      ['LogDonation(uint256,uint128)', 'handleDonation'],
+];
+const handlerEntities = ['Strike', 'StrikeRef', 'Pool', 'DailyDonation', 'DailyFeeCompound', 'PendingUses'];
+
+const kinds = {
+  market2: {
+    file: './src/market.ts',
+    abi: 'DopexV2OptionMarketV2',
+    entities: marketEntities,
+    events: [
+      ['LogOptionsMarketInitialized(address,address,address,address,address)', 'handleMarketInitializedV2'],
+      ['LogMintOption(address,uint256,bool,uint256,uint256,uint256)', 'handleMintOptionV2'],
+      ...marketEvents,
+    ],
+    calls: true,
+  },
+  market1: {
+    file: './src/market.ts',
+    abi: 'DopexV2OptionMarket',
+    // the mapping binds opData through the V2 ABI (same signature in V1);
+    // Graph Node finds a bound contract's ABI among the data source's abis
+    extraAbis: ['DopexV2OptionMarketV2'],
+    entities: marketEntities,
+    events: [
+      ['LogOptionsMarketInitialized(address,address,address,address,address)', 'handleMarketInitializedV1'],
+      ['LogMintOption(address,uint256,bool,uint256,uint256)', 'handleMintOptionV1'],
+      ...marketEvents,
+    ],
+    calls: true,
+  },
+  handler2: {
+    file: './src/handler.ts',
+    abi: 'UniswapV3SingleTickLiquidityHandlerV2',
+    entities: handlerEntities,
+    events: [
+      ['LogMintedPosition(uint256,uint128,address,address,address,int24,int24)', 'handleMintedPositionV2'],
+      ['LogBurnedPosition(uint256,uint128,address,address,address,int24,int24)', 'handleBurnedPositionV2'],
+      ...handlerEvents,
+      ['LogReservedLiquidity(uint256,uint128,address)', 'handleReservedLiquidity'],
+      ['LogWithdrawReservedLiquidity(uint256,uint128,address)', 'handleWithdrawReservedLiquidity'],
+    ],
+  },
+  handler1: {
+    file: './src/handler.ts',
+    abi: 'UniswapV3SingleTickLiquidityHandler',
+    entities: handlerEntities,
+    events: [
+      ['LogMintedPosition(uint256,uint128,address,address,int24,int24)', 'handleMintedPositionV1'],
+      ['LogBurnedPosition(uint256,uint128,address,address,int24,int24)', 'handleBurnedPositionV1'],
+      ...handlerEvents,
+    ],
+  },
+  pool: {
+    file: './src/pool.ts',
+    abi: 'Pool',
+    entities: ['Pool'],
+    events: [
+      ['Swap(indexed address,indexed address,int256,int256,uint160,uint128,int24)', 'handleSwap'],
+      ['Swap(indexed address,indexed address,int256,int256,uint160,uint128,int24,uint128,uint128)', 'handleSwapWithProtocolFees'],
+    ],
+  },
+};
+
+// Templates give the mappings one stable place for the generated event
+// classes (generated/templates/<Name>/), whatever the static data sources of
+// a network are called. Only Pool is ever instantiated.
+const templates = [['MarketV2', 'market2'], ['MarketV1', 'market1'], ['HandlerV2', 'handler2'], ['HandlerV1', 'handler1'], ['Pool', 'pool']];
+
+function body(k, indent) {
+  const p = ' '.repeat(indent);
+  const out = [];
+  out.push(`${p}mapping:`);
+  out.push(`${p}  kind: ethereum/events`);
+  out.push(`${p}  apiVersion: 0.0.9`);
+  out.push(`${p}  language: wasm/assemblyscript`);
+  out.push(`${p}  file: ${k.file}`);
+  out.push(`${p}  entities:`);
+  for (const e of k.entities) out.push(`${p}    - ${e}`);
+  out.push(`${p}  abis:`);
+  for (const a of new Set([k.abi, ...(k.extraAbis || []), 'Pool'])) {
+    out.push(`${p}    - name: ${a}`);
+    out.push(`${p}      file: ./abis/${a}.json`);
+  }
+  out.push(`${p}  eventHandlers:`);
+  for (const [ev, h] of k.events) {
+    out.push(`${p}    - event: ${ev}`);
+    out.push(`${p}      handler: ${h}`);
+  }
+  return out;
+}
+
+function manifest(network) {
+  const n = networks[network];
+  const lines = [
+    `# Generated by \`node manifest.mjs\` from networks.json (${network}, chain ${n.chainId}); edit those, not this.`,
+    'specVersion: 1.2.0',
+    'description: Stryke (Dopex V2) option markets and handlers, the subgraph the clamm gateway reads',
+    'schema:',
+    '  file: ./schema.graphql',
+    'dataSources:',
+  ];
+  const sources = [
+    ...n.markets.map(m => [m, m.version === 2 ? 'market2' : 'market1']),
+    ...n.handlers.map(h => [h, h.version === 2 ? 'handler2' : 'handler1']),
+  ];
+  for (const [c, kind] of sources) {
+    const k = kinds[kind];
+    lines.push(`  - kind: ethereum/contract`, `    name: ${c.name}`, `    network: ${network}`, '    source:');
+    lines.push(`      address: "${c.address.toLowerCase()}"`, `      abi: ${k.abi}`, `      startBlock: ${c.startBlock}`);
+    lines.push(...body(k, 4));
+  }
+  lines.push('templates:');
+  for (const [name, kind] of templates) {
+    const k = kinds[kind];
+    lines.push(`  - kind: ethereum/contract`, `    name: ${name}`, `    network: ${network}`, '    source:', `      abi: ${k.abi}`);
+    lines.push(...body(k, 4));
+  }
+  return lines.join('\n') + '\n';
+}
+
+writeFileSync(new URL('./subgraph.yaml', import.meta.url), manifest('arbitrum-one'));
+writeFileSync(new URL('./subgraph.mantle.yaml', import.meta.url), manifest('mantle'));

@@ -1,0 +1,248 @@
+// Option markets (V1 DopexV2OptionMarket and DopexV2OptionMarketV2): options,
+// their legs, owners and states, purchases, exercises, delegates and each
+// market's daily sums. The two versions differ only in LogMintOption (V2 adds
+// protocolFees); every other event has one signature and one handler here.
+import { Address, BigInt, Bytes, ethereum, log } from '@graphprotocol/graph-ts';
+import { Exercise, ExerciseDelegate, Market, MarketDayData, Option, OptionLeg, Purchase, Strike } from '../generated/schema';
+import {
+  DopexV2OptionMarketV2,
+  LogExerciseOption,
+  LogMintOption,
+  LogOptionsMarketInitialized,
+  LogSettleOption,
+  LogSplitOption,
+  LogUpdateExerciseDelegate,
+  Transfer,
+} from '../generated/templates/MarketV2/DopexV2OptionMarketV2';
+import { LogMintOption as LogMintOptionV1 } from '../generated/templates/MarketV1/DopexV2OptionMarket';
+import { ZERO, dayStart, ensurePool, hex, poolPrice } from './common';
+import { takePendingUses } from './handler';
+
+function optionID(market: Address, tokenId: BigInt): string {
+  return hex(market) + '-' + tokenId.toString();
+}
+
+function initialized(e: LogOptionsMarketInitialized, version: i32): void {
+  const market = new Market(hex(e.address));
+  market.version = version;
+  market.primePool = ensurePool(e.params.primePool).id;
+  market.callAsset = e.params.callAsset;
+  market.putAsset = e.params.putAsset;
+  market.createdAtBlock = e.block.number;
+  market.save();
+}
+
+export function handleMarketInitializedV2(e: LogOptionsMarketInitialized): void {
+  initialized(e, 2);
+}
+
+// Same signature in V1; the V2 class reads it.
+export function handleMarketInitializedV1(e: LogOptionsMarketInitialized): void {
+  initialized(e, 1);
+}
+
+function day(market: Address, block: ethereum.Block): MarketDayData {
+  const start = dayStart(block);
+  const id = hex(market) + '-' + start.toString();
+  let d = MarketDayData.load(id);
+  if (d == null) {
+    d = new MarketDayData(id);
+    d.market = market;
+    d.start = start;
+    d.purchases = 0;
+    d.callVolume = ZERO;
+    d.putVolume = ZERO;
+    d.callPremium = ZERO;
+    d.putPremium = ZERO;
+    d.callProtocolFees = ZERO;
+    d.putProtocolFees = ZERO;
+    d.exercises = 0;
+  }
+  return d;
+}
+
+// An open option created by e (a mint or a split) for owner; the caller
+// sets its terms and amounts.
+function newOption(e: ethereum.Event, tokenId: BigInt, owner: Address, isCall: boolean): Option {
+  const option = new Option(optionID(e.address, tokenId));
+  option.market = e.address;
+  option.tokenId = tokenId;
+  option.minter = owner;
+  option.owner = owner;
+  option.state = 'Open';
+  option.isCall = isCall;
+  option.mintTimestamp = e.block.timestamp;
+  option.mintTxHash = e.transaction.hash;
+  option.exerciseCount = 0;
+  return option;
+}
+
+// A mintOption: the option, its legs (the handler LogUsePosition events of
+// the transaction since the previous LogMintOption), the purchase and the
+// day's sums. opData(tokenId) is written in this transaction and never again,
+// so reading it at the end of the block reads what the mint wrote.
+function minted(e: ethereum.Event, user: Address, tokenId: BigInt, isCall: boolean, premium: BigInt, withdrawn: BigInt, fees: BigInt): void {
+  const id = optionID(e.address, tokenId);
+  const option = newOption(e, tokenId, user, isCall);
+  option.premium = premium;
+  option.protocolFees = fees;
+  option.totalAssetWithdrawn = withdrawn;
+
+  const pending = takePendingUses(e.transaction.hash);
+  let lowest = 0;
+  let highest = 0;
+  if (pending != null) {
+    const strikes = pending.strikes;
+    const liquidities = pending.liquidities;
+    for (let i = 0; i < strikes.length; i++) {
+      const strike = Strike.load(strikes[i]);
+      if (strike == null) continue;
+      const leg = new OptionLeg(id + '-' + i.toString());
+      leg.option = id;
+      leg.index = i;
+      leg.handler = strike.handler;
+      leg.strike = strike.id;
+      leg.pool = strike.pool;
+      leg.hook = strike.hook;
+      leg.tickLower = strike.tickLower;
+      leg.tickUpper = strike.tickUpper;
+      leg.liquidity = liquidities[i];
+      leg.save();
+      if (i == 0 || strike.tickLower < lowest) lowest = strike.tickLower;
+      if (i == 0 || strike.tickUpper > highest) highest = strike.tickUpper;
+    }
+  } else {
+    log.warning('LogMintOption {} without LogUsePosition in its transaction', [id]);
+  }
+
+  const data = DopexV2OptionMarketV2.bind(e.address).try_opData(tokenId);
+  if (data.reverted) {
+    log.warning('opData({}) reverted on {}; option range taken from its legs, expiry 0', [tokenId.toString(), hex(e.address)]);
+    option.tickLower = lowest;
+    option.tickUpper = highest;
+    option.expiry = ZERO;
+  } else {
+    option.tickLower = data.value.getTickLower();
+    option.tickUpper = data.value.getTickUpper();
+    option.expiry = data.value.getExpiry();
+  }
+  option.save();
+
+  const purchase = new Purchase(e.transaction.hash.toHexString() + '-' + e.logIndex.toString());
+  purchase.option = id;
+  purchase.market = e.address;
+  purchase.buyer = user;
+  purchase.isCall = isCall;
+  purchase.premium = premium;
+  purchase.protocolFees = fees;
+  purchase.totalAssetWithdrawn = withdrawn;
+  purchase.blockNumber = e.block.number;
+  purchase.timestamp = e.block.timestamp;
+  purchase.txHash = e.transaction.hash;
+  purchase.save();
+
+  const d = day(e.address, e.block);
+  d.purchases += 1;
+  if (isCall) {
+    d.callVolume = d.callVolume.plus(withdrawn);
+    d.callPremium = d.callPremium.plus(premium);
+    d.callProtocolFees = d.callProtocolFees.plus(fees);
+  } else {
+    d.putVolume = d.putVolume.plus(withdrawn);
+    d.putPremium = d.putPremium.plus(premium);
+    d.putProtocolFees = d.putProtocolFees.plus(fees);
+  }
+  d.save();
+}
+
+export function handleMintOptionV2(e: LogMintOption): void {
+  const p = e.params;
+  minted(e, p.user, p.tokenId, p.isCall, p.premiumAmount, p.totalAssetWithdrawn, p.protocolFees);
+}
+
+export function handleMintOptionV1(e: LogMintOptionV1): void {
+  const p = e.params;
+  minted(e, p.user, p.tokenId, p.isCall, p.premiumAmount, p.totalAssetWithdrawn, ZERO);
+}
+
+export function handleExerciseOption(e: LogExerciseOption): void {
+  const optionId = optionID(e.address, e.params.tokenId);
+  const option = Option.load(optionId);
+  if (option == null) {
+    log.error('LogExerciseOption for unknown option {}', [optionId]);
+    return;
+  }
+  option.state = 'Exercised';
+  option.exerciseCount += 1;
+  option.save();
+
+  const x = new Exercise(e.transaction.hash.toHexString() + '-' + e.logIndex.toString());
+  x.option = optionId;
+  x.market = e.address;
+  x.user = e.params.user;
+  x.exerciser = e.transaction.from;
+  x.delegated = !e.transaction.from.equals(e.params.user);
+  x.totalProfit = e.params.totalProfit;
+  if (!x.delegated) x.profitToOwner = e.params.totalProfit;
+  x.totalAssetRelocked = e.params.totalAssetRelocked;
+  const market = Market.load(hex(e.address));
+  x.sqrtPriceX96 = market == null ? ZERO : poolPrice(Bytes.fromHexString(market.primePool));
+  x.blockNumber = e.block.number;
+  x.timestamp = e.block.timestamp;
+  x.txHash = e.transaction.hash;
+  x.save();
+
+  const d = day(e.address, e.block);
+  d.exercises += 1;
+  d.save();
+}
+
+export function handleSettleOption(e: LogSettleOption): void {
+  const option = Option.load(optionID(e.address, e.params.tokenId));
+  if (option == null) return;
+  option.state = 'Settled';
+  option.settledAt = e.block.timestamp;
+  option.save();
+}
+
+// positionSplitter mints newTokenId to `to` with the parent's range, expiry
+// and side; the split liquidities are calldata only.
+export function handleSplitOption(e: LogSplitOption): void {
+  const parent = Option.load(optionID(e.address, e.params.tokenId));
+  if (parent == null) {
+    log.error('LogSplitOption of unknown option {}', [optionID(e.address, e.params.tokenId)]);
+    return;
+  }
+  const option = newOption(e, e.params.newTokenId, e.params.to, parent.isCall);
+  option.tickLower = parent.tickLower;
+  option.tickUpper = parent.tickUpper;
+  option.expiry = parent.expiry;
+  option.premium = ZERO;
+  option.protocolFees = ZERO;
+  option.totalAssetWithdrawn = ZERO;
+  option.splitFrom = parent.id;
+  option.save();
+}
+
+export function handleUpdateExerciseDelegate(e: LogUpdateExerciseDelegate): void {
+  const id = hex(e.address) + '-' + hex(e.params.owner) + '-' + hex(e.params.delegate);
+  let d = ExerciseDelegate.load(id);
+  if (d == null) {
+    d = new ExerciseDelegate(id);
+    d.market = e.address;
+    d.owner = e.params.owner;
+    d.delegate = e.params.delegate;
+  }
+  d.status = e.params.status;
+  d.updatedAt = e.block.timestamp;
+  d.save();
+}
+
+// The mint's own Transfer precedes LogMintOption/LogSplitOption, which set
+// the first owner; later transfers move it.
+export function handleTransfer(e: Transfer): void {
+  const option = Option.load(optionID(e.address, e.params.id));
+  if (option == null) return;
+  option.owner = e.params.to;
+  option.save();
+}
