@@ -27,11 +27,14 @@ func TestHistoryParamErrors(t *testing.T) {
 		{"first", "", true}, {"first", "0", false}, {"first", "1001", false}, {"first", "-1", false}, {"first", "2.5", false},
 		{"skip", "", true}, {"skip", "5001", false}, {"skip", "-1", false}, {"skip", "1e3", false},
 	}
-	for _, c := range cases {
-		rec := get(t, srv, gateway.PathExerciseHistory+"?"+query(historyParams, c.param, c.value, c.drop))
-		e := decodeError(t, rec)
-		if rec.Code != http.StatusBadRequest || e.Param != c.param {
-			t.Errorf("%s=%q drop=%v: status %d, %+v", c.param, c.value, c.drop, rec.Code, e)
+	// Purchase history takes exercise history's parameters.
+	for _, path := range []string{gateway.PathExerciseHistory, gateway.PathPurchaseHistory} {
+		for _, c := range cases {
+			rec := get(t, srv, path+"?"+query(historyParams, c.param, c.value, c.drop))
+			e := decodeError(t, rec)
+			if rec.Code != http.StatusBadRequest || e.Param != c.param {
+				t.Errorf("%s %s=%q drop=%v: status %d, %+v", path, c.param, c.value, c.drop, rec.Code, e)
+			}
 		}
 	}
 	if f.Subgraph.Requests() != 0 {
@@ -43,28 +46,32 @@ func TestHistoryParamErrors(t *testing.T) {
 // reach it lowercase (Graph Node compares Bytes exactly), whatever case the
 // client sent.
 func TestHistoryPassesPagingAndLowercaseAddresses(t *testing.T) {
-	srv, f := newFakeServer(t)
-	for _, c := range []struct{ user, first, skip string }{
-		{alice, "3", "2"}, {strings.ToLower(alice), "1000", "5000"}, {"0x" + strings.ToUpper(alice[2:]), "1", "0"},
+	for _, op := range []struct{ path, operation string }{
+		{gateway.PathExerciseHistory, "ExerciseHistory"}, {gateway.PathPurchaseHistory, "PurchaseHistory"},
 	} {
-		q := query(map[string]string{"chainId": "42161", "user": c.user, "optionMarket": wethUSDC, "first": c.first, "skip": "0"}, "skip", c.skip, false)
-		rec := get(t, srv, gateway.PathExerciseHistory+"?"+q)
-		if rec.Code != http.StatusOK {
-			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		srv, f := newFakeServer(t)
+		for _, c := range []struct{ user, first, skip string }{
+			{alice, "3", "2"}, {strings.ToLower(alice), "1000", "5000"}, {"0x" + strings.ToUpper(alice[2:]), "1", "0"},
+		} {
+			q := query(map[string]string{"chainId": "42161", "user": c.user, "optionMarket": wethUSDC, "first": c.first, "skip": "0"}, "skip", c.skip, false)
+			rec := get(t, srv, op.path+"?"+q)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("%s: status %d: %s", op.path, rec.Code, rec.Body)
+			}
+			v := f.Subgraph.LastVariables(op.operation)
+			if v["first"] != jsonNumber(c.first) || v["skip"] != jsonNumber(c.skip) {
+				t.Errorf("%s: subgraph got first=%v skip=%v, want %s %s", op.path, v["first"], v["skip"], c.first, c.skip)
+			}
+			if v["user"] != strings.ToLower(alice) || v["market"] != strings.ToLower(wethUSDC) {
+				t.Errorf("%s: subgraph got user=%v market=%v", op.path, v["user"], v["market"])
+			}
 		}
-		v := f.Subgraph.LastVariables("ExerciseHistory")
-		if v["first"] != jsonNumber(c.first) || v["skip"] != jsonNumber(c.skip) {
-			t.Errorf("subgraph got first=%v skip=%v, want %s %s", v["first"], v["skip"], c.first, c.skip)
+		// Different case, same answer.
+		a := get(t, srv, op.path+"?"+query(historyParams, "user", strings.ToLower(alice), false))
+		b := get(t, srv, op.path+"?"+query(historyParams, "user", "0x"+strings.ToUpper(alice[2:]), false))
+		if a.Code != 200 || a.Body.String() != b.Body.String() || !strings.Contains(a.Body.String(), `"optionId"`) {
+			t.Fatalf("%s: case changed the answer: %s vs %s", op.path, a.Body, b.Body)
 		}
-		if v["user"] != strings.ToLower(alice) || v["market"] != strings.ToLower(wethUSDC) {
-			t.Errorf("subgraph got user=%v market=%v", v["user"], v["market"])
-		}
-	}
-	// Different case, same answer.
-	a := get(t, srv, gateway.PathExerciseHistory+"?"+query(historyParams, "user", strings.ToLower(alice), false))
-	b := get(t, srv, gateway.PathExerciseHistory+"?"+query(historyParams, "user", "0x"+strings.ToUpper(alice[2:]), false))
-	if a.Code != 200 || a.Body.String() != b.Body.String() || !strings.Contains(a.Body.String(), `"optionId"`) {
-		t.Fatalf("case changed the answer: %s vs %s", a.Body, b.Body)
 	}
 }
 

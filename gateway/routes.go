@@ -39,6 +39,9 @@ func (s *Server) serveDirect(x *exchange, r *http.Request) bool {
 	case PathExercisePrepare:
 		s.tag(x, PathExercisePrepare)
 		s.handlePrepare(x, r)
+	case PathPurchaseHistory:
+		s.tag(x, PathPurchaseHistory)
+		s.handlePurchaseHistory(x, r)
 	default:
 		return false
 	}
@@ -57,6 +60,7 @@ func (s *Server) routes() http.Handler {
 	r.Handle(PathStrikesChain, s.route(PathStrikesChain, s.handleStrikesChain)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(PathExerciseHistory, s.route(PathExerciseHistory, s.handleExerciseHistory)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(PathExercisePrepare, s.route(PathExercisePrepare, s.handlePrepare)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(PathPurchaseHistory, s.route(PathPurchaseHistory, s.handlePurchaseHistory)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(PathHealthz, s.route(PathHealthz, s.handleHealthz)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(PathReadyz, s.route(PathReadyz, s.handleReadyz)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(PathOpenAPI, s.route(PathOpenAPI, serveDoc("docs/openapi.json", "application/json"))).Methods(http.MethodGet, http.MethodHead)

@@ -24,6 +24,7 @@ const (
 	Strikes         = "strikes"
 	ExerciseHistory = "exercise_history"
 	Meta            = "meta"
+	PurchaseHistory = "purchase_history"
 )
 
 // Document is one GraphQL operation.

@@ -77,6 +77,7 @@ type Server struct {
 	Timestamp int64
 	Strikes   []Strike
 	Exercises []Exercise
+	Purchases []Purchase
 	// Fail, when set, is asked before each query; a non-nil answer is sent
 	// instead of the data: an HTTP status (Status) or a GraphQL errors body.
 	Fail func(operation string) *Failure
@@ -138,6 +139,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		data, err = s.strikes(req.Variables)
 	case "ExerciseHistory":
 		data, err = s.exerciseHistory(req.Variables)
+	case "PurchaseHistory":
+		data, err = s.purchaseHistory(req.Variables)
 	case "Meta":
 		data = map[string]any{}
 	default:

@@ -1,0 +1,52 @@
+package subgraph
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/clamm-gateway/clamm-gateway/queries"
+)
+
+// Purchase is one LogMintOption with the option fields a history record needs.
+type Purchase struct {
+	ID                  string          `json:"id"`
+	TxHash              string          `json:"txHash"`
+	Timestamp           BigInt          `json:"timestamp"`
+	IsCall              bool            `json:"isCall"`
+	Premium             BigInt          `json:"premium"`
+	ProtocolFees        BigInt          `json:"protocolFees"`
+	TotalAssetWithdrawn BigInt          `json:"totalAssetWithdrawn"`
+	Option              PurchasedOption `json:"option"`
+}
+
+// PurchasedOption is the option a purchase minted.
+type PurchasedOption struct {
+	TokenID       BigInt `json:"tokenId"`
+	TickLower     int    `json:"tickLower"`
+	TickUpper     int    `json:"tickUpper"`
+	Expiry        BigInt `json:"expiry"`
+	MintTimestamp BigInt `json:"mintTimestamp"`
+}
+
+// PurchaseHistory runs one query of a user's purchases on a market with
+// first and skip passed through; q is selected as for ExerciseHistory.
+func (c *Client) PurchaseHistory(ctx context.Context, q HistoryQuery) ([]Purchase, Meta, error) {
+	if q.First < 1 || q.First > MaxFirst || q.Skip < 0 || q.Skip > MaxSkip {
+		return nil, Meta{}, fmt.Errorf("purchase history: first %d / skip %d outside Graph Node's limits", q.First, q.Skip)
+	}
+	var out struct {
+		Meta      metaJSON   `json:"_meta"`
+		Purchases []Purchase `json:"purchases"`
+	}
+	vars := map[string]any{"user": LowerHex(q.User), "market": LowerHex(q.Market), "first": q.First, "skip": q.Skip}
+	if err := c.exec(ctx, queries.PurchaseHistory, vars, &out); err != nil {
+		return nil, Meta{}, err
+	}
+	for _, p := range out.Purchases {
+		if p.Timestamp.Int == nil || p.Premium.Int == nil || p.ProtocolFees.Int == nil || p.TotalAssetWithdrawn.Int == nil ||
+			p.Option.TokenID.Int == nil || p.Option.Expiry.Int == nil || p.Option.MintTimestamp.Int == nil {
+			return nil, Meta{}, garbage(fmt.Errorf("purchase %s lacks fields", p.ID))
+		}
+	}
+	return out.Purchases, out.Meta.meta(), nil
+}
