@@ -16,10 +16,9 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
-	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
 // discard is a ResponseWriter that keeps nothing, so the benchmarks count
@@ -55,20 +54,10 @@ func wideScenario(b *testing.B, n int) *scenario.Scenario {
 
 func benchServer(b *testing.B, sc *scenario.Scenario) *gateway.Server {
 	f := scenario.NewFakes(sc)
-	cfg := config.Default()
-	ch := cfg.Chains[42161]
-	ch.SubgraphURL, ch.RPCURL = "http://fake-subgraph.invalid", "http://fake-rpc.invalid"
-	u, err := service.Connect(ch, service.ConnectOptions{SubgraphTransport: transport(f.Subgraph), RPCTransport: transport(f.Node), QuoteTransport: transport(f.OneInch)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161},
-		Swappers: cfg.SwapperIDs(), CacheMaxEntries: 1000, CacheMaxBytes: 1 << 30, StrikesTTL: 1 << 62, HistoryTTL: 1 << 62, PrepareTTL: 1 << 62,
-		Metrics: metrics.New(), AccessLog: io.Discard}) // as deployed: metrics and access log on
-	if err != nil {
-		b.Fatal(err)
-	}
-	return srv
+	return newApp(b, app.Options{Transports: onFakes(f), Metrics: metrics.New(), AccessLog: io.Discard, // as deployed: metrics and access log on
+		Gateway: func(o *gateway.Options) {
+			o.CacheMaxEntries, o.CacheMaxBytes, o.StrikesTTL, o.HistoryTTL, o.PrepareTTL = 1000, 1<<30, 1<<62, 1<<62, 1<<62
+		}})
 }
 
 func benchHit(b *testing.B, h http.Handler, path string) {
@@ -226,22 +215,11 @@ func BenchmarkColdPath(b *testing.B) {
 		b.Fatal(err)
 	}
 	f := scenario.NewFakes(demo[0])
-	cfg := config.Default()
-	ch := cfg.Chains[42161]
-	ch.SubgraphURL, ch.RPCURL = "http://fake-subgraph.invalid", "http://fake-rpc.invalid"
 	log := &flights{}
 	connect := func() *gateway.Server {
-		u, err := service.Connect(ch, service.ConnectOptions{SubgraphTransport: slow{sub, transport(f.Subgraph), log},
-			RPCTransport: slow{rpcD, transport(f.Node), log}, QuoteTransport: slow{quote, transport(f.OneInch), log}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161},
-			Swappers: cfg.SwapperIDs(), CacheMaxEntries: 100000, CacheMaxBytes: 1 << 30})
-		if err != nil {
-			b.Fatal(err)
-		}
-		return srv
+		return newApp(b, app.Options{Transports: map[uint64]app.Transports{42161: {Subgraph: slow{sub, transport(f.Subgraph), log},
+			RPC: slow{rpcD, transport(f.Node), log}, Quote: slow{quote, transport(f.OneInch), log}}},
+			Gateway: func(o *gateway.Options) { o.CacheMaxEntries, o.CacheMaxBytes = 100000, 1<<30 }})
 	}
 	cases := []struct {
 		name     string

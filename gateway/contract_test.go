@@ -17,7 +17,9 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
@@ -108,6 +110,20 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	if code := validate(http.MethodGet, buyablePath, nil); code != http.StatusUnprocessableEntity {
 		t.Errorf("market without positionManager(): %d, want 422", code)
 	}
+	// A market whose opData is OptionMarketOTMFE's (expiry second): 422
+	// MARKET_UNSUPPORTED, in the document's error shape.
+	demoMarket := f.Node.Markets[common.HexToAddress(wethUSDC)]
+	f.Node.Lock()
+	version := demoMarket.Version
+	demoMarket.Version = chaintest.VersionOTMFE
+	f.Node.Unlock()
+	srv = serverOn(t, f)
+	if code := validate(http.MethodGet, gateway.PathExercisePrepare+"?"+query(prepareParams, "optionId", "110", false), nil); code != http.StatusUnprocessableEntity {
+		t.Errorf("OTMFE-shaped market: %d, want 422", code)
+	}
+	f.Node.Lock()
+	demoMarket.Version = version
+	f.Node.Unlock()
 	srv = warm
 	f.Subgraph.Fail = func(string) *subgraphtest.Failure { return &subgraphtest.Failure{Errors: []string{"indexing_error"}} }
 	seen[validate(http.MethodGet, gateway.PathStrikesChain+"?optionMarket="+wethUSDC+"&chainId=42161&callsReach=2&putsReach=2", nil)] = true // 502
@@ -137,18 +153,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 // serverOn is a gateway over fakes already loaded.
 func serverOn(t *testing.T, f *scenario.Fakes) *gateway.Server {
 	t.Helper()
-	cfg := config.Default()
-	ch := cfg.Chains[42161]
-	ch.SubgraphURL, ch.RPCURL = "http://fake-subgraph.invalid", "http://fake-rpc.invalid"
-	u, err := service.Connect(ch, service.ConnectOptions{SubgraphTransport: transport(f.Subgraph), RPCTransport: transport(f.Node)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv
+	return newApp(t, app.Options{Transports: onFakes(f)})
 }
 
 // panicking stands in for a chain reader with a bug.
@@ -174,7 +179,7 @@ func TestInternalErrorMatchesOpenAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := config.Default()
-	srv, err := gateway.New(gateway.Options{ChainIDs: []uint64{42161}, Service: service.New(map[uint64]*service.Upstreams{
+	srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{
 		42161: {Config: cfg.Chains[42161], Chain: panicking{}, Strikes: panicking{}, Subgraph: subgraph.New("http://sg.invalid", subgraph.Options{})}})})
 	if err != nil {
 		t.Fatal(err)

@@ -20,21 +20,21 @@ type errorDetail struct {
 // statusOf is the only place error kinds become HTTP statuses.
 func statusOf(k problem.Kind) int {
 	switch k {
-	case problem.InvalidArgument:
+	case problem.KindInvalidArgument:
 		return http.StatusBadRequest
-	case problem.NotFound:
+	case problem.KindNotFound:
 		return http.StatusNotFound
-	case problem.MethodNotAllowed:
+	case problem.KindMethodNotAllowed:
 		return http.StatusMethodNotAllowed
-	case problem.Unprocessable:
+	case problem.KindUnprocessable:
 		return http.StatusUnprocessableEntity
-	case problem.RateLimited:
+	case problem.KindRateLimited:
 		return http.StatusTooManyRequests
-	case problem.UpstreamError:
+	case problem.KindUpstreamError:
 		return http.StatusBadGateway
-	case problem.UpstreamUnavailable:
+	case problem.KindUpstreamUnavailable:
 		return http.StatusServiceUnavailable
-	case problem.UpstreamTimeout:
+	case problem.KindUpstreamTimeout:
 		return http.StatusGatewayTimeout
 	default:
 		return http.StatusInternalServerError
@@ -46,10 +46,12 @@ func statusOf(k problem.Kind) int {
 func (s *Server) writeError(w http.ResponseWriter, err error) {
 	p := problem.As(err)
 	exchangeOf(w).err = err
-	status := statusOf(p.Kind)
+	status := statusOf(p.Kind())
 	msg := p.Message
-	if p.Kind == problem.Internal {
+	if p.Kind() == problem.KindInternal {
 		msg = "internal error"
+	} else if hint := s.opts.Hints[p.Code]; hint != "" {
+		msg += "; " + hint
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
@@ -57,15 +59,15 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 		w.Header().Set("Retry-After", "5")
 	}
 	w.WriteHeader(status)
-	body, _ := marshal(errorBody{Error: errorDetail{Code: p.Code, Message: msg, Param: p.Param}})
+	body, _ := marshal(errorBody{Error: errorDetail{Code: p.Code.Name(), Message: msg, Param: p.Param}})
 	_, _ = w.Write(body)
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	s.writeError(w, problem.New(problem.NotFound, "NOT_FOUND", "no such route: see /clamm/strikes-chain, /clamm/exercise/history, /clamm/exercise/prepare"))
+	s.writeError(w, problem.New(problem.RouteNotFound, "no such route: see /clamm/strikes-chain, /clamm/exercise/history, /clamm/exercise/prepare"))
 }
 
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Allow", "GET, HEAD")
-	s.writeError(w, problem.New(problem.MethodNotAllowed, "METHOD_NOT_ALLOWED", "only GET is supported"))
+	s.writeError(w, problem.New(problem.MethodNotAllowed, "only GET is supported"))
 }

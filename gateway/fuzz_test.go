@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 )
 
@@ -22,7 +23,7 @@ var (
 // configured: any 5xx it answers is the gateway's own failure.
 func fuzzServer(t *testing.T) *gateway.Server {
 	fuzzOnce.Do(func() {
-		fuzzSrv, _ = newFakeServerWith(t, func(o *gateway.Options) { o.ChainIDs = []uint64{42161} })
+		fuzzSrv = newApp(t, app.Options{Transports: onFakes(newFakesOnly(t))})
 	})
 	return fuzzSrv
 }

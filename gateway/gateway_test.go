@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -37,47 +37,14 @@ func newFakeServer(t *testing.T) (*gateway.Server, *scenario.Fakes) {
 func newFakeServerWith(t *testing.T, adjust func(*gateway.Options)) (*gateway.Server, *scenario.Fakes) {
 	t.Helper()
 	f := scenario.NewFakes(demoScenario(t))
-	cfg := config.Default()
-	ch := cfg.Chains[42161]
-	ch.SubgraphURL, ch.RPCURL = "http://fake-subgraph.invalid", "http://fake-rpc.invalid"
-	u, err := service.Connect(ch, service.ConnectOptions{SubgraphTransport: transport(f.Subgraph), RPCTransport: transport(f.Node), QuoteTransport: transport(f.OneInch)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ups := map[uint64]*service.Upstreams{42161: u, 5000: {Config: cfg.Chains[5000]}}
-	opts := gateway.Options{Service: service.New(ups), ChainIDs: cfg.ChainIDs(), Swappers: cfg.SwapperIDs(), CacheMaxEntries: 100}
-	adjust(&opts)
-	srv, err := gateway.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv, f
+	return newApp(t, app.Options{Config: config.Default(), Transports: onFakes(f), Gateway: adjust}), f
 }
 
 // newDemoServer is the gateway as `go run ./cmd/clamm-gateway` builds it:
 // the demo recordings replayed, replay-only.
 func newDemoServer(t *testing.T) *gateway.Server {
 	t.Helper()
-	cfg := config.Default()
-	ups := map[uint64]*service.Upstreams{}
-	for _, id := range cfg.ChainIDs() {
-		ups[id] = &service.Upstreams{Config: cfg.Chains[id]}
-	}
-	for _, id := range demo.Chains() {
-		tr, err := demo.Transports(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ch := cfg.Chains[id]
-		ch.SubgraphURL, ch.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
-		if ups[id], err = service.Connect(ch, service.ConnectOptions{SubgraphTransport: tr.Subgraph, RPCTransport: tr.RPC, QuoteTransport: tr.Quote}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	srv, err := gateway.New(gateway.Options{Service: service.New(ups), ChainIDs: cfg.ChainIDs(), Swappers: cfg.SwapperIDs(), CacheMaxEntries: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := newApp(t, app.Options{Config: config.Default(), Demo: true})
 	return srv
 }
 
@@ -141,7 +108,7 @@ func TestDemoUnrecordedRequestExplainsConfiguration(t *testing.T) {
 		t.Fatalf("status %d, %+v", rec.Code, e)
 	}
 	rec = get(t, srv, gateway.PathStrikesChain+"?optionMarket="+wethUSDC+"&chainId=5000&callsReach=7&putsReach=3")
-	if e := decodeError(t, rec); rec.Code != http.StatusServiceUnavailable || e.Code != "UPSTREAM_NOT_CONFIGURED" {
+	if e := decodeError(t, rec); rec.Code != http.StatusServiceUnavailable || e.Code != "UPSTREAM_NOT_CONFIGURED" || !bytes.Contains([]byte(e.Message), []byte("CLAMM_CHAIN_")) {
 		t.Fatalf("status %d, %+v", rec.Code, e)
 	}
 }

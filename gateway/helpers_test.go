@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/replay"
+	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 )
 
-func transport(h http.Handler) http.RoundTripper { return replay.HandlerTransport{Handler: h} }
+func transport(h http.Handler) http.RoundTripper { return scenario.HandlerTransport{Handler: h} }
 
 func httptestDo(h http.Handler, method, path string) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
@@ -31,3 +33,29 @@ func demoScenario(t testing.TB) *scenario.Scenario {
 
 // newFakesOnly loads the demo scenario into fresh fakes.
 func newFakesOnly(t testing.TB) *scenario.Fakes { return scenario.NewFakes(demoScenario(t)) }
+
+// arbitrumOnly is the default configuration serving chain 42161 alone.
+func arbitrumOnly() *config.Config {
+	cfg := config.Default()
+	cfg.Chains = map[uint64]*config.Chain{42161: cfg.Chains[42161]}
+	return cfg
+}
+
+// newApp builds the gateway through the composition root, as the command
+// does; a nil Config is arbitrumOnly().
+func newApp(t testing.TB, o app.Options) *gateway.Server {
+	t.Helper()
+	if o.Config == nil {
+		o.Config = arbitrumOnly()
+	}
+	a, err := app.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Server
+}
+
+// onFakes serves chain 42161 from f.
+func onFakes(f *scenario.Fakes) map[uint64]app.Transports {
+	return map[uint64]app.Transports{42161: f.Transports()}
+}

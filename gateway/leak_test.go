@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
 // Requests that time out against a hanging subgraph, and requests answered
@@ -48,17 +48,10 @@ func TestNoGoroutineOutlivesItsRequest(t *testing.T) {
 		return n
 	}
 	for _, sg := range []string{hang.URL, garbage.URL} {
-		cfg := config.Default()
-		ch := cfg.Chains[42161]
-		ch.SubgraphURL, ch.RPCURL = sg, rpcSrv.URL
-		u, err := service.Connect(ch, service.ConnectOptions{UpstreamTimeout: 50 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg := arbitrumOnly()
+		cfg.Chains[42161].SubgraphURL, cfg.Chains[42161].RPCURL = sg, rpcSrv.URL
+		cfg.UpstreamTimeout = config.Duration(50 * time.Millisecond)
+		srv := newApp(t, app.Options{Config: cfg})
 		get(t, srv, strikes) // warm: market immutables, connections
 		before := settle()
 		for i := 0; i < 20; i++ {

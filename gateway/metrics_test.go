@@ -6,9 +6,8 @@ import (
 	"testing"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
-	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
 // /metrics counts requests by route template and status, cache results,
@@ -17,17 +16,7 @@ import (
 func TestMetrics(t *testing.T) {
 	m := metrics.New()
 	f := newFakesOnly(t)
-	cfg := config.Default()
-	ch := cfg.Chains[42161]
-	ch.SubgraphURL, ch.RPCURL = "http://sg.invalid", "http://rpc.invalid"
-	u, err := service.Connect(ch, service.ConnectOptions{SubgraphTransport: transport(f.Subgraph), RPCTransport: transport(f.Node), Metrics: m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161}, Metrics: m})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := newApp(t, app.Options{Transports: onFakes(f), Metrics: m})
 	get(t, srv, strikes)
 	get(t, srv, strikes)
 	get(t, srv, gateway.PathStrikesChain+"?optionMarket=0xdeadbeef&chainId=42161&callsReach=1&putsReach=1")

@@ -92,7 +92,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			if p := recover(); p != nil {
 				x.err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 				if x.status == 0 {
-					s.writeError(x, problem.New(problem.Internal, "INTERNAL", "internal error"))
+					s.writeError(x, problem.New(problem.InternalError, "internal error"))
 				}
 			}
 			s.logRequest(r, x, start, time.Since(start))
@@ -106,8 +106,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			if ok, wait := s.limiter.allow(s.limiter.client(r), start); !ok {
 				secs := int(wait/time.Second) + 1
 				x.Header().Set("Retry-After", strconv.Itoa(secs))
-				s.writeError(x, &problem.Error{Kind: problem.RateLimited, Code: "RATE_LIMITED",
-					Message: "too many requests from this client; retry after " + strconv.Itoa(secs) + "s"})
+				s.writeError(x, problem.New(problem.RateLimited, "too many requests from this client; retry after %ds", secs))
 				return
 			}
 		}

@@ -35,7 +35,7 @@ func (s *Server) parsePrepare(r *http.Request) (req service.PrepareRequest, opti
 	if req.SwapperID, err = p.one("swapperId"); err != nil {
 		return req, "", err
 	}
-	if ids := s.opts.Swappers[req.ChainID]; !contains(ids, req.SwapperID) {
+	if ids := s.swappers[req.ChainID]; !contains(ids, req.SwapperID) {
 		return req, "", problem.InvalidParam("swapperId", "swapperId %q is not available on chain %d; available: %s", req.SwapperID, req.ChainID, strings.Join(ids, ", "))
 	}
 	raw, err := p.one("slippage")

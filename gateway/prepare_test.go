@@ -59,6 +59,9 @@ func TestPrepare1inchErrors(t *testing.T) {
 		{401, `{"statusCode":401,"message":"Unauthorized"}`, 503, "QUOTE_UNAUTHORIZED"},
 		{200, `{"toAmount":"12"`, 502, "QUOTE_ERROR"},
 		{200, `{"toAmount":"12","tx":{"to":"0x0000000000000000000000000000000000000001","data":"0xe449022e"}}`, 502, "QUOTE_ERROR"},
+		// The right router, but calldata whose minimum cannot be read (clipperSwap; truncated swap()).
+		{200, `{"toAmount":"12","tx":{"to":"0x1111111254EEB25477B68fb85Ed929f73A960582","data":"0x84bd6d29"}}`, 502, "QUOTE_ERROR"},
+		{200, `{"toAmount":"12","tx":{"to":"0x1111111254EEB25477B68fb85Ed929f73A960582","data":"0x12aa3caf0000"}}`, 502, "QUOTE_ERROR"},
 	}
 	for _, c := range cases {
 		srv, f := newFakeServer(t)

@@ -15,7 +15,7 @@ import (
 // answers, the router would have sent to the same route, and it answers
 // every GET and HEAD on the three API paths.
 func TestDirectRoutesMatchRouter(t *testing.T) {
-	s, err := New(Options{Service: service.New(nil), ChainIDs: []uint64{42161}})
+	s, err := New(Options{Service: service.New(map[uint64]*service.Upstreams{42161: {}})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -24,14 +23,18 @@ import (
 
 // Options are everything a Server depends on.
 type Options struct {
+	// Service answers the requests; its ChainIDs and Swappers are the only
+	// chainId and swapperId values accepted (any other is a 400).
 	Service *service.Service
-	// ChainIDs are the configured chains; any other chainId is a 400.
-	ChainIDs []uint64
-	Logger   *slog.Logger
+	Logger  *slog.Logger
 	// AccessLog, if set, receives the one-line-per-request access log as
 	// JSON lines (hand-formatted, in slog's JSON shape); otherwise access
 	// lines go through Logger at info level.
 	AccessLog io.Writer
+	// Hints add deployment advice to the message of some codes (how to
+	// configure an upstream, say): the error vocabulary itself knows nothing
+	// of deployment, the composition root does.
+	Hints map[*problem.Code]string
 	// Redact scrubs secrets (upstream URLs with keys) from logged error text.
 	Redact func(string) string
 	// RequestTimeout bounds how long a client waits for an answer.
@@ -63,8 +66,6 @@ type Options struct {
 	// CORSOrigins are the browser origins allowed to read answers ("*":
 	// any); empty adds no CORS headers.
 	CORSOrigins []string
-	// Swappers lists each chain's swapperIds; any other is a 400.
-	Swappers map[uint64][]string
 	// CacheMaxEntries and CacheMaxBytes bound the response cache.
 	CacheMaxEntries int
 	CacheMaxBytes   int64
@@ -77,7 +78,8 @@ type Options struct {
 // Server is the gateway's http.Handler.
 type Server struct {
 	opts      Options
-	chains    map[uint64]bool
+	chains    map[uint64]bool     // the service's chains, asked once
+	swappers  map[uint64][]string // the service's swapperIds by chain, sorted
 	responses *cache.Cache[entry]
 	handler   http.Handler
 	limiter   *rateLimiter  // nil: no rate limit
@@ -107,7 +109,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Service == nil {
 		return nil, errors.New("gateway: Service is required")
 	}
-	if len(opts.ChainIDs) == 0 {
+	if len(opts.Service.ChainIDs()) == 0 {
 		return nil, errors.New("gateway: no chain configured")
 	}
 	if opts.Redact == nil {
@@ -134,14 +136,10 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxFills <= 0 {
 		opts.MaxFills = 64
 	}
-	for id, list := range opts.Swappers {
-		list = append([]string(nil), list...)
-		sort.Strings(list)
-		opts.Swappers[id] = list
-	}
 	s := &Server{
 		opts:         opts,
 		chains:       map[uint64]bool{},
+		swappers:     map[uint64][]string{},
 		routeMetrics: map[string]*metrics.Route{},
 		responses: cache.New[entry](cache.Options{
 			MaxEntries: opts.CacheMaxEntries, MaxBytes: opts.CacheMaxBytes, FillTimeout: opts.RequestTimeout,
@@ -151,8 +149,9 @@ func New(opts Options) (*Server, error) {
 			},
 		}),
 	}
-	for _, id := range opts.ChainIDs {
+	for _, id := range opts.Service.ChainIDs() {
 		s.chains[id] = true
+		s.swappers[id] = opts.Service.Swappers(id)
 	}
 	s.fills = make(chan struct{}, opts.MaxFills)
 	if opts.RateLimit > 0 {
@@ -232,14 +231,14 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string,
 			defer func() { <-s.fills }()
 			return fill(ctx)
 		default:
-			return entry{}, problem.New(problem.UpstreamUnavailable, "OVERLOADED", "the gateway is at its limit of %d concurrent upstream reads; retry shortly", cap(s.fills))
+			return entry{}, problem.New(problem.Overloaded, "the gateway is at its limit of %d concurrent upstream reads; retry shortly", cap(s.fills))
 		}
 	}
 	e, status, age, err := s.responses.Get(ctx, key, p, bounded)
 	if err != nil {
 		exchangeOf(w).cache = string(status)
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-			err = problem.New(problem.UpstreamTimeout, "TIMEOUT", "the request did not complete within the gateway's deadline")
+			err = problem.New(problem.Timeout, "the request did not complete within the gateway's deadline")
 		}
 		s.writeError(w, err)
 		return

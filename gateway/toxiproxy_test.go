@@ -12,10 +12,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
-	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
 // proxied starts an in-process toxiproxy in front of target (an
@@ -68,17 +67,10 @@ func TestToxiproxyFaults(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := config.Default()
-			ch := cfg.Chains[42161]
-			ch.SubgraphURL, ch.RPCURL = sgURL, rpcURL
-			u, err := service.Connect(ch, service.ConnectOptions{UpstreamTimeout: 300 * time.Millisecond})
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			cfg := arbitrumOnly()
+			cfg.Chains[42161].SubgraphURL, cfg.Chains[42161].RPCURL = sgURL, rpcURL
+			cfg.UpstreamTimeout = config.Duration(300 * time.Millisecond)
+			srv := newApp(t, app.Options{Config: cfg})
 			addToxic(t, c.proxy, c.toxic)
 			start := time.Now()
 			rec := get(t, srv, strikes)

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
 // closedURL is a loopback URL nothing listens on.
@@ -56,17 +56,10 @@ func TestUnreachableAndHangingUpstreams(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := config.Default()
-			ch := cfg.Chains[42161]
-			ch.SubgraphURL, ch.RPCURL = c.subgraphURL, c.rpcURL
-			u, err := service.Connect(ch, service.ConnectOptions{UpstreamTimeout: 200 * time.Millisecond})
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161}, Swappers: cfg.SwapperIDs()})
-			if err != nil {
-				t.Fatal(err)
-			}
+			cfg := arbitrumOnly()
+			cfg.Chains[42161].SubgraphURL, cfg.Chains[42161].RPCURL = c.subgraphURL, c.rpcURL
+			cfg.UpstreamTimeout = config.Duration(200 * time.Millisecond)
+			srv := newApp(t, app.Options{Config: cfg})
 			for _, path := range []string{strikes, gateway.PathExerciseHistory + "?" + query(historyParams, "", "", false)} {
 				rec := get(t, srv, path)
 				if e := decodeError(t, rec); rec.Code != c.status || e.Code != c.code {
@@ -99,17 +92,7 @@ func TestOversizedUpstreamAnswers(t *testing.T) {
 		{"rpc answer over the limit", 600, "RPC_ERROR"},             // the cold market read is ~9 KB
 		{"subgraph answer over the limit", 12288, "SUBGRAPH_ERROR"}, // the strikes page is ~15 KB
 	} {
-		cfg := config.Default()
-		ch := cfg.Chains[42161]
-		ch.SubgraphURL, ch.RPCURL = "http://sg.invalid", "http://rpc.invalid"
-		u, err := service.Connect(ch, service.ConnectOptions{SubgraphTransport: transport(f.Subgraph), RPCTransport: transport(f.Node), MaxBody: c.max})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		srv := newApp(t, app.Options{Transports: onFakes(f), MaxBody: c.max})
 		rec := get(t, srv, strikes)
 		if e := decodeError(t, rec); rec.Code != http.StatusBadGateway || e.Code != c.code {
 			t.Errorf("%s: %d %+v", c.name, rec.Code, e)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
@@ -21,12 +20,12 @@ func TestStrikesPagesUntilShortPage(t *testing.T) {
 	}
 	f := scenario.NewFakes(scs...)
 	q := subgraph.StrikesQuery{Pools: []common.Address{scs[0].Market.PrimePool}, TickLowerMin: -300000, TickLowerMax: 0}
-	all, meta, err := subgraph.New("http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: replay.HandlerTransport{Handler: f.Subgraph}}, PageSize: 1000}).Strikes(context.Background(), q)
+	all, meta, err := subgraph.New("http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}, PageSize: 1000}).Strikes(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := f.Subgraph.Requests()
-	paged, _, err := subgraph.New("http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: replay.HandlerTransport{Handler: f.Subgraph}}, PageSize: 3}).Strikes(context.Background(), q)
+	paged, _, err := subgraph.New("http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}, PageSize: 3}).Strikes(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,17 +115,15 @@ func (c *Client) exec(ctx context.Context, name string, vars map[string]any, out
 func classify(err error) error {
 	var gerrs graphql.Errors
 	if !errors.As(err, &gerrs) || len(gerrs) == 0 {
-		return problem.Upstream("subgraph", err)
+		return problem.Upstream(problem.Subgraph, err)
 	}
 	for _, ge := range gerrs {
 		var ne graphql.NetworkError
 		if errors.As(ge.Unwrap(), &ne) {
 			if ne.StatusCode() == http.StatusTooManyRequests || ne.StatusCode() == http.StatusServiceUnavailable {
-				return &problem.Error{Kind: problem.UpstreamUnavailable, Code: "SUBGRAPH_UNAVAILABLE", Err: err,
-					Message: fmt.Sprintf("the subgraph refused the request (HTTP %d)", ne.StatusCode())}
+				return problem.Wrap(problem.SubgraphUnavailable, err, "the subgraph refused the request (HTTP %d)", ne.StatusCode())
 			}
-			return &problem.Error{Kind: problem.UpstreamError, Code: "SUBGRAPH_ERROR", Err: err,
-				Message: fmt.Sprintf("the subgraph answered HTTP %d", ne.StatusCode())}
+			return problem.Wrap(problem.SubgraphError, err, "the subgraph answered HTTP %d", ne.StatusCode())
 		}
 		if cause := ge.Unwrap(); cause != nil {
 			// A body that stops or trickles past the deadline surfaces as a
@@ -133,23 +131,22 @@ func classify(err error) error {
 			var ne net.Error
 			code, _ := ge.Extensions["code"].(string)
 			if code == graphql.ErrRequestError || errors.Is(cause, context.DeadlineExceeded) || (errors.As(cause, &ne) && ne.Timeout()) {
-				return problem.Upstream("subgraph", cause)
+				return problem.Upstream(problem.Subgraph, cause)
 			}
 			return garbage(cause)
 		}
 	}
-	code, msg := "SUBGRAPH_ERROR", "the subgraph answered with GraphQL errors"
+	code, msg := problem.SubgraphError, "the subgraph answered with GraphQL errors"
 	for _, ge := range gerrs {
 		if strings.Contains(ge.Message, "indexing_error") || strings.Contains(strings.ToLower(ge.Message), "indexing error") {
-			code, msg = "SUBGRAPH_INDEXING_ERROR", "the subgraph reports an indexing error; its data cannot be trusted"
+			code, msg = problem.SubgraphIndexingError, "the subgraph reports an indexing error; its data cannot be trusted"
 		}
 	}
-	return &problem.Error{Kind: problem.UpstreamError, Code: code, Err: err, Message: msg}
+	return problem.Wrap(code, err, "%s", msg)
 }
 
 func garbage(err error) error {
-	return &problem.Error{Kind: problem.UpstreamError, Code: "SUBGRAPH_ERROR", Err: err,
-		Message: "the subgraph returned data that does not decode"}
+	return problem.Wrap(problem.SubgraphError, err, "the subgraph returned data that does not decode")
 }
 
 // BigInt decodes Graph Node's BigInt (a JSON string of decimal digits).

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 )
@@ -32,13 +33,13 @@ func runRecord(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	var ups []demo.Upstream
+	live := map[uint64]app.Transports{} // zero transports: the network
 	for _, id := range cfg.ChainIDs() {
 		if ch := cfg.Chains[id]; ch.Live() {
-			ups = append(ups, demo.Upstream{Chain: ch, Getenv: getenv})
+			live[id] = app.Transports{}
 		}
 	}
-	if len(ups) == 0 {
+	if len(live) == 0 {
 		return errors.New("record: no chain has live upstreams; set CLAMM_CHAIN_<id>_SUBGRAPH_URL and CLAMM_CHAIN_<id>_RPC_URL")
 	}
 	paths := fs.Args()
@@ -47,7 +48,7 @@ func runRecord(ctx context.Context, args []string, getenv func(string) string, s
 			paths = append(paths, r.Path)
 		}
 	}
-	err = demo.Record(*out, cfg, ups, paths, func(path string, status int) error {
+	err = app.Record(*out, cfg, live, getenv, paths, func(path string, status int) error {
 		if status >= 500 {
 			return fmt.Errorf("%s answered %d: an upstream failure is not worth recording", path, status)
 		}
@@ -56,8 +57,10 @@ func runRecord(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	for _, u := range ups {
-		fmt.Fprintf(stdout, "recorded chain %d (%s) into %s/%d\n", u.Chain.ID, config.Redact(u.Chain.SubgraphURL), *out, u.Chain.ID)
+	for _, id := range cfg.ChainIDs() {
+		if _, ok := live[id]; ok {
+			fmt.Fprintf(stdout, "recorded chain %d (%s) into %s/%d\n", id, config.Redact(cfg.Chains[id].SubgraphURL), *out, id)
+		}
 	}
 	return nil
 }

@@ -9,15 +9,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
-	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
 
@@ -60,41 +58,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 
-	m := metrics.New()
-	ups, modes, err := connect(cfg, docs, getenv, m, getenv("CLAMM_DEMO") != "off")
-	if err != nil {
-		return err
-	}
 	var access io.Writer
 	if level <= slog.LevelInfo {
 		access = logw // access lines are info; a quieter level turns them off
 	}
-	srv, err := gateway.New(gateway.Options{
-		AccessLog:         access,
-		Service:           service.New(ups),
-		ChainIDs:          cfg.ChainIDs(),
-		Logger:            logger,
-		Redact:            redactor(cfg),
-		RequestTimeout:    cfg.RequestTimeout.D(),
-		StrikesTTL:        cfg.StrikesTTL.D(),
-		HistoryTTL:        cfg.HistoryTTL.D(),
-		PrepareTTL:        cfg.PrepareTTL.D(),
-		Swappers:          cfg.SwapperIDs(),
-		CacheMaxEntries:   cfg.CacheMaxEntries,
-		CacheMaxBytes:     cfg.CacheMaxBytes,
-		StaleGrace:        cfg.StaleGrace.D(),
-		RateLimit:         cfg.RateLimit,
-		RateBurst:         cfg.RateBurst,
-		TrustForwardedFor: cfg.TrustXFF,
-		MaxFills:          cfg.MaxFills,
-		CORSOrigins:       cfg.CORSOrigins,
-		MaxLagBlocks:      cfg.MaxLagBlocks,
-		Version:           version,
-		Metrics:           m,
+	a, err := app.New(app.Options{
+		Config: cfg, Queries: docs, Getenv: getenv, Logger: logger, AccessLog: access,
+		Metrics: metrics.New(), Version: version, Demo: getenv("CLAMM_DEMO") != "off",
 	})
 	if err != nil {
 		return err
 	}
+	srv, modes := a.Server, a.Modes
 
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -136,66 +111,6 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// connect builds each chain's upstreams: live when both URLs are set,
-// the embedded demo recordings when the chain has some (and the demo is on),
-// otherwise none (its requests answer 503 UPSTREAM_NOT_CONFIGURED).
-func connect(cfg *config.Config, docs queries.Set, getenv func(string) string, m *metrics.Metrics, demoOn bool) (map[uint64]*service.Upstreams, map[uint64]string, error) {
-	demoChains := map[uint64]bool{}
-	if demoOn {
-		for _, id := range demo.Chains() {
-			demoChains[id] = true
-		}
-	}
-	ups := map[uint64]*service.Upstreams{}
-	modes := map[uint64]string{}
-	for _, id := range cfg.ChainIDs() {
-		ch := cfg.Chains[id]
-		opts := service.ConnectOptions{UpstreamTimeout: cfg.UpstreamTimeout.D(), ImmutablesTTL: cfg.ImmutablesTTL.D(), Queries: docs, Getenv: getenv, Metrics: m}
-		switch {
-		case ch.Live():
-			modes[id] = "live"
-		case demoChains[id]:
-			tr, err := demo.Transports(id)
-			if err != nil {
-				return nil, nil, fmt.Errorf("demo chain %d: %w", id, err)
-			}
-			ch.SubgraphURL, ch.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
-			opts.SubgraphTransport, opts.RPCTransport, opts.QuoteTransport = tr.Subgraph, tr.RPC, tr.Quote
-			modes[id] = "demo"
-		default:
-			ups[id] = &service.Upstreams{Config: ch}
-			modes[id] = "not configured"
-			continue
-		}
-		u, err := service.Connect(ch, opts)
-		if err != nil {
-			return nil, nil, err
-		}
-		ups[id] = u
-	}
-	return ups, modes, nil
-}
-
-// redactor replaces every configured upstream URL in log text by its
-// redacted form: transport errors quote the full URL, keys included.
-func redactor(cfg *config.Config) func(string) string {
-	var pairs []string
-	for _, ch := range cfg.Chains {
-		for _, u := range []string{ch.SubgraphURL, ch.RPCURL} {
-			if u == "" {
-				continue
-			}
-			pairs = append(pairs, u, config.Redact(u))
-			// net/http quotes URLs with the password masked: scrub that form too.
-			if p, err := url.Parse(u); err == nil && p.Redacted() != u {
-				pairs = append(pairs, p.Redacted(), config.Redact(u))
-			}
-		}
-	}
-	r := strings.NewReplacer(pairs...)
-	return r.Replace
-}
-
 func printBanner(w io.Writer, addr string, modes map[uint64]string) {
 	host := addr
 	if strings.HasPrefix(addr, "[::]:") || strings.HasPrefix(addr, "0.0.0.0:") {
@@ -203,7 +118,7 @@ func printBanner(w io.Writer, addr string, modes map[uint64]string) {
 	}
 	fmt.Fprintf(w, "clamm-gateway %s listening on %s\n", version, addr)
 	for id, m := range modes {
-		if m == "demo" {
+		if m == app.ModeDemo {
 			fmt.Fprintf(w, "chain %d: embedded demo recordings (no network); set CLAMM_CHAIN_%d_SUBGRAPH_URL and CLAMM_CHAIN_%d_RPC_URL to serve live\n", id, id, id)
 		}
 	}

@@ -225,21 +225,17 @@ func classify(err error) error {
 	var httpErr rpc.HTTPError
 	switch {
 	case errors.As(err, &httpErr) && (httpErr.StatusCode == 429 || httpErr.StatusCode == 503):
-		return &problem.Error{Kind: problem.UpstreamUnavailable, Code: "RPC_UNAVAILABLE", Err: err,
-			Message: fmt.Sprintf("the rpc node refused the request (HTTP %d)", httpErr.StatusCode)}
+		return problem.Wrap(problem.RPCUnavailable, err, "the rpc node refused the request (HTTP %d)", httpErr.StatusCode)
 	case errors.As(err, &httpErr):
-		return &problem.Error{Kind: problem.UpstreamError, Code: "RPC_ERROR", Err: err,
-			Message: fmt.Sprintf("the rpc node answered HTTP %d", httpErr.StatusCode)}
+		return problem.Wrap(problem.RPCError, err, "the rpc node answered HTTP %d", httpErr.StatusCode)
 	case errors.As(err, &rpcErr):
-		return &problem.Error{Kind: problem.UpstreamError, Code: "RPC_ERROR", Err: err,
-			Message: fmt.Sprintf("the rpc node answered with error %d", rpcErr.ErrorCode())}
+		return problem.Wrap(problem.RPCError, err, "the rpc node answered with error %d", rpcErr.ErrorCode())
 	}
-	return problem.Upstream("rpc", err)
+	return problem.Upstream(problem.RPC, err)
 }
 
 func upstreamGarbage(err error) error {
-	return &problem.Error{Kind: problem.UpstreamError, Code: "RPC_ERROR", Err: err,
-		Message: "the rpc node returned data that does not decode"}
+	return problem.Wrap(problem.RPCError, err, "the rpc node returned data that does not decode")
 }
 
 // Market returns the market's immutables: from the cache, or read cold in
@@ -458,8 +454,7 @@ func notAMarket(market common.Address, err error) error {
 	var failed *CallFailedError
 	var p *problem.Error
 	if errors.As(err, &failed) || (!errors.As(err, &p) && err != nil) {
-		return &problem.Error{Kind: problem.NotFound, Code: "MARKET_NOT_FOUND", Param: "optionMarket", Err: err,
-			Message: fmt.Sprintf("%s is not an option market on this chain (its callAsset/putAsset/primePool calls failed)", market.Hex())}
+		return problem.Wrap(problem.MarketNotFound, err, "%s is not an option market on this chain (its callAsset/putAsset/primePool calls failed)", market.Hex()).On("optionMarket")
 	}
 	return err
 }
@@ -467,8 +462,7 @@ func notAMarket(market common.Address, err error) error {
 func badMarketState(err error) error {
 	var failed *CallFailedError
 	if errors.As(err, &failed) {
-		return &problem.Error{Kind: problem.Unprocessable, Code: "MARKET_UNSUPPORTED", Param: "optionMarket", Err: err,
-			Message: "the market's prime pool or assets do not answer the standard pool and ERC20 calls"}
+		return problem.Wrap(problem.MarketUnsupported, err, "the market's prime pool or assets do not answer the standard pool and ERC20 calls").On("optionMarket")
 	}
 	return err
 }

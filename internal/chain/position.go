@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -78,8 +77,7 @@ func (r *Reader) Position(ctx context.Context, market common.Address, optionID *
 		return nil, notAMarket(market, errors.New("opData or block timestamp failed"))
 	}
 	if !res[0].OK {
-		return nil, &problem.Error{Kind: problem.NotFound, Code: "OPTION_NOT_FOUND", Param: "optionId",
-			Message: fmt.Sprintf("option %s does not exist on market %s (never minted, or burnt)", optionID, market.Hex())}
+		return nil, problem.New(problem.OptionNotFound, "option %s does not exist on market %s (never minted, or burnt)", optionID, market.Hex()).On("optionId")
 	}
 	p := &Position{}
 	if p.Owner, err = unpackAddress(m, "ownerOf", res[0].Data); err != nil {
@@ -89,7 +87,7 @@ func (r *Reader) Position(ctx context.Context, market common.Address, optionID *
 		return nil, upstreamGarbage(err)
 	}
 	if p.Data, err = decodeOpData(res[1].Data); err != nil {
-		return nil, notAMarket(market, err)
+		return nil, unsupportedOpData(market, optionID, res[1].Data, err)
 	}
 	p.Version = marketVersion(res[2], res[4])
 	if p.Version == MarketV1 {
@@ -97,7 +95,7 @@ func (r *Reader) Position(ctx context.Context, market common.Address, optionID *
 	}
 	n := p.Data.OpTickArrayLen
 	if n > MaxLegs {
-		return nil, problem.New(problem.Unprocessable, "OPTION_TOO_MANY_LEGS", "option %s has %d legs; at most %d are supported", optionID, n, MaxLegs)
+		return nil, problem.New(problem.OptionTooManyLegs, "option %s has %d legs; at most %d are supported", optionID, n, MaxLegs)
 	}
 	legRes := res[4:]
 	if n > speculativeLegs {
@@ -146,7 +144,32 @@ func marketVersion(name, firstLeg Result) int {
 	return MarketV2
 }
 
+// maxTick is Uniswap's MAX_TICK: a tick word outside +-maxTick is not a tick.
+const maxTick = 887272
+
+// decodeOpData decodes opData as V1 and V2 markets lay it out:
+// (uint256 opTickArrayLen, int24 tickLower, int24 tickUpper, uint256 expiry,
+// bool isCall). The ABI decoder alone accepts any five words whose third
+// and second fit an int24, so the tick words are also held to the tick
+// range and isCall to 0 or 1: OptionMarketOTMFE's opData, (opTickArrayLen,
+// expiry, tickLower, tickUpper, isCall), puts a timestamp where tickLower
+// belongs and is refused here instead of being read with a wrong expiry.
 func decodeOpData(raw []byte) (OptionData, error) {
+	if len(raw) != 5*32 {
+		return OptionData{}, fmt.Errorf("opData answered %d bytes, not the 5 words of (opTickArrayLen, tickLower, tickUpper, expiry, isCall)", len(raw))
+	}
+	for _, w := range []int{1, 2} {
+		v := new(big.Int).SetBytes(raw[w*32 : (w+1)*32])
+		if raw[w*32]&0x80 != 0 {
+			v.Sub(v, new(big.Int).Lsh(big.NewInt(1), 256))
+		}
+		if v.CmpAbs(big.NewInt(maxTick)) > 0 {
+			return OptionData{}, fmt.Errorf("opData word %d is %s, outside the tick range [-%d, %d]", w, v, maxTick, maxTick)
+		}
+	}
+	if b := new(big.Int).SetBytes(raw[4*32:]); b.Cmp(big.NewInt(1)) > 0 {
+		return OptionData{}, fmt.Errorf("opData word 4 is %s, not a bool", b)
+	}
 	vals, err := contracts.OptionMarketV2.Unpack("opData", raw)
 	if err != nil {
 		return OptionData{}, err
@@ -179,33 +202,14 @@ func decodeLeg(raw []byte) (OptionLeg, error) {
 	}, nil
 }
 
-// RevertError is a simulated call that reverted, with its revert data.
-type RevertError struct {
-	Data []byte
-	Err  error
-}
-
-func (e *RevertError) Error() string { return "execution reverted" }
-func (e *RevertError) Unwrap() error { return e.Err }
-
-// Simulate runs data as a call from `from` to `to` at the latest block. A
-// revert comes back as *RevertError carrying the revert data, so the caller
-// can decode the contract's custom error.
-func (r *Reader) Simulate(ctx context.Context, from, to common.Address, data []byte) ([]byte, error) {
-	out, err := r.EthCallFrom(ctx, from, to, data)
-	if err == nil {
-		return out, nil
+// unsupportedOpData is a market whose opData is not V1/V2's: 422
+// MARKET_UNSUPPORTED naming what was found, since exercising it with V2
+// calldata would at best revert (OTMFE has no exerciseOption at all).
+func unsupportedOpData(market common.Address, optionID *big.Int, raw []byte, err error) error {
+	shape := "it is not a V1/V2 DopexV2OptionMarket"
+	if len(raw) == 5*32 && new(big.Int).SetBytes(raw[32:64]).Cmp(big.NewInt(maxTick)) > 0 {
+		shape = fmt.Sprintf("its second word (%s) reads as an expiry, as in Stryke's OptionMarketOTMFE (opData = opTickArrayLen, expiry, tickLower, tickUpper, isCall; no exerciseOption)",
+			new(big.Int).SetBytes(raw[32:64]))
 	}
-	var de rpc.DataError
-	if errors.As(err, &de) {
-		if s, ok := de.ErrorData().(string); ok {
-			return nil, &RevertError{Data: common.FromHex(s), Err: err}
-		}
-		return nil, &RevertError{Err: err}
-	}
-	var re rpc.Error
-	if errors.As(err, &re) && (re.ErrorCode() == 3 || strings.Contains(strings.ToLower(re.Error()), "revert")) {
-		return nil, &RevertError{Err: err}
-	}
-	return nil, err
+	return problem.Wrap(problem.MarketUnsupported, err, "%s answers opData(%s) in a layout this gateway cannot exercise: %v; %s", market.Hex(), optionID, err, shape).On("optionMarket")
 }

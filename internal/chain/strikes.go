@@ -380,8 +380,7 @@ func unsupported(market common.Address, msg string, err error) error {
 	if err == nil {
 		err = fmt.Errorf("%s", msg)
 	}
-	return &problem.Error{Kind: problem.Unprocessable, Code: "MARKET_UNSUPPORTED", Param: "optionMarket", Err: err,
-		Message: fmt.Sprintf("market %s: %s", market.Hex(), msg)}
+	return problem.Wrap(problem.MarketUnsupported, err, "market %s: %s", market.Hex(), msg).On("optionMarket")
 }
 
 // factsCacheEntries bounds the strikes chain's immutables: a market, its

@@ -297,7 +297,7 @@ func applyEnv(c *Config, getenv func(string) string) error {
 		}
 		c.CacheMaxBytes = n
 	}
-	// Chain URLs: the environment wins over file and defaults.
+	// Chain URLs: the environment wins over file and defaults (LiveUpstreamsHint names them).
 	for _, id := range envChainIDs(getenv, c) {
 		ch := c.Chains[id]
 		if ch == nil {
@@ -399,3 +399,8 @@ func Redact(raw string) string {
 	}
 	return out
 }
+
+// LiveUpstreamsHint tells a client how the operator gives a chain live
+// upstreams: the composition root adds it to NOT_RECORDED and
+// UPSTREAM_NOT_CONFIGURED, so the error vocabulary stays free of deployment.
+const LiveUpstreamsHint = "to serve live data set CLAMM_CHAIN_<chainId>_SUBGRAPH_URL and CLAMM_CHAIN_<chainId>_RPC_URL (see README, Configuration)"

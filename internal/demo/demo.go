@@ -4,10 +4,13 @@
 // no network and no configuration.
 //
 // The recordings are generated, never hand-written: scenarios/ states each
-// market's state, Generate loads it into the fake upstreams, runs the demo
-// requests through the real gateway with recorders in front of the fakes,
-// and writes recordings/<chainId>/{subgraph.yaml,rpc.json} in the same
+// market's state, and the go:generate program (./generate) loads it into the
+// fake upstreams, runs the demo requests through the real gateway with
+// recorders in front of the fakes, and writes
+// recordings/<chainId>/{subgraph.yaml,quote.yaml,rpc.json} in the same
 // formats a live record mode writes. Regenerate with `go generate ./internal/demo`.
+// This package holds only the recordings and their replaying transports:
+// the served binary links it, so it imports no fake.
 package demo
 
 //go:generate go run ./generate
@@ -25,9 +28,6 @@ import (
 
 //go:embed recordings
 var recordings embed.FS
-
-//go:embed scenarios/*.json
-var scenarios embed.FS
 
 // Placeholder upstream URLs of demo chains; they are never dialled.
 func SubgraphURL(chainID uint64) string {

@@ -63,7 +63,7 @@ func TestChainedReadMarketSnapshotOnRealContracts(t *testing.T) {
 	// ChainedRead, and the read is refused as MARKET_NOT_FOUND.
 	_, _, err = r.MarketSnapshot(context.Background(), u.tokenA)
 	var p *problem.Error
-	if !errors.As(err, &p) || p.Code != "MARKET_NOT_FOUND" {
+	if !errors.As(err, &p) || p.Code != problem.MarketNotFound {
 		t.Fatalf("an ERC20 as the market: %v", err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // ErrNotRecorded is wrapped by the fixture replays when a request has no
-// recorded answer: on the embedded demo that means "configure a live upstream".
+// recorded answer; Upstream turns it into NOT_RECORDED.
 var ErrNotRecorded = errors.New("no recorded answer for this upstream request")
 
 // Kind classifies an error; the gateway maps each kind to one HTTP status.
@@ -23,31 +23,41 @@ type Kind int
 
 // The kinds, from the client's mistakes to the upstreams' failures.
 const (
-	Internal            Kind = iota // 500: a bug or an unclassified failure
-	InvalidArgument                 // 400: a query parameter is missing or wrong
-	NotFound                        // 404: no such route or entity
-	MethodNotAllowed                // 405
-	Unprocessable                   // 422: valid request the protocol cannot serve (expired option, ...)
-	RateLimited                     // 429: the client is over its rate limit
-	UpstreamError                   // 502: an upstream answered, but with an error or garbage
-	UpstreamUnavailable             // 503: an upstream could not be reached, or is not configured
-	UpstreamTimeout                 // 504: an upstream did not answer in time
+	KindInternal            Kind = iota // 500: a bug or an unclassified failure
+	KindInvalidArgument                 // 400: a query parameter is missing or wrong
+	KindNotFound                        // 404: no such route or entity
+	KindMethodNotAllowed                // 405
+	KindUnprocessable                   // 422: valid request the protocol cannot serve (expired option, ...)
+	KindRateLimited                     // 429: the client is over its rate limit
+	KindUpstreamError                   // 502: an upstream answered, but with an error or garbage
+	KindUpstreamUnavailable             // 503: an upstream could not be reached, or is not configured
+	KindUpstreamTimeout                 // 504: an upstream did not answer in time
 )
 
-// Error is what every layer returns. Code is a stable machine-readable name
-// (INVALID_PARAMETER, SUBGRAPH_ERROR, ...); Param names the query parameter
-// at fault, if any.
+// Error is what every layer returns. Code is one of the catalogue's
+// declarations (codes.go); Param names the query parameter at fault, if any.
 type Error struct {
-	Kind    Kind
-	Code    string
+	Code    *Code
 	Message string
 	Param   string
 	// Err is the underlying cause, kept for logs and errors.Is; never shown to clients.
 	Err error
 }
 
+// Kind is the code's kind; an Error without a code is Internal.
+func (e *Error) Kind() Kind {
+	if e.Code == nil {
+		return KindInternal
+	}
+	return e.Code.kind
+}
+
 func (e *Error) Error() string {
-	msg := e.Code + ": " + e.Message
+	name := InternalError.name
+	if e.Code != nil {
+		name = e.Code.name
+	}
+	msg := name + ": " + e.Message
 	if e.Param != "" {
 		msg += " (param " + e.Param + ")"
 	}
@@ -59,56 +69,58 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// New builds an error with the given code and a client-facing message.
+func New(code *Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Wrap is New keeping cause for logs and errors.Is (never shown to clients).
+func Wrap(code *Code, cause error, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Err: cause}
+}
+
+// On names the query parameter at fault and returns e.
+func (e *Error) On(param string) *Error {
+	e.Param = param
+	return e
+}
+
 // InvalidParam is the 400 for a bad query parameter.
 func InvalidParam(param, format string, args ...any) *Error {
-	return &Error{Kind: InvalidArgument, Code: "INVALID_PARAMETER", Param: param, Message: fmt.Sprintf(format, args...)}
+	return New(InvalidParameter, format, args...).On(param)
 }
 
-// New builds an error of the given kind and code.
-func New(kind Kind, code, format string, args ...any) *Error {
-	return &Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
-// As returns the *Error inside err, or an Internal one wrapping it.
+// As returns the *Error inside err, or an Internal one wrapping it. Unlike
+// errors.As it never fails: anything unclassified is INTERNAL.
 func As(err error) *Error {
 	var e *Error
-	if errors.As(err, &e) {
+	if errors.As(err, &e) && e.Code != nil {
 		return e
 	}
-	return &Error{Kind: Internal, Code: "INTERNAL", Message: "internal error", Err: err}
+	return Wrap(InternalError, err, "internal error")
 }
 
-// Upstream classifies a transport-level failure talking to an upstream
-// ("subgraph", "rpc", "quote"): deadlines become UpstreamTimeout, failures to
-// connect become UpstreamUnavailable, anything else UpstreamError. The code
-// is prefixed with the upstream's name (SUBGRAPH_TIMEOUT, RPC_UNAVAILABLE, ...).
-func Upstream(upstream string, err error) *Error {
+// Upstream classifies a transport-level failure talking to an upstream:
+// deadlines become the source's timeout code, failures to connect its
+// unavailable code, anything else its error code. An error that is already
+// classified is returned as it is.
+func Upstream(src Source, err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
 	err = stripURL(err)
-	name := map[string]string{"subgraph": "SUBGRAPH", "rpc": "RPC", "quote": "QUOTE"}[upstream]
-	if name == "" {
-		name = "UPSTREAM"
-	}
 	switch {
 	case errors.Is(err, ErrNotRecorded):
-		return &Error{Kind: UpstreamUnavailable, Code: "NOT_RECORDED", Err: err,
-			Message: "the embedded demo has no recorded " + upstream + " answer for this request; to serve live data set " +
-				"CLAMM_CHAIN_<chainId>_SUBGRAPH_URL and CLAMM_CHAIN_<chainId>_RPC_URL (see README, Configuration)"}
+		return Wrap(NotRecorded, err, "the embedded demo has no recorded %s answer for this request", src.Name)
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
-		return &Error{Kind: UpstreamTimeout, Code: name + "_TIMEOUT", Err: err,
-			Message: "the " + upstream + " did not answer in time"}
+		return Wrap(src.Timeout, err, "the %s did not answer in time", src.Name)
 	case errors.Is(err, context.Canceled):
-		return &Error{Kind: UpstreamUnavailable, Code: name + "_UNAVAILABLE", Err: err,
-			Message: "the request to the " + upstream + " was cancelled"}
+		return Wrap(src.Unavailable, err, "the request to the %s was cancelled", src.Name)
 	case isUnreachable(err):
-		return &Error{Kind: UpstreamUnavailable, Code: name + "_UNAVAILABLE", Err: err,
-			Message: "the " + upstream + " could not be reached"}
+		return Wrap(src.Unavailable, err, "the %s could not be reached", src.Name)
 	default:
-		return &Error{Kind: UpstreamError, Code: name + "_ERROR", Err: err,
-			Message: "the " + upstream + " answered with an error"}
+		return Wrap(src.Error, err, "the %s answered with an error", src.Name)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
@@ -141,18 +140,4 @@ func record(path string, real http.RoundTripper, match recorder.MatcherFunc, rew
 		recorder.WithReplayableInteractions(true),
 		recorder.WithHook(scrub, recorder.AfterCaptureHook),
 	)
-}
-
-// HandlerTransport serves requests with an in-process handler: no sockets,
-// no network, deterministic headers. The fixture generator uses it to put
-// the fake upstreams behind the real clients.
-type HandlerTransport struct{ Handler http.Handler }
-
-// RoundTrip implements http.RoundTripper.
-func (t HandlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	rec := httptest.NewRecorder()
-	t.Handler.ServeHTTP(rec, req)
-	resp := rec.Result()
-	resp.Request = req
-	return resp, nil
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
-	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap/swaptest"
 	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
 )
@@ -58,9 +59,29 @@ func NewFakesFor(ch *config.Chain, scenarios ...*Scenario) *Fakes {
 	return f
 }
 
+// Transports put the fakes behind the real clients, in process.
+func (f *Fakes) Transports() app.Transports {
+	return app.Transports{Subgraph: HandlerTransport{Handler: f.Subgraph}, RPC: HandlerTransport{Handler: f.Node},
+		Quote: HandlerTransport{Handler: f.OneInch}}
+}
+
+// HandlerTransport serves requests with an in-process handler: no sockets,
+// no network, deterministic headers. It puts the fake upstreams behind
+// the real clients (tests, the demo generator).
+type HandlerTransport struct{ Handler http.Handler }
+
+// RoundTrip implements http.RoundTripper.
+func (t HandlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	t.Handler.ServeHTTP(rec, req)
+	resp := rec.Result()
+	resp.Request = req
+	return resp, nil
+}
+
 // QuoteHTTP is an http.Client whose requests the fake 1inch API answers.
 func (f *Fakes) QuoteHTTP() *http.Client {
-	return &http.Client{Transport: replay.HandlerTransport{Handler: f.OneInch}}
+	return &http.Client{Transport: HandlerTransport{Handler: f.OneInch}}
 }
 
 // Load reads and parses scenario files.
@@ -82,13 +103,13 @@ func Load(paths ...string) ([]*Scenario, error) {
 
 // SubgraphHTTP is an http.Client whose requests the fake subgraph answers.
 func (f *Fakes) SubgraphHTTP() *http.Client {
-	return &http.Client{Transport: replay.HandlerTransport{Handler: f.Subgraph}}
+	return &http.Client{Transport: HandlerTransport{Handler: f.Subgraph}}
 }
 
 // RPC is a go-ethereum rpc client whose requests the fake node answers.
 func (f *Fakes) RPC() *rpc.Client {
 	c, err := rpc.DialOptions(context.Background(), "http://fake-rpc.invalid",
-		rpc.WithHTTPClient(&http.Client{Transport: replay.HandlerTransport{Handler: f.Node}}))
+		rpc.WithHTTPClient(&http.Client{Transport: HandlerTransport{Handler: f.Node}}))
 	if err != nil {
 		panic(err) // dialing HTTP does not connect; only a malformed URL fails
 	}

@@ -196,7 +196,7 @@ func TestStrikesWithoutPositionManager(t *testing.T) {
 	f.Node.Unlock()
 	_, err := svc.StrikesChain(context.Background(), service.StrikesRequest{ChainID: sc.ChainID, Market: sc.Market.Address, CallsReach: 10, PutsReach: 10})
 	var p *problem.Error
-	if !errors.As(err, &p) || p.Code != "MARKET_UNSUPPORTED" {
+	if !errors.As(err, &p) || p.Code != problem.MarketUnsupported {
 		t.Fatalf("no positionManager(): %v", err)
 	}
 	svc, f = newService(t, sc)
@@ -205,7 +205,7 @@ func TestStrikesWithoutPositionManager(t *testing.T) {
 	f.Node.Handlers[common.HexToAddress("0x000000000000000000000000000000000000dead")] = &chaintest.Handler{} // code, but no whitelist getter
 	f.Node.Unlock()
 	_, err = svc.StrikesChain(context.Background(), service.StrikesRequest{ChainID: sc.ChainID, Market: sc.Market.Address, CallsReach: 10, PutsReach: 10})
-	if !errors.As(err, &p) || p.Code != "MARKET_UNSUPPORTED" {
+	if !errors.As(err, &p) || p.Code != problem.MarketUnsupported {
 		t.Fatalf("position manager without whitelistedHandlersWithApp: %v", err)
 	}
 }

@@ -9,17 +9,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
-	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
@@ -134,12 +134,12 @@ func TestPrepareRefusals(t *testing.T) {
 	market := scs[0].Market.Address
 	for _, c := range []struct {
 		id   int64
-		code string
+		code *problem.Code
 	}{
-		{112, "OPTION_EXPIRED"},
-		{113, "OPTION_NOT_IN_THE_MONEY"},
-		{101, "OPTION_FULLY_EXERCISED"},
-		{999, "OPTION_NOT_FOUND"},
+		{112, problem.OptionExpired},
+		{113, problem.OptionNotInTheMoney},
+		{101, problem.OptionFullyExercised},
+		{999, problem.OptionNotFound},
 	} {
 		_, err := svc.PrepareExercise(context.Background(), service.PrepareRequest{ChainID: 42161, Market: market, OptionID: big.NewInt(c.id), SwapperID: "uni-v3", Slippage: slippage(t, "1")})
 		if p := problem.As(err); p.Code != c.code {
@@ -150,34 +150,17 @@ func TestPrepareRefusals(t *testing.T) {
 	f.Node.Markets[market].Version = 1
 	f.Node.Markets[market].Name = "Dopex V2 Option Market"
 	_, err = svc.PrepareExercise(context.Background(), service.PrepareRequest{ChainID: 42161, Market: market, OptionID: big.NewInt(110), SwapperID: "uni-v3", Slippage: slippage(t, "1")})
-	if p := problem.As(err); p.Code != "MARKET_V1_UNSUPPORTED" {
+	if p := problem.As(err); p.Code != problem.MarketV1Unsupported {
 		t.Errorf("V1 market: %v", err)
 	}
-}
-
-// Revert data from a simulation is named: market custom errors,
-// Error(string), else the raw selector.
-func TestRevertReason(t *testing.T) {
-	if got := service.RevertReason(contracts.OptionMarketErrors.Errors["DopexV2OptionMarket__NotEnoughAfterSwap"].ID.Bytes()[:4]); got != "DopexV2OptionMarket__NotEnoughAfterSwap" {
-		t.Fatalf("custom error: %s", got)
+	// An OptionMarketOTMFE (opData with the expiry second, no
+	// exerciseOption) is 422 MARKET_UNSUPPORTED saying what was found, not
+	// a wrong OPTION_EXPIRED read from the tick words.
+	f.Node.Markets[market].Version = chaintest.VersionOTMFE
+	_, err = svc.PrepareExercise(context.Background(), service.PrepareRequest{ChainID: 42161, Market: market, OptionID: big.NewInt(110), SwapperID: "uni-v3", Slippage: slippage(t, "1")})
+	if p := problem.As(err); p.Code != problem.MarketUnsupported || p.Kind() != problem.KindUnprocessable || !strings.Contains(p.Message, "OptionMarketOTMFE") || p.Param != "optionMarket" {
+		t.Errorf("OTMFE market: %v", err)
 	}
-	reason := append([]byte{0x08, 0xc3, 0x79, 0xa0}, mustPack(t, "Too little received")...)
-	if got := service.RevertReason(reason); got != "Too little received" {
-		t.Fatalf("Error(string): %s", got)
-	}
-	if got := service.RevertReason([]byte{1, 2, 3, 4}); !strings.Contains(got, "0x01020304") {
-		t.Fatalf("unknown: %s", got)
-	}
-}
-
-func mustPack(t *testing.T, s string) []byte {
-	t.Helper()
-	ty, _ := abi.NewType("string", "", nil)
-	b, err := abi.Arguments{{Type: ty}}.Pack(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // The worked numbers through the real uni-v3 quoter code: a leg
@@ -212,7 +195,7 @@ func TestPrepareWorkedExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Profit != "500" || got.MinProfit != "395" {
+	if got.Profit != "500" || got.MinProfit != "395" || got.Legs[0].AmountOut != "10500" || got.Legs[0].MinAmountOut != "10395" {
 		t.Fatalf("profit %s minProfit %s, want 500 395", got.Profit, got.MinProfit)
 	}
 	want, _ := clamm.UniV3SwapData(500, big.NewInt(10395))
@@ -235,8 +218,14 @@ type stubPositions struct{ pos *chain.Position }
 func (s stubPositions) Position(context.Context, common.Address, *big.Int) (*chain.Position, error) {
 	return s.pos, nil
 }
-func (s stubPositions) Simulate(context.Context, common.Address, common.Address, []byte) ([]byte, error) {
-	return nil, nil
+
+// SimulateSequence is the market of the worked example: the one leg's swap
+// delivers 10500 against 10000 owed.
+func (s stubPositions) SimulateSequence(context.Context, common.Address, common.Address, clamm.ExerciseParams) ([]chain.LegOutcome, error) {
+	return []chain.LegOutcome{{Exercised: true, Delta: big.NewInt(500)}}, nil
+}
+func (s stubPositions) SimulateExercise(context.Context, common.Address, common.Address, []byte) (*big.Int, error) {
+	return big.NewInt(500), nil
 }
 
 // fixedQuote answers every quoteExactInputSingle in a batch with amountOut.
@@ -263,16 +252,12 @@ func TestOneInchKeyFromEnvironment(t *testing.T) {
 	cfg := config.Default()
 	ch := cfg.Chains[42161]
 	f := scenario.NewFakesFor(ch, scs[0])
-	ch.SubgraphURL, ch.RPCURL = "http://sg.invalid", "http://rpc.invalid"
-	u, err := service.Connect(ch, service.ConnectOptions{
-		SubgraphTransport: replay.HandlerTransport{Handler: f.Subgraph}, RPCTransport: replay.HandlerTransport{Handler: f.Node},
-		QuoteTransport: replay.HandlerTransport{Handler: f.OneInch},
-		Getenv:         func(k string) string { return map[string]string{"CLAMM_1INCH_API_KEY": "k-123"}[k] },
-	})
+	a, err := app.New(app.Options{Config: cfg, Transports: map[uint64]app.Transports{42161: f.Transports()},
+		Getenv: func(k string) string { return map[string]string{"CLAMM_1INCH_API_KEY": "k-123"}[k] }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := service.New(map[uint64]*service.Upstreams{42161: u})
+	svc := a.Service
 	if _, err := svc.PrepareExercise(context.Background(), service.PrepareRequest{ChainID: 42161, Market: scs[0].Market.Address,
 		OptionID: big.NewInt(110), SwapperID: "1inch", Slippage: slippage(t, "1")}); err != nil {
 		t.Fatal(err)

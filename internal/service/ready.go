@@ -83,13 +83,13 @@ func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) ChainRe
 	}()
 	wg.Wait()
 	if headErr != nil {
-		r.Problems = append(r.Problems, problem.As(headErr).Code)
+		r.Problems = append(r.Problems, problem.As(headErr).Code.Name())
 	}
 	if metaErr != nil {
-		r.Problems = append(r.Problems, problem.As(metaErr).Code)
+		r.Problems = append(r.Problems, problem.As(metaErr).Code.Name())
 	}
 	if meta.HasIndexingErrors {
-		r.Problems = append(r.Problems, "SUBGRAPH_INDEXING_ERROR")
+		r.Problems = append(r.Problems, problem.SubgraphIndexingError.Name())
 	}
 	r.SubgraphBlock, r.ChainHead = meta.Block, head
 	if headErr == nil && metaErr == nil && head > meta.Block {

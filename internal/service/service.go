@@ -1,12 +1,14 @@
 // Package service holds the gateway's use cases, one method per endpoint.
-// It sees neither HTTP nor GraphQL nor ABI: it asks small interfaces for
-// market state and subgraph entities, runs the pure maths of package clamm,
-// and returns response values ready to encode.
+// It sees neither HTTP nor GraphQL: it asks small interfaces for market
+// state and subgraph entities, runs the pure maths of package clamm, and
+// returns response values ready to encode. Its clients are built and handed
+// in by the composition root (internal/app); it dials nothing itself.
 package service
 
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -59,6 +61,33 @@ func New(chains map[uint64]*Upstreams) *Service {
 	return &Service{chains: chains}
 }
 
+// ChainIDs are the chains the service serves, in ascending order: the one
+// list the gateway checks chainId against.
+func (s *Service) ChainIDs() []uint64 {
+	ids := make([]uint64, 0, len(s.chains))
+	for id := range s.chains {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
+
+// Swappers are the swapperIds configured on a chain, sorted: the one list
+// the gateway checks swapperId against (a chain with no live upstream still
+// names its swappers, and answers UPSTREAM_NOT_CONFIGURED, not 400).
+func (s *Service) Swappers(chainID uint64) []string {
+	u := s.chains[chainID]
+	if u == nil || u.Config == nil {
+		return nil
+	}
+	ids := make([]string, 0, len(u.Config.Swappers))
+	for id := range u.Config.Swappers {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
 // upstreams returns the chain's clients or the error a client should see.
 // Every endpoint reads the chain; needSubgraph says whether it also queries
 // the subgraph.
@@ -68,8 +97,7 @@ func (s *Service) upstreams(chainID uint64, needSubgraph bool) (*Upstreams, erro
 		return nil, problem.InvalidParam("chainId", "chain %d is not configured on this gateway", chainID)
 	}
 	if u.Chain == nil || (needSubgraph && u.Subgraph == nil) {
-		return nil, problem.New(problem.UpstreamUnavailable, "UPSTREAM_NOT_CONFIGURED",
-			"chain %d has no live upstreams configured; set CLAMM_CHAIN_%d_SUBGRAPH_URL and CLAMM_CHAIN_%d_RPC_URL", chainID, chainID, chainID)
+		return nil, problem.New(problem.UpstreamNotConfigured, "chain %d has no live upstreams configured", chainID)
 	}
 	return u, nil
 }

@@ -416,6 +416,5 @@ func floorDiv(a, b int) int {
 }
 
 func subgraphGarbage(err error) error {
-	return &problem.Error{Kind: problem.UpstreamError, Code: "SUBGRAPH_ERROR", Err: err,
-		Message: "the subgraph returned a strike that does not make sense"}
+	return problem.Wrap(problem.SubgraphError, err, "the subgraph returned a strike that does not make sense")
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
-	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
@@ -61,16 +61,12 @@ func newService(t *testing.T, sc *scenario.Scenario) (*service.Service, *scenari
 	if len(sc.Market.OtherPools) > 0 {
 		ch.MarketPools = map[common.Address][]common.Address{sc.Market.Address: sc.Market.OtherPools}
 	}
-	ch.SubgraphURL, ch.RPCURL = "http://fake-subgraph.invalid", "http://fake-rpc.invalid"
-	u, err := service.Connect(ch, service.ConnectOptions{
-		SubgraphTransport: replay.HandlerTransport{Handler: f.Subgraph},
-		RPCTransport:      replay.HandlerTransport{Handler: f.Node},
-		QuoteTransport:    replay.HandlerTransport{Handler: f.OneInch},
-	})
+	cfg.Chains = map[uint64]*config.Chain{sc.ChainID: ch}
+	a, err := app.New(app.Options{Config: cfg, Transports: map[uint64]app.Transports{sc.ChainID: f.Transports()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return service.New(map[uint64]*service.Upstreams{sc.ChainID: u}), f
+	return a.Service, f
 }
 
 func TestStrikesChainMatchesIndependentVectors(t *testing.T) {

@@ -32,6 +32,9 @@ type OneInch struct {
 	ChainID uint64
 	HTTP    *http.Client
 	Timeout time.Duration
+	// Router is the router the OneInchSwapper forwards to; zero means
+	// AggregationRouterV5 (tests deploy their own).
+	Router common.Address
 }
 
 type oneInchSwap struct {
@@ -52,7 +55,7 @@ type oneInchError struct {
 // Quote asks the API once per leg, in parallel.
 func (o *OneInch) Quote(ctx context.Context, reqs []Request) ([]Quote, error) {
 	if o.BaseURL == "" {
-		return nil, problem.New(problem.UpstreamUnavailable, "QUOTE_NOT_CONFIGURED", "the 1inch swapper has no API base URL configured on this chain")
+		return nil, problem.New(problem.QuoteNotConfigured, "the 1inch swapper has no API base URL configured on this chain")
 	}
 	quotes := make([]Quote, len(reqs))
 	errs := make([]error, len(reqs))
@@ -104,22 +107,22 @@ func (o *OneInch) one(ctx context.Context, r Request) (Quote, error) {
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return Quote{}, problem.Upstream("quote", err)
+		return Quote{}, problem.Upstream(problem.Quote, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
-		return Quote{}, problem.Upstream("quote", err)
+		return Quote{}, problem.Upstream(problem.Quote, err)
 	}
 	if len(body) > maxBody {
-		return Quote{}, quoteErr(problem.UpstreamError, "QUOTE_ERROR", "the 1inch API answer is larger than %d bytes", maxBody)
+		return Quote{}, problem.New(problem.QuoteError, "the 1inch API answer is larger than %d bytes", maxBody)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return Quote{}, oneInchStatus(resp.StatusCode, body)
 	}
 	var s oneInchSwap
 	if err := json.Unmarshal(body, &s); err != nil {
-		return Quote{}, quoteErr(problem.UpstreamError, "QUOTE_ERROR", "the 1inch API answer does not decode")
+		return Quote{}, problem.New(problem.QuoteError, "the 1inch API answer does not decode")
 	}
 	amount := s.ToAmount
 	if amount == "" {
@@ -127,13 +130,35 @@ func (o *OneInch) one(ctx context.Context, r Request) (Quote, error) {
 	}
 	out, ok := new(big.Int).SetString(amount, 10)
 	if !ok || out.Sign() < 0 || len(s.Tx.Data) < 4 {
-		return Quote{}, quoteErr(problem.UpstreamError, "QUOTE_ERROR", "the 1inch API answer lacks toAmount or tx.data")
+		return Quote{}, problem.New(problem.QuoteError, "the 1inch API answer lacks toAmount or tx.data")
 	}
-	if s.Tx.To != AggregationRouterV5 {
-		return Quote{}, quoteErr(problem.UpstreamError, "QUOTE_ERROR",
-			"the 1inch API answered for router %s, but the OneInchSwapper forwards to %s", s.Tx.To.Hex(), AggregationRouterV5.Hex())
+	router := o.Router
+	if router == (common.Address{}) {
+		router = AggregationRouterV5
 	}
-	return Quote{AmountOut: out, MinOut: r.Slippage.MinOut(out), SwapData: s.Tx.Data}, nil
+	if s.Tx.To != router {
+		return Quote{}, problem.New(problem.QuoteError,
+			"the 1inch API answered for router %s, but the OneInchSwapper forwards to %s", s.Tx.To.Hex(), router.Hex())
+	}
+	call, err := DecodeRouterCall(s.Tx.Data)
+	if err != nil {
+		return Quote{}, problem.Wrap(problem.QuoteError, err, "the 1inch API answered router calldata whose minimum cannot be read: %v", err)
+	}
+	switch {
+	case call.Amount.Cmp(r.AmountIn) != 0:
+		return Quote{}, problem.New(problem.QuoteError,
+			"the 1inch router calldata (%s) swaps %s, but the leg sends %s", call.Method, call.Amount, r.AmountIn)
+	case call.Recipient != r.Receiver:
+		return Quote{}, problem.New(problem.QuoteError,
+			"the 1inch router calldata (%s) pays %s, not the option market %s", call.Method, call.Recipient.Hex(), r.Receiver.Hex())
+	}
+	return Quote{AmountOut: out, MinOut: call.MinReturn, SwapData: s.Tx.Data}, nil
+}
+
+// Final sends the router calldata unchanged: its minReturn is the minimum
+// the swap enforces (the OneInchSwapper checks nothing itself).
+func (o *OneInch) Final(_ Request, q Quote, _ *big.Int) ([]byte, *big.Int, error) {
+	return q.SwapData, q.MinOut, nil
 }
 
 func oneInchStatus(status int, body []byte) error {
@@ -142,20 +167,16 @@ func oneInchStatus(status int, body []byte) error {
 	desc := strings.ToLower(e.Description + " " + e.Error)
 	switch {
 	case status == http.StatusBadRequest && strings.Contains(desc, "insufficient liquidity"):
-		return quoteErr(problem.Unprocessable, "QUOTE_INSUFFICIENT_LIQUIDITY", "1inch finds no route with enough liquidity for this swap")
+		return problem.New(problem.QuoteInsufficientLiquidity, "1inch finds no route with enough liquidity for this swap")
 	case status == http.StatusBadRequest && strings.Contains(desc, "cannot estimate"):
-		return quoteErr(problem.Unprocessable, "QUOTE_FAILED", "1inch cannot build this swap")
+		return problem.New(problem.QuoteFailed, "1inch cannot build this swap")
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return quoteErr(problem.UpstreamUnavailable, "QUOTE_UNAUTHORIZED", "the 1inch API refused the configured key (HTTP %d)", status)
+		return problem.New(problem.QuoteUnauthorized, "the 1inch API refused the configured key (HTTP %d)", status)
 	case status == http.StatusTooManyRequests:
-		return quoteErr(problem.UpstreamUnavailable, "QUOTE_RATE_LIMITED", "the 1inch API rate limit was reached; retry later")
+		return problem.New(problem.QuoteRateLimited, "the 1inch API rate limit was reached; retry later")
 	case status >= 500:
-		return quoteErr(problem.UpstreamError, "QUOTE_ERROR", "the 1inch API failed (HTTP %d)", status)
+		return problem.New(problem.QuoteError, "the 1inch API failed (HTTP %d)", status)
 	default:
-		return quoteErr(problem.UpstreamError, "QUOTE_ERROR", "the 1inch API refused the request (HTTP %d)", status)
+		return problem.New(problem.QuoteError, "the 1inch API refused the request (HTTP %d)", status)
 	}
-}
-
-func quoteErr(kind problem.Kind, code, format string, args ...any) *problem.Error {
-	return &problem.Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
 }

@@ -2,11 +2,15 @@
 // token) with the swapper a client chose, and builds that swapper's swapData:
 //
 //   - uni-v3: Uniswap QuoterV2 quoteExactInputSingle by eth_call, all legs
-//     in one JSON-RPC batch; swapData = abi.encode(uint24 fee, uint256 minOut).
+//     in one JSON-RPC batch (a leg with no pool fails early); swapData =
+//     abi.encode(uint24 fee, uint256 minOut), minOut = floor(out * (100 -
+//     slippage) / 100) of the output the leg's swap has in the exercise's
+//     sequence (the service simulates it; Final builds the swapData).
 //   - 1inch: the 1inch v5.2 swap API, one HTTP request per leg in parallel;
-//     swapData = the router calldata it returns.
+//     swapData = the router calldata it returns, unchanged; the minimum is
+//     the calldata's own minReturn (OneInchSwapper checks nothing itself).
 //
-// Quotes are raw base-unit integers; minOut applies the client's slippage.
+// Amounts are raw base-unit integers.
 package swap
 
 import (
@@ -32,14 +36,28 @@ type Request struct {
 	Receiver common.Address
 }
 
-// Quote is one leg's expected output and the swapper's swapData.
+// Quote is one leg's route as the swapper answered it at the current
+// state, before the legs are simulated in sequence.
 type Quote struct {
+	// AmountOut is the swapper's estimate for this leg alone at the current
+	// state; the exercise's sequence may pay less (earlier legs move the pool).
 	AmountOut *big.Int
-	MinOut    *big.Int
-	SwapData  []byte
+	// SwapData is what the leg's simulation sends: for uni-v3 the fee with
+	// no minimum (the minimum follows from the simulated output), for 1inch
+	// the router calldata that will be sent unchanged.
+	SwapData []byte
+	// MinOut is the minimum SwapData itself enforces (1inch: minReturn
+	// decoded from the router calldata); nil when Final sets it.
+	MinOut *big.Int
 }
 
-// Quoter quotes a batch of legs; the answer is in request order.
+// Quoter quotes a batch of legs and finishes each leg's swapData once the
+// exercise has been simulated in sequence.
 type Quoter interface {
+	// Quote answers in request order.
 	Quote(ctx context.Context, reqs []Request) ([]Quote, error)
+	// Final is the swapData to send for a leg whose swap, simulated after
+	// the earlier legs, delivered out; and the least that swapData lets the
+	// swap deliver without reverting.
+	Final(req Request, q Quote, out *big.Int) (swapData []byte, minOut *big.Int, err error)
 }

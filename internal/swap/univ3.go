@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -44,7 +45,7 @@ func (u *UniV3) Quote(ctx context.Context, reqs []Request) ([]Quote, error) {
 		return nil, nil
 	}
 	if u.Quoter == (common.Address{}) {
-		return nil, problem.New(problem.UpstreamUnavailable, "QUOTE_NOT_CONFIGURED", "the uni-v3 swapper has no QuoterV2 configured on this chain")
+		return nil, problem.New(problem.QuoteNotConfigured, "the uni-v3 swapper has no QuoterV2 configured on this chain")
 	}
 	timeout := u.Timeout
 	if timeout <= 0 {
@@ -74,39 +75,43 @@ func (u *UniV3) Quote(ctx context.Context, reqs []Request) ([]Quote, error) {
 	quotes := make([]Quote, len(reqs))
 	for i, el := range batch {
 		if el.Error != nil {
-			var rpcErr rpc.Error
-			if errors.As(el.Error, &rpcErr) && rpcErr.ErrorCode() == 3 || errors.As(el.Error, new(rpc.DataError)) {
-				return nil, &problem.Error{Kind: problem.Unprocessable, Code: "QUOTE_FAILED", Err: el.Error,
-					Message: fmt.Sprintf("QuoterV2 cannot quote leg %d (no pool or not enough liquidity at fee %d)", i, reqs[i].Fee)}
+			// Only a revert means QuoterV2 cannot quote (no pool, not
+			// enough liquidity); every JSON-RPC error carries ErrorData, so
+			// that alone proves nothing: a node failure is QUOTE_ERROR.
+			if chain.IsRevert(el.Error) {
+				return nil, problem.Wrap(problem.QuoteFailed, el.Error, "QuoterV2 cannot quote leg %d (no pool or not enough liquidity at fee %d)", i, reqs[i].Fee)
 			}
-			return nil, &problem.Error{Kind: problem.UpstreamError, Code: "QUOTE_ERROR", Err: el.Error,
-				Message: fmt.Sprintf("the rpc node failed the quote of leg %d", i)}
+			return nil, problem.Wrap(problem.QuoteError, el.Error, "the rpc node failed the quote of leg %d", i)
 		}
 		vals, err := contracts.QuoterV2.Unpack("quoteExactInputSingle", outs[i])
 		if err != nil || len(vals) != 4 {
-			return nil, &problem.Error{Kind: problem.UpstreamError, Code: "QUOTE_ERROR", Err: err,
-				Message: "QuoterV2 returned data that does not decode"}
+			return nil, problem.Wrap(problem.QuoteError, err, "QuoterV2 returned data that does not decode")
 		}
-		out := vals[0].(*big.Int)
-		minOut := reqs[i].Slippage.MinOut(out)
-		sd, err := clamm.UniV3SwapData(reqs[i].Fee, minOut)
+		sd, err := clamm.UniV3SwapData(reqs[i].Fee, new(big.Int))
 		if err != nil {
 			return nil, err
 		}
-		quotes[i] = Quote{AmountOut: out, MinOut: minOut, SwapData: sd}
+		quotes[i] = Quote{AmountOut: vals[0].(*big.Int), SwapData: sd}
 	}
 	return quotes, nil
+}
+
+// Final sets SwapRouter's amountOutMinimum to the slippage applied to the
+// output the leg's swap has in the exercise's sequence.
+func (u *UniV3) Final(req Request, _ Quote, out *big.Int) ([]byte, *big.Int, error) {
+	minOut := req.Slippage.MinOut(out)
+	sd, err := clamm.UniV3SwapData(req.Fee, minOut)
+	return sd, minOut, err
 }
 
 func quoteTransport(err error) error {
 	var httpErr rpc.HTTPError
 	if errors.As(err, &httpErr) {
-		kind, code := problem.UpstreamError, "QUOTE_ERROR"
+		code := problem.QuoteError
 		if httpErr.StatusCode == 429 || httpErr.StatusCode == 503 {
-			kind, code = problem.UpstreamUnavailable, "QUOTE_UNAVAILABLE"
+			code = problem.QuoteUnavailable
 		}
-		return &problem.Error{Kind: kind, Code: code, Err: err,
-			Message: fmt.Sprintf("the rpc node answered HTTP %d to the quote", httpErr.StatusCode)}
+		return problem.Wrap(code, err, "the rpc node answered HTTP %d to the quote", httpErr.StatusCode)
 	}
-	return problem.Upstream("quote", err)
+	return problem.Upstream(problem.Quote, err)
 }

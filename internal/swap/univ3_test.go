@@ -37,6 +37,17 @@ func (revertErr) Error() string          { return "execution reverted" }
 func (revertErr) ErrorCode() int         { return 3 }
 func (revertErr) ErrorData() interface{} { return "0x" }
 
+// nodeErr is a node's JSON-RPC failure as go-ethereum hands it over: with
+// ErrorData, like every JSON-RPC error, though it is no revert.
+type nodeErr struct {
+	code int
+	msg  string
+}
+
+func (e nodeErr) Error() string          { return e.msg }
+func (e nodeErr) ErrorCode() int         { return e.code }
+func (e nodeErr) ErrorData() interface{} { return nil }
+
 // One failed element in a batch fails the quote with a code for its kind,
 // never a quote built from a zero value.
 func TestBatchWithOneFailedElement(t *testing.T) {
@@ -45,10 +56,13 @@ func TestBatchWithOneFailedElement(t *testing.T) {
 	q := &UniV3{Quoter: common.HexToAddress("0x61fFE014bA17989E743c5F6cB21bF9697530B21e")}
 	for _, c := range []struct {
 		err  error
-		code string
+		code *problem.Code
 	}{
-		{revertErr{}, "QUOTE_FAILED"},
-		{errors.New("header not found"), "QUOTE_ERROR"},
+		{revertErr{}, problem.QuoteFailed},
+		{errors.New("header not found"), problem.QuoteError},
+		{nodeErr{-32000, "header not found"}, problem.QuoteError},
+		{nodeErr{-32005, "rate limit exceeded"}, problem.QuoteError},
+		{nodeErr{-32603, "internal error"}, problem.QuoteError},
 	} {
 		q.RPC = batch{errs: []error{nil, c.err}}
 		if _, err := q.Quote(context.Background(), reqs); problem.As(err).Code != c.code {
@@ -57,7 +71,17 @@ func TestBatchWithOneFailedElement(t *testing.T) {
 	}
 	q.RPC = batch{}
 	quotes, err := q.Quote(context.Background(), reqs)
-	if err != nil || len(quotes) != 2 || quotes[1].AmountOut.Int64() != 1000 || quotes[1].MinOut.Int64() != 990 {
+	if err != nil || len(quotes) != 2 || quotes[1].AmountOut.Int64() != 1000 || quotes[1].MinOut != nil {
 		t.Fatalf("%v %+v", err, quotes)
+	}
+	// The simulation's swapData has no minimum; Final applies the slippage
+	// to the output the leg has in the exercise's sequence.
+	if sim, _ := clamm.UniV3SwapData(0, new(big.Int)); string(quotes[1].SwapData) != string(sim) {
+		t.Fatalf("simulation swapData %x", quotes[1].SwapData)
+	}
+	sd, minOut, err := q.Final(reqs[1], quotes[1], big.NewInt(800))
+	want, _ := clamm.UniV3SwapData(0, big.NewInt(792))
+	if err != nil || minOut.Int64() != 792 || string(sd) != string(want) {
+		t.Fatalf("final: %v %s %x", err, minOut, sd)
 	}
 }

@@ -13,9 +13,9 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
 // gatewayHistory asks the gateway itself (configured with the fake Graph
@@ -32,15 +32,11 @@ func gatewayHistory(t *testing.T, p *pt.Protocol, ix *Indexer, exercised map[com
 	cfg := config.Default()
 	ch := cfg.Chains[42161]
 	ch.SubgraphURL, ch.RPCURL = sub.URL, node.URL
-	u, err := service.Connect(ch, service.ConnectOptions{})
+	a, err := app.New(app.Options{Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
-	gw, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{42161: u}), ChainIDs: []uint64{42161},
-		Swappers: cfg.SwapperIDs(), CacheMaxEntries: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
+	gw := a.Server
 	for owner, rcs := range exercised {
 		rec := httptest.NewRecorder()
 		gw.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathExerciseHistory+"?chainId=42161&first=10&skip=0&user="+owner.Hex()+"&optionMarket="+p.Market.Hex(), nil))

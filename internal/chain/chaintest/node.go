@@ -29,10 +29,16 @@ type Market struct {
 	PrimePool common.Address
 	// PositionManager is what positionManager() answers (zero: it reverts).
 	PositionManager common.Address
-	// Version 1 answers opTickMap with V1's five fields (no hook).
+	// Version 1 answers opTickMap with V1's five fields (no hook);
+	// VersionOTMFE answers opData in OptionMarketOTMFE's order.
 	Version int
 	Options map[uint64]*Option
 }
+
+// VersionOTMFE makes a Market answer as Stryke's OptionMarketOTMFE: a
+// 6-word opTickMap like V2 but opData = (opTickArrayLen, expiry, tickLower,
+// tickUpper, isCall).
+const VersionOTMFE = 3
 
 // Pool is a Uniswap-V3-style pool's state.
 type Pool struct {
@@ -347,6 +353,11 @@ func (n *Node) marketCall(m *Market, from common.Address, data []byte) ([]byte, 
 	})
 	if !ok {
 		return revert, false
+	}
+	if m.Version == VersionOTMFE && string(data[:4]) == string(contracts.OptionMarketV2.Methods["opData"].ID) {
+		// OptionMarketOTMFE: (opTickArrayLen, expiry, tickLower, tickUpper, isCall).
+		w := func(i int) []byte { return ret[i*32 : (i+1)*32] }
+		ret = append(append(append(append(append([]byte{}, w(0)...), w(3)...), w(1)...), w(2)...), w(4)...)
 	}
 	if m.Version == 1 && len(data) >= 4 && string(data[:4]) == string(contracts.OptionMarketV2.Methods["opTickMap"].ID) {
 		// V1's OptionTicks has no hook: drop the third word.

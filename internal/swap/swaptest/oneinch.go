@@ -1,8 +1,9 @@
 // Package swaptest is a fake 1inch v5.2 swap API for tests and fixture
 // generation, and the matching fake OneInchSwapper for the fake chain. It
 // answers /swap/v5.2/{chainId}/swap with toAmount and router calldata
-// (uniswapV3Swap(amount, minReturn, pools), a real AggregationRouterV5
-// function) priced by a callback, and can be told to answer any status and
+// (AggregationRouterV5 swap(executor, desc, permit, data) paying the
+// request's receiver, minReturnAmount = the slippage applied to toAmount, as
+// the real API builds it) priced by a callback, and can be told to answer any status and
 // body, as the real API does for insufficient liquidity, rate limits and
 // outages.
 package swaptest
@@ -25,10 +26,25 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 )
 
-// routerABI is the one AggregationRouterV5 function the fake emits.
-var routerABI, _ = abi.JSON(strings.NewReader(`[{"type":"function","name":"uniswapV3Swap","stateMutability":"payable",
- "inputs":[{"name":"amount","type":"uint256"},{"name":"minReturn","type":"uint256"},{"name":"pools","type":"uint256[]"}],
- "outputs":[{"name":"returnAmount","type":"uint256"}]}]`))
+// routerABI is the AggregationRouterV5 function the fake emits.
+var routerABI, _ = abi.JSON(strings.NewReader(`[{"type":"function","name":"swap","stateMutability":"payable","inputs":[
+   {"name":"executor","type":"address"},
+   {"name":"desc","type":"tuple","components":[
+     {"name":"srcToken","type":"address"},{"name":"dstToken","type":"address"},
+     {"name":"srcReceiver","type":"address"},{"name":"dstReceiver","type":"address"},
+     {"name":"amount","type":"uint256"},{"name":"minReturnAmount","type":"uint256"},{"name":"flags","type":"uint256"}]},
+   {"name":"permit","type":"bytes"},{"name":"data","type":"bytes"}],
+  "outputs":[{"name":"returnAmount","type":"uint256"},{"name":"spentAmount","type":"uint256"}]}]`))
+
+type swapDescription struct {
+	SrcToken        common.Address
+	DstToken        common.Address
+	SrcReceiver     common.Address
+	DstReceiver     common.Address
+	Amount          *big.Int
+	MinReturnAmount *big.Int
+	Flags           *big.Int
+}
 
 // PriceFunc quotes amountIn of tokenIn in tokenOut.
 type PriceFunc func(tokenIn, tokenOut common.Address, amountIn *big.Int) (*big.Int, bool)
@@ -95,7 +111,16 @@ func (o *OneInch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		bad("insufficient liquidity")
 		return
 	}
-	data, err := routerABI.Pack("uniswapV3Swap", amount, slip.MinOut(out), []*big.Int{big.NewInt(1)})
+	src, dst := common.HexToAddress(q.Get("src")), common.HexToAddress(q.Get("dst"))
+	receiver := common.HexToAddress(q.Get("from"))
+	if common.IsHexAddress(q.Get("receiver")) {
+		receiver = common.HexToAddress(q.Get("receiver"))
+	}
+	executor := common.HexToAddress("0x00000000000000000000000000000000000e8ec0")
+	data, err := routerABI.Pack("swap", executor, swapDescription{
+		SrcToken: src, DstToken: dst, SrcReceiver: executor, DstReceiver: receiver,
+		Amount: amount, MinReturnAmount: slip.MinOut(out), Flags: new(big.Int),
+	}, []byte{}, []byte{})
 	if err != nil {
 		panic(err)
 	}
@@ -114,22 +139,15 @@ type Swapper struct{ Price PriceFunc }
 
 // Swap implements chaintest.Swapper.
 func (s Swapper) Swap(tokenIn, tokenOut common.Address, amountIn *big.Int, swapData []byte) (*big.Int, []byte) {
-	if len(swapData) < 4 {
-		return nil, nil
-	}
-	m, err := routerABI.MethodById(swapData[:4])
-	if err != nil {
-		return nil, nil
-	}
-	args, err := m.Inputs.Unpack(swapData[4:])
-	if err != nil {
+	call, err := swap.DecodeRouterCall(swapData)
+	if err != nil || call.Amount.Cmp(amountIn) != 0 {
 		return nil, nil
 	}
 	out, ok := s.Price(tokenIn, tokenOut, amountIn)
 	if !ok {
 		return nil, nil
 	}
-	if out.Cmp(args[1].(*big.Int)) < 0 {
+	if out.Cmp(call.MinReturn) < 0 {
 		return nil, chaintest.ErrorString("Return amount is not enough")
 	}
 	return out, nil

@@ -1,4 +1,4 @@
-package service
+package app
 
 import (
 	"context"
@@ -11,19 +11,14 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
-	"github.com/clamm-gateway/clamm-gateway/internal/replay"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
-// ConnectOptions tune the clients Connect builds.
-type ConnectOptions struct {
-	// SubgraphTransport and RPCTransport replace the network (replays,
-	// fakes); nil means http.DefaultTransport.
-	SubgraphTransport http.RoundTripper
-	RPCTransport      http.RoundTripper
-	QuoteTransport    http.RoundTripper // the 1inch API
+// connectOptions tune the clients connect builds.
+type connectOptions struct {
 	// Getenv reads secrets named in configuration (the 1inch API key).
 	Getenv          func(string) string
 	UpstreamTimeout time.Duration
@@ -39,9 +34,10 @@ type ConnectOptions struct {
 // about 1 MiB.
 const DefaultMaxBody = 32 << 20
 
-// Connect builds a chain's subgraph client and chain reader from its
-// configured URLs. Nothing is dialled yet: HTTP clients connect on first use.
-func Connect(ch *config.Chain, o ConnectOptions) (*Upstreams, error) {
+// connect builds a chain's subgraph client, chain reader and quoters from
+// its configured URLs over tr (nil fields: the network). Nothing is dialled
+// yet: HTTP clients connect on first use.
+func connect(ch *config.Chain, tr Transports, o connectOptions) (*service.Upstreams, error) {
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
 	}
@@ -49,11 +45,11 @@ func Connect(ch *config.Chain, o ConnectOptions) (*Upstreams, error) {
 		if o.Metrics != nil {
 			rt = o.Metrics.Transport(kind, rt)
 		}
-		return replay.LimitTransport{RT: rt, Max: o.MaxBody}
+		return limitTransport{rt: rt, max: o.MaxBody}
 	}
-	sub := &http.Client{Transport: wrap("subgraph", o.SubgraphTransport)}
-	rpcHTTP := &http.Client{Transport: wrap("rpc", o.RPCTransport)}
-	quoteHTTP := &http.Client{Transport: wrap("quote", o.QuoteTransport)}
+	sub := &http.Client{Transport: wrap("subgraph", tr.Subgraph)}
+	rpcHTTP := &http.Client{Transport: wrap("rpc", tr.RPC)}
+	quoteHTTP := &http.Client{Transport: wrap("quote", tr.Quote)}
 	rc, err := rpc.DialOptions(context.Background(), ch.RPCURL, rpc.WithHTTPClient(rpcHTTP))
 	if err != nil {
 		return nil, fmt.Errorf("chain %d rpc %s: %w", ch.ID, config.Redact(ch.RPCURL), err)
@@ -76,7 +72,7 @@ func Connect(ch *config.Chain, o ConnectOptions) (*Upstreams, error) {
 				HTTP: quoteHTTP, Timeout: o.UpstreamTimeout}
 		}
 	}
-	return &Upstreams{
+	return &service.Upstreams{
 		Config:    ch,
 		Subgraph:  subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout}),
 		Chain:     reader,

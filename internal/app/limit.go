@@ -1,4 +1,4 @@
-package replay
+package app
 
 import (
 	"errors"
@@ -8,19 +8,20 @@ import (
 )
 
 // ErrBodyTooLarge is returned while reading an upstream answer larger than
-// the limit a LimitTransport allows.
+// the limit every upstream transport enforces.
 var ErrBodyTooLarge = errors.New("upstream answer too large")
 
-// LimitTransport reads every response body through a size limit: a broken
+// limitTransport reads every response body through a size limit: a broken
 // or hostile upstream cannot make the gateway buffer an unbounded answer.
-type LimitTransport struct {
-	RT  http.RoundTripper // nil: http.DefaultTransport
-	Max int64
+// It is a production guard, wrapped around every upstream transport.
+type limitTransport struct {
+	rt  http.RoundTripper // nil: http.DefaultTransport
+	max int64
 }
 
 // RoundTrip implements http.RoundTripper.
-func (l LimitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	rt := l.RT
+func (l limitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	rt := l.rt
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
@@ -28,11 +29,11 @@ func (l LimitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil || resp.Body == nil {
 		return resp, err
 	}
-	if resp.ContentLength > l.Max {
+	if resp.ContentLength > l.max {
 		resp.Body.Close()
-		return nil, fmt.Errorf("%w: Content-Length %d > %d", ErrBodyTooLarge, resp.ContentLength, l.Max)
+		return nil, fmt.Errorf("%w: Content-Length %d > %d", ErrBodyTooLarge, resp.ContentLength, l.max)
 	}
-	resp.Body = &limitedBody{rc: resp.Body, left: l.Max}
+	resp.Body = &limitedBody{rc: resp.Body, left: l.max}
 	return resp, nil
 }
 

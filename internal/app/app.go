@@ -1,0 +1,203 @@
+// Package app is the composition root: the one place where configuration,
+// transports, upstream clients, the service and the HTTP gateway meet. The
+// command, record mode, the demo generator and the tests all build the
+// gateway through New, so the wiring is written once and every caller gets
+// the same server.
+//
+// Nothing here serves a request. Below app, the service sees only the
+// domain, the clients see only their upstream, and the demo package holds
+// only recordings and their replaying transports.
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/demo"
+	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/queries"
+)
+
+// Transports replace the network under one chain's upstream clients: fakes
+// in tests, recorders in record mode, replays for the demo. A nil field
+// means the network (http.DefaultTransport).
+type Transports struct {
+	Subgraph http.RoundTripper
+	RPC      http.RoundTripper
+	Quote    http.RoundTripper // the 1inch API
+}
+
+// The modes a chain can be served in (App.Modes).
+const (
+	ModeLive          = "live"
+	ModeDemo          = "demo"
+	ModeTransports    = "transports"
+	ModeNotConfigured = "not configured"
+)
+
+// Options are what New needs. Only Config is required.
+type Options struct {
+	Config *config.Config
+	// Queries are the subgraph documents; nil: the embedded ones.
+	Queries queries.Set
+	// Getenv reads secrets named in configuration (the 1inch key); nil: none.
+	Getenv func(string) string
+	// Logger receives the gateway's logs; AccessLog, if set, its access
+	// lines (otherwise they go through Logger).
+	Logger    *slog.Logger
+	AccessLog io.Writer
+	// Metrics, if set, is served at /metrics and counts upstream calls.
+	Metrics *metrics.Metrics
+	// Version is reported by /healthz.
+	Version string
+	// Demo serves the embedded recordings on chains that have them and no
+	// live upstream URLs.
+	Demo bool
+	// Transports, by chain id, replace the network of that chain's clients.
+	// A chain listed here is wired even without URLs (placeholders are used).
+	Transports map[uint64]Transports
+	// MaxBody bounds every upstream answer (0: DefaultMaxBody).
+	MaxBody int64
+	// Gateway, if set, adjusts the gateway's options before it is built
+	// (tests shorten timeouts or add a rate limit this way).
+	Gateway func(*gateway.Options)
+}
+
+// App is the assembled service.
+type App struct {
+	Server  *gateway.Server
+	Service *service.Service
+	// Modes says how each configured chain is served (ModeLive, ...).
+	Modes map[uint64]string
+}
+
+// New builds every chain's clients, the service over them, and the
+// gateway over the service. Nothing is dialled: clients connect on first use.
+func New(o Options) (*App, error) {
+	if o.Config == nil {
+		return nil, errors.New("app: Config is required")
+	}
+	svc, modes, err := newService(o)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := newGateway(o, svc)
+	if err != nil {
+		return nil, err
+	}
+	return &App{Server: srv, Service: svc, Modes: modes}, nil
+}
+
+// newService connects each chain: through the given transports, live when
+// both URLs are set, from the embedded demo recordings when the chain has
+// some (and the demo is on), otherwise with no clients (its requests answer
+// 503 UPSTREAM_NOT_CONFIGURED).
+func newService(o Options) (*service.Service, map[uint64]string, error) {
+	cfg := o.Config
+	demoChains := map[uint64]bool{}
+	if o.Demo {
+		for _, id := range demo.Chains() {
+			demoChains[id] = true
+		}
+	}
+	ups := map[uint64]*service.Upstreams{}
+	modes := map[uint64]string{}
+	for _, id := range cfg.ChainIDs() {
+		ch := cfg.Chains[id]
+		tr, given := o.Transports[id]
+		switch {
+		case given:
+			modes[id] = ModeTransports
+			if ch.SubgraphURL == "" || ch.RPCURL == "" {
+				c := *ch
+				c.SubgraphURL, c.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
+				ch = &c
+			}
+		case ch.Live():
+			modes[id] = ModeLive
+		case demoChains[id]:
+			r, err := demo.Transports(id)
+			if err != nil {
+				return nil, nil, fmt.Errorf("demo chain %d: %w", id, err)
+			}
+			c := *ch
+			c.SubgraphURL, c.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
+			ch = &c
+			tr = Transports{Subgraph: r.Subgraph, RPC: r.RPC, Quote: r.Quote}
+			modes[id] = ModeDemo
+		default:
+			ups[id] = &service.Upstreams{Config: ch}
+			modes[id] = ModeNotConfigured
+			continue
+		}
+		u, err := connect(ch, tr, connectOptions{
+			UpstreamTimeout: cfg.UpstreamTimeout.D(), ImmutablesTTL: cfg.ImmutablesTTL.D(),
+			Queries: o.Queries, Getenv: o.Getenv, Metrics: o.Metrics, MaxBody: o.MaxBody,
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		ups[id] = u
+	}
+	return service.New(ups), modes, nil
+}
+
+// newGateway is the HTTP face of svc, tuned by the configuration.
+func newGateway(o Options, svc *service.Service) (*gateway.Server, error) {
+	cfg := o.Config
+	opts := gateway.Options{
+		Service:           svc,
+		AccessLog:         o.AccessLog,
+		Logger:            o.Logger,
+		Redact:            redactor(cfg),
+		Hints:             map[*problem.Code]string{problem.NotRecorded: config.LiveUpstreamsHint, problem.UpstreamNotConfigured: config.LiveUpstreamsHint},
+		RequestTimeout:    cfg.RequestTimeout.D(),
+		StrikesTTL:        cfg.StrikesTTL.D(),
+		HistoryTTL:        cfg.HistoryTTL.D(),
+		PrepareTTL:        cfg.PrepareTTL.D(),
+		CacheMaxEntries:   cfg.CacheMaxEntries,
+		CacheMaxBytes:     cfg.CacheMaxBytes,
+		StaleGrace:        cfg.StaleGrace.D(),
+		RateLimit:         cfg.RateLimit,
+		RateBurst:         cfg.RateBurst,
+		TrustForwardedFor: cfg.TrustXFF,
+		MaxFills:          cfg.MaxFills,
+		CORSOrigins:       cfg.CORSOrigins,
+		MaxLagBlocks:      cfg.MaxLagBlocks,
+		Version:           o.Version,
+		Metrics:           o.Metrics,
+	}
+	if o.Gateway != nil {
+		o.Gateway(&opts)
+	}
+	return gateway.New(opts)
+}
+
+// redactor replaces every configured upstream URL in log text by its
+// redacted form: transport errors quote the full URL, keys included.
+func redactor(cfg *config.Config) func(string) string {
+	var pairs []string
+	for _, ch := range cfg.Chains {
+		for _, u := range []string{ch.SubgraphURL, ch.RPCURL} {
+			if u == "" {
+				continue
+			}
+			pairs = append(pairs, u, config.Redact(u))
+			// net/http quotes URLs with the password masked: scrub that form too.
+			if p, err := url.Parse(u); err == nil && p.Redacted() != u {
+				pairs = append(pairs, p.Redacted(), config.Redact(u))
+			}
+		}
+	}
+	r := strings.NewReplacer(pairs...)
+	return r.Replace
+}

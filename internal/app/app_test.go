@@ -1,0 +1,112 @@
+package app
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
+)
+
+// Every configured chain is served in exactly one mode, chosen in one
+// place: given transports win, then live URLs, then the demo recordings.
+func TestModes(t *testing.T) {
+	cfg := config.Default()
+	cfg.Chains[5000].SubgraphURL, cfg.Chains[5000].RPCURL = "http://sg.invalid", "http://rpc.invalid"
+	for _, c := range []struct {
+		name string
+		o    Options
+		want map[uint64]string
+	}{
+		{"demo on", Options{Config: cfg, Demo: true}, map[uint64]string{42161: ModeDemo, 5000: ModeLive}},
+		{"demo off", Options{Config: cfg}, map[uint64]string{42161: ModeNotConfigured, 5000: ModeLive}},
+		{"transports", Options{Config: cfg, Demo: true, Transports: map[uint64]Transports{5000: {}}}, map[uint64]string{42161: ModeDemo, 5000: ModeTransports}},
+	} {
+		a, err := New(c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id, want := range c.want {
+			if a.Modes[id] != want {
+				t.Errorf("%s: chain %d is %q, want %q", c.name, id, a.Modes[id], want)
+			}
+		}
+		if got := a.Service.ChainIDs(); len(got) != 2 || got[0] != 5000 || got[1] != 42161 {
+			t.Errorf("%s: service chains %v", c.name, got)
+		}
+	}
+	if cfg.Chains[42161].SubgraphURL != "" {
+		t.Error("the demo's placeholder URLs leaked into the caller's configuration")
+	}
+	if _, err := New(Options{}); err == nil {
+		t.Error("no configuration, no error")
+	}
+}
+
+// The gateway accepts exactly the service's chains and swappers.
+func TestGatewayAsksTheService(t *testing.T) {
+	a, err := New(Options{Config: config.Default(), Demo: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]int{
+		"/clamm/exercise/prepare?chainId=1&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=110&swapperId=uni-v3&slippage=1":                         http.StatusBadRequest,
+		"/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=110&swapperId=nope&slippage=1":                       http.StatusBadRequest,
+		"/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=10&putsReach=10":                                      http.StatusOK,
+		"/clamm/exercise/prepare?chainId=5000&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=110&swapperId=nope&slippage=1":                        http.StatusBadRequest,
+		"/clamm/exercise/prepare?chainId=5000&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=110&swapperId=" + mantleSwapper(t, a) + "&slippage=1": http.StatusServiceUnavailable,
+	} {
+		rec := httptest.NewRecorder()
+		a.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		if rec.Code != want {
+			t.Errorf("%s: %d, want %d: %s", path, rec.Code, want, rec.Body)
+		}
+	}
+}
+
+func mantleSwapper(t *testing.T, a *App) string {
+	ids := a.Service.Swappers(5000)
+	if len(ids) == 0 {
+		t.Fatal("chain 5000 names no swapper")
+	}
+	return ids[0]
+}
+
+// Every upstream answer is read through the body limit, whether or not it
+// announces its length.
+func TestLimitTransport(t *testing.T) {
+	body := strings.Repeat("x", 100)
+	for _, c := range []struct {
+		name   string
+		max    int64
+		length bool // Content-Length announced
+		tooBig bool
+	}{
+		{"at the limit", 100, true, false},
+		{"at the limit, chunked", 100, false, false},
+		{"over, announced", 99, true, true},
+		{"over, chunked", 99, false, true},
+	} {
+		rt := limitTransport{max: c.max, rt: roundTrip(func(r *http.Request) (*http.Response, error) {
+			n := int64(-1)
+			if c.length {
+				n = int64(len(body))
+			}
+			return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader(body)), ContentLength: n}, nil
+		})}
+		resp, err := rt.RoundTrip(httptest.NewRequest(http.MethodGet, "http://up.invalid/", nil))
+		if err == nil {
+			_, err = io.ReadAll(resp.Body)
+		}
+		if got := errors.Is(err, ErrBodyTooLarge); got != c.tooBig {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -1,0 +1,104 @@
+package problem
+
+// This file is the catalogue: every error code a client can see is declared
+// here, once, with its kind (the HTTP status follows from the kind, in the
+// gateway's one switch) and its documented meaning. Nothing else in the
+// module spells a code; gateway/catalogue_test.go holds this list equal to
+// the OpenAPI document's enum and to the README's error table.
+
+// Code is one client-visible error code. Only this package can declare one,
+// so a typo is a compile error, not a new public code.
+type Code struct {
+	name    string
+	kind    Kind
+	meaning string
+}
+
+// Name is the code as clients see it (INVALID_PARAMETER, RPC_ERROR, ...).
+func (c *Code) Name() string { return c.name }
+
+// Kind is the class of failure; the gateway maps it to the HTTP status.
+func (c *Code) Kind() Kind { return c.kind }
+
+// Meaning is the code's documented meaning, as the README states it.
+func (c *Code) Meaning() string { return c.meaning }
+
+func (c *Code) String() string { return c.name }
+
+var catalogue []*Code
+
+func declare(name string, kind Kind, meaning string) *Code {
+	c := &Code{name: name, kind: kind, meaning: meaning}
+	catalogue = append(catalogue, c)
+	return c
+}
+
+// Catalogue returns every declared code, in declaration order.
+func Catalogue() []*Code { return append([]*Code(nil), catalogue...) }
+
+// The client's mistakes.
+var (
+	InvalidParameter = declare("INVALID_PARAMETER", KindInvalidArgument, "a parameter is missing, given twice, malformed or out of range; an unconfigured chainId")
+	RouteNotFound    = declare("NOT_FOUND", KindNotFound, "no such route")
+	MethodNotAllowed = declare("METHOD_NOT_ALLOWED", KindMethodNotAllowed, "anything but GET/HEAD")
+	RateLimited      = declare("RATE_LIMITED", KindRateLimited, "the client is over its rate limit")
+)
+
+// What the protocol says about the market and the option.
+var (
+	MarketNotFound       = declare("MARKET_NOT_FOUND", KindNotFound, "the address is not an option market on that chain")
+	OptionNotFound       = declare("OPTION_NOT_FOUND", KindNotFound, "the option was never minted or was burnt")
+	MarketUnsupported    = declare("MARKET_UNSUPPORTED", KindUnprocessable, "the market's pool or tokens do not answer the standard calls")
+	MarketV1Unsupported  = declare("MARKET_V1_UNSUPPORTED", KindUnprocessable, "a V1 market cannot be prepared for exercise")
+	OptionExpired        = declare("OPTION_EXPIRED", KindUnprocessable, "the option has expired")
+	OptionFullyExercised = declare("OPTION_FULLY_EXERCISED", KindUnprocessable, "every leg of the option has been exercised")
+	OptionNotInTheMoney  = declare("OPTION_NOT_IN_THE_MONEY", KindUnprocessable, "exercising the option now would not pay")
+	OptionTooManyLegs    = declare("OPTION_TOO_MANY_LEGS", KindUnprocessable, "the option has more legs than the gateway prepares")
+	ExerciseWouldRevert  = declare("EXERCISE_WOULD_REVERT", KindUnprocessable, "the built transaction reverts when simulated from the owner")
+)
+
+// The quote source (QuoterV2 over RPC, or the 1inch API).
+var (
+	QuoteFailed                = declare("QUOTE_FAILED", KindUnprocessable, "the swapper cannot route the swap")
+	QuoteInsufficientLiquidity = declare("QUOTE_INSUFFICIENT_LIQUIDITY", KindUnprocessable, "the swapper finds no route with enough liquidity")
+	QuoteError                 = declare("QUOTE_ERROR", KindUpstreamError, "the quote source answered with an error or with data that does not decode")
+	QuoteUnavailable           = declare("QUOTE_UNAVAILABLE", KindUpstreamUnavailable, "the quote source is unreachable or refuses (429/503)")
+	QuoteRateLimited           = declare("QUOTE_RATE_LIMITED", KindUpstreamUnavailable, "the quote source's rate limit was reached")
+	QuoteUnauthorized          = declare("QUOTE_UNAUTHORIZED", KindUpstreamUnavailable, "the quote source refused the configured key")
+	QuoteNotConfigured         = declare("QUOTE_NOT_CONFIGURED", KindUpstreamUnavailable, "the swapper has no quote source configured on this chain")
+	QuoteTimeout               = declare("QUOTE_TIMEOUT", KindUpstreamTimeout, "the quote source did not answer in time")
+)
+
+// The subgraph and the RPC node.
+var (
+	SubgraphError         = declare("SUBGRAPH_ERROR", KindUpstreamError, "the subgraph answered with an error or with data that does not decode (GraphQL errors in an HTTP 200 included)")
+	SubgraphIndexingError = declare("SUBGRAPH_INDEXING_ERROR", KindUpstreamError, "the subgraph reports an indexing error; its data cannot be trusted")
+	SubgraphUnavailable   = declare("SUBGRAPH_UNAVAILABLE", KindUpstreamUnavailable, "the subgraph is unreachable or refuses (429/503)")
+	SubgraphTimeout       = declare("SUBGRAPH_TIMEOUT", KindUpstreamTimeout, "the subgraph did not answer in time")
+	RPCError              = declare("RPC_ERROR", KindUpstreamError, "the RPC node answered with an error or with data that does not decode")
+	RPCUnavailable        = declare("RPC_UNAVAILABLE", KindUpstreamUnavailable, "the RPC node is unreachable or refuses (429/503)")
+	RPCTimeout            = declare("RPC_TIMEOUT", KindUpstreamTimeout, "the RPC node did not answer in time")
+)
+
+// The gateway's own limits and configuration.
+var (
+	UpstreamNotConfigured = declare("UPSTREAM_NOT_CONFIGURED", KindUpstreamUnavailable, "the chain has no live upstreams configured")
+	NotRecorded           = declare("NOT_RECORDED", KindUpstreamUnavailable, "the embedded demo has no recorded upstream answer for this request")
+	Overloaded            = declare("OVERLOADED", KindUpstreamUnavailable, "the gateway's bound on concurrent upstream reads is reached")
+	Timeout               = declare("TIMEOUT", KindUpstreamTimeout, "the whole request ran past the gateway's deadline")
+	InternalError         = declare("INTERNAL", KindInternal, "a bug; details go to the log only")
+)
+
+// Source names one upstream and its three transport-failure codes, so that
+// Upstream can classify a failure without building a code from strings.
+type Source struct {
+	Name                        string // as written in messages: "subgraph", "rpc", "quote"
+	Error, Unavailable, Timeout *Code
+}
+
+// The upstreams.
+var (
+	Subgraph = Source{Name: "subgraph", Error: SubgraphError, Unavailable: SubgraphUnavailable, Timeout: SubgraphTimeout}
+	RPC      = Source{Name: "rpc", Error: RPCError, Unavailable: RPCUnavailable, Timeout: RPCTimeout}
+	Quote    = Source{Name: "quote", Error: QuoteError, Unavailable: QuoteUnavailable, Timeout: QuoteTimeout}
+)
