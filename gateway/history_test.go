@@ -27,8 +27,8 @@ func TestHistoryParamErrors(t *testing.T) {
 		{"first", "", true}, {"first", "0", false}, {"first", "1001", false}, {"first", "-1", false}, {"first", "2.5", false},
 		{"skip", "", true}, {"skip", "5001", false}, {"skip", "-1", false}, {"skip", "1e3", false},
 	}
-	// Purchase history takes exercise history's parameters.
-	for _, path := range []string{gateway.PathExerciseHistory, gateway.PathPurchaseHistory} {
+	// Purchase history and positions take exercise history's parameters.
+	for _, path := range []string{gateway.PathExerciseHistory, gateway.PathPurchaseHistory, gateway.PathPurchasePositions} {
 		for _, c := range cases {
 			rec := get(t, srv, path+"?"+query(historyParams, c.param, c.value, c.drop))
 			e := decodeError(t, rec)
@@ -48,6 +48,7 @@ func TestHistoryParamErrors(t *testing.T) {
 func TestHistoryPassesPagingAndLowercaseAddresses(t *testing.T) {
 	for _, op := range []struct{ path, operation string }{
 		{gateway.PathExerciseHistory, "ExerciseHistory"}, {gateway.PathPurchaseHistory, "PurchaseHistory"},
+		{gateway.PathPurchasePositions, "PurchasePositions"},
 	} {
 		srv, f := newFakeServer(t)
 		for _, c := range []struct{ user, first, skip string }{

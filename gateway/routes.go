@@ -42,6 +42,9 @@ func (s *Server) serveDirect(x *exchange, r *http.Request) bool {
 	case PathPurchaseHistory:
 		s.tag(x, PathPurchaseHistory)
 		s.handlePurchaseHistory(x, r)
+	case PathPurchasePositions:
+		s.tag(x, PathPurchasePositions)
+		s.handlePurchasePositions(x, r)
 	default:
 		return false
 	}
@@ -61,6 +64,7 @@ func (s *Server) routes() http.Handler {
 	r.Handle(PathExerciseHistory, s.route(PathExerciseHistory, s.handleExerciseHistory)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(PathExercisePrepare, s.route(PathExercisePrepare, s.handlePrepare)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(PathPurchaseHistory, s.route(PathPurchaseHistory, s.handlePurchaseHistory)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(PathPurchasePositions, s.route(PathPurchasePositions, s.handlePurchasePositions)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(PathHealthz, s.route(PathHealthz, s.handleHealthz)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(PathReadyz, s.route(PathReadyz, s.handleReadyz)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(PathOpenAPI, s.route(PathOpenAPI, serveDoc("docs/openapi.json", "application/json"))).Methods(http.MethodGet, http.MethodHead)

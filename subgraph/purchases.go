@@ -50,3 +50,41 @@ func (c *Client) PurchaseHistory(ctx context.Context, q HistoryQuery) ([]Purchas
 	}
 	return out.Purchases, out.Meta.meta(), nil
 }
+
+// HeldOption is an option as PurchasePositions selects it.
+type HeldOption struct {
+	ID                  string `json:"id"`
+	TokenID             BigInt `json:"tokenId"`
+	IsCall              bool   `json:"isCall"`
+	TickLower           int    `json:"tickLower"`
+	TickUpper           int    `json:"tickUpper"`
+	Expiry              BigInt `json:"expiry"`
+	Premium             BigInt `json:"premium"`
+	ProtocolFees        BigInt `json:"protocolFees"`
+	TotalAssetWithdrawn BigInt `json:"totalAssetWithdrawn"`
+	MintTimestamp       BigInt `json:"mintTimestamp"`
+	MintTxHash          string `json:"mintTxHash"`
+}
+
+// PurchasePositions runs one query of the options a user owns on a market,
+// not settled, newest first, with first and skip passed through.
+func (c *Client) PurchasePositions(ctx context.Context, q HistoryQuery) ([]HeldOption, Meta, error) {
+	if q.First < 1 || q.First > MaxFirst || q.Skip < 0 || q.Skip > MaxSkip {
+		return nil, Meta{}, fmt.Errorf("purchase positions: first %d / skip %d outside Graph Node's limits", q.First, q.Skip)
+	}
+	var out struct {
+		Meta    metaJSON     `json:"_meta"`
+		Options []HeldOption `json:"options"`
+	}
+	vars := map[string]any{"user": LowerHex(q.User), "market": LowerHex(q.Market), "first": q.First, "skip": q.Skip}
+	if err := c.exec(ctx, queries.PurchasePositions, vars, &out); err != nil {
+		return nil, Meta{}, err
+	}
+	for _, o := range out.Options {
+		if o.TokenID.Int == nil || o.Expiry.Int == nil || o.Premium.Int == nil || o.ProtocolFees.Int == nil ||
+			o.TotalAssetWithdrawn.Int == nil || o.MintTimestamp.Int == nil {
+			return nil, Meta{}, garbage(fmt.Errorf("option %s lacks fields", o.ID))
+		}
+	}
+	return out.Options, out.Meta.meta(), nil
+}

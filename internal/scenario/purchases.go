@@ -52,9 +52,16 @@ func (s *Scenario) Size(o Option) (*big.Int, error) {
 	return size, nil
 }
 
-// purchases are the scenario options' Purchase entities.
-func (s *Scenario) purchases() []subgraphtest.Purchase {
+// purchases are the scenario options' Purchase and Option entities. An
+// option with an exercise is in state Exercised (the subgraph cannot tell a
+// partial exercise from a full one; the chain's liquidity left can).
+func (s *Scenario) purchases() ([]subgraphtest.Purchase, []subgraphtest.Option) {
 	var out []subgraphtest.Purchase
+	var opts []subgraphtest.Option
+	exercised := map[uint64]bool{}
+	for _, e := range s.Exercises {
+		exercised[e.TokenID] = true
+	}
 	for _, o := range s.Options {
 		size, err := s.Size(o)
 		if err != nil || len(o.Legs) == 0 {
@@ -73,6 +80,16 @@ func (s *Scenario) purchases() []subgraphtest.Purchase {
 			Option: subgraphtest.PurchasedOption{TokenID: fmt.Sprint(o.TokenID), TickLower: lo, TickUpper: hi,
 				Expiry: fmt.Sprint(o.Expiry), MintTimestamp: fmt.Sprint(o.MintTimestamp)},
 		})
+		state := "Open"
+		if exercised[o.TokenID] {
+			state = "Exercised"
+		}
+		opts = append(opts, subgraphtest.Option{
+			ID: fmt.Sprintf("%s-%d", lower(s.Market.Address), o.TokenID), Market: lower(s.Market.Address), Owner: lower(o.Owner), State: state,
+			TokenID: fmt.Sprint(o.TokenID), IsCall: o.IsCall, TickLower: lo, TickUpper: hi, Expiry: fmt.Sprint(o.Expiry),
+			Premium: o.Premium, ProtocolFees: fees, TotalAssetWithdrawn: size.String(),
+			MintTimestamp: fmt.Sprint(o.MintTimestamp), MintTxHash: tx,
+		})
 	}
-	return out
+	return out, opts
 }

@@ -351,7 +351,8 @@ func (s *Scenario) Populate(node *chaintest.Node, sg *subgraphtest.Server) {
 		sg.Strikes = append(sg.Strikes, e)
 	}
 	marketHex := lower(s.Market.Address)
-	sg.Purchases = append(sg.Purchases, s.purchases()...)
+	purchases, options := s.purchases()
+	sg.Purchases, sg.Options = append(sg.Purchases, purchases...), append(sg.Options, options...)
 	for _, ex := range s.Exercises {
 		o, _ := s.option(ex.TokenID)
 		amt, _ := s.exerciseAmounts(ex)

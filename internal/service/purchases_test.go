@@ -76,21 +76,60 @@ func TestPurchaseHistoryGoldenAndVectors(t *testing.T) {
 			if checked == 0 {
 				t.Fatal("no purchase cross-checked against the vectors")
 			}
-			body, _ := json.MarshalIndent(got.Records, "", "  ")
-			body = append(body, '\n')
-			path := filepath.Join(root, "testdata/golden", c.golden+".json")
-			if *update {
-				if err := os.WriteFile(path, body, 0o644); err != nil {
-					t.Fatal(err)
+			checkGolden(t, c.golden, got.Records)
+		})
+	}
+}
+
+// Open positions on both scenario markets (normal and inverted), compared
+// whole with golden files; each market's answer must hold an exercisable
+// call and an exercisable put with a positive value.
+func TestPurchasePositionsGolden(t *testing.T) {
+	for _, c := range []struct{ golden, scenario, market string }{
+		{"positions-mantle-alice", "testdata/scenarios/mantle-wmnt-usdt.json", "0x1D5DE630BbBF68c9bf17D8462605227D79eA910C"},
+		{"positions-arbitrum-alice", "internal/demo/scenarios/arbitrum-weth-usdc.json", "0x501B03BdB431154b8Df17BF1c00756E3a8F21744"},
+	} {
+		t.Run(c.golden, func(t *testing.T) {
+			scs, err := scenario.Load(filepath.Join(root, c.scenario))
+			if err != nil {
+				t.Fatal(err)
+			}
+			svc, _ := newService(t, scs[0])
+			got, err := svc.PurchasePositions(context.Background(), service.HistoryRequest{
+				ChainID: scs[0].ChainID, User: common.HexToAddress("0xA11CE00000000000000000000000000000000001"), Market: common.HexToAddress(c.market), First: 1000,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]bool{}
+			for _, r := range got.Records {
+				if r.Exercisable && r.ValueIfExercised != "0" {
+					seen[r.Type] = true
 				}
 			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create)", err)
+			if !seen["call"] || !seen["put"] {
+				t.Fatalf("want an exercisable call and put, got %v", seen)
 			}
-			if !bytes.Equal(body, want) {
-				t.Errorf("differs from %s:\n%s", path, body)
-			}
+			checkGolden(t, c.golden, got.Records)
 		})
+	}
+}
+
+func checkGolden(t *testing.T, name string, v any) {
+	t.Helper()
+	body, _ := json.MarshalIndent(v, "", "  ")
+	body = append(body, '\n')
+	path := filepath.Join(root, "testdata/golden", name+".json")
+	if *update {
+		if err := os.WriteFile(path, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create)", err)
+	}
+	if !bytes.Equal(body, want) {
+		t.Errorf("differs from %s:\n%s", path, body)
 	}
 }

@@ -88,3 +88,38 @@ func (s *Server) purchaseHistory(v map[string]any) (map[string]any, error) {
 	sort.SliceStable(out, newestFirst(func(i int) string { return out[i].Timestamp }, func(i int) string { return out[i].ID }))
 	return map[string]any{"purchases": page(out, first, skip)}, nil
 }
+
+// Option is an Option entity as PurchasePositions selects it.
+type Option struct {
+	ID                  string `json:"id"`
+	Market              string `json:"-"`
+	Owner               string `json:"-"`
+	State               string `json:"-"` // Open, Exercised or Settled
+	TokenID             string `json:"tokenId"`
+	IsCall              bool   `json:"isCall"`
+	TickLower           int    `json:"tickLower"`
+	TickUpper           int    `json:"tickUpper"`
+	Expiry              string `json:"expiry"`
+	Premium             string `json:"premium"`
+	ProtocolFees        string `json:"protocolFees"`
+	TotalAssetWithdrawn string `json:"totalAssetWithdrawn"`
+	MintTimestamp       string `json:"mintTimestamp"`
+	MintTxHash          string `json:"mintTxHash"`
+}
+
+func (s *Server) purchasePositions(v map[string]any) (map[string]any, error) {
+	first, skip, err := pageArgs(v)
+	if err != nil {
+		return nil, err
+	}
+	user, _ := v["user"].(string)
+	market, _ := v["market"].(string)
+	out := []Option{}
+	for _, o := range s.Options {
+		if o.Owner == user && o.Market == market && o.State != "Settled" {
+			out = append(out, o)
+		}
+	}
+	sort.SliceStable(out, newestFirst(func(i int) string { return out[i].MintTimestamp }, func(i int) string { return out[i].ID }))
+	return map[string]any{"options": page(out, first, skip)}, nil
+}

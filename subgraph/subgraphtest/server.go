@@ -78,6 +78,7 @@ type Server struct {
 	Strikes   []Strike
 	Exercises []Exercise
 	Purchases []Purchase
+	Options   []Option
 	// Fail, when set, is asked before each query; a non-nil answer is sent
 	// instead of the data: an HTTP status (Status) or a GraphQL errors body.
 	Fail func(operation string) *Failure
@@ -141,6 +142,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		data, err = s.exerciseHistory(req.Variables)
 	case "PurchaseHistory":
 		data, err = s.purchaseHistory(req.Variables)
+	case "PurchasePositions":
+		data, err = s.purchasePositions(req.Variables)
 	case "Meta":
 		data = map[string]any{}
 	default:
