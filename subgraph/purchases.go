@@ -29,26 +29,15 @@ type PurchasedOption struct {
 }
 
 // PurchaseHistory runs one query of a user's purchases on a market with
-// first and skip passed through; q is selected as for ExerciseHistory.
+// first and skip passed through.
 func (c *Client) PurchaseHistory(ctx context.Context, q HistoryQuery) ([]Purchase, Meta, error) {
-	if q.First < 1 || q.First > MaxFirst || q.Skip < 0 || q.Skip > MaxSkip {
-		return nil, Meta{}, fmt.Errorf("purchase history: first %d / skip %d outside Graph Node's limits", q.First, q.Skip)
-	}
-	var out struct {
-		Meta      metaJSON   `json:"_meta"`
-		Purchases []Purchase `json:"purchases"`
-	}
-	vars := map[string]any{"user": LowerHex(q.User), "market": LowerHex(q.Market), "first": q.First, "skip": q.Skip}
-	if err := c.exec(ctx, queries.PurchaseHistory, vars, &out); err != nil {
-		return nil, Meta{}, err
-	}
-	for _, p := range out.Purchases {
+	return userPage(ctx, c, queries.PurchaseHistory, "purchases", q, func(p Purchase) error {
 		if p.Timestamp.Int == nil || p.Premium.Int == nil || p.ProtocolFees.Int == nil || p.TotalAssetWithdrawn.Int == nil ||
 			p.Option.TokenID.Int == nil || p.Option.Expiry.Int == nil || p.Option.MintTimestamp.Int == nil {
-			return nil, Meta{}, garbage(fmt.Errorf("purchase %s lacks fields", p.ID))
+			return fmt.Errorf("purchase %s lacks fields", p.ID)
 		}
-	}
-	return out.Purchases, out.Meta.meta(), nil
+		return nil
+	})
 }
 
 // HeldOption is an option as PurchasePositions selects it.
@@ -69,22 +58,11 @@ type HeldOption struct {
 // PurchasePositions runs one query of the options a user owns on a market,
 // not settled, newest first, with first and skip passed through.
 func (c *Client) PurchasePositions(ctx context.Context, q HistoryQuery) ([]HeldOption, Meta, error) {
-	if q.First < 1 || q.First > MaxFirst || q.Skip < 0 || q.Skip > MaxSkip {
-		return nil, Meta{}, fmt.Errorf("purchase positions: first %d / skip %d outside Graph Node's limits", q.First, q.Skip)
-	}
-	var out struct {
-		Meta    metaJSON     `json:"_meta"`
-		Options []HeldOption `json:"options"`
-	}
-	vars := map[string]any{"user": LowerHex(q.User), "market": LowerHex(q.Market), "first": q.First, "skip": q.Skip}
-	if err := c.exec(ctx, queries.PurchasePositions, vars, &out); err != nil {
-		return nil, Meta{}, err
-	}
-	for _, o := range out.Options {
+	return userPage(ctx, c, queries.PurchasePositions, "options", q, func(o HeldOption) error {
 		if o.TokenID.Int == nil || o.Expiry.Int == nil || o.Premium.Int == nil || o.ProtocolFees.Int == nil ||
 			o.TotalAssetWithdrawn.Int == nil || o.MintTimestamp.Int == nil {
-			return nil, Meta{}, garbage(fmt.Errorf("option %s lacks fields", o.ID))
+			return fmt.Errorf("option %s lacks fields", o.ID)
 		}
-	}
-	return out.Options, out.Meta.meta(), nil
+		return nil
+	})
 }

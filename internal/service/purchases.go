@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math/big"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -42,40 +40,14 @@ type PurchaseRecord struct {
 // bought and then transferred stays in its buyer's history (the positions
 // endpoint follows ownership). Reads run as for ExerciseHistory.
 func (s *Service) PurchaseHistory(ctx context.Context, req HistoryRequest) (PurchaseHistory, error) {
-	up, err := s.upstreams(req.ChainID, true)
-	if err != nil {
-		return PurchaseHistory{}, err
-	}
-	var (
-		info *chain.MarketInfo
-		ps   []subgraph.Purchase
-		meta subgraph.Meta
-	)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		var err error
-		info, err = up.Chain.Market(gctx, req.Market)
-		return err
-	})
-	g.Go(func() error {
-		var err error
-		ps, meta, err = up.Subgraph.PurchaseHistory(gctx, subgraph.HistoryQuery{User: req.User, Market: req.Market, First: req.First, Skip: req.Skip})
-		return err
-	})
-	if err := g.Wait(); err != nil {
-		return PurchaseHistory{}, err
-	}
-	tok0, tok1 := info.TokenByAddress(info.Token0), info.TokenByAddress(info.Token1)
-	m := clamm.Market{Token0IsCall: info.Token0IsCall(), Decimals0: int(tok0.Decimals), Decimals1: int(tok1.Decimals)}
-	records := make([]PurchaseRecord, 0, len(ps))
-	for _, p := range ps {
+	records, block, err := userRecords(ctx, s, req, Subgraph.PurchaseHistory, func(p subgraph.Purchase, info *chain.MarketInfo, m clamm.Market) (PurchaseRecord, error) {
 		r, err := purchaseRecord(p, info, m)
 		if err != nil {
-			return PurchaseHistory{}, subgraphGarbage(fmt.Errorf("purchase %s: %w", p.ID, err))
+			return r, fmt.Errorf("purchase %s: %w", p.ID, err)
 		}
-		records = append(records, r)
-	}
-	return PurchaseHistory{Records: records, Block: meta.Block}, nil
+		return r, nil
+	})
+	return PurchaseHistory{Records: records, Block: block}, err
 }
 
 func purchaseRecord(p subgraph.Purchase, info *chain.MarketInfo, m clamm.Market) (PurchaseRecord, error) {

@@ -234,19 +234,9 @@ func limitDaily(st Strike) Strike {
 }
 
 func (s *Server) exerciseHistory(v map[string]any) (map[string]any, error) {
-	first, err := intVar(v, "first")
+	first, skip, err := pageArgs(v)
 	if err != nil {
 		return nil, err
-	}
-	skip, err := intVar(v, "skip")
-	if err != nil {
-		return nil, err
-	}
-	if first < 0 || first > 1000 {
-		return nil, fmt.Errorf("The `first` argument must be between 0 and 1000, but is %d", first)
-	}
-	if skip < 0 || skip > 5000 {
-		return nil, fmt.Errorf("The `skip` argument must be between 0 and 5000, but is %d", skip)
 	}
 	user, _ := v["user"].(string)
 	market, _ := v["market"].(string)
@@ -257,23 +247,8 @@ func (s *Server) exerciseHistory(v map[string]any) (map[string]any, error) {
 			out = append(out, e)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		ti, _ := new(big.Int).SetString(out[i].Timestamp, 10)
-		tj, _ := new(big.Int).SetString(out[j].Timestamp, 10)
-		if c := ti.Cmp(tj); c != 0 {
-			return c > 0
-		}
-		return out[i].ID < out[j].ID
-	})
-	if skip >= len(out) {
-		out = out[:0]
-	} else {
-		out = out[skip:]
-	}
-	if len(out) > first {
-		out = out[:first]
-	}
-	return map[string]any{"exercises": out}, nil
+	sort.SliceStable(out, newestFirst(func(i int) string { return out[i].Timestamp }, func(i int) string { return out[i].ID }))
+	return map[string]any{"exercises": page(out, first, skip)}, nil
 }
 
 func intVar(v map[string]any, name string) (int, error) {
