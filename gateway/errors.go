@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
@@ -36,6 +38,10 @@ func statusOf(k problem.Kind) int {
 		return http.StatusServiceUnavailable
 	case problem.KindUpstreamTimeout:
 		return http.StatusGatewayTimeout
+	case problem.KindHeaderTooLarge:
+		return http.StatusRequestHeaderFieldsTooLarge
+	case problem.KindClientClosed:
+		return StatusClientClosed
 	default:
 		return http.StatusInternalServerError
 	}
@@ -56,7 +62,11 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
-		w.Header().Set("Retry-After", "5")
+		retry := "5"
+		if p.RetryAfter > 0 { // the upstream's own, rounded up
+			retry = strconv.Itoa(int((p.RetryAfter + time.Second - 1) / time.Second))
+		}
+		w.Header().Set("Retry-After", retry)
 	}
 	w.WriteHeader(status)
 	body, _ := marshal(errorBody{Error: errorDetail{Code: p.Code.Name(), Message: msg, Param: p.Param}})
@@ -70,4 +80,15 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Allow", "GET, HEAD")
 	s.writeError(w, problem.New(problem.MethodNotAllowed, "only GET is supported"))
+}
+
+// StatusClientClosed is what the access log and metrics record for a
+// request whose client went away before its answer was ready (nginx's 499):
+// not the gateway's failure, so not a 5xx. Nothing is sent: nobody reads.
+const StatusClientClosed = 499
+
+// clientClosed records a request the client abandoned (problem.ClientClosed).
+func (s *Server) clientClosed(w http.ResponseWriter, err error) {
+	x := exchangeOf(w)
+	x.err, x.status = problem.Wrap(problem.ClientClosed, err, "the client hung up"), statusOf(problem.ClientClosed.Kind())
 }

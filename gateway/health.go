@@ -18,9 +18,10 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 
 // handleReadyz probes each configured chain's subgraph and RPC node and the
 // subgraph's lag behind the chain head: 200 when every chain is ready, 503
-// (with Retry-After) otherwise. It is never cached.
+// (with Retry-After) otherwise. Probes are shared and their result reused
+// for ReadyTTL (service.ReadinessCache); the answer itself is no-store.
 func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
-	ready, chains := s.opts.Service.Readiness(r.Context(), s.opts.MaxLagBlocks)
+	ready, chains := s.ready.Readiness(r.Context(), s.opts.MaxLagBlocks)
 	if s.opts.Metrics != nil {
 		for _, c := range chains {
 			if c.Configured && c.ChainHead > 0 {

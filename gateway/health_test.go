@@ -3,7 +3,10 @@ package gateway_test
 import (
 	"encoding/json"
 	"net/http"
+	"runtime"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
@@ -30,7 +33,7 @@ func readyz(t *testing.T, h http.Handler) (int, readiness) {
 }
 
 func TestHealthzAndReadyz(t *testing.T) {
-	srv, f := newFakeServerWith(t, func(o *gateway.Options) { o.MaxLagBlocks = 100 })
+	srv, f := newFakeServerWith(t, func(o *gateway.Options) { o.MaxLagBlocks, o.ReadyTTL = 100, time.Nanosecond })
 	if rec := get(t, srv, gateway.PathHealthz); rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" {
 		t.Fatalf("healthz %d", rec.Code)
 	}
@@ -58,8 +61,46 @@ func TestHealthzAndReadyz(t *testing.T) {
 		t.Fatalf("subgraph down: %d %+v", code, r)
 	}
 	f.Subgraph.Fail = nil
+	// An RPC URL of another network.
+	f.Node.ChainID = 1
+	if code, r := readyz(t, srv); code != http.StatusServiceUnavailable || r.Chains[1].Problems[0] != "RPC_WRONG_CHAIN" {
+		t.Fatalf("node of chain 1: %d %+v", code, r)
+	}
+	f.Node.ChainID = 0
 	f.Node.Fail = func(string) int { return 500 }
 	if code, r := readyz(t, srv); code != http.StatusServiceUnavailable || r.Chains[1].Problems[0] != "RPC_ERROR" {
 		t.Fatalf("rpc failing: %d %+v", code, r)
+	}
+}
+
+// 400 concurrent probes of /readyz share one probe of each upstream: the
+// upstreams see one request each (per chain: eth_chainId,
+// eth_blockNumber, _meta), not 800.
+func TestReadyzProbesAreSharedAndCached(t *testing.T) {
+	srv, f := newFakeServer(t)
+	release := make(chan struct{})
+	f.Subgraph.Fail = func(string) *subgraphtest.Failure { <-release; return nil }
+	const n = 400
+	var wg sync.WaitGroup
+	codes := make([]int, n)
+	for i := range n {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			codes[i] = get(t, srv, gateway.PathReadyz).Code
+		}(i)
+	}
+	for f.Subgraph.Requests() == 0 {
+		runtime.Gosched()
+	}
+	close(release)
+	wg.Wait()
+	for i, c := range codes {
+		if c != http.StatusOK {
+			t.Fatalf("probe %d: %d", i, c)
+		}
+	}
+	if s, r := f.Subgraph.Requests(), f.Node.Requests(); s > 2 || r > 4 {
+		t.Errorf("%d subgraph and %d rpc requests for %d probes", s, r, n)
 	}
 }

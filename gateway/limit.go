@@ -10,14 +10,21 @@ import (
 )
 
 // rateLimiter is a token bucket per client: rate tokens a second, up to
-// burst. Buckets idle long enough to be full again are forgotten when the
-// table grows, so a flood of addresses cannot grow it without bound.
+// burst. The table holds at most maxBuckets clients: when it is full,
+// buckets idle long enough to be full again are swept, at most once per
+// refill time (a sweep walks the whole table under the lock, so a flood of
+// new addresses must not pay one per request), and while it stays full a
+// new client takes the place of an arbitrary one (whose next request starts
+// a full bucket: a flood of addresses gets around a per-address limit
+// anyway; what matters is that memory and CPU stay bounded).
 type rateLimiter struct {
 	rate, burst float64
 	trustXFF    bool
 
-	mu      sync.Mutex
-	buckets map[string]*bucket
+	mu        sync.Mutex
+	buckets   map[string]*bucket
+	lastSweep time.Time
+	sweeps    int // for tests
 }
 
 type bucket struct {
@@ -34,13 +41,20 @@ func newRateLimiter(perSecond float64, burst int, trustXFF bool) *rateLimiter {
 	return &rateLimiter{rate: perSecond, burst: float64(burst), trustXFF: trustXFF, buckets: map[string]*bucket{}}
 }
 
-// client names the requester: the peer's IP, or with trustXFF the first
-// X-Forwarded-For entry (only behind a proxy that sets it).
+// client names the requester: the peer's IP, or with trustXFF the last
+// X-Forwarded-For entry, the one the trusted proxy in front appended (only
+// behind a proxy that appends it). Entries before it are whatever the
+// client sent: keying on them let a client pick its own name.
 func (l *rateLimiter) client(r *http.Request) string {
 	if l.trustXFF {
-		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
-			first, _, _ := strings.Cut(xff, ",")
-			return strings.TrimSpace(first)
+		if vals := r.Header.Values("X-Forwarded-For"); len(vals) > 0 {
+			last := vals[len(vals)-1]
+			if i := strings.LastIndexByte(last, ','); i >= 0 {
+				last = last[i+1:]
+			}
+			if ip := strings.TrimSpace(last); ip != "" {
+				return ip
+			}
 		}
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
@@ -56,8 +70,14 @@ func (l *rateLimiter) allow(key string, now time.Time) (bool, time.Duration) {
 	defer l.mu.Unlock()
 	b, ok := l.buckets[key]
 	if !ok {
-		if len(l.buckets) >= maxBuckets {
+		if len(l.buckets) >= maxBuckets && now.Sub(l.lastSweep) >= l.refill() {
 			l.sweep(now)
+		}
+		if len(l.buckets) >= maxBuckets {
+			for k := range l.buckets { // an arbitrary one: map order is random
+				delete(l.buckets, k)
+				break
+			}
 		}
 		b = &bucket{tokens: l.burst, last: now}
 		l.buckets[key] = b
@@ -71,9 +91,16 @@ func (l *rateLimiter) allow(key string, now time.Time) (bool, time.Duration) {
 	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
 }
 
+// refill is how long an empty bucket takes to be full.
+func (l *rateLimiter) refill() time.Duration {
+	return time.Duration(l.burst / l.rate * float64(time.Second))
+}
+
 // sweep forgets buckets that have refilled; l.mu is held.
 func (l *rateLimiter) sweep(now time.Time) {
-	full := time.Duration(l.burst / l.rate * float64(time.Second))
+	l.sweeps++
+	l.lastSweep = now
+	full := l.refill()
 	for k, b := range l.buckets {
 		if now.Sub(b.last) >= full {
 			delete(l.buckets, k)

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -57,5 +58,33 @@ func TestConcurrentFillBound(t *testing.T) {
 	wg.Wait()
 	if first != http.StatusOK {
 		t.Fatalf("first fill: %d", first)
+	}
+}
+
+// Behind a proxy that appends X-Forwarded-For, the client is the entry the
+// proxy added (the last one); what the client itself put before it cannot
+// buy it a fresh bucket.
+func TestRateLimitKeysOnTheProxysForwardedFor(t *testing.T) {
+	srv, _ := newFakeServerWith(t, func(o *gateway.Options) {
+		o.RateLimit, o.RateBurst, o.TrustForwardedFor = 0.001, 2, true
+	})
+	codes := map[int]int{}
+	for i := range 5 {
+		req := httptest.NewRequest(http.MethodGet, strikes, nil)
+		req.Header.Set("X-Forwarded-For", "10.0.0."+strconv.Itoa(i)+", 203.0.113.7")
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		codes[rec.Code]++
+	}
+	if codes[http.StatusOK] != 2 || codes[http.StatusTooManyRequests] != 3 {
+		t.Fatalf("statuses %v, want 2 OK then 429s for one client", codes)
+	}
+	// Another proxy-added address is another client.
+	req := httptest.NewRequest(http.MethodGet, strikes, nil)
+	req.Header.Set("X-Forwarded-For", "10.0.0.1, 203.0.113.8")
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("another client: %d", rec.Code)
 	}
 }

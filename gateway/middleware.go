@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -90,7 +91,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		}
 		defer func() {
 			if p := recover(); p != nil {
-				x.err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+				x.err = panicError{fmt.Sprintf("panic: %v\n%s", p, debug.Stack())}
 				if x.status == 0 {
 					s.writeError(x, problem.New(problem.InternalError, "internal error"))
 				}
@@ -99,6 +100,9 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			*x = exchange{}
 			exchanges.Put(x)
 		}()
+		if s.refuseRaw(x, r) {
+			return
+		}
 		if s.cors(x, r) {
 			return
 		}
@@ -114,6 +118,43 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			next.ServeHTTP(x, r)
 		}
 	})
+}
+
+// panicError is a recovered panic with its stack.
+type panicError struct{ text string }
+
+func (p panicError) Error() string { return p.text }
+
+// MaxHeaderBytes bounds a request's header fields. The gateway checks it
+// itself so the answer is the JSON error shape: the HTTP server's own
+// limit (set above this, cmd/clamm-gateway) would answer 431 in plain
+// text, with no access-log line.
+const MaxHeaderBytes = 16 << 10
+
+// refuseRaw answers, in the JSON error shape, what the router or net/http
+// would otherwise answer in their own way: header fields over
+// MaxHeaderBytes (431), a path not in clean form such as //clamm/... or
+// /clamm/./... (gorilla/mux redirected those with an empty 301: a 404 here,
+// the path is not one of the API's), and a request target that is not a
+// path (OPTIONS *, answered 200 by net/http unless its server disables
+// that). It reports whether it answered.
+func (s *Server) refuseRaw(x *exchange, r *http.Request) bool {
+	n := 0
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4 // "k: v\r\n"
+		}
+	}
+	if n > MaxHeaderBytes {
+		s.writeError(x, problem.New(problem.HeadersTooLarge, "request header fields of %d bytes; at most %d are read", n, MaxHeaderBytes))
+		return true
+	}
+	p := r.URL.Path
+	if p == "" || p[0] != '/' || (p != "/" && path.Clean(p) != p) {
+		s.writeError(x, problem.New(problem.RouteNotFound, "no such route: the path must be one of /clamm/strikes-chain, /clamm/exercise/history, /clamm/exercise/prepare, as written"))
+		return true
+	}
+	return false
 }
 
 // routeUnmatched is the route of requests no route matched (404, 405).
@@ -138,8 +179,15 @@ func (s *Server) logRequest(r *http.Request, x *exchange, start time.Time, d tim
 	x.metrics.Request(x.status, d, x.cache)
 	if x.err != nil {
 		// Transport errors quote the upstream URL, which may hold an API
-		// key: the text goes through Redact before it reaches the log.
-		x.errText = s.opts.Redact(x.err.Error())
+		// key: the text goes through Redact before it reaches the log. An
+		// upstream may echo a key or answer megabytes of error text:
+		// problem.Scrub drops URLs and key-like tokens and bounds the
+		// text. A panic's stack is the gateway's own text, kept whole.
+		if _, ok := x.err.(panicError); ok {
+			x.errText = s.opts.Redact(x.err.Error())
+		} else {
+			x.errText = problem.Scrub(s.opts.Redact(x.err.Error()))
+		}
 	}
 	if s.opts.AccessLog != nil {
 		accessLog{s.opts.AccessLog}.write(r, x, start, d)

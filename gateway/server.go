@@ -18,6 +18,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
@@ -49,7 +50,7 @@ type Options struct {
 	// RateLimit is each client's sustained requests per second (0: no
 	// limit), RateBurst the requests it may make at once; over it a client
 	// gets 429 with Retry-After. TrustForwardedFor names clients by the
-	// first X-Forwarded-For entry instead of the peer address.
+	// last X-Forwarded-For entry (the one the proxy appended) instead of the peer address.
 	RateLimit         float64
 	RateBurst         int
 	TrustForwardedFor bool
@@ -63,6 +64,9 @@ type Options struct {
 	// MaxLagBlocks is how far the subgraph may trail the chain head before
 	// /readyz reports the chain unready.
 	MaxLagBlocks uint64
+	// ReadyTTL is how long one readiness probe answers /readyz (0: 1 s);
+	// concurrent probes share one.
+	ReadyTTL time.Duration
 	// CORSOrigins are the browser origins allowed to read answers ("*":
 	// any); empty adds no CORS headers.
 	CORSOrigins []string
@@ -82,7 +86,8 @@ type Server struct {
 	swappers  map[uint64][]string // the service's swapperIds by chain, sorted
 	responses *cache.Cache[entry]
 	handler   http.Handler
-	limiter   *rateLimiter  // nil: no rate limit
+	limiter   *rateLimiter // nil: no rate limit
+	ready     *service.ReadinessCache
 	fills     chan struct{} // semaphore of running fills
 	// routeMetrics are each route template's collectors, resolved as the
 	// routes are set up; read-only afterwards. unmatched is the entry of
@@ -136,6 +141,9 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxFills <= 0 {
 		opts.MaxFills = 64
 	}
+	if opts.ReadyTTL <= 0 {
+		opts.ReadyTTL = time.Second
+	}
 	s := &Server{
 		opts:         opts,
 		chains:       map[uint64]bool{},
@@ -145,7 +153,7 @@ func New(opts Options) (*Server, error) {
 			MaxEntries: opts.CacheMaxEntries, MaxBytes: opts.CacheMaxBytes, FillTimeout: opts.RequestTimeout,
 			Size: func(v any) int64 { return int64(len(v.(entry).body)) + entryOverhead },
 			OnRefreshError: func(key string, err error) {
-				opts.Logger.Warn("background refresh failed; serving stale", "key", key, "error", opts.Redact(err.Error()))
+				opts.Logger.Warn("background refresh failed; serving stale", "key", key, "error", problem.Scrub(opts.Redact(err.Error())))
 			},
 		}),
 	}
@@ -154,6 +162,7 @@ func New(opts Options) (*Server, error) {
 		s.swappers[id] = opts.Service.Swappers(id)
 	}
 	s.fills = make(chan struct{}, opts.MaxFills)
+	s.ready = service.NewReadinessCache(opts.Service, opts.ReadyTTL, opts.RequestTimeout)
 	if opts.RateLimit > 0 {
 		s.limiter = newRateLimiter(opts.RateLimit, opts.RateBurst, opts.TrustForwardedFor)
 	}
@@ -229,6 +238,10 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string,
 		select {
 		case s.fills <- struct{}{}:
 			defer func() { <-s.fills }()
+			// What the fill's upstream answers charge to the memory
+			// budget is held until the fill is done with them.
+			ctx, lease := replay.WithLease(ctx)
+			defer lease.Release()
 			return fill(ctx)
 		default:
 			return entry{}, problem.New(problem.Overloaded, "the gateway is at its limit of %d concurrent upstream reads; retry shortly", cap(s.fills))
@@ -237,6 +250,10 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string,
 	e, status, age, err := s.responses.Get(ctx, key, p, bounded)
 	if err != nil {
 		exchangeOf(w).cache = string(status)
+		if r.Context().Err() != nil && errors.Is(err, context.Canceled) {
+			s.clientClosed(w, err)
+			return
+		}
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 			err = problem.New(problem.Timeout, "the request did not complete within the gateway's deadline")
 		}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,5 +95,45 @@ func TestToxiproxyFaults(t *testing.T) {
 				t.Fatalf("after the fault: %d %s %s", rec.Code, rec.Header().Get("X-Cache"), rec.Body)
 			}
 		})
+	}
+}
+
+// /readyz while the node hangs on a real socket: every concurrent probe
+// is answered 503 naming RPC_TIMEOUT, after one shared probe cut at its
+// deadline, instead of each probe holding its own upstream calls.
+func TestToxiproxyReadyzWithAHangingNode(t *testing.T) {
+	f := scenario.NewFakes(demoScenario(t))
+	sgSrv, rpcSrv := httptest.NewServer(f.Subgraph), httptest.NewServer(f.Node)
+	defer sgSrv.Close()
+	defer rpcSrv.Close()
+	zerolog.SetGlobalLevel(zerolog.Disabled)
+	tp := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
+	rpcProxy, rpcURL := proxied(t, tp, "rpc", rpcSrv)
+	cfg := arbitrumOnly()
+	cfg.Chains[42161].SubgraphURL, cfg.Chains[42161].RPCURL = sgSrv.URL, rpcURL
+	cfg.UpstreamTimeout = config.Duration(300 * time.Millisecond)
+	srv := newApp(t, app.Options{Config: cfg})
+	addToxic(t, rpcProxy, `{"name":"t","type":"timeout","stream":"downstream","attributes":{"timeout":0}}`)
+	const n = 50
+	var wg sync.WaitGroup
+	bodies := make([]string, n)
+	codes := make([]int, n)
+	for i := range n {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			rec := get(t, srv, "/readyz")
+			codes[i], bodies[i] = rec.Code, rec.Body.String()
+		}(i)
+	}
+	wg.Wait()
+	queries := f.Subgraph.Requests()
+	for i := range n {
+		if codes[i] != http.StatusServiceUnavailable || !strings.Contains(bodies[i], "RPC_TIMEOUT") {
+			t.Fatalf("probe %d: %d %s", i, codes[i], bodies[i])
+		}
+	}
+	if queries > 2 {
+		t.Errorf("%d subgraph _meta queries for %d concurrent probes", queries, n)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,18 +86,63 @@ func TestOversizedUpstreamAnswers(t *testing.T) {
 		f.Subgraph.Strikes = append(f.Subgraph.Strikes, c)
 	}
 	f.Subgraph.Unlock()
+	// An identity rewrite: the fake then announces the body's length.
+	f.Subgraph.Rewrite = func(_ string, b []byte) []byte { return b }
 	for _, c := range []struct {
 		name string
 		max  int64
 		code string
 	}{
-		{"rpc answer over the limit", 600, "RPC_ERROR"},             // the cold market read is ~9 KB
+		{"rpc answer over the limit", 600, "RPC_ERROR"}, // the cold market read is ~9 KB
+		// The subgraph announces Content-Length: refused before the
+		// body is read, and still 502 (an answer too large is a wrong
+		// answer), not 503 with Retry-After.
 		{"subgraph answer over the limit", 12288, "SUBGRAPH_ERROR"}, // the strikes page is ~15 KB
 	} {
 		srv := newApp(t, app.Options{Transports: onFakes(f), MaxBody: c.max})
 		rec := get(t, srv, strikes)
-		if e := decodeError(t, rec); rec.Code != http.StatusBadGateway || e.Code != c.code {
-			t.Errorf("%s: %d %+v", c.name, rec.Code, e)
+		if e := decodeError(t, rec); rec.Code != http.StatusBadGateway || e.Code != c.code || rec.Header().Get("Retry-After") != "" {
+			t.Errorf("%s: %d %+v Retry-After %q", c.name, rec.Code, e, rec.Header().Get("Retry-After"))
 		}
+	}
+}
+
+// Under miss load the connections to an upstream are reused: three rounds
+// of 64 concurrent misses (the fill bound) open about 64 connections, not
+// one per fill past net/http's default two idle per host.
+func TestUpstreamConnectionsAreReusedUnderMissLoad(t *testing.T) {
+	f := scenario.NewFakes(demoScenario(t))
+	var opened atomic.Int64
+	sub := httptest.NewUnstartedServer(f.Subgraph)
+	sub.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			opened.Add(1)
+		}
+	}
+	sub.Start()
+	defer sub.Close()
+	// The subgraph over the network (no transport given), the node in-process.
+	cfg := arbitrumOnly()
+	cfg.Chains[42161].SubgraphURL, cfg.Chains[42161].RPCURL = sub.URL, "http://rpc.invalid"
+	srv := newApp(t, app.Options{Config: cfg, Transports: map[uint64]app.Transports{42161: {RPC: f.Transports().RPC}},
+		Gateway: func(o *gateway.Options) { o.StrikesTTL = time.Nanosecond }})
+	const fills = 64
+	for round := range 3 {
+		var wg sync.WaitGroup
+		for i := range fills {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				path := fmt.Sprintf("%s?optionMarket=%s&chainId=42161&callsReach=%d&putsReach=100", gateway.PathStrikesChain, wethUSDC, 1+i)
+				if rec := get(t, srv, path); rec.Code != http.StatusOK {
+					t.Errorf("round %d: %d %s", round, rec.Code, rec.Body)
+				}
+			}(i)
+		}
+		wg.Wait()
+	}
+	t.Logf("%d connections opened for %d fills", opened.Load(), 3*fills)
+	if n := opened.Load(); n > fills+8 {
+		t.Errorf("%d connections opened for 3 rounds of %d fills", n, fills)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"net/http"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -150,5 +151,30 @@ func TestStrikesWithoutCreateCalls(t *testing.T) {
 	// The refused ChainedRead, two Multicall3 rounds.
 	if n := f.Node.Requests(); n != 3 {
 		t.Errorf("rpc round trips: %d, want 3", n)
+	}
+}
+
+// An upstream refusing with Retry-After: 30 has its client told 30, not the
+// gateway's default 5, and until the 30 s have run out nothing more is sent
+// to it: each request is answered 503 at once with what remains.
+func TestUpstreamRetryAfterIsHonoured(t *testing.T) {
+	srv, f := newFakeServer(t)
+	f.Subgraph.Fail = func(string) *subgraphtest.Failure {
+		return &subgraphtest.Failure{Status: http.StatusTooManyRequests, RetryAfter: "30"}
+	}
+	rec := get(t, srv, strikes)
+	if e := decodeError(t, rec); rec.Code != http.StatusServiceUnavailable || e.Code != "SUBGRAPH_UNAVAILABLE" || rec.Header().Get("Retry-After") != "30" {
+		t.Fatalf("refused: %d %+v Retry-After %q", rec.Code, e, rec.Header().Get("Retry-After"))
+	}
+	sent := f.Subgraph.Requests()
+	for range 5 {
+		rec := get(t, srv, strikes)
+		ra, _ := strconv.Atoi(rec.Header().Get("Retry-After"))
+		if e := decodeError(t, rec); rec.Code != http.StatusServiceUnavailable || e.Code != "SUBGRAPH_UNAVAILABLE" || ra < 1 || ra > 30 {
+			t.Fatalf("during the back-off: %d %+v Retry-After %q", rec.Code, e, rec.Header().Get("Retry-After"))
+		}
+	}
+	if got := f.Subgraph.Requests(); got != sent {
+		t.Errorf("%d more requests reached the refusing subgraph", got-sent)
 	}
 }

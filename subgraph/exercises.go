@@ -3,10 +3,12 @@ package subgraph
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
 
@@ -48,7 +50,7 @@ func (c *Client) ExerciseHistory(ctx context.Context, q HistoryQuery) ([]Exercis
 			e.Option.Expiry.Int == nil || e.Option.Premium.Int == nil || e.Option.MintTimestamp.Int == nil || e.Option.TokenID.Int == nil {
 			return fmt.Errorf("exercise %s lacks fields", e.ID)
 		}
-		return nil
+		return checkSqrtPrice("exercise "+e.ID, e.SqrtPriceX96.Int)
 	})
 }
 
@@ -75,7 +77,10 @@ func userPage[T any](ctx context.Context, c *Client, doc, field string, q Histor
 	}
 	for _, e := range list {
 		if err := complete(e); err != nil {
-			return nil, Meta{}, garbage(err)
+			if pe := (*problem.Error)(nil); !errors.As(err, &pe) {
+				err = garbage(err)
+			}
+			return nil, Meta{}, err
 		}
 	}
 	return list, meta.meta(), nil

@@ -41,6 +41,9 @@ const kinds = {
   market1: {
     file: './src/market.ts',
     abi: 'DopexV2OptionMarket',
+    // the mapping binds opData through the V2 ABI (same signature in V1);
+    // Graph Node finds a bound contract's ABI among the data source's abis
+    extraAbis: ['DopexV2OptionMarketV2'],
     entities: marketEntities,
     events: [
       ['LogOptionsMarketInitialized(address,address,address,address,address)', 'handleMarketInitializedV1'],
@@ -98,7 +101,7 @@ function body(k, indent) {
   out.push(`${p}  entities:`);
   for (const e of k.entities) out.push(`${p}    - ${e}`);
   out.push(`${p}  abis:`);
-  for (const a of new Set([k.abi, 'Pool'])) {
+  for (const a of new Set([k.abi, ...(k.extraAbis || []), 'Pool'])) {
     out.push(`${p}    - name: ${a}`);
     out.push(`${p}      file: ./abis/${a}.json`);
   }

@@ -56,6 +56,7 @@ func (c *Client) Strikes(ctx context.Context, q StrikesQuery) ([]Strike, Meta, e
 		all   []Strike
 		meta  Meta
 		after = ""
+		total int64
 	)
 	for page := 0; ; page++ {
 		if page == c.maxPages {
@@ -69,8 +70,12 @@ func (c *Client) Strikes(ctx context.Context, q StrikesQuery) ([]Strike, Meta, e
 			"pools": pools, "tickLowerMin": q.TickLowerMin, "tickLowerMax": q.TickLowerMax,
 			"after": after, "first": c.pageSize,
 		}
-		if err := c.exec(ctx, queries.Strikes, vars, &out); err != nil {
+		n, err := c.execSized(ctx, queries.Strikes, vars, &out)
+		if err != nil {
 			return nil, Meta{}, err
+		}
+		if total += int64(n); total > c.maxBytes {
+			return nil, Meta{}, garbage(fmt.Errorf("strikes answer of more than %d bytes over %d pages", c.maxBytes, page+1))
 		}
 		if page == 0 {
 			meta = out.Meta.meta()
@@ -79,6 +84,9 @@ func (c *Client) Strikes(ctx context.Context, q StrikesQuery) ([]Strike, Meta, e
 			if s.TotalLiquidity.Int == nil || s.UsedLiquidity.Int == nil {
 				return nil, Meta{}, garbage(fmt.Errorf("strike %s lacks liquidity fields", s.ID))
 			}
+			if err := s.check(); err != nil {
+				return nil, Meta{}, err
+			}
 		}
 		all = append(all, out.Strikes...)
 		if len(out.Strikes) < c.pageSize {
@@ -86,4 +94,27 @@ func (c *Client) Strikes(ctx context.Context, q StrikesQuery) ([]Strike, Meta, e
 		}
 		after = out.Strikes[len(out.Strikes)-1].ID
 	}
+}
+
+// check refuses what a strike's fields cannot hold on chain: a record
+// without its numbers, a price no pool can have. (Negative numbers never
+// decode: BigInt. Used liquidity above the total is a legitimate state.)
+func (s Strike) check() error {
+	for _, d := range s.DailyDonations {
+		if d.Donation.Int == nil || d.SqrtPriceX96.Int == nil {
+			return garbage(fmt.Errorf("strike %s: donation lacks fields", s.ID))
+		}
+		if err := checkSqrtPrice("strike "+s.ID, d.SqrtPriceX96.Int); err != nil {
+			return err
+		}
+	}
+	for _, c := range s.DailyFeeCompounds {
+		if c.Compound.Int == nil || c.SqrtPriceX96.Int == nil {
+			return garbage(fmt.Errorf("strike %s: compound lacks fields", s.ID))
+		}
+		if err := checkSqrtPrice("strike "+s.ID, c.SqrtPriceX96.Int); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
@@ -44,5 +45,27 @@ func TestStrikesPagesUntilShortPage(t *testing.T) {
 	}
 	if meta.Block != 402123456 || meta.Timestamp != 1763726400 {
 		t.Fatalf("meta %+v", meta)
+	}
+}
+
+// However many pages a subgraph keeps answering, one strikes answer is
+// bounded by MaxBytes in total, not by page: a subgraph paging without end
+// cannot grow one request's memory past what one answer may hold.
+func TestStrikesPagesAreBoundedInTotal(t *testing.T) {
+	scs, err := scenario.Load(filepath.Join("..", "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := scenario.NewFakes(scs...)
+	q := subgraph.StrikesQuery{Pools: []common.Address{scs[0].Market.PrimePool}, TickLowerMin: -300000, TickLowerMax: 0}
+	httpc := &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}
+	one, _, err := subgraph.New("http://sg", subgraph.Options{HTTPClient: httpc, PageSize: 1000}).Strikes(context.Background(), q)
+	if err != nil || len(one) == 0 {
+		t.Fatal(err)
+	}
+	// Pages of 3 strikes are ~1.5 KB each; 4 KB in total is two pages.
+	_, _, err = subgraph.New("http://sg", subgraph.Options{HTTPClient: httpc, PageSize: 3, MaxBytes: 4 << 10}).Strikes(context.Background(), q)
+	if p := problem.As(err); p.Code != problem.SubgraphError {
+		t.Fatalf("%v", err)
 	}
 }

@@ -37,6 +37,7 @@ type Client struct {
 	timeout  time.Duration
 	pageSize int
 	maxPages int
+	maxBytes int64
 }
 
 // Options configure a Client.
@@ -45,6 +46,10 @@ type Options struct {
 	Docs       queries.Set
 	Timeout    time.Duration // deadline of one query
 	PageSize   int           // strikes per page, at most MaxFirst
+	// MaxBytes bounds one answer however many pages it takes (0: 32 MiB):
+	// a subgraph paging without end cannot grow one request's memory
+	// past what a single answer may hold.
+	MaxBytes int64
 }
 
 // New returns a client for the Graph Node query URL. The library's retry
@@ -62,7 +67,10 @@ func New(url string, opts Options) *Client {
 	if opts.PageSize <= 0 || opts.PageSize > MaxFirst {
 		opts.PageSize = MaxFirst
 	}
-	return &Client{gql: graphql.NewClient(url, opts.HTTPClient), docs: opts.Docs, timeout: opts.Timeout, pageSize: opts.PageSize, maxPages: 100}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = 32 << 20
+	}
+	return &Client{gql: graphql.NewClient(url, opts.HTTPClient), docs: opts.Docs, timeout: opts.Timeout, pageSize: opts.PageSize, maxPages: 100, maxBytes: opts.MaxBytes}
 }
 
 // Meta is Graph Node's _meta: which block the answer reflects.
@@ -90,23 +98,29 @@ func (m metaJSON) meta() Meta {
 
 // exec runs document name with vars and decodes the data into out.
 func (c *Client) exec(ctx context.Context, name string, vars map[string]any, out any) error {
+	_, err := c.execSized(ctx, name, vars, out)
+	return err
+}
+
+// execSized is exec that also says how many bytes of data it decoded.
+func (c *Client) execSized(ctx context.Context, name string, vars map[string]any, out any) (int, error) {
 	doc, ok := c.docs[name]
 	if !ok {
-		return fmt.Errorf("subgraph: no document %q", name)
+		return 0, fmt.Errorf("subgraph: no document %q", name)
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	data, err := c.gql.ExecRaw(ctx, doc.Text, vars, graphql.OperationName(doc.OperationName))
 	if err != nil {
-		return fmt.Errorf("%s: %w", doc.OperationName, classify(err))
+		return 0, fmt.Errorf("%s: %w", doc.OperationName, classify(err))
 	}
 	if len(data) == 0 || string(data) == "null" {
-		return fmt.Errorf("%s: %w", doc.OperationName, garbage(errors.New("no data")))
+		return 0, fmt.Errorf("%s: %w", doc.OperationName, garbage(errors.New("no data")))
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("%s: %w", doc.OperationName, garbage(err))
+		return 0, fmt.Errorf("%s: %w", doc.OperationName, garbage(err))
 	}
-	return nil
+	return len(data), nil
 }
 
 // classify maps the library's errors: transport failures by their cause,
@@ -124,6 +138,9 @@ func classify(err error) error {
 				return problem.Wrap(problem.SubgraphUnavailable, err, "the subgraph refused the request (HTTP %d)", ne.StatusCode())
 			}
 			return problem.Wrap(problem.SubgraphError, err, "the subgraph answered HTTP %d", ne.StatusCode())
+		}
+		if cause := ge.Unwrap(); cause != nil && (errors.Is(cause, problem.ErrOverloaded) || errors.Is(cause, problem.ErrTooLarge)) {
+			return problem.Upstream(problem.Subgraph, cause)
 		}
 		if cause := ge.Unwrap(); cause != nil {
 			// A body that stops or trickles past the deadline surfaces as a
@@ -150,16 +167,40 @@ func garbage(err error) error {
 }
 
 // BigInt decodes Graph Node's BigInt (a JSON string of decimal digits).
+// Every BigInt of the schema the gateway reads holds a uint256 on chain, so
+// a value is refused before it is parsed when it is longer than maxBigInt
+// characters (big.Int parses decimal in quadratic time: a megabyte of digits
+// took 30 s of CPU) or negative.
 type BigInt struct{ *big.Int }
+
+// maxBigInt is the longest BigInt accepted: 2^256-1 has 78 digits; two
+// quotes and some slack for leading zeros.
+const maxBigInt = 96
 
 // UnmarshalJSON accepts a decimal string (or a bare number, to be lenient).
 func (b *BigInt) UnmarshalJSON(raw []byte) error {
+	if len(raw) > maxBigInt {
+		return fmt.Errorf("BigInt of %d characters", len(raw))
+	}
 	s := strings.Trim(string(raw), `"`)
 	v, ok := new(big.Int).SetString(s, 10)
 	if !ok {
 		return fmt.Errorf("bad BigInt %s", raw)
 	}
+	if v.Sign() < 0 || v.BitLen() > 256 {
+		return fmt.Errorf("BigInt %s is not a uint256", raw)
+	}
 	b.Int = v
+	return nil
+}
+
+// checkSqrtPrice refuses a sqrtPriceX96 that no Uniswap V3 pool can hold
+// (a uint160): past it a price is not finite, and a history record would
+// carry +Inf, which JSON cannot encode.
+func checkSqrtPrice(what string, v *big.Int) error {
+	if v.BitLen() > 160 {
+		return garbage(fmt.Errorf("%s: sqrtPriceX96 of %d bits", what, v.BitLen()))
+	}
 	return nil
 }
 

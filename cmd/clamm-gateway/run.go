@@ -12,10 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
 
@@ -70,6 +72,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	srv, modes := a.Server, a.Modes
+	// An RPC URL of another network is refused here; one that cannot be
+	// reached now is a warning (readiness keeps asking).
+	checkCtx, cancelCheck := context.WithTimeout(ctx, cfg.UpstreamTimeout.D())
+	unreachable, err := a.Service.CheckChainIDs(checkCtx)
+	cancelCheck()
+	if err != nil {
+		return err
+	}
+	for id, cerr := range unreachable {
+		logger.Warn("could not confirm the rpc node's chain id at start", "chainId", id, "error", problem.Scrub(cerr.Error()))
+	}
 
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -86,8 +99,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	if addr := getenv("CLAMM_PPROF_LISTEN"); addr != "" {
-		// Operators' profiling endpoint, off by default; bind it to loopback.
-		go func() { _ = http.ListenAndServe(addr, pprofMux()) }()
+		// Operators' profiling endpoint, off by default; bind it to
+		// loopback. Bound here, before serving: an address that cannot be
+		// bound stops the start with an error naming the variable, where
+		// it used to fail silently in a goroutine.
+		pln, err := net.Listen("tcp", addr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("CLAMM_PPROF_LISTEN %q: %w", addr, err)
+		}
+		defer pln.Close()
+		go func() { _ = http.Serve(pln, pprofMux()) }()
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -138,6 +160,12 @@ func httpServer(h http.Handler, requestTimeout time.Duration) *http.Server {
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      requestTimeout + 5*time.Second,
 		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    16 << 10,
+		// Above the gateway's own bound, which it answers in the JSON
+		// shape (gateway.MaxHeaderBytes); past this net/http answers 431
+		// in text before any handler runs.
+		MaxHeaderBytes: 4 * gateway.MaxHeaderBytes,
+		// OPTIONS * reaches the gateway (a JSON 404) instead of net/http's
+		// empty 200.
+		DisableGeneralOptionsHandler: true,
 	}
 }

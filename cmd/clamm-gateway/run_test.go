@@ -236,3 +236,59 @@ func TestServerTimeouts(t *testing.T) {
 		t.Fatalf("the server did not close the stalled connection: %v", err)
 	}
 }
+
+// A profiling address that cannot be bound stops the start, naming the
+// variable; it used to fail silently.
+func TestPprofBindFailureStopsTheStart(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	env := map[string]string{"CLAMM_PPROF_LISTEN": busy.Addr().String()}
+	err = run(context.Background(), []string{"-listen", "127.0.0.1:0"}, func(k string) string { return env[k] }, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "CLAMM_PPROF_LISTEN") {
+		t.Fatalf("%v", err)
+	}
+}
+
+// On the real server, oversized header fields and OPTIONS * get the JSON
+// error shape, not net/http's own text 431 and empty 200.
+func TestRawRequestsGetJSONOnTheWire(t *testing.T) {
+	base, _, _, stop := start(t, map[string]string{})
+	defer stop()
+	addr := strings.TrimPrefix(base, "http://")
+	for _, c := range []struct {
+		name, request, status string
+	}{
+		{"header fields of 20 KB", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + strings.Repeat("a", 20<<10) + "\r\nConnection: close\r\n\r\n", "431"},
+		{"OPTIONS *", "OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "404"},
+	} {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.WriteString(conn, c.request)
+		raw, _ := io.ReadAll(conn)
+		conn.Close()
+		head, body, _ := strings.Cut(string(raw), "\r\n\r\n")
+		if !strings.HasPrefix(head, "HTTP/1.1 "+c.status) || !strings.Contains(head, "application/json") || !strings.Contains(body, `"error"`) {
+			t.Errorf("%s: %.300s", c.name, raw)
+		}
+	}
+}
+
+// An RPC URL of another network stops the start, naming the variable.
+func TestRPCOfAnotherChainStopsTheStart(t *testing.T) {
+	f := scenario.NewFakes()
+	f.Node.ChainID = 1 // Ethereum mainnet behind the Arbitrum variable
+	rpcSrv := httptest.NewServer(f.Node)
+	defer rpcSrv.Close()
+	sgSrv := httptest.NewServer(f.Subgraph)
+	defer sgSrv.Close()
+	env := map[string]string{"CLAMM_CHAIN_42161_RPC_URL": rpcSrv.URL, "CLAMM_CHAIN_42161_SUBGRAPH_URL": sgSrv.URL}
+	err := run(context.Background(), []string{"-listen", "127.0.0.1:0"}, func(k string) string { return env[k] }, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "CLAMM_CHAIN_42161_RPC_URL") || !strings.Contains(err.Error(), "chain 1,") {
+		t.Fatalf("%v", err)
+	}
+}

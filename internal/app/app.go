@@ -23,6 +23,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
@@ -67,6 +68,9 @@ type Options struct {
 	Transports map[uint64]Transports
 	// MaxBody bounds every upstream answer (0: DefaultMaxBody).
 	MaxBody int64
+	// Budget bounds the memory all chains' upstream answers hold at once
+	// (nil: one of replay.DefaultBudget, shared by every chain).
+	Budget *replay.Budget
 	// Gateway, if set, adjusts the gateway's options before it is built
 	// (tests shorten timeouts or add a rate limit this way).
 	Gateway func(*gateway.Options)
@@ -111,6 +115,10 @@ func newService(o Options) (*service.Service, map[uint64]string, error) {
 	}
 	ups := map[uint64]*service.Upstreams{}
 	modes := map[uint64]string{}
+	budget := o.Budget
+	if budget == nil {
+		budget = replay.NewBudget(replay.DefaultBudget)
+	}
 	for _, id := range cfg.ChainIDs() {
 		ch := cfg.Chains[id]
 		tr, given := o.Transports[id]
@@ -142,6 +150,7 @@ func newService(o Options) (*service.Service, map[uint64]string, error) {
 		u, err := connect(ch, tr, connectOptions{
 			UpstreamTimeout: cfg.UpstreamTimeout.D(), ImmutablesTTL: cfg.ImmutablesTTL.D(),
 			Queries: o.Queries, Getenv: o.Getenv, Metrics: o.Metrics, MaxBody: o.MaxBody,
+			Budget: budget, MaxConnsPerHost: cfg.MaxFills,
 		})
 		if err != nil {
 			return nil, nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
+	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 	"github.com/clamm-gateway/clamm-gateway/queries"
@@ -26,6 +27,14 @@ type connectOptions struct {
 	Queries         queries.Set
 	// MaxBody bounds every upstream answer (0: DefaultMaxBody).
 	MaxBody int64
+	// Budget bounds the memory all upstream answers hold at once; share
+	// one across chains (nil: a budget of replay.DefaultBudget for this
+	// chain alone).
+	Budget *replay.Budget
+	// MaxConnsPerHost sizes the idle connection pool of each upstream
+	// reached over the network: the gateway's bound on concurrent fills
+	// (0: 64).
+	MaxConnsPerHost int
 	// Metrics, if set, counts and times every upstream round trip by kind.
 	Metrics *metrics.Metrics
 }
@@ -41,11 +50,30 @@ func connect(ch *config.Chain, tr Transports, o connectOptions) (*service.Upstre
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
 	}
+	if o.MaxConnsPerHost <= 0 {
+		o.MaxConnsPerHost = 64
+	}
+	// The network, where tr does not replace it: a transport of its own
+	// per upstream, its idle pool sized for the fill bound.
+	for _, rt := range []*http.RoundTripper{&tr.Subgraph, &tr.RPC, &tr.Quote} {
+		if *rt == nil {
+			*rt = pooledTransport(o.MaxConnsPerHost)
+		}
+	}
+	if o.Budget == nil {
+		o.Budget = replay.NewBudget(replay.DefaultBudget)
+	}
 	wrap := func(kind string, rt http.RoundTripper) http.RoundTripper {
 		if o.Metrics != nil {
 			rt = o.Metrics.Transport(kind, rt)
 		}
-		return limitTransport{rt: rt, max: o.MaxBody}
+		if kind != "quote" {
+			// The subgraph's and the node's refusals are honoured here
+			// (Retry-After passed on, no calls until it runs out); the 1inch
+			// client reads its own 429 as QUOTE_RATE_LIMITED.
+			rt = &replay.BackoffTransport{RT: rt}
+		}
+		return limitTransport{rt: rt, max: o.MaxBody, budget: o.Budget}
 	}
 	sub := &http.Client{Transport: wrap("subgraph", tr.Subgraph)}
 	rpcHTTP := &http.Client{Transport: wrap("rpc", tr.RPC)}
@@ -74,7 +102,7 @@ func connect(ch *config.Chain, tr Transports, o connectOptions) (*service.Upstre
 	}
 	return &service.Upstreams{
 		Config:    ch,
-		Subgraph:  subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout}),
+		Subgraph:  subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout, MaxBytes: o.MaxBody}),
 		Chain:     reader,
 		Positions: reader,
 		Strikes:   reader,

@@ -229,7 +229,7 @@ func classify(err error) error {
 	case errors.As(err, &httpErr):
 		return problem.Wrap(problem.RPCError, err, "the rpc node answered HTTP %d", httpErr.StatusCode)
 	case errors.As(err, &rpcErr):
-		return problem.Wrap(problem.RPCError, err, "the rpc node answered with error %d", rpcErr.ErrorCode())
+		return nodeError(problem.RPC, rpcErr, err)
 	}
 	return problem.Upstream(problem.RPC, err)
 }
@@ -388,6 +388,10 @@ func results(ok []bool, ret [][]byte) []Result {
 	return res
 }
 
+// maxDecimals bounds an ERC20's decimals: 10^77 is the largest power of ten
+// in a uint256, and a price scaled by more is no longer a finite float64.
+const maxDecimals = 77
+
 func decodeImmutables(info *MarketInfo, res [][]byte) error {
 	p, e := contracts.Pool, contracts.ERC20
 	var err error
@@ -418,6 +422,9 @@ func decodeImmutables(info *MarketInfo, res [][]byte) error {
 		return err
 	}
 	info.PutAsset.Symbol = decodeSymbol(res[7])
+	if info.CallAsset.Decimals > maxDecimals || info.PutAsset.Decimals > maxDecimals {
+		return fmt.Errorf("token decimals %d/%d above %d", info.CallAsset.Decimals, info.PutAsset.Decimals, maxDecimals)
+	}
 	pair := map[common.Address]bool{info.CallAsset.Address: true, info.PutAsset.Address: true}
 	if !pair[info.Token0] || !pair[info.Token1] || info.Token0 == info.Token1 {
 		return fmt.Errorf("pool tokens %s/%s are not the market's assets", info.Token0.Hex(), info.Token1.Hex())
@@ -430,7 +437,11 @@ func (r *Reader) slot0(ctx context.Context, pool common.Address) (PoolState, err
 	if err != nil {
 		return PoolState{}, fmt.Errorf("slot0 of %s: %w", pool.Hex(), err)
 	}
-	return decodeSlot0(raw)
+	st, err := decodeSlot0(raw)
+	if err != nil { // the same bytes on the cold path are upstream garbage too
+		return PoolState{}, upstreamGarbage(fmt.Errorf("slot0 of %s: %w", pool.Hex(), err))
+	}
+	return st, nil
 }
 
 // decodeSlot0 reads the first two words only: sqrtPriceX96 (uint160) and tick
@@ -516,4 +527,21 @@ func (r *Reader) BlockNumber(ctx context.Context) (uint64, error) {
 		return 0, classify(err)
 	}
 	return uint64(n), nil
+}
+
+// CheckChainID asks the node which chain it serves (eth_chainId) and fails
+// with 503 RPC_WRONG_CHAIN unless it is want: an RPC URL of another network
+// would otherwise be served as this chain, every answer wrong. Checked at
+// start and by readiness.
+func (r *Reader) CheckChainID(ctx context.Context, want uint64) error {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	var id hexutil.Big
+	if err := r.rpc.CallContext(ctx, &id, "eth_chainId"); err != nil {
+		return classify(err)
+	}
+	if got := (*big.Int)(&id); !got.IsUint64() || got.Uint64() != want {
+		return problem.New(problem.RPCWrongChain, "the rpc node serves chain %s, not %d", got, want)
+	}
+	return nil
 }

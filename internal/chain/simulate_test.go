@@ -136,19 +136,23 @@ func TestSimulateSequence(t *testing.T) {
 	}
 }
 
-// A node failure while simulating is the upstream's error (502 class),
-// never a revert (issue 16 item 2).
+// A node failure while simulating is the upstream's error (502, or 503
+// for a rate limit, as an HTTP 429 is), never a revert (issue 16 item 2).
 func TestSimulationNodeFailure(t *testing.T) {
 	for _, nodeErr := range []error{jsonErr{-32000, "header not found", nil}, jsonErr{-32005, "rate limited", "0x"}, jsonErr{-32603, "internal error", nil}} {
 		m := &market{nodeErr: nodeErr}
 		r := NewReader(m, Options{})
 		_, err := r.SimulateSequence(context.Background(), common.Address{1}, common.Address{2}, params(2))
+		want := problem.KindUpstreamError
+		if nodeErr.(jsonErr).code == -32005 {
+			want = problem.KindUpstreamUnavailable
+		}
 		var rev *RevertError
-		if errors.As(err, &rev) || problem.As(err).Kind() != problem.KindUpstreamError {
+		if errors.As(err, &rev) || problem.As(err).Kind() != want {
 			t.Errorf("%v: %v", nodeErr, err)
 		}
 		_, err = r.SimulateExercise(context.Background(), common.Address{1}, common.Address{2}, []byte{1, 2, 3, 4})
-		if errors.As(err, &rev) || problem.As(err).Kind() != problem.KindUpstreamError {
+		if errors.As(err, &rev) || problem.As(err).Kind() != want {
 			t.Errorf("%v: %v", nodeErr, err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"sort"
@@ -263,7 +264,7 @@ func applyEnv(c *Config, getenv func(string) string) error {
 	}
 	if v := getenv("CLAMM_RATE_LIMIT"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 {
+		if err != nil {
 			return fmt.Errorf("CLAMM_RATE_LIMIT: %q is not a rate", v)
 		}
 		c.RateLimit = f
@@ -334,13 +335,48 @@ func envChainIDs(getenv func(string) string, c *Config) []uint64 {
 	return ids
 }
 
+// maxRateLimit bounds CLAMM_RATE_LIMIT: beyond a million requests a second
+// per client a limit limits nothing.
+const maxRateLimit = 1e6
+
 // Validate checks what would otherwise fail at request time.
 func (c *Config) Validate() error {
-	if c.UpstreamTimeout <= 0 || c.RequestTimeout <= 0 {
-		return fmt.Errorf("timeouts must be positive")
+	// Each setting is checked by itself, and the error names the variable
+	// (and the file's key) so an operator knows what to fix: a value the
+	// types accept can still turn a feature off or refuse every request
+	// (CLAMM_RATE_LIMIT=Inf refused all, NaN disabled the limiter, a
+	// negative CLAMM_STALE_GRACE disabled caching).
+	for _, d := range []struct {
+		name     string
+		v        Duration
+		positive bool
+	}{
+		{"CLAMM_UPSTREAM_TIMEOUT (upstreamTimeout)", c.UpstreamTimeout, true},
+		{"CLAMM_REQUEST_TIMEOUT (requestTimeout)", c.RequestTimeout, true},
+		{"CLAMM_STRIKES_TTL (strikesTTL)", c.StrikesTTL, false},
+		{"CLAMM_HISTORY_TTL (historyTTL)", c.HistoryTTL, false},
+		{"CLAMM_PREPARE_TTL (prepareTTL)", c.PrepareTTL, false},
+		{"immutablesTTL", c.ImmutablesTTL, false},
+		{"CLAMM_STALE_GRACE (staleGrace)", c.StaleGrace, false},
+	} {
+		if d.v < 0 || (d.positive && d.v == 0) {
+			return fmt.Errorf("%s: %s must be positive", d.name, time.Duration(d.v))
+		}
 	}
-	if c.CacheMaxEntries <= 0 || c.CacheMaxBytes <= 0 {
-		return fmt.Errorf("cacheMaxEntries and cacheMaxBytes must be positive")
+	if c.CacheMaxEntries <= 0 {
+		return fmt.Errorf("CLAMM_CACHE_MAX_ENTRIES (cacheMaxEntries): %d must be positive", c.CacheMaxEntries)
+	}
+	if c.CacheMaxBytes <= 0 {
+		return fmt.Errorf("CLAMM_CACHE_MAX_BYTES (cacheMaxBytes): %d must be positive", c.CacheMaxBytes)
+	}
+	if math.IsNaN(c.RateLimit) || math.IsInf(c.RateLimit, 0) || c.RateLimit < 0 || c.RateLimit > maxRateLimit {
+		return fmt.Errorf("CLAMM_RATE_LIMIT (rateLimit): %v is not a rate between 0 (off) and %g requests a second", c.RateLimit, float64(maxRateLimit))
+	}
+	if c.RateBurst < 0 || (c.RateLimit > 0 && c.RateBurst == 0) {
+		return fmt.Errorf("CLAMM_RATE_BURST (rateBurst): %d must be at least 1 with a rate limit", c.RateBurst)
+	}
+	if c.MaxFills < 0 {
+		return fmt.Errorf("CLAMM_MAX_FILLS (maxFills): %d must be positive (0: the default)", c.MaxFills)
 	}
 	for id, ch := range c.Chains {
 		ch.ID = id

@@ -106,3 +106,30 @@ func TestHookRulesAndMantleHandlers(t *testing.T) {
 		t.Fatalf("label string: %v", err)
 	}
 }
+
+// Values the types accept but that would turn a feature off or refuse
+// every request are refused at start, naming the variable.
+func TestBadValuesAreRefusedNamingTheVariable(t *testing.T) {
+	for _, c := range []struct{ name, value string }{
+		{"CLAMM_RATE_LIMIT", "Inf"},
+		{"CLAMM_RATE_LIMIT", "NaN"},
+		{"CLAMM_RATE_LIMIT", "-1"},
+		{"CLAMM_RATE_LIMIT", "1e300"},
+		{"CLAMM_STALE_GRACE", "-5s"},
+		{"CLAMM_STRIKES_TTL", "-1s"},
+		{"CLAMM_REQUEST_TIMEOUT", "0s"},
+		{"CLAMM_UPSTREAM_TIMEOUT", "-1s"},
+		{"CLAMM_CACHE_MAX_BYTES", "-1"},
+		{"CLAMM_CACHE_MAX_ENTRIES", "0"},
+		{"CLAMM_RATE_BURST", "-3"},
+		{"CLAMM_MAX_FILLS", "-1"},
+	} {
+		_, err := Load(env(map[string]string{c.name: c.value}))
+		if err == nil || !strings.Contains(err.Error(), c.name) {
+			t.Errorf("%s=%s: %v", c.name, c.value, err)
+		}
+	}
+	if _, err := Load(env(map[string]string{"CLAMM_RATE_LIMIT": "0", "CLAMM_RATE_BURST": "0", "CLAMM_STALE_GRACE": "0s"})); err != nil {
+		t.Errorf("zeros that mean off: %v", err)
+	}
+}

@@ -42,6 +42,10 @@ var (
 	RouteNotFound    = declare("NOT_FOUND", KindNotFound, "no such route")
 	MethodNotAllowed = declare("METHOD_NOT_ALLOWED", KindMethodNotAllowed, "anything but GET/HEAD")
 	RateLimited      = declare("RATE_LIMITED", KindRateLimited, "the client is over its rate limit")
+	HeadersTooLarge  = declare("HEADERS_TOO_LARGE", KindHeaderTooLarge, "the request's header fields are over 16 KiB")
+	// ClientClosed is never sent: it names, in the access log and metrics,
+	// a request whose client hung up before its answer was ready.
+	ClientClosed = declare("CLIENT_CLOSED", KindClientClosed, "the client hung up before its answer was ready; logged and counted as 499, never sent")
 )
 
 // What the protocol says about the market and the option.
@@ -78,6 +82,7 @@ var (
 	RPCError              = declare("RPC_ERROR", KindUpstreamError, "the RPC node answered with an error or with data that does not decode")
 	RPCUnavailable        = declare("RPC_UNAVAILABLE", KindUpstreamUnavailable, "the RPC node is unreachable or refuses (429/503)")
 	RPCTimeout            = declare("RPC_TIMEOUT", KindUpstreamTimeout, "the RPC node did not answer in time")
+	RPCWrongChain         = declare("RPC_WRONG_CHAIN", KindUpstreamUnavailable, "the RPC node serves another chain than the one it is configured for (readiness; at start the gateway refuses to run)")
 )
 
 // The gateway's own limits and configuration.

@@ -12,11 +12,32 @@ import (
 	"net"
 	"net/url"
 	"syscall"
+	"time"
 )
 
 // ErrNotRecorded is wrapped by the fixture replays when a request has no
 // recorded answer; Upstream turns it into NOT_RECORDED.
 var ErrNotRecorded = errors.New("no recorded answer for this upstream request")
+
+// ErrOverloaded is wrapped when the gateway's bound on upstream answer
+// bytes held at once is spent: the gateway's limit, not the upstream's.
+var ErrOverloaded = errors.New("upstream answers in flight are at the gateway's memory bound")
+
+// BackoffError is an upstream refusing (429/503) with a Retry-After, or a
+// request not sent because that refusal has not run out yet.
+type BackoffError struct {
+	Status int           // the refusal's HTTP status
+	Wait   time.Duration // until the upstream said to come back, from now
+}
+
+func (e *BackoffError) Error() string {
+	return fmt.Sprintf("upstream refused (HTTP %d); back off for %s", e.Status, e.Wait)
+}
+
+// ErrTooLarge is wrapped when an upstream's answer is larger than the
+// gateway reads (announced by Content-Length or found while reading): the
+// upstream answered wrongly (502), it is not unreachable.
+var ErrTooLarge = errors.New("upstream answer too large")
 
 // Kind classifies an error; the gateway maps each kind to one HTTP status.
 type Kind int
@@ -32,6 +53,8 @@ const (
 	KindUpstreamError                   // 502: an upstream answered, but with an error or garbage
 	KindUpstreamUnavailable             // 503: an upstream could not be reached, or is not configured
 	KindUpstreamTimeout                 // 504: an upstream did not answer in time
+	KindHeaderTooLarge                  // 431: the request's header fields are over the gateway's bound
+	KindClientClosed                    // 499 in logs and metrics: the client went away; nothing is sent
 )
 
 // Error is what every layer returns. Code is one of the catalogue's
@@ -42,6 +65,9 @@ type Error struct {
 	Param   string
 	// Err is the underlying cause, kept for logs and errors.Is; never shown to clients.
 	Err error
+	// RetryAfter, if set, is how long the client should wait (an
+	// upstream's own Retry-After, passed on); otherwise the gateway's default.
+	RetryAfter time.Duration
 }
 
 // Kind is the code's kind; an Error without a code is Internal.
@@ -110,9 +136,18 @@ func Upstream(src Source, err error) *Error {
 		return e
 	}
 	err = stripURL(err)
+	var backoff *BackoffError
 	switch {
 	case errors.Is(err, ErrNotRecorded):
 		return Wrap(NotRecorded, err, "the embedded demo has no recorded %s answer for this request", src.Name)
+	case errors.As(err, &backoff):
+		e := Wrap(src.Unavailable, err, "the %s refused the request; it asks to retry after %ds", src.Name, int(backoff.Wait/time.Second))
+		e.RetryAfter = backoff.Wait
+		return e
+	case errors.Is(err, ErrOverloaded):
+		return Wrap(Overloaded, err, "the gateway is at its bound on upstream answers held in memory; retry shortly")
+	case errors.Is(err, ErrTooLarge):
+		return Wrap(src.Error, err, "the %s answered more than the gateway accepts", src.Name)
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
 		return Wrap(src.Timeout, err, "the %s did not answer in time", src.Name)
 	case errors.Is(err, context.Canceled):

@@ -14,6 +14,11 @@ type Prober interface {
 	BlockNumber(ctx context.Context) (uint64, error)
 }
 
+// ChainChecker confirms the node serves the configured chain.
+type ChainChecker interface {
+	CheckChainID(ctx context.Context, want uint64) error
+}
+
 // MetaReader is the subgraph's _meta query.
 type MetaReader interface {
 	Meta(ctx context.Context) (subgraph.Meta, error)
@@ -31,7 +36,8 @@ type ChainReadiness struct {
 }
 
 // Readiness probes every configured chain in parallel: the subgraph answers
-// _meta without indexing errors, the RPC node answers eth_blockNumber, and
+// _meta without indexing errors, the RPC node serves the configured chain
+// id (eth_chainId) and answers eth_blockNumber, and
 // the subgraph's block is at most maxLag blocks behind the node's head.
 // Chains without upstreams are listed as not configured and do not make
 // the gateway unready.
@@ -66,9 +72,15 @@ func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) ChainRe
 	r := ChainReadiness{ChainID: id, Configured: true}
 	var head uint64
 	var meta subgraph.Meta
-	var headErr, metaErr error
+	var headErr, metaErr, chainErr error
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		if c, ok := up.Chain.(ChainChecker); ok {
+			chainErr = c.CheckChainID(ctx, id)
+		}
+	}()
 	go func() {
 		defer wg.Done()
 		if p, ok := up.Chain.(Prober); ok {
@@ -82,6 +94,9 @@ func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) ChainRe
 		}
 	}()
 	wg.Wait()
+	if chainErr != nil {
+		r.Problems = append(r.Problems, problem.As(chainErr).Code.Name())
+	}
 	if headErr != nil {
 		r.Problems = append(r.Problems, problem.As(headErr).Code.Name())
 	}

@@ -77,11 +77,13 @@ func (u *UniV3) Quote(ctx context.Context, reqs []Request) ([]Quote, error) {
 		if el.Error != nil {
 			// Only a revert means QuoterV2 cannot quote (no pool, not
 			// enough liquidity); every JSON-RPC error carries ErrorData, so
-			// that alone proves nothing: a node failure is QUOTE_ERROR.
-			if chain.IsRevert(el.Error) {
-				return nil, problem.Wrap(problem.QuoteFailed, el.Error, "QuoterV2 cannot quote leg %d (no pool or not enough liquidity at fee %d)", i, reqs[i].Fee)
+			// that alone proves nothing: a node failure is the upstream
+			// error it is (chain.CallError: 502, 503 rate limited, 504).
+			err := chain.CallError(problem.Quote, el.Error)
+			if errors.As(err, new(*chain.RevertError)) {
+				return nil, problem.Wrap(problem.QuoteFailed, err, "QuoterV2 cannot quote leg %d (no pool or not enough liquidity at fee %d)", i, reqs[i].Fee)
 			}
-			return nil, problem.Wrap(problem.QuoteError, el.Error, "the rpc node failed the quote of leg %d", i)
+			return nil, fmt.Errorf("quote of leg %d: %w", i, err)
 		}
 		vals, err := contracts.QuoterV2.Unpack("quoteExactInputSingle", outs[i])
 		if err != nil || len(vals) != 4 {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -61,7 +63,7 @@ func TestBatchWithOneFailedElement(t *testing.T) {
 		{revertErr{}, problem.QuoteFailed},
 		{errors.New("header not found"), problem.QuoteError},
 		{nodeErr{-32000, "header not found"}, problem.QuoteError},
-		{nodeErr{-32005, "rate limit exceeded"}, problem.QuoteError},
+		{nodeErr{-32005, "rate limit exceeded"}, problem.QuoteUnavailable}, // a refusal: 503, as an HTTP 429 is
 		{nodeErr{-32603, "internal error"}, problem.QuoteError},
 	} {
 		q.RPC = batch{errs: []error{nil, c.err}}
@@ -83,5 +85,37 @@ func TestBatchWithOneFailedElement(t *testing.T) {
 	want, _ := clamm.UniV3SwapData(0, big.NewInt(792))
 	if err != nil || minOut.Int64() != 792 || string(sd) != string(want) {
 		t.Fatalf("final: %v %s %x", err, minOut, sd)
+	}
+}
+
+// Through go-ethereum's client, as in production: every JSON-RPC error of a
+// batch element carries ErrorData(), and only a revert is QUOTE_FAILED; a
+// node failure is the upstream error it is.
+func TestBatchNodeFailuresAreNotReverts(t *testing.T) {
+	node := chaintest.NewNode()
+	srv := httptest.NewServer(node)
+	defer srv.Close()
+	c, err := rpc.DialHTTP(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	slip, _ := clamm.ParseSlippage("1", 50)
+	reqs := []Request{{AmountIn: big.NewInt(1), Slippage: slip}}
+	q := &UniV3{RPC: c, Quoter: common.HexToAddress("0x61fFE014bA17989E743c5F6cB21bF9697530B21e")}
+	for _, tc := range []struct {
+		fault chaintest.RPCError
+		code  *problem.Code
+	}{
+		{chaintest.RPCError{Code: 3, Message: "execution reverted", Data: "0x"}, problem.QuoteFailed},
+		{chaintest.RPCError{Code: -32000, Message: "header not found"}, problem.QuoteError},
+		{chaintest.RPCError{Code: -32005, Message: "rate limit exceeded"}, problem.QuoteUnavailable},
+		{chaintest.RPCError{Code: -32603, Message: "internal error"}, problem.QuoteError},
+	} {
+		fault := tc.fault
+		node.CallFault = func(string) *chaintest.RPCError { return &fault }
+		if _, err := q.Quote(context.Background(), reqs); problem.As(err).Code != tc.code {
+			t.Errorf("%+v: %v, want %s", tc.fault, err, tc.code)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package mappinghosttest
 
 import (
 	"context"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 // store, numbering log indexes within a block as a node would.
 type chain struct {
 	t      *testing.T
+	seeds  map[common.Address]*big.Int // slot0 sqrtPriceX96 answers by pool
 	store  *Store
 	hosts  map[string]*Host
 	block  Block
@@ -31,13 +33,35 @@ func newChain(t *testing.T, call Call) *chain {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &chain{t: t, store: store, hosts: map[string]*Host{}}
+	c := &chain{t: t, store: store, hosts: map[string]*Host{}, seeds: map[common.Address]*big.Int{}}
+	pool, err := ABI("Pool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot0 := pool.Methods["slot0"]
+	next := call
+	// slot0() of a pool answers the test's seed price (2^96, price 1, when
+	// none is set) with the real getter's leading outputs
+	call = func(to common.Address, data []byte, block uint64) ([]byte, bool, error) {
+		if len(data) >= 4 && string(data[:4]) == string(slot0.ID) {
+			seed := c.seeds[to]
+			if seed == nil {
+				seed = new(big.Int).Lsh(big.NewInt(1), 96)
+			}
+			out, err := slot0.Outputs.Pack(seed, big.NewInt(0))
+			return out, false, err
+		}
+		if next == nil {
+			return nil, false, fmt.Errorf("unexpected eth_call %x to %s", data[:4], to)
+		}
+		return next(to, data, block)
+	}
 	for _, ds := range []string{"HandlerV2_uniswap", "HandlerV2_pancake", "HandlerV1_uniswap", "OptionMarketV2_0x501b", "OptionMarketV1_0x764f", "Pool"} {
-		path, err := WasmPath(ds)
+		src, err := LoadDataSource(ds)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := New(context.Background(), path, store, Options{Call: call})
+		h, err := New(context.Background(), src.Wasm, store, Options{Call: call, ABIs: src.ABIs})
 		if err != nil {
 			t.Fatal(err)
 		}

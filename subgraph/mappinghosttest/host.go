@@ -41,32 +41,6 @@ func Dir() string {
 // BuildHint says how to produce the build output the tests run.
 const BuildHint = "build the subgraph first: npm ci --prefix subgraph && npm run --prefix subgraph build"
 
-// WasmPath is the compiled mapping of a data source or template of the
-// Arbitrum build, as build/subgraph.yaml names it (graph build compiles each
-// mapping file once and points every data source using it at that file).
-func WasmPath(name string) (string, error) {
-	manifest := filepath.Join(Dir(), "build", "subgraph.yaml")
-	raw, err := os.ReadFile(manifest)
-	if errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("%s is missing: %s", manifest, BuildHint)
-	}
-	if err != nil {
-		return "", err
-	}
-	current := ""
-	for _, line := range strings.Split(string(raw), "\n") {
-		if strings.HasPrefix(line, "    name: ") {
-			current = strings.TrimSpace(strings.TrimPrefix(line, "    name: "))
-			continue
-		}
-		trimmed := strings.TrimSpace(line)
-		if current == name && strings.HasPrefix(trimmed, "file: ") && strings.HasSuffix(trimmed, ".wasm") {
-			return filepath.Join(Dir(), "build", strings.TrimPrefix(trimmed, "file: ")), nil
-		}
-	}
-	return "", fmt.Errorf("%s names no data source or template %s", manifest, name)
-}
-
 // Store is the entity store shared by every data source of one test.
 type Store struct {
 	schema   *schema
@@ -180,6 +154,9 @@ type Host struct {
 type Options struct {
 	// Call answers ethereum.call; nil makes any call a test failure.
 	Call Call
+	// ABIs are the names the data source lists under mapping.abis: as in
+	// Graph Node, ethereum.call can bind only those.
+	ABIs []string
 }
 
 // hostFuncs are the Graph Node functions this host provides, by import name.
@@ -206,7 +183,7 @@ var hostFuncs = map[string]func(h *Host, args []uint64) uint64{
 }
 
 // New compiles and instantiates the wasm at path against store, with the
-// ABIs of the subgraph's abis/ directory for ethereum.call.
+// data source's ABIs (opt.ABIs, from subgraph/abis) for ethereum.call.
 func New(ctx context.Context, path string, store *Store, opt Options) (*Host, error) {
 	code, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -219,7 +196,15 @@ func New(ctx context.Context, path string, store *Store, opt Options) (*Host, er
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{store: store, abis: abis, call: opt.Call, ctx: ctx}
+	declared := map[string]abi.ABI{}
+	for _, name := range opt.ABIs {
+		a, ok := abis[name]
+		if !ok {
+			return nil, fmt.Errorf("the data source lists ABI %s, which subgraph/abis lacks", name)
+		}
+		declared[name] = a
+	}
+	h := &Host{store: store, abis: declared, call: opt.Call, ctx: ctx}
 	rt := wazero.NewRuntime(ctx)
 	h.rt = rt
 	compiled, err := rt.CompileModule(ctx, code)

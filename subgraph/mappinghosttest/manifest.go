@@ -17,7 +17,8 @@ import (
 type DataSource struct {
 	Name     string
 	Wasm     string
-	ABI      string
+	ABI      string   // source.abi: the events' ABI
+	ABIs     []string // mapping.abis: what ethereum.call may bind
 	Handlers map[common.Hash]EventHandler
 }
 
@@ -60,6 +61,8 @@ func LoadDataSource(name string) (*DataSource, error) {
 			continue
 		}
 		switch {
+		case strings.HasPrefix(line, "        - name: "):
+			ds.ABIs = append(ds.ABIs, strings.TrimPrefix(line, "        - name: "))
 		case strings.HasPrefix(line, "      abi: "):
 			ds.ABI = strings.TrimPrefix(line, "      abi: ")
 		case strings.HasPrefix(trimmed, "file: ") && strings.HasSuffix(trimmed, ".wasm"):

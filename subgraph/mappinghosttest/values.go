@@ -116,7 +116,7 @@ func (h *Host) ethereumCall(a []uint64) uint64 {
 	sig := hp.readString(hp.u32(p + 12))
 	parsed, ok := h.abis[contract]
 	if !ok {
-		h.fail("ethereum.call: no ABI named %s", contract)
+		h.fail("ethereum.call: Could not find ABI for contract \"%s\", try adding it to the 'abis' section of the subgraph manifest", contract)
 	}
 	method, ok := parsed.Methods[fnName]
 	if !ok {

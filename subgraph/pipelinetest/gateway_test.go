@@ -23,18 +23,28 @@ import (
 // its RPC) for each owner's exercise history, and checks every record
 // against the receipts and the chain: amounts from LogExerciseOption, ttl
 // from opData, the exercise price from the swap the exercise made.
-func gatewayHistory(t *testing.T, p *pt.Protocol, ix *Indexer, exercised map[common.Address][]*types.Receipt) {
+//
+// created maps each exercised option's id to the receipt that created it:
+// its premium is that receipt's LogMintOption.premiumAmount (0 for a split
+// option, whose premium was paid for its parent), its ttl runs from that
+// block's time.
+func gatewayHistory(t *testing.T, p *pt.Protocol, ix *Indexer, exercised map[common.Address][]*types.Receipt, created map[string]*types.Receipt) {
 	t.Helper()
 	sub := httptest.NewServer(ix.Serve())
 	defer sub.Close()
 	node := httptest.NewServer(RPCHandler(p.Chain.RPC()))
 	defer node.Close()
+	// the gateway as the command builds it (internal/app), live on chain
+	// 42161 with these two URLs
 	cfg := config.Default()
 	ch := cfg.Chains[42161]
 	ch.SubgraphURL, ch.RPCURL = sub.URL, node.URL
 	a, err := app.New(app.Options{Config: cfg})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if a.Modes[42161] != app.ModeLive {
+		t.Fatalf("chain 42161 served as %q", a.Modes[42161])
 	}
 	gw := a.Server
 	for owner, rcs := range exercised {
@@ -59,11 +69,22 @@ func gatewayHistory(t *testing.T, p *pt.Protocol, ix *Indexer, exercised map[com
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := ix.Store.Get("Option", strings.ToLower(p.Market.Hex())+"-"+id.String())
-			wantTTL := new(big.Int).Sub(d.Expiry, o["mintTimestamp"].Big).Int64()
+			mint := created[id.String()]
+			if mint == nil {
+				t.Fatalf("no creation receipt for option %s", id)
+			}
+			premium := "0"
+			if ev := p.Find(mint, "LogMintOption"); ev != nil {
+				premium = ev.Args["premiumAmount"].(*big.Int).String()
+			}
+			minted, err := p.Chain.Client().HeaderByNumber(t.Context(), mint.BlockNumber)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantTTL := new(big.Int).Sub(d.Expiry, new(big.Int).SetUint64(minted.Time)).Int64()
 			want := map[string]any{
 				"optionId": id.String(), "profit": ex.Args["totalProfit"].(*big.Int).String(),
-				"size": ex.Args["totalAssetRelocked"].(*big.Int).String(), "premium": o["premium"].Big.String(),
+				"size": ex.Args["totalAssetRelocked"].(*big.Int).String(), "premium": premium,
 				"timestamp": big.NewInt(int64(header.Time)).String(), "txHash": strings.ToLower(rc.TxHash.Hex()),
 				"type": map[bool]string{true: "call", false: "put"}[d.IsCall], "ttl": float64(wantTTL),
 			}

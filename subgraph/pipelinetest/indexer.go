@@ -36,7 +36,7 @@ type Indexer struct {
 	t       testing.TB
 	chain   *protocoltest.Chain
 	Store   *mappinghosttest.Store
-	hosts   map[string]*mappinghosttest.Host // by wasm path: one instance per compiled mapping
+	hosts   map[string]*mappinghosttest.Host // by data source name: its mapping with its ABIs
 	sources map[common.Address]*source
 	created map[*mappinghosttest.Host]int
 	next    uint64
@@ -65,14 +65,14 @@ func (ix *Indexer) Watch(addr common.Address, name string) {
 	if err != nil {
 		ix.t.Fatal(err)
 	}
-	h, ok := ix.hosts[ds.Wasm]
+	h, ok := ix.hosts[ds.Name]
 	if !ok {
-		h, err = mappinghosttest.New(context.Background(), ds.Wasm, ix.Store, mappinghosttest.Options{Call: ix.call})
+		h, err = mappinghosttest.New(context.Background(), ds.Wasm, ix.Store, mappinghosttest.Options{Call: ix.call, ABIs: ds.ABIs})
 		if err != nil {
 			ix.t.Fatal(err)
 		}
 		ix.t.Cleanup(h.Close)
-		ix.hosts[ds.Wasm] = h
+		ix.hosts[ds.Name] = h
 	}
 	ix.sources[addr] = &source{ds: ds, host: h}
 }

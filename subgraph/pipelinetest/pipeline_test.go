@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -111,9 +112,11 @@ func checkExercise(t *testing.T, p *pt.Protocol, ix *Indexer, rc *types.Receipt,
 
 // One market's life on the simulated EVM, indexed by the compiled mappings:
 // a call and a put, a fee compound, a split, a transfer, a partial exercise
-// by a delegate, the split option's exercise by its owner, a reservation
-// and its withdrawal, the unuse overflow branch, and a mint and an exercise
-// in one block. After each stage every range equals the handler's getter.
+// by a delegate, a reservation, the unuse overflow branch, a mint and an
+// exercise (of the split option, by its owner) in one block, and the put's
+// exercise. After each stage every range equals the handler's getter; at
+// the end the gateway's client and the gateway itself read the store
+// through the fake Graph Node.
 func TestPipelineNormalMarket(t *testing.T) { pipeline(t, pt.Config{}) }
 
 // The same on an inverted market (the call asset is token1).
@@ -151,12 +154,12 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	checkStrikes(t, p, ix, ranges)
 
 	tl, tu := rCall.TickLower, rCall.TickUpper
-	callID, _, err := p.Buy(buyer, pt.Option{IsCall: true, TickLower: tl, TickUpper: tu, TTL: 7 * 3600, Legs: []pt.Leg{{Range: rCall, Liquidity: lCall}}})
+	callID, rcCallMint, err := p.Buy(buyer, pt.Option{IsCall: true, TickLower: tl, TickUpper: tu, TTL: 7 * 3600, Legs: []pt.Leg{{Range: rCall, Liquidity: lCall}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tl, tu = rPut.TickLower, rPut.TickUpper
-	putID, _, err := p.Buy(buyer, pt.Option{IsCall: false, TickLower: tl, TickUpper: tu, TTL: 7 * 3600, Legs: []pt.Leg{{Range: rPut, Liquidity: new(big.Int).Div(lPut, big.NewInt(2))}}})
+	putID, rcPutMint, err := p.Buy(buyer, pt.Option{IsCall: false, TickLower: tl, TickUpper: tu, TTL: 7 * 3600, Legs: []pt.Leg{{Range: rPut, Liquidity: new(big.Int).Div(lPut, big.NewInt(2))}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +193,7 @@ func pipeline(t *testing.T, cfg pt.Config) {
 
 	// split half the call off to `other`, transfer the rest to the trader
 	half := new(big.Int).Div(lCall, big.NewInt(2))
-	splitID, _, err := p.Split(buyer, callID, other.Addr, []*big.Int{half})
+	splitID, rcSplit, err := p.Split(buyer, callID, other.Addr, []*big.Int{half})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,10 +271,25 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	checkExercise(t, p, ix, rcs[1], other.Addr)
 	checkStrikes(t, p, ix, ranges)
 
+	// the price swings through the put range: the put's owner exercises it
+	if _, err := p.SwapToTick(trader, p.Fee, tick+putSide*300); err != nil {
+		t.Fatal(err)
+	}
+	rcPut, err := p.Exercise(buyer, putID, []pt.ExerciseLeg{{Swapper: p.Swapper, SwapData: swap, Liquidity: new(big.Int).Div(lPut, big.NewInt(2))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Sync()
+	checkExercise(t, p, ix, rcPut, buyer.Addr)
+	checkOption(t, p, ix, putID, "Exercised")
+	checkStrikes(t, p, ix, ranges)
+
 	// the gateway's own client, through the fake Graph Node serving the store
-	exercised := map[common.Address][]*types.Receipt{trader.Addr: {rcDelegated}, other.Addr: {rcs[1]}}
+	exercised := map[common.Address][]*types.Receipt{trader.Addr: {rcDelegated}, other.Addr: {rcs[1]}, buyer.Addr: {rcPut}}
 	gatewayReads(t, p, ix, ranges, exercised)
-	gatewayHistory(t, p, ix, exercised)
+	created := map[string]*types.Receipt{callID.String(): rcCallMint, splitID.String(): rcSplit, putID.String(): rcPutMint}
+	gatewayHistory(t, p, ix, exercised, created)
+	checkDaily(t, p, ix)
 
 	// every option the market minted or split is indexed, none left pending
 	if n := len(ix.Store.All("Option")); n != 4 {
@@ -334,6 +352,85 @@ func gatewayReads(t *testing.T, p *pt.Protocol, ix *Indexer, ranges []pt.Range, 
 			if e.Option.TickLower != d.TickLower || e.Option.TickUpper != d.TickUpper || e.Option.Expiry.Cmp(d.Expiry) != 0 || e.Option.IsCall != d.IsCall {
 				t.Errorf("%s exercise %d option %+v, opData %+v", owner, i, e.Option, d)
 			}
+		}
+	}
+}
+
+// checkDaily: each range's daily donation and compound records sum the
+// handler's LogDonation / LogFeeCompound events of that UTC day (decoded
+// with the test protocol's own ABI), and carry the pool's price after the
+// day's last one: slot0 at the end of its block, where no later swap in that
+// block moved it.
+func checkDaily(t *testing.T, p *pt.Protocol, ix *Indexer) {
+	t.Helper()
+	ctx := context.Background()
+	a := pt.HandlerV2.ABI
+	logs, err := p.Chain.Client().FilterLogs(ctx, ethereum.FilterQuery{Addresses: []common.Address{p.Handler},
+		Topics: [][]common.Hash{{a.Events["LogDonation"].ID, a.Events["LogFeeCompound"].ID}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := pt.Uniswap("pool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type day struct {
+		sum  *big.Int
+		last types.Log
+	}
+	days := map[string]*day{}
+	for _, lg := range logs {
+		name, field, typ := "LogDonation", "liquidityDonated", "DailyDonation"
+		if lg.Topics[0] == a.Events["LogFeeCompound"].ID {
+			name, field, typ = "LogFeeCompound", "liquidity", "DailyFeeCompound"
+		}
+		vals := map[string]any{}
+		if err := a.UnpackIntoMap(vals, name, lg.Data); err != nil {
+			t.Fatal(err)
+		}
+		ref := ix.Store.Get("StrikeRef", lower(p.Handler)+"-"+vals["tokenId"].(*big.Int).String())
+		header, err := p.Chain.Client().HeaderByNumber(ctx, new(big.Int).SetUint64(lg.BlockNumber))
+		if err != nil || ref == nil {
+			t.Fatalf("log %d/%d: %v, ref %v", lg.BlockNumber, lg.Index, err, ref)
+		}
+		key := typ + "/" + ref["strike"].Str + "-" + big.NewInt(int64(header.Time-header.Time%86400)).String()
+		d := days[key]
+		if d == nil {
+			d = &day{sum: new(big.Int)}
+			days[key] = d
+		}
+		d.sum.Add(d.sum, vals[field].(*big.Int))
+		d.last = lg
+	}
+	if len(days) < 3 {
+		t.Fatalf("setup: %d daily records", len(days))
+	}
+	for key, d := range days {
+		typ, id, _ := strings.Cut(key, "/")
+		e := ix.Store.Get(typ, id)
+		amount := map[string]string{"DailyDonation": "donation", "DailyFeeCompound": "compound"}[typ]
+		if e == nil || e[amount].Big.Cmp(d.sum) != 0 {
+			t.Errorf("%s %s: %v, events sum %s", typ, id, e, d.sum)
+			continue
+		}
+		blockLogs, err := p.Chain.Client().FilterLogs(ctx, ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(d.last.BlockNumber),
+			ToBlock: new(big.Int).SetUint64(d.last.BlockNumber), Addresses: []common.Address{p.Pool}, Topics: [][]common.Hash{{pool.ABI.Events["Swap"].ID}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(blockLogs); n > 0 && blockLogs[n-1].Index > d.last.Index {
+			continue // a later swap in the block: the end-of-block price is not the record's
+		}
+		out, err := p.Chain.Client().CallContract(ctx, ethereum.CallMsg{To: &p.Pool, Data: pool.ABI.Methods["slot0"].ID}, new(big.Int).SetUint64(d.last.BlockNumber))
+		if err != nil {
+			t.Fatal(err)
+		}
+		slot0, err := pool.ABI.Unpack("slot0", out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e["sqrtPriceX96"].Big.Cmp(slot0[0].(*big.Int)) != 0 {
+			t.Errorf("%s %s: sqrtPriceX96 %s, slot0 after its block %s", typ, id, e["sqrtPriceX96"].Big, slot0[0])
 		}
 	}
 }

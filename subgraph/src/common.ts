@@ -2,6 +2,7 @@
 import { Address, BigInt, Bytes, ethereum } from '@graphprotocol/graph-ts';
 import { Pool } from '../generated/schema';
 import { Pool as PoolTemplate } from '../generated/templates';
+import { Pool as PoolContract } from '../generated/templates/Pool/Pool';
 
 export const ZERO = BigInt.zero();
 export const DAY = 86400;
@@ -18,13 +19,19 @@ export function hex(a: Bytes): string {
 }
 
 // The Pool entity of an address, created (with a data source following its
-// Swap events) the first time a market or handler names it.
+// Swap events) the first time a market or handler names it. Its price is
+// seeded from slot0() read at the end of that block (the one eth_call whose
+// value can change within a block: exact unless the pool swaps later in the
+// same block, whose Swap events then update it); from then on its own Swap
+// events keep it. slot0 is declared with its first two outputs only, which
+// Uniswap, PancakeSwap (a wider feeProtocol) and their forks share.
 export function ensurePool(address: Address): Pool {
   let pool = Pool.load(hex(address));
   if (pool == null) {
     pool = new Pool(hex(address));
-    pool.sqrtPriceX96 = ZERO;
-    pool.tick = 0;
+    const slot0 = PoolContract.bind(address).try_slot0();
+    pool.sqrtPriceX96 = slot0.reverted ? ZERO : slot0.value.getSqrtPriceX96();
+    pool.tick = slot0.reverted ? 0 : slot0.value.getTick();
     pool.lastSwapBlock = ZERO;
     pool.save();
     PoolTemplate.create(address);

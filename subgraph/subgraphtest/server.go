@@ -12,6 +12,7 @@ import (
 	"math/big"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -82,6 +83,10 @@ type Server struct {
 	// Fail, when set, is asked before each query; a non-nil answer is sent
 	// instead of the data: an HTTP status (Status) or a GraphQL errors body.
 	Fail func(operation string) *Failure
+	// Rewrite, when set, is given each data answer as it would be sent and
+	// sends what it returns instead: hostile answers (huge or negative
+	// numbers, bodies of any size, fuzzed bytes) in Graph Node's framing.
+	Rewrite func(operation string, body []byte) []byte
 
 	requests atomic.Int64
 	lastVars map[string]map[string]any
@@ -98,6 +103,10 @@ func (s *Server) LastVariables(operation string) map[string]any {
 type Failure struct {
 	Status int      // HTTP status; 0 means 200 with Errors
 	Errors []string // GraphQL error messages
+	// RetryAfter, if set, is sent as the Retry-After header.
+	RetryAfter string
+	// Body, if set, is the raw body sent with Status (an error page).
+	Body string
 }
 
 // Requests counts queries received.
@@ -119,8 +128,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.Fail != nil {
 		if f := s.Fail(req.OperationName); f != nil {
+			if f.RetryAfter != "" {
+				w.Header().Set("Retry-After", f.RetryAfter)
+			}
 			if f.Status != 0 {
 				w.WriteHeader(f.Status)
+				_, _ = w.Write([]byte(f.Body))
 				return
 			}
 			writeErrors(w, f.Errors...)
@@ -158,7 +171,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"hasIndexingErrors": false,
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"data": data})
+	body, _ := json.Marshal(map[string]any{"data": data})
+	body = append(body, '\n') // as json.Encoder writes it, and the recordings hold
+	if s.Rewrite != nil {
+		// A rewritten answer is announced by Content-Length, as Graph
+		// Node does for a body it has whole.
+		body = s.Rewrite(req.OperationName, body)
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	_, _ = w.Write(body)
 }
 
 func writeErrors(w http.ResponseWriter, msgs ...string) {

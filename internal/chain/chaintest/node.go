@@ -6,6 +6,7 @@
 package chaintest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -47,6 +48,8 @@ type Pool struct {
 	TickSpacing    int
 	SqrtPriceX96   *big.Int
 	Tick           int
+	// Slot0Raw, if set, is slot0's return data as is (short, out of range).
+	Slot0Raw []byte
 }
 
 // Token is an ERC20's metadata.
@@ -76,6 +79,16 @@ type Node struct {
 	// Fail, when set, is asked before each JSON-RPC request is answered; a
 	// non-zero status makes the node answer that HTTP status instead.
 	Fail func(method string) (status int)
+	// ChainID is what eth_chainId answers (0: Arbitrum One, 42161).
+	ChainID uint64
+	// Rewrite, when set, is given the return data of each successful
+	// eth_call (to is zero for a ChainedRead) and sends what it returns
+	// instead: short, out-of-range or fuzzed answers.
+	Rewrite func(to common.Address, data, ret []byte) []byte
+	// CallFault, when set, is asked before each JSON-RPC element is
+	// answered; a non-nil answer is sent as that element's error: the node
+	// failing ("header not found", -32005 rate limit), not the contract.
+	CallFault func(method string) *RPCError
 	// NoCreateCalls makes the node refuse eth_call without `to` (as some
 	// providers might), so the gateway's Multicall3 fallback is exercised.
 	NoCreateCalls bool
@@ -119,10 +132,11 @@ type rpcResponse struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Result  any             `json:"result,omitempty"`
-	Error   *rpcError       `json:"error,omitempty"`
+	Error   *RPCError       `json:"error,omitempty"`
 }
 
-type rpcError struct {
+// RPCError is a JSON-RPC error object as a node sends it.
+type RPCError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 	Data    string `json:"data,omitempty"`
@@ -169,9 +183,19 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (n *Node) answer(req rpcRequest) rpcResponse {
 	resp := rpcResponse{JSONRPC: "2.0", ID: req.ID}
+	if n.CallFault != nil {
+		if e := n.CallFault(req.Method); e != nil {
+			resp.Error = e
+			return resp
+		}
+	}
 	switch req.Method {
 	case "eth_chainId":
-		resp.Result = "0xa4b1"
+		id := n.ChainID
+		if id == 0 {
+			id = 42161
+		}
+		resp.Result = hexutil.EncodeUint64(id)
 	case "eth_blockNumber":
 		n.mu.Lock()
 		resp.Result = hexutil.EncodeUint64(n.BlockNumber)
@@ -184,7 +208,7 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 			Data hexutil.Bytes  `json:"data"`
 		}
 		if len(req.Params) < 1 || json.Unmarshal(req.Params[0], &arg) != nil {
-			resp.Error = &rpcError{Code: -32602, Message: "invalid params"}
+			resp.Error = &RPCError{Code: -32602, Message: "invalid params"}
 			return resp
 		}
 		n.mu.Lock()
@@ -193,7 +217,7 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 		if calls, isChained := contracts.UnpackChainedReadCode(arg.Data); isChained && arg.To == (common.Address{}) {
 			if n.NoCreateCalls {
 				n.mu.Unlock()
-				resp.Error = &rpcError{Code: -32602, Message: "invalid argument 0: missing \"to\""}
+				resp.Error = &RPCError{Code: -32602, Message: "invalid argument 0: missing \"to\""}
 				return resp
 			}
 			ret, ok = n.chainedRead(calls)
@@ -202,12 +226,15 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 		}
 		n.mu.Unlock()
 		if !ok {
-			resp.Error = &rpcError{Code: 3, Message: "execution reverted", Data: hexutil.Encode(ret)}
+			resp.Error = &RPCError{Code: 3, Message: "execution reverted", Data: hexutil.Encode(ret)}
 			return resp
+		}
+		if n.Rewrite != nil {
+			ret = n.Rewrite(arg.To, arg.Data, ret)
 		}
 		resp.Result = hexutil.Encode(ret)
 	default:
-		resp.Error = &rpcError{Code: -32601, Message: "the method " + req.Method + " does not exist/is not available"}
+		resp.Error = &RPCError{Code: -32601, Message: "the method " + req.Method + " does not exist/is not available"}
 	}
 	return resp
 }
@@ -375,6 +402,9 @@ func (m *Market) option(id *big.Int) (*Option, bool) {
 }
 
 func poolCall(p *Pool, data []byte) ([]byte, bool) {
+	if p.Slot0Raw != nil && len(data) >= 4 && bytes.Equal(data[:4], contracts.Pool.Methods["slot0"].ID) {
+		return p.Slot0Raw, true
+	}
 	return dispatch(contracts.Pool, data, func(name string, _ []any) ([]any, bool) {
 		switch name {
 		case "token0":

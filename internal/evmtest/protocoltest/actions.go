@@ -41,9 +41,12 @@ type Range struct {
 	TickUpper int
 }
 
-func (p *Protocol) norm(r Range) Range {
+func (p *Protocol) norm(r Range) Range { return p.fill(r, p.Handler) }
+
+// fill sets a range's zero handler to `handler` and its zero pool to the prime pool.
+func (p *Protocol) fill(r Range, handler common.Address) Range {
 	if r.Handler == (common.Address{}) {
-		r.Handler = p.Handler
+		r.Handler = handler
 	}
 	if r.Pool == (common.Address{}) {
 		r.Pool = p.Pool
@@ -115,6 +118,7 @@ func (p *Protocol) Pause(handler common.Address, paused bool) {
 // paired with any market: call WhitelistApp for that.
 func (p *Protocol) DeployHandler() common.Address {
 	h := p.Chain.Deploy(HandlerV2, p.Factory, p.Router)
+	p.register(h, HandlerV2.ABI)
 	p.Chain.MustSend(p.Owner, p.PositionManager, PositionManager.ABI, "updateWhitelistHandler", h, true)
 	p.Chain.MustSend(p.Owner, h, HandlerV2.ABI, "updateWhitelistedApps", p.PositionManager, true)
 	return h
@@ -168,21 +172,23 @@ type optionTicks struct {
 
 // Buy mints an option for buyer (mintOption) and returns its id.
 func (p *Protocol) Buy(buyer *Account, o Option) (*big.Int, *types.Receipt, error) {
-	return p.buy(buyer, p.Market, MarketV2.ABI, o)
-}
-
-func (p *Protocol) buy(buyer *Account, market common.Address, a abi.ABI, o Option) (*big.Int, *types.Receipt, error) {
 	ticks := make([]optionTicks, len(o.Legs))
 	for i, l := range o.Legs {
 		r := p.norm(l.Range)
 		ticks[i] = optionTicks{r.Handler, r.Pool, r.Hook, bi(r.TickLower), bi(r.TickUpper), l.Liquidity}
 	}
+	return mintOption(p, buyer, p.Market, MarketV2.ABI, ticks, o)
+}
+
+// mintOption sends mintOption(OptionParams) with the legs in the market's
+// OptionTicks shape (V1 or V2) and returns the new id from LogMintOption.
+func mintOption[T any](p *Protocol, buyer *Account, market common.Address, a abi.ABI, ticks []T, o Option) (*big.Int, *types.Receipt, error) {
 	maxCost := o.MaxCost
 	if maxCost == nil {
 		maxCost = maxUint
 	}
 	params := struct {
-		OptionTicks      []optionTicks
+		OptionTicks      []T
 		TickLower        *big.Int
 		TickUpper        *big.Int
 		Ttl              *big.Int
@@ -308,20 +314,7 @@ func (p *Protocol) SetProtocolFee(feeTo common.Address, feePercentage int64) {
 // Swap swaps amountIn of tokenIn for the other asset through the SwapRouter
 // in the pool of the given fee tier, moving its price.
 func (p *Protocol) Swap(from *Account, tokenIn common.Address, amountIn *big.Int, fee uint32) (*types.Receipt, error) {
-	tokenOut := p.CallAsset
-	if tokenIn == p.CallAsset {
-		tokenOut = p.PutAsset
-	}
-	params := struct {
-		TokenIn           common.Address
-		TokenOut          common.Address
-		Fee               *big.Int
-		Recipient         common.Address
-		Deadline          *big.Int
-		AmountIn          *big.Int
-		AmountOutMinimum  *big.Int
-		SqrtPriceLimitX96 *big.Int
-	}{tokenIn, tokenOut, big.NewInt(int64(fee)), from.Addr, big.NewInt(1 << 40), amountIn, new(big.Int), new(big.Int)}
+	params := swapParams{tokenIn, p.other(tokenIn), big.NewInt(int64(fee)), from.Addr, big.NewInt(1 << 40), amountIn, new(big.Int), new(big.Int)}
 	return p.Chain.Send(from, p.Router, mustUni(p.Chain.T, "router").ABI, "exactInputSingle", params)
 }
 
@@ -393,4 +386,19 @@ func (p *Protocol) Quote(tokenIn common.Address, amountIn *big.Int, fee uint32) 
 	}{tokenIn, p.other(tokenIn), amountIn, big.NewInt(int64(fee)), new(big.Int)}
 	v := p.Chain.Call(p.Quoter, mustUni(p.Chain.T, "quoter").ABI, "quoteExactInputSingle", params)
 	return v[0].(*big.Int), v[1].(*big.Int)
+}
+
+// Settle settles an expired option from settler (made a settler first):
+// settleOption with one swapper/swapData per leg (used only by legs whose
+// range the price has crossed).
+func (p *Protocol) Settle(settler *Account, id *big.Int, legs []ExerciseLeg) (*types.Receipt, error) {
+	p.Chain.MustSend(p.Owner, p.Market, MarketV2.ABI, "updateSettler", settler.Addr, true)
+	ep := ExerciseArgs(id, legs)
+	params := struct {
+		OptionId          *big.Int
+		Swapper           []common.Address
+		SwapData          [][]byte
+		LiquidityToSettle []*big.Int
+	}{ep.OptionId, ep.Swapper, ep.SwapData, ep.LiquidityToExercise}
+	return p.Chain.Send(settler, p.Market, MarketV2.ABI, "settleOption", params)
 }

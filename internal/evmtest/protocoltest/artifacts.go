@@ -55,19 +55,21 @@ func mustOwn(name string) Artifact {
 // real contracts' where the real ones have the function, event or error.
 var (
 	MarketV2        = mustOwn("TestOptionMarketV2")
+	MarketV1        = mustOwn("TestOptionMarketV1")
+	HandlerV1       = mustOwn("TestSingleTickHandlerV1")
 	PositionManager = mustOwn("TestPositionManager")
 	HandlerV2       = mustOwn("TestSingleTickHandlerV2")
 	SwapRouterSwap  = mustOwn("TestSwapRouterSwapper")
 	OneInchSwap     = mustOwn("TestOneInchSwapper")
 	OneInchRouter   = mustOwn("FakeAggregationRouterV5")
-	TTLHook24h      = mustOwn("TestBoundedTTLHook24h")
+	TTLHook         = mustOwn("TestBoundedTTLHook")
 	AutoExercise    = mustOwn("TestAutoExerciseTimeBased")
 	Token           = mustOwn("TestToken")
 )
 
 // own lists every protocol artifact, for decoding errors and logs.
 func own() []Artifact {
-	return []Artifact{MarketV2, PositionManager, HandlerV2, SwapRouterSwap, OneInchSwap, OneInchRouter, TTLHook24h, AutoExercise, Token}
+	return []Artifact{MarketV2, MarketV1, HandlerV1, PositionManager, HandlerV2, SwapRouterSwap, OneInchSwap, OneInchRouter, TTLHook, AutoExercise, Token}
 }
 
 // nodeModules is ../testdata/node_modules, found from this source file so

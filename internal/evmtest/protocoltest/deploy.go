@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
@@ -48,8 +49,15 @@ type Protocol struct {
 	Swapper         common.Address // SwapRouterSwapper
 	OneInchSwapper  common.Address
 	OneInchRouter   common.Address // FakeAggregationRouterV5
-	Hook24h         common.Address
+	Hook24h         common.Address // BoundedTTLHook_0Day: TTL at most 24 hours
+	Hook1Week       common.Address // BoundedTTLHook_1Week: TTL at most 7 days
 	AutoExercise    common.Address
+
+	// The V1 stack, after DeployV1.
+	MarketV1  common.Address
+	HandlerV1 common.Address
+
+	abis map[common.Address]*abi.ABI
 }
 
 var maxUint = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
@@ -118,14 +126,22 @@ func Deploy(t testing.TB, cfg Config) *Protocol {
 	p.Swapper = c.Deploy(SwapRouterSwap, p.Router)
 	p.OneInchRouter = c.Deploy(OneInchRouter, p.Router)
 	p.OneInchSwapper = c.Deploy(OneInchSwap, p.OneInchRouter)
-	p.Hook24h = c.Deploy(TTLHook24h)
+	p.Hook24h = c.Deploy(TTLHook, big.NewInt(24*3600))
+	p.Hook1Week = c.Deploy(TTLHook, big.NewInt(7*24*3600))
 	p.AutoExercise = c.Deploy(AutoExercise)
 
+	for addr, a := range map[common.Address]Artifact{p.CallAsset: Token, p.PutAsset: Token, p.PositionManager: PositionManager,
+		p.Handler: HandlerV2, p.Market: MarketV2, p.Swapper: SwapRouterSwap, p.OneInchRouter: OneInchRouter,
+		p.OneInchSwapper: OneInchSwap, p.Hook24h: TTLHook, p.Hook1Week: TTLHook, p.AutoExercise: AutoExercise} {
+		p.register(addr, a.ABI)
+	}
 	c.MustSend(p.Owner, p.PositionManager, PositionManager.ABI, "updateWhitelistHandler", p.Handler, true)
 	p.WhitelistApp(p.Handler, p.Market, true)
 	c.MustSend(p.Owner, p.Handler, HandlerV2.ABI, "updateWhitelistedApps", p.PositionManager, true)
 	c.MustSend(p.Owner, p.Market, MarketV2.ABI, "updatePool", p.Pool, true)
-	c.MustSend(p.Owner, p.Hook24h, TTLHook24h.ABI, "updateWhitelistedAppsStatus", p.Market, true)
+	for _, h := range []common.Address{p.Hook24h, p.Hook1Week} {
+		c.MustSend(p.Owner, h, TTLHook.ABI, "updateWhitelistedAppsStatus", p.Market, true)
+	}
 
 	for _, a := range c.Accounts {
 		p.Fund(a)
@@ -204,4 +220,22 @@ func pow10(d uint8) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewIn
 // WhitelistApp sets whitelistedHandlersWithApp[keccak256(abi.encode(handler, app))].
 func (p *Protocol) WhitelistApp(handler, app common.Address, status bool) {
 	p.Chain.MustSend(p.Owner, p.PositionManager, PositionManager.ABI, "updateWhitelistHandlerWithApp", handler, app, status)
+}
+
+// AddPool creates the (call, put) pool of another fee tier starting at
+// tick (on that tier's spacing), adds the owner's background liquidity
+// over ±6,000 ticks and approves the pool on the V2 market (and the V1
+// market when deployed): legs may then use ranges of it.
+func (p *Protocol) AddPool(fee uint32, tick int) common.Address {
+	spacing := map[uint32]int{100: 1, 500: 10, 3000: 60, 10000: 200}[fee]
+	tick = tick / spacing * spacing
+	pool := p.CreatePool(fee, tick)
+	p.register(pool, mustUni(p.Chain.T, "pool").ABI)
+	lower, upper := (tick-6000)/spacing*spacing, (tick+6000)/spacing*spacing
+	p.AddBackgroundLiquidity(pool, lower, upper)
+	p.Chain.MustSend(p.Owner, p.Market, MarketV2.ABI, "updatePool", pool, true)
+	if p.MarketV1 != (common.Address{}) {
+		p.Chain.MustSend(p.Owner, p.MarketV1, MarketV1.ABI, "updatePool", pool, true)
+	}
+	return pool
 }

@@ -230,6 +230,16 @@ func TestUnbuyableLiquidity(t *testing.T) {
 	if err := buy(hooked, 24*3600); err != nil {
 		t.Fatal(err)
 	}
+	week := Range{Hook: p.Hook1Week, TickLower: tick + 100, TickUpper: tick + 110}
+	if _, _, err := p.Deposit(p.Users[0], week, e18(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := buy(week, 7*24*3600+1); !asRevert(err, &re) || len(re.Data) != 0 {
+		t.Fatalf("one-week hook, TTL above 7 days: %v", err)
+	}
+	if err := buy(week, 7*24*3600); err != nil {
+		t.Fatal(err)
+	}
 	if p.TokenID(hooked).Cmp(p.TokenID(r)) == 0 || p.TokenID(r2).Cmp(p.TokenID(r)) == 0 {
 		t.Fatal("hook and handler are part of the token id")
 	}
@@ -268,4 +278,60 @@ func TestMintAndExerciseInOneBlock(t *testing.T) {
 	if p.OwnerOf(p.Find(rcs[0], "LogMintOption").Args["tokenId"].(*big.Int)) != p.Users[3].Addr {
 		t.Fatal("owner of the new option")
 	}
+}
+
+// The protocol fee goes to feeTo on top of the premium (the premium, which
+// the legs receive as donations, excludes it); maxCostAllowance bounds the
+// two together.
+func TestProtocolFeeAndDonation(t *testing.T) {
+	p := Deploy(t, Config{})
+	_, tick := p.Slot0(p.Pool)
+	feeTo := p.Users[3]
+	p.SetProtocolFee(feeTo.Addr, 125_000) // 12.5% of the premium
+	r := Range{TickLower: tick + 100, TickUpper: tick + 110}
+	_, l, err := p.Deposit(p.Users[0], r, e18(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Option{IsCall: true, TickLower: r.TickLower, TickUpper: r.TickUpper, TTL: 3600, Legs: []Leg{{r, l}}}
+	o.MaxCost = big.NewInt(1)
+	if _, _, err := p.Buy(p.Users[1], o); !IsRevert(err, "DopexV2OptionMarket__MaxCostAllowanceExceeded") {
+		t.Fatalf("max cost: %v", err)
+	}
+	o.MaxCost = nil
+	feeBefore, buyerBefore := p.Balance(p.CallAsset, feeTo.Addr), p.Balance(p.CallAsset, p.Users[1].Addr)
+	before := p.RangeInfo(r)
+	_, rc, err := p.Buy(p.Users[1], o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mint := p.Find(rc, "LogMintOption")
+	premium, fees := mint.Args["premiumAmount"].(*big.Int), mint.Args["protocolFees"].(*big.Int)
+	eq(t, "fee = 12.5% of the premium", fees, new(big.Int).Div(new(big.Int).Mul(premium, big.NewInt(125_000)), big.NewInt(1e6)))
+	eq(t, "feeTo received", sub(p.Balance(p.CallAsset, feeTo.Addr), feeBefore), fees)
+	eq(t, "buyer paid premium + fee", sub(buyerBefore, p.Balance(p.CallAsset, p.Users[1].Addr)), add(premium, fees))
+	var donation *Event
+	for _, e := range p.FindAll(rc, "LogDonation") {
+		if e.Address == p.Handler {
+			donation = &e
+		}
+	}
+	donated := donation.Args["liquidityDonated"].(*big.Int)
+	var poolMint *Event
+	for _, e := range p.FindAll(rc, "Mint") {
+		if e.Address == p.Pool {
+			poolMint = &e
+		}
+	}
+	eq(t, "donated = the pool's mint", donated, poolMint.Args["amount"].(*big.Int))
+	if poolMint.Args["amount0"].(*big.Int).Cmp(premium) > 0 {
+		t.Fatal("the donation spends at most the premium")
+	}
+	after := p.RangeInfo(r)
+	eq(t, "totalLiquidity += donation", after.TotalLiquidity, add(before.TotalLiquidity, donated))
+	eq(t, "donatedLiquidity", after.DonatedLiquidity, donated)
+	if after.LastDonation != rc.BlockNumber.Uint64() {
+		t.Fatalf("lastDonation %d, block %d", after.LastDonation, rc.BlockNumber)
+	}
+	checkPoolInvariant(t, p, r)
 }

@@ -27,10 +27,19 @@ type TokenIdInfo struct {
 
 // Position reads handler.tokenIds(tokenId).
 func (p *Protocol) Position(handler common.Address, tokenID *big.Int) TokenIdInfo {
-	v := p.Chain.Call(handler, HandlerV2.ABI, "tokenIds", tokenID)
-	return TokenIdInfo{v[0].(*big.Int), v[1].(*big.Int), v[2].(*big.Int), v[3].(*big.Int), v[4].(*big.Int),
+	return tokenIdInfo(p.Chain.Call(handler, HandlerV2.ABI, "tokenIds", tokenID))
+}
+
+// tokenIdInfo unpacks a tokenIds getter's values: 13 of a V2 handler, 12
+// of a V1 handler (no reservedLiquidity: left nil).
+func tokenIdInfo(v []any) TokenIdInfo {
+	info := TokenIdInfo{v[0].(*big.Int), v[1].(*big.Int), v[2].(*big.Int), v[3].(*big.Int), v[4].(*big.Int),
 		v[5].(*big.Int), v[6].(*big.Int), v[7].(uint64), v[8].(*big.Int), v[9].(common.Address), v[10].(common.Address),
-		v[11].(*big.Int), v[12].(*big.Int)}
+		v[11].(*big.Int), nil}
+	if len(v) > 12 {
+		info.ReservedLiquidity = v[12].(*big.Int)
+	}
+	return info
 }
 
 // RangeInfo reads the handler's TokenIdInfo of a range.
@@ -97,39 +106,32 @@ func (p *Protocol) Events(rc *types.Receipt) []Event {
 	if rc == nil {
 		return nil
 	}
-	pool := mustUni(p.Chain.T, "pool").ABI
 	for _, l := range rc.Logs {
-		var a *abi.ABI
-		switch l.Address {
-		case p.Market:
-			a = &MarketV2.ABI
-		case p.PositionManager:
-			a = &PositionManager.ABI
-		case p.CallAsset, p.PutAsset:
-			a = &Token.ABI
-		default:
-			if p.isHandler(l.Address) {
-				a = &HandlerV2.ABI
-			} else if p.isPool(l.Address) {
-				a = &pool
-			}
-		}
-		out = append(out, decodeLog(a, l))
+		out = append(out, decodeLog(p.abiOf(l.Address), l))
 	}
 	return out
 }
 
-func (p *Protocol) isHandler(addr common.Address) bool {
-	if addr == p.Handler {
-		return true
+// abiOf is the ABI of a contract the protocol deployed (registered by
+// Deploy, DeployHandler, DeployV1, AddPool), or a Uniswap pool's when the
+// address answers slot0, or nil.
+func (p *Protocol) abiOf(addr common.Address) *abi.ABI {
+	if a, ok := p.abis[addr]; ok {
+		return a
 	}
-	_, err := p.Chain.TryCall(p.Owner.Addr, addr, HandlerV2.ABI, "lockedBlockDuration")
-	return err == nil
+	if _, err := p.Chain.TryCall(p.Owner.Addr, addr, mustUni(p.Chain.T, "pool").ABI, "slot0"); err == nil {
+		a := mustUni(p.Chain.T, "pool").ABI
+		p.register(addr, a)
+		return &a
+	}
+	return nil
 }
 
-func (p *Protocol) isPool(addr common.Address) bool {
-	_, err := p.Chain.TryCall(p.Owner.Addr, addr, mustUni(p.Chain.T, "pool").ABI, "slot0")
-	return err == nil
+func (p *Protocol) register(addr common.Address, a abi.ABI) {
+	if p.abis == nil {
+		p.abis = map[common.Address]*abi.ABI{}
+	}
+	p.abis[addr] = &a
 }
 
 func decodeLog(a *abi.ABI, l *types.Log) Event {

@@ -7,16 +7,22 @@ import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {IHook} from "./Interfaces.sol";
 
-/// @notice As stryke-xyz/clamm's BoundedTTLHook_0Day: a handler range under
-/// this hook can be used only by whitelisted apps for options of at most
-/// 24 hours (the hook data starts with abi.encode(app, ttl)).
-contract TestBoundedTTLHook24h is IHook, Ownable {
+/// @notice As stryke-xyz/clamm's BoundedTTLHook_0Day (maxTtl 24 hours) and
+/// BoundedTTLHook_1Week (7 days): a handler range under this hook can be
+/// used only by whitelisted apps for options of at most maxTtl (the hook
+/// data starts with abi.encode(app, ttl)); a refusal is a bare revert.
+contract TestBoundedTTLHook is IHook, Ownable {
     mapping(address => bool) public whitelistedApps;
+    uint256 public immutable maxTtl;
+
+    constructor(uint256 _maxTtl) {
+        maxTtl = _maxTtl;
+    }
 
     function onPositionUse(bytes calldata _data) external view {
         (address app, uint256 ttl) = abi.decode(_data[:64], (address, uint256));
         if (!whitelistedApps[app]) revert();
-        if (ttl > 24 hours) revert();
+        if (ttl > maxTtl) revert();
     }
 
     function onPositionUnUse(bytes calldata) external {}

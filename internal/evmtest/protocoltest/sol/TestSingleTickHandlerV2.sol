@@ -7,7 +7,8 @@ import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {Pausable} from "@openzeppelin/contracts/security/Pausable.sol";
 import {ClammMath} from "./ClammMath.sol";
-import {IHook, IPool, IFactory, ISwapRouter} from "./Interfaces.sol";
+import {IHook, IPool, ISwapRouter} from "./Interfaces.sol";
+import {PoolLiquidity} from "./PoolLiquidity.sol";
 
 /// @notice Test stand-in for UniswapV3SingleTickLiquidityHandlerV2 (stryke-xyz/clamm):
 /// the same ABI, getters (tokenIds returns TokenIdInfo in the real field
@@ -20,7 +21,7 @@ import {IHook, IPool, IFactory, ISwapRouter} from "./Interfaces.sol";
 /// liquidityUsed, adds the excess to totalLiquidity and zeroes
 /// liquidityUsed; fees are compounded on mint when the real condition
 /// holds; reserving burns shares and emits LogBurnedPosition.
-contract TestSingleTickHandlerV2 is Pausable, AccessControl {
+contract TestSingleTickHandlerV2 is PoolLiquidity, Pausable, AccessControl {
     using SafeERC20 for IERC20;
 
     struct TokenIdInfo {
@@ -68,19 +69,6 @@ contract TestSingleTickHandlerV2 is Pausable, AccessControl {
         uint128 liquidityToUse;
     }
 
-    struct AddLiquidityParams {
-        address token0;
-        address token1;
-        uint24 fee;
-        address recipient;
-        int24 tickLower;
-        int24 tickUpper;
-        uint256 amount0Desired;
-        uint256 amount1Desired;
-        uint256 amount0Min;
-        uint256 amount1Min;
-    }
-
     event LogMintedPosition(
         uint256 tokenId, uint128 liquidityMinted, address pool, address hook, address user, int24 tickLower, int24 tickUpper
     );
@@ -95,8 +83,6 @@ contract TestSingleTickHandlerV2 is Pausable, AccessControl {
     event LogUpdatedLockBlockAndReserveCooldownDuration(uint64 _newLockedBlockDuration, uint64 _newReserveCooldown);
     event LogReservedLiquidity(uint256 tokenId, uint128 liquidityReserved, address user);
     event LogWithdrawReservedLiquidity(uint256 tokenId, uint128 liquidityWithdrawn, address user);
-    /// ERC6909 share transfers, as the real handler's solmate-derived ERC6909.
-    event Transfer(address caller, address indexed from, address indexed to, uint256 indexed id, uint256 amount);
 
     error UniswapV3SingleTickLiquidityHandlerV2__NotWhitelisted();
     error UniswapV3SingleTickLiquidityHandlerV2__InRangeLP();
@@ -106,9 +92,6 @@ contract TestSingleTickHandlerV2 is Pausable, AccessControl {
     mapping(uint256 => TokenIdInfo) public tokenIds;
     mapping(address => bool) public whitelistedApps;
     mapping(uint256 => mapping(address => ReserveLiquidityData)) public reservedLiquidityPerUser;
-    mapping(address => mapping(uint256 => uint256)) public balanceOf;
-
-    address public immutable factory;
     ISwapRouter public immutable swapRouter;
 
     uint64 public reserveCooldown = 6 hours;
@@ -117,8 +100,7 @@ contract TestSingleTickHandlerV2 is Pausable, AccessControl {
 
     bytes32 public constant PAUSER_ROLE = keccak256("P");
 
-    constructor(address _factory, address _swapRouter) {
-        factory = _factory;
+    constructor(address _factory, address _swapRouter) PoolLiquidity(_factory) {
         swapRouter = ISwapRouter(_swapRouter);
         _grantRole(DEFAULT_ADMIN_ROLE, msg.sender);
         _grantRole(PAUSER_ROLE, msg.sender);
@@ -130,61 +112,6 @@ contract TestSingleTickHandlerV2 is Pausable, AccessControl {
 
     function _onlyWhitelisted() private view {
         if (!whitelistedApps[msg.sender]) revert UniswapV3SingleTickLiquidityHandlerV2__NotWhitelisted();
-    }
-
-    function _price(IPool pool) private view returns (uint160 p) {
-        (p,,,,,,) = pool.slot0();
-    }
-
-    // ---- ERC6909 shares (the subset the tests need) ----
-
-    function _mint(address to, uint256 id, uint256 amount) private {
-        balanceOf[to][id] += amount;
-        emit Transfer(msg.sender, address(0), to, id, amount);
-    }
-
-    function _burn(address from, uint256 id, uint256 amount) private {
-        balanceOf[from][id] -= amount;
-        emit Transfer(msg.sender, from, address(0), id, amount);
-    }
-
-    function transfer(address to, uint256 id, uint256 amount) external returns (bool) {
-        balanceOf[msg.sender][id] -= amount;
-        balanceOf[to][id] += amount;
-        emit Transfer(msg.sender, msg.sender, to, id, amount);
-        return true;
-    }
-
-    // ---- liquidity in the Uniswap pool (LiquidityManager) ----
-
-    /// @notice Adds liquidity to the pool of (token0, token1, fee); the caller pays
-    /// in the mint callback (public as in the real LiquidityManager).
-    function addLiquidity(AddLiquidityParams memory p)
-        public
-        returns (uint128 liquidity, uint256 amount0, uint256 amount1, IPool pool)
-    {
-        pool = IPool(IFactory(factory).getPool(p.token0, p.token1, p.fee));
-        liquidity = ClammMath.liquidityForAmounts(
-            _price(pool),
-            ClammMath.sqrtRatioAtTick(p.tickLower),
-            ClammMath.sqrtRatioAtTick(p.tickUpper),
-            p.amount0Desired,
-            p.amount1Desired
-        );
-        (amount0, amount1) =
-            pool.mint(p.recipient, p.tickLower, p.tickUpper, liquidity, abi.encode(p.token0, p.token1, p.fee, msg.sender));
-    }
-
-    function uniswapV3MintCallback(uint256 amount0Owed, uint256 amount1Owed, bytes calldata data) external {
-        (address t0, address t1, uint24 fee, address payer) = abi.decode(data, (address, address, uint24, address));
-        require(msg.sender == IFactory(factory).getPool(t0, t1, fee));
-        if (amount0Owed > 0) _pay(t0, payer, amount0Owed);
-        if (amount1Owed > 0) _pay(t1, payer, amount1Owed);
-    }
-
-    function _pay(address token, address payer, uint256 value) private {
-        if (payer == address(this)) IERC20(token).safeTransfer(msg.sender, value);
-        else IERC20(token).safeTransferFrom(payer, msg.sender, value);
     }
 
     function _add(TokenIdInfo storage tki, int24 tl, int24 tu, uint256 a0, uint256 a1) private returns (uint128 l) {

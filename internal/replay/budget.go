@@ -1,0 +1,161 @@
+package replay
+
+import (
+	"context"
+	"sync"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// Amplification is what an upstream answer costs in memory per byte read:
+// the read buffer (which io.ReadAll grows by doubling) plus what is decoded
+// from it (a subgraph record of ~70 bytes becomes ~120 bytes of structs and
+// big.Ints). A Budget is charged this much per byte.
+const Amplification = 4
+
+// DefaultBudget is the memory, in bytes, that upstream answers may hold at
+// once when nothing else is configured: within the 256 MiB the soft memory
+// limit keeps beside the response cache (cmd/clamm-gateway tuneGC).
+const DefaultBudget = 192 << 20
+
+// Budget bounds the memory that upstream answers hold at once, across all
+// the upstreams sharing it. Each byte of an upstream answer read (by the
+// composition root's limit transport, internal/app) is charged
+// Amplification bytes; the charge is held until the fill that read it ends
+// (its Lease is released), or, outside any fill, until the body is closed.
+//
+// When the budget is spent, the oldest fill holding part of it waits for
+// more and every other read fails at once with problem.ErrOverloaded (503
+// OVERLOADED): had all of them waited, fills each holding a part could
+// wait on each other for ever; had all of them failed, 64 fills reading
+// together could all fail and none be served. Only one waits, the others
+// give their part back, so the oldest always completes.
+type Budget struct {
+	mu      sync.Mutex
+	freed   *sync.Cond
+	left    int64
+	max     int64
+	seq     uint64
+	holders map[*Lease]*holding
+}
+
+type holding struct {
+	seq  uint64 // order of the lease's first charge: lower is older
+	held int64
+}
+
+// NewBudget returns a budget of max bytes.
+func NewBudget(max int64) *Budget {
+	b := &Budget{left: max, max: max, holders: map[*Lease]*holding{}}
+	b.freed = sync.NewCond(&b.mu)
+	return b
+}
+
+// take charges n to l, waiting only when l is the oldest holder and the
+// rest of the budget could ever cover n.
+func (b *Budget) take(l *Lease, n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for n > b.left {
+		h := b.holders[l]
+		if h == nil || n > b.max-h.held || !b.oldest(h) {
+			return false
+		}
+		b.freed.Wait()
+	}
+	b.left -= n
+	h := b.holders[l]
+	if h == nil {
+		b.seq++
+		h = &holding{seq: b.seq}
+		b.holders[l] = h
+	}
+	h.held += n
+	return true
+}
+
+// oldest reports whether h is the earliest holding; b.mu is held.
+func (b *Budget) oldest(h *holding) bool {
+	for _, o := range b.holders {
+		if o.seq < h.seq {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *Budget) give(l *Lease, n int64) {
+	b.mu.Lock()
+	b.left = min(b.left+n, b.max)
+	if h := b.holders[l]; h != nil {
+		if h.held -= n; h.held <= 0 {
+			delete(b.holders, l)
+		}
+	}
+	b.mu.Unlock()
+	b.freed.Broadcast()
+}
+
+// InUse is how much of the budget is charged now.
+func (b *Budget) InUse() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.max - b.left
+}
+
+// Lease holds what one fill's upstream answers charged to budgets: their
+// bytes, and what was decoded from them, live until the fill ends.
+type Lease struct {
+	mu   sync.Mutex
+	held map[*Budget]int64
+	done bool
+}
+
+type leaseKey struct{}
+
+// WithLease returns ctx carrying a new lease; release it when the work
+// done under ctx has finished with its upstream answers.
+func WithLease(ctx context.Context) (context.Context, *Lease) {
+	l := &Lease{}
+	return context.WithValue(ctx, leaseKey{}, l), l
+}
+
+// NewLease returns a lease of its own, not carried by a context (an
+// answer read outside any fill holds its charge until its body is closed).
+func NewLease() *Lease { return &Lease{} }
+
+// LeaseFrom returns the lease ctx carries, or nil.
+func LeaseFrom(ctx context.Context) *Lease {
+	l, _ := ctx.Value(leaseKey{}).(*Lease)
+	return l
+}
+
+// Charge takes n from b on the lease's account, or fails with
+// problem.ErrOverloaded when b has less than n left.
+func (l *Lease) Charge(b *Budget, n int64) error {
+	if !b.take(l, n) {
+		return problem.ErrOverloaded
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done { // released already (a body read after its fill ended)
+		b.give(l, n)
+		return nil
+	}
+	if l.held == nil {
+		l.held = map[*Budget]int64{}
+	}
+	l.held[b] += n
+	return nil
+}
+
+// Release gives back everything the lease holds.
+func (l *Lease) Release() {
+	l.mu.Lock()
+	held := l.held
+	l.held, l.done = nil, true
+	l.mu.Unlock()
+	for b, n := range held {
+		b.give(l, n)
+	}
+}

@@ -1,0 +1,38 @@
+package replay
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// When the budget is spent, every holder but the oldest fails at once and
+// the oldest waits for what the others give back: no two holders wait on
+// each other, and one of them always completes.
+func TestBudgetOldestWaitsOthersFail(t *testing.T) {
+	b := NewBudget(100)
+	older, younger := NewLease(), NewLease()
+	if older.Charge(b, 60) != nil || younger.Charge(b, 30) != nil {
+		t.Fatal("within the budget")
+	}
+	if err := younger.Charge(b, 20); !errors.Is(err, problem.ErrOverloaded) {
+		t.Fatalf("younger holder over the budget: %v", err)
+	}
+	if err := NewLease().Charge(b, 20); !errors.Is(err, problem.ErrOverloaded) {
+		t.Fatalf("a lease holding nothing: %v", err)
+	}
+	done := make(chan error)
+	go func() { done <- older.Charge(b, 30) }() // waits for the younger's 30
+	younger.Release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := older.Charge(b, 20); !errors.Is(err, problem.ErrOverloaded) {
+		t.Fatalf("more than the whole budget can ever give: %v", err)
+	}
+	older.Release()
+	if b.InUse() != 0 {
+		t.Fatalf("%d in use after every release", b.InUse())
+	}
+}
