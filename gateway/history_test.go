@@ -28,7 +28,7 @@ func TestHistoryParamErrors(t *testing.T) {
 		{"skip", "", true}, {"skip", "5001", false}, {"skip", "-1", false}, {"skip", "1e3", false},
 	}
 	// Purchase history and positions take exercise history's parameters.
-	for _, path := range []string{gateway.PathExerciseHistory, gateway.PathPurchaseHistory, gateway.PathPurchasePositions} {
+	for _, path := range historyPaths {
 		for _, c := range cases {
 			rec := get(t, srv, path+"?"+query(historyParams, c.param, c.value, c.drop))
 			e := decodeError(t, rec)
@@ -84,11 +84,16 @@ func jsonNumber(s string) float64 {
 	return f
 }
 
+// historyPaths are the routes that take exercise history's parameters.
+var historyPaths = []string{gateway.PathExerciseHistory, gateway.PathPurchaseHistory, gateway.PathPurchasePositions}
+
 func TestHistoryEmptyIsArray(t *testing.T) {
 	srv, _ := newFakeServer(t)
-	rec := get(t, srv, gateway.PathExerciseHistory+"?"+query(historyParams, "user", "0x000000000000000000000000000000000000dEaD", false))
-	if rec.Code != http.StatusOK || rec.Body.String() != "[]" {
-		t.Fatalf("status %d body %q", rec.Code, rec.Body)
+	for _, path := range historyPaths {
+		rec := get(t, srv, path+"?"+query(historyParams, "user", "0x000000000000000000000000000000000000dEaD", false))
+		if rec.Code != http.StatusOK || rec.Body.String() != "[]" {
+			t.Fatalf("%s: status %d body %q", path, rec.Code, rec.Body)
+		}
 	}
 }
 
@@ -102,22 +107,24 @@ func TestHistoryUpstreamErrors(t *testing.T) {
 		{&subgraphtest.Failure{Errors: []string{"Failed to decode `Bytes` value"}}, "SUBGRAPH_ERROR", 502},
 		{&subgraphtest.Failure{Status: 503}, "SUBGRAPH_UNAVAILABLE", 503},
 	} {
-		srv, f := newFakeServer(t)
-		failing := true
-		f.Subgraph.Fail = func(string) *subgraphtest.Failure {
-			if failing {
-				return c.fail
+		for _, p := range historyPaths {
+			srv, f := newFakeServer(t)
+			failing := true
+			f.Subgraph.Fail = func(string) *subgraphtest.Failure {
+				if failing {
+					return c.fail
+				}
+				return nil
 			}
-			return nil
-		}
-		path := gateway.PathExerciseHistory + "?" + query(historyParams, "", "", false)
-		rec := get(t, srv, path)
-		if e := decodeError(t, rec); rec.Code != c.st || e.Code != c.code {
-			t.Errorf("status %d code %s, want %d %s", rec.Code, e.Code, c.st, c.code)
-		}
-		failing = false
-		if rec := get(t, srv, path); rec.Code != http.StatusOK || rec.Header().Get("X-Cache") != "MISS" {
-			t.Errorf("after recovery: %d %s", rec.Code, rec.Header().Get("X-Cache"))
+			path := p + "?" + query(historyParams, "", "", false)
+			rec := get(t, srv, path)
+			if e := decodeError(t, rec); rec.Code != c.st || e.Code != c.code {
+				t.Errorf("%s: status %d code %s, want %d %s", p, rec.Code, e.Code, c.st, c.code)
+			}
+			failing = false
+			if rec := get(t, srv, path); rec.Code != http.StatusOK || rec.Header().Get("X-Cache") != "MISS" {
+				t.Errorf("%s after recovery: %d %s", p, rec.Code, rec.Header().Get("X-Cache"))
+			}
 		}
 	}
 }
