@@ -12,8 +12,8 @@ import (
 
 // accessLog writes one JSON line per request, in the shape slog's JSON
 // handler writes ({"time","level","msg", then fields}), formatted by hand:
-// through slog it cost a tenth of a cache hit's throughput. Other logs keep
-// going through slog.
+// through slog it cost a tenth of a cache hit's throughput. It is the only
+// writer of access lines; other logs go through slog.
 type accessLog struct {
 	w io.Writer // expected to buffer (cmd/clamm-gateway's logWriter)
 }
@@ -49,14 +49,10 @@ func (a accessLog) write(r *http.Request, x *exchange, start time.Time, d time.D
 
 // AppendLogLine appends the request's access-log line, newline included.
 func (x *exchange) AppendLogLine(b []byte) []byte {
-	level := "INFO"
-	if x.err != nil && x.status >= 500 {
-		level = "WARN"
-	}
 	b = append(b, `{"time":"`...)
 	b = appendRFC3339Nano(b, x.start)
 	b = append(b, `","level":"`...)
-	b = append(b, level...)
+	b = append(b, x.level().String()...)
 	b = append(b, `","msg":"request","id":`...)
 	if x.id != "" {
 		b = appendJSONString(b, x.id)

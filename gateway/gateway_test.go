@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
@@ -100,9 +102,45 @@ func TestDemoMatchesFakes(t *testing.T) {
 	}
 }
 
+// The demo answers requests it never recorded, about the demo market and
+// users, exactly as the fakes it was recorded from do: any reach, any
+// first/skip, and a recorded prepare as a fresh gateway's first request
+// (a cold read where the recordings hold a warm one). The subgraph engine and the
+// call-by-call RPC index (internal/demo) serve them from the recordings.
+func TestDemoAnswersUnrecordedRequests(t *testing.T) {
+	const alice, bob = "0xA11CE00000000000000000000000000000000001", "0xB0B0000000000000000000000000000000000002"
+	var paths []string
+	for _, reach := range [][2]int{{7, 3}, {1, 1}, {3, 7}, {20, 1}, {1000, 1000}, {55, 2}} {
+		paths = append(paths, fmt.Sprintf("%s?optionMarket=%s&chainId=42161&callsReach=%d&putsReach=%d", gateway.PathStrikesChain, wethUSDC, reach[0], reach[1]))
+	}
+	for _, page := range [][2]int{{3, 0}, {1, 0}, {2, 1}, {3, 4}, {1000, 2}, {5, 5000}} {
+		for _, user := range []string{alice, bob} {
+			paths = append(paths, fmt.Sprintf("%s?chainId=42161&user=%s&optionMarket=%s&first=%d&skip=%d", gateway.PathExerciseHistory, user, wethUSDC, page[0], page[1]))
+		}
+	}
+	// A prepare's simulation is an eth_call whose calldata holds the
+	// minimum outputs, so only the recorded slippages are answered; as a
+	// fresh gateway's first request they are.
+	for _, r := range demo.Requests {
+		if strings.HasPrefix(r.Path, gateway.PathExercisePrepare) {
+			paths = append(paths, r.Path)
+		}
+	}
+	for _, path := range paths {
+		d := newDemoServer(t) // fresh: every request is the gateway's first
+		f, _ := newFakeServer(t)
+		a, b := get(t, d, path), get(t, f, path)
+		if a.Code >= 500 || a.Code != b.Code || !bytes.Equal(a.Body.Bytes(), b.Body.Bytes()) {
+			t.Errorf("%s: demo %d %s\nfakes %d %s", path, a.Code, a.Body, b.Code, b.Body)
+		}
+	}
+}
+
+// What the recordings cannot answer (another market) says how to serve
+// live data, as does a chain with neither recordings nor upstreams.
 func TestDemoUnrecordedRequestExplainsConfiguration(t *testing.T) {
 	srv := newDemoServer(t)
-	rec := get(t, srv, gateway.PathStrikesChain+"?optionMarket="+wethUSDC+"&chainId=42161&callsReach=7&putsReach=3")
+	rec := get(t, srv, gateway.PathStrikesChain+"?optionMarket=0x0000000000000000000000000000000000000001&chainId=42161&callsReach=7&putsReach=3")
 	e := decodeError(t, rec)
 	if rec.Code != http.StatusServiceUnavailable || e.Code != "NOT_RECORDED" || !bytes.Contains([]byte(e.Message), []byte("CLAMM_CHAIN_")) {
 		t.Fatalf("status %d, %+v", rec.Code, e)

@@ -160,23 +160,23 @@ func (s *Server) refuseRaw(x *exchange, r *http.Request) bool {
 // routeUnmatched is the route of requests no route matched (404, 405).
 const routeUnmatched = "unmatched"
 
-// tag records the request's route template and its collectors.
-func (s *Server) tag(x *exchange, template string) {
-	x.route, x.metrics = template, s.routeMetrics[template]
-}
-
-// route tags the request with its route template for logs and metrics:
-// never the raw path, which holds user input.
-func (s *Server) route(template string, h http.HandlerFunc) http.Handler {
-	s.routeMetrics[template] = s.opts.Metrics.Route(template)
+// tagged tags the request with its route for logs and metrics (never the
+// raw path, which holds user input), then serves it.
+func (s *Server) tagged(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.tag(exchangeOf(w), template)
-		h(w, r)
+		x := exchangeOf(w)
+		x.route, x.metrics = rt.path, rt.metrics
+		rt.handler(w, r)
 	})
 }
 
+// logRequest counts the request and writes its access line: one writer,
+// one format (accesslog.go), lines below AccessLevel skipped.
 func (s *Server) logRequest(r *http.Request, x *exchange, start time.Time, d time.Duration) {
 	x.metrics.Request(x.status, d, x.cache)
+	if s.opts.AccessLog == nil || x.level() < s.opts.AccessLevel {
+		return
+	}
 	if x.err != nil {
 		// Transport errors quote the upstream URL, which may hold an API
 		// key: the text goes through Redact before it reaches the log. An
@@ -189,31 +189,16 @@ func (s *Server) logRequest(r *http.Request, x *exchange, start time.Time, d tim
 			x.errText = problem.Scrub(s.opts.Redact(x.err.Error()))
 		}
 	}
-	if s.opts.AccessLog != nil {
-		accessLog{s.opts.AccessLog}.write(r, x, start, d)
-		return
-	}
-	level := slog.LevelInfo
+	accessLog{s.opts.AccessLog}.write(r, x, start, d)
+}
+
+// level is the access line's level: a failure of ours or an upstream's is
+// a warning, anything else (client errors included) information.
+func (x *exchange) level() slog.Level {
 	if x.err != nil && x.status >= 500 {
-		level = slog.LevelWarn
+		return slog.LevelWarn
 	}
-	if !s.opts.Logger.Enabled(r.Context(), level) {
-		return
-	}
-	attrs := []slog.Attr{
-		slog.String("id", string(x.appendID(nil))),
-		slog.String("method", r.Method),
-		slog.String("route", x.route),
-		slog.Int("status", x.status),
-		slog.Duration("latency", d),
-	}
-	if x.cache != "" {
-		attrs = append(attrs, slog.String("cache", x.cache))
-	}
-	if x.errText != "" {
-		attrs = append(attrs, slog.String("error", x.errText))
-	}
-	s.opts.Logger.LogAttrs(r.Context(), level, "request", attrs...)
+	return slog.LevelInfo
 }
 
 // appendID appends the request's id: the client's, or the process prefix

@@ -8,6 +8,8 @@ import (
 	"net/http"
 
 	"github.com/gorilla/mux"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 )
 
 // Route paths; test fakes and docs reuse these constants.
@@ -17,60 +19,71 @@ const (
 	PathExercisePrepare = "/clamm/exercise/prepare"
 )
 
-// serveDirect answers GET and HEAD on the three API paths without the
-// router and reports whether it did. gorilla/mux costs a cache hit eight
+// route is one entry of the route table: a fixed path answering GET and
+// HEAD. The table is the only list of routes; the router and the fast path
+// are both built from it.
+type route struct {
+	path    string
+	handler http.HandlerFunc
+	metrics *metrics.Route // the path's collectors (nil without metrics)
+}
+
+// table lists every route, the API paths first (they are the ones
+// under load, and serveDirect tries entries in order). Query parameters are
+// validated in the handlers, never matched by the router: a missing
+// parameter must be a 400 naming it, not a 404.
+func (s *Server) table() []route {
+	t := []route{
+		{path: PathStrikesChain, handler: s.handleStrikesChain},
+		{path: PathExerciseHistory, handler: s.handleExerciseHistory},
+		{path: PathExercisePrepare, handler: s.handlePrepare},
+		{path: PathPurchaseHistory, handler: s.handlePurchaseHistory},
+		{path: PathPurchasePositions, handler: s.handlePurchasePositions},
+		{path: PathHealthz, handler: s.handleHealthz},
+		{path: PathReadyz, handler: s.handleReadyz},
+		{path: PathOpenAPI, handler: serveDoc("docs/openapi.json", "application/json")},
+		{path: PathDocs, handler: serveDoc("docs/index.html", "text/html; charset=utf-8")},
+	}
+	if s.opts.Metrics != nil {
+		t = append(t, route{path: PathMetrics, handler: s.opts.Metrics.Handler().ServeHTTP})
+	}
+	return t
+}
+
+// serveDirect answers GET and HEAD on the table's paths without the router
+// and reports whether it did. gorilla/mux costs a cache hit eight
 // allocations and a regexp match (it copies the request twice to put route
 // and path variables in its context, which these handlers never read);
-// these paths are fixed strings, so a switch finds them. Everything else
-// (other methods, other paths, 404 and 405) goes through the router, which
-// lists the same routes: TestDirectRoutesMatchRouter holds the two
-// together.
+// the paths are fixed strings, so comparing them finds the route. Everything
+// else (other methods, other paths, 404, 405 and unclean paths) goes
+// through the router, which is built from the same table.
 func (s *Server) serveDirect(x *exchange, r *http.Request) bool {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
-	switch r.URL.Path {
-	case PathStrikesChain:
-		s.tag(x, PathStrikesChain)
-		s.handleStrikesChain(x, r)
-	case PathExerciseHistory:
-		s.tag(x, PathExerciseHistory)
-		s.handleExerciseHistory(x, r)
-	case PathExercisePrepare:
-		s.tag(x, PathExercisePrepare)
-		s.handlePrepare(x, r)
-	case PathPurchaseHistory:
-		s.tag(x, PathPurchaseHistory)
-		s.handlePurchaseHistory(x, r)
-	case PathPurchasePositions:
-		s.tag(x, PathPurchasePositions)
-		s.handlePurchasePositions(x, r)
-	default:
-		return false
+	for i := range s.direct {
+		if rt := &s.direct[i]; rt.path == r.URL.Path {
+			x.route, x.metrics = rt.path, rt.metrics
+			rt.handler(x, r)
+			return true
+		}
 	}
-	return true
+	return false
 }
 
-// routes lists every route of the gateway. Query parameters are validated in
-// the handlers, never matched by the router: a missing parameter must be a
-// 400 naming it, not a 404.
+// routes builds the table and the router over it: the router answers
+// what the fast path leaves (404, 405, path cleaning), and routes the
+// table's requests the same way should they reach it.
 func (s *Server) routes() http.Handler {
 	r := mux.NewRouter()
 	s.unmatched = s.opts.Metrics.Route(routeUnmatched)
-	s.routeMetrics[routeUnmatched] = s.unmatched
 	r.NotFoundHandler = http.HandlerFunc(s.notFound)
 	r.MethodNotAllowedHandler = http.HandlerFunc(s.methodNotAllowed)
-	r.Handle(PathStrikesChain, s.route(PathStrikesChain, s.handleStrikesChain)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(PathExerciseHistory, s.route(PathExerciseHistory, s.handleExerciseHistory)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(PathExercisePrepare, s.route(PathExercisePrepare, s.handlePrepare)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(PathPurchaseHistory, s.route(PathPurchaseHistory, s.handlePurchaseHistory)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(PathPurchasePositions, s.route(PathPurchasePositions, s.handlePurchasePositions)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(PathHealthz, s.route(PathHealthz, s.handleHealthz)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(PathReadyz, s.route(PathReadyz, s.handleReadyz)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(PathOpenAPI, s.route(PathOpenAPI, serveDoc("docs/openapi.json", "application/json"))).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(PathDocs, s.route(PathDocs, serveDoc("docs/index.html", "text/html; charset=utf-8"))).Methods(http.MethodGet, http.MethodHead)
-	if s.opts.Metrics != nil {
-		r.Handle(PathMetrics, s.route(PathMetrics, s.opts.Metrics.Handler().ServeHTTP)).Methods(http.MethodGet, http.MethodHead)
+	s.direct = s.table()
+	for i := range s.direct {
+		rt := &s.direct[i]
+		rt.metrics = s.opts.Metrics.Route(rt.path)
+		r.Handle(rt.path, s.tagged(*rt)).Methods(http.MethodGet, http.MethodHead)
 	}
 	return r
 }

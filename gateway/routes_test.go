@@ -11,9 +11,9 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
-// TestDirectRoutesMatchRouter holds serveDirect to the router: whatever it
-// answers, the router would have sent to the same route, and it answers
-// every GET and HEAD on the three API paths.
+// TestDirectRoutesMatchRouter holds serveDirect to the router built from
+// the same table: whatever it answers, the router would have sent to the
+// same route, and it answers every GET and HEAD on the table's paths.
 func TestDirectRoutesMatchRouter(t *testing.T) {
 	s, err := New(Options{Service: service.New(map[uint64]*service.Upstreams{42161: {}})})
 	if err != nil {
@@ -21,8 +21,15 @@ func TestDirectRoutesMatchRouter(t *testing.T) {
 	}
 	router := s.routes().(*mux.Router)
 	api := map[string]bool{PathStrikesChain: true, PathExerciseHistory: true, PathExercisePrepare: true}
-	paths := []string{PathStrikesChain, PathExerciseHistory, PathExercisePrepare, PathHealthz, PathOpenAPI,
+	paths := []string{PathStrikesChain, PathExerciseHistory, PathExercisePrepare, PathHealthz, PathReadyz, PathOpenAPI, PathDocs, PathMetrics,
 		PathStrikesChain + "/", "/clamm//strikes-chain", "/CLAMM/strikes-chain", "/clamm", "/"}
+	inTable := map[string]bool{}
+	for _, rt := range s.table() {
+		inTable[rt.path] = true
+	}
+	if len(inTable) != 9 { // no metrics configured: no /metrics
+		t.Errorf("table has %d routes, want 9", len(inTable))
+	}
 	methods := []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodOptions, "PATCH"}
 	for _, path := range paths {
 		for _, method := range methods {
@@ -39,10 +46,10 @@ func TestDirectRoutesMatchRouter(t *testing.T) {
 			if direct && x.route != template {
 				t.Errorf("%s %s: answered directly as %q; the router routes it to %q", method, path, x.route, template)
 			}
-			if want := api[path] && (method == http.MethodGet || method == http.MethodHead); direct != want {
+			if want := inTable[path] && (method == http.MethodGet || method == http.MethodHead); direct != want {
 				t.Errorf("%s %s: answered directly %v, want %v", method, path, direct, want)
 			}
-			if direct && x.status != http.StatusBadRequest {
+			if direct && api[path] && x.status != http.StatusBadRequest {
 				t.Errorf("%s %s: status %d, want 400 for the unconfigured chain", method, path, x.status)
 			}
 		}

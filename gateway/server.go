@@ -29,9 +29,11 @@ type Options struct {
 	Service *service.Service
 	Logger  *slog.Logger
 	// AccessLog, if set, receives the one-line-per-request access log as
-	// JSON lines (hand-formatted, in slog's JSON shape); otherwise access
-	// lines go through Logger at info level.
-	AccessLog io.Writer
+	// JSON lines (hand-formatted, in slog's JSON shape); nil: no access
+	// log. Lines below AccessLevel are skipped: at slog.LevelWarn only
+	// requests that failed with a 5xx are written.
+	AccessLog   io.Writer
+	AccessLevel slog.Level
 	// Hints add deployment advice to the message of some codes (how to
 	// configure an upstream, say): the error vocabulary itself knows nothing
 	// of deployment, the composition root does.
@@ -89,11 +91,12 @@ type Server struct {
 	limiter   *rateLimiter // nil: no rate limit
 	ready     *service.ReadinessCache
 	fills     chan struct{} // semaphore of running fills
-	// routeMetrics are each route template's collectors, resolved as the
-	// routes are set up; read-only afterwards. unmatched is the entry of
-	// routeUnmatched, which every request starts with.
-	routeMetrics map[string]*metrics.Route
-	unmatched    *metrics.Route
+	// direct is the route table (routes.go), each entry with its
+	// collectors resolved as the routes are set up; read-only afterwards.
+	// unmatched are the collectors of routeUnmatched, which every request
+	// starts with.
+	direct    []route
+	unmatched *metrics.Route
 }
 
 // entry is a cached response: encoded bytes plus what the headers need, so a
@@ -145,10 +148,9 @@ func New(opts Options) (*Server, error) {
 		opts.ReadyTTL = time.Second
 	}
 	s := &Server{
-		opts:         opts,
-		chains:       map[uint64]bool{},
-		swappers:     map[uint64][]string{},
-		routeMetrics: map[string]*metrics.Route{},
+		opts:     opts,
+		chains:   map[uint64]bool{},
+		swappers: map[uint64][]string{},
 		responses: cache.New[entry](cache.Options{
 			MaxEntries: opts.CacheMaxEntries, MaxBytes: opts.CacheMaxBytes, FillTimeout: opts.RequestTimeout,
 			Size: func(v any) int64 { return int64(len(v.(entry).body)) + entryOverhead },

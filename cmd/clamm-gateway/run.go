@@ -60,12 +60,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 
-	var access io.Writer
-	if level <= slog.LevelInfo {
-		access = logw // access lines are info; a quieter level turns them off
-	}
 	a, err := app.New(app.Options{
-		Config: cfg, Queries: docs, Getenv: getenv, Logger: logger, AccessLog: access,
+		Config: cfg, Queries: docs, Getenv: getenv, Logger: logger, AccessLog: logw, AccessLevel: level,
 		Metrics: metrics.New(), Version: version, Demo: getenv("CLAMM_DEMO") != "off",
 	})
 	if err != nil {

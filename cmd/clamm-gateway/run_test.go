@@ -96,9 +96,20 @@ func TestRunServesTheDemoAndPrintsExamples(t *testing.T) {
 	if !strings.Contains(stdout.String(), "curl '") {
 		t.Fatalf("no example requests printed:\n%s", stdout)
 	}
-	code, body := fetch(t, base+"/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=100&putsReach=100")
-	if code != http.StatusOK || !strings.HasPrefix(body, `[{"`) {
-		t.Fatalf("status %d: %.200s", code, body)
+	// The README's examples, and variations of them nobody recorded: the
+	// demo answers any reach and any page (issue 13).
+	for _, path := range []string{
+		"/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=100&putsReach=100",
+		"/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=7&putsReach=3",
+	} {
+		code, body := fetch(t, base+path)
+		if code != http.StatusOK || !strings.HasPrefix(body, `[{"`) {
+			t.Fatalf("%s: status %d: %.200s", path, code, body)
+		}
+	}
+	code, body := fetch(t, base+"/clamm/exercise/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=3&skip=0")
+	if code != http.StatusOK || strings.Count(body, `"txHash"`) != 3 {
+		t.Fatalf("history first=3: status %d: %.300s", code, body)
 	}
 }
 

@@ -53,9 +53,10 @@ type Options struct {
 	// Getenv reads secrets named in configuration (the 1inch key); nil: none.
 	Getenv func(string) string
 	// Logger receives the gateway's logs; AccessLog, if set, its access
-	// lines (otherwise they go through Logger).
-	Logger    *slog.Logger
-	AccessLog io.Writer
+	// lines at AccessLevel and above (nil: no access log).
+	Logger      *slog.Logger
+	AccessLog   io.Writer
+	AccessLevel slog.Level
 	// Metrics, if set, is served at /metrics and counts upstream calls.
 	Metrics *metrics.Metrics
 	// Version is reported by /healthz.
@@ -166,6 +167,7 @@ func newGateway(o Options, svc *service.Service) (*gateway.Server, error) {
 	opts := gateway.Options{
 		Service:           svc,
 		AccessLog:         o.AccessLog,
+		AccessLevel:       o.AccessLevel,
 		Logger:            o.Logger,
 		Redact:            redactor(cfg),
 		Hints:             map[*problem.Code]string{problem.NotRecorded: config.LiveUpstreamsHint, problem.UpstreamNotConfigured: config.LiveUpstreamsHint},

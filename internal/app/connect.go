@@ -100,12 +100,15 @@ func connect(ch *config.Chain, tr Transports, o connectOptions) (*service.Upstre
 				HTTP: quoteHTTP, Timeout: o.UpstreamTimeout}
 		}
 	}
+	sg := subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout, MaxBytes: o.MaxBody})
 	return &service.Upstreams{
 		Config:    ch,
-		Subgraph:  subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout, MaxBytes: o.MaxBody}),
+		Subgraph:  sg,
 		Chain:     reader,
 		Positions: reader,
 		Strikes:   reader,
 		Quoters:   quoters,
+		Head:      reader,
+		Meta:      sg,
 	}, nil
 }

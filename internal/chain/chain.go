@@ -1,7 +1,11 @@
 // Package chain reads the option market, its pool and ERC20 metadata over
-// JSON-RPC. Reads are batched through Multicall3 aggregate3 so one round trip
-// carries every independent call; immutable facts (assets, pool, tokens, fee,
-// tick spacing) are cached for a long TTL so a warm read needs one call.
+// JSON-RPC. A market seen for the first time is read in one round trip by a
+// ChainedRead (creation code sent without `to`, whose calls may target the
+// addresses earlier calls returned), or in Multicall3 aggregate3 rounds when
+// a node refuses that; other reads are batched through aggregate3. Each read
+// is declared with the decoder of its answer, so answers are consumed by
+// name. Immutable facts (assets, pool, tokens, fee, tick spacing) are cached
+// for a long TTL so a warm read needs one call.
 package chain
 
 import (
@@ -9,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -258,28 +263,102 @@ func (r *Reader) MarketSnapshot(ctx context.Context, market common.Address) (*Ma
 	return r.cold(ctx, market)
 }
 
-// marketReads are the reads of a market seen for the first time, as a
-// ChainedRead: the market's assets and pool, then the pool's immutables and
-// slot0 and the assets' decimals and symbols, targets taken from the
-// market's answers.
-func marketReads(market common.Address) []contracts.ChainedCall {
+// A marketRead is one read of a market seen for the first time, declared
+// with the decoder of its answer, so answers are consumed by name, never by
+// position. from names the read whose answer (an address) is this read's
+// target; "" means the market itself.
+type marketRead struct {
+	name   string
+	from   string
+	data   []byte
+	decode func(c *coldMarket, ret []byte) error
+}
+
+// coldMarket is what the market reads decode into.
+type coldMarket struct {
+	info  MarketInfo
+	slot0 PoolState
+}
+
+// marketReadList is the ChainedRead of a market seen for the first time:
+// the market's assets and pool, then the pool's immutables and slot0 and
+// the assets' decimals and symbols, targets taken from the market's
+// answers. The market's own reads come first: when one fails, the address
+// is not a market.
+var marketReadList = func() []marketRead {
 	m, p, e := contracts.OptionMarketV2, contracts.Pool, contracts.ERC20
-	// 1 + the index of the call that returns each target.
-	callAsset, putAsset, pool := big.NewInt(1), big.NewInt(2), big.NewInt(3)
-	return []contracts.ChainedCall{
-		{Target: market, Data: pack(m, "callAsset")},
-		{Target: market, Data: pack(m, "putAsset")},
-		{Target: market, Data: pack(m, "primePool")},
-		{TargetFrom: pool, Data: pack(p, "token0")},
-		{TargetFrom: pool, Data: pack(p, "token1")},
-		{TargetFrom: pool, Data: pack(p, "fee")},
-		{TargetFrom: pool, Data: pack(p, "tickSpacing")},
-		{TargetFrom: callAsset, Data: pack(e, "decimals")},
-		{TargetFrom: callAsset, Data: pack(e, "symbol")},
-		{TargetFrom: putAsset, Data: pack(e, "decimals")},
-		{TargetFrom: putAsset, Data: pack(e, "symbol")},
-		{TargetFrom: pool, Data: pack(p, "slot0")},
+	address := func(a abi.ABI, method string, into func(c *coldMarket) *common.Address) func(*coldMarket, []byte) error {
+		return func(c *coldMarket, ret []byte) (err error) {
+			*into(c), err = unpackAddress(a, method, ret)
+			return err
+		}
 	}
+	decimals := func(into func(c *coldMarket) *Token) func(*coldMarket, []byte) error {
+		return func(c *coldMarket, ret []byte) (err error) {
+			t := into(c)
+			if t.Decimals, err = unpackOne[uint8](e, "decimals", ret); err == nil && t.Decimals > maxDecimals {
+				err = fmt.Errorf("token decimals %d above %d", t.Decimals, maxDecimals)
+			}
+			return err
+		}
+	}
+	symbol := func(into func(c *coldMarket) *Token) func(*coldMarket, []byte) error {
+		return func(c *coldMarket, ret []byte) error {
+			into(c).Symbol = decodeSymbol(ret)
+			return nil
+		}
+	}
+	callAsset := func(c *coldMarket) *Token { return &c.info.CallAsset }
+	putAsset := func(c *coldMarket) *Token { return &c.info.PutAsset }
+	return []marketRead{
+		{name: "callAsset", data: pack(m, "callAsset"), decode: address(m, "callAsset", func(c *coldMarket) *common.Address { return &c.info.CallAsset.Address })},
+		{name: "putAsset", data: pack(m, "putAsset"), decode: address(m, "putAsset", func(c *coldMarket) *common.Address { return &c.info.PutAsset.Address })},
+		{name: "primePool", data: pack(m, "primePool"), decode: address(m, "primePool", func(c *coldMarket) *common.Address { return &c.info.Pool })},
+		{name: "token0", from: "primePool", data: pack(p, "token0"), decode: address(p, "token0", func(c *coldMarket) *common.Address { return &c.info.Token0 })},
+		{name: "token1", from: "primePool", data: pack(p, "token1"), decode: address(p, "token1", func(c *coldMarket) *common.Address { return &c.info.Token1 })},
+		{name: "fee", from: "primePool", data: pack(p, "fee"), decode: func(c *coldMarket, ret []byte) error {
+			fee, err := unpackOne[*big.Int](p, "fee", ret)
+			if err == nil {
+				c.info.Fee = uint32(fee.Uint64())
+			}
+			return err
+		}},
+		{name: "tickSpacing", from: "primePool", data: pack(p, "tickSpacing"), decode: func(c *coldMarket, ret []byte) error {
+			spacing, err := unpackOne[*big.Int](p, "tickSpacing", ret)
+			if err != nil {
+				return err
+			}
+			if c.info.TickSpacing = int(spacing.Int64()); c.info.TickSpacing <= 0 {
+				return fmt.Errorf("pool tick spacing %d", c.info.TickSpacing)
+			}
+			return nil
+		}},
+		{name: "callAsset.decimals", from: "callAsset", data: pack(e, "decimals"), decode: decimals(callAsset)},
+		{name: "callAsset.symbol", from: "callAsset", data: pack(e, "symbol"), decode: symbol(callAsset)},
+		{name: "putAsset.decimals", from: "putAsset", data: pack(e, "decimals"), decode: decimals(putAsset)},
+		{name: "putAsset.symbol", from: "putAsset", data: pack(e, "symbol"), decode: symbol(putAsset)},
+		{name: "slot0", from: "primePool", data: pack(p, "slot0"), decode: func(c *coldMarket, ret []byte) (err error) {
+			c.slot0, err = decodeSlot0(ret)
+			return err
+		}},
+	}
+}()
+
+// marketReads are marketReadList's calls for market, a read's target
+// taken from the answer of the read it names.
+func marketReads(market common.Address) []contracts.ChainedCall {
+	calls := make([]contracts.ChainedCall, len(marketReadList))
+	for i, rd := range marketReadList {
+		calls[i] = contracts.ChainedCall{Target: market, Data: rd.data}
+		if rd.from != "" {
+			j := slices.IndexFunc(marketReadList[:i], func(x marketRead) bool { return x.name == rd.from })
+			if j < 0 {
+				panic("chain: market read " + rd.name + " names no earlier read " + rd.from) // a static table: a bug
+			}
+			calls[i] = contracts.ChainedCall{TargetFrom: big.NewInt(int64(j + 1)), Data: rd.data}
+		}
+	}
+	return calls
 }
 
 // cold reads everything about a market whose immutables are not cached, and
@@ -305,76 +384,89 @@ func (r *Reader) chainedReadOrRounds(ctx context.Context, calls []contracts.Chai
 	return res, err
 }
 
-// decodeMarket decodes the answers to marketReads and caches the immutables.
+// decodeMarket decodes the answers to marketReads, read by read, and
+// caches the immutables.
 func (r *Reader) decodeMarket(market common.Address, calls []contracts.ChainedCall, res []Result) (*MarketInfo, PoolState, error) {
-	var err error
-	m := contracts.OptionMarketV2
-	info := &MarketInfo{Market: market}
-	addrs := make([]common.Address, 3)
-	for i, name := range []string{"callAsset", "putAsset", "primePool"} {
-		if !res[i].OK {
-			return nil, PoolState{}, notAMarket(market, &CallFailedError{Index: i, Target: market, Revert: res[i].Data})
+	c := &coldMarket{info: MarketInfo{Market: market}}
+	ok, ret := split(res)
+	for i, rd := range marketReadList {
+		own := rd.from == ""
+		// A call to an address without code succeeds with no data (EVM
+		// semantics): for the pool's and the assets' reads that is the
+		// market pointing at something that is not a pool or a token, as
+		// much as a revert is.
+		if !res[i].OK || (!own && len(res[i].Data) == 0) {
+			if own {
+				return nil, PoolState{}, notAMarket(market, &CallFailedError{Index: i, Target: market, Revert: res[i].Data})
+			}
+			target, _ := calls[i].TargetAt(i, ok, ret)
+			err := &CallFailedError{Index: i, Target: target, Revert: res[i].Data}
+			return nil, PoolState{}, fmt.Errorf("market %s pool %s: %s: %w", market.Hex(), c.info.Pool.Hex(), rd.name, badMarketState(err))
 		}
-		if addrs[i], err = unpackAddress(m, name, res[i].Data); err != nil {
-			return nil, PoolState{}, notAMarket(market, err)
+		if err := rd.decode(c, res[i].Data); err != nil {
+			if own {
+				return nil, PoolState{}, notAMarket(market, err)
+			}
+			return nil, PoolState{}, upstreamGarbage(fmt.Errorf("market %s: %s: %w", market.Hex(), rd.name, err))
 		}
 	}
-	info.CallAsset.Address, info.PutAsset.Address, info.Pool = addrs[0], addrs[1], addrs[2]
-	rest := make([][]byte, 0, len(calls)-3)
-	for i := 3; i < len(calls); i++ {
-		if !res[i].OK {
-			target := addrs[calls[i].TargetFrom.Int64()-1]
-			err := &CallFailedError{Index: i - 3, Target: target, Revert: res[i].Data}
-			return nil, PoolState{}, fmt.Errorf("market %s pool %s: %w", market.Hex(), info.Pool.Hex(), badMarketState(err))
-		}
-		rest = append(rest, res[i].Data)
-	}
-	if err := decodeImmutables(info, rest); err != nil {
-		return nil, PoolState{}, upstreamGarbage(fmt.Errorf("market %s: %w", market.Hex(), err))
-	}
-	st, err := decodeSlot0(rest[8])
-	if err != nil {
-		return nil, PoolState{}, upstreamGarbage(err)
+	info := &c.info
+	pair := map[common.Address]bool{info.CallAsset.Address: true, info.PutAsset.Address: true}
+	if !pair[info.Token0] || !pair[info.Token1] || info.Token0 == info.Token1 {
+		return nil, PoolState{}, upstreamGarbage(fmt.Errorf("market %s: pool tokens %s/%s are not the market's assets", market.Hex(), info.Token0.Hex(), info.Token1.Hex()))
 	}
 	r.immutables.Set(market.Hex(), info, cache.Policy{TTL: r.ttl})
-	return info, st, nil
+	return info, c.slot0, nil
 }
 
-// chainedReadInRounds gives ChainedRead's results through Multicall3, one
-// round per generation of targets: the calls with fixed targets, then those
-// whose targets the first round returned (these chains are one deep).
+// split is results as ChainedRead's two arrays.
+func split(res []Result) (ok []bool, ret [][]byte) {
+	ok, ret = make([]bool, len(res)), make([][]byte, len(res))
+	for i, x := range res {
+		ok[i], ret[i] = x.OK, x.Data
+	}
+	return ok, ret
+}
+
+// chainedReadInRounds gives ChainedRead's results through Multicall3
+// aggregate3 rounds: each round runs every call whose target is known (a
+// fixed one, or the answer of a call already run), so a chain of n
+// generations takes n rounds. Targets follow ChainedCall.TargetAt, so a
+// call skipped by ChainedRead is skipped here too.
 func (r *Reader) chainedReadInRounds(ctx context.Context, calls []contracts.ChainedCall) ([]Result, error) {
 	ok := make([]bool, len(calls))
 	ret := make([][]byte, len(calls))
-	var fixed, derived []int
-	for i, c := range calls {
-		if c.TargetFrom.Sign() == 0 {
-			fixed = append(fixed, i)
-		} else {
-			derived = append(derived, i)
-		}
-	}
-	for _, round := range [][]int{fixed, derived} {
+	done := make([]bool, len(calls)) // run or skipped in an earlier round
+	for left := len(calls); left > 0; {
 		var batch []Call
-		var idx []int
-		for _, i := range round {
-			target, run := calls[i].TargetAt(i, ok, ret)
-			if !run {
-				continue // skipped, as ChainedRead skips it
+		var round []int // calls resolved in this round, run or skipped
+		var idx []int   // the calls of batch
+		for i, c := range calls {
+			if done[i] {
+				continue
 			}
-			batch = append(batch, Call{Target: target, Data: calls[i].Data})
-			idx = append(idx, i)
+			if j := c.Source(); j >= 0 && j < i && !done[j] {
+				continue // its target is in an answer not yet read
+			}
+			round = append(round, i)
+			if target, run := c.TargetAt(i, ok, ret); run {
+				batch = append(batch, Call{Target: target, Data: c.Data})
+				idx = append(idx, i)
+			} // else skipped, as ChainedRead skips it: not ok, no data
 		}
-		if len(batch) == 0 {
-			continue
+		if len(batch) > 0 {
+			out, err := r.AggregateResults(ctx, batch)
+			if err != nil {
+				return nil, err
+			}
+			for k, i := range idx {
+				ok[i], ret[i] = out[k].OK, out[k].Data
+			}
 		}
-		out, err := r.AggregateResults(ctx, batch)
-		if err != nil {
-			return nil, err
+		for _, i := range round {
+			done[i] = true
 		}
-		for k, i := range idx {
-			ok[i], ret[i] = out[k].OK, out[k].Data
-		}
+		left -= len(round)
 	}
 	return results(ok, ret), nil
 }
@@ -391,46 +483,6 @@ func results(ok []bool, ret [][]byte) []Result {
 // maxDecimals bounds an ERC20's decimals: 10^77 is the largest power of ten
 // in a uint256, and a price scaled by more is no longer a finite float64.
 const maxDecimals = 77
-
-func decodeImmutables(info *MarketInfo, res [][]byte) error {
-	p, e := contracts.Pool, contracts.ERC20
-	var err error
-	if info.Token0, err = unpackAddress(p, "token0", res[0]); err != nil {
-		return err
-	}
-	if info.Token1, err = unpackAddress(p, "token1", res[1]); err != nil {
-		return err
-	}
-	fee, err := unpackOne[*big.Int](p, "fee", res[2])
-	if err != nil {
-		return err
-	}
-	info.Fee = uint32(fee.Uint64())
-	spacing, err := unpackOne[*big.Int](p, "tickSpacing", res[3])
-	if err != nil {
-		return err
-	}
-	info.TickSpacing = int(spacing.Int64())
-	if info.TickSpacing <= 0 {
-		return fmt.Errorf("pool tick spacing %d", info.TickSpacing)
-	}
-	if info.CallAsset.Decimals, err = unpackOne[uint8](e, "decimals", res[4]); err != nil {
-		return err
-	}
-	info.CallAsset.Symbol = decodeSymbol(res[5])
-	if info.PutAsset.Decimals, err = unpackOne[uint8](e, "decimals", res[6]); err != nil {
-		return err
-	}
-	info.PutAsset.Symbol = decodeSymbol(res[7])
-	if info.CallAsset.Decimals > maxDecimals || info.PutAsset.Decimals > maxDecimals {
-		return fmt.Errorf("token decimals %d/%d above %d", info.CallAsset.Decimals, info.PutAsset.Decimals, maxDecimals)
-	}
-	pair := map[common.Address]bool{info.CallAsset.Address: true, info.PutAsset.Address: true}
-	if !pair[info.Token0] || !pair[info.Token1] || info.Token0 == info.Token1 {
-		return fmt.Errorf("pool tokens %s/%s are not the market's assets", info.Token0.Hex(), info.Token1.Hex())
-	}
-	return nil
-}
 
 func (r *Reader) slot0(ctx context.Context, pool common.Address) (PoolState, error) {
 	raw, err := r.EthCall(ctx, pool, pack(contracts.Pool, "slot0"))

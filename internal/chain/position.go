@@ -24,6 +24,15 @@ const (
 // usually reads the whole position. Failing extra calls cost nothing.
 const speculativeLegs = 8
 
+// The reads of Position's first round, by name: its index in the batch.
+const (
+	posOwner     = iota // ownerOf(optionId)
+	posOpData           // opData(optionId)
+	posName             // name(), which tells V1 from V2 when there is no leg
+	posTimestamp        // Multicall3 getCurrentBlockTimestamp
+	posFirstLeg         // opTickMap(optionId, 0), then the next speculativeLegs-1
+)
+
 // MaxLegs bounds how many legs the gateway will read for one option.
 const MaxLegs = 64
 
@@ -60,12 +69,11 @@ type Position struct {
 // first opTickMap entries. A burnt or unknown id answers OPTION_NOT_FOUND.
 func (r *Reader) Position(ctx context.Context, market common.Address, optionID *big.Int) (*Position, error) {
 	m := contracts.OptionMarketV2
-	calls := []Call{
-		{market, pack(m, "ownerOf", optionID)},
-		{market, pack(m, "opData", optionID)},
-		{market, pack(m, "name")},
-		{r.multicall, pack(contracts.Multicall3, "getCurrentBlockTimestamp")},
-	}
+	calls := make([]Call, posFirstLeg, posFirstLeg+speculativeLegs)
+	calls[posOwner] = Call{market, pack(m, "ownerOf", optionID)}
+	calls[posOpData] = Call{market, pack(m, "opData", optionID)}
+	calls[posName] = Call{market, pack(m, "name")}
+	calls[posTimestamp] = Call{r.multicall, pack(contracts.Multicall3, "getCurrentBlockTimestamp")}
 	for i := 0; i < speculativeLegs; i++ {
 		calls = append(calls, Call{market, pack(m, "opTickMap", optionID, big.NewInt(int64(i)))})
 	}
@@ -73,23 +81,23 @@ func (r *Reader) Position(ctx context.Context, market common.Address, optionID *
 	if err != nil {
 		return nil, err
 	}
-	if !res[1].OK || !res[3].OK {
+	if !res[posOpData].OK || !res[posTimestamp].OK {
 		return nil, notAMarket(market, errors.New("opData or block timestamp failed"))
 	}
-	if !res[0].OK {
+	if !res[posOwner].OK {
 		return nil, problem.New(problem.OptionNotFound, "option %s does not exist on market %s (never minted, or burnt)", optionID, market.Hex()).On("optionId")
 	}
 	p := &Position{}
-	if p.Owner, err = unpackAddress(m, "ownerOf", res[0].Data); err != nil {
+	if p.Owner, err = unpackAddress(m, "ownerOf", res[posOwner].Data); err != nil {
 		return nil, notAMarket(market, err)
 	}
-	if p.BlockTimestamp, err = unpackOne[*big.Int](contracts.Multicall3, "getCurrentBlockTimestamp", res[3].Data); err != nil {
+	if p.BlockTimestamp, err = unpackOne[*big.Int](contracts.Multicall3, "getCurrentBlockTimestamp", res[posTimestamp].Data); err != nil {
 		return nil, upstreamGarbage(err)
 	}
-	if p.Data, err = decodeOpData(res[1].Data); err != nil {
-		return nil, unsupportedOpData(market, optionID, res[1].Data, err)
+	if p.Data, err = decodeOpData(res[posOpData].Data); err != nil {
+		return nil, unsupportedOpData(market, optionID, res[posOpData].Data, err)
 	}
-	p.Version = marketVersion(res[2], res[4])
+	p.Version = marketVersion(res[posName], res[posFirstLeg])
 	if p.Version == MarketV1 {
 		return p, nil // the caller refuses V1 before it needs legs
 	}
@@ -97,7 +105,7 @@ func (r *Reader) Position(ctx context.Context, market common.Address, optionID *
 	if n > MaxLegs {
 		return nil, problem.New(problem.OptionTooManyLegs, "option %s has %d legs; at most %d are supported", optionID, n, MaxLegs)
 	}
-	legRes := res[4:]
+	legRes := res[posFirstLeg:]
 	if n > speculativeLegs {
 		more := make([]Call, 0, n-speculativeLegs)
 		for i := uint64(speculativeLegs); i < n; i++ {

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -36,27 +37,40 @@ type ChainedCall struct {
 // ChainedRead skips it: the rule of sol/ChainedRead.sol, for code that
 // reproduces it without an EVM (the gateway's Multicall3 fallback, fakes).
 func (c ChainedCall) TargetAt(i int, ok []bool, ret [][]byte) (common.Address, bool) {
-	if c.TargetFrom == nil || c.TargetFrom.Sign() == 0 {
+	j := c.Source()
+	if j < 0 {
 		return c.Target, true
 	}
-	if !c.TargetFrom.IsInt64() {
-		return common.Address{}, false
-	}
-	j := int(c.TargetFrom.Int64()) - 1
 	if j >= i || !ok[j] || len(ret[j]) < 32 {
 		return common.Address{}, false
 	}
 	return common.BytesToAddress(ret[j][12:32]), true
 }
 
-// ChainedReadCode is the eth_call data that runs calls.
-func ChainedReadCode(calls []ChainedCall) ([]byte, error) {
-	for i := range calls {
-		if calls[i].TargetFrom == nil {
-			calls[i].TargetFrom = new(big.Int)
-		}
+// Source is the index of the call whose answer names this call's target,
+// or -1 when the target is fixed. A TargetFrom too large to be an index
+// gives an index no call has (ChainedRead skips such a call).
+func (c ChainedCall) Source() int {
+	if c.TargetFrom == nil || c.TargetFrom.Sign() == 0 {
+		return -1
 	}
-	args, err := ChainedRead.ABI.Pack("", calls)
+	if !c.TargetFrom.IsInt64() || c.TargetFrom.Int64() > math.MaxInt32 {
+		return math.MaxInt32
+	}
+	return int(c.TargetFrom.Int64()) - 1
+}
+
+// ChainedReadCode is the eth_call data that runs calls. calls is not
+// modified (a nil TargetFrom is packed as 0, a fixed target).
+func ChainedReadCode(calls []ChainedCall) ([]byte, error) {
+	packed := make([]ChainedCall, len(calls))
+	for i, c := range calls {
+		if c.TargetFrom == nil {
+			c.TargetFrom = new(big.Int)
+		}
+		packed[i] = c
+	}
+	args, err := ChainedRead.ABI.Pack("", packed)
 	if err != nil {
 		return nil, fmt.Errorf("pack ChainedRead: %w", err)
 	}

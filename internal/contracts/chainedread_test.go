@@ -67,3 +67,24 @@ func TestChainedCallTargetAt(t *testing.T) {
 		}
 	}
 }
+
+// ChainedReadCode packs a nil TargetFrom as a fixed target without writing
+// into its caller's slice: the caller's calls stay as built, so code that
+// reads them afterwards (the Multicall3 fallback) sees what it built.
+func TestChainedReadCodeLeavesCallsAlone(t *testing.T) {
+	calls := []ChainedCall{{Target: common.Address{1}, Data: []byte{1}}, {TargetFrom: big.NewInt(1), Data: []byte{2}}}
+	if _, err := ChainedReadCode(calls); err != nil {
+		t.Fatal(err)
+	}
+	if calls[0].TargetFrom != nil {
+		t.Fatalf("ChainedReadCode set the caller's TargetFrom to %v", calls[0].TargetFrom)
+	}
+	for _, c := range []struct {
+		from *big.Int
+		want int
+	}{{nil, -1}, {big.NewInt(0), -1}, {big.NewInt(1), 0}, {big.NewInt(12), 11}, {new(big.Int).Lsh(big.NewInt(1), 200), 1<<31 - 1}} {
+		if got := (ChainedCall{TargetFrom: c.from}).Source(); got != c.want {
+			t.Errorf("Source of TargetFrom %v: %d, want %d", c.from, got, c.want)
+		}
+	}
+}

@@ -54,8 +54,11 @@ func (r Request) Status() int {
 }
 
 // Requests are the requests recorded into the demo, in the order generated.
-// README examples come from this list.
+// README examples come from this list. The widest strikes request records
+// every strike of the demo market, so the demo's subgraph engine answers
+// any reach.
 var Requests = []Request{
+	{"strikes-weth-usdc-1000", "/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=1000&putsReach=1000", 0},
 	{"strikes-weth-usdc-100", "/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=100&putsReach=100", 0},
 	{"strikes-weth-usdc-10", "/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=10&putsReach=10", 0},
 	{"history-alice-page1", "/clamm/exercise/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=5&skip=0", 0},
@@ -97,7 +100,10 @@ type Replays struct {
 	Quote    http.RoundTripper // the 1inch API
 }
 
-// Transports returns replaying transports for a demo chain's upstreams.
+// Transports returns replaying transports for a demo chain's upstreams:
+// the subgraph is a small engine over the recorded entities (graph.go),
+// the RPC node answers call by call from the recorded batches (node.go),
+// the 1inch API replays its recorded requests.
 func Transports(chainID uint64) (Replays, error) {
 	dir := fmt.Sprintf("recordings/%d", chainID)
 	sub, err := fs.Sub(recordings, dir)
@@ -105,8 +111,12 @@ func Transports(chainID uint64) (Replays, error) {
 		return Replays{}, err
 	}
 	var r Replays
-	if r.Subgraph, err = replay.GraphQLReplayer(sub, "subgraph"); err != nil {
+	recorded, err := replay.Exchanges(sub, "subgraph")
+	if err != nil {
 		return Replays{}, err
+	}
+	if r.Subgraph, err = newGraph(recorded); err != nil {
+		return Replays{}, fmt.Errorf("%s/subgraph.yaml: %w", dir, err)
 	}
 	if r.Quote, err = replay.HTTPReplayer(sub, "quote"); err != nil {
 		return Replays{}, err
@@ -115,7 +125,7 @@ func Transports(chainID uint64) (Replays, error) {
 	if err != nil {
 		return Replays{}, err
 	}
-	if r.RPC, err = replay.LoadRPCCassette(raw); err != nil {
+	if r.RPC, err = newNode(raw); err != nil {
 		return Replays{}, fmt.Errorf("%s/rpc.json: %w", dir, err)
 	}
 	return r, nil

@@ -141,3 +141,23 @@ func record(path string, real http.RoundTripper, match recorder.MatcherFunc, rew
 		recorder.WithHook(scrub, recorder.AfterCaptureHook),
 	)
 }
+
+// Exchange is one recorded request body and its answer's body.
+type Exchange struct {
+	Request, Response []byte
+}
+
+// Exchanges reads the go-vcr cassette name (without ".yaml") from fsys:
+// the bodies of its interactions, in recorded order (for replays that
+// answer from what the recordings hold rather than request by request).
+func Exchanges(fsys fs.FS, name string) ([]Exchange, error) {
+	c, err := cassette.LoadWithFS(name, cassetteFS{fsys})
+	if err != nil {
+		return nil, fmt.Errorf("cassette %s: %w", name, err)
+	}
+	out := make([]Exchange, len(c.Interactions))
+	for i, in := range c.Interactions {
+		out[i] = Exchange{Request: []byte(in.Request.Body), Response: []byte(in.Response.Body)}
+	}
+	return out, nil
+}

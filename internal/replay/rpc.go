@@ -128,20 +128,24 @@ func (r *RPCReplayer) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		out[i] = rpcMessage{JSONRPC: "2.0", ID: m.ID, Result: in.Result, Error: in.Error}
 	}
-	var resp []byte
 	if batch {
-		resp, err = json.Marshal(out)
-	} else {
-		resp, err = json.Marshal(out[0])
+		return JSONAnswer(req, out)
 	}
+	return JSONAnswer(req, out[0])
+}
+
+// JSONAnswer is an HTTP 200 answering req with v as JSON: how every
+// replay (and the demo's engines) answers.
+func JSONAnswer(req *http.Request, v any) (*http.Response, error) {
+	body, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
 	return &http.Response{
 		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header:        http.Header{"Content-Type": {"application/json"}},
-		Body:          io.NopCloser(bytes.NewReader(resp)),
-		ContentLength: int64(len(resp)),
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)),
 		Request:       req,
 	}, nil
 }

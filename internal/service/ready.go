@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"sync"
 
@@ -9,7 +10,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
-// Prober is what readiness asks of a chain's upstreams.
+// Prober is what readiness asks of a chain's RPC node: its head block.
 type Prober interface {
 	BlockNumber(ctx context.Context) (uint64, error)
 }
@@ -68,6 +69,10 @@ func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainRe
 	return ready, out
 }
 
+// errNoProbe is the probe result of an upstream that declares no probe: it
+// is reported (as INTERNAL: a wiring bug) and the chain is not ready.
+var errNoProbe = errors.New("readiness: no probe declared for this upstream")
+
 func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) ChainReadiness {
 	r := ChainReadiness{ChainID: id, Configured: true}
 	var head uint64
@@ -83,15 +88,19 @@ func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) ChainRe
 	}()
 	go func() {
 		defer wg.Done()
-		if p, ok := up.Chain.(Prober); ok {
-			head, headErr = p.BlockNumber(ctx)
+		if up.Head == nil {
+			headErr = errNoProbe
+			return
 		}
+		head, headErr = up.Head.BlockNumber(ctx)
 	}()
 	go func() {
 		defer wg.Done()
-		if m, ok := up.Subgraph.(MetaReader); ok {
-			meta, metaErr = m.Meta(ctx)
+		if up.Meta == nil {
+			metaErr = errNoProbe
+			return
 		}
+		meta, metaErr = up.Meta.Meta(ctx)
 	}()
 	wg.Wait()
 	if chainErr != nil {

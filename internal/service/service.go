@@ -50,6 +50,10 @@ type Upstreams struct {
 	Strikes   StrikesReader
 	// Quoters maps a swapperId to its quoter.
 	Quoters map[string]swap.Quoter
+	// Head and Meta are readiness's probes, declared by whoever builds the
+	// upstreams: a chain whose upstreams declare none cannot report ready.
+	Head Prober
+	Meta MetaReader
 }
 
 // Service answers the gateway's three questions.
