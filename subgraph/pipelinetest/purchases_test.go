@@ -12,8 +12,6 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
-	"github.com/clamm-gateway/clamm-gateway/internal/app"
-	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
@@ -25,17 +23,7 @@ import (
 // option under its ownerOf.
 func gatewayPurchases(t *testing.T, p *pt.Protocol, ix *Indexer, created map[string]*types.Receipt) {
 	t.Helper()
-	sub := httptest.NewServer(ix.Serve())
-	defer sub.Close()
-	node := httptest.NewServer(RPCHandler(p.Chain.RPC()))
-	defer node.Close()
-	cfg := config.Default()
-	ch := cfg.Chains[42161]
-	ch.SubgraphURL, ch.RPCURL = sub.URL, node.URL
-	a, err := app.New(app.Options{Config: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, subURL := liveGateway(t, p, ix)
 	read := func(path string, user common.Address) map[string]map[string]any {
 		rec := httptest.NewRecorder()
 		a.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path+"?chainId=42161&first=100&skip=0&user="+user.Hex()+"&optionMarket="+p.Market.Hex(), nil))
@@ -73,7 +61,7 @@ func gatewayPurchases(t *testing.T, p *pt.Protocol, ix *Indexer, created map[str
 	// half is not run here; the subgraph half is: the PurchasePositions
 	// query names, for each owner, exactly the options whose ownerOf is
 	// that owner (ownership followed through the ERC721 Transfer events).
-	client := subgraph.New(sub.URL, subgraph.Options{})
+	client := subgraph.New(subURL, subgraph.Options{})
 	for owner := range owners {
 		held, _, err := client.PurchasePositions(t.Context(), subgraph.HistoryQuery{User: owner, Market: p.Market, First: 100})
 		if err != nil {

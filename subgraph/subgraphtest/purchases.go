@@ -72,21 +72,32 @@ func newestFirst(ts func(i int) string, id func(i int) string) func(i, j int) bo
 }
 
 func (s *Server) purchaseHistory(v map[string]any) (map[string]any, error) {
+	list, err := userPage(v, s.Purchases, func(p Purchase) (string, string, string, string) { return p.Buyer, p.Market, p.Timestamp, p.ID })
+	return map[string]any{"purchases": list}, err
+}
+
+// userPage answers the documents that page through one user's entities on
+// one market: user and market compared exactly (Graph Node compares Bytes
+// exactly, so a mixed-case variable matches nothing), newest first by the
+// entity's decimal order key (ties by id), then skip and first. key gives
+// an entity's user, market, order key and id.
+func userPage[T any](v map[string]any, all []T, key func(T) (user, market, order, id string)) ([]T, error) {
 	first, skip, err := pageArgs(v)
 	if err != nil {
 		return nil, err
 	}
 	user, _ := v["user"].(string)
 	market, _ := v["market"].(string)
-	// Graph Node compares Bytes exactly: a mixed-case variable matches nothing.
-	out := []Purchase{}
-	for _, p := range s.Purchases {
-		if p.Buyer == user && p.Market == market {
-			out = append(out, p)
+	out := []T{}
+	for _, e := range all {
+		if u, m, _, _ := key(e); u == user && m == market {
+			out = append(out, e)
 		}
 	}
-	sort.SliceStable(out, newestFirst(func(i int) string { return out[i].Timestamp }, func(i int) string { return out[i].ID }))
-	return map[string]any{"purchases": page(out, first, skip)}, nil
+	order := func(i int) string { _, _, o, _ := key(out[i]); return o }
+	id := func(i int) string { _, _, _, x := key(out[i]); return x }
+	sort.SliceStable(out, newestFirst(order, id))
+	return page(out, first, skip), nil
 }
 
 // Option is an Option entity as PurchasePositions selects it.
@@ -108,18 +119,12 @@ type Option struct {
 }
 
 func (s *Server) purchasePositions(v map[string]any) (map[string]any, error) {
-	first, skip, err := pageArgs(v)
-	if err != nil {
-		return nil, err
-	}
-	user, _ := v["user"].(string)
-	market, _ := v["market"].(string)
-	out := []Option{}
+	var open []Option
 	for _, o := range s.Options {
-		if o.Owner == user && o.Market == market && o.State != "Settled" {
-			out = append(out, o)
+		if o.State != "Settled" {
+			open = append(open, o)
 		}
 	}
-	sort.SliceStable(out, newestFirst(func(i int) string { return out[i].MintTimestamp }, func(i int) string { return out[i].ID }))
-	return map[string]any{"options": page(out, first, skip)}, nil
+	list, err := userPage(v, open, func(o Option) (string, string, string, string) { return o.Owner, o.Market, o.MintTimestamp, o.ID })
+	return map[string]any{"options": list}, err
 }

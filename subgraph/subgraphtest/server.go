@@ -255,21 +255,8 @@ func limitDaily(st Strike) Strike {
 }
 
 func (s *Server) exerciseHistory(v map[string]any) (map[string]any, error) {
-	first, skip, err := pageArgs(v)
-	if err != nil {
-		return nil, err
-	}
-	user, _ := v["user"].(string)
-	market, _ := v["market"].(string)
-	// Graph Node compares Bytes exactly: a mixed-case variable matches nothing.
-	out := []Exercise{}
-	for _, e := range s.Exercises {
-		if e.User == user && e.Market == market {
-			out = append(out, e)
-		}
-	}
-	sort.SliceStable(out, newestFirst(func(i int) string { return out[i].Timestamp }, func(i int) string { return out[i].ID }))
-	return map[string]any{"exercises": page(out, first, skip)}, nil
+	list, err := userPage(v, s.Exercises, func(e Exercise) (string, string, string, string) { return e.User, e.Market, e.Timestamp, e.ID })
+	return map[string]any{"exercises": list}, err
 }
 
 func intVar(v map[string]any, name string) (int, error) {
