@@ -19,4 +19,8 @@ fi
 
 npm ci --prefix internal/evmtest/testdata --no-audit --no-fund --loglevel=error
 npm ci --prefix subgraph --no-audit --no-fund --loglevel=error
-npm run --prefix subgraph build >/dev/null
+# graph-cli narrates every step on stderr: shown only when the build fails.
+if ! out=$(npm run --prefix subgraph build 2>&1); then
+  printf '%s\n' "$out"
+  exit 1
+fi
