@@ -52,11 +52,14 @@ func wideScenario(b *testing.B, n int) *scenario.Scenario {
 	return sc
 }
 
-func benchServer(b *testing.B, sc *scenario.Scenario) *gateway.Server {
+func benchServer(b *testing.B, sc *scenario.Scenario, adjust ...func(*gateway.Options)) *gateway.Server {
 	f := scenario.NewFakes(sc)
 	return newApp(b, app.Options{Transports: onFakes(f), Metrics: metrics.New(), AccessLog: io.Discard, // as deployed: metrics and access log on
 		Gateway: func(o *gateway.Options) {
 			o.CacheMaxEntries, o.CacheMaxBytes, o.StrikesTTL, o.HistoryTTL, o.PrepareTTL = 1000, 1<<30, 1<<62, 1<<62, 1<<62
+			for _, a := range adjust {
+				a(o)
+			}
 		}})
 }
 

@@ -74,7 +74,7 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	s.writeError(w, problem.New(problem.RouteNotFound, "no such route: see /clamm/strikes-chain, /clamm/exercise/history, /clamm/exercise/prepare"))
+	s.writeError(w, problem.New(problem.RouteNotFound, "no such route: the API's paths are listed in /openapi.json"))
 }
 
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {

@@ -20,6 +20,8 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 // subgraph's lag behind the chain head: 200 when every chain is ready, 503
 // (with Retry-After) otherwise. Probes are shared and their result reused
 // for ReadyTTL (service.ReadinessCache); the answer itself is no-store.
+// With a shared cache tier it also reports sharedCache: "ok", or
+// "degraded" with the reason, which leaves the gateway ready.
 func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 	ready, chains := s.ready.Readiness(r.Context(), s.opts.MaxLagBlocks)
 	if s.opts.Metrics != nil {
@@ -34,7 +36,11 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", "5")
 	}
-	s.writeJSON(w, status, map[string]any{"ready": ready, "maxLagBlocks": s.opts.MaxLagBlocks, "chains": chains})
+	body := map[string]any{"ready": ready, "maxLagBlocks": s.opts.MaxLagBlocks, "chains": chains}
+	if s.opts.Shared != nil {
+		body["sharedCache"] = s.sharedReadiness(r.Context())
+	}
+	s.writeJSON(w, status, body)
 }
 
 func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {

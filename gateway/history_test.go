@@ -27,11 +27,14 @@ func TestHistoryParamErrors(t *testing.T) {
 		{"first", "", true}, {"first", "0", false}, {"first", "1001", false}, {"first", "-1", false}, {"first", "2.5", false},
 		{"skip", "", true}, {"skip", "5001", false}, {"skip", "-1", false}, {"skip", "1e3", false},
 	}
-	for _, c := range cases {
-		rec := get(t, srv, gateway.PathExerciseHistory+"?"+query(historyParams, c.param, c.value, c.drop))
-		e := decodeError(t, rec)
-		if rec.Code != http.StatusBadRequest || e.Param != c.param {
-			t.Errorf("%s=%q drop=%v: status %d, %+v", c.param, c.value, c.drop, rec.Code, e)
+	// Purchase history and positions take exercise history's parameters.
+	for _, path := range historyPaths {
+		for _, c := range cases {
+			rec := get(t, srv, path+"?"+query(historyParams, c.param, c.value, c.drop))
+			e := decodeError(t, rec)
+			if rec.Code != http.StatusBadRequest || e.Param != c.param {
+				t.Errorf("%s %s=%q drop=%v: status %d, %+v", path, c.param, c.value, c.drop, rec.Code, e)
+			}
 		}
 	}
 	if f.Subgraph.Requests() != 0 {
@@ -43,28 +46,33 @@ func TestHistoryParamErrors(t *testing.T) {
 // reach it lowercase (Graph Node compares Bytes exactly), whatever case the
 // client sent.
 func TestHistoryPassesPagingAndLowercaseAddresses(t *testing.T) {
-	srv, f := newFakeServer(t)
-	for _, c := range []struct{ user, first, skip string }{
-		{alice, "3", "2"}, {strings.ToLower(alice), "1000", "5000"}, {"0x" + strings.ToUpper(alice[2:]), "1", "0"},
+	for _, op := range []struct{ path, operation string }{
+		{gateway.PathExerciseHistory, "ExerciseHistory"}, {gateway.PathPurchaseHistory, "PurchaseHistory"},
+		{gateway.PathPurchasePositions, "PurchasePositions"},
 	} {
-		q := query(map[string]string{"chainId": "42161", "user": c.user, "optionMarket": wethUSDC, "first": c.first, "skip": "0"}, "skip", c.skip, false)
-		rec := get(t, srv, gateway.PathExerciseHistory+"?"+q)
-		if rec.Code != http.StatusOK {
-			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		srv, f := newFakeServer(t)
+		for _, c := range []struct{ user, first, skip string }{
+			{alice, "3", "2"}, {strings.ToLower(alice), "1000", "5000"}, {"0x" + strings.ToUpper(alice[2:]), "1", "0"},
+		} {
+			q := query(map[string]string{"chainId": "42161", "user": c.user, "optionMarket": wethUSDC, "first": c.first, "skip": "0"}, "skip", c.skip, false)
+			rec := get(t, srv, op.path+"?"+q)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("%s: status %d: %s", op.path, rec.Code, rec.Body)
+			}
+			v := f.Subgraph.LastVariables(op.operation)
+			if v["first"] != jsonNumber(c.first) || v["skip"] != jsonNumber(c.skip) {
+				t.Errorf("%s: subgraph got first=%v skip=%v, want %s %s", op.path, v["first"], v["skip"], c.first, c.skip)
+			}
+			if v["user"] != strings.ToLower(alice) || v["market"] != strings.ToLower(wethUSDC) {
+				t.Errorf("%s: subgraph got user=%v market=%v", op.path, v["user"], v["market"])
+			}
 		}
-		v := f.Subgraph.LastVariables("ExerciseHistory")
-		if v["first"] != jsonNumber(c.first) || v["skip"] != jsonNumber(c.skip) {
-			t.Errorf("subgraph got first=%v skip=%v, want %s %s", v["first"], v["skip"], c.first, c.skip)
+		// Different case, same answer.
+		a := get(t, srv, op.path+"?"+query(historyParams, "user", strings.ToLower(alice), false))
+		b := get(t, srv, op.path+"?"+query(historyParams, "user", "0x"+strings.ToUpper(alice[2:]), false))
+		if a.Code != 200 || a.Body.String() != b.Body.String() || !strings.Contains(a.Body.String(), `"optionId"`) {
+			t.Fatalf("%s: case changed the answer: %s vs %s", op.path, a.Body, b.Body)
 		}
-		if v["user"] != strings.ToLower(alice) || v["market"] != strings.ToLower(wethUSDC) {
-			t.Errorf("subgraph got user=%v market=%v", v["user"], v["market"])
-		}
-	}
-	// Different case, same answer.
-	a := get(t, srv, gateway.PathExerciseHistory+"?"+query(historyParams, "user", strings.ToLower(alice), false))
-	b := get(t, srv, gateway.PathExerciseHistory+"?"+query(historyParams, "user", "0x"+strings.ToUpper(alice[2:]), false))
-	if a.Code != 200 || a.Body.String() != b.Body.String() || !strings.Contains(a.Body.String(), `"optionId"`) {
-		t.Fatalf("case changed the answer: %s vs %s", a.Body, b.Body)
 	}
 }
 
@@ -76,11 +84,16 @@ func jsonNumber(s string) float64 {
 	return f
 }
 
+// historyPaths are the routes that take exercise history's parameters.
+var historyPaths = []string{gateway.PathExerciseHistory, gateway.PathPurchaseHistory, gateway.PathPurchasePositions}
+
 func TestHistoryEmptyIsArray(t *testing.T) {
 	srv, _ := newFakeServer(t)
-	rec := get(t, srv, gateway.PathExerciseHistory+"?"+query(historyParams, "user", "0x000000000000000000000000000000000000dEaD", false))
-	if rec.Code != http.StatusOK || rec.Body.String() != "[]" {
-		t.Fatalf("status %d body %q", rec.Code, rec.Body)
+	for _, path := range historyPaths {
+		rec := get(t, srv, path+"?"+query(historyParams, "user", "0x000000000000000000000000000000000000dEaD", false))
+		if rec.Code != http.StatusOK || rec.Body.String() != "[]" {
+			t.Fatalf("%s: status %d body %q", path, rec.Code, rec.Body)
+		}
 	}
 }
 
@@ -94,22 +107,24 @@ func TestHistoryUpstreamErrors(t *testing.T) {
 		{&subgraphtest.Failure{Errors: []string{"Failed to decode `Bytes` value"}}, "SUBGRAPH_ERROR", 502},
 		{&subgraphtest.Failure{Status: 503}, "SUBGRAPH_UNAVAILABLE", 503},
 	} {
-		srv, f := newFakeServer(t)
-		failing := true
-		f.Subgraph.Fail = func(string) *subgraphtest.Failure {
-			if failing {
-				return c.fail
+		for _, p := range historyPaths {
+			srv, f := newFakeServer(t)
+			failing := true
+			f.Subgraph.Fail = func(string) *subgraphtest.Failure {
+				if failing {
+					return c.fail
+				}
+				return nil
 			}
-			return nil
-		}
-		path := gateway.PathExerciseHistory + "?" + query(historyParams, "", "", false)
-		rec := get(t, srv, path)
-		if e := decodeError(t, rec); rec.Code != c.st || e.Code != c.code {
-			t.Errorf("status %d code %s, want %d %s", rec.Code, e.Code, c.st, c.code)
-		}
-		failing = false
-		if rec := get(t, srv, path); rec.Code != http.StatusOK || rec.Header().Get("X-Cache") != "MISS" {
-			t.Errorf("after recovery: %d %s", rec.Code, rec.Header().Get("X-Cache"))
+			path := p + "?" + query(historyParams, "", "", false)
+			rec := get(t, srv, path)
+			if e := decodeError(t, rec); rec.Code != c.st || e.Code != c.code {
+				t.Errorf("%s: status %d code %s, want %d %s", p, rec.Code, e.Code, c.st, c.code)
+			}
+			failing = false
+			if rec := get(t, srv, path); rec.Code != http.StatusOK || rec.Header().Get("X-Cache") != "MISS" {
+				t.Errorf("%s after recovery: %d %s", p, rec.Code, rec.Header().Get("X-Cache"))
+			}
 		}
 	}
 }

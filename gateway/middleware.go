@@ -151,7 +151,7 @@ func (s *Server) refuseRaw(x *exchange, r *http.Request) bool {
 	}
 	p := r.URL.Path
 	if p == "" || p[0] != '/' || (p != "/" && path.Clean(p) != p) {
-		s.writeError(x, problem.New(problem.RouteNotFound, "no such route: the path must be one of /clamm/strikes-chain, /clamm/exercise/history, /clamm/exercise/prepare, as written"))
+		s.writeError(x, problem.New(problem.RouteNotFound, "no such route: a path is matched as written, in clean form (no //, /./ or /../); the API's paths are listed in /openapi.json"))
 		return true
 	}
 	return false

@@ -28,7 +28,7 @@ type route struct {
 	metrics *metrics.Route // the path's collectors (nil without metrics)
 }
 
-// table lists every route, the three API paths first (they are the ones
+// table lists every route, the API paths first (they are the ones
 // under load, and serveDirect tries entries in order). Query parameters are
 // validated in the handlers, never matched by the router: a missing
 // parameter must be a 400 naming it, not a 404.
@@ -37,6 +37,8 @@ func (s *Server) table() []route {
 		{path: PathStrikesChain, handler: s.handleStrikesChain},
 		{path: PathExerciseHistory, handler: s.handleExerciseHistory},
 		{path: PathExercisePrepare, handler: s.handlePrepare},
+		{path: PathPurchaseHistory, handler: s.handlePurchaseHistory},
+		{path: PathPurchasePositions, handler: s.handlePurchasePositions},
 		{path: PathHealthz, handler: s.handleHealthz},
 		{path: PathReadyz, handler: s.handleReadyz},
 		{path: PathOpenAPI, handler: serveDoc("docs/openapi.json", "application/json")},

@@ -27,8 +27,8 @@ func TestDirectRoutesMatchRouter(t *testing.T) {
 	for _, rt := range s.table() {
 		inTable[rt.path] = true
 	}
-	if len(inTable) != 7 { // no metrics configured: no /metrics
-		t.Errorf("table has %d routes, want 7", len(inTable))
+	if len(inTable) != 9 { // no metrics configured: no /metrics
+		t.Errorf("table has %d routes, want 9", len(inTable))
 	}
 	methods := []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodOptions, "PATCH"}
 	for _, path := range paths {

@@ -3,8 +3,6 @@ package gateway
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
@@ -79,6 +78,11 @@ type Options struct {
 	// still be served while it is refreshed, or while refreshes fail.
 	// Prepared exercises are never served stale: their quotes would be.
 	StaleGrace time.Duration
+	// Shared, if set, is the response cache's second tier, shared with
+	// other replicas: read on a local miss, written by fills, and the
+	// holder of each key's fleet-wide fill lease. Local hits never touch
+	// it.
+	Shared SharedTier
 }
 
 // Server is the gateway's http.Handler.
@@ -90,7 +94,9 @@ type Server struct {
 	handler   http.Handler
 	limiter   *rateLimiter // nil: no rate limit
 	ready     *service.ReadinessCache
-	fills     chan struct{} // semaphore of running fills
+	// sharedProbed is when /readyz last probed the shared tier (Unix ns).
+	sharedProbed atomic.Int64
+	fills        chan struct{} // semaphore of running fills
 	// direct is the route table (routes.go), each entry with its
 	// collectors resolved as the routes are set up; read-only afterwards.
 	// unmatched are the collectors of routeUnmatched, which every request
@@ -151,14 +157,21 @@ func New(opts Options) (*Server, error) {
 		opts:     opts,
 		chains:   map[uint64]bool{},
 		swappers: map[uint64][]string{},
-		responses: cache.New[entry](cache.Options{
-			MaxEntries: opts.CacheMaxEntries, MaxBytes: opts.CacheMaxBytes, FillTimeout: opts.RequestTimeout,
-			Size: func(v any) int64 { return int64(len(v.(entry).body)) + entryOverhead },
-			OnRefreshError: func(key string, err error) {
-				opts.Logger.Warn("background refresh failed; serving stale", "key", key, "error", problem.Scrub(opts.Redact(err.Error())))
-			},
-		}),
 	}
+	copts := cache.Options{
+		MaxEntries: opts.CacheMaxEntries, MaxBytes: opts.CacheMaxBytes, FillTimeout: opts.RequestTimeout,
+		Size: func(v any) int64 { return int64(len(v.(entry).body)) + entryOverhead },
+		OnRefreshError: func(key string, err error) {
+			opts.Logger.Warn("background refresh failed; serving stale", "key", key, "error", problem.Scrub(opts.Redact(err.Error())))
+		},
+	}
+	if opts.Shared != nil {
+		copts.Shared, copts.Codec = opts.Shared, entryCodec{}
+		if opts.Metrics != nil {
+			opts.Metrics.SharedCache(s.sharedStats)
+		}
+	}
+	s.responses = cache.New[entry](copts)
 	for _, id := range opts.Service.ChainIDs() {
 		s.chains[id] = true
 		s.swappers[id] = opts.Service.Swappers(id)
@@ -340,13 +353,7 @@ func encode(v any, block uint64) (entry, error) {
 	if err != nil {
 		return entry{}, fmt.Errorf("encode response: %w", err)
 	}
-	sum := sha256.Sum256(body)
-	e := entry{body: body, contentLength: []string{strconv.Itoa(len(body))},
-		etag: []string{`"` + hex.EncodeToString(sum[:16]) + `"`}}
-	if block > 0 {
-		e.blockHeader = []string{strconv.FormatUint(block, 10)}
-	}
-	return e, nil
+	return newEntry(body, block, etagOf(body)), nil
 }
 
 // marshal is json.Marshal without HTML escaping: responses are JSON for

@@ -21,9 +21,11 @@ var embedded embed.FS
 
 // Names of the documents the service uses.
 const (
-	Strikes         = "strikes"
-	ExerciseHistory = "exercise_history"
-	Meta            = "meta"
+	Strikes           = "strikes"
+	ExerciseHistory   = "exercise_history"
+	Meta              = "meta"
+	PurchaseHistory   = "purchase_history"
+	PurchasePositions = "purchase_positions"
 )
 
 // Document is one GraphQL operation.

@@ -2,10 +2,13 @@ package subgraph
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
 
@@ -42,25 +45,43 @@ type HistoryQuery struct {
 
 // ExerciseHistory runs one query with first and skip passed through.
 func (c *Client) ExerciseHistory(ctx context.Context, q HistoryQuery) ([]Exercise, Meta, error) {
-	if q.First < 1 || q.First > MaxFirst || q.Skip < 0 || q.Skip > MaxSkip {
-		return nil, Meta{}, fmt.Errorf("exercise history: first %d / skip %d outside Graph Node's limits", q.First, q.Skip)
-	}
-	var out struct {
-		Meta      metaJSON   `json:"_meta"`
-		Exercises []Exercise `json:"exercises"`
-	}
-	vars := map[string]any{"user": LowerHex(q.User), "market": LowerHex(q.Market), "first": q.First, "skip": q.Skip}
-	if err := c.exec(ctx, queries.ExerciseHistory, vars, &out); err != nil {
-		return nil, Meta{}, err
-	}
-	for _, e := range out.Exercises {
+	return userPage(ctx, c, queries.ExerciseHistory, "exercises", q, func(e Exercise) error {
 		if e.Timestamp.Int == nil || e.TotalProfit.Int == nil || e.TotalAssetRelocked.Int == nil || e.SqrtPriceX96.Int == nil ||
 			e.Option.Expiry.Int == nil || e.Option.Premium.Int == nil || e.Option.MintTimestamp.Int == nil || e.Option.TokenID.Int == nil {
-			return nil, Meta{}, garbage(fmt.Errorf("exercise %s lacks fields", e.ID))
+			return fmt.Errorf("exercise %s lacks fields", e.ID)
 		}
-		if err := checkSqrtPrice("exercise "+e.ID, e.SqrtPriceX96.Int); err != nil {
+		return checkSqrtPrice("exercise "+e.ID, e.SqrtPriceX96.Int)
+	})
+}
+
+// userPage runs one of the queries that page through a user's entities on
+// a market: Graph Node's limits checked here, first and skip passed
+// through, the list under field decoded and each entity checked by
+// complete (a failure is garbage from the subgraph).
+func userPage[T any](ctx context.Context, c *Client, doc, field string, q HistoryQuery, complete func(T) error) ([]T, Meta, error) {
+	if q.First < 1 || q.First > MaxFirst || q.Skip < 0 || q.Skip > MaxSkip {
+		return nil, Meta{}, fmt.Errorf("%s: first %d / skip %d outside Graph Node's limits", doc, q.First, q.Skip)
+	}
+	var out map[string]json.RawMessage
+	vars := map[string]any{"user": LowerHex(q.User), "market": LowerHex(q.Market), "first": q.First, "skip": q.Skip}
+	if err := c.exec(ctx, doc, vars, &out); err != nil {
+		return nil, Meta{}, err
+	}
+	var meta metaJSON
+	var list []T
+	if err := json.Unmarshal(out["_meta"], &meta); err != nil {
+		return nil, Meta{}, garbage(fmt.Errorf("%s: _meta: %w", doc, err))
+	}
+	if err := json.Unmarshal(out[field], &list); err != nil || list == nil {
+		return nil, Meta{}, garbage(fmt.Errorf("%s: %s: %v", doc, field, err))
+	}
+	for _, e := range list {
+		if err := complete(e); err != nil {
+			if pe := (*problem.Error)(nil); !errors.As(err, &pe) {
+				err = garbage(err)
+			}
 			return nil, Meta{}, err
 		}
 	}
-	return out.Exercises, out.Meta.meta(), nil
+	return list, meta.meta(), nil
 }

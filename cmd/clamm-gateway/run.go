@@ -67,6 +67,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	defer a.Close() // after the server below has shut down
 	srv, modes := a.Server, a.Modes
 	// An RPC URL of another network is refused here; one that cannot be
 	// reached now is a warning (readiness keeps asking).
@@ -95,6 +96,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	for _, id := range cfg.ChainIDs() {
 		ch := cfg.Chains[id]
 		logger.Info("chain", "chainId", id, "mode", modes[id], "subgraph", config.Redact(ch.SubgraphURL), "rpc", config.Redact(ch.RPCURL))
+	}
+	if cfg.RedisURL != "" {
+		logger.Info("shared cache tier", "redis", config.Redact(cfg.RedisURL), "prefix", orDefault(cfg.RedisPrefix, "clamm:v1:"))
 	}
 
 	if addr := getenv("CLAMM_PPROF_LISTEN"); addr != "" {

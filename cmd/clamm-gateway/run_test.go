@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier/redistest"
+	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 )
 
@@ -362,5 +364,61 @@ func TestRewriteRawErrorLeavesOtherWritesAlone(t *testing.T) {
 		if _, ok := rewriteRawError([]byte(p)); ok {
 			t.Errorf("rewrote %q", p)
 		}
+	}
+}
+
+// Two gateway processes' worth of run() on one password-protected Redis:
+// an answer one fills is a HIT on the other with the same bytes and
+// validators; the password is in no log line; with Redis stopped both
+// keep answering and /readyz says degraded while staying ready.
+func TestReplicasShareOneRedis(t *testing.T) {
+	secret := "REDISPASSWORD987"
+	rds := redistest.Start(t, "--requirepass", secret)
+	// A generous command deadline: a loaded test machine must not make a
+	// healthy Redis look failed (the fallback has tests of its own).
+	env := map[string]string{"CLAMM_REDIS_URL": "redis://:" + secret + "@" + rds.Addr + "/0", "CLAMM_REDIS_TIMEOUT": "5s"}
+	a, aOut, aErr, stopA := start(t, env)
+	b, bOut, bErr, stopB := start(t, env)
+	get := func(url string) *http.Response {
+		t.Helper()
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	path := "/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=100&putsReach=100"
+	ra, rb := get(a+path), get(b+path)
+	if ra.StatusCode != 200 || rb.StatusCode != 200 || ra.Header.Get("X-Cache") != "MISS" || rb.Header.Get("X-Cache") != "HIT" {
+		t.Fatalf("a %d %s, b %d %s", ra.StatusCode, ra.Header.Get("X-Cache"), rb.StatusCode, rb.Header.Get("X-Cache"))
+	}
+	for _, h := range []string{"Etag", "X-Subgraph-Block", "Content-Length"} {
+		if ra.Header.Get(h) != rb.Header.Get(h) {
+			t.Errorf("%s: %q vs %q", h, ra.Header.Get(h), rb.Header.Get(h))
+		}
+	}
+	if code, body := fetch(t, b+"/readyz"); code != 200 || !strings.Contains(body, `"sharedCache":{"status":"ok"}`) {
+		t.Fatalf("/readyz %d %s", code, body)
+	}
+	rds.Stop()
+	for _, r := range demo.Requests { // not yet cached on b: each a miss with Redis gone
+		if resp := get(b + r.Path); resp.StatusCode != r.Status() {
+			t.Fatalf("%s with Redis stopped: %d, want %d", r.Name, resp.StatusCode, r.Status())
+		}
+	}
+	if code, body := fetch(t, b+"/readyz"); code != 200 || !strings.Contains(body, `"status":"degraded"`) {
+		t.Fatalf("/readyz with Redis stopped: %d %s", code, body)
+	}
+	stopA()
+	stopB()
+	for name, text := range map[string]string{"a stdout": aOut.String(), "a stderr": aErr.String(), "b stdout": bOut.String(), "b stderr": bErr.String()} {
+		if strings.Contains(text, secret) {
+			t.Errorf("Redis password in %s:\n%s", name, text)
+		}
+	}
+	if !strings.Contains(aErr.String(), `"msg":"shared cache tier"`) {
+		t.Errorf("the tier is not logged at start:\n%s", aErr)
 	}
 }

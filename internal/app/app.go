@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
@@ -83,6 +84,17 @@ type App struct {
 	Service *service.Service
 	// Modes says how each configured chain is served (ModeLive, ...).
 	Modes map[uint64]string
+	// Shared is the cache tier replicas share (nil without a Redis URL).
+	Shared *redistier.Tier
+}
+
+// Close releases what New opened beyond memory: the shared tier's
+// connections. Call it after the server has stopped serving.
+func (a *App) Close() error {
+	if a.Shared != nil {
+		return a.Shared.Close()
+	}
+	return nil
 }
 
 // New builds every chain's clients, the service over them, and the
@@ -95,11 +107,21 @@ func New(o Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := newGateway(o, svc)
-	if err != nil {
+	a := &App{Service: svc, Modes: modes}
+	var shared gateway.SharedTier // stays a nil interface without Redis
+	if redisURL := o.Config.RedisURL; redisURL != "" {
+		// Connected lazily: a Redis down at start is a degraded tier, not
+		// a failure to start.
+		if a.Shared, err = redistier.New(redistier.Options{URL: redisURL, Prefix: o.Config.RedisPrefix, OpTimeout: o.Config.RedisTimeout.D()}); err != nil {
+			return nil, err
+		}
+		shared = a.Shared
+	}
+	if a.Server, err = newGateway(o, svc, shared); err != nil {
+		_ = a.Close()
 		return nil, err
 	}
-	return &App{Server: srv, Service: svc, Modes: modes}, nil
+	return a, nil
 }
 
 // newService connects each chain: through the given transports, live when
@@ -161,8 +183,9 @@ func newService(o Options) (*service.Service, map[uint64]string, error) {
 	return service.New(ups), modes, nil
 }
 
-// newGateway is the HTTP face of svc, tuned by the configuration.
-func newGateway(o Options, svc *service.Service) (*gateway.Server, error) {
+// newGateway is the HTTP face of svc, tuned by the configuration, with
+// shared (may be nil) as its cache's second tier.
+func newGateway(o Options, svc *service.Service, shared gateway.SharedTier) (*gateway.Server, error) {
 	cfg := o.Config
 	opts := gateway.Options{
 		Service:           svc,
@@ -186,6 +209,7 @@ func newGateway(o Options, svc *service.Service) (*gateway.Server, error) {
 		MaxLagBlocks:      cfg.MaxLagBlocks,
 		Version:           o.Version,
 		Metrics:           o.Metrics,
+		Shared:            shared,
 	}
 	if o.Gateway != nil {
 		o.Gateway(&opts)
@@ -197,6 +221,9 @@ func newGateway(o Options, svc *service.Service) (*gateway.Server, error) {
 // redacted form: transport errors quote the full URL, keys included.
 func redactor(cfg *config.Config) func(string) string {
 	var pairs []string
+	if cfg.RedisURL != "" {
+		pairs = append(pairs, cfg.RedisURL, config.Redact(cfg.RedisURL))
+	}
 	for _, ch := range cfg.Chains {
 		for _, u := range []string{ch.SubgraphURL, ch.RPCURL} {
 			if u == "" {

@@ -62,7 +62,7 @@ func Record(dir string, cfg *config.Config, chains map[uint64]Transports, getenv
 		return err
 	}
 	for pass := 0; pass < 2; pass++ {
-		gw, err := newGateway(o, svc)
+		gw, err := newGateway(o, svc, nil) // recordings come from the upstreams, never a shared cache
 		if err != nil {
 			return err
 		}

@@ -21,6 +21,11 @@
 // their own deadline: a client that disconnects must not fail the fill for
 // the others waiting on the same key. Errors are returned, never stored.
 //
+// With a Shared tier (Options.Shared, see shared.go), several replicas
+// share one store: a local miss reads it before any upstream, a fill
+// writes to it, and a fleet-wide lease makes one fill (and one background
+// refresh) per key across all replicas. Local hits never touch it.
+//
 // Eviction: when a write would exceed MaxEntries or MaxBytes, the entries
 // written longest ago are dropped first (FIFO by last write; reads do not
 // reorder, so a hit takes no write lock).
@@ -68,6 +73,10 @@ type Options struct {
 	OnRefreshError func(key string, err error)
 	// Now is the clock (tests move it); nil means time.Now.
 	Now func() time.Time
+	// Shared, if set, is the second tier replicas share; Codec (required
+	// with it) turns values into its bytes and back.
+	Shared Shared
+	Codec  Codec
 }
 
 // entry is what go-cache stores; pointer identity tells a current entry
@@ -85,6 +94,8 @@ type Cache[V any] struct {
 	group singleflight.Group
 	opts  Options
 	fills atomic.Int64
+	// shared counts what the Shared tier did.
+	shared sharedCounters
 
 	mu    sync.RWMutex
 	order *list.List // of keys, oldest write first
@@ -95,6 +106,9 @@ type Cache[V any] struct {
 // New returns an empty cache. go-cache's janitor drops expired entries once
 // a minute; their bytes count against MaxBytes until then.
 func New[V any](opts Options) *Cache[V] {
+	if opts.Shared != nil && opts.Codec == nil {
+		panic("cache: Options.Shared without a Codec")
+	}
 	if opts.MaxEntries <= 0 {
 		opts.MaxEntries = 10000
 	}
@@ -159,9 +173,30 @@ func (c *Cache[V]) PeekAt(key string, now time.Time) (V, time.Duration, bool) {
 	return e.v, now.Sub(e.stored), true
 }
 
+// peekEntry returns key's current entry.
+func (c *Cache[V]) peekEntry(key string) (*entry[V], bool) {
+	c.mu.RLock()
+	e := c.cur[key]
+	c.mu.RUnlock()
+	return e, e != nil
+}
+
+// result is what one fill hands every caller waiting on it: the value, when
+// it was built (by this replica or, through the shared tier, another), and
+// how it was obtained.
+type result[V any] struct {
+	v      V
+	stored time.Time
+	status Status
+}
+
 // Get returns the value under key and its age, filling it on a miss and
 // refreshing it in the background when stale. If ctx ends before a miss is
 // filled, Get returns ctx's error and the fill goes on for other waiters.
+//
+// A miss filled here (or by a fill this call joined) is reported as Miss
+// with age 0; one answered from the shared tier as Hit or Stale with the
+// age of the other replica's fill.
 func (c *Cache[V]) Get(ctx context.Context, key string, p Policy, fill func(context.Context) (V, error)) (V, Status, time.Duration, error) {
 	if v, age, ok := c.Peek(key); ok && age < p.TTL+p.Grace {
 		if age < p.TTL {
@@ -177,7 +212,17 @@ func (c *Cache[V]) Get(ctx context.Context, key string, p Policy, fill func(cont
 			var zero V
 			return zero, Miss, 0, r.Err
 		}
-		return r.Val.(V), Miss, 0, nil
+		res := r.Val.(result[V])
+		switch res.status {
+		case Hit:
+			return res.v, Hit, max(0, c.opts.Now().Sub(res.stored)), nil
+		case Stale:
+			// Adopted stale from the shared tier: refresh it, as a local
+			// stale entry would be (the fill above has left the group).
+			c.group.DoChan(key, c.filler(ctx, key, p, fill, true))
+			return res.v, Stale, max(0, c.opts.Now().Sub(res.stored)), nil
+		}
+		return res.v, Miss, 0, nil
 	case <-ctx.Done():
 		var zero V
 		return zero, Miss, 0, ctx.Err()
@@ -187,22 +232,50 @@ func (c *Cache[V]) Get(ctx context.Context, key string, p Policy, fill func(cont
 func (c *Cache[V]) filler(ctx context.Context, key string, p Policy, fill func(context.Context) (V, error), refresh bool) func() (any, error) {
 	return func() (any, error) {
 		// A miss that queued behind a fill that just stored the key finds it here.
-		if v, age, ok := c.Peek(key); ok && age < p.TTL {
-			return v, nil
+		if e, ok := c.peekEntry(key); ok && c.opts.Now().Sub(e.stored) < p.TTL {
+			return result[V]{v: e.v, stored: e.stored, status: Miss}, nil
 		}
-		c.fills.Add(1)
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.FillTimeout)
 		defer cancel()
-		v, err := safeFill(fctx, fill)
-		if err != nil {
-			if refresh && c.opts.OnRefreshError != nil {
-				c.opts.OnRefreshError(key, err)
+		if c.opts.Shared != nil {
+			if r, done, err := c.viaShared(fctx, key, p, fill, refresh); done {
+				if err != nil {
+					return nil, err
+				}
+				return r, nil
 			}
+		}
+		r, err := c.fillLocal(fctx, key, p, fill, refresh, nil)
+		if err != nil {
 			return nil, err
 		}
-		c.Set(key, v, p)
-		return v, nil
+		return r, nil
 	}
+}
+
+// fillLocal runs fill, stores a success locally and, holding lease, in the
+// shared tier. Errors are returned, never stored anywhere.
+func (c *Cache[V]) fillLocal(ctx context.Context, key string, p Policy, fill func(context.Context) (V, error), refresh bool, lease Lease) (result[V], error) {
+	c.fills.Add(1)
+	if lease != nil {
+		c.shared.leases.Add(1)
+	}
+	v, err := safeFill(ctx, fill)
+	if err != nil {
+		if lease != nil {
+			lease.Release()
+		}
+		if refresh && c.opts.OnRefreshError != nil {
+			c.opts.OnRefreshError(key, err)
+		}
+		return result[V]{}, err
+	}
+	stored := c.opts.Now()
+	c.setAt(key, v, p, stored)
+	if lease != nil {
+		c.share(ctx, lease, v, stored, p)
+	}
+	return result[V]{v: v, stored: stored, status: Miss}, nil
 }
 
 // safeFill turns a panic in fill into an error: singleflight.DoChan re-raises
@@ -218,15 +291,20 @@ func safeFill[V any](ctx context.Context, fill func(context.Context) (V, error))
 
 // Set stores v under key, evicting the oldest writes first when a bound
 // would be exceeded. A value larger than MaxBytes on its own is not stored.
-func (c *Cache[V]) Set(key string, v V, p Policy) {
+func (c *Cache[V]) Set(key string, v V, p Policy) { c.setAt(key, v, p, c.opts.Now()) }
+
+// setAt is Set for a value built at stored (now, or another replica's
+// build time): it expires TTL+Grace after stored.
+func (c *Cache[V]) setAt(key string, v V, p Policy, stored time.Time) {
+	keep := p.TTL + p.Grace - c.opts.Now().Sub(stored)
 	var size int64
 	if c.opts.Size != nil {
 		size = c.opts.Size(v)
 	}
-	if (c.opts.MaxBytes > 0 && size > c.opts.MaxBytes) || p.TTL+p.Grace <= 0 {
+	if (c.opts.MaxBytes > 0 && size > c.opts.MaxBytes) || keep <= 0 {
 		return // too large to keep, or not meant to be kept (0 would mean "never expire" to go-cache)
 	}
-	e := &entry[V]{v: v, stored: c.opts.Now(), size: size}
+	e := &entry[V]{v: v, stored: stored, size: size}
 	var evict []string
 	c.mu.Lock()
 	if old, ok := c.cur[key]; ok {
@@ -240,7 +318,7 @@ func (c *Cache[V]) Set(key string, v V, p Policy) {
 	e.elem = c.order.PushBack(key)
 	c.cur[key] = e
 	c.bytes += size
-	c.store.Set(key, e, p.TTL+p.Grace)
+	c.store.Set(key, e, keep)
 	c.mu.Unlock()
 	// Outside c.mu: go-cache calls OnEvicted, which takes it; the entries
 	// are already forgotten, so the callback finds nothing to do.

@@ -44,6 +44,14 @@ type Config struct {
 	CORSOrigins     []string          `json:"corsOrigins"`
 	MaxLagBlocks    uint64            `json:"maxLagBlocks"`
 	Chains          map[uint64]*Chain `json:"chains"`
+
+	// RedisURL, if set, names the Redis replicas share as a second cache
+	// tier (redis:// or rediss://; may hold a password, printed only
+	// through Redact); RedisPrefix namespaces its keys; RedisTimeout
+	// bounds each Redis command (0: the tier's default, 150ms).
+	RedisURL     string   `json:"redisUrl"`
+	RedisPrefix  string   `json:"redisPrefix"`
+	RedisTimeout Duration `json:"redisTimeout"`
 }
 
 // Chain is one network's upstreams and protocol registry.
@@ -170,6 +178,9 @@ func Default() *Config {
 //	CLAMM_MAX_LAG_BLOCKS              subgraph blocks behind the head before /readyz fails (500)
 //	CLAMM_CORS_ORIGINS                browser origins allowed, comma-separated, "*" for any (none)
 //	CLAMM_CHAINS                      extra chain ids to configure from the environment alone
+//	CLAMM_REDIS_URL                   Redis shared by replicas as a second cache tier (none)
+//	CLAMM_REDIS_PREFIX                namespace of the gateway's Redis keys ("clamm:v1:")
+//	CLAMM_REDIS_TIMEOUT               deadline of one Redis command ("150ms")
 //
 // A chain id that appears only in the environment is added with empty registries.
 func Load(getenv func(string) string) (*Config, error) {
@@ -230,6 +241,12 @@ func applyEnv(c *Config, getenv func(string) string) error {
 	if v := getenv("CLAMM_LISTEN"); v != "" {
 		c.Listen = v
 	}
+	if v := getenv("CLAMM_REDIS_URL"); v != "" {
+		c.RedisURL = v
+	}
+	if v := getenv("CLAMM_REDIS_PREFIX"); v != "" {
+		c.RedisPrefix = v
+	}
 	for name, dst := range map[string]*Duration{
 		"CLAMM_UPSTREAM_TIMEOUT": &c.UpstreamTimeout,
 		"CLAMM_REQUEST_TIMEOUT":  &c.RequestTimeout,
@@ -237,6 +254,7 @@ func applyEnv(c *Config, getenv func(string) string) error {
 		"CLAMM_HISTORY_TTL":      &c.HistoryTTL,
 		"CLAMM_PREPARE_TTL":      &c.PrepareTTL,
 		"CLAMM_STALE_GRACE":      &c.StaleGrace,
+		"CLAMM_REDIS_TIMEOUT":    &c.RedisTimeout,
 	} {
 		if v := getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
@@ -377,6 +395,11 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxFills < 0 {
 		return fmt.Errorf("CLAMM_MAX_FILLS (maxFills): %d must be positive (0: the default)", c.MaxFills)
+	}
+	if c.RedisURL != "" {
+		if p, err := url.Parse(c.RedisURL); err != nil || (p.Scheme != "redis" && p.Scheme != "rediss") || p.Host == "" {
+			return fmt.Errorf("redis URL %s is not a redis:// or rediss:// URL", Redact(c.RedisURL))
+		}
 	}
 	for id, ch := range c.Chains {
 		ch.ID = id

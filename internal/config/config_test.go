@@ -81,6 +81,30 @@ func TestRedactKeepsNoSecret(t *testing.T) {
 	}
 }
 
+// The Redis URL comes from the file or, winning, the environment; a URL
+// that is not redis:// or rediss:// is refused without echoing its password.
+func TestRedisURL(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.json")
+	if err := os.WriteFile(path, []byte(`{"redisUrl":"redis://file:6379/0","redisPrefix":"stage:"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(env(map[string]string{"CLAMM_CONFIG": path}))
+	if err != nil || c.RedisURL != "redis://file:6379/0" || c.RedisPrefix != "stage:" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	c, err = Load(env(map[string]string{"CLAMM_CONFIG": path, "CLAMM_REDIS_URL": "rediss://:pw@env:6380", "CLAMM_REDIS_TIMEOUT": "40ms"}))
+	if err != nil || c.RedisURL != "rediss://:pw@env:6380" || c.RedisTimeout.D() != 40*time.Millisecond {
+		t.Fatalf("%q %s %v", c.RedisURL, c.RedisTimeout.D(), err)
+	}
+	for _, bad := range []string{"http://:s3cret@host:6379", "redis://", "s3cret"} {
+		_, err := Load(env(map[string]string{"CLAMM_REDIS_URL": bad}))
+		if err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
 // Hook rules and the Mantle Butter handler, as the contracts and their
 // deploy broadcasts (stryke-xyz/clamm) state them; a label string from an
 // older configuration is refused with a message saying what is expected.

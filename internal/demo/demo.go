@@ -72,6 +72,11 @@ var Requests = []Request{
 	{"prepare-put-1inch", "/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=111&swapperId=1inch&slippage=0.5", 0},
 	{"prepare-expired", "/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=112&swapperId=uni-v3&slippage=1", http.StatusUnprocessableEntity},
 	{"readyz", "/readyz", 0},
+	{"purchases-alice-all", "/clamm/purchase/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=100&skip=0", 0},
+	{"purchases-alice-page2", "/clamm/purchase/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=5&skip=5", 0},
+	{"purchases-bob", "/clamm/purchase/history?chainId=42161&user=0xB0B0000000000000000000000000000000000002&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=100&skip=0", 0},
+	{"positions-alice", "/clamm/purchase/positions?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=100&skip=0", 0},
+	{"positions-bob", "/clamm/purchase/positions?chainId=42161&user=0xB0B0000000000000000000000000000000000002&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=100&skip=0", 0},
 	{"prepare-out-of-the-money", "/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=113&swapperId=uni-v3&slippage=1", http.StatusUnprocessableEntity},
 }
 

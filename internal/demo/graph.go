@@ -21,9 +21,21 @@ import (
 // So any first/skip or reach gets an answer consistent with the recordings,
 // not only the requests that were recorded.
 type graph struct {
-	meta      json.RawMessage // _meta of the recorded answers (one block)
-	strikes   []strikeEntity
-	exercises []exerciseEntity
+	meta    json.RawMessage // _meta of the recorded answers (one block)
+	strikes []strikeEntity
+	// userLists holds, by operation name, the entities of the documents
+	// that page through one user's entities on one market (userPages).
+	userLists map[string][]exerciseEntity
+}
+
+// userPages are the documents that select one user's entities on one market
+// (variables user and market, matched exactly), newest first by a BigInt
+// field (ties by id), then skip and first: the list's field in data and
+// the field it is ordered by.
+var userPages = map[string]struct{ list, orderBy string }{
+	"ExerciseHistory":   {"exercises", "timestamp"},
+	"PurchaseHistory":   {"purchases", "timestamp"},
+	"PurchasePositions": {"options", "mintTimestamp"},
 }
 
 type strikeEntity struct {
@@ -44,11 +56,11 @@ type gqlRequest struct {
 	Variables     map[string]any `json:"variables"`
 }
 
-// newGraph loads the entities of the recorded Strikes and ExerciseHistory
-// answers (the user and market of an exercise from its query's variables).
+// newGraph loads the entities of the recorded Strikes and userPages
+// answers (the user and market of an entity from its query's variables).
 func newGraph(recorded []replay.Exchange) (*graph, error) {
-	g := &graph{}
-	seenStrike, seenExercise := map[string]bool{}, map[string]bool{}
+	g := &graph{userLists: map[string][]exerciseEntity{}}
+	seenStrike, seenUser := map[string]bool{}, map[string]bool{}
 	for _, x := range recorded {
 		var req gqlRequest
 		var resp struct {
@@ -85,28 +97,28 @@ func newGraph(recorded []replay.Exchange) (*graph, error) {
 					g.strikes = append(g.strikes, strikeEntity{id: s.ID, pool: s.Pool, tickLower: s.TickLower, total: total, raw: raw})
 				}
 			}
-		case "ExerciseHistory":
+		}
+		if page, ok := userPages[req.OperationName]; ok {
 			user, _ := req.Variables["user"].(string)
 			market, _ := req.Variables["market"].(string)
 			var list []json.RawMessage
-			if err := json.Unmarshal(resp.Data["exercises"], &list); err != nil {
-				return nil, fmt.Errorf("recorded exercises: %w", err)
+			if err := json.Unmarshal(resp.Data[page.list], &list); err != nil {
+				return nil, fmt.Errorf("recorded %s: %w", page.list, err)
 			}
 			for _, raw := range list {
-				var e struct {
-					ID        string `json:"id"`
-					Timestamp string `json:"timestamp"`
-				}
+				var e map[string]any
 				ts, ok := new(big.Int), false
 				if json.Unmarshal(raw, &e) == nil {
-					ts, ok = ts.SetString(e.Timestamp, 10)
+					v, _ := e[page.orderBy].(string)
+					ts, ok = ts.SetString(v, 10)
 				}
+				id, _ := e["id"].(string)
 				if !ok {
-					return nil, fmt.Errorf("recorded exercise %s does not decode", raw)
+					return nil, fmt.Errorf("recorded %s entity %s does not decode", page.list, raw)
 				}
-				if !seenExercise[e.ID] {
-					seenExercise[e.ID] = true
-					g.exercises = append(g.exercises, exerciseEntity{id: e.ID, user: user, market: market, timestamp: ts, raw: raw})
+				if key := req.OperationName + "/" + id; !seenUser[key] {
+					seenUser[key] = true
+					g.userLists[req.OperationName] = append(g.userLists[req.OperationName], exerciseEntity{id: id, user: user, market: market, timestamp: ts, raw: raw})
 				}
 			}
 		}
@@ -136,15 +148,17 @@ func (g *graph) RoundTrip(r *http.Request) (*http.Response, error) {
 			return graphAnswer(r, nil, err.Error())
 		}
 		data["strikes"] = list
-	case "ExerciseHistory":
-		list, err := g.exercisesPage(req.Variables)
+	case "Meta":
+	default:
+		page, ok := userPages[req.OperationName]
+		if !ok { // a replaced query document the demo knows nothing about
+			return nil, fmt.Errorf("demo subgraph: operation %q: %w", req.OperationName, problem.ErrNotRecorded)
+		}
+		list, err := userPage(g.userLists[req.OperationName], req.Variables)
 		if err != nil {
 			return graphAnswer(r, nil, err.Error())
 		}
-		data["exercises"] = list
-	case "Meta":
-	default: // a replaced query document the demo knows nothing about
-		return nil, fmt.Errorf("demo subgraph: operation %q: %w", req.OperationName, problem.ErrNotRecorded)
+		data[page.list] = list
 	}
 	return graphAnswer(r, data, "")
 }
@@ -185,10 +199,9 @@ func (g *graph) strikesPage(v map[string]any) ([]json.RawMessage, error) {
 	return out, nil
 }
 
-// exercisesPage is the ExerciseHistory document: user and market exactly,
-// orderBy timestamp desc (ties by id, as Graph Node's secondary order),
-// skip, first.
-func (g *graph) exercisesPage(v map[string]any) ([]json.RawMessage, error) {
+// userPage answers a userPages document: user and market exactly, newest
+// first (ties by id, as Graph Node's secondary order), skip, first.
+func userPage(all []exerciseEntity, v map[string]any) ([]json.RawMessage, error) {
 	first, err := intArg(v, "first", 1000)
 	if err != nil {
 		return nil, err
@@ -200,7 +213,7 @@ func (g *graph) exercisesPage(v map[string]any) ([]json.RawMessage, error) {
 	user, _ := v["user"].(string)
 	market, _ := v["market"].(string)
 	var hits []exerciseEntity
-	for _, e := range g.exercises {
+	for _, e := range all {
 		if e.user == user && e.market == market {
 			hits = append(hits, e)
 		}

@@ -26,6 +26,7 @@ type Metrics struct {
 	upstreamErrors *prometheus.CounterVec
 	upstreamTime   *prometheus.HistogramVec
 	lag            *prometheus.GaugeVec
+	shared         atomic.Pointer[func() SharedCacheStats]
 }
 
 // New registers the collectors (and the Go and process collectors).
@@ -47,7 +48,7 @@ func New() *Metrics {
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "clamm_subgraph_lag_blocks",
 			Help: "Blocks the subgraph trails the chain head, per chain, as of the last /readyz."}, []string{"chain_id"}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.cacheResults, m.upstreamCalls, m.upstreamErrors, m.upstreamTime, m.lag,
+	m.reg.MustRegister(m.requests, m.latency, m.cacheResults, m.upstreamCalls, m.upstreamErrors, m.upstreamTime, m.lag, sharedCollector{m},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -154,4 +155,57 @@ func (i *instrumented) RoundTrip(r *http.Request) (*http.Response, error) {
 		i.errs.Inc()
 	}
 	return resp, err
+}
+
+// SharedCacheStats is what the response cache's shared tier (Redis) has
+// done, read at each scrape.
+type SharedCacheStats struct {
+	Hits, StaleHits, Waits, Leases, Undecodable, Fallbacks int64 // the cache's view
+	Errors, Skipped                                        int64 // Redis commands failed; calls skipped while backing off
+	Degraded                                               bool
+}
+
+// SharedCache makes /metrics report the shared tier through read, called
+// once per scrape; without it no shared-tier series appear.
+func (m *Metrics) SharedCache(read func() SharedCacheStats) {
+	m.shared.Store(&read)
+}
+
+var (
+	sharedResultsDesc = prometheus.NewDesc("clamm_cache_shared_results_total",
+		"What local cache misses got from the shared tier: hit, stale (served while one replica refreshes), wait (for another replica's fill lease), lease (filled holding it), undecodable (a record treated as a miss), fallback (tier failed; filled alone).", []string{"result"}, nil)
+	sharedErrorsDesc = prometheus.NewDesc("clamm_cache_shared_errors_total",
+		"Shared-tier (Redis) commands that failed: timeouts, refusals, out of memory.", nil, nil)
+	sharedSkippedDesc = prometheus.NewDesc("clamm_cache_shared_skipped_total",
+		"Shared-tier calls skipped while the tier backed off after a failure.", nil, nil)
+	sharedDegradedDesc = prometheus.NewDesc("clamm_cache_shared_degraded",
+		"1 while the shared tier backs off after a failure (the gateway answers from its local cache and upstreams).", nil, nil)
+)
+
+// sharedCollector reports the shared tier when one is set. It describes
+// nothing up front (an unchecked collector): its series exist only with a
+// tier.
+type sharedCollector struct{ m *Metrics }
+
+func (sharedCollector) Describe(chan<- *prometheus.Desc) {}
+
+func (c sharedCollector) Collect(ch chan<- prometheus.Metric) {
+	read := c.m.shared.Load()
+	if read == nil {
+		return
+	}
+	s := (*read)()
+	for _, r := range []struct {
+		name string
+		n    int64
+	}{{"hit", s.Hits}, {"stale", s.StaleHits}, {"wait", s.Waits}, {"lease", s.Leases}, {"undecodable", s.Undecodable}, {"fallback", s.Fallbacks}} {
+		ch <- prometheus.MustNewConstMetric(sharedResultsDesc, prometheus.CounterValue, float64(r.n), r.name)
+	}
+	ch <- prometheus.MustNewConstMetric(sharedErrorsDesc, prometheus.CounterValue, float64(s.Errors))
+	ch <- prometheus.MustNewConstMetric(sharedSkippedDesc, prometheus.CounterValue, float64(s.Skipped))
+	degraded := 0.0
+	if s.Degraded {
+		degraded = 1
+	}
+	ch <- prometheus.MustNewConstMetric(sharedDegradedDesc, prometheus.GaugeValue, degraded)
 }

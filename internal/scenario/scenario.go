@@ -44,6 +44,12 @@ type Option struct {
 	MintTimestamp int64          `json:"mintTimestamp"`
 	MintTxHash    common.Hash    `json:"mintTxHash"`
 	Legs          []Leg          `json:"legs"`
+	// Minter bought the option (LogMintOption.user); empty means Owner. An
+	// option whose Owner differs was transferred after the purchase.
+	Minter common.Address `json:"minter,omitempty"`
+	// ProtocolFees is LogMintOption.protocolFees, raw units of the
+	// collateral; empty means 0.
+	ProtocolFees string `json:"protocolFees,omitempty"`
 }
 
 // Leg is one opTickMap entry of an option.
@@ -345,6 +351,8 @@ func (s *Scenario) Populate(node *chaintest.Node, sg *subgraphtest.Server) {
 		sg.Strikes = append(sg.Strikes, e)
 	}
 	marketHex := lower(s.Market.Address)
+	purchases, options := s.purchases()
+	sg.Purchases, sg.Options = append(sg.Purchases, purchases...), append(sg.Options, options...)
 	for _, ex := range s.Exercises {
 		o, _ := s.option(ex.TokenID)
 		amt, _ := s.exerciseAmounts(ex)

@@ -53,40 +53,51 @@ var txHashRE = regexp.MustCompile(`^0x[0-9a-f]{64}$`)
 // parallel; the market's immutables are cached, so a warm read costs one
 // subgraph query.
 func (s *Service) ExerciseHistory(ctx context.Context, req HistoryRequest) (ExerciseHistory, error) {
+	records, block, err := userRecords(ctx, s, req, Subgraph.ExerciseHistory, func(e subgraph.Exercise, info *chain.MarketInfo, m clamm.Market) (ExerciseRecord, error) {
+		r, err := exerciseRecord(e, info, m)
+		if err != nil {
+			return r, fmt.Errorf("exercise %s: %w", e.ID, err)
+		}
+		return r, nil
+	})
+	return ExerciseHistory{Records: records, Block: block}, err
+}
+
+// userRecords reads a market's immutables and one page of a user's
+// entities from the subgraph in parallel, and builds a record from each
+// entity; an entity that does not build is garbage from the subgraph.
+func userRecords[E, R any](ctx context.Context, s *Service, req HistoryRequest,
+	read func(Subgraph, context.Context, subgraph.HistoryQuery) ([]E, subgraph.Meta, error),
+	build func(E, *chain.MarketInfo, clamm.Market) (R, error)) ([]R, uint64, error) {
 	up, err := s.upstreams(req.ChainID, true)
 	if err != nil {
-		return ExerciseHistory{}, err
+		return nil, 0, err
 	}
 	var (
 		info *chain.MarketInfo
-		exs  []subgraph.Exercise
+		list []E
 		meta subgraph.Meta
 	)
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		var err error
-		info, err = up.Chain.Market(gctx, req.Market)
-		return err
-	})
-	g.Go(func() error {
-		var err error
-		exs, meta, err = up.Subgraph.ExerciseHistory(gctx, subgraph.HistoryQuery{User: req.User, Market: req.Market, First: req.First, Skip: req.Skip})
-		return err
+	g.Go(func() (err error) { info, err = up.Chain.Market(gctx, req.Market); return })
+	g.Go(func() (err error) {
+		list, meta, err = read(up.Subgraph, gctx, subgraph.HistoryQuery{User: req.User, Market: req.Market, First: req.First, Skip: req.Skip})
+		return
 	})
 	if err := g.Wait(); err != nil {
-		return ExerciseHistory{}, err
+		return nil, 0, err
 	}
 	tok0, tok1 := info.TokenByAddress(info.Token0), info.TokenByAddress(info.Token1)
 	m := clamm.Market{Token0IsCall: info.Token0IsCall(), Decimals0: int(tok0.Decimals), Decimals1: int(tok1.Decimals)}
-	records := make([]ExerciseRecord, 0, len(exs))
-	for _, e := range exs {
-		r, err := exerciseRecord(e, info, m)
+	records := make([]R, 0, len(list))
+	for _, e := range list {
+		r, err := build(e, info, m)
 		if err != nil {
-			return ExerciseHistory{}, subgraphGarbage(fmt.Errorf("exercise %s: %w", e.ID, err))
+			return nil, 0, subgraphGarbage(err)
 		}
 		records = append(records, r)
 	}
-	return ExerciseHistory{Records: records, Block: meta.Block}, nil
+	return records, meta.Block, nil
 }
 
 func exerciseRecord(e subgraph.Exercise, info *chain.MarketInfo, m clamm.Market) (ExerciseRecord, error) {

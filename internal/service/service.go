@@ -36,6 +36,8 @@ type StrikesReader interface {
 type Subgraph interface {
 	Strikes(ctx context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, subgraph.Meta, error)
 	ExerciseHistory(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.Exercise, subgraph.Meta, error)
+	PurchaseHistory(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.Purchase, subgraph.Meta, error)
+	PurchasePositions(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.HeldOption, subgraph.Meta, error)
 }
 
 // Upstreams are one chain's configuration and clients. Subgraph and Chain

@@ -28,14 +28,16 @@ import (
 // its premium is that receipt's LogMintOption.premiumAmount (0 for a split
 // option, whose premium was paid for its parent), its ttl runs from that
 // block's time.
-func gatewayHistory(t *testing.T, p *pt.Protocol, ix *Indexer, exercised map[common.Address][]*types.Receipt, created map[string]*types.Receipt) {
+// liveGateway is the gateway as the command builds it (internal/app), live
+// on chain 42161 with the fake Graph Node over the indexed store as its
+// subgraph and the simulated node as its RPC; it returns the subgraph's URL
+// too. Both servers close when the test ends.
+func liveGateway(t *testing.T, p *pt.Protocol, ix *Indexer) (*app.App, string) {
 	t.Helper()
 	sub := httptest.NewServer(ix.Serve())
-	defer sub.Close()
+	t.Cleanup(sub.Close)
 	node := httptest.NewServer(RPCHandler(p.Chain.RPC()))
-	defer node.Close()
-	// the gateway as the command builds it (internal/app), live on chain
-	// 42161 with these two URLs
+	t.Cleanup(node.Close)
 	cfg := config.Default()
 	ch := cfg.Chains[42161]
 	ch.SubgraphURL, ch.RPCURL = sub.URL, node.URL
@@ -46,6 +48,12 @@ func gatewayHistory(t *testing.T, p *pt.Protocol, ix *Indexer, exercised map[com
 	if a.Modes[42161] != app.ModeLive {
 		t.Fatalf("chain 42161 served as %q", a.Modes[42161])
 	}
+	return a, sub.URL
+}
+
+func gatewayHistory(t *testing.T, p *pt.Protocol, ix *Indexer, exercised map[common.Address][]*types.Receipt, created map[string]*types.Receipt) {
+	t.Helper()
+	a, _ := liveGateway(t, p, ix)
 	gw := a.Server
 	for owner, rcs := range exercised {
 		rec := httptest.NewRecorder()

@@ -289,6 +289,7 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	gatewayReads(t, p, ix, ranges, exercised)
 	created := map[string]*types.Receipt{callID.String(): rcCallMint, splitID.String(): rcSplit, putID.String(): rcPutMint}
 	gatewayHistory(t, p, ix, exercised, created)
+	gatewayPurchases(t, p, ix, created)
 	checkDaily(t, p, ix)
 
 	// every option the market minted or split is indexed, none left pending

@@ -58,6 +58,7 @@ func (ix *Indexer) Serve() *subgraphtest.Server {
 			},
 		})
 	}
+	servePurchases(st, s)
 	return s
 }
 

@@ -78,6 +78,8 @@ type Server struct {
 	Timestamp int64
 	Strikes   []Strike
 	Exercises []Exercise
+	Purchases []Purchase
+	Options   []Option
 	// Fail, when set, is asked before each query; a non-nil answer is sent
 	// instead of the data: an HTTP status (Status) or a GraphQL errors body.
 	Fail func(operation string) *Failure
@@ -151,6 +153,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		data, err = s.strikes(req.Variables)
 	case "ExerciseHistory":
 		data, err = s.exerciseHistory(req.Variables)
+	case "PurchaseHistory":
+		data, err = s.purchaseHistory(req.Variables)
+	case "PurchasePositions":
+		data, err = s.purchasePositions(req.Variables)
 	case "Meta":
 		data = map[string]any{}
 	default:
@@ -249,46 +255,8 @@ func limitDaily(st Strike) Strike {
 }
 
 func (s *Server) exerciseHistory(v map[string]any) (map[string]any, error) {
-	first, err := intVar(v, "first")
-	if err != nil {
-		return nil, err
-	}
-	skip, err := intVar(v, "skip")
-	if err != nil {
-		return nil, err
-	}
-	if first < 0 || first > 1000 {
-		return nil, fmt.Errorf("The `first` argument must be between 0 and 1000, but is %d", first)
-	}
-	if skip < 0 || skip > 5000 {
-		return nil, fmt.Errorf("The `skip` argument must be between 0 and 5000, but is %d", skip)
-	}
-	user, _ := v["user"].(string)
-	market, _ := v["market"].(string)
-	// Graph Node compares Bytes exactly: a mixed-case variable matches nothing.
-	out := []Exercise{}
-	for _, e := range s.Exercises {
-		if e.User == user && e.Market == market {
-			out = append(out, e)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		ti, _ := new(big.Int).SetString(out[i].Timestamp, 10)
-		tj, _ := new(big.Int).SetString(out[j].Timestamp, 10)
-		if c := ti.Cmp(tj); c != 0 {
-			return c > 0
-		}
-		return out[i].ID < out[j].ID
-	})
-	if skip >= len(out) {
-		out = out[:0]
-	} else {
-		out = out[skip:]
-	}
-	if len(out) > first {
-		out = out[:first]
-	}
-	return map[string]any{"exercises": out}, nil
+	list, err := userPage(v, s.Exercises, func(e Exercise) (string, string, string, string) { return e.User, e.Market, e.Timestamp, e.ID })
+	return map[string]any{"exercises": list}, err
 }
 
 func intVar(v map[string]any, name string) (int, error) {

@@ -1,0 +1,113 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/cache"
+	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
+)
+
+// SharedTier is the response cache's second tier, shared by replicas
+// (internal/cache/redistier on Redis): the cache's own interface plus what
+// /readyz and /metrics report about it.
+type SharedTier interface {
+	cache.Shared
+	// Ping checks the tier now; Degraded says whether it is backing off
+	// after a failure, and why (no addresses, no credentials).
+	Ping(ctx context.Context) error
+	Degraded() (bool, string)
+	// Failures counts Redis commands that failed, and calls skipped
+	// while backing off.
+	Failures() (errs, skipped int64)
+}
+
+// sharedStats is what /metrics reports about the shared tier.
+func (s *Server) sharedStats() metrics.SharedCacheStats {
+	c := s.responses.SharedStats()
+	st := metrics.SharedCacheStats{Hits: c.Hits, StaleHits: c.StaleHits, Waits: c.Waits, Leases: c.Leases,
+		Undecodable: c.Undecodable, Fallbacks: c.Fallbacks}
+	st.Errors, st.Skipped = s.opts.Shared.Failures()
+	st.Degraded, _ = s.opts.Shared.Degraded()
+	return st
+}
+
+// sharedReadiness probes the shared tier for /readyz, at most once per
+// ReadyTTL like the upstream probes, so a load balancer's probes cannot
+// multiply into Redis writes. A degraded tier does not make the gateway
+// unready: it answers from its local cache and its upstreams, each
+// replica filling on its own.
+func (s *Server) sharedReadiness(ctx context.Context) map[string]string {
+	now := time.Now().UnixNano()
+	if last := s.sharedProbed.Load(); now-last >= int64(s.opts.ReadyTTL) && s.sharedProbed.CompareAndSwap(last, now) {
+		_ = s.opts.Shared.Ping(ctx)
+	}
+	if down, why := s.opts.Shared.Degraded(); down {
+		return map[string]string{"status": "degraded", "reason": why}
+	}
+	return map[string]string{"status": "ok"}
+}
+
+// entryCodec writes a cached answer for the shared tier: the subgraph
+// block, the ETag and the body, each as the fill built them, so every
+// replica serves the same bytes and validators. Decode checks the ETag
+// against the body: a record that does not match, or does not parse, is
+// a miss rather than a wrong answer.
+//
+// Layout: block (8 bytes, 0 = none), ETag length (1 byte), ETag, body.
+type entryCodec struct{}
+
+func (entryCodec) Encode(v any) ([]byte, error) {
+	e := v.(entry)
+	var block uint64
+	if e.blockHeader != nil {
+		var err error
+		if block, err = strconv.ParseUint(e.blockHeader[0], 10, 64); err != nil {
+			return nil, err
+		}
+	}
+	tag := e.etag[0]
+	if len(tag) > 255 {
+		return nil, errors.New("etag too long")
+	}
+	b := make([]byte, 9, 9+len(tag)+len(e.body))
+	binary.BigEndian.PutUint64(b, block)
+	b[8] = byte(len(tag))
+	b = append(append(b, tag...), e.body...)
+	return b, nil
+}
+
+var errSharedEntry = errors.New("shared cache record does not decode")
+
+func (entryCodec) Decode(b []byte) (any, error) {
+	if len(b) < 9 || len(b) < 9+int(b[8]) {
+		return nil, errSharedEntry
+	}
+	block := binary.BigEndian.Uint64(b)
+	tag := string(b[9 : 9+int(b[8])])
+	body := b[9+int(b[8]):]
+	if tag != etagOf(body) {
+		return nil, errSharedEntry
+	}
+	return newEntry(body, block, tag), nil
+}
+
+// etagOf is the strong validator of a body: a hash of its bytes.
+func etagOf(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:16]) + `"`
+}
+
+// newEntry lays out an answer's header values once.
+func newEntry(body []byte, block uint64, etag string) entry {
+	e := entry{body: body, contentLength: []string{strconv.Itoa(len(body))}, etag: []string{etag}}
+	if block > 0 {
+		e.blockHeader = []string{strconv.FormatUint(block, 10)}
+	}
+	return e
+}

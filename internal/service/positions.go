@@ -1,0 +1,201 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
+)
+
+// positionReads bounds the option reads one positions page runs at once.
+const positionReads = 8
+
+// Positions is one page of open positions and the subgraph block behind it.
+type Positions struct {
+	Records []PositionRecord
+	Block   uint64
+}
+
+// PositionRecord is an option the user owns now with liquidity left.
+type PositionRecord struct {
+	OptionID     string        `json:"optionId"`
+	Type         string        `json:"type"`
+	Strike       float64       `json:"strike"`
+	Expiry       string        `json:"expiry"`
+	TTL          int64         `json:"ttl"`
+	Size         string        `json:"size"`
+	SizeToken    Token         `json:"sizeToken"`
+	Premium      string        `json:"premium"`
+	ProtocolFees string        `json:"protocolFees"`
+	PremiumToken Token         `json:"premiumToken"`
+	Timestamp    string        `json:"timestamp"`
+	TxHash       string        `json:"txHash"`
+	Legs         []PositionLeg `json:"legs"`
+	// Exercisable: the market is V2, the option has not expired at the
+	// head, and exercising now at the pool's price would pay something.
+	Exercisable bool `json:"exercisable"`
+	// NotExercisableReason says why not, when Exercisable is false.
+	NotExercisableReason string `json:"notExercisableReason,omitempty"`
+	// ValueIfExercised is what exercising every leg now would pay, in
+	// profitToken: per leg max(swap of its collateral at the prime pool's
+	// current price after the pool's fee - what its LPs are owed, 0). It is
+	// before price impact; prepare quotes the swaps and gives the exact figure.
+	ValueIfExercised string `json:"valueIfExercised"`
+	ProfitToken      Token  `json:"profitToken"`
+}
+
+// PositionLeg is one leg with the liquidity it has left (opTickMap at the head).
+type PositionLeg struct {
+	Handler   string `json:"handler"`
+	Pool      string `json:"pool"`
+	Hook      string `json:"hook"`
+	TickLower int    `json:"tickLower"`
+	TickUpper int    `json:"tickUpper"`
+	Liquidity string `json:"liquidity"`
+}
+
+// PurchasePositions returns a page of the options the user owns on a market,
+// newest first. The subgraph names the candidates (owner, not settled,
+// first/skip passed through); the chain, read at the head, has the last
+// word: an option it shows owned by someone else (transferred after the
+// subgraph's block), burnt, or with no liquidity left (exercised in full)
+// is dropped, so a page may hold fewer than first records.
+func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Positions, error) {
+	up, err := s.upstreams(req.ChainID, true)
+	if err != nil {
+		return Positions{}, err
+	}
+	if up.Positions == nil {
+		return Positions{}, problem.New(problem.UpstreamNotConfigured, "chain %d has no position reader configured", req.ChainID)
+	}
+	var (
+		info *chain.MarketInfo
+		pool chain.PoolState
+		held []subgraph.HeldOption
+		meta subgraph.Meta
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { info, pool, err = up.Chain.MarketSnapshot(gctx, req.Market); return })
+	g.Go(func() (err error) {
+		held, meta, err = up.Subgraph.PurchasePositions(gctx, subgraph.HistoryQuery{User: req.User, Market: req.Market, First: req.First, Skip: req.Skip})
+		return
+	})
+	if err := g.Wait(); err != nil {
+		return Positions{}, err
+	}
+	pos := make([]*chain.Position, len(held))
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(positionReads)
+	for i, h := range held {
+		g.Go(func() error {
+			p, err := up.Positions.Position(gctx, req.Market, h.TokenID.Int)
+			if err != nil && problem.As(err).Code == problem.OptionNotFound {
+				return nil // burnt since the subgraph's block
+			}
+			pos[i] = p
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return Positions{}, err
+	}
+	tok0, tok1 := info.TokenByAddress(info.Token0), info.TokenByAddress(info.Token1)
+	m := clamm.Market{Token0IsCall: info.Token0IsCall(), Decimals0: int(tok0.Decimals), Decimals1: int(tok1.Decimals)}
+	records := make([]PositionRecord, 0, len(held))
+	for i, h := range held {
+		p := pos[i]
+		if p == nil || p.Owner != req.User || !hasLiquidity(p) {
+			continue
+		}
+		r, err := positionRecord(h, p, info, m, pool)
+		if err != nil {
+			return Positions{}, err
+		}
+		records = append(records, r)
+	}
+	return Positions{Records: records, Block: meta.Block}, nil
+}
+
+func hasLiquidity(p *chain.Position) bool {
+	for _, l := range p.Legs {
+		if l.LiquidityToUse.Sign() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func positionRecord(h subgraph.HeldOption, p *chain.Position, info *chain.MarketInfo, m clamm.Market, pool chain.PoolState) (PositionRecord, error) {
+	if !txHashRE.MatchString(h.MintTxHash) {
+		return PositionRecord{}, subgraphGarbage(fmt.Errorf("option %s: mint transaction hash %q", h.ID, h.MintTxHash))
+	}
+	// The chain's opData is the option's truth; the subgraph copies it at mint.
+	d := p.Data
+	ttl := new(big.Int).Sub(d.Expiry, h.MintTimestamp.Int)
+	if !ttl.IsInt64() || ttl.Sign() < 0 {
+		return PositionRecord{}, subgraphGarbage(fmt.Errorf("option %s: expiry %s before mint %s", h.ID, d.Expiry, h.MintTimestamp))
+	}
+	collateral, profitTok := info.PutAsset, info.CallAsset
+	r := PositionRecord{
+		OptionID: h.TokenID.String(), Type: "put", Strike: m.TickPrice(clamm.PutStrikeTick(d.TickLower, d.TickUpper)),
+		Expiry: d.Expiry.String(), TTL: ttl.Int64(), Size: h.TotalAssetWithdrawn.String(),
+		Premium: h.Premium.String(), ProtocolFees: h.ProtocolFees.String(),
+		Timestamp: h.MintTimestamp.String(), TxHash: h.MintTxHash, Legs: make([]PositionLeg, len(p.Legs)),
+	}
+	if d.IsCall {
+		r.Type, r.Strike = "call", m.TickPrice(clamm.CallStrikeTick(d.TickLower, d.TickUpper))
+		collateral, profitTok = info.CallAsset, info.PutAsset
+	}
+	r.SizeToken, r.PremiumToken, r.ProfitToken = tokenJSON(collateral), tokenJSON(collateral), tokenJSON(profitTok)
+	value := new(big.Int)
+	for i, l := range p.Legs {
+		r.Legs[i] = PositionLeg{Handler: l.Handler.Hex(), Pool: l.Pool.Hex(), Hook: l.Hook.Hex(), TickLower: l.TickLower, TickUpper: l.TickUpper, Liquidity: l.LiquidityToUse.String()}
+		v, err := legValue(l, collateral.Address == info.Token0, info.Fee, pool.SqrtPriceX96)
+		if err != nil {
+			return PositionRecord{}, problem.Wrap(problem.RPCError, err, "option %s leg %d has invalid ticks [%d, %d]", h.TokenID, i, l.TickLower, l.TickUpper)
+		}
+		value.Add(value, v)
+	}
+	r.ValueIfExercised = value.String()
+	switch {
+	case p.Version == chain.MarketV1:
+		r.NotExercisableReason = "a V1 option market: this gateway prepares exercises on V2 markets only"
+	case d.Expiry.Cmp(p.BlockTimestamp) < 0:
+		r.NotExercisableReason = fmt.Sprintf("expired at %s (block time %s)", d.Expiry, p.BlockTimestamp)
+	case value.Sign() == 0:
+		r.NotExercisableReason = "not in the money: no leg's collateral, swapped at the pool's price, pays more than its liquidity providers are owed"
+	default:
+		r.Exercisable = true
+	}
+	return r, nil
+}
+
+// legValue is one leg's exercise profit at sqrtPriceX96 after a pool fee of
+// fee (hundredths of a bip), with no price impact: zero when the swap would
+// not cover the LPs (prepare leaves such a leg out).
+func legValue(l chain.OptionLeg, collateralIs0 bool, fee uint32, sqrtPriceX96 *big.Int) (*big.Int, error) {
+	if l.LiquidityToUse.Sign() == 0 {
+		return new(big.Int), nil
+	}
+	leg, err := clamm.ExerciseLeg(l.TickLower, l.TickUpper, l.LiquidityToUse, collateralIs0)
+	if err != nil {
+		return nil, err
+	}
+	if fee >= 1_000_000 {
+		return nil, errors.New("pool fee of 100% or more")
+	}
+	in := new(big.Int).Mul(leg.AmountToSwap, big.NewInt(int64(1_000_000-fee)))
+	in.Quo(in, big.NewInt(1_000_000))
+	out := clamm.SwapAtPrice(in, sqrtPriceX96, collateralIs0)
+	if out.Cmp(leg.AmountReq) <= 0 {
+		return new(big.Int), nil
+	}
+	return out.Sub(out, leg.AmountReq), nil
+}

@@ -1,0 +1,85 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
+)
+
+// PurchaseHistory is one page of purchase records and the block they reflect.
+type PurchaseHistory struct {
+	Records []PurchaseRecord
+	Block   uint64
+}
+
+// PurchaseRecord is one past purchase (a LogMintOption whose caller was the
+// user). Amounts are raw base units: size, premium and protocolFees are all
+// in the collateral (sizeToken: the call asset for calls, the put asset for
+// puts), which is the token mintOption charges the premium and fees in.
+type PurchaseRecord struct {
+	OptionID     string  `json:"optionId"`
+	Type         string  `json:"type"`
+	Strike       float64 `json:"strike"`
+	Size         string  `json:"size"`
+	Premium      string  `json:"premium"`
+	ProtocolFees string  `json:"protocolFees"`
+	TTL          int64   `json:"ttl"`
+	Expiry       string  `json:"expiry"`
+	Timestamp    string  `json:"timestamp"`
+	TxHash       string  `json:"txHash"`
+	SizeToken    Token   `json:"sizeToken"`
+	PremiumToken Token   `json:"premiumToken"`
+}
+
+// PurchaseHistory returns a page of the options the user bought on a
+// market, newest first. "Bought" means the user called mintOption: an option
+// bought and then transferred stays in its buyer's history (the positions
+// endpoint follows ownership). Reads run as for ExerciseHistory.
+func (s *Service) PurchaseHistory(ctx context.Context, req HistoryRequest) (PurchaseHistory, error) {
+	records, block, err := userRecords(ctx, s, req, Subgraph.PurchaseHistory, func(p subgraph.Purchase, info *chain.MarketInfo, m clamm.Market) (PurchaseRecord, error) {
+		r, err := purchaseRecord(p, info, m)
+		if err != nil {
+			return r, fmt.Errorf("purchase %s: %w", p.ID, err)
+		}
+		return r, nil
+	})
+	return PurchaseHistory{Records: records, Block: block}, err
+}
+
+func purchaseRecord(p subgraph.Purchase, info *chain.MarketInfo, m clamm.Market) (PurchaseRecord, error) {
+	o := p.Option
+	if o.TickLower >= o.TickUpper || o.TickLower < clamm.MinTick || o.TickUpper > clamm.MaxTick {
+		return PurchaseRecord{}, fmt.Errorf("option ticks [%d, %d]", o.TickLower, o.TickUpper)
+	}
+	if !txHashRE.MatchString(p.TxHash) {
+		return PurchaseRecord{}, fmt.Errorf("transaction hash %q", p.TxHash)
+	}
+	ttl := new(big.Int).Sub(o.Expiry.Int, o.MintTimestamp.Int)
+	if !ttl.IsInt64() || ttl.Sign() < 0 {
+		return PurchaseRecord{}, fmt.Errorf("expiry %s before mint %s", o.Expiry, o.MintTimestamp)
+	}
+	r := PurchaseRecord{
+		OptionID:     o.TokenID.String(),
+		Type:         "put",
+		Strike:       m.TickPrice(clamm.PutStrikeTick(o.TickLower, o.TickUpper)),
+		Size:         p.TotalAssetWithdrawn.String(),
+		Premium:      p.Premium.String(),
+		ProtocolFees: p.ProtocolFees.String(),
+		TTL:          ttl.Int64(),
+		Expiry:       o.Expiry.String(),
+		Timestamp:    p.Timestamp.String(),
+		TxHash:       p.TxHash,
+		SizeToken:    tokenJSON(info.PutAsset),
+	}
+	if p.IsCall {
+		r.Type = "call"
+		r.Strike = m.TickPrice(clamm.CallStrikeTick(o.TickLower, o.TickUpper))
+		r.SizeToken = tokenJSON(info.CallAsset)
+	}
+	r.PremiumToken = r.SizeToken
+	return r, nil
+}
