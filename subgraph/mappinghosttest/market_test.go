@@ -188,6 +188,18 @@ func TestOptionLifecycle(t *testing.T) {
 		t.Errorf("own exercise %+v", x)
 	}
 
+	// the market's running sums: one purchase (a split is not one), two exercises
+	m := c.store.Get("Market", hex(marketV2))
+	if m["purchases"].Int != 1 || m["exercises"].Int != 2 || m["putVolume"].Big.Sign() != 0 {
+		t.Errorf("market sums %+v", m)
+	}
+	c.wantBig("Market", hex(marketV2), "callVolume", withdrawn)
+	c.wantBig("Market", hex(marketV2), "callPremium", premium)
+	c.wantBig("Market", hex(marketV2), "callProtocolFees", fees)
+	if d := c.store.Get("MarketDayData", day); d["market"].Str != hex(marketV2) || d["exercises"].Int != 2 {
+		t.Errorf("day %+v", d)
+	}
+
 	// settlement after expiry
 	c.next(3004, 1_700_090_000, bob)
 	c.emit("OptionMarketV2_0x501b", mV2, "LogSettleOption(address,uint256)", "handleSettleOption", marketV2, bob, big.NewInt(7))
@@ -241,6 +253,24 @@ func TestV1MintAndExerciseInOneBlock(t *testing.T) {
 		t.Errorf("day %+v", d)
 	}
 	c.wantBig("Strike", strikeID(v1Handler, wethUSDC, common.Address{}, tl, tu), "usedLiquidity", big.NewInt(0))
+
+	// a call the next UTC day: a day of its own, the market's sums hold both
+	c.next(4001, 1_700_000_000+86_400, alice)
+	calls.data[optID(marketV1, 2)] = opData{legs: 1, tl: tl, tu: tu, expiry: 1_700_090_000, isCall: true}
+	c.emit("HandlerV1_uniswap", "UniswapV3SingleTickLiquidityHandler", "LogUsePosition(uint256,uint128)", "handleUsePosition", v1Handler, id, big.NewInt(1e7))
+	c.emit("OptionMarketV1_0x764f", "DopexV2OptionMarket", "LogMintOption(address,uint256,bool,uint256,uint256)", "handleMintOptionV1", marketV1,
+		alice, big.NewInt(2), true, big.NewInt(7), big.NewInt(50))
+	next := strings.ToLower(marketV1.Hex()) + "-1700006400"
+	c.wantBig("MarketDayData", next, "callVolume", big.NewInt(50))
+	c.wantBig("MarketDayData", next, "putVolume", big.NewInt(0))
+	mid := strings.ToLower(marketV1.Hex())
+	c.wantBig("Market", mid, "putVolume", big.NewInt(1000))
+	c.wantBig("Market", mid, "putPremium", big.NewInt(99))
+	c.wantBig("Market", mid, "callVolume", big.NewInt(50))
+	c.wantBig("Market", mid, "callPremium", big.NewInt(7))
+	if m := c.store.Get("Market", mid); m["purchases"].Int != 2 || m["exercises"].Int != 1 {
+		t.Errorf("market sums %+v", m)
+	}
 	// no swap seen on the prime pool yet: the exercise carries the price
 	// slot0() seeded when the market named the pool
 	if xs := c.store.All("Exercise"); len(xs) != 1 || c.store.Get("Exercise", xs[0])["sqrtPriceX96"].Big.Cmp(seed) != 0 {
@@ -275,6 +305,8 @@ func TestMintWithRevertingOpData(t *testing.T) {
 	c.emit("HandlerV2_uniswap", hV2, mintedV2, "handleMintedPositionV2", uniHandler,
 		id, big.NewInt(1e9), wethUSDC, common.Address{}, lp, big.NewInt(tl), big.NewInt(tu))
 	calls.data[optID(marketV2, 2)] = opData{revertCall: true}
+	c.emit("OptionMarketV2_0x501b", mV2, "LogOptionsMarketInitialized(address,address,address,address,address)",
+		"handleMarketInitializedV2", marketV2, wethUSDC, pricing, feeTo, weth, usdc)
 	c.emit("HandlerV2_uniswap", hV2, "LogUsePosition(uint256,uint128)", "handleUsePosition", uniHandler, id, big.NewInt(5))
 	c.emit("OptionMarketV2_0x501b", mV2, mintV2Sig, "handleMintOptionV2", marketV2, alice, big.NewInt(2), false, big.NewInt(1), big.NewInt(2), big.NewInt(0))
 	o := c.store.Get("Option", optID(marketV2, 2))

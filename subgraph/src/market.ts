@@ -29,6 +29,14 @@ function initialized(e: LogOptionsMarketInitialized, version: i32): void {
   market.callAsset = e.params.callAsset;
   market.putAsset = e.params.putAsset;
   market.createdAtBlock = e.block.number;
+  market.purchases = 0;
+  market.callVolume = ZERO;
+  market.putVolume = ZERO;
+  market.callPremium = ZERO;
+  market.putPremium = ZERO;
+  market.callProtocolFees = ZERO;
+  market.putProtocolFees = ZERO;
+  market.exercises = 0;
   market.save();
 }
 
@@ -47,7 +55,7 @@ function day(market: Address, block: ethereum.Block): MarketDayData {
   let d = MarketDayData.load(id);
   if (d == null) {
     d = new MarketDayData(id);
-    d.market = market;
+    d.market = hex(market);
     d.start = start;
     d.purchases = 0;
     d.callVolume = ZERO;
@@ -141,7 +149,15 @@ function minted(e: ethereum.Event, user: Address, tokenId: BigInt, isCall: boole
   purchase.txHash = e.transaction.hash;
   purchase.save();
 
-  const d = day(e.address, e.block);
+  countPurchase(e.address, e.block, isCall, premium, withdrawn, fees);
+}
+
+// Adds a purchase to the market's day and to its running sums (the same
+// fields, one UTC day against all time). A market is created by its own
+// constructor's LogOptionsMarketInitialized, in the block its data source
+// starts at, so a missing Market is a broken manifest: logged, day kept.
+function countPurchase(market: Address, block: ethereum.Block, isCall: boolean, premium: BigInt, withdrawn: BigInt, fees: BigInt): void {
+  const d = day(market, block);
   d.purchases += 1;
   if (isCall) {
     d.callVolume = d.callVolume.plus(withdrawn);
@@ -153,6 +169,23 @@ function minted(e: ethereum.Event, user: Address, tokenId: BigInt, isCall: boole
     d.putProtocolFees = d.putProtocolFees.plus(fees);
   }
   d.save();
+
+  const m = Market.load(hex(market));
+  if (m == null) {
+    log.error('LogMintOption on {}, which has no Market (no LogOptionsMarketInitialized indexed)', [hex(market)]);
+    return;
+  }
+  m.purchases += 1;
+  if (isCall) {
+    m.callVolume = m.callVolume.plus(withdrawn);
+    m.callPremium = m.callPremium.plus(premium);
+    m.callProtocolFees = m.callProtocolFees.plus(fees);
+  } else {
+    m.putVolume = m.putVolume.plus(withdrawn);
+    m.putPremium = m.putPremium.plus(premium);
+    m.putProtocolFees = m.putProtocolFees.plus(fees);
+  }
+  m.save();
 }
 
 export function handleMintOptionV2(e: LogMintOption): void {
@@ -195,6 +228,10 @@ export function handleExerciseOption(e: LogExerciseOption): void {
   const d = day(e.address, e.block);
   d.exercises += 1;
   d.save();
+  if (market != null) {
+    market.exercises += 1;
+    market.save();
+  }
 }
 
 export function handleSettleOption(e: LogSettleOption): void {
