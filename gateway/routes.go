@@ -39,6 +39,7 @@ func (s *Server) table() []route {
 		{path: PathExercisePrepare, handler: s.handlePrepare},
 		{path: PathPurchaseHistory, handler: s.handlePurchaseHistory},
 		{path: PathPurchasePositions, handler: s.handlePurchasePositions},
+		{path: PathOptionMarkets, handler: s.handleOptionMarkets},
 		{path: PathHealthz, handler: s.handleHealthz},
 		{path: PathReadyz, handler: s.handleReadyz},
 		{path: PathOpenAPI, handler: serveDoc("docs/openapi.json", "application/json")},

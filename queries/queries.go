@@ -26,6 +26,7 @@ const (
 	Meta              = "meta"
 	PurchaseHistory   = "purchase_history"
 	PurchasePositions = "purchase_positions"
+	OptionMarkets     = "option_markets"
 )
 
 // Document is one GraphQL operation.

@@ -2,10 +2,13 @@ package subgraph
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
 
@@ -52,47 +55,70 @@ func (c *Client) Strikes(ctx context.Context, q StrikesQuery) ([]Strike, Meta, e
 	for i, p := range q.Pools {
 		pools[i] = LowerHex(p)
 	}
+	vars := map[string]any{"pools": pools, "tickLowerMin": q.TickLowerMin, "tickLowerMax": q.TickLowerMax}
+	return idPages(ctx, c, queries.Strikes, "strikes", vars, func(s Strike) string { return s.ID }, func(s Strike) error {
+		if s.TotalLiquidity.Int == nil || s.UsedLiquidity.Int == nil {
+			return garbage(fmt.Errorf("strike %s lacks liquidity fields", s.ID))
+		}
+		return s.check()
+	})
+}
+
+// idPages runs doc (vars plus after and first) one page after another,
+// ordered by id, until a page comes back short: the list under field,
+// each entity checked by check (a failure is garbage from the subgraph),
+// the next page after the last entity's id. It stops with garbage after
+// maxPages pages or maxBytes of answers, so a subgraph paging without end
+// cannot hold a request. Meta is that of the first page: the block the
+// answer reflects.
+func idPages[T any](ctx context.Context, c *Client, doc, field string, vars map[string]any, id func(T) string, check func(T) error) ([]T, Meta, error) {
 	var (
-		all   []Strike
+		all   []T
 		meta  Meta
 		after = ""
 		total int64
 	)
 	for page := 0; ; page++ {
 		if page == c.maxPages {
-			return nil, Meta{}, garbage(fmt.Errorf("more than %d pages of strikes", c.maxPages))
+			return nil, Meta{}, garbage(fmt.Errorf("more than %d pages of %s", c.maxPages, field))
 		}
-		var out struct {
-			Meta    metaJSON `json:"_meta"`
-			Strikes []Strike `json:"strikes"`
+		v := make(map[string]any, len(vars)+2)
+		for k, x := range vars {
+			v[k] = x
 		}
-		vars := map[string]any{
-			"pools": pools, "tickLowerMin": q.TickLowerMin, "tickLowerMax": q.TickLowerMax,
-			"after": after, "first": c.pageSize,
-		}
-		n, err := c.execSized(ctx, queries.Strikes, vars, &out)
+		v["after"], v["first"] = after, c.pageSize
+		var out map[string]json.RawMessage
+		n, err := c.execSized(ctx, doc, v, &out)
 		if err != nil {
 			return nil, Meta{}, err
 		}
 		if total += int64(n); total > c.maxBytes {
-			return nil, Meta{}, garbage(fmt.Errorf("strikes answer of more than %d bytes over %d pages", c.maxBytes, page+1))
+			return nil, Meta{}, garbage(fmt.Errorf("%s answer of more than %d bytes over %d pages", field, c.maxBytes, page+1))
 		}
 		if page == 0 {
-			meta = out.Meta.meta()
-		}
-		for _, s := range out.Strikes {
-			if s.TotalLiquidity.Int == nil || s.UsedLiquidity.Int == nil {
-				return nil, Meta{}, garbage(fmt.Errorf("strike %s lacks liquidity fields", s.ID))
+			var m metaJSON
+			if err := json.Unmarshal(out["_meta"], &m); err != nil {
+				return nil, Meta{}, garbage(fmt.Errorf("%s: _meta: %w", doc, err))
 			}
-			if err := s.check(); err != nil {
+			meta = m.meta()
+		}
+		var list []T
+		if err := json.Unmarshal(out[field], &list); err != nil || list == nil {
+			return nil, Meta{}, garbage(fmt.Errorf("%s: %s: %v", doc, field, err))
+		}
+		for _, e := range list {
+			if err := check(e); err != nil {
+				if pe := (*problem.Error)(nil); !errors.As(err, &pe) {
+					err = garbage(err)
+				}
 				return nil, Meta{}, err
 			}
 		}
-		all = append(all, out.Strikes...)
-		if len(out.Strikes) < c.pageSize {
+		all = append(all, list...)
+		if len(list) < c.pageSize {
 			return all, meta, nil
 		}
-		after = out.Strikes[len(out.Strikes)-1].ID
+		after = id(list[len(list)-1])
 	}
 }
 

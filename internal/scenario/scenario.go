@@ -353,6 +353,7 @@ func (s *Scenario) Populate(node *chaintest.Node, sg *subgraphtest.Server) {
 	marketHex := lower(s.Market.Address)
 	purchases, options := s.purchases()
 	sg.Purchases, sg.Options = append(sg.Purchases, purchases...), append(sg.Options, options...)
+	sg.Markets = append(sg.Markets, s.marketEntity(purchases))
 	for _, ex := range s.Exercises {
 		o, _ := s.option(ex.TokenID)
 		amt, _ := s.exerciseAmounts(ex)

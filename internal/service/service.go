@@ -38,6 +38,7 @@ type Subgraph interface {
 	ExerciseHistory(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.Exercise, subgraph.Meta, error)
 	PurchaseHistory(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.Purchase, subgraph.Meta, error)
 	PurchasePositions(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.HeldOption, subgraph.Meta, error)
+	OptionMarkets(ctx context.Context) ([]subgraph.Market, subgraph.Meta, error)
 }
 
 // Upstreams are one chain's configuration and clients. Subgraph and Chain

@@ -267,9 +267,12 @@ func buyable(v *chain.StrikesView, handler common.Address) bool {
 
 // registryHandlers are the chain's registered handlers, read with the pool
 // price so the common case needs no round trip after the subgraph's.
-func registryHandlers(c *config.Chain) []common.Address {
-	out := make([]common.Address, 0, len(c.Handlers))
-	for a := range c.Handlers {
+func registryHandlers(c *config.Chain) []common.Address { return sortedAddresses(c.Handlers) }
+
+// sortedAddresses are a registry's addresses in ascending order.
+func sortedAddresses[V any](m map[common.Address]V) []common.Address {
+	out := make([]common.Address, 0, len(m))
+	for a := range m {
 		out = append(out, a)
 	}
 	slices.SortFunc(out, func(a, b common.Address) int { return a.Cmp(b) })

@@ -80,6 +80,7 @@ type Server struct {
 	Exercises []Exercise
 	Purchases []Purchase
 	Options   []Option
+	Markets   []Market
 	// Fail, when set, is asked before each query; a non-nil answer is sent
 	// instead of the data: an HTTP status (Status) or a GraphQL errors body.
 	Fail func(operation string) *Failure
@@ -157,6 +158,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		data, err = s.purchaseHistory(req.Variables)
 	case "PurchasePositions":
 		data, err = s.purchasePositions(req.Variables)
+	case "OptionMarkets":
+		data, err = s.markets(req.Variables)
 	case "Meta":
 		data = map[string]any{}
 	default:

@@ -1,0 +1,173 @@
+package service
+
+import (
+	"context"
+	"strconv"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
+)
+
+// marketReads bounds the markets whose chain facts one answer reads at once.
+const marketReads = 4
+
+// OptionMarkets is a chain's option markets and the subgraph block behind them.
+type OptionMarkets struct {
+	Markets []OptionMarket
+	Block   uint64
+}
+
+// OptionMarket is one option market: what it trades, the pool it prices
+// against, what a purchase on it can use now, and its sums.
+type OptionMarket struct {
+	Address string `json:"address"`
+	// Version is "V1" (DopexV2OptionMarket, deprecated) or "V2".
+	Version   string `json:"version"`
+	CallAsset Token  `json:"callAsset"`
+	PutAsset  Token  `json:"putAsset"`
+	PrimePool Pool   `json:"primePool"`
+	// Handlers are the chain's registered handlers the market can buy
+	// from now (buyable: whitelisted for it, not paused, its version).
+	Handlers []MarketHandler `json:"handlers"`
+	// Hooks are the chain's registered hooks a V2 market's ranges may sit
+	// behind, with what each requires of a purchase (none for V1, whose
+	// handlers have no hooks).
+	Hooks  []MarketHook `json:"hooks"`
+	Totals MarketTotals `json:"totals"`
+}
+
+// Pool is a market's prime pool: its fee tier (hundredths of a basis point)
+// and tick spacing. Inverted is true when the call asset is the pool's
+// token1 (higher ticks are then a cheaper call asset).
+type Pool struct {
+	Address     string `json:"address"`
+	Fee         uint32 `json:"fee"`
+	TickSpacing int    `json:"tickSpacing"`
+	Inverted    bool   `json:"inverted"`
+}
+
+// MarketHandler is a handler a purchase on the market can use now.
+type MarketHandler struct {
+	Name       string `json:"name"`
+	Address    string `json:"address"`
+	Deprecated bool   `json:"deprecated"`
+}
+
+// MarketHook is a registered hook and the rules it enforces.
+type MarketHook struct {
+	Address string `json:"address"`
+	HookRules
+}
+
+// MarketTotals are the market's sums since it was created and over the
+// last complete UTC day before the subgraph's block.
+type MarketTotals struct {
+	AllTime MarketSums `json:"allTime"`
+	LastDay DaySums    `json:"lastDay"`
+}
+
+// MarketSums are purchase and exercise counts and raw amounts: call
+// figures in the call asset's base units, put figures in the put asset's.
+// Volume is the collateral the options locked (LogMintOption's
+// totalAssetWithdrawn).
+type MarketSums struct {
+	Purchases        int    `json:"purchases"`
+	Exercises        int    `json:"exercises"`
+	CallVolume       string `json:"callVolume"`
+	PutVolume        string `json:"putVolume"`
+	CallPremium      string `json:"callPremium"`
+	PutPremium       string `json:"putPremium"`
+	CallProtocolFees string `json:"callProtocolFees"`
+	PutProtocolFees  string `json:"putProtocolFees"`
+}
+
+// DaySums are one UTC day's sums; Start is the day's start, unix seconds.
+type DaySums struct {
+	Start string `json:"start"`
+	MarketSums
+}
+
+// OptionMarkets returns every option market the chain's subgraph indexes,
+// ordered by address, each with its chain facts read at the head (assets,
+// prime pool, which registered handlers it can use now) in one round trip
+// per market, as the strikes chain reads them.
+func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMarkets, error) {
+	up, err := s.upstreams(chainID, true)
+	if err != nil {
+		return OptionMarkets{}, err
+	}
+	if up.Strikes == nil {
+		return OptionMarkets{}, problem.New(problem.UpstreamNotConfigured, "chain %d has no strikes reader configured", chainID)
+	}
+	markets, meta, err := up.Subgraph.OptionMarkets(ctx)
+	if err != nil {
+		return OptionMarkets{}, err
+	}
+	handlers := registryHandlers(up.Config)
+	views := make([]*chain.StrikesView, len(markets))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(marketReads)
+	for i, m := range markets {
+		g.Go(func() (err error) {
+			views[i], err = up.Strikes.StrikesView(gctx, m.ID.Addr(), nil, handlers)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return OptionMarkets{}, err
+	}
+	day := lastCompleteDay(meta.Timestamp)
+	out := make([]OptionMarket, len(markets))
+	for i, m := range markets {
+		v := views[i]
+		info := v.Info
+		if info.Pool != m.PrimePool.ID.Addr() || info.CallAsset.Address != m.CallAsset.Addr() || info.PutAsset.Address != m.PutAsset.Addr() {
+			return OptionMarkets{}, problem.New(problem.SubgraphError,
+				"the subgraph's market %s (pool %s, call %s, put %s) is not the chain's (pool %s, call %s, put %s)",
+				m.ID.Addr().Hex(), m.PrimePool.ID.Addr().Hex(), m.CallAsset.Addr().Hex(), m.PutAsset.Addr().Hex(),
+				info.Pool.Hex(), info.CallAsset.Address.Hex(), info.PutAsset.Address.Hex())
+		}
+		om := OptionMarket{
+			Address:   m.ID.Addr().Hex(),
+			Version:   "V" + strconv.Itoa(m.Version),
+			CallAsset: tokenJSON(info.CallAsset),
+			PutAsset:  tokenJSON(info.PutAsset),
+			PrimePool: Pool{Address: info.Pool.Hex(), Fee: info.Fee, TickSpacing: info.TickSpacing, Inverted: !info.Token0IsCall()},
+			Handlers:  []MarketHandler{},
+			Hooks:     []MarketHook{},
+			Totals:    MarketTotals{AllTime: sums(m.MarketSums), LastDay: DaySums{Start: strconv.FormatInt(day, 10), MarketSums: zeroSums}},
+		}
+		for _, h := range handlers {
+			if buyable(v, h) {
+				hi := up.Config.HandlerInfo(h)
+				om.Handlers = append(om.Handlers, MarketHandler{Name: hi.Name, Address: h.Hex(), Deprecated: hi.Deprecated})
+			}
+		}
+		if v.Version == chain.MarketV2 {
+			for _, h := range sortedAddresses(up.Config.Hooks) {
+				om.Hooks = append(om.Hooks, MarketHook{Address: h.Hex(), HookRules: hookRules(up.Config, h)})
+			}
+		}
+		for _, d := range m.DayData {
+			if d.Start == day {
+				om.Totals.LastDay.MarketSums = sums(d.MarketSums)
+			}
+		}
+		out[i] = om
+	}
+	return OptionMarkets{Markets: out, Block: meta.Block}, nil
+}
+
+var zeroSums = MarketSums{CallVolume: "0", PutVolume: "0", CallPremium: "0", PutPremium: "0", CallProtocolFees: "0", PutProtocolFees: "0"}
+
+func sums(s subgraph.MarketSums) MarketSums {
+	return MarketSums{
+		Purchases: s.Purchases, Exercises: s.Exercises,
+		CallVolume: s.CallVolume.String(), PutVolume: s.PutVolume.String(),
+		CallPremium: s.CallPremium.String(), PutPremium: s.PutPremium.String(),
+		CallProtocolFees: s.CallProtocolFees.String(), PutProtocolFees: s.PutProtocolFees.String(),
+	}
+}

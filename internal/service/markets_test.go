@@ -1,0 +1,146 @@
+package service_test
+
+import (
+	"context"
+	"math/big"
+	"path/filepath"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
+)
+
+// The option markets of both scenario chains, normal (Arbitrum WETH/USDC,
+// the call asset is token0) and inverted (Mantle WMNT/USDT), compared whole
+// with golden files. The all-time sums must add up to the market's
+// purchase history (every purchase, calls and puts apart) and the last
+// day's to the purchases of the last complete UTC day before the block.
+func TestOptionMarketsGolden(t *testing.T) {
+	for _, c := range []struct {
+		golden, scenario string
+		inverted         bool
+	}{
+		{"markets-mantle", "testdata/scenarios/mantle-wmnt-usdt.json", true},
+		{"markets-arbitrum", "internal/demo/scenarios/arbitrum-weth-usdc.json", false},
+	} {
+		t.Run(c.golden, func(t *testing.T) {
+			scs, err := scenario.Load(filepath.Join(root, c.scenario))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc := scs[0]
+			svc, _ := newService(t, sc)
+			got, err := svc.OptionMarkets(context.Background(), sc.ChainID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Markets) != 1 || got.Markets[0].Address != sc.Market.Address.Hex() || got.Block != sc.Block.Number {
+				t.Fatalf("markets %+v at block %d", got.Markets, got.Block)
+			}
+			m := got.Markets[0]
+			if m.PrimePool.Inverted != c.inverted || m.Version != "V2" || len(m.Handlers) == 0 || len(m.Hooks) == 0 {
+				t.Errorf("market %+v", m)
+			}
+			day := sc.Block.Timestamp/86400*86400 - 86400
+			all, last := bySide(t, svc, sc, 0, 1<<62), bySide(t, svc, sc, day, day+86400)
+			for _, x := range []struct {
+				name      string
+				got       service.MarketSums
+				want      map[string]*big.Int
+				purchases int
+			}{{"all time", m.Totals.AllTime, all.sums, all.n}, {"last day", m.Totals.LastDay.MarketSums, last.sums, last.n}} {
+				if x.got.Purchases != x.purchases || x.got.CallVolume != x.want["callVolume"].String() || x.got.PutVolume != x.want["putVolume"].String() ||
+					x.got.CallPremium != x.want["callPremium"].String() || x.got.PutPremium != x.want["putPremium"].String() ||
+					x.got.CallProtocolFees != x.want["callFees"].String() || x.got.PutProtocolFees != x.want["putFees"].String() {
+					t.Errorf("%s: %+v, purchase history says %d purchases %v", x.name, x.got, x.purchases, x.want)
+				}
+			}
+			if last.sums["callVolume"].Sign() == 0 || last.sums["putVolume"].Sign() == 0 {
+				t.Fatalf("the scenario's last day should hold a call and a put: %v", last.sums)
+			}
+			if m.Totals.LastDay.Start != big.NewInt(day).String() {
+				t.Errorf("last day starts %s, want %d", m.Totals.LastDay.Start, day)
+			}
+			if m.Totals.AllTime.Exercises != len(sc.Exercises) {
+				t.Errorf("%d exercises, scenario has %d", m.Totals.AllTime.Exercises, len(sc.Exercises))
+			}
+			checkGolden(t, c.golden, got.Markets)
+		})
+	}
+}
+
+type sideSums struct {
+	sums map[string]*big.Int
+	n    int
+}
+
+// bySide sums the market's purchase history (every buyer's) over
+// [from, to): volume, premium and fees of calls and of puts.
+func bySide(t *testing.T, svc *service.Service, sc *scenario.Scenario, from, to int64) sideSums {
+	t.Helper()
+	out := sideSums{sums: map[string]*big.Int{}}
+	for _, k := range []string{"callVolume", "putVolume", "callPremium", "putPremium", "callFees", "putFees"} {
+		out.sums[k] = new(big.Int)
+	}
+	buyers := map[common.Address]bool{}
+	for _, o := range sc.Options {
+		buyers[common.HexToAddress(o.MintBuyer())] = true
+	}
+	dec := func(s string) *big.Int {
+		v, ok := new(big.Int).SetString(s, 10)
+		if !ok {
+			t.Fatalf("not a decimal: %q", s)
+		}
+		return v
+	}
+	for b := range buyers {
+		h, err := svc.PurchaseHistory(context.Background(), service.HistoryRequest{ChainID: sc.ChainID, User: b, Market: sc.Market.Address, First: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range h.Records {
+			if ts := dec(r.Timestamp).Int64(); ts < from || ts >= to {
+				continue
+			}
+			out.n++
+			side := r.Type // "call" or "put"
+			out.sums[side+"Volume"].Add(out.sums[side+"Volume"], dec(r.Size))
+			out.sums[side+"Premium"].Add(out.sums[side+"Premium"], dec(r.Premium))
+			out.sums[side+"Fees"].Add(out.sums[side+"Fees"], dec(r.ProtocolFees))
+		}
+	}
+	return out
+}
+
+// Only the handlers the market can buy from now are listed: not one its
+// position manager has not whitelisted for it, not a paused one, not a V1
+// handler under a V2 market.
+func TestOptionMarketsListUsableHandlersOnly(t *testing.T) {
+	scs, err := scenario.Load(filepath.Join(root, "testdata/scenarios/arbitrum-buyable.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := scs[0]
+	svc, _ := newService(t, sc)
+	got, err := svc.OptionMarkets(context.Background(), sc.ChainID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Markets) != 1 {
+		t.Fatalf("%d markets", len(got.Markets))
+	}
+	names := map[string]bool{}
+	for _, h := range got.Markets[0].Handlers {
+		names[h.Address] = true
+	}
+	for h, st := range sc.Handlers {
+		if names[h.Hex()] {
+			t.Errorf("handler %s (%+v) listed as usable", h.Hex(), st)
+		}
+	}
+	if !names[common.HexToAddress("0x29BbF7EbB9C5146c98851e76A5529985E4052116").Hex()] {
+		t.Errorf("the whitelisted V2 uniswap handler is missing: %+v", got.Markets[0].Handlers)
+	}
+}
