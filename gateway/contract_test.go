@@ -102,6 +102,13 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	if validate(http.MethodGet, buyablePath, nil) != http.StatusOK {
 		t.Error("buyable scenario's strikes: not 200")
 	}
+	// The chain's markets: the demo's and the buyable scenario's.
+	if validate(http.MethodGet, gateway.PathOptionMarkets+"?chainId=42161", nil) != http.StatusOK {
+		t.Error("option markets: not 200")
+	}
+	if validate(http.MethodGet, gateway.PathOptionMarkets+"?chainId=42161x", nil) != http.StatusBadRequest {
+		t.Error("option markets with a malformed chainId: not 400")
+	}
 	f.Node.Lock()
 	f.Node.Markets[buyable[0].Market.Address].PositionManager = common.Address{}
 	f.Node.Unlock()
