@@ -31,8 +31,9 @@ import (
 // liveGateway is the gateway as the command builds it (internal/app), live
 // on chain 42161 with the fake Graph Node over the indexed store as its
 // subgraph and the simulated node as its RPC; it returns the subgraph's URL
-// too. Both servers close when the test ends.
-func liveGateway(t *testing.T, p *pt.Protocol, ix *Indexer) (*app.App, string) {
+// too. Both servers close when the test ends. adjust, if any, changes the
+// chain's configuration first.
+func liveGateway(t *testing.T, p *pt.Protocol, ix *Indexer, adjust ...func(*config.Chain)) (*app.App, string) {
 	t.Helper()
 	sub := httptest.NewServer(ix.Serve())
 	t.Cleanup(sub.Close)
@@ -41,6 +42,9 @@ func liveGateway(t *testing.T, p *pt.Protocol, ix *Indexer) (*app.App, string) {
 	cfg := config.Default()
 	ch := cfg.Chains[42161]
 	ch.SubgraphURL, ch.RPCURL = sub.URL, node.URL
+	for _, f := range adjust {
+		f(ch)
+	}
 	a, err := app.New(app.Options{Config: cfg})
 	if err != nil {
 		t.Fatal(err)

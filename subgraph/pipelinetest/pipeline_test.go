@@ -299,6 +299,7 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	if pend := ix.Store.All("PendingUses"); len(pend) != 0 {
 		t.Errorf("uses left pending: %v", pend)
 	}
+	gatewayMarkets(t, p, ix, cfg.Inverted) // last: it moves the clock a day on
 }
 
 // gatewayReads runs the gateway's Strikes and ExerciseHistory documents

@@ -34,3 +34,28 @@ func servePurchases(st *mappinghosttest.Store, s *subgraphtest.Server) {
 		})
 	}
 }
+
+// serveMarkets adds the stored Market entities, each with its
+// MarketDayData (dayData, derived from the days' market field).
+func serveMarkets(st *mappinghosttest.Store, s *subgraphtest.Server) {
+	sums := func(e mappinghosttest.Entity) subgraphtest.MarketSums {
+		return subgraphtest.MarketSums{
+			Purchases: int(e["purchases"].Int), Exercises: int(e["exercises"].Int),
+			CallVolume: e["callVolume"].Big.String(), PutVolume: e["putVolume"].Big.String(),
+			CallPremium: e["callPremium"].Big.String(), PutPremium: e["putPremium"].Big.String(),
+			CallProtocolFees: e["callProtocolFees"].Big.String(), PutProtocolFees: e["putProtocolFees"].Big.String(),
+		}
+	}
+	days := map[string][]subgraphtest.MarketDay{}
+	for _, id := range st.All("MarketDayData") {
+		d := st.Get("MarketDayData", id)
+		days[d["market"].Str] = append(days[d["market"].Str], subgraphtest.MarketDay{Start: d["start"].Int, MarketSums: sums(d)})
+	}
+	for _, id := range st.All("Market") {
+		m := st.Get("Market", id)
+		s.Markets = append(s.Markets, subgraphtest.Market{
+			ID: id, Version: int(m["version"].Int), CallAsset: hexOf(m["callAsset"]), PutAsset: hexOf(m["putAsset"]),
+			PrimePool: subgraphtest.EntityRef{ID: m["primePool"].Str}, DayData: days[id], MarketSums: sums(m),
+		})
+	}
+}

@@ -7,12 +7,17 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
@@ -85,4 +90,118 @@ func mustDec(t *testing.T, s string) []byte {
 		t.Fatalf("option id %q", s)
 	}
 	return v.Bytes()
+}
+
+// gatewayMarkets asks the live gateway for the chain's option markets and
+// checks the test market against the chain: its sums all time against
+// every LogMintOption and LogExerciseOption it emitted, the last complete
+// UTC day's against those of that day, its assets and prime pool against
+// the deployment, and the protocol's handler (registered here under the
+// name "uniswap") listed as usable.
+func gatewayMarkets(t *testing.T, p *pt.Protocol, ix *Indexer, inverted bool) {
+	t.Helper()
+	a, _ := liveGateway(t, p, ix, func(ch *config.Chain) { ch.Handlers[p.Handler] = config.Handler{Name: "uniswap"} })
+	m := marketOf(t, a, p)
+	if m.Version != "V2" || m.CallAsset.Address != p.CallAsset.Hex() || m.PutAsset.Address != p.PutAsset.Hex() ||
+		m.PrimePool.Address != p.Pool.Hex() || m.PrimePool.Inverted != inverted ||
+		len(m.Handlers) != 1 || m.Handlers[0].Address != p.Handler.Hex() {
+		t.Errorf("market %+v", m)
+	}
+
+	all := eventSums(t, p, 0, 1<<62)
+	if got := m.Totals.AllTime; got != all {
+		t.Errorf("all-time sums %+v, the market's events say %+v", got, all)
+	}
+	if all.Purchases == 0 || all.Exercises == 0 || all.CallVolume == "0" || all.PutVolume == "0" {
+		t.Errorf("the pipeline bought and exercised no call or no put: %+v", all)
+	}
+	// The last complete day at the head (the pipeline's events happen
+	// within seconds: most likely none), then a day later (most likely all
+	// of them): each as the events of its day say, and the two days hold
+	// every event.
+	var lastDays []service.MarketSums
+	for i := 0; i < 2; i++ {
+		if i == 1 {
+			p.Chain.AdjustTime(24 * time.Hour)
+			a, _ = liveGateway(t, p, ix, func(ch *config.Chain) { ch.Handlers[p.Handler] = config.Handler{Name: "uniswap"} })
+			m = marketOf(t, a, p)
+		}
+		head, err := p.Chain.Client().HeaderByNumber(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		day := int64(head.Time)/86400*86400 - 86400
+		last := eventSums(t, p, day, day+86400)
+		if got := m.Totals.LastDay; got.MarketSums != last || got.Start != big.NewInt(day).String() {
+			t.Errorf("last day %+v, the market's events of day %d say %+v", got, day, last)
+		}
+		lastDays = append(lastDays, last)
+	}
+	if n := lastDays[0].Purchases + lastDays[1].Purchases; n != all.Purchases {
+		t.Errorf("the two last days hold %d purchases of %d", n, all.Purchases)
+	}
+}
+
+// marketOf is the gateway's option-markets entry for the test market.
+func marketOf(t *testing.T, a *app.App, p *pt.Protocol) *service.OptionMarket {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	a.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathOptionMarkets+"?chainId=42161", nil))
+	var markets []service.OptionMarket
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &markets) != nil {
+		t.Fatalf("option markets: %d %s", rec.Code, rec.Body)
+	}
+	for i := range markets {
+		if markets[i].Address == p.Market.Hex() {
+			return &markets[i]
+		}
+	}
+	t.Fatalf("market %s not listed: %s", p.Market.Hex(), rec.Body)
+	return nil
+}
+
+// eventSums adds up the market's LogMintOption and LogExerciseOption
+// events in blocks whose time is in [from, to).
+func eventSums(t *testing.T, p *pt.Protocol, from, to int64) service.MarketSums {
+	t.Helper()
+	a := pt.MarketV2.ABI
+	logs, err := p.Chain.Client().FilterLogs(t.Context(), ethereum.FilterQuery{Addresses: []common.Address{p.Market},
+		Topics: [][]common.Hash{{a.Events["LogMintOption"].ID, a.Events["LogExerciseOption"].ID}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := map[string]*big.Int{}
+	for _, k := range []string{"callVolume", "putVolume", "callPremium", "putPremium", "callFees", "putFees"} {
+		sums[k] = new(big.Int)
+	}
+	var out service.MarketSums
+	for _, lg := range logs {
+		h, err := p.Chain.Client().HeaderByNumber(t.Context(), new(big.Int).SetUint64(lg.BlockNumber))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ts := int64(h.Time); ts < from || ts >= to {
+			continue
+		}
+		if lg.Topics[0] == a.Events["LogExerciseOption"].ID {
+			out.Exercises++
+			continue
+		}
+		v := map[string]any{}
+		if err := a.UnpackIntoMap(v, "LogMintOption", lg.Data); err != nil {
+			t.Fatal(err)
+		}
+		out.Purchases++
+		side := "put"
+		if v["isCall"].(bool) {
+			side = "call"
+		}
+		sums[side+"Volume"].Add(sums[side+"Volume"], v["totalAssetWithdrawn"].(*big.Int))
+		sums[side+"Premium"].Add(sums[side+"Premium"], v["premiumAmount"].(*big.Int))
+		sums[side+"Fees"].Add(sums[side+"Fees"], v["protocolFees"].(*big.Int))
+	}
+	out.CallVolume, out.PutVolume = sums["callVolume"].String(), sums["putVolume"].String()
+	out.CallPremium, out.PutPremium = sums["callPremium"].String(), sums["putPremium"].String()
+	out.CallProtocolFees, out.PutProtocolFees = sums["callFees"].String(), sums["putFees"].String()
+	return out
 }

@@ -59,6 +59,7 @@ func (ix *Indexer) Serve() *subgraphtest.Server {
 		})
 	}
 	servePurchases(st, s)
+	serveMarkets(st, s)
 	return s
 }
 
