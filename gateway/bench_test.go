@@ -117,6 +117,7 @@ func BenchmarkHit(b *testing.B) {
 		{"strikes-1000", large, strikes},
 		{"history", demo[0], gateway.PathExerciseHistory + "?chainId=42161&user=" + alice + "&optionMarket=" + wethUSDC + "&first=100&skip=0"},
 		{"prepare", demo[0], gateway.PathExercisePrepare + "?chainId=42161&optionMarket=" + wethUSDC + "&optionId=110&swapperId=uni-v3&slippage=1"},
+		{"markets", demo[0], gateway.PathOptionMarkets + "?chainId=42161"},
 	}
 	for _, c := range cases {
 		srv := benchServer(b, c.sc)

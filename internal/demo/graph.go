@@ -23,6 +23,7 @@ import (
 type graph struct {
 	meta    json.RawMessage // _meta of the recorded answers (one block)
 	strikes []strikeEntity
+	markets []marketEntity // by id
 	// userLists holds, by operation name, the entities of the documents
 	// that page through one user's entities on one market (userPages).
 	userLists map[string][]exerciseEntity
@@ -45,6 +46,11 @@ type strikeEntity struct {
 	raw       json.RawMessage // as recorded: the document's selection
 }
 
+type marketEntity struct {
+	id  string
+	raw json.RawMessage
+}
+
 type exerciseEntity struct {
 	id, user, market string
 	timestamp        *big.Int
@@ -60,7 +66,7 @@ type gqlRequest struct {
 // answers (the user and market of an entity from its query's variables).
 func newGraph(recorded []replay.Exchange) (*graph, error) {
 	g := &graph{userLists: map[string][]exerciseEntity{}}
-	seenStrike, seenUser := map[string]bool{}, map[string]bool{}
+	seenStrike, seenUser, seenMarket := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, x := range recorded {
 		var req gqlRequest
 		var resp struct {
@@ -98,6 +104,24 @@ func newGraph(recorded []replay.Exchange) (*graph, error) {
 				}
 			}
 		}
+		if req.OperationName == "OptionMarkets" {
+			var list []json.RawMessage
+			if err := json.Unmarshal(resp.Data["markets"], &list); err != nil {
+				return nil, fmt.Errorf("recorded markets: %w", err)
+			}
+			for _, raw := range list {
+				var m struct {
+					ID string `json:"id"`
+				}
+				if json.Unmarshal(raw, &m) != nil || m.ID == "" {
+					return nil, fmt.Errorf("recorded market %s does not decode", raw)
+				}
+				if !seenMarket[m.ID] {
+					seenMarket[m.ID] = true
+					g.markets = append(g.markets, marketEntity{id: m.ID, raw: raw})
+				}
+			}
+		}
 		if page, ok := userPages[req.OperationName]; ok {
 			user, _ := req.Variables["user"].(string)
 			market, _ := req.Variables["market"].(string)
@@ -126,6 +150,7 @@ func newGraph(recorded []replay.Exchange) (*graph, error) {
 	if g.meta == nil {
 		return nil, fmt.Errorf("no recorded answer names the subgraph's block")
 	}
+	sort.Slice(g.markets, func(i, j int) bool { return g.markets[i].id < g.markets[j].id })
 	return g, nil
 }
 
@@ -148,6 +173,12 @@ func (g *graph) RoundTrip(r *http.Request) (*http.Response, error) {
 			return graphAnswer(r, nil, err.Error())
 		}
 		data["strikes"] = list
+	case "OptionMarkets":
+		list, err := g.marketsPage(req.Variables)
+		if err != nil {
+			return graphAnswer(r, nil, err.Error())
+		}
+		data["markets"] = list
 	case "Meta":
 	default:
 		page, ok := userPages[req.OperationName]
@@ -161,6 +192,23 @@ func (g *graph) RoundTrip(r *http.Request) (*http.Response, error) {
 		data[page.list] = list
 	}
 	return graphAnswer(r, data, "")
+}
+
+// marketsPage is the OptionMarkets document: id_gt after, orderBy id asc,
+// first (each market as recorded, with its nested days).
+func (g *graph) marketsPage(v map[string]any) ([]json.RawMessage, error) {
+	first, err := intArg(v, "first", 1000)
+	if err != nil {
+		return nil, err
+	}
+	after, _ := v["after"].(string)
+	out := []json.RawMessage{}
+	for _, m := range g.markets {
+		if m.id > after && len(out) < first {
+			out = append(out, m.raw)
+		}
+	}
+	return out, nil
 }
 
 // strikesPage is the Strikes document: pool_in, tickLower_gte/_lte,
