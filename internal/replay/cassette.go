@@ -61,7 +61,13 @@ func (b Body) MarshalJSON() ([]byte, error) {
 		}
 		return out.Bytes(), nil
 	}
-	return json.Marshal(string(b))
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false) // as in Save: "<" stays "<"
+	if err := enc.Encode(string(b)); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
