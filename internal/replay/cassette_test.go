@@ -130,7 +130,8 @@ func TestGraphQLRecordThenReplay(t *testing.T) {
 			t.Fatalf("replay: %d %v %s", resp.StatusCode, resp.Header, body)
 		}
 	}
-	if _, _, err := do(t, rp, http.MethodPost, srv.URL, `{"query":"q3"}`); !errors.Is(err, problem.ErrNotRecorded) {
+	_, _, err = do(t, rp, http.MethodPost, srv.URL+"/api/"+secret, `{"query":"q3"}`)
+	if !errors.Is(err, problem.ErrNotRecorded) || strings.Contains(err.Error(), secret) {
 		t.Fatalf("unrecorded query: %v", err)
 	}
 	if _, _, err := do(t, rp, http.MethodGet, srv.URL, `{"query":"q1","variables":{"a":1,"b":2}}`); !errors.Is(err, problem.ErrNotRecorded) {
