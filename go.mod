@@ -14,7 +14,6 @@ require (
 	github.com/rs/zerolog v1.33.0
 	github.com/tetratelabs/wazero v1.12.0
 	golang.org/x/sync v0.24.0
-	gopkg.in/dnaeon/go-vcr.v4 v4.0.7
 )
 
 require (
@@ -110,7 +109,6 @@ require (
 	go.opentelemetry.io/otel/metric v1.46.0 // indirect
 	go.opentelemetry.io/otel/trace v1.46.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
-	go.yaml.in/yaml/v4 v4.0.0-rc.6 // indirect
 	golang.org/x/crypto v0.55.0 // indirect
 	golang.org/x/exp v0.0.0-20230626212559-97b1e661b5df // indirect
 	golang.org/x/sys v0.48.0 // indirect

@@ -14,8 +14,8 @@ import (
 
 // runRecord is `clamm-gateway record`: it runs requests against the live
 // upstreams of every chain whose URLs are configured and writes fixtures in
-// the formats the tests and the demo replay (dir/<chainId>/subgraph.yaml,
-// quote.yaml, rpc.json), with no request headers and no subgraph or RPC URL
+// the formats the tests and the demo replay (dir/<chainId>/subgraph.json,
+// quote.json, rpc.json), with no request headers and no subgraph or RPC URL
 // in them: that is where keys live.
 //
 //	CLAMM_CHAIN_42161_SUBGRAPH_URL=… CLAMM_CHAIN_42161_RPC_URL=… \

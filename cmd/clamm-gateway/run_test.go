@@ -209,7 +209,7 @@ func TestRecordModeWritesReplayableFixtures(t *testing.T) {
 	if err := run(context.Background(), []string{"record", "-out", dir, path}, func(k string) string { return env[k] }, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"subgraph.yaml", "rpc.json"} {
+	for _, name := range []string{"subgraph.json", "rpc.json"} {
 		raw, err := os.ReadFile(filepath.Join(dir, "42161", name))
 		if err != nil {
 			t.Fatal(err)
@@ -219,8 +219,8 @@ func TestRecordModeWritesReplayableFixtures(t *testing.T) {
 		}
 	}
 	// The recorded subgraph answer is the one the committed demo replays.
-	got, _ := os.ReadFile(filepath.Join(dir, "42161", "subgraph.yaml"))
-	if !strings.Contains(string(got), `"totalLiquidity":"1250000000000000000"`) {
+	got, _ := os.ReadFile(filepath.Join(dir, "42161", "subgraph.json"))
+	if !strings.Contains(string(got), `"totalLiquidity": "1250000000000000000"`) {
 		t.Error("recorded subgraph cassette lacks the scenario's strikes")
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 // Record runs each path through the real gateway with recorders in front
 // of each given chain's upstreams (nil transports: the network) and writes
-// dir/<chainId>/{subgraph.yaml, quote.yaml, rpc.json}, the formats the demo
+// dir/<chainId>/{subgraph.json, quote.json, rpc.json}, the formats the demo
 // and the tests replay. Each path runs twice, on two gateways sharing one
 // service: once with every cache cold and once with the market immutables
 // warm, so both RPC paths a live gateway takes are recorded. Cassettes
@@ -38,14 +38,14 @@ func Record(dir string, cfg *config.Config, chains map[uint64]Transports, getenv
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return err
 		}
-		for _, f := range []string{"subgraph.yaml", "quote.yaml"} {
-			_ = os.Remove(filepath.Join(out, f)) // start from nothing: no stale interaction survives
+		for _, f := range []string{"subgraph.json", "quote.json", "rpc.json"} {
+			_ = os.Remove(filepath.Join(out, f)) // a failed recording leaves no stale cassette behind
 		}
-		gql, err := replay.GraphQLRecorder(filepath.Join(out, "subgraph"), orNet(tr.Subgraph), demo.SubgraphURL(id))
+		gql, err := replay.GraphQLRecorder(filepath.Join(out, "subgraph.json"), orNet(tr.Subgraph), demo.SubgraphURL(id))
 		if err != nil {
 			return err
 		}
-		quote, err := replay.HTTPRecorder(filepath.Join(out, "quote"), orNet(tr.Quote))
+		quote, err := replay.HTTPRecorder(filepath.Join(out, "quote.json"), orNet(tr.Quote))
 		if err != nil {
 			return err
 		}

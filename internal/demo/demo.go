@@ -7,7 +7,7 @@
 // market's state, and the go:generate program (./generate) loads it into the
 // fake upstreams, runs the demo requests through the real gateway with
 // recorders in front of the fakes, and writes
-// recordings/<chainId>/{subgraph.yaml,quote.yaml,rpc.json} in the same
+// recordings/<chainId>/{subgraph.json,quote.json,rpc.json} in the same
 // formats a live record mode writes. Regenerate with `go generate ./internal/demo`.
 // This package holds only the recordings and their replaying transports:
 // the served binary links it, so it imports no fake.
@@ -112,14 +112,14 @@ func Transports(chainID uint64) (Replays, error) {
 		return Replays{}, err
 	}
 	var r Replays
-	recorded, err := replay.Exchanges(sub, "subgraph")
+	recorded, err := replay.Exchanges(sub, "subgraph.json")
 	if err != nil {
 		return Replays{}, err
 	}
 	if r.Subgraph, err = newGraph(recorded); err != nil {
-		return Replays{}, fmt.Errorf("%s/subgraph.yaml: %w", dir, err)
+		return Replays{}, fmt.Errorf("%s/subgraph.json: %w", dir, err)
 	}
-	if r.Quote, err = replay.HTTPReplayer(sub, "quote"); err != nil {
+	if r.Quote, err = replay.HTTPReplayer(sub, "quote.json"); err != nil {
 		return Replays{}, err
 	}
 	raw, err := fs.ReadFile(sub, "rpc.json")

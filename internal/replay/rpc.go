@@ -1,8 +1,12 @@
 // Package replay records and replays upstream traffic, for tests and for the
-// embedded demo. GraphQL goes through go-vcr cassettes (a Graph Node request
-// body is stable, so method and body identify it). JSON-RPC needs its own
-// cassette: go-ethereum numbers requests with a counter, so a request is
-// keyed by (method, params) and the replay echoes whatever id the caller sent.
+// embedded demo. Both cassette formats are this package's own JSON, because
+// the served binary links the replay (the demo) and the recorders (record
+// mode), and a general recording library would bring test packages with it.
+// GraphQL and the 1inch API use the HTTP cassette (cassette.go): a Graph Node
+// request body is stable, so method and body identify it; a 1inch GET is
+// identified by its URL. JSON-RPC has its own cassette: go-ethereum numbers
+// requests with a counter, so a request is keyed by (method, params) and the
+// replay echoes whatever id the caller sent.
 //
 // A request with no recorded answer fails with an error wrapping
 // problem.ErrNotRecorded, which the gateway turns into a clear 503.
@@ -14,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"sort"
 	"sync"
 
@@ -228,11 +231,11 @@ func (r *RPCRecorder) Cassette() RPCCassette {
 	return c
 }
 
-// Save writes the cassette as indented JSON.
+// Save writes the cassette as indented JSON, atomically (see Recorder.Save).
 func (r *RPCRecorder) Save(path string) error {
 	b, err := json.MarshalIndent(r.Cassette(), "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return writeAtomic(path, append(b, '\n'))
 }
