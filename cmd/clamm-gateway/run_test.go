@@ -106,6 +106,7 @@ func TestRunServesTheDemoAndPrintsExamples(t *testing.T) {
 	for _, path := range []string{
 		"/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=100&putsReach=100",
 		"/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=7&putsReach=3",
+		"/clamm/option-markets?chainId=42161",
 	} {
 		code, body := fetch(t, base+path)
 		if code != http.StatusOK || !strings.HasPrefix(body, `[{"`) {

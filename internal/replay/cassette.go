@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -217,8 +218,10 @@ func HTTPReplayer(fsys fs.FS, name string) (http.RoundTripper, error) {
 }
 
 // Recorder forwards requests to a real transport and keeps one interaction
-// per match key (the first answer), in the order first answered, for Stop
-// to write. It is safe for concurrent use: the gateway calls an upstream
+// per match key (the first answer) for Stop to write, ordered by match key:
+// the gateway asks some upstreams concurrently (a prepare quotes its legs
+// at once), so the order answers arrive in is not the same from one
+// recording to the next, and a cassette must be. It is safe for concurrent use: the gateway calls an upstream
 // from several goroutines at once.
 type Recorder struct {
 	real http.RoundTripper
@@ -226,9 +229,8 @@ type Recorder struct {
 	key  matchKey
 	url  func(string) string // what the cassette says for a request's URL
 
-	mu           sync.Mutex
-	seen         map[string]bool
-	interactions []HTTPInteraction
+	mu    sync.Mutex
+	byKey map[string]HTTPInteraction
 }
 
 // GraphQLRecorder records every request through real into the cassette
@@ -245,7 +247,7 @@ func HTTPRecorder(path string, real http.RoundTripper) (*Recorder, error) {
 }
 
 func newRecorder(path string, real http.RoundTripper, key matchKey, url func(string) string) *Recorder {
-	return &Recorder{real: real, path: path, key: key, url: url, seen: map[string]bool{}}
+	return &Recorder{real: real, path: path, key: key, url: url, byKey: map[string]HTTPInteraction{}}
 }
 
 // RoundTrip forwards req and records its answer. A transport error is
@@ -272,21 +274,29 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.seen[k] {
-		r.seen[k] = true
-		r.interactions = append(r.interactions, HTTPInteraction{
+	if _, seen := r.byKey[k]; !seen {
+		r.byKey[k] = HTTPInteraction{
 			Request:  HTTPRequest{Method: req.Method, URL: r.url(u), Body: body},
 			Response: HTTPResponse{Status: resp.StatusCode, Body: respBody},
-		})
+		}
 	}
 	return resp, nil
 }
 
-// Cassette returns what was recorded so far.
+// Cassette returns what was recorded so far, ordered by match key.
 func (r *Recorder) Cassette() HTTPCassette {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return HTTPCassette{Format: HTTPFormat, Interactions: append([]HTTPInteraction{}, r.interactions...)}
+	keys := make([]string, 0, len(r.byKey))
+	for k := range r.byKey {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	c := HTTPCassette{Format: HTTPFormat, Interactions: make([]HTTPInteraction, len(keys))}
+	for i, k := range keys {
+		c.Interactions[i] = r.byKey[k]
+	}
+	return c
 }
 
 // Stop writes the cassette to the recorder's path (see Save).
@@ -336,7 +346,7 @@ type Exchange struct {
 }
 
 // Exchanges reads the cassette file name in fsys: the bodies of its
-// interactions, in recorded order (for replays that answer from what the
+// interactions, in the cassette's order (for replays that answer from what the
 // recordings hold rather than request by request).
 func Exchanges(fsys fs.FS, name string) ([]Exchange, error) {
 	c, err := readCassette(fsys, name)
