@@ -107,6 +107,7 @@ func connect(ch *config.Chain, tr Transports, o connectOptions) (*service.Upstre
 		Chain:     reader,
 		Positions: reader,
 		Strikes:   reader,
+		Hooks:     reader,
 		Quoters:   quoters,
 		Head:      reader,
 		Meta:      sg,

@@ -36,6 +36,8 @@ func TestSelectors(t *testing.T) {
 		{PositionManager, "whitelistedHandlersWithApp", "7f541a7e"},
 		{Handler, "paused", "5c975abb"},
 		{Handler, "tokenIds", "d58778d6"},
+		{Hook, "onPositionUse", "7bd14bcd"},
+		{Hook, "owner", "8da5cb5b"},
 	}
 	for _, c := range cases {
 		if got := hex.EncodeToString(c.abi.Methods[c.method].ID); got != c.want {

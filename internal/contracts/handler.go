@@ -45,3 +45,13 @@ func WhitelistKey(handler, app common.Address) common.Hash {
 	copy(buf[44:64], app[:])
 	return crypto.Keccak256Hash(buf[:])
 }
+
+// Hook is the part of a handler hook (IHook, OpenZeppelin Ownable) the
+// option-markets read probes: onPositionUse(bytes) is what a handler calls
+// when an option uses a range behind the hook, and it reverts to refuse;
+// owner() answers a word from any deployed hook (an address without code
+// answers nothing, and a call to it would look like a yes).
+var Hook = mustABI(`[
+ {"type":"function","name":"onPositionUse","stateMutability":"nonpayable","inputs":[{"name":"data","type":"bytes"}],"outputs":[]},
+ {"type":"function","name":"owner","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"address"}]}
+]`)

@@ -29,9 +29,12 @@ type Scenario struct {
 	Strikes     []Strike                 `json:"strikes"`
 	// Handlers states handlers' generation, pause and whitelisting; a
 	// handler not listed is a V2 handler, not paused, whitelisted.
-	Handlers  map[common.Address]HandlerState `json:"handlers,omitempty"`
-	Options   []Option                        `json:"options,omitempty"`
-	Exercises []Exercise                      `json:"exercises,omitempty"`
+	Handlers map[common.Address]HandlerState `json:"handlers,omitempty"`
+	// Hooks states the hooks deployed on the chain (bounded-TTL hooks);
+	// a hook not listed has no code.
+	Hooks     map[common.Address]HookState `json:"hooks,omitempty"`
+	Options   []Option                     `json:"options,omitempty"`
+	Exercises []Exercise                   `json:"exercises,omitempty"`
 }
 
 // Option is a minted option (an ERC721 of the market).
@@ -114,6 +117,14 @@ type HandlerState struct {
 	Paused  bool `json:"paused,omitempty"`
 	// NotWhitelisted: the position manager has not whitelisted the handler
 	// for this market.
+	NotWhitelisted bool `json:"notWhitelisted,omitempty"`
+}
+
+// HookState is a bounded-TTL hook (BoundedTTLHook_0Day/_1Week).
+type HookState struct {
+	// MaxTTL is the longest option ttl in seconds it admits.
+	MaxTTL uint64 `json:"maxTtl"`
+	// NotWhitelisted: the hook's owner has not whitelisted the market.
 	NotWhitelisted bool `json:"notWhitelisted,omitempty"`
 }
 
@@ -305,6 +316,16 @@ func (s *Scenario) Populate(node *chaintest.Node, sg *subgraphtest.Server) {
 	market := &chaintest.Market{Name: s.Market.Name, CallAsset: s.Market.CallAsset, PutAsset: s.Market.PutAsset, PrimePool: s.Market.PrimePool,
 		PositionManager: s.Market.pm(), Version: version, Options: map[uint64]*chaintest.Option{}}
 	s.populateHandlers(node)
+	for a, st := range s.Hooks {
+		h := node.Hooks[a]
+		if h == nil {
+			h = &chaintest.Hook{Owner: common.HexToAddress("0x000000000000000000000000000000000000000a"), MaxTTL: st.MaxTTL}
+			node.Hooks[a] = h
+		}
+		if !st.NotWhitelisted {
+			h.Allow(s.Market.Address)
+		}
+	}
 	exercised := map[uint64]bool{}
 	for _, e := range s.Exercises {
 		exercised[e.TokenID] = true

@@ -2,8 +2,10 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
+	"github.com/ethereum/go-ethereum/common"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
@@ -33,8 +35,8 @@ type OptionMarket struct {
 	// from now (buyable: whitelisted for it, not paused, its version).
 	Handlers []MarketHandler `json:"handlers"`
 	// Hooks are the chain's registered hooks a V2 market's ranges may sit
-	// behind, with what each requires of a purchase (none for V1, whose
-	// handlers have no hooks).
+	// behind, whether each admits the market now, and what each requires
+	// of a purchase (none for V1, whose handlers have no hooks).
 	Hooks  []MarketHook `json:"hooks"`
 	Totals MarketTotals `json:"totals"`
 }
@@ -56,9 +58,15 @@ type MarketHandler struct {
 	Deprecated bool   `json:"deprecated"`
 }
 
-// MarketHook is a registered hook and the rules it enforces.
+// MarketHook is a registered hook, whether it admits the market now, and
+// the rules it enforces.
 type MarketHook struct {
 	Address string `json:"address"`
+	// AdmitsMarket: onPositionUse, called as the market's mintOption
+	// would call it through a handler for an option of the hook's longest
+	// ttl (one day when it has no bound) on the call side now, does not
+	// revert. False as well for an address without a hook deployed.
+	AdmitsMarket bool `json:"admitsMarket"`
 	HookRules
 }
 
@@ -119,6 +127,10 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 	if err := g.Wait(); err != nil {
 		return OptionMarkets{}, err
 	}
+	admits, err := s.probeHooks(ctx, up, views)
+	if err != nil {
+		return OptionMarkets{}, err
+	}
 	day := lastCompleteDay(meta.Timestamp)
 	out := make([]OptionMarket, len(markets))
 	for i, m := range markets {
@@ -148,7 +160,7 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 		}
 		if v.Version == chain.MarketV2 {
 			for _, h := range sortedAddresses(up.Config.Hooks) {
-				om.Hooks = append(om.Hooks, MarketHook{Address: h.Hex(), HookRules: hookRules(up.Config, h)})
+				om.Hooks = append(om.Hooks, MarketHook{Address: h.Hex(), AdmitsMarket: admits[[2]common.Address{info.Market, h}], HookRules: hookRules(up.Config, h)})
 			}
 		}
 		for _, d := range m.DayData {
@@ -159,6 +171,58 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 		out[i] = om
 	}
 	return OptionMarkets{Markets: out, Block: meta.Block}, nil
+}
+
+// probeHooks asks every registered hook, for every V2 market, whether it
+// admits the market now, in one round trip for the chain: an option of the
+// hook's longest ttl (a day when it has none) on the first call-side range
+// of the market's prime pool.
+func (s *Service) probeHooks(ctx context.Context, up *Upstreams, views []*chain.StrikesView) (map[[2]common.Address]bool, error) {
+	hooks := sortedAddresses(up.Config.Hooks)
+	var qs []chain.HookQuestion
+	for _, v := range views {
+		if v.Version != chain.MarketV2 {
+			continue
+		}
+		info, pv := v.Info, v.Pools[v.Info.Pool]
+		lo, hi := callRange(pv, info.Token0IsCall())
+		for _, h := range hooks {
+			ttl := uint64(86400)
+			if r := hookRules(up.Config, h); r.MaxTTL != nil {
+				ttl = uint64(*r.MaxTTL)
+			}
+			qs = append(qs, chain.HookQuestion{Hook: h, Market: info.Market, Pool: info.Pool, TTL: ttl, TickLower: lo, TickUpper: hi})
+		}
+	}
+	if len(qs) == 0 {
+		return nil, nil
+	}
+	if up.Hooks == nil {
+		return nil, problem.New(problem.UpstreamNotConfigured, "chain %d has no hook reader configured", up.Config.ID)
+	}
+	answers, err := up.Hooks.ProbeHooks(ctx, qs)
+	if err != nil {
+		return nil, err
+	}
+	if len(answers) != len(qs) {
+		return nil, fmt.Errorf("%d hook answers for %d questions", len(answers), len(qs))
+	}
+	out := make(map[[2]common.Address]bool, len(qs))
+	for i, q := range qs {
+		out[[2]common.Address{q.Market, q.Hook}] = answers[i].Admits
+	}
+	return out, nil
+}
+
+// callRange is the first range of a pool on the call side of its current
+// tick: above it when the call asset is token0, below it otherwise.
+func callRange(pv chain.PoolView, token0IsCall bool) (lo, hi int) {
+	sp := max(pv.TickSpacing, 1)
+	base := floorDiv(pv.Tick, sp) * sp
+	if token0IsCall {
+		return base + sp, base + 2*sp
+	}
+	return base - sp, base
 }
 
 var zeroSums = MarketSums{CallVolume: "0", PutVolume: "0", CallPremium: "0", PutPremium: "0", CallProtocolFees: "0", PutProtocolFees: "0"}

@@ -116,7 +116,8 @@ func bySide(t *testing.T, svc *service.Service, sc *scenario.Scenario, from, to 
 
 // Only the handlers the market can buy from now are listed: not one its
 // position manager has not whitelisted for it, not a paused one, not a V1
-// handler under a V2 market.
+// handler under a V2 market. Each registered hook says whether it admits
+// the market: the 24h hook does, the weekly hook has not whitelisted it.
 func TestOptionMarketsListUsableHandlersOnly(t *testing.T) {
 	scs, err := scenario.Load(filepath.Join(root, "testdata/scenarios/arbitrum-buyable.json"))
 	if err != nil {
@@ -142,5 +143,12 @@ func TestOptionMarketsListUsableHandlersOnly(t *testing.T) {
 	}
 	if !names[common.HexToAddress("0x29BbF7EbB9C5146c98851e76A5529985E4052116").Hex()] {
 		t.Errorf("the whitelisted V2 uniswap handler is missing: %+v", got.Markets[0].Handlers)
+	}
+	admits := map[string]bool{}
+	for _, h := range got.Markets[0].Hooks {
+		admits[h.Address] = h.AdmitsMarket
+	}
+	if len(admits) != 2 || !admits["0x8c30c7F03421D2C9A0354e93c23014BF6C465a79"] || admits["0x0fC0744eACe0aEA3c3CF91FDF5b4A5428533aA3A"] {
+		t.Errorf("hooks %+v", got.Markets[0].Hooks)
 	}
 }

@@ -32,6 +32,12 @@ type StrikesReader interface {
 	HandlerViews(ctx context.Context, v *chain.StrikesView, handlers []common.Address) error
 }
 
+// HookProber asks hooks whether they would admit a purchase now (package
+// chain).
+type HookProber interface {
+	ProbeHooks(ctx context.Context, qs []chain.HookQuestion) ([]chain.HookAnswer, error)
+}
+
 // Subgraph is the part of the subgraph client the service uses.
 type Subgraph interface {
 	Strikes(ctx context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, subgraph.Meta, error)
@@ -49,6 +55,7 @@ type Upstreams struct {
 	Chain     MarketReader
 	Positions PositionReader
 	Strikes   StrikesReader
+	Hooks     HookProber
 	// Quoters maps a swapperId to its quoter.
 	Quoters map[string]swap.Quoter
 	// Head and Meta are readiness's probes, declared by whoever builds the

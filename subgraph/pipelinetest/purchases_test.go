@@ -96,12 +96,34 @@ func mustDec(t *testing.T, s string) []byte {
 // checks the test market against the chain: its sums all time against
 // every LogMintOption and LogExerciseOption it emitted, the last complete
 // UTC day's against those of that day, its assets and prime pool against
-// the deployment, and the protocol's handler (registered here under the
-// name "uniswap") listed as usable.
+// the deployment, the protocol's handler (registered here under the name
+// "uniswap") listed as usable, and each registered hook's admission as the
+// hook contracts decide it (and after one takes the market off its
+// whitelist; an address without code admits nothing).
 func gatewayMarkets(t *testing.T, p *pt.Protocol, ix *Indexer, inverted bool) {
 	t.Helper()
-	a, _ := liveGateway(t, p, ix, func(ch *config.Chain) { ch.Handlers[p.Handler] = config.Handler{Name: "uniswap"} })
+	// The protocol's handler and its two TTL hooks registered beside the
+	// defaults (whose Arbitrum addresses hold no code on this chain).
+	register := func(ch *config.Chain) {
+		ch.Handlers[p.Handler] = config.Handler{Name: "uniswap"}
+		ch.Hooks[p.Hook24h] = config.HookRules{Name: "BoundedTTLHook_0Day", MaxTTL: config.Duration(24 * time.Hour)}
+		ch.Hooks[p.Hook1Week] = config.HookRules{Name: "BoundedTTLHook_1Week", MaxTTL: config.Duration(7 * 24 * time.Hour)}
+	}
+	a, _ := liveGateway(t, p, ix, register)
 	m := marketOf(t, a, p)
+	wantHooks := map[common.Address]bool{p.Hook24h: true, p.Hook1Week: true} // both whitelist the market
+	checkHooks := func(m *service.OptionMarket) {
+		t.Helper()
+		if len(m.Hooks) != 2+len(config.Default().Chains[42161].Hooks) {
+			t.Errorf("hooks %+v", m.Hooks)
+		}
+		for _, h := range m.Hooks {
+			if want := wantHooks[common.HexToAddress(h.Address)]; h.AdmitsMarket != want {
+				t.Errorf("hook %s (%s) admitsMarket %v, want %v", h.Address, h.Name, h.AdmitsMarket, want)
+			}
+		}
+	}
+	checkHooks(m)
 	if m.Version != "V2" || m.CallAsset.Address != p.CallAsset.Hex() || m.PutAsset.Address != p.PutAsset.Hex() ||
 		m.PrimePool.Address != p.Pool.Hex() || m.PrimePool.Inverted != inverted ||
 		len(m.Handlers) != 1 || m.Handlers[0].Address != p.Handler.Hex() {
@@ -123,8 +145,12 @@ func gatewayMarkets(t *testing.T, p *pt.Protocol, ix *Indexer, inverted bool) {
 	for i := 0; i < 2; i++ {
 		if i == 1 {
 			p.Chain.AdjustTime(24 * time.Hour)
-			a, _ = liveGateway(t, p, ix, func(ch *config.Chain) { ch.Handlers[p.Handler] = config.Handler{Name: "uniswap"} })
+			// the weekly hook's owner takes the market off its whitelist
+			p.Chain.MustSend(p.Owner, p.Hook1Week, pt.TTLHook.ABI, "updateWhitelistedAppsStatus", p.Market, false)
+			wantHooks[p.Hook1Week] = false
+			a, _ = liveGateway(t, p, ix, register)
 			m = marketOf(t, a, p)
+			checkHooks(m)
 		}
 		head, err := p.Chain.Client().HeaderByNumber(t.Context(), nil)
 		if err != nil {

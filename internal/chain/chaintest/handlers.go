@@ -67,3 +67,38 @@ func handlerCall(h *Handler, data []byte) ([]byte, bool) {
 	}
 	return ret, ok
 }
+
+// Hook is a bounded-TTL hook (stryke-xyz/clamm BoundedTTLHook_0Day/_1Week):
+// onPositionUse decodes (app, ttl) from the start of its data and reverts
+// unless the app is whitelisted and the ttl at most MaxTTL.
+type Hook struct {
+	Owner     common.Address
+	MaxTTL    uint64
+	Whitelist map[common.Address]bool
+}
+
+// Allow whitelists app (an option market), as updateWhitelistedAppsStatus.
+func (h *Hook) Allow(app common.Address) {
+	if h.Whitelist == nil {
+		h.Whitelist = map[common.Address]bool{}
+	}
+	h.Whitelist[app] = true
+}
+
+func hookCall(h *Hook, data []byte) ([]byte, bool) {
+	return dispatch(contracts.Hook, data, func(name string, args []any) ([]any, bool) {
+		switch name {
+		case "owner":
+			return []any{h.Owner}, true
+		case "onPositionUse":
+			d := args[0].([]byte)
+			if len(d) < 64 {
+				return nil, false
+			}
+			app := common.BytesToAddress(d[12:32])
+			ttl := new(big.Int).SetBytes(d[32:64])
+			return []any{}, h.Whitelist[app] && ttl.IsUint64() && ttl.Uint64() <= h.MaxTTL
+		}
+		return nil, false
+	})
+}

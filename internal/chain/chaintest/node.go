@@ -69,6 +69,8 @@ type Node struct {
 	// pause and handler-format reads (handlers.go).
 	PositionManagers map[common.Address]*PositionManager
 	Handlers         map[common.Address]*Handler
+	// Hooks serve the option markets' hook probes.
+	Hooks map[common.Address]*Hook
 	// BlockNumber and BlockTimestamp are the latest block's.
 	BlockNumber    uint64
 	BlockTimestamp uint64
@@ -108,6 +110,7 @@ func NewNode() *Node {
 
 		PositionManagers: map[common.Address]*PositionManager{},
 		Handlers:         map[common.Address]*Handler{},
+		Hooks:            map[common.Address]*Hook{},
 	}
 }
 
@@ -259,6 +262,9 @@ func (n *Node) call(from, to common.Address, data []byte) ([]byte, bool) {
 	}
 	if h, ok := n.Handlers[to]; ok {
 		return handlerCall(h, data)
+	}
+	if h, ok := n.Hooks[to]; ok {
+		return hookCall(h, data)
 	}
 	if to == n.Quoter && n.Quoter != (common.Address{}) {
 		return n.quoterCall(data)
