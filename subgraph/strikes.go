@@ -103,8 +103,11 @@ func idPages[T any](ctx context.Context, c *Client, doc, field string, vars map[
 			meta = m.meta()
 		}
 		var list []T
-		if err := json.Unmarshal(out[field], &list); err != nil || list == nil {
-			return nil, Meta{}, garbage(fmt.Errorf("%s: %s: %v", doc, field, err))
+		if err := json.Unmarshal(out[field], &list); err != nil {
+			return nil, Meta{}, garbage(fmt.Errorf("%s: %s: %w", doc, field, err))
+		}
+		if list == nil {
+			return nil, Meta{}, garbage(fmt.Errorf("%s: %s missing or null", doc, field))
 		}
 		for _, e := range list {
 			if err := check(e); err != nil {

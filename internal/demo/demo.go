@@ -78,7 +78,7 @@ var Requests = []Request{
 	{"positions-alice", "/clamm/purchase/positions?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=100&skip=0", 0},
 	{"positions-bob", "/clamm/purchase/positions?chainId=42161&user=0xB0B0000000000000000000000000000000000002&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=100&skip=0", 0},
 	{"prepare-out-of-the-money", "/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=113&swapperId=uni-v3&slippage=1", http.StatusUnprocessableEntity},
-	{"markets-arbitrum-demo", "/clamm/option-markets?chainId=42161", 0},
+	{"markets-arbitrum", "/clamm/option-markets?chainId=42161", 0},
 }
 
 // Chains lists the chain ids that have recordings.

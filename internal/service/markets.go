@@ -114,6 +114,11 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 	if err != nil {
 		return OptionMarkets{}, err
 	}
+	if meta.Timestamp <= 0 {
+		// Without the indexed block's time there is no "last complete
+		// day" (an operator's query document may have dropped it).
+		return OptionMarkets{}, problem.New(problem.SubgraphError, "the subgraph's _meta names no block timestamp; the option-markets document must select _meta { block { number timestamp } }")
+	}
 	handlers := registryHandlers(up.Config)
 	views := make([]*chain.StrikesView, len(markets))
 	g, gctx := errgroup.WithContext(ctx)
@@ -121,6 +126,14 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 	for i, m := range markets {
 		g.Go(func() (err error) {
 			views[i], err = up.Strikes.StrikesView(gctx, m.ID.Addr(), nil, handlers)
+			if err == nil {
+				return nil
+			}
+			if c := problem.As(err).Code; c == problem.MarketNotFound || c == problem.MarketUnsupported {
+				// The subgraph names a market the chain does not have;
+				// the client named none (no optionMarket to blame).
+				return problem.Wrap(problem.SubgraphError, err, "the subgraph lists market %s, which the chain does not show as an option market", m.ID.Addr().Hex())
+			}
 			return err
 		})
 	}
@@ -136,11 +149,8 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 	for i, m := range markets {
 		v := views[i]
 		info := v.Info
-		if info.Pool != m.PrimePool.ID.Addr() || info.CallAsset.Address != m.CallAsset.Addr() || info.PutAsset.Address != m.PutAsset.Addr() {
-			return OptionMarkets{}, problem.New(problem.SubgraphError,
-				"the subgraph's market %s (pool %s, call %s, put %s) is not the chain's (pool %s, call %s, put %s)",
-				m.ID.Addr().Hex(), m.PrimePool.ID.Addr().Hex(), m.CallAsset.Addr().Hex(), m.PutAsset.Addr().Hex(),
-				info.Pool.Hex(), info.CallAsset.Address.Hex(), info.PutAsset.Address.Hex())
+		if err := sameMarket(m, v); err != nil {
+			return OptionMarkets{}, err
 		}
 		om := OptionMarket{
 			Address:   m.ID.Addr().Hex(),
@@ -171,6 +181,19 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 		out[i] = om
 	}
 	return OptionMarkets{Markets: out, Block: meta.Block}, nil
+}
+
+// sameMarket refuses a subgraph Market the chain contradicts: another
+// version, prime pool or asset than the contract's own getters answer.
+func sameMarket(m subgraph.Market, v *chain.StrikesView) error {
+	info := v.Info
+	if m.Version == v.Version && info.Pool == m.PrimePool.ID.Addr() && info.CallAsset.Address == m.CallAsset.Addr() && info.PutAsset.Address == m.PutAsset.Addr() {
+		return nil
+	}
+	return problem.New(problem.SubgraphError,
+		"the subgraph's market %s (V%d, pool %s, call %s, put %s) is not the chain's (V%d, pool %s, call %s, put %s)",
+		m.ID.Addr().Hex(), m.Version, m.PrimePool.ID.Addr().Hex(), m.CallAsset.Addr().Hex(), m.PutAsset.Addr().Hex(),
+		v.Version, info.Pool.Hex(), info.CallAsset.Address.Hex(), info.PutAsset.Address.Hex())
 }
 
 // probeHooks asks every registered hook, for every V2 market, whether it
@@ -217,8 +240,7 @@ func (s *Service) probeHooks(ctx context.Context, up *Upstreams, views []*chain.
 // callRange is the first range of a pool on the call side of its current
 // tick: above it when the call asset is token0, below it otherwise.
 func callRange(pv chain.PoolView, token0IsCall bool) (lo, hi int) {
-	sp := max(pv.TickSpacing, 1)
-	base := floorDiv(pv.Tick, sp) * sp
+	base, sp := alignedTick(pv)
 	if token0IsCall {
 		return base + sp, base + 2*sp
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
@@ -63,12 +64,63 @@ func TestOptionMarketsGolden(t *testing.T) {
 			if m.Totals.LastDay.Start != big.NewInt(day).String() {
 				t.Errorf("last day starts %s, want %d", m.Totals.LastDay.Start, day)
 			}
-			if m.Totals.AllTime.Exercises != len(sc.Exercises) {
-				t.Errorf("%d exercises, scenario has %d", m.Totals.AllTime.Exercises, len(sc.Exercises))
+			// Counts, premiums and fees as the scenario states them (its
+			// volumes are derived from liquidity: the history's sizes above).
+			for _, x := range []struct {
+				name     string
+				got      service.MarketSums
+				from, to int64
+			}{{"all time", m.Totals.AllTime, 0, 1 << 62}, {"last day", m.Totals.LastDay.MarketSums, day, day + 86400}} {
+				want := stated(t, sc, x.from, x.to)
+				if x.got.Purchases != want.Purchases || x.got.Exercises != want.Exercises || x.got.CallPremium != want.CallPremium ||
+					x.got.PutPremium != want.PutPremium || x.got.CallProtocolFees != want.CallProtocolFees || x.got.PutProtocolFees != want.PutProtocolFees {
+					t.Errorf("%s: %+v, the scenario states %+v", x.name, x.got, want)
+				}
+				if x.name == "last day" && c.golden == "markets-arbitrum" && want.Exercises == 0 {
+					t.Error("the demo scenario's last day should hold exercises")
+				}
 			}
 			checkGolden(t, c.golden, got.Markets)
 		})
 	}
+}
+
+// stated sums the scenario's own statements over [from, to): options
+// (each with legs is a purchase, at its mint time, with its stated premium
+// and protocol fees) and exercises (at their time).
+func stated(t *testing.T, sc *scenario.Scenario, from, to int64) service.MarketSums {
+	t.Helper()
+	call, put := [2]*big.Int{new(big.Int), new(big.Int)}, [2]*big.Int{new(big.Int), new(big.Int)}
+	out := service.MarketSums{}
+	for _, o := range sc.Options {
+		if len(o.Legs) == 0 || o.MintTimestamp < from || o.MintTimestamp >= to {
+			continue
+		}
+		out.Purchases++
+		side := put
+		if o.IsCall {
+			side = call
+		}
+		fees := o.ProtocolFees
+		if fees == "" {
+			fees = "0"
+		}
+		for i, v := range []string{o.Premium, fees} {
+			x, ok := new(big.Int).SetString(v, 10)
+			if !ok {
+				t.Fatalf("option %d: %q", o.TokenID, v)
+			}
+			side[i].Add(side[i], x)
+		}
+	}
+	for _, e := range sc.Exercises {
+		if e.Timestamp >= from && e.Timestamp < to {
+			out.Exercises++
+		}
+	}
+	out.CallPremium, out.CallProtocolFees = call[0].String(), call[1].String()
+	out.PutPremium, out.PutProtocolFees = put[0].String(), put[1].String()
+	return out
 }
 
 type sideSums struct {
@@ -150,5 +202,42 @@ func TestOptionMarketsListUsableHandlersOnly(t *testing.T) {
 	}
 	if len(admits) != 2 || !admits["0x8c30c7F03421D2C9A0354e93c23014BF6C465a79"] || admits["0x0fC0744eACe0aEA3c3CF91FDF5b4A5428533aA3A"] {
 		t.Errorf("hooks %+v", got.Markets[0].Hooks)
+	}
+}
+
+// What the subgraph says of a market must be what the chain says: a market
+// the chain has no contract for, or of another version, and a _meta with no
+// block time (no last day to pick) are the subgraph's errors (502), never a
+// 404 naming a parameter this endpoint does not take.
+func TestOptionMarketsRefuseWhatTheChainContradicts(t *testing.T) {
+	scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := scs[0]
+	for name, spoil := range map[string]func(f *scenario.Fakes){
+		"market without code": func(f *scenario.Fakes) {
+			m := f.Subgraph.Markets[0]
+			m.ID = "0x00000000000000000000000000000000000000ff"
+			f.Subgraph.Markets = append(f.Subgraph.Markets, m)
+		},
+		"another version": func(f *scenario.Fakes) { f.Subgraph.Markets[0].Version = 1 },
+		"another pool": func(f *scenario.Fakes) {
+			f.Subgraph.Markets[0].PrimePool.ID = "0x00000000000000000000000000000000000000ee"
+		},
+		"no block time": func(f *scenario.Fakes) { f.Subgraph.Timestamp = 0 },
+		"assets swapped": func(f *scenario.Fakes) {
+			m := &f.Subgraph.Markets[0]
+			m.CallAsset, m.PutAsset = m.PutAsset, m.CallAsset
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			svc, f := newService(t, sc)
+			spoil(f)
+			_, err := svc.OptionMarkets(context.Background(), sc.ChainID)
+			if p := problem.As(err); p.Code != problem.SubgraphError || p.Param != "" {
+				t.Fatalf("%v (code %s, param %q), want SUBGRAPH_ERROR", err, p.Code.Name(), p.Param)
+			}
+		})
 	}
 }

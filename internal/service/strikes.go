@@ -241,8 +241,7 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 type window struct{ tick, lo, hi int }
 
 func poolWindow(pv chain.PoolView, reachAbove, reachBelow int) window {
-	sp := pv.TickSpacing
-	base := floorDiv(pv.Tick, sp) * sp
+	base, sp := alignedTick(pv)
 	return window{tick: pv.Tick, lo: max(base-reachBelow*sp, clamm.MinTick), hi: min(base+reachAbove*sp, clamm.MaxTick)}
 }
 
@@ -408,6 +407,12 @@ func lastCompleteDay(ts int64) int64 {
 		return 0
 	}
 	return ts/day*day - day
+}
+
+// alignedTick is the start of the tick-spacing range holding the pool's
+// current tick, and the spacing.
+func alignedTick(pv chain.PoolView) (base, spacing int) {
+	return floorDiv(pv.Tick, pv.TickSpacing) * pv.TickSpacing, pv.TickSpacing
 }
 
 func floorDiv(a, b int) int {

@@ -317,3 +317,33 @@ func TestMintWithRevertingOpData(t *testing.T) {
 		t.Errorf("logs %+v, want one warning", logs)
 	}
 }
+
+// A mint on a market whose LogOptionsMarketInitialized was never indexed
+// (a manifest starting after the market's creation): the option, purchase
+// and day are kept, no Market is made up, and the mapping says why.
+func TestMintOnUninitializedMarket(t *testing.T) {
+	calls := &marketCalls{t: t, data: map[string]opData{}}
+	c := newChain(t, calls.call)
+	const tl, tu = 100, 110
+	id := positionID(t, uniHandler, wethUSDC, common.Address{}, tl, tu)
+	c.emit("HandlerV2_uniswap", hV2, mintedV2, "handleMintedPositionV2", uniHandler,
+		id, big.NewInt(1e9), wethUSDC, common.Address{}, lp, big.NewInt(tl), big.NewInt(tu))
+	calls.data[optID(marketV2, 3)] = opData{legs: 1, tl: tl, tu: tu, expiry: 1_700_003_600}
+	c.emit("HandlerV2_uniswap", hV2, "LogUsePosition(uint256,uint128)", "handleUsePosition", uniHandler, id, big.NewInt(5))
+	c.emit("OptionMarketV2_0x501b", mV2, mintV2Sig, "handleMintOptionV2", marketV2, alice, big.NewInt(3), false, big.NewInt(9), big.NewInt(20), big.NewInt(1))
+	if c.store.Get("Option", optID(marketV2, 3)) == nil || len(c.store.All("Purchase")) != 1 {
+		t.Fatal("the option or its purchase was not indexed")
+	}
+	if m := c.store.Get("Market", strings.ToLower(marketV2.Hex())); m != nil {
+		t.Errorf("a Market was made up: %+v", m)
+	}
+	if days := c.store.All("MarketDayData"); len(days) != 1 {
+		t.Errorf("days %v", days)
+	} else {
+		c.wantBig("MarketDayData", days[0], "putVolume", big.NewInt(20))
+	}
+	logs := c.hosts["OptionMarketV2_0x501b"].Logs
+	if len(logs) != 1 || logs[0].Level != 1 || !strings.Contains(logs[0].Message, "no Market") {
+		t.Errorf("logs %+v, want one error naming the missing Market", logs)
+	}
+}

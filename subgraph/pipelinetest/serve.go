@@ -2,6 +2,7 @@ package pipelinetest
 
 import (
 	"encoding/hex"
+	"math/big"
 	"strings"
 
 	"github.com/clamm-gateway/clamm-gateway/subgraph/mappinghosttest"
@@ -16,9 +17,13 @@ func (ix *Indexer) Serve() *subgraphtest.Server {
 	ix.t.Helper()
 	st := ix.Store
 	s := &subgraphtest.Server{Block: ix.next - 1}
-	if h, err := ix.chain.Client().HeaderByNumber(ix.t.Context(), nil); err == nil {
-		s.Timestamp = int64(h.Time)
+	// _meta names the last indexed block and its time, as Graph Node does:
+	// a chain moved on since the last Sync is not what the store holds.
+	h, err := ix.chain.Client().HeaderByNumber(ix.t.Context(), new(big.Int).SetUint64(ix.next-1))
+	if err != nil {
+		ix.t.Fatalf("header of the last indexed block %d: %v", ix.next-1, err)
 	}
+	s.Timestamp = int64(h.Time)
 	donations := map[string][]subgraphtest.DailyDonation{}
 	for _, id := range st.All("DailyDonation") {
 		d := st.Get("DailyDonation", id)

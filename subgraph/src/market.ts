@@ -198,7 +198,19 @@ export function handleMintOptionV1(e: LogMintOptionV1): void {
   minted(e, p.user, p.tokenId, p.isCall, p.premiumAmount, p.totalAssetWithdrawn, ZERO);
 }
 
+// An exercise counts in the market's day and running sums whether or not
+// its option is known (the sums count LogExerciseOption events); the
+// Exercise entity needs its option.
 export function handleExerciseOption(e: LogExerciseOption): void {
+  const d = day(e.address, e.block);
+  d.exercises += 1;
+  d.save();
+  const market = Market.load(hex(e.address));
+  if (market != null) {
+    market.exercises += 1;
+    market.save();
+  }
+
   const optionId = optionID(e.address, e.params.tokenId);
   const option = Option.load(optionId);
   if (option == null) {
@@ -218,20 +230,11 @@ export function handleExerciseOption(e: LogExerciseOption): void {
   x.totalProfit = e.params.totalProfit;
   if (!x.delegated) x.profitToOwner = e.params.totalProfit;
   x.totalAssetRelocked = e.params.totalAssetRelocked;
-  const market = Market.load(hex(e.address));
   x.sqrtPriceX96 = market == null ? ZERO : poolPrice(Bytes.fromHexString(market.primePool));
   x.blockNumber = e.block.number;
   x.timestamp = e.block.timestamp;
   x.txHash = e.transaction.hash;
   x.save();
-
-  const d = day(e.address, e.block);
-  d.exercises += 1;
-  d.save();
-  if (market != null) {
-    market.exercises += 1;
-    market.save();
-  }
 }
 
 export function handleSettleOption(e: LogSettleOption): void {

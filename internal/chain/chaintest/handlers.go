@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/big"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
@@ -85,20 +86,48 @@ func (h *Hook) Allow(app common.Address) {
 	h.Whitelist[app] = true
 }
 
-func hookCall(h *Hook, data []byte) ([]byte, bool) {
+// hookCall answers a hook. onPositionUse also refuses hook data that is
+// not what DopexV2OptionMarketV2.mintOption sends through a handler for
+// one of the node's markets: abi.encode(app, ttl, isCall, pool, tickLower,
+// tickUpper) with the market's prime pool and a range one tick spacing
+// wide on the isCall side of the pool's current tick. A real bounded-TTL
+// hook reads only (app, ttl); the rest is checked here so a probe that
+// sends anything else fails a test.
+func (n *Node) hookCall(h *Hook, data []byte) ([]byte, bool) {
 	return dispatch(contracts.Hook, data, func(name string, args []any) ([]any, bool) {
 		switch name {
 		case "owner":
 			return []any{h.Owner}, true
 		case "onPositionUse":
-			d := args[0].([]byte)
-			if len(d) < 64 {
+			vals, err := hookDataArgs.Unpack(args[0].([]byte))
+			if err != nil {
 				return nil, false
 			}
-			app := common.BytesToAddress(d[12:32])
-			ttl := new(big.Int).SetBytes(d[32:64])
+			app, ttl, isCall, pool := vals[0].(common.Address), vals[1].(*big.Int), vals[2].(bool), vals[3].(common.Address)
+			lo, hi := int(vals[4].(*big.Int).Int64()), int(vals[5].(*big.Int).Int64())
+			m, p := n.Markets[app], n.Pools[pool]
+			if m == nil || p == nil || m.PrimePool != pool || hi-lo != p.TickSpacing {
+				return nil, false
+			}
+			callIs0 := m.CallAsset == p.Token0
+			if side := lo > p.Tick; (hi <= p.Tick) == side || side != (isCall == callIs0) {
+				return nil, false // holds the current tick, or on the other side
+			}
 			return []any{}, h.Whitelist[app] && ttl.IsUint64() && ttl.Uint64() <= h.MaxTTL
 		}
 		return nil, false
 	})
 }
+
+// hookDataArgs is the layout of the hook data a V2 market sends.
+var hookDataArgs = func() abi.Arguments {
+	var args abi.Arguments
+	for _, s := range []string{"address", "uint256", "bool", "address", "int24", "int24"} {
+		t, err := abi.NewType(s, "", nil)
+		if err != nil {
+			panic(err)
+		}
+		args = append(args, abi.Argument{Type: t})
+	}
+	return args
+}()

@@ -264,7 +264,7 @@ func (n *Node) call(from, to common.Address, data []byte) ([]byte, bool) {
 		return handlerCall(h, data)
 	}
 	if h, ok := n.Hooks[to]; ok {
-		return hookCall(h, data)
+		return n.hookCall(h, data)
 	}
 	if to == n.Quoter && n.Quoter != (common.Address{}) {
 		return n.quoterCall(data)
