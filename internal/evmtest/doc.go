@@ -3,9 +3,9 @@
 // SwapRouter) from the compiled artifacts of the npm packages
 // @uniswap/v3-core and @uniswap/v3-periphery, with OpenZeppelin ERC20s,
 // deployed on go-ethereum's in-process simulated EVM; and the gateway's own
-// ChainedRead (internal/contracts/sol) run against them, with test doubles
-// of a market, a position manager and V1/V2 handlers compiled from the same
-// folder for the strikes chain's reads. They live apart
+// ChainedRead (internal/contracts/sol) run against them and against the
+// test protocol's markets, position manager and V1/V2 handlers
+// (protocoltest) for the market and strikes chain's reads. They live apart
 // from the other packages because the simulated backend takes minutes to
 // build.
 //
