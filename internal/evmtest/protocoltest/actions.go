@@ -314,11 +314,12 @@ func (p *Protocol) SetProtocolFee(feeTo common.Address, feePercentage int64) {
 // Swap swaps amountIn of tokenIn for the other asset through the SwapRouter
 // in the pool of the given fee tier, moving its price.
 func (p *Protocol) Swap(from *Account, tokenIn common.Address, amountIn *big.Int, fee uint32) (*types.Receipt, error) {
-	params := swapParams{tokenIn, p.other(tokenIn), big.NewInt(int64(fee)), from.Addr, big.NewInt(1 << 40), amountIn, new(big.Int), new(big.Int)}
+	params := ExactInputSingleParams{tokenIn, p.other(tokenIn), big.NewInt(int64(fee)), from.Addr, big.NewInt(1 << 40), amountIn, new(big.Int), new(big.Int)}
 	return p.Chain.Send(from, p.Router, mustUni(p.Chain.T, "router").ABI, "exactInputSingle", params)
 }
 
-type swapParams struct {
+// ExactInputSingleParams is SwapRouter.exactInputSingle's argument.
+type ExactInputSingleParams struct {
 	TokenIn           common.Address
 	TokenOut          common.Address
 	Fee               *big.Int
@@ -354,7 +355,7 @@ func (p *Protocol) SwapToTick(from *Account, fee uint32, tick int) (*types.Recei
 		tokenIn = p.Token0
 	}
 	amount := new(big.Int).Div(p.Balance(tokenIn, from.Addr), big.NewInt(2))
-	params := swapParams{tokenIn, p.other(tokenIn), big.NewInt(int64(fee)), from.Addr, big.NewInt(1 << 40), amount, new(big.Int), target}
+	params := ExactInputSingleParams{tokenIn, p.other(tokenIn), big.NewInt(int64(fee)), from.Addr, big.NewInt(1 << 40), amount, new(big.Int), target}
 	return p.Chain.Send(from, p.Router, mustUni(p.Chain.T, "router").ABI, "exactInputSingle", params)
 }
 

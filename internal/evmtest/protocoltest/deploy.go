@@ -239,3 +239,14 @@ func (p *Protocol) AddPool(fee uint32, tick int) common.Address {
 	}
 	return pool
 }
+
+// DeployMarket deploys another V2 market on the same position manager,
+// assets and prime pool (the pool approved), paired with no handler: a
+// second app for WhitelistApp, to tell a handler's pairing with one market
+// from its pairing with another.
+func (p *Protocol) DeployMarket() common.Address {
+	m := p.Chain.Deploy(MarketV2, p.PositionManager, p.CallAsset, p.PutAsset, p.Pool)
+	p.register(m, MarketV2.ABI)
+	p.Chain.MustSend(p.Owner, m, MarketV2.ABI, "updatePool", p.Pool, true)
+	return m
+}
