@@ -21,6 +21,9 @@
 #
 #   bench/load.sh [duration-per-round] [connections] [rounds] [path]
 #
+# BENCH_GW_ADDR, BENCH_BARE_ADDR, BENCH_DIRECT_ADDR move the servers off
+# their default ports 18081-18083.
+#
 # Loopback only. Needs wrk (Debian package; installed when missing and root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,9 +33,11 @@ CONNS=${2:-32}
 ROUNDS=${3:-4}
 REQ=${4:-/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=100&putsReach=100}
 THREADS=1 # one wrk thread on CPU 0; the servers have CPU 1
-GW=127.0.0.1:18081
-BARE=127.0.0.1:18082
-DIRECT=127.0.0.1:18083
+# Loopback addresses of the three servers; set them to run beside another
+# copy of this script (or anything else on these ports).
+GW=${BENCH_GW_ADDR:-127.0.0.1:18081}
+BARE=${BENCH_BARE_ADDR:-127.0.0.1:18082}
+DIRECT=${BENCH_DIRECT_ADDR:-127.0.0.1:18083}
 
 if ! command -v wrk >/dev/null; then
   if [ "$(id -u)" = 0 ]; then (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null; else echo "install wrk" >&2; exit 1; fi

@@ -2,11 +2,10 @@ package gateway
 
 import (
 	"context"
-	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"net/http"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
-	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
 func (s *Server) parseHistory(r *http.Request) (service.HistoryRequest, error) {
@@ -25,10 +24,10 @@ func (s *Server) parseHistory(r *http.Request) (service.HistoryRequest, error) {
 	}
 	// GraphQL semantics, bounded by Graph Node's own limits so a request the
 	// subgraph would refuse is a 400 here, not a 502.
-	if req.First, err = p.intRange("first", 1, subgraph.MaxFirst); err != nil {
+	if req.First, err = p.intRange("first", 1, service.MaxFirst); err != nil {
 		return req, err
 	}
-	if req.Skip, err = p.intRange("skip", 0, subgraph.MaxSkip); err != nil {
+	if req.Skip, err = p.intRange("skip", 0, service.MaxSkip); err != nil {
 		return req, err
 	}
 	return req, nil

@@ -14,6 +14,14 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
+// Paging bounds of the history and positions requests: Graph Node's own
+// limits, so a page the subgraph would refuse is the client's error (400),
+// not an upstream's (502).
+const (
+	MaxFirst = subgraph.MaxFirst
+	MaxSkip  = subgraph.MaxSkip
+)
+
 // HistoryRequest is a validated exercise-history request.
 type HistoryRequest struct {
 	ChainID uint64
