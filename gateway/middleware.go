@@ -127,8 +127,8 @@ func (p panicError) Error() string { return p.text }
 
 // MaxHeaderBytes bounds a request's header fields. The gateway checks it
 // itself so the answer is the JSON error shape: the HTTP server's own
-// limit (set above this, cmd/clamm-gateway) would answer 431 in plain
-// text, with no access-log line.
+// limit (set above this, cmd/clamm-gateway) answers 431 in plain text,
+// which the command's listener rewrites and reports (LogRefused).
 const MaxHeaderBytes = 16 << 10
 
 // refuseRaw answers, in the JSON error shape, what the router or net/http
@@ -168,6 +168,16 @@ func (s *Server) tagged(rt route) http.Handler {
 		x.route, x.metrics = rt.path, rt.metrics
 		rt.handler(w, r)
 	})
+}
+
+// LogRefused records a request net/http refused before any handler saw it
+// (a request line, version, Host or header it cannot parse, answered on
+// the connection: cmd/clamm-gateway's jsonErrorListener): counted under
+// the unmatched route and written to the access log like any other
+// request, with an id of its own and no method (it was never parsed).
+func (s *Server) LogRefused(status int, code *problem.Code, msg string) {
+	x := &exchange{status: status, route: routeUnmatched, metrics: s.unmatched, err: problem.New(code, "%s", msg), seq: requestSeq.Add(1)}
+	s.logRequest(&http.Request{}, x, time.Now(), 0)
 }
 
 // logRequest counts the request and writes its access line: one writer,

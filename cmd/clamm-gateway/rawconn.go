@@ -22,21 +22,32 @@ import (
 // right after the status line).
 const rawErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
 
-type jsonErrorListener struct{ net.Listener }
+// refused is told of each answer rewritten (the gateway's access log and
+// metrics: gateway.Server.LogRefused); nil tells no one.
+type jsonErrorListener struct {
+	net.Listener
+	refused func(status int, code *problem.Code, msg string)
+}
 
 func (l jsonErrorListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return jsonErrorConn{c}, nil
+	return jsonErrorConn{c, l.refused}, nil
 }
 
-type jsonErrorConn struct{ net.Conn }
+type jsonErrorConn struct {
+	net.Conn
+	refused func(status int, code *problem.Code, msg string)
+}
 
 func (c jsonErrorConn) Write(p []byte) (int, error) {
-	if out, ok := rewriteRawError(p); ok {
-		if _, err := c.Conn.Write(out); err != nil {
+	if a, ok := rewriteRawError(p); ok {
+		if c.refused != nil {
+			c.refused(a.status, a.code, a.msg)
+		}
+		if _, err := c.Conn.Write(a.out); err != nil {
 			return 0, err
 		}
 		return len(p), nil
@@ -44,21 +55,29 @@ func (c jsonErrorConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
+// rawAnswer is a rewritten answer and what it says.
+type rawAnswer struct {
+	out    []byte
+	status int
+	code   *problem.Code
+	msg    string
+}
+
 // rewriteRawError returns the JSON answer for one of net/http's own text
 // error answers, and false for anything else.
-func rewriteRawError(p []byte) ([]byte, bool) {
+func rewriteRawError(p []byte) (rawAnswer, bool) {
 	const proto = "HTTP/1.1 "
 	if len(p) < len(proto)+3+len(rawErrorHeaders) || string(p[:len(proto)]) != proto {
-		return nil, false
+		return rawAnswer{}, false
 	}
 	end := bytes.Index(p, []byte("\r\n"))
 	if end < 0 || !bytes.HasPrefix(p[end:], []byte(rawErrorHeaders)) {
-		return nil, false
+		return rawAnswer{}, false
 	}
 	statusLine := string(p[len(proto):end]) // "400 Bad Request: missing required Host header"
 	status, err := strconv.Atoi(statusLine[:3])
 	if err != nil || status < 400 || status > 599 {
-		return nil, false
+		return rawAnswer{}, false
 	}
 	code, msg := problem.MalformedRequest, "the request is not HTTP/1.x the gateway can parse"
 	if status == 431 {
@@ -89,5 +108,5 @@ func rewriteRawError(p []byte) ([]byte, bool) {
 	b.WriteString(strconv.Itoa(len(body)))
 	b.WriteString("\r\nConnection: close\r\n\r\n")
 	b.Write(body)
-	return b.Bytes(), true
+	return rawAnswer{out: b.Bytes(), status: status, code: code, msg: msg}, true
 }

@@ -87,7 +87,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	// net/http's own answers (unparseable request, HTTP version, Host,
 	// oversized headers) leave in the JSON error shape too.
-	var ln net.Listener = jsonErrorListener{rawLn}
+	var ln net.Listener = jsonErrorListener{rawLn, srv.LogRefused}
 	hs := httpServer(srv, cfg.RequestTimeout.D())
 	printBanner(stdout, ln.Addr().String(), modes)
 	if gogc, limit, ok := tuneGC(getenv, cfg.CacheMaxBytes); ok {

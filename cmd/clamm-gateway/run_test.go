@@ -314,8 +314,13 @@ func TestRPCOfAnotherChainStopsTheStart(t *testing.T) {
 // exists, leave in the JSON error shape with net/http's status and a
 // Content-Length that matches the body.
 func TestNetHTTPOwnAnswersAreJSON(t *testing.T) {
-	base, _, _, stop := start(t, map[string]string{})
-	defer stop()
+	base, stdout, stderr, stop := start(t, map[string]string{})
+	stopped := false
+	defer func() {
+		if !stopped {
+			stop()
+		}
+	}()
 	addr := strings.TrimPrefix(base, "http://")
 	for _, c := range []struct {
 		name, request, status, code string
@@ -352,6 +357,27 @@ func TestNetHTTPOwnAnswersAreJSON(t *testing.T) {
 		t.Fatalf("%v %v", resp, err)
 	}
 	resp.Body.Close()
+	// Each refusal is counted and has its access-log line, like any request.
+	resp, err = http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for code, n := range map[string]int{"400": 2, "505": 1, "431": 1} {
+		want := `clamm_http_requests_total{route="unmatched",status="` + code + `"} ` + strconv.Itoa(n)
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("metrics lack %s:\n%s", want, metrics)
+		}
+	}
+	stop()
+	stopped = true
+	logs := stdout.String() + stderr.String()
+	for _, want := range []string{`"route":"unmatched","status":505`, `"route":"unmatched","status":431`, `MALFORMED_REQUEST`, `HEADERS_TOO_LARGE`} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("no access-log line with %s:\n%.2000s", want, logs)
+		}
+	}
 }
 
 // Only net/http's own signature is rewritten.
