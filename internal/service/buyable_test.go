@@ -31,8 +31,13 @@ var (
 )
 
 func loadBuyable(t *testing.T) *scenario.Scenario {
+	return loadScenario(t, "testdata/scenarios/arbitrum-buyable.json")
+}
+
+// loadScenario loads the first scenario of a file, path from the repository root.
+func loadScenario(t *testing.T, rel string) *scenario.Scenario {
 	t.Helper()
-	scs, err := scenario.Load(filepath.Join(root, "testdata/scenarios/arbitrum-buyable.json"))
+	scs, err := scenario.Load(filepath.Join(root, rel))
 	if err != nil {
 		t.Fatal(err)
 	}

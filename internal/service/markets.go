@@ -101,7 +101,8 @@ type DaySums struct {
 // OptionMarkets returns every option market the chain's subgraph indexes,
 // ordered by address, each with its chain facts read at the head (assets,
 // prime pool, which registered handlers it can use now) in one round trip
-// per market, as the strikes chain reads them.
+// per market, as the strikes chain reads them, and every registered hook's
+// admission of every V2 market in one more round trip for the chain.
 func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMarkets, error) {
 	up, err := s.upstreams(chainID, true)
 	if err != nil {
@@ -140,7 +141,13 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 	if err := g.Wait(); err != nil {
 		return OptionMarkets{}, err
 	}
-	admits, err := s.probeHooks(ctx, up, views)
+	for i, m := range markets {
+		if err := sameMarket(m, views[i]); err != nil {
+			return OptionMarkets{}, err // before asking the hooks about it
+		}
+	}
+	hooks := sortedAddresses(up.Config.Hooks)
+	admits, err := s.probeHooks(ctx, up, views, hooks)
 	if err != nil {
 		return OptionMarkets{}, err
 	}
@@ -149,9 +156,6 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 	for i, m := range markets {
 		v := views[i]
 		info := v.Info
-		if err := sameMarket(m, v); err != nil {
-			return OptionMarkets{}, err
-		}
 		om := OptionMarket{
 			Address:   m.ID.Addr().Hex(),
 			Version:   "V" + strconv.Itoa(m.Version),
@@ -169,7 +173,7 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 			}
 		}
 		if v.Version == chain.MarketV2 {
-			for _, h := range sortedAddresses(up.Config.Hooks) {
+			for _, h := range hooks {
 				om.Hooks = append(om.Hooks, MarketHook{Address: h.Hex(), AdmitsMarket: admits[[2]common.Address{info.Market, h}], HookRules: hookRules(up.Config, h)})
 			}
 		}
@@ -200,8 +204,7 @@ func sameMarket(m subgraph.Market, v *chain.StrikesView) error {
 // admits the market now, in one round trip for the chain: an option of the
 // hook's longest ttl (a day when it has none) on the first call-side range
 // of the market's prime pool.
-func (s *Service) probeHooks(ctx context.Context, up *Upstreams, views []*chain.StrikesView) (map[[2]common.Address]bool, error) {
-	hooks := sortedAddresses(up.Config.Hooks)
+func (s *Service) probeHooks(ctx context.Context, up *Upstreams, views []*chain.StrikesView, hooks []common.Address) (map[[2]common.Address]bool, error) {
 	var qs []chain.HookQuestion
 	for _, v := range views {
 		if v.Version != chain.MarketV2 {

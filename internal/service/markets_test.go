@@ -3,7 +3,6 @@ package service_test
 import (
 	"context"
 	"math/big"
-	"path/filepath"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -27,11 +26,7 @@ func TestOptionMarketsGolden(t *testing.T) {
 		{"markets-arbitrum", "internal/demo/scenarios/arbitrum-weth-usdc.json", false},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
-			scs, err := scenario.Load(filepath.Join(root, c.scenario))
-			if err != nil {
-				t.Fatal(err)
-			}
-			sc := scs[0]
+			sc := loadScenario(t, c.scenario)
 			svc, _ := newService(t, sc)
 			got, err := svc.OptionMarkets(context.Background(), sc.ChainID)
 			if err != nil {
@@ -171,11 +166,7 @@ func bySide(t *testing.T, svc *service.Service, sc *scenario.Scenario, from, to 
 // handler under a V2 market. Each registered hook says whether it admits
 // the market: the 24h hook does, the weekly hook has not whitelisted it.
 func TestOptionMarketsListUsableHandlersOnly(t *testing.T) {
-	scs, err := scenario.Load(filepath.Join(root, "testdata/scenarios/arbitrum-buyable.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := scs[0]
+	sc := loadBuyable(t)
 	svc, _ := newService(t, sc)
 	got, err := svc.OptionMarkets(context.Background(), sc.ChainID)
 	if err != nil {
@@ -200,7 +191,7 @@ func TestOptionMarketsListUsableHandlersOnly(t *testing.T) {
 	for _, h := range got.Markets[0].Hooks {
 		admits[h.Address] = h.AdmitsMarket
 	}
-	if len(admits) != 2 || !admits["0x8c30c7F03421D2C9A0354e93c23014BF6C465a79"] || admits["0x0fC0744eACe0aEA3c3CF91FDF5b4A5428533aA3A"] {
+	if len(admits) != 2 || !admits[buyHook24h.Hex()] || admits[buyHookWeek.Hex()] {
 		t.Errorf("hooks %+v", got.Markets[0].Hooks)
 	}
 }
@@ -210,11 +201,7 @@ func TestOptionMarketsListUsableHandlersOnly(t *testing.T) {
 // block time (no last day to pick) are the subgraph's errors (502), never a
 // 404 naming a parameter this endpoint does not take.
 func TestOptionMarketsRefuseWhatTheChainContradicts(t *testing.T) {
-	scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := scs[0]
+	sc := loadScenario(t, "internal/demo/scenarios/arbitrum-weth-usdc.json")
 	for name, spoil := range map[string]func(f *scenario.Fakes){
 		"market without code": func(f *scenario.Fakes) {
 			m := f.Subgraph.Markets[0]

@@ -1,9 +1,6 @@
 package subgraphtest
 
-import (
-	"fmt"
-	"sort"
-)
+import "sort"
 
 // Market is a Market entity with its sums, as OptionMarkets selects it.
 // Addresses are lowercase hex; amounts decimal strings.
@@ -44,12 +41,9 @@ type MarketDay struct {
 // them, each with its two latest days (dayData(first: 2, orderBy: start,
 // orderDirection: desc)).
 func (s *Server) markets(v map[string]any) (map[string]any, error) {
-	first, err := intVar(v, "first")
+	first, err := firstVar(v)
 	if err != nil {
 		return nil, err
-	}
-	if first < 0 || first > 1000 {
-		return nil, fmt.Errorf("The `first` argument must be between 0 and 1000, but is %d", first)
 	}
 	after, _ := v["after"].(string)
 	out := []Market{}

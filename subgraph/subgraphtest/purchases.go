@@ -31,14 +31,11 @@ type PurchasedOption struct {
 
 // pageArgs reads first and skip and applies Graph Node's limits to them.
 func pageArgs(v map[string]any) (first, skip int, err error) {
-	if first, err = intVar(v, "first"); err != nil {
+	if first, err = firstVar(v); err != nil {
 		return 0, 0, err
 	}
 	if skip, err = intVar(v, "skip"); err != nil {
 		return 0, 0, err
-	}
-	if first < 0 || first > 1000 {
-		return 0, 0, fmt.Errorf("The `first` argument must be between 0 and 1000, but is %d", first)
 	}
 	if skip < 0 || skip > 5000 {
 		return 0, 0, fmt.Errorf("The `skip` argument must be between 0 and 5000, but is %d", skip)

@@ -195,12 +195,9 @@ func writeErrors(w http.ResponseWriter, msgs ...string) {
 }
 
 func (s *Server) strikes(v map[string]any) (map[string]any, error) {
-	first, err := intVar(v, "first")
+	first, err := firstVar(v)
 	if err != nil {
 		return nil, err
-	}
-	if first < 0 || first > 1000 {
-		return nil, fmt.Errorf("The `first` argument must be between 0 and 1000, but is %d", first)
 	}
 	lo, err := intVar(v, "tickLowerMin")
 	if err != nil {
@@ -260,6 +257,15 @@ func limitDaily(st Strike) Strike {
 func (s *Server) exerciseHistory(v map[string]any) (map[string]any, error) {
 	list, err := userPage(v, s.Exercises, func(e Exercise) (string, string, string, string) { return e.User, e.Market, e.Timestamp, e.ID })
 	return map[string]any{"exercises": list}, err
+}
+
+// firstVar reads first with Graph Node's limit and error text.
+func firstVar(v map[string]any) (int, error) {
+	first, err := intVar(v, "first")
+	if err == nil && (first < 0 || first > 1000) {
+		err = fmt.Errorf("The `first` argument must be between 0 and 1000, but is %d", first)
+	}
+	return first, err
 }
 
 func intVar(v map[string]any, name string) (int, error) {
