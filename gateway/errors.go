@@ -79,7 +79,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Allow", "GET, HEAD")
-	s.writeError(w, problem.New(problem.MethodNotAllowed, "only GET is supported"))
+	s.writeError(w, problem.New(problem.MethodNotAllowed, "only GET and HEAD are supported"))
 }
 
 // StatusClientClosed is what the access log and metrics record for a

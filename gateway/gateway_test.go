@@ -137,7 +137,8 @@ func TestDemoAnswersUnrecordedRequests(t *testing.T) {
 }
 
 // What the recordings cannot answer (another market) says how to serve
-// live data, as does a chain with neither recordings nor upstreams.
+// live data, as does the 400 for a chain with neither recordings nor
+// upstreams, naming that chain's variables.
 func TestDemoUnrecordedRequestExplainsConfiguration(t *testing.T) {
 	srv := newDemoServer(t)
 	rec := get(t, srv, gateway.PathStrikesChain+"?optionMarket=0x0000000000000000000000000000000000000001&chainId=42161&callsReach=7&putsReach=3")
@@ -146,7 +147,7 @@ func TestDemoUnrecordedRequestExplainsConfiguration(t *testing.T) {
 		t.Fatalf("status %d, %+v", rec.Code, e)
 	}
 	rec = get(t, srv, gateway.PathStrikesChain+"?optionMarket="+wethUSDC+"&chainId=5000&callsReach=7&putsReach=3")
-	if e := decodeError(t, rec); rec.Code != http.StatusServiceUnavailable || e.Code != "UPSTREAM_NOT_CONFIGURED" || !bytes.Contains([]byte(e.Message), []byte("CLAMM_CHAIN_")) {
+	if e := decodeError(t, rec); rec.Code != http.StatusBadRequest || e.Code != "INVALID_PARAMETER" || !bytes.Contains([]byte(e.Message), []byte("CLAMM_CHAIN_5000_RPC_URL")) {
 		t.Fatalf("status %d, %+v", rec.Code, e)
 	}
 }

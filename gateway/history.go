@@ -10,10 +10,12 @@ import (
 
 func (s *Server) parseHistory(r *http.Request) (service.HistoryRequest, error) {
 	var p params
-	p.read(r)
 	var req service.HistoryRequest
-	var err error
-	if req.ChainID, err = p.chainID(s.chains); err != nil {
+	err := p.readOnly(r, historyParams)
+	if err != nil {
+		return req, err
+	}
+	if req.ChainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
 		return req, err
 	}
 	if req.User, err = p.address("user"); err != nil {

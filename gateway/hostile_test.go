@@ -191,3 +191,19 @@ func TestRawAnswersAreJSON(t *testing.T) {
 		t.Errorf("%d access-log lines for 5 requests", lines)
 	}
 }
+
+// A trailing slash and a wrong method are refused with messages that say
+// what to change: the 404 names the slash, the 405's text matches Allow.
+func TestRefusalsSayWhatToChange(t *testing.T) {
+	srv, _ := newFakeServer(t)
+	rec := get(t, srv, gateway.PathStrikesChain+"/?chainId=42161")
+	if e := decodeError(t, rec); rec.Code != http.StatusNotFound || !strings.Contains(e.Message, "trailing slash") {
+		t.Errorf("trailing slash: %d %+v", rec.Code, e)
+	}
+	rec = httptest.NewRecorder()
+	srv.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, strikes, nil))
+	e := decodeError(t, rec)
+	if allow := rec.Header().Get("Allow"); rec.Code != http.StatusMethodNotAllowed || allow != "GET, HEAD" || !strings.Contains(e.Message, "GET and HEAD") {
+		t.Errorf("POST: %d, Allow %q, %+v", rec.Code, allow, e)
+	}
+}

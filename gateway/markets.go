@@ -16,8 +16,11 @@ const PathOptionMarkets = "/clamm/option-markets"
 // liquidity does.
 func (s *Server) handleOptionMarkets(w http.ResponseWriter, r *http.Request) {
 	var p params
-	p.read(r)
-	chainID, err := p.chainID(s.chains)
+	if err := p.readOnly(r, marketsParams); err != nil {
+		s.writeError(w, err)
+		return
+	}
+	chainID, err := p.chainID(s.chains, s.opts.ServeHint)
 	if err != nil {
 		s.writeError(w, err)
 		return

@@ -133,7 +133,9 @@ const MaxHeaderBytes = 16 << 10
 
 // refuseRaw answers, in the JSON error shape, what the router or net/http
 // would otherwise answer in their own way: header fields over
-// MaxHeaderBytes (431), a path not in clean form such as //clamm/... or
+// MaxHeaderBytes (431), a path with a trailing slash (a 404 that says so:
+// a redirect would hide the client's mistake and cost a round trip on
+// every call), a path not in clean form such as //clamm/... or
 // /clamm/./... (gorilla/mux redirected those with an empty 301: a 404 here,
 // the path is not one of the API's), and a request target that is not a
 // path (OPTIONS *, answered 200 by net/http unless its server disables
@@ -150,6 +152,10 @@ func (s *Server) refuseRaw(x *exchange, r *http.Request) bool {
 		return true
 	}
 	p := r.URL.Path
+	if len(p) > 1 && p[len(p)-1] == '/' && path.Clean(p)+"/" == p {
+		s.writeError(x, problem.New(problem.RouteNotFound, "no such route: paths take no trailing slash (drop the final /); the API's paths are listed in /openapi.json"))
+		return true
+	}
 	if p == "" || p[0] != '/' || (p != "/" && path.Clean(p) != p) {
 		s.writeError(x, problem.New(problem.RouteNotFound, "no such route: a path is matched as written, in clean form (no //, /./ or /../); the API's paths are listed in /openapi.json"))
 		return true

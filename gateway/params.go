@@ -50,6 +50,59 @@ func (p *params) read(r *http.Request) {
 	}
 }
 
+// Each endpoint's parameters, in the order its documentation lists them:
+// the one list its parser checks names against.
+var (
+	strikesParams = []string{"optionMarket", "chainId", "callsReach", "putsReach"}
+	historyParams = []string{"chainId", "user", "optionMarket", "first", "skip"}
+	prepareParams = []string{"chainId", "optionMarket", "optionId", "swapperId", "slippage"}
+	marketsParams = []string{"chainId"}
+)
+
+// readOnly reads r's query into p and refuses a parameter not in names: a
+// misspelt or wrongly-cased one (chainid) or one of another endpoint would
+// otherwise be ignored, and the client would never learn that what it
+// meant to ask was not asked.
+func (p *params) readOnly(r *http.Request, names []string) error {
+	p.read(r)
+	if p.over {
+		for q := p.raw; q != ""; {
+			var key, val string
+			if key, val, q = nextPair(q); (key != "" || val != "") && !known(key, names) {
+				return unknownParam(key, names)
+			}
+		}
+		return nil
+	}
+	for i := 0; i < p.n; i++ {
+		if !known(p.keys[i], names) {
+			return unknownParam(p.keys[i], names)
+		}
+	}
+	return nil
+}
+
+func known(key string, names []string) bool {
+	for _, n := range names {
+		if key == n {
+			return true
+		}
+	}
+	return false
+}
+
+func unknownParam(key string, names []string) error {
+	if key == "" {
+		return problem.InvalidParam("", "a parameter has no name or a malformed %%-escape in its name; this endpoint takes %s", strings.Join(names, ", "))
+	}
+	for _, n := range names {
+		if strings.EqualFold(key, n) {
+			return problem.InvalidParam(key, "unknown parameter %q: names are case-sensitive; did you mean %s?", key, n)
+		}
+	}
+	return problem.InvalidParam(key, "unknown parameter %q; this endpoint takes %s", key, strings.Join(names, ", "))
+}
+
 // nextPair splits the first '&'-separated pair off q into its key
 // (query-unescaped; "" when it cannot be read, which is none of ours) and
 // raw value.
@@ -157,22 +210,30 @@ func (p *params) intRange(name string, lo, hi int) (int, error) {
 	return v, nil
 }
 
-// chainID parses chainId and checks it is configured.
-func (p *params) chainID(known map[uint64]bool) (uint64, error) {
+// chainID parses chainId and checks it is served: known holds the
+// configured chains, true for those served. A chain configured without
+// upstreams is refused like an unknown one (every request about it would
+// fail), with hint(id) saying how to serve it.
+func (p *params) chainID(known map[uint64]bool, hint func(uint64) string) (uint64, error) {
 	s, err := p.digits("chainId", 20)
 	if err != nil {
 		return 0, err
 	}
 	id, err := strconv.ParseUint(s, 10, 64)
-	if err != nil || !known[id] {
-		ids := make([]string, 0, len(known))
-		for k := range known {
+	if err == nil && known[id] {
+		return id, nil
+	}
+	ids := make([]string, 0, len(known))
+	for k, served := range known {
+		if served {
 			ids = append(ids, fmt.Sprint(k))
 		}
-		sort.Strings(ids)
-		return 0, problem.InvalidParam("chainId", "chainId %s is not supported; supported: %s", s, strings.Join(ids, ", "))
 	}
-	return id, nil
+	sort.Strings(ids)
+	if configured, ok := known[id]; err == nil && ok && !configured && hint != nil {
+		return 0, problem.InvalidParam("chainId", "chain %d has no upstreams on this gateway; served: %s; %s", id, strings.Join(ids, ", "), hint(id))
+	}
+	return 0, problem.InvalidParam("chainId", "chainId %s is not supported; supported: %s", s, strings.Join(ids, ", "))
 }
 
 // address parses 0x + 40 hex digits in any case. The checksum of mixed-case

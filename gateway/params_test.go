@@ -123,26 +123,25 @@ func TestManyPairsAndEscapedKeys(t *testing.T) {
 	if want.Code != http.StatusOK {
 		t.Fatalf("status %d", want.Code)
 	}
-	var filler strings.Builder
+	if rec := get(t, srv, strings.Replace(strikes, "callsReach", "calls%52each", 1)); rec.Code != http.StatusOK || rec.Body.String() != want.Body.String() {
+		t.Errorf("an escaped key: status %d %s", rec.Code, rec.Body)
+	}
+	var filler, repeats strings.Builder
 	for i := range 20 {
 		filler.WriteString("&x" + string(rune('a'+i)) + "=1&&")
+		repeats.WriteString("&&putsReach=5")
 	}
-	for _, q := range []string{
-		strikes + filler.String(), // beyond the arrays, ours first
-		gateway.PathStrikesChain + "?" + filler.String()[1:] + "&" + strikes[len(gateway.PathStrikesChain)+1:], // ours last
-		strings.Replace(strikes, "callsReach", "calls%52each", 1),                                              // an escaped key
-	} {
-		if rec := get(t, srv, q); rec.Code != http.StatusOK || rec.Body.String() != want.Body.String() {
-			t.Errorf("%s: status %d %s", q, rec.Code, rec.Body)
-		}
-	}
-	for _, q := range []string{
-		strikes + filler.String() + "&callsReach=5", // repeated beyond the arrays
-		strikes + "&calls%52each=5",                 // repeated, once escaped
+	for q, param := range map[string]string{
+		strikes + filler.String(): "xa", // unknown, beyond the arrays, ours first
+		gateway.PathStrikesChain + "?" + filler.String()[1:] + "&" + strikes[len(gateway.PathStrikesChain)+1:]: "xa", // ours last
+		strikes + repeats.String():   "putsReach",  // repeated beyond the arrays
+		strikes + "&calls%52each=5":  "callsReach", // repeated, once escaped
+		strikes + "&chainid=42161":   "chainid",    // wrongly cased
+		strikes + "&first=5&foo=bar": "first",      // another endpoint's
 	} {
 		rec := get(t, srv, q)
-		if e := decodeError(t, rec); rec.Code != http.StatusBadRequest || e.Param != "callsReach" {
-			t.Errorf("%s: status %d, %+v", q, rec.Code, e)
+		if e := decodeError(t, rec); rec.Code != http.StatusBadRequest || e.Param != param {
+			t.Errorf("%s: status %d, %+v, want a 400 naming %s", q, rec.Code, e, param)
 		}
 	}
 }

@@ -22,8 +22,10 @@ const maxSlippage = 50
 // hit never needs the big.Int.
 func (s *Server) parsePrepare(r *http.Request) (req service.PrepareRequest, optionID string, err error) {
 	var p params
-	p.read(r)
-	if req.ChainID, err = p.chainID(s.chains); err != nil {
+	if err = p.readOnly(r, prepareParams); err != nil {
+		return req, "", err
+	}
+	if req.ChainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
 		return req, "", err
 	}
 	if req.Market, err = p.address("optionMarket"); err != nil {

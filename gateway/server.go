@@ -37,6 +37,9 @@ type Options struct {
 	// configure an upstream, say): the error vocabulary itself knows nothing
 	// of deployment, the composition root does.
 	Hints map[*problem.Code]string
+	// ServeHint, if set, tells how a chain configured without upstreams
+	// would be served; it is added to the 400 refusing such a chain.
+	ServeHint func(chainID uint64) string
 	// Redact scrubs secrets (upstream URLs with keys) from logged error text.
 	Redact func(string) string
 	// RequestTimeout bounds how long a client waits for an answer.
@@ -88,7 +91,7 @@ type Options struct {
 // Server is the gateway's http.Handler.
 type Server struct {
 	opts      Options
-	chains    map[uint64]bool     // the service's chains, asked once
+	chains    map[uint64]bool     // configured chains, asked once: true when served
 	swappers  map[uint64][]string // the service's swapperIds by chain, sorted
 	responses *cache.Cache[entry]
 	handler   http.Handler
@@ -123,7 +126,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Service == nil {
 		return nil, errors.New("gateway: Service is required")
 	}
-	if len(opts.Service.ChainIDs()) == 0 {
+	if len(opts.Service.ChainIDs())+len(opts.Service.UnservedChainIDs()) == 0 {
 		return nil, errors.New("gateway: no chain configured")
 	}
 	if opts.Redact == nil {
@@ -175,6 +178,9 @@ func New(opts Options) (*Server, error) {
 	for _, id := range opts.Service.ChainIDs() {
 		s.chains[id] = true
 		s.swappers[id] = opts.Service.Swappers(id)
+	}
+	for _, id := range opts.Service.UnservedChainIDs() {
+		s.chains[id] = false
 	}
 	s.fills = make(chan struct{}, opts.MaxFills)
 	s.ready = service.NewReadinessCache(opts.Service, opts.ReadyTTL, opts.RequestTimeout)

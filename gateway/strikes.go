@@ -17,13 +17,15 @@ const (
 
 func (s *Server) parseStrikes(r *http.Request) (service.StrikesRequest, error) {
 	var p params
-	p.read(r)
 	var req service.StrikesRequest
-	var err error
+	err := p.readOnly(r, strikesParams)
+	if err != nil {
+		return req, err
+	}
 	if req.Market, err = p.address("optionMarket"); err != nil {
 		return req, err
 	}
-	if req.ChainID, err = p.chainID(s.chains); err != nil {
+	if req.ChainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
 		return req, err
 	}
 	if req.CallsReach, err = p.intRange("callsReach", minReach, maxReach); err != nil {

@@ -34,8 +34,14 @@ func TestModes(t *testing.T) {
 				t.Errorf("%s: chain %d is %q, want %q", c.name, id, a.Modes[id], want)
 			}
 		}
-		if got := a.Service.ChainIDs(); len(got) != 2 || got[0] != 5000 || got[1] != 42161 {
-			t.Errorf("%s: service chains %v", c.name, got)
+		served := 0
+		for _, m := range c.want {
+			if m != ModeNotConfigured {
+				served++
+			}
+		}
+		if got, unserved := a.Service.ChainIDs(), a.Service.UnservedChainIDs(); len(got) != served || len(got)+len(unserved) != 2 {
+			t.Errorf("%s: service chains %v, unserved %v", c.name, got, unserved)
 		}
 	}
 	if cfg.Chains[42161].SubgraphURL != "" {
@@ -46,7 +52,8 @@ func TestModes(t *testing.T) {
 	}
 }
 
-// The gateway accepts exactly the service's chains and swappers.
+// The gateway accepts exactly the service's chains and swappers: a chain
+// configured without upstreams (5000 here) is refused like an unknown one.
 func TestGatewayAsksTheService(t *testing.T) {
 	a, err := New(Options{Config: config.Default(), Demo: true})
 	if err != nil {
@@ -57,7 +64,7 @@ func TestGatewayAsksTheService(t *testing.T) {
 		"/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=110&swapperId=nope&slippage=1":                       http.StatusBadRequest,
 		"/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=10&putsReach=10":                                      http.StatusOK,
 		"/clamm/exercise/prepare?chainId=5000&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=110&swapperId=nope&slippage=1":                        http.StatusBadRequest,
-		"/clamm/exercise/prepare?chainId=5000&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=110&swapperId=" + mantleSwapper(t, a) + "&slippage=1": http.StatusServiceUnavailable,
+		"/clamm/exercise/prepare?chainId=5000&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=110&swapperId=" + mantleSwapper(t, a) + "&slippage=1": http.StatusBadRequest,
 	} {
 		rec := httptest.NewRecorder()
 		a.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))

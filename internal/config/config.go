@@ -459,7 +459,17 @@ func Redact(raw string) string {
 	return out
 }
 
-// LiveUpstreamsHint tells a client how the operator gives a chain live
-// upstreams: the composition root adds it to NOT_RECORDED and
-// UPSTREAM_NOT_CONFIGURED, so the error vocabulary stays free of deployment.
-const LiveUpstreamsHint = "to serve live data set CLAMM_CHAIN_<chainId>_SUBGRAPH_URL and CLAMM_CHAIN_<chainId>_RPC_URL (see README, Configuration)"
+// LiveUpstreamsHint tells a client how the operator gives the chains ids
+// live upstreams, naming the real variables: the composition root adds it
+// to NOT_RECORDED and to the refusal of a chain without upstreams, so the
+// error vocabulary stays free of deployment. No ids: the variables' pattern.
+func LiveUpstreamsHint(ids ...uint64) string {
+	if len(ids) == 0 {
+		return "to serve live data set CLAMM_CHAIN_{id}_SUBGRAPH_URL and CLAMM_CHAIN_{id}_RPC_URL of the chain (see docs/configuration.md)"
+	}
+	vars := make([]string, len(ids))
+	for i, id := range ids {
+		vars[i] = fmt.Sprintf("CLAMM_CHAIN_%d_SUBGRAPH_URL and CLAMM_CHAIN_%d_RPC_URL", id, id)
+	}
+	return "to serve live data set " + strings.Join(vars, ", ") + " (see docs/configuration.md)"
+}

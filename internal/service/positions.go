@@ -47,6 +47,7 @@ type PositionRecord struct {
 	// profitToken: per leg max(swap of its collateral at the prime pool's
 	// current price after the pool's fee - what its LPs are owed, 0). It is
 	// before price impact; prepare quotes the swaps and gives the exact figure.
+	// "0" when the option cannot be exercised (V1 market, expired).
 	ValueIfExercised string `json:"valueIfExercised"`
 	ProfitToken      Token  `json:"profitToken"`
 }
@@ -173,6 +174,11 @@ func positionRecord(h subgraph.HeldOption, p *chain.Position, info *chain.Market
 		r.NotExercisableReason = "not in the money: no leg's collateral, swapped at the pool's price, pays more than its liquidity providers are owed"
 	default:
 		r.Exercisable = true
+	}
+	if !r.Exercisable {
+		// What an exercise that would revert pays is nothing: a figure here
+		// would read as money the owner can take.
+		r.ValueIfExercised = "0"
 	}
 	return r, nil
 }

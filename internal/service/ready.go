@@ -40,15 +40,16 @@ type ChainReadiness struct {
 // _meta without indexing errors, the RPC node serves the configured chain
 // id (eth_chainId) and answers eth_blockNumber, and
 // the subgraph's block is at most maxLag blocks behind the node's head.
-// Chains without upstreams are listed as not configured and do not make
-// the gateway unready.
+// Chains without upstreams are listed as not configured and not ready
+// (their requests are refused with a 400), and do not make the gateway
+// unready: nothing it serves depends on them.
 func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainReadiness) {
 	out := make([]ChainReadiness, 0, len(s.chains))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for id, up := range s.chains {
 		if up.Subgraph == nil || up.Chain == nil {
-			out = append(out, ChainReadiness{ChainID: id, Ready: true, Configured: false})
+			out = append(out, ChainReadiness{ChainID: id, Ready: false, Configured: false})
 			continue
 		}
 		wg.Add(1)
@@ -64,7 +65,7 @@ func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainRe
 	sort.Slice(out, func(i, j int) bool { return out[i].ChainID < out[j].ChainID })
 	ready := true
 	for _, r := range out {
-		ready = ready && r.Ready
+		ready = ready && (r.Ready || !r.Configured)
 	}
 	return ready, out
 }

@@ -74,20 +74,30 @@ func New(chains map[uint64]*Upstreams) *Service {
 	return &Service{chains: chains}
 }
 
-// ChainIDs are the chains the service serves, in ascending order: the one
-// list the gateway checks chainId against.
-func (s *Service) ChainIDs() []uint64 {
+// ChainIDs are the chains the service serves (live, recorded or given
+// transports), in ascending order: the one list the gateway checks chainId
+// against. A chain that is configured without upstreams is not among them:
+// every request about it would fail, so it is a 400 like any other chain
+// the gateway cannot answer for, not a 503 that reads like an outage.
+func (s *Service) ChainIDs() []uint64 { return s.chainIDs(true) }
+
+// UnservedChainIDs are the chains configured without upstreams, in
+// ascending order, so a refusal can say how to serve them.
+func (s *Service) UnservedChainIDs() []uint64 { return s.chainIDs(false) }
+
+func (s *Service) chainIDs(served bool) []uint64 {
 	ids := make([]uint64, 0, len(s.chains))
-	for id := range s.chains {
-		ids = append(ids, id)
+	for id, u := range s.chains {
+		if (u.Chain != nil) == served {
+			ids = append(ids, id)
+		}
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	return ids
 }
 
 // Swappers are the swapperIds configured on a chain, sorted: the one list
-// the gateway checks swapperId against (a chain with no live upstream still
-// names its swappers, and answers UPSTREAM_NOT_CONFIGURED, not 400).
+// the gateway checks swapperId against.
 func (s *Service) Swappers(chainID uint64) []string {
 	u := s.chains[chainID]
 	if u == nil || u.Config == nil {
@@ -106,8 +116,8 @@ func (s *Service) Swappers(chainID uint64) []string {
 // the subgraph.
 func (s *Service) upstreams(chainID uint64, needSubgraph bool) (*Upstreams, error) {
 	u, ok := s.chains[chainID]
-	if !ok {
-		return nil, problem.InvalidParam("chainId", "chain %d is not configured on this gateway", chainID)
+	if !ok || u.Chain == nil {
+		return nil, problem.InvalidParam("chainId", "chain %d is not served by this gateway", chainID)
 	}
 	if u.Chain == nil || (needSubgraph && u.Subgraph == nil) {
 		return nil, problem.New(problem.UpstreamNotConfigured, "chain %d has no live upstreams configured", chainID)
