@@ -143,7 +143,7 @@ func TestDemoUnrecordedRequestExplainsConfiguration(t *testing.T) {
 	srv := newDemoServer(t)
 	rec := get(t, srv, gateway.PathStrikesChain+"?optionMarket=0x0000000000000000000000000000000000000001&chainId=42161&callsReach=7&putsReach=3")
 	e := decodeError(t, rec)
-	if rec.Code != http.StatusServiceUnavailable || e.Code != "NOT_RECORDED" || !bytes.Contains([]byte(e.Message), []byte("CLAMM_CHAIN_")) {
+	if rec.Code != http.StatusNotFound || e.Code != "NOT_RECORDED" || !bytes.Contains([]byte(e.Message), []byte("CLAMM_CHAIN_42161_RPC_URL")) || !bytes.Contains([]byte(e.Message), []byte("0xA11CE00000000000000000000000000000000001")) {
 		t.Fatalf("status %d, %+v", rec.Code, e)
 	}
 	rec = get(t, srv, gateway.PathStrikesChain+"?optionMarket="+wethUSDC+"&chainId=5000&callsReach=7&putsReach=3")

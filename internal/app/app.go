@@ -193,7 +193,7 @@ func newGateway(o Options, svc *service.Service, shared gateway.SharedTier) (*ga
 		AccessLevel:       o.AccessLevel,
 		Logger:            o.Logger,
 		Redact:            redactor(cfg),
-		Hints:             map[*problem.Code]string{problem.NotRecorded: config.LiveUpstreamsHint(demo.Chains()...), problem.UpstreamNotConfigured: config.LiveUpstreamsHint()},
+		Hints:             map[*problem.Code]string{problem.NotRecorded: demo.Holds() + "; " + config.LiveUpstreamsHint(demo.Chains()...), problem.UpstreamNotConfigured: config.LiveUpstreamsHint()},
 		ServeHint:         func(id uint64) string { return config.LiveUpstreamsHint(id) },
 		RequestTimeout:    cfg.RequestTimeout.D(),
 		StrikesTTL:        cfg.StrikesTTL.D(),

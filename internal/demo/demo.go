@@ -20,8 +20,10 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 )
@@ -130,4 +132,39 @@ func Transports(chainID uint64) (Replays, error) {
 		return Replays{}, fmt.Errorf("%s/rpc.json: %w", dir, err)
 	}
 	return r, nil
+}
+
+// Holds says, in one sentence built from Requests, what the demo's
+// recordings are about: the markets, users and options its requests name.
+// The composition root adds it to NOT_RECORDED, so a client that asked for
+// something else learns what it can ask for.
+func Holds() string {
+	seen := map[string]map[string]bool{"optionMarket": {}, "user": {}, "optionId": {}, "chainId": {}}
+	for _, r := range Requests {
+		u, err := url.Parse(r.Path)
+		if err != nil {
+			continue
+		}
+		for name, vals := range u.Query() {
+			if seen[name] != nil {
+				for _, v := range vals {
+					seen[name][v] = true
+				}
+			}
+		}
+	}
+	list := func(name string) string {
+		vals := make([]string, 0, len(seen[name]))
+		for v := range seen[name] {
+			vals = append(vals, v)
+		}
+		sort.Slice(vals, func(i, j int) bool {
+			if len(vals[i]) != len(vals[j]) {
+				return len(vals[i]) < len(vals[j])
+			}
+			return vals[i] < vals[j]
+		})
+		return strings.Join(vals, ", ")
+	}
+	return fmt.Sprintf("the demo holds chain %s, option market %s, users %s and options %s", list("chainId"), list("optionMarket"), list("user"), list("optionId"))
 }

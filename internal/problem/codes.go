@@ -93,7 +93,7 @@ var (
 // The gateway's own limits and configuration.
 var (
 	UpstreamNotConfigured = declare("UPSTREAM_NOT_CONFIGURED", KindUpstreamUnavailable, "the chain has no live upstreams configured")
-	NotRecorded           = declare("NOT_RECORDED", KindUpstreamUnavailable, "the embedded demo has no recorded upstream answer for this request")
+	NotRecorded           = declare("NOT_RECORDED", KindNotFound, "the embedded demo holds no record for this request (another market, user or option than the demo's): not an outage, so a 404")
 	Overloaded            = declare("OVERLOADED", KindUpstreamUnavailable, "the gateway's bound on concurrent upstream reads is reached")
 	Timeout               = declare("TIMEOUT", KindUpstreamTimeout, "the whole request ran past the gateway's deadline")
 	InternalError         = declare("INTERNAL", KindInternal, "a bug; details go to the log only")
