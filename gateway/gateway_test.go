@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
@@ -103,10 +102,12 @@ func TestDemoMatchesFakes(t *testing.T) {
 }
 
 // The demo answers requests it never recorded, about the demo market and
-// users, exactly as the fakes it was recorded from do: any reach, any
-// first/skip, and a recorded prepare as a fresh gateway's first request
-// (a cold read where the recordings hold a warm one). The subgraph engine and the
-// call-by-call RPC index (internal/demo) serve them from the recordings.
+// users, exactly as the fakes it was recorded from do, and never with a
+// 5xx: any reach, any first/skip, and a prepare of any option id through
+// either swapper at any slippage, as a fresh gateway's first request (a
+// cold read where the recordings hold a warm one). The subgraph engine,
+// the call-by-call RPC index and the 1inch replay (internal/demo) serve
+// them from the recordings.
 func TestDemoAnswersUnrecordedRequests(t *testing.T) {
 	const alice, bob = "0xA11CE00000000000000000000000000000000001", "0xB0B0000000000000000000000000000000000002"
 	var paths []string
@@ -118,12 +119,24 @@ func TestDemoAnswersUnrecordedRequests(t *testing.T) {
 			paths = append(paths, fmt.Sprintf("%s?chainId=42161&user=%s&optionMarket=%s&first=%d&skip=%d", gateway.PathExerciseHistory, user, wethUSDC, page[0], page[1]))
 		}
 	}
-	// A prepare's simulation is an eth_call whose calldata holds the
-	// minimum outputs, so only the recorded slippages are answered; as a
-	// fresh gateway's first request they are.
-	for _, r := range demo.Requests {
-		if strings.HasPrefix(r.Path, gateway.PathExercisePrepare) {
-			paths = append(paths, r.Path)
+	// A prepare of every option the demo market minted and of ids it never
+	// minted, through each swapper, at slippages the recordings never saw.
+	var minted []int
+	for _, o := range demoScenario(t).Options {
+		minted = append(minted, int(o.TokenID))
+	}
+	if fmt.Sprint(minted) != fmt.Sprint(demo.OptionIDs) {
+		t.Fatalf("demo.OptionIDs %v, the scenario's options %v", demo.OptionIDs, minted)
+	}
+	ids := []string{"0", "999", "12345", "115792089237316195423570985008687907853269984665640564039457584007913129639935"}
+	for _, id := range demo.OptionIDs {
+		ids = append(ids, fmt.Sprint(id))
+	}
+	for _, id := range ids {
+		for _, sw := range []string{"uni-v3", "1inch"} {
+			for _, slip := range []string{"0.1", "1", "2.5"} {
+				paths = append(paths, fmt.Sprintf("%s?chainId=42161&optionMarket=%s&optionId=%s&swapperId=%s&slippage=%s", gateway.PathExercisePrepare, wethUSDC, id, sw, slip))
+			}
 		}
 	}
 	for _, path := range paths {

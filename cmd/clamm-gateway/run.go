@@ -149,6 +149,10 @@ func printBanner(w io.Writer, addr string, modes map[uint64]string) {
 	}
 	fmt.Fprintln(w, "try:")
 	for _, r := range demo.Requests {
+		if r.Status() != http.StatusOK { // a refusal, shown on purpose: say so
+			fmt.Fprintf(w, "  curl '%s%s'   # %d, a refusal: %s\n", "http://"+host, r.Path, r.Status(), r.Name)
+			continue
+		}
 		fmt.Fprintf(w, "  curl '%s%s'\n", "http://"+host, r.Path)
 	}
 }

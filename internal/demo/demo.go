@@ -83,6 +83,30 @@ var Requests = []Request{
 	{"markets-arbitrum", "/clamm/option-markets?chainId=42161", 0},
 }
 
+// OptionIDs are every option the demo market minted (its scenario's
+// options), and NeverMinted one id it never minted: the recordings read each
+// of them, so the demo answers a prepare of any id (unminted.go).
+var (
+	OptionIDs   = []int{101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114}
+	NeverMinted = 999
+)
+
+// Recorded are the paths the generator records: Requests, then a prepare
+// of every option and of the never-minted id through each swapper, at one
+// slippage (the demo answers any other from the same recordings).
+func Recorded() []string {
+	paths := make([]string, 0, len(Requests)+2*(len(OptionIDs)+1))
+	for _, r := range Requests {
+		paths = append(paths, r.Path)
+	}
+	for _, id := range append(append([]int{}, OptionIDs...), NeverMinted) {
+		for _, sw := range []string{"uni-v3", "1inch"} {
+			paths = append(paths, fmt.Sprintf("/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=%d&swapperId=%s&slippage=1", id, sw))
+		}
+	}
+	return paths
+}
+
 // Chains lists the chain ids that have recordings.
 func Chains() []uint64 {
 	entries, _ := fs.ReadDir(recordings, "recordings")
@@ -121,8 +145,15 @@ func Transports(chainID uint64) (Replays, error) {
 	if r.Subgraph, err = newGraph(recorded); err != nil {
 		return Replays{}, fmt.Errorf("%s/subgraph.json: %w", dir, err)
 	}
-	if r.Quote, err = replay.HTTPReplayer(sub, "quote.json"); err != nil {
+	exact, err := replay.HTTPReplayer(sub, "quote.json")
+	if err != nil {
 		return Replays{}, err
+	}
+	r.Quote = exact
+	if rawQuotes, err := fs.ReadFile(sub, "quote.json"); err == nil { // none: the chain's demo asks no 1inch quote
+		if r.Quote, err = newOneInch(rawQuotes, exact); err != nil {
+			return Replays{}, fmt.Errorf("%s/quote.json: %w", dir, err)
+		}
 	}
 	raw, err := fs.ReadFile(sub, "rpc.json")
 	if err != nil {
@@ -134,12 +165,13 @@ func Transports(chainID uint64) (Replays, error) {
 	return r, nil
 }
 
-// Holds says, in one sentence built from Requests, what the demo's
-// recordings are about: the markets, users and options its requests name.
+// Holds says, in one sentence built from Requests and OptionIDs, what the
+// demo's recordings are about: the chains, markets and users its requests
+// name, and the options its market minted.
 // The composition root adds it to NOT_RECORDED, so a client that asked for
 // something else learns what it can ask for.
 func Holds() string {
-	seen := map[string]map[string]bool{"optionMarket": {}, "user": {}, "optionId": {}, "chainId": {}}
+	seen := map[string]map[string]bool{"optionMarket": {}, "user": {}, "chainId": {}}
 	for _, r := range Requests {
 		u, err := url.Parse(r.Path)
 		if err != nil {
@@ -166,5 +198,9 @@ func Holds() string {
 		})
 		return strings.Join(vals, ", ")
 	}
-	return fmt.Sprintf("the demo holds chain %s, option market %s, users %s and options %s", list("chainId"), list("optionMarket"), list("user"), list("optionId"))
+	ids := make([]string, len(OptionIDs))
+	for i, id := range OptionIDs {
+		ids[i] = strconv.Itoa(id)
+	}
+	return fmt.Sprintf("the demo holds chain %s, option market %s, users %s and options %s", list("chainId"), list("optionMarket"), list("user"), strings.Join(ids, ", "))
 }

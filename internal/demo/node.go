@@ -25,15 +25,29 @@ import (
 type node struct {
 	exact http.RoundTripper     // the cassette, request by request
 	calls map[string]callAnswer // by callKey(target, data)
+	// Per market: the ids whose ownerOf the recordings answered, and one id
+	// they show was never minted (unminted.go).
+	minted   map[common.Address]map[common.Hash]bool
+	unminted map[common.Address]common.Hash
 }
 
-// callAnswer is one call's outcome as ChainedRead and aggregate3 report it.
+// callAnswer is one call's outcome as ChainedRead and aggregate3 report it;
+// rpcErr is a plain eth_call's JSON-RPC error (a revert) as recorded.
 type callAnswer struct {
-	ok  bool
-	ret []byte
+	ok     bool
+	ret    []byte
+	rpcErr json.RawMessage
 }
 
+// callKey indexes a call by target and calldata, with an exercise's
+// minimum outputs zeroed (withoutMinimums): they follow from the request's
+// slippage, and on the demo's pools, which have no price impact, every
+// minimum of a slippage above zero is below what the swap delivers, so the
+// recorded outcome is the outcome at any slippage.
 func callKey(target common.Address, data []byte) string {
+	if d, ok := withoutMinimums(data); ok {
+		data = d
+	}
 	return string(target[:]) + string(data)
 }
 
@@ -56,18 +70,20 @@ func newNode(raw []byte) (*node, error) {
 	}
 	n := &node{exact: exact, calls: map[string]callAnswer{}}
 	for _, in := range c.Interactions {
-		if in.Method != "eth_call" || len(in.Error) > 0 {
-			continue
-		}
 		var params []json.RawMessage
 		var args ethCallArgs
-		var out hexutil.Bytes
-		if json.Unmarshal(in.Params, &params) != nil || len(params) == 0 || json.Unmarshal(params[0], &args) != nil ||
-			json.Unmarshal(in.Result, &out) != nil {
+		if in.Method != "eth_call" || json.Unmarshal(in.Params, &params) != nil || len(params) == 0 || json.Unmarshal(params[0], &args) != nil {
 			continue
 		}
-		n.index(args, out)
+		var out hexutil.Bytes
+		switch {
+		case len(in.Error) > 0 && args.To != nil:
+			n.calls[callKey(*args.To, args.Data)] = callAnswer{rpcErr: in.Error}
+		case len(in.Error) == 0 && json.Unmarshal(in.Result, &out) == nil:
+			n.index(args, out)
+		}
 	}
+	n.indexUnminted()
 	return n, nil
 }
 
@@ -83,7 +99,7 @@ func (n *node) index(args ethCallArgs, out []byte) {
 		}
 		for i, c := range calls {
 			if target, run := c.TargetAt(i, ok, ret); run {
-				n.calls[callKey(target, c.Data)] = callAnswer{ok[i], ret[i]}
+				n.calls[callKey(target, c.Data)] = callAnswer{ok: ok[i], ret: ret[i]}
 			}
 		}
 	case isAggregate3(args.Data):
@@ -93,10 +109,10 @@ func (n *node) index(args ethCallArgs, out []byte) {
 			return
 		}
 		for i, c := range calls {
-			n.calls[callKey(c.Target, c.CallData)] = callAnswer{res[i].Success, res[i].ReturnData}
+			n.calls[callKey(c.Target, c.CallData)] = callAnswer{ok: res[i].Success, ret: res[i].ReturnData}
 		}
 	default:
-		n.calls[callKey(*args.To, args.Data)] = callAnswer{true, out}
+		n.calls[callKey(*args.To, args.Data)] = callAnswer{ok: true, ret: out}
 	}
 }
 
@@ -130,9 +146,23 @@ func unpackAggregate3(data []byte) ([]contracts.Multicall3Call, error) {
 }
 
 // answer runs an eth_call from the index: a ChainedRead call by call, as
-// the contract would; an aggregate3 call by call; a plain call as indexed.
-// false: some call was never answered in the recordings.
-func (n *node) answer(args ethCallArgs) ([]byte, bool) {
+// the contract would; an aggregate3 call by call; a plain call as indexed,
+// its recorded error included. false: some call was never answered in the
+// recordings.
+func (n *node) answer(args ethCallArgs) ([]byte, json.RawMessage, bool) {
+	if args.To != nil && !isAggregate3(args.Data) {
+		a, found := n.lookup(*args.To, args.Data)
+		if found && a.rpcErr != nil {
+			return nil, a.rpcErr, true
+		}
+		return a.ret, nil, found && a.ok
+	}
+	ret, ok := n.answerBatch(args)
+	return ret, nil, ok
+}
+
+// answerBatch answers a ChainedRead or aggregate3 call from the index.
+func (n *node) answerBatch(args ethCallArgs) ([]byte, bool) {
 	switch {
 	case args.To == nil:
 		calls, isChained := contracts.UnpackChainedReadCode(args.Data)
@@ -146,8 +176,8 @@ func (n *node) answer(args ethCallArgs) ([]byte, bool) {
 				ret[i] = []byte{}
 				continue
 			}
-			a, found := n.calls[callKey(target, c.Data)]
-			if !found {
+			a, found := n.lookup(target, c.Data)
+			if !found || a.rpcErr != nil {
 				return nil, false
 			}
 			ok[i], ret[i] = a.ok, a.ret
@@ -161,18 +191,16 @@ func (n *node) answer(args ethCallArgs) ([]byte, bool) {
 		}
 		res := make([]contracts.Multicall3Result, len(calls))
 		for i, c := range calls {
-			a, found := n.calls[callKey(c.Target, c.CallData)]
-			if !found || (!a.ok && !c.AllowFailure) {
+			a, found := n.lookup(c.Target, c.CallData)
+			if !found || a.rpcErr != nil || (!a.ok && !c.AllowFailure) {
 				return nil, false
 			}
 			res[i] = contracts.Multicall3Result{Success: a.ok, ReturnData: a.ret}
 		}
 		out, err := contracts.Multicall3.Methods["aggregate3"].Outputs.Pack(res)
 		return out, err == nil
-	default:
-		a, found := n.calls[callKey(*args.To, args.Data)]
-		return a.ret, found && a.ok
 	}
+	return nil, false
 }
 
 type rpcMessage struct {
@@ -215,9 +243,13 @@ func (n *node) RoundTrip(req *http.Request) (*http.Response, error) {
 		if m.Method != "eth_call" || len(m.Params) == 0 || json.Unmarshal(m.Params[0], &args) != nil {
 			return nil, fmt.Errorf("demo: %s: %w", m.Method, problem.ErrNotRecorded)
 		}
-		ret, ok := n.answer(args)
+		ret, rpcErr, ok := n.answer(args)
 		if !ok {
 			return nil, fmt.Errorf("demo: eth_call: %w", problem.ErrNotRecorded)
+		}
+		if rpcErr != nil {
+			out[i] = rpcMessage{JSONRPC: "2.0", ID: m.ID, Error: rpcErr}
+			continue
 		}
 		res, _ := json.Marshal(hexutil.Bytes(ret))
 		out[i] = rpcMessage{JSONRPC: "2.0", ID: m.ID, Result: res}

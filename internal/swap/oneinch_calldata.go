@@ -59,6 +59,18 @@ type RouterCall struct {
 	// (uniswapV3Swap, unoswap): under the OneInchSwapper that is the
 	// swapper, not the market.
 	Recipient common.Address
+	// MinReturnAt is the byte offset of MinReturn's 32-byte word in the
+	// calldata (every entry point holds it in its static head), so a
+	// replay can set another minimum without re-encoding the call.
+	MinReturnAt int
+}
+
+// minReturnWord is the head word holding the minimum, per entry point:
+// swap(executor, desc, ...) inlines its static desc tuple, whose sixth
+// field is minReturnAmount; the others take it as a plain argument.
+var minReturnWord = map[string]int{
+	"swap": 6, "uniswapV3Swap": 1, "unoswap": 2, "uniswapV3SwapTo": 2,
+	"uniswapV3SwapToWithPermit": 3, "unoswapTo": 3, "unoswapToWithPermit": 3,
 }
 
 // DecodeRouterCall reads the amount, minimum and recipient out of
@@ -98,6 +110,10 @@ func DecodeRouterCall(data []byte) (RouterCall, error) {
 		c.Recipient, c.Amount, c.MinReturn = vals[0].(common.Address), vals[1].(*big.Int), vals[2].(*big.Int)
 	default: // uniswapV3SwapToWithPermit, unoswapTo, unoswapToWithPermit
 		c.Recipient, c.Amount, c.MinReturn = vals[0].(common.Address), vals[2].(*big.Int), vals[3].(*big.Int)
+	}
+	c.MinReturnAt = 4 + 32*minReturnWord[m.Name]
+	if w := data[c.MinReturnAt : c.MinReturnAt+32]; new(big.Int).SetBytes(w).Cmp(c.MinReturn) != 0 {
+		return RouterCall{}, fmt.Errorf("router calldata for %s: minimum not at its head word", m.Name)
 	}
 	return c, nil
 }

@@ -47,15 +47,14 @@ func generate(scenarioDir, dir string) error {
 		}
 		chains[id] = scenario.NewFakes(scs...).Transports()
 	}
-	paths := make([]string, len(demo.Requests))
-	for i, r := range demo.Requests {
-		paths[i] = r.Path
-	}
-	return app.Record(dir, cfg, chains, nil, paths, func(path string, status int) error {
+	return app.Record(dir, cfg, chains, nil, demo.Recorded(), func(path string, status int) error {
 		for _, r := range demo.Requests {
 			if r.Path == path && status != r.Status() {
 				return fmt.Errorf("%s: status %d, want %d", r.Name, status, r.Status())
 			}
+		}
+		if status >= 500 {
+			return fmt.Errorf("%s: status %d", path, status)
 		}
 		return nil
 	})
