@@ -13,8 +13,8 @@ import (
 )
 
 // The error catalogue (internal/problem/codes.go) is the one list of codes:
-// the OpenAPI document's enum and the README's error table must say exactly
-// the same, and each README row's status must be the one the code's kind
+// the OpenAPI document's enum and the error table of docs/api.md must say exactly
+// the same, and each row's status must be the one the code's kind
 // maps to here.
 func TestErrorCatalogueMatchesDocs(t *testing.T) {
 	declared := map[string]int{}
@@ -57,7 +57,7 @@ func TestErrorCatalogueMatchesDocs(t *testing.T) {
 		t.Errorf("openapi.json Error.code enum\n got %v\nwant %v (internal/problem/codes.go)", got, want)
 	}
 
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/api.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,21 +68,21 @@ func TestErrorCatalogueMatchesDocs(t *testing.T) {
 		status, _ := strconv.Atoi(m[1])
 		for _, c := range code.FindAllStringSubmatch(m[2], -1) {
 			if _, dup := documented[c[1]]; dup {
-				t.Errorf("README: %s is in two rows of the error table", c[1])
+				t.Errorf("docs/api.md: %s is in two rows of the error table", c[1])
 			}
 			documented[c[1]] = status
 		}
 	}
 	for name, status := range declared {
 		if got, ok := documented[name]; !ok {
-			t.Errorf("README error table lacks %s", name)
+			t.Errorf("docs/api.md error table lacks %s", name)
 		} else if got != status {
-			t.Errorf("README puts %s under %d; its kind is %d", name, got, status)
+			t.Errorf("docs/api.md puts %s under %d; its kind is %d", name, got, status)
 		}
 	}
 	for name := range documented {
 		if _, ok := declared[name]; !ok {
-			t.Errorf("README documents %s, which internal/problem does not declare", name)
+			t.Errorf("docs/api.md documents %s, which internal/problem does not declare", name)
 		}
 	}
 }

@@ -4,7 +4,7 @@ package problem
 // here, once, with its kind (the HTTP status follows from the kind, in the
 // gateway's one switch) and its documented meaning. Nothing else in the
 // module spells a code; gateway/catalogue_test.go holds this list equal to
-// the OpenAPI document's enum and to the README's error table.
+// the OpenAPI document's enum and to the error table of docs/api.md.
 
 // Code is one client-visible error code. Only this package can declare one,
 // so a typo is a compile error, not a new public code.
@@ -20,7 +20,7 @@ func (c *Code) Name() string { return c.name }
 // Kind is the class of failure; the gateway maps it to the HTTP status.
 func (c *Code) Kind() Kind { return c.kind }
 
-// Meaning is the code's documented meaning, as the README states it.
+// Meaning is the code's documented meaning, as docs/api.md states it.
 func (c *Code) Meaning() string { return c.meaning }
 
 func (c *Code) String() string { return c.name }
