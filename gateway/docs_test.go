@@ -146,7 +146,7 @@ func TestUserDocsHold(t *testing.T) {
 	if n := strings.Count(string(readme), "\n"); n >= 250 {
 		t.Errorf("README.md has %d lines; keep it under 250 and move detail to docs/", n)
 	}
-	pages := append(userDocs(t), filepath.Join(root, "CHANGELOG.md"))
+	pages := append(userDocs(t), filepath.Join(root, "CHANGELOG.md"), filepath.Join(root, "RELIABILITY.md"), filepath.Join(root, "BENCHMARKS.md"))
 	for _, page := range pages {
 		raw, err := os.ReadFile(page)
 		if err != nil {
