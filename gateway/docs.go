@@ -11,12 +11,6 @@ import (
 //go:embed docs/openapi.json docs/index.html
 var docs embed.FS
 
-// Documentation paths.
-const (
-	PathOpenAPI = "/openapi.json"
-	PathDocs    = "/docs"
-)
-
 // OpenAPI returns the embedded OpenAPI document (for the contract test).
 func OpenAPI() []byte {
 	b, _ := docs.ReadFile("docs/openapi.json")

@@ -4,13 +4,6 @@ import (
 	"net/http"
 )
 
-// Operational paths.
-const (
-	PathHealthz = "/healthz"
-	PathReadyz  = "/readyz"
-	PathMetrics = "/metrics"
-)
-
 // handleHealthz says the process is alive and serving; it touches no upstream.
 func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": s.opts.Version})

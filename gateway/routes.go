@@ -12,13 +12,6 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 )
 
-// Route paths; test fakes and docs reuse these constants.
-const (
-	PathStrikesChain    = "/clamm/strikes-chain"
-	PathExerciseHistory = "/clamm/exercise/history"
-	PathExercisePrepare = "/clamm/exercise/prepare"
-)
-
 // route is one entry of the route table: a fixed path answering GET and
 // HEAD. The table is the only list of routes; the router and the fast path
 // are both built from it.
@@ -28,23 +21,22 @@ type route struct {
 	metrics *metrics.Route // the path's collectors (nil without metrics)
 }
 
-// table lists every route, the API paths first (they are the ones
-// under load, and serveDirect tries entries in order). Query parameters are
-// validated in the handlers, never matched by the router: a missing
-// parameter must be a 400 naming it, not a 404.
+// table lists every route: the API's endpoints first (they are the ones
+// under load, and serveDirect tries entries in order), then the
+// operational ones. Query parameters are validated in the handlers, never
+// matched by the router: a missing parameter must be a 400 naming it, not
+// a 404.
 func (s *Server) table() []route {
-	t := []route{
-		{path: PathStrikesChain, handler: s.handleStrikesChain},
-		{path: PathExerciseHistory, handler: s.handleExerciseHistory},
-		{path: PathExercisePrepare, handler: s.handlePrepare},
-		{path: PathPurchaseHistory, handler: s.handlePurchaseHistory},
-		{path: PathPurchasePositions, handler: s.handlePurchasePositions},
-		{path: PathOptionMarkets, handler: s.handleOptionMarkets},
-		{path: PathHealthz, handler: s.handleHealthz},
-		{path: PathReadyz, handler: s.handleReadyz},
-		{path: PathOpenAPI, handler: serveDoc("docs/openapi.json", "application/json")},
-		{path: PathDocs, handler: serveDoc("docs/index.html", "text/html; charset=utf-8")},
+	t := make([]route, 0, len(s.endpoints)+5)
+	for _, e := range s.endpoints {
+		t = append(t, route{path: e.path, handler: e.handler(s)})
 	}
+	t = append(t,
+		route{path: PathHealthz, handler: s.handleHealthz},
+		route{path: PathReadyz, handler: s.handleReadyz},
+		route{path: PathOpenAPI, handler: serveDoc("docs/openapi.json", "application/json")},
+		route{path: PathDocs, handler: serveDoc("docs/index.html", "text/html; charset=utf-8")},
+	)
 	if s.opts.Metrics != nil {
 		t = append(t, route{path: PathMetrics, handler: s.opts.Metrics.Handler().ServeHTTP})
 	}

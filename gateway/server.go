@@ -86,12 +86,16 @@ type Options struct {
 	// holder of each key's fleet-wide fill lease. Local hits never touch
 	// it.
 	Shared SharedTier
+	// extra endpoints beyond the API's, for tests that show an operation
+	// is one table entry (export_test.go).
+	extra []endpoint
 }
 
 // Server is the gateway's http.Handler.
 type Server struct {
 	opts      Options
 	chains    map[uint64]bool     // configured chains, asked once: true when served
+	endpoints []endpoint          // the API: apiEndpoints, and a test's own
 	swappers  map[uint64][]string // the service's swapperIds by chain, sorted
 	responses *cache.Cache[entry]
 	handler   http.Handler
@@ -157,9 +161,10 @@ func New(opts Options) (*Server, error) {
 		opts.ReadyTTL = time.Second
 	}
 	s := &Server{
-		opts:     opts,
-		chains:   map[uint64]bool{},
-		swappers: map[uint64][]string{},
+		opts:      opts,
+		chains:    map[uint64]bool{},
+		swappers:  map[uint64][]string{},
+		endpoints: append(append([]endpoint{}, apiEndpoints...), opts.extra...),
 	}
 	copts := cache.Options{
 		MaxEntries: opts.CacheMaxEntries, MaxBytes: opts.CacheMaxBytes, FillTimeout: opts.RequestTimeout,

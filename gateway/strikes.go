@@ -1,11 +1,6 @@
 package gateway
 
 import (
-	"context"
-	"net/http"
-
-	"github.com/clamm-gateway/clamm-gateway/internal/cache"
-
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
@@ -15,13 +10,9 @@ const (
 	maxReach = 1000
 )
 
-func (s *Server) parseStrikes(r *http.Request) (service.StrikesRequest, error) {
-	var p params
+func parseStrikes(s *Server, p *params) (service.StrikesRequest, error) {
 	var req service.StrikesRequest
-	err := p.readOnly(r, strikesParams)
-	if err != nil {
-		return req, err
-	}
+	var err error
 	if req.Market, err = p.address("optionMarket"); err != nil {
 		return req, err
 	}
@@ -35,25 +26,4 @@ func (s *Server) parseStrikes(r *http.Request) (service.StrikesRequest, error) {
 		return req, err
 	}
 	return req, nil
-}
-
-func (s *Server) handleStrikesChain(w http.ResponseWriter, r *http.Request) {
-	req, err := s.parseStrikes(r)
-	if err != nil {
-		s.writeError(w, err)
-		return
-	}
-	var kb [keyBuf]byte
-	key := newKey(kb[:0], "strikes").uint(req.ChainID).addr(req.Market).int(req.CallsReach).int(req.PutsReach).String()
-	policy := cache.Policy{TTL: s.opts.StrikesTTL, Grace: s.opts.StaleGrace}
-	if s.serveHit(w, r, key, policy) {
-		return
-	}
-	s.serveCached(w, r, key, policy, func(ctx context.Context) (entry, error) {
-		res, err := s.opts.Service.StrikesChain(ctx, req)
-		if err != nil {
-			return entry{}, err
-		}
-		return encode(res.Entries, res.Block)
-	})
 }

@@ -1,0 +1,209 @@
+package gateway
+
+import (
+	"context"
+	"math/big"
+	"net/http"
+	"sync"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/cache"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
+)
+
+// Every path the gateway answers. Tests, fakes and docs reuse them.
+const (
+	PathStrikesChain      = "/clamm/strikes-chain"
+	PathExerciseHistory   = "/clamm/exercise/history"
+	PathExercisePrepare   = "/clamm/exercise/prepare"
+	PathPurchaseHistory   = "/clamm/purchase/history"
+	PathPurchasePositions = "/clamm/purchase/positions"
+	PathOptionMarkets     = "/clamm/option-markets"
+	PathHealthz           = "/healthz"
+	PathReadyz            = "/readyz"
+	PathMetrics           = "/metrics"
+	PathOpenAPI           = "/openapi.json"
+	PathDocs              = "/docs"
+)
+
+// apiEndpoints is the API: one entry per operation, from which the router,
+// the hit path, the route metrics and the contract test are derived.
+// Adding an operation is one entry here and one service method.
+var apiEndpoints = []endpoint{
+	api[service.StrikesRequest]{
+		path: PathStrikesChain, name: "strikes", operation: "strikesChain", params: strikesParams, ttl: ttlStrikes,
+		parse: parseStrikes,
+		key: func(k cacheKey, r service.StrikesRequest) cacheKey {
+			return k.uint(r.ChainID).addr(r.Market).int(r.CallsReach).int(r.PutsReach)
+		},
+		call: func(ctx context.Context, svc *service.Service, r service.StrikesRequest) (any, uint64, error) {
+			res, err := svc.StrikesChain(ctx, r)
+			return res.Entries, res.Block, err
+		},
+	}.endpoint(),
+	api[service.HistoryRequest]{
+		path: PathExerciseHistory, name: "history", operation: "exerciseHistory", params: historyParams, ttl: ttlHistory,
+		parse: parseHistory, key: historyKey,
+		call: func(ctx context.Context, svc *service.Service, r service.HistoryRequest) (any, uint64, error) {
+			res, err := svc.ExerciseHistory(ctx, r)
+			return res.Records, res.Block, err
+		},
+	}.endpoint(),
+	api[prepareRequest]{
+		path: PathExercisePrepare, name: "prepare", operation: "prepareExercise", params: prepareParams, ttl: ttlPrepare,
+		parse: parsePrepare,
+		key: func(k cacheKey, r prepareRequest) cacheKey {
+			return k.uint(r.ChainID).addr(r.Market).str(r.optionID).str(r.SwapperID).slippage(r.Slippage)
+		},
+		call: func(ctx context.Context, svc *service.Service, r prepareRequest) (any, uint64, error) {
+			r.OptionID, _ = new(big.Int).SetString(r.optionID, 10) // validated digits
+			res, err := svc.PrepareExercise(ctx, r.PrepareRequest)
+			return res, 0, err
+		},
+	}.endpoint(),
+	// Positions are cached like a history page: ownership and liquidity
+	// change only with transactions; the value moves with the price, and the
+	// TTL bounds how old a value can be.
+	api[service.HistoryRequest]{
+		path: PathPurchaseHistory, name: "purchases", operation: "purchaseHistory", params: historyParams, ttl: ttlHistory,
+		parse: parseHistory, key: historyKey,
+		call: func(ctx context.Context, svc *service.Service, r service.HistoryRequest) (any, uint64, error) {
+			res, err := svc.PurchaseHistory(ctx, r)
+			return res.Records, res.Block, err
+		},
+	}.endpoint(),
+	api[service.HistoryRequest]{
+		path: PathPurchasePositions, name: "positions", operation: "purchasePositions", params: historyParams, ttl: ttlHistory,
+		parse: parseHistory, key: historyKey,
+		call: func(ctx context.Context, svc *service.Service, r service.HistoryRequest) (any, uint64, error) {
+			res, err := svc.PurchasePositions(ctx, r)
+			return res.Records, res.Block, err
+		},
+	}.endpoint(),
+	// Option markets are cached for the strikes chain's TTL: they read the
+	// same chain facts (which handlers a market can use now), and their sums
+	// move with every purchase as strikes' liquidity does.
+	api[uint64]{
+		path: PathOptionMarkets, name: "markets", operation: "optionMarkets", params: marketsParams, ttl: ttlStrikes,
+		parse: func(s *Server, p *params) (uint64, error) { return p.chainID(s.chains, s.opts.ServeHint) },
+		key:   func(k cacheKey, chainID uint64) cacheKey { return k.uint(chainID) },
+		call: func(ctx context.Context, svc *service.Service, chainID uint64) (any, uint64, error) {
+			res, err := svc.OptionMarkets(ctx, chainID)
+			return res.Markets, res.Block, err
+		},
+	}.endpoint(),
+}
+
+// Operation is what the contract test checks of each endpoint against the
+// OpenAPI document: its path, operationId and query parameters.
+type Operation struct {
+	Path, ID string
+	Params   []string
+}
+
+// Operations lists the server's endpoints, in table order.
+func (s *Server) Operations() []Operation {
+	out := make([]Operation, len(s.endpoints))
+	for i, e := range s.endpoints {
+		out[i] = Operation{Path: e.path, ID: e.operation, Params: append([]string(nil), e.params...)}
+	}
+	return out
+}
+
+func historyKey(k cacheKey, r service.HistoryRequest) cacheKey {
+	return k.uint(r.ChainID).addr(r.Market).addr(r.User).int(r.First).int(r.Skip)
+}
+
+// ttlClass names which configured TTL caches an operation's answers.
+type ttlClass int
+
+const (
+	ttlStrikes ttlClass = iota // chain state that moves every block: StrikesTTL, served stale within grace
+	ttlHistory                 // pages that move with transactions: HistoryTTL, served stale within grace
+	ttlPrepare                 // quotes: PrepareTTL, never served stale
+)
+
+// policy is the cache policy of a TTL class under s's configuration.
+func (s *Server) policy(c ttlClass) cache.Policy {
+	switch c {
+	case ttlStrikes:
+		return cache.Policy{TTL: s.opts.StrikesTTL, Grace: s.opts.StaleGrace}
+	case ttlHistory:
+		return cache.Policy{TTL: s.opts.HistoryTTL, Grace: s.opts.StaleGrace}
+	default:
+		return cache.Policy{TTL: s.opts.PrepareTTL}
+	}
+}
+
+// endpoint is one API operation as the server needs it: its path, the
+// OpenAPI operation it implements, the parameters it takes and its
+// handler. api builds one from a typed description.
+type endpoint struct {
+	path      string
+	operation string
+	params    []string
+	handler   func(s *Server) http.HandlerFunc
+}
+
+// api describes an operation over a request type Req: how the query
+// parses into a Req (after readOnly has refused parameters not in params),
+// the cache key a Req names (after the operation's own name), and the
+// service call that answers it with a body and the block it is true at.
+type api[Req any] struct {
+	path, name, operation string // name: the cache key's first field
+	params                []string
+	ttl             ttlClass
+	parse           func(s *Server, p *params) (Req, error)
+	key             func(k cacheKey, r Req) cacheKey
+	call            func(ctx context.Context, svc *service.Service, r Req) (any, uint64, error)
+}
+
+// scratch is a request's parsing state: the parameters and the key's
+// buffer. It is pooled rather than on the stack because the parse and key
+// functions are called through the table, which escape analysis cannot
+// see through; a pool keeps a hit at its one allocation, the key string.
+type scratch struct {
+	p  params
+	kb [keyBuf]byte
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// endpoint builds the operation's handler: parse, key, hit, else fill
+// through the cache. The fill closure is built only on a miss.
+func (a api[Req]) endpoint() endpoint {
+	return endpoint{path: a.path, operation: a.operation, params: a.params, handler: func(s *Server) http.HandlerFunc {
+		policy := s.policy(a.ttl)
+		return func(w http.ResponseWriter, r *http.Request) {
+			sc := scratchPool.Get().(*scratch)
+			sc.p = params{}
+			req, err := a.parseRequest(s, r, &sc.p)
+			var key string
+			if err == nil {
+				key = a.key(newKey(sc.kb[:0], a.name), req).String()
+			}
+			scratchPool.Put(sc)
+			if err != nil {
+				s.writeError(w, err)
+				return
+			}
+			if s.serveHit(w, r, key, policy) {
+				return
+			}
+			s.serveCached(w, r, key, policy, func(ctx context.Context) (entry, error) {
+				body, block, err := a.call(ctx, s.opts.Service, req)
+				if err != nil {
+					return entry{}, err
+				}
+				return encode(body, block)
+			})
+		}
+	}}
+}
+
+func (a api[Req]) parseRequest(s *Server, r *http.Request, p *params) (Req, error) {
+	if err := p.readOnly(r, a.params); err != nil {
+		var zero Req
+		return zero, err
+	}
+	return a.parse(s, p)
+}

@@ -1,0 +1,110 @@
+package gateway_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
+)
+
+// undocumented lists what the OpenAPI document does not say of ops: a
+// path it lacks, another operationId, other query parameters, or a
+// parameter it does not mark required.
+func undocumented(t *testing.T, ops []gateway.Operation) []string {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(gateway.OpenAPI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, op := range ops {
+		item := doc.Paths.Find(op.Path)
+		if item == nil || item.Get == nil {
+			out = append(out, op.Path+": no GET operation in the document")
+			continue
+		}
+		if item.Get.OperationID != op.ID {
+			out = append(out, fmt.Sprintf("%s: operationId %q, the table says %q", op.Path, item.Get.OperationID, op.ID))
+		}
+		var names []string
+		for _, p := range item.Get.Parameters {
+			if p.Value.In == "query" {
+				names = append(names, p.Value.Name)
+				if !p.Value.Required {
+					out = append(out, op.Path+": "+p.Value.Name+" is not required in the document")
+				}
+			}
+		}
+		if !slices.Equal(sortedCopy(names), sortedCopy(op.Params)) {
+			out = append(out, fmt.Sprintf("%s: the document's parameters %v, the table's %v", op.Path, names, op.Params))
+		}
+	}
+	return out
+}
+
+func sortedCopy(s []string) []string { c := slices.Clone(s); slices.Sort(c); return c }
+
+// Every endpoint of the table is an operation of the OpenAPI document with
+// the same operationId and the same required query parameters.
+func TestEveryEndpointIsDocumented(t *testing.T) {
+	srv, _ := newFakeServer(t)
+	if len(srv.Operations()) < 6 {
+		t.Fatalf("%d operations", len(srv.Operations()))
+	}
+	for _, problem := range undocumented(t, srv.Operations()) {
+		t.Error(problem)
+	}
+}
+
+// An operation is one table entry and one service method: the tests' own
+// example, added with no other edit, is routed, parses its parameters
+// strictly, is served from the cache on its second request (the hit path),
+// has its own route metrics, and is picked up by the contract check (which
+// finds it missing from the document).
+func TestOneEntryMakesAnEndpoint(t *testing.T) {
+	m := metrics.New()
+	srv, _ := newFakeServerWith(t, func(o *gateway.Options) { o.Metrics = m; gateway.WithExampleEndpoint(o) })
+	first := get(t, srv, gateway.PathExample+"?chainId=42161")
+	second := get(t, srv, gateway.PathExample+"?chainId=42161")
+	if first.Code != http.StatusOK || first.Header().Get("X-Cache") != "MISS" || second.Header().Get("X-Cache") != "HIT" ||
+		first.Body.String() != `["1inch","uni-v3"]` || second.Body.String() != first.Body.String() {
+		t.Fatalf("first %d %s %s, second %s %s", first.Code, first.Header().Get("X-Cache"), first.Body, second.Header().Get("X-Cache"), second.Body)
+	}
+	if rec := get(t, srv, gateway.PathExample+"?chainId=42161&foo=1"); rec.Code != http.StatusBadRequest {
+		t.Errorf("an unknown parameter: %d", rec.Code)
+	}
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, gateway.PathExample+"?chainId=42161", nil))
+	if rec.Code != http.StatusMethodNotAllowed {
+		t.Errorf("POST: %d", rec.Code)
+	}
+	scrape := httptest.NewRecorder()
+	m.Handler().ServeHTTP(scrape, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if !strings.Contains(scrape.Body.String(), `route="`+gateway.PathExample+`"`) {
+		t.Error("no metrics under the example's route")
+	}
+	var missing bool
+	for _, p := range undocumented(t, srv.Operations()) {
+		missing = missing || strings.HasPrefix(p, gateway.PathExample+":")
+	}
+	if !missing {
+		t.Error("the contract check did not see the example operation")
+	}
+	allocs := testing.AllocsPerRun(200, func() {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathExample+"?chainId=42161", nil))
+	})
+	if base := testing.AllocsPerRun(200, func() {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathOptionMarkets+"?chainId=42161", nil))
+	}); allocs > base {
+		t.Errorf("%.1f allocations per example hit, %.1f per option-markets hit", allocs, base)
+	}
+}

@@ -1,0 +1,24 @@
+package gateway
+
+import (
+	"context"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
+)
+
+// PathExample is the path of the tests' example operation.
+const PathExample = "/clamm/example/swappers"
+
+// WithExampleEndpoint adds the tests' example operation to a server's
+// options: one table entry over one service method (the chain's swappers),
+// and nothing else.
+func WithExampleEndpoint(o *Options) {
+	o.extra = append(o.extra, api[uint64]{
+		path: PathExample, name: "example", operation: "exampleSwappers", params: marketsParams, ttl: ttlStrikes,
+		parse: func(s *Server, p *params) (uint64, error) { return p.chainID(s.chains, s.opts.ServeHint) },
+		key:   func(k cacheKey, chainID uint64) cacheKey { return k.uint(chainID) },
+		call: func(_ context.Context, svc *service.Service, chainID uint64) (any, uint64, error) {
+			return svc.Swappers(chainID), 0, nil
+		},
+	}.endpoint())
+}
