@@ -151,10 +151,10 @@ type endpoint struct {
 type api[Req any] struct {
 	path, name, operation string // name: the cache key's first field
 	params                []string
-	ttl             ttlClass
-	parse           func(s *Server, p *params) (Req, error)
-	key             func(k cacheKey, r Req) cacheKey
-	call            func(ctx context.Context, svc *service.Service, r Req) (any, uint64, error)
+	ttl                   ttlClass
+	parse                 func(s *Server, p *params) (Req, error)
+	key                   func(k cacheKey, r Req) cacheKey
+	call                  func(ctx context.Context, svc *service.Service, r Req) (any, uint64, error)
 }
 
 // scratch is a request's parsing state: the parameters and the key's
