@@ -17,8 +17,8 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
-	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
 // Options are everything a Server depends on.
@@ -103,7 +103,7 @@ type Server struct {
 	ready     *service.ReadinessCache
 	// sharedProbed is when /readyz last probed the shared tier (Unix ns).
 	sharedProbed atomic.Int64
-	fills        chan struct{} // semaphore of running fills
+	fills        *upstream.Admission // bounds the fills running at once
 	// direct is the route table (routes.go), each entry with its
 	// collectors resolved as the routes are set up; read-only afterwards.
 	// unmatched are the collectors of routeUnmatched, which every request
@@ -187,7 +187,7 @@ func New(opts Options) (*Server, error) {
 	for _, id := range opts.Service.UnservedChainIDs() {
 		s.chains[id] = false
 	}
-	s.fills = make(chan struct{}, opts.MaxFills)
+	s.fills = upstream.NewAdmission(opts.MaxFills)
 	s.ready = service.NewReadinessCache(opts.Service, opts.ReadyTTL, opts.RequestTimeout)
 	if opts.RateLimit > 0 {
 		s.limiter = newRateLimiter(opts.RateLimit, opts.RateBurst, opts.TrustForwardedFor)
@@ -261,17 +261,14 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string,
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 	defer cancel()
 	bounded := func(ctx context.Context) (entry, error) {
-		select {
-		case s.fills <- struct{}{}:
-			defer func() { <-s.fills }()
-			// What the fill's upstream answers charge to the memory
-			// budget is held until the fill is done with them.
-			ctx, lease := replay.WithLease(ctx)
-			defer lease.Release()
-			return fill(ctx)
-		default:
-			return entry{}, problem.New(problem.Overloaded, "the gateway is at its limit of %d concurrent upstream reads; retry shortly", cap(s.fills))
+		// Admitted, or 503 OVERLOADED; what the fill's upstream answers
+		// charge to the memory budget is held until it is done with them.
+		ctx, lease, err := s.fills.Admit(ctx)
+		if err != nil {
+			return entry{}, err
 		}
+		defer lease.Release()
+		return fill(ctx)
 	}
 	e, status, age, err := s.responses.Get(ctx, key, p, bounded)
 	if err != nil {

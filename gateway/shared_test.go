@@ -23,6 +23,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier/redistest"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
 // gate holds upstream requests until opened; it counts the requests that
@@ -86,7 +87,7 @@ func newReplica(t *testing.T, f *scenario.Fakes, sg http.Handler, redisURL strin
 	m := metrics.New()
 	tr := f.Transports()
 	tr.Subgraph = transport(sg)
-	srv := newApp(t, app.Options{Transports: map[uint64]app.Transports{42161: tr}, Metrics: m, Gateway: func(o *gateway.Options) {
+	srv := newApp(t, app.Options{Transports: map[uint64]upstream.Transports{42161: tr}, Metrics: m, Gateway: func(o *gateway.Options) {
 		o.CacheMaxEntries, o.Shared = 100, tier
 		if adjust != nil {
 			adjust(o)

@@ -23,6 +23,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
 type prepareVectors struct {
@@ -252,7 +253,7 @@ func TestOneInchKeyFromEnvironment(t *testing.T) {
 	cfg := config.Default()
 	ch := cfg.Chains[42161]
 	f := scenario.NewFakesFor(ch, scs[0])
-	a, err := app.New(app.Options{Config: cfg, Transports: map[uint64]app.Transports{42161: f.Transports()},
+	a, err := app.New(app.Options{Config: cfg, Transports: map[uint64]upstream.Transports{42161: f.Transports()},
 		Getenv: func(k string) string { return map[string]string{"CLAMM_1INCH_API_KEY": "k-123"}[k] }})
 	if err != nil {
 		t.Fatal(err)
