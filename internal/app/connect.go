@@ -47,16 +47,17 @@ func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*servi
 	}
 	quoters := map[string]swap.Quoter{}
 	for id, sw := range ch.Swappers {
+		contracts := swap.Contracts{Address: sw.Address, ByDex: sw.ByDex}
 		switch sw.Kind {
 		case "uniswap-v3":
-			quoters[id] = &swap.UniV3{RPC: rc, Quoter: sw.Quoter, Timeout: o.UpstreamTimeout}
+			quoters[id] = &swap.UniV3{RPC: rc, Quoter: sw.Quoter, Timeout: o.UpstreamTimeout, Contracts: contracts}
 		case "1inch":
 			key := ""
 			if sw.APIKeyEnv != "" {
 				key = o.Getenv(sw.APIKeyEnv)
 			}
 			quoters[id] = &swap.OneInch{BaseURL: sw.APIBaseURL, APIKey: key, ChainID: ch.ID,
-				HTTP: quoteHTTP, Timeout: o.UpstreamTimeout}
+				HTTP: quoteHTTP, Timeout: o.UpstreamTimeout, Contracts: contracts}
 		}
 	}
 	sg := subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout, MaxBytes: o.Upstream.MaxBody})
