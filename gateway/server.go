@@ -58,7 +58,7 @@ type Options struct {
 	RateLimit         float64
 	RateBurst         int
 	TrustForwardedFor bool
-	// MaxFills bounds upstream fills running at once (0: 64); a miss that
+	// MaxFills bounds upstream fills running at once; a miss that
 	// would start one more is answered 503 OVERLOADED with Retry-After.
 	MaxFills int
 	// Metrics, if set, is served at /metrics and fed by every request.
@@ -139,23 +139,17 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.RequestTimeout <= 0 {
-		opts.RequestTimeout = 15 * time.Second
-	}
-	if opts.StrikesTTL <= 0 {
-		opts.StrikesTTL = 15 * time.Second
-	}
-	if opts.HistoryTTL <= 0 {
-		opts.HistoryTTL = 10 * time.Second
-	}
-	if opts.PrepareTTL <= 0 {
-		opts.PrepareTTL = 2 * time.Second
-	}
-	if opts.MaxLagBlocks == 0 {
-		opts.MaxLagBlocks = 500
-	}
-	if opts.MaxFills <= 0 {
-		opts.MaxFills = 64
+	// Validated configuration supplies these (internal/config); a zero
+	// here is a wiring mistake, not a default.
+	for name, ok := range map[string]bool{
+		"RequestTimeout": opts.RequestTimeout > 0, "StrikesTTL": opts.StrikesTTL > 0,
+		"HistoryTTL": opts.HistoryTTL > 0, "PrepareTTL": opts.PrepareTTL > 0,
+		"MaxFills": opts.MaxFills > 0, "MaxLagBlocks": opts.MaxLagBlocks > 0,
+		"CacheMaxEntries": opts.CacheMaxEntries > 0, "CacheMaxBytes": opts.CacheMaxBytes > 0,
+	} {
+		if !ok {
+			return nil, fmt.Errorf("gateway: %s must be positive", name)
+		}
 	}
 	if opts.ReadyTTL <= 0 {
 		opts.ReadyTTL = time.Second

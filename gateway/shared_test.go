@@ -21,6 +21,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier/redistest"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
@@ -74,6 +75,9 @@ type replica struct {
 func newReplica(t *testing.T, f *scenario.Fakes, sg http.Handler, redisURL string, to redistier.Options, adjust func(*gateway.Options)) *replica {
 	t.Helper()
 	to.URL = redisURL
+	if to.Prefix == "" {
+		to.Prefix = config.Default().RedisPrefix
+	}
 	if to.OpTimeout == 0 {
 		// Generous: a loaded test machine must not make a healthy Redis
 		// look failed; the fault test sets the default deadline itself.

@@ -196,7 +196,7 @@ func newGateway(o Options, svc *service.Service, shared gateway.SharedTier) (*ga
 		StaleGrace:        cfg.StaleGrace.D(),
 		RateLimit:         cfg.RateLimit,
 		RateBurst:         cfg.RateBurst,
-		TrustForwardedFor: cfg.TrustXFF,
+		TrustForwardedFor: cfg.TrustForwardedFor,
 		MaxFills:          cfg.MaxFills,
 		CORSOrigins:       cfg.CORSOrigins,
 		MaxLagBlocks:      cfg.MaxLagBlocks,
