@@ -19,6 +19,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
 // discard is a ResponseWriter that keeps nothing, so the benchmarks count
@@ -221,7 +222,7 @@ func BenchmarkColdPath(b *testing.B) {
 	f := scenario.NewFakes(demo[0])
 	log := &flights{}
 	connect := func() *gateway.Server {
-		return newApp(b, app.Options{Transports: map[uint64]app.Transports{42161: {Subgraph: slow{sub, transport(f.Subgraph), log},
+		return newApp(b, app.Options{Transports: map[uint64]upstream.Transports{42161: {Subgraph: slow{sub, transport(f.Subgraph), log},
 			RPC: slow{rpcD, transport(f.Node), log}, Quote: slow{quote, transport(f.OneInch), log}}},
 			Gateway: func(o *gateway.Options) { o.CacheMaxEntries, o.CacheMaxBytes = 100000, 1<<30 }})
 	}

@@ -186,8 +186,8 @@ func TestInternalErrorMatchesOpenAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := config.Default()
-	srv, err := gateway.New(gateway.Options{Service: service.New(map[uint64]*service.Upstreams{
-		42161: {Config: cfg.Chains[42161], Chain: panicking{}, Strikes: panicking{}, Subgraph: subgraph.New("http://sg.invalid", subgraph.Options{})}})})
+	srv, err := gateway.New(gateway.DefaultOptions(service.New(map[uint64]*service.Upstreams{
+		42161: {Config: cfg.Chains[42161], Chain: panicking{}, Strikes: panicking{}, Subgraph: subgraph.New("http://sg.invalid", subgraph.Options{})}})))
 	if err != nil {
 		t.Fatal(err)
 	}

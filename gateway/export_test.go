@@ -3,8 +3,20 @@ package gateway
 import (
 	"context"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
+
+// DefaultOptions are the options the composition root would pass for the
+// default configuration, over svc: for tests that build a Server alone.
+func DefaultOptions(svc *service.Service) Options {
+	c := config.Default()
+	return Options{
+		Service: svc, RequestTimeout: c.RequestTimeout.D(), StrikesTTL: c.StrikesTTL.D(),
+		HistoryTTL: c.HistoryTTL.D(), PrepareTTL: c.PrepareTTL.D(), CacheMaxEntries: c.CacheMaxEntries,
+		CacheMaxBytes: c.CacheMaxBytes, StaleGrace: c.StaleGrace.D(), MaxFills: c.MaxFills, MaxLagBlocks: c.MaxLagBlocks,
+	}
+}
 
 // PathExample is the path of the tests' example operation.
 const PathExample = "/clamm/example/swappers"

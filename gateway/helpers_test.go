@@ -10,6 +10,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
 func transport(h http.Handler) http.RoundTripper { return scenario.HandlerTransport{Handler: h} }
@@ -56,6 +57,6 @@ func newApp(t testing.TB, o app.Options) *gateway.Server {
 }
 
 // onFakes serves chain 42161 from f.
-func onFakes(f *scenario.Fakes) map[uint64]app.Transports {
-	return map[uint64]app.Transports{42161: f.Transports()}
+func onFakes(f *scenario.Fakes) map[uint64]upstream.Transports {
+	return map[uint64]upstream.Transports{42161: f.Transports()}
 }

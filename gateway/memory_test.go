@@ -17,6 +17,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
 // maximalSubgraph answers every Strikes query with the fake's own answer
@@ -83,11 +84,11 @@ func TestMemoryUnderConcurrentMaximalAnswers(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 
 	f := newFakesOnly(t)
-	sub := httptest.NewServer(maximalSubgraph{fake: f.Subgraph, size: app.DefaultMaxBody})
+	sub := httptest.NewServer(maximalSubgraph{fake: f.Subgraph, size: upstream.DefaultMaxBody})
 	defer sub.Close()
 	cfg.Chains = map[uint64]*config.Chain{42161: cfg.Chains[42161]}
 	cfg.Chains[42161].SubgraphURL, cfg.Chains[42161].RPCURL = sub.URL, "http://rpc.invalid"
-	srv := newApp(t, app.Options{Config: cfg, Transports: map[uint64]app.Transports{42161: {RPC: f.Transports().RPC}},
+	srv := newApp(t, app.Options{Config: cfg, Transports: map[uint64]upstream.Transports{42161: {RPC: f.Transports().RPC}},
 		Gateway: func(o *gateway.Options) { o.RequestTimeout = time.Minute }})
 
 	runtime.GC()

@@ -15,7 +15,7 @@ import (
 // the same table: whatever it answers, the router would have sent to the
 // same route, and it answers every GET and HEAD on the table's paths.
 func TestDirectRoutesMatchRouter(t *testing.T) {
-	s, err := New(Options{Service: service.New(map[uint64]*service.Upstreams{42161: {}})})
+	s, err := New(DefaultOptions(service.New(map[uint64]*service.Upstreams{42161: {}})))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,8 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
-	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
 // Options are everything a Server depends on.
@@ -58,7 +58,7 @@ type Options struct {
 	RateLimit         float64
 	RateBurst         int
 	TrustForwardedFor bool
-	// MaxFills bounds upstream fills running at once (0: 64); a miss that
+	// MaxFills bounds upstream fills running at once; a miss that
 	// would start one more is answered 503 OVERLOADED with Retry-After.
 	MaxFills int
 	// Metrics, if set, is served at /metrics and fed by every request.
@@ -103,7 +103,7 @@ type Server struct {
 	ready     *service.ReadinessCache
 	// sharedProbed is when /readyz last probed the shared tier (Unix ns).
 	sharedProbed atomic.Int64
-	fills        chan struct{} // semaphore of running fills
+	fills        *upstream.Admission // bounds the fills running at once
 	// direct is the route table (routes.go), each entry with its
 	// collectors resolved as the routes are set up; read-only afterwards.
 	// unmatched are the collectors of routeUnmatched, which every request
@@ -139,23 +139,17 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.RequestTimeout <= 0 {
-		opts.RequestTimeout = 15 * time.Second
-	}
-	if opts.StrikesTTL <= 0 {
-		opts.StrikesTTL = 15 * time.Second
-	}
-	if opts.HistoryTTL <= 0 {
-		opts.HistoryTTL = 10 * time.Second
-	}
-	if opts.PrepareTTL <= 0 {
-		opts.PrepareTTL = 2 * time.Second
-	}
-	if opts.MaxLagBlocks == 0 {
-		opts.MaxLagBlocks = 500
-	}
-	if opts.MaxFills <= 0 {
-		opts.MaxFills = 64
+	// Validated configuration supplies these (internal/config); a zero
+	// here is a wiring mistake, not a default.
+	for name, ok := range map[string]bool{
+		"RequestTimeout": opts.RequestTimeout > 0, "StrikesTTL": opts.StrikesTTL > 0,
+		"HistoryTTL": opts.HistoryTTL > 0, "PrepareTTL": opts.PrepareTTL > 0,
+		"MaxFills": opts.MaxFills > 0, "MaxLagBlocks": opts.MaxLagBlocks > 0,
+		"CacheMaxEntries": opts.CacheMaxEntries > 0, "CacheMaxBytes": opts.CacheMaxBytes > 0,
+	} {
+		if !ok {
+			return nil, fmt.Errorf("gateway: %s must be positive", name)
+		}
 	}
 	if opts.ReadyTTL <= 0 {
 		opts.ReadyTTL = time.Second
@@ -187,7 +181,7 @@ func New(opts Options) (*Server, error) {
 	for _, id := range opts.Service.UnservedChainIDs() {
 		s.chains[id] = false
 	}
-	s.fills = make(chan struct{}, opts.MaxFills)
+	s.fills = upstream.NewAdmission(opts.MaxFills)
 	s.ready = service.NewReadinessCache(opts.Service, opts.ReadyTTL, opts.RequestTimeout)
 	if opts.RateLimit > 0 {
 		s.limiter = newRateLimiter(opts.RateLimit, opts.RateBurst, opts.TrustForwardedFor)
@@ -261,17 +255,14 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string,
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 	defer cancel()
 	bounded := func(ctx context.Context) (entry, error) {
-		select {
-		case s.fills <- struct{}{}:
-			defer func() { <-s.fills }()
-			// What the fill's upstream answers charge to the memory
-			// budget is held until the fill is done with them.
-			ctx, lease := replay.WithLease(ctx)
-			defer lease.Release()
-			return fill(ctx)
-		default:
-			return entry{}, problem.New(problem.Overloaded, "the gateway is at its limit of %d concurrent upstream reads; retry shortly", cap(s.fills))
+		// Admitted, or 503 OVERLOADED; what the fill's upstream answers
+		// charge to the memory budget is held until it is done with them.
+		ctx, lease, err := s.fills.Admit(ctx)
+		if err != nil {
+			return entry{}, err
 		}
+		defer lease.Release()
+		return fill(ctx)
 	}
 	e, status, age, err := s.responses.Get(ctx, key, p, bounded)
 	if err != nil {

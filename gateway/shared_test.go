@@ -21,8 +21,10 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier/redistest"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
 // gate holds upstream requests until opened; it counts the requests that
@@ -73,6 +75,9 @@ type replica struct {
 func newReplica(t *testing.T, f *scenario.Fakes, sg http.Handler, redisURL string, to redistier.Options, adjust func(*gateway.Options)) *replica {
 	t.Helper()
 	to.URL = redisURL
+	if to.Prefix == "" {
+		to.Prefix = config.Default().RedisPrefix
+	}
 	if to.OpTimeout == 0 {
 		// Generous: a loaded test machine must not make a healthy Redis
 		// look failed; the fault test sets the default deadline itself.
@@ -86,7 +91,7 @@ func newReplica(t *testing.T, f *scenario.Fakes, sg http.Handler, redisURL strin
 	m := metrics.New()
 	tr := f.Transports()
 	tr.Subgraph = transport(sg)
-	srv := newApp(t, app.Options{Transports: map[uint64]app.Transports{42161: tr}, Metrics: m, Gateway: func(o *gateway.Options) {
+	srv := newApp(t, app.Options{Transports: map[uint64]upstream.Transports{42161: tr}, Metrics: m, Gateway: func(o *gateway.Options) {
 		o.CacheMaxEntries, o.Shared = 100, tier
 		if adjust != nil {
 			adjust(o)

@@ -14,6 +14,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
 // closedURL is a loopback URL nothing listens on.
@@ -124,7 +125,7 @@ func TestUpstreamConnectionsAreReusedUnderMissLoad(t *testing.T) {
 	// The subgraph over the network (no transport given), the node in-process.
 	cfg := arbitrumOnly()
 	cfg.Chains[42161].SubgraphURL, cfg.Chains[42161].RPCURL = sub.URL, "http://rpc.invalid"
-	srv := newApp(t, app.Options{Config: cfg, Transports: map[uint64]app.Transports{42161: {RPC: f.Transports().RPC}},
+	srv := newApp(t, app.Options{Config: cfg, Transports: map[uint64]upstream.Transports{42161: {RPC: f.Transports().RPC}},
 		Gateway: func(o *gateway.Options) { o.StrikesTTL = time.Nanosecond }})
 	const fills = 64
 	for round := range 3 {

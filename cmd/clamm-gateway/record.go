@@ -10,6 +10,8 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
+	"github.com/clamm-gateway/clamm-gateway/internal/replay"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
 // runRecord is `clamm-gateway record`: it runs requests against the live
@@ -33,10 +35,10 @@ func runRecord(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	live := map[uint64]app.Transports{} // zero transports: the network
+	live := map[uint64]upstream.Transports{} // zero transports: the network
 	for _, id := range cfg.ChainIDs() {
 		if ch := cfg.Chains[id]; ch.Live() {
-			live[id] = app.Transports{}
+			live[id] = upstream.Transports{}
 		}
 	}
 	if len(live) == 0 {
@@ -48,13 +50,20 @@ func runRecord(ctx context.Context, args []string, getenv func(string) string, s
 			paths = append(paths, r.Path)
 		}
 	}
-	err = app.Record(*out, cfg, live, getenv, paths, func(path string, status int) error {
+	recorders, save, err := replay.RecordChains(*out, live, demo.SubgraphURL)
+	if err != nil {
+		return err
+	}
+	err = app.Record(app.RecordOptions{Config: cfg, Chains: recorders, Getenv: getenv, Paths: paths, Check: func(path string, status int) error {
 		if status >= 500 {
 			return fmt.Errorf("%s answered %d: an upstream failure is not worth recording", path, status)
 		}
 		return nil
-	})
+	}})
 	if err != nil {
+		return err
+	}
+	if err := save(); err != nil {
 		return err
 	}
 	for _, id := range cfg.ChainIDs() {

@@ -48,21 +48,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *listen != "" {
 		cfg.Listen = *listen
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(orDefault(getenv("CLAMM_LOG_LEVEL"), "info"))); err != nil {
-		return fmt.Errorf("CLAMM_LOG_LEVEL: %w", err)
-	}
+	level := cfg.LogLevel
 	logw := newLogWriter(stderr, 200*time.Millisecond)
 	defer logw.Close()
 	logger := slog.New(slog.NewJSONHandler(logw, &slog.HandlerOptions{Level: level}))
-	docs, err := queries.Load(getenv("CLAMM_QUERIES_DIR"))
+	docs, err := queries.Load(cfg.QueriesDir)
 	if err != nil {
 		return err
 	}
 
 	a, err := app.New(app.Options{
 		Config: cfg, Queries: docs, Getenv: getenv, Logger: logger, AccessLog: logw, AccessLevel: level,
-		Metrics: metrics.New(), Version: version, Demo: getenv("CLAMM_DEMO") != "off",
+		Metrics: metrics.New(), Version: version, Demo: cfg.Demo,
 	})
 	if err != nil {
 		return err
@@ -98,10 +95,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		logger.Info("chain", "chainId", id, "mode", modes[id], "subgraph", config.Redact(ch.SubgraphURL), "rpc", config.Redact(ch.RPCURL))
 	}
 	if cfg.RedisURL != "" {
-		logger.Info("shared cache tier", "redis", config.Redact(cfg.RedisURL), "prefix", orDefault(cfg.RedisPrefix, "clamm:v1:"))
+		logger.Info("shared cache tier", "redis", config.Redact(cfg.RedisURL), "prefix", cfg.RedisPrefix)
 	}
 
-	if addr := getenv("CLAMM_PPROF_LISTEN"); addr != "" {
+	if addr := cfg.PprofListen; addr != "" {
 		// Operators' profiling endpoint, off by default; bind it to
 		// loopback. Bound here, before serving: an address that cannot be
 		// bound stops the start with an error naming the variable, where
@@ -127,13 +124,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	return nil
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func printBanner(w io.Writer, addr string, modes map[uint64]string) {

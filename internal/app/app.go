@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -24,19 +23,10 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
-	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
-
-// Transports replace the network under one chain's upstream clients: fakes
-// in tests, recorders in record mode, replays for the demo. A nil field
-// means the network (http.DefaultTransport).
-type Transports struct {
-	Subgraph http.RoundTripper
-	RPC      http.RoundTripper
-	Quote    http.RoundTripper // the 1inch API
-}
 
 // The modes a chain can be served in (App.Modes).
 const (
@@ -67,12 +57,12 @@ type Options struct {
 	Demo bool
 	// Transports, by chain id, replace the network of that chain's clients.
 	// A chain listed here is wired even without URLs (placeholders are used).
-	Transports map[uint64]Transports
-	// MaxBody bounds every upstream answer (0: DefaultMaxBody).
+	Transports map[uint64]upstream.Transports
+	// MaxBody bounds every upstream answer (0: upstream.DefaultMaxBody).
 	MaxBody int64
 	// Budget bounds the memory all chains' upstream answers hold at once
-	// (nil: one of replay.DefaultBudget, shared by every chain).
-	Budget *replay.Budget
+	// (nil: one of upstream.DefaultBudget, shared by every chain).
+	Budget *upstream.Budget
 	// Gateway, if set, adjusts the gateway's options before it is built
 	// (tests shorten timeouts or add a rate limit this way).
 	Gateway func(*gateway.Options)
@@ -138,9 +128,12 @@ func newService(o Options) (*service.Service, map[uint64]string, error) {
 	}
 	ups := map[uint64]*service.Upstreams{}
 	modes := map[uint64]string{}
-	budget := o.Budget
-	if budget == nil {
-		budget = replay.NewBudget(replay.DefaultBudget)
+	uo := upstream.Options{MaxBody: o.MaxBody, Budget: o.Budget, MaxConnsPerHost: cfg.MaxFills, Metrics: o.Metrics}
+	if uo.MaxBody <= 0 {
+		uo.MaxBody = upstream.DefaultMaxBody
+	}
+	if uo.Budget == nil {
+		uo.Budget = upstream.NewBudget(upstream.DefaultBudget)
 	}
 	for _, id := range cfg.ChainIDs() {
 		ch := cfg.Chains[id]
@@ -163,7 +156,7 @@ func newService(o Options) (*service.Service, map[uint64]string, error) {
 			c := *ch
 			c.SubgraphURL, c.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
 			ch = &c
-			tr = Transports{Subgraph: r.Subgraph, RPC: r.RPC, Quote: r.Quote}
+			tr = upstream.Transports{Subgraph: r.Subgraph, RPC: r.RPC, Quote: r.Quote}
 			modes[id] = ModeDemo
 		default:
 			ups[id] = &service.Upstreams{Config: ch}
@@ -172,8 +165,7 @@ func newService(o Options) (*service.Service, map[uint64]string, error) {
 		}
 		u, err := connect(ch, tr, connectOptions{
 			UpstreamTimeout: cfg.UpstreamTimeout.D(), ImmutablesTTL: cfg.ImmutablesTTL.D(),
-			Queries: o.Queries, Getenv: o.Getenv, Metrics: o.Metrics, MaxBody: o.MaxBody,
-			Budget: budget, MaxConnsPerHost: cfg.MaxFills,
+			Queries: o.Queries, Getenv: o.Getenv, Upstream: uo,
 		})
 		if err != nil {
 			return nil, nil, err
@@ -204,7 +196,7 @@ func newGateway(o Options, svc *service.Service, shared gateway.SharedTier) (*ga
 		StaleGrace:        cfg.StaleGrace.D(),
 		RateLimit:         cfg.RateLimit,
 		RateBurst:         cfg.RateBurst,
-		TrustForwardedFor: cfg.TrustXFF,
+		TrustForwardedFor: cfg.TrustForwardedFor,
 		MaxFills:          cfg.MaxFills,
 		CORSOrigins:       cfg.CORSOrigins,
 		MaxLagBlocks:      cfg.MaxLagBlocks,

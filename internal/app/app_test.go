@@ -1,14 +1,12 @@
 package app
 
 import (
-	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
 // Every configured chain is served in exactly one mode, chosen in one
@@ -23,7 +21,7 @@ func TestModes(t *testing.T) {
 	}{
 		{"demo on", Options{Config: cfg, Demo: true}, map[uint64]string{42161: ModeDemo, 5000: ModeLive}},
 		{"demo off", Options{Config: cfg}, map[uint64]string{42161: ModeNotConfigured, 5000: ModeLive}},
-		{"transports", Options{Config: cfg, Demo: true, Transports: map[uint64]Transports{5000: {}}}, map[uint64]string{42161: ModeDemo, 5000: ModeTransports}},
+		{"transports", Options{Config: cfg, Demo: true, Transports: map[uint64]upstream.Transports{5000: {}}}, map[uint64]string{42161: ModeDemo, 5000: ModeTransports}},
 	} {
 		a, err := New(c.o)
 		if err != nil {
@@ -81,39 +79,3 @@ func mantleSwapper(t *testing.T, a *App) string {
 	}
 	return ids[0]
 }
-
-// Every upstream answer is read through the body limit, whether or not it
-// announces its length.
-func TestLimitTransport(t *testing.T) {
-	body := strings.Repeat("x", 100)
-	for _, c := range []struct {
-		name   string
-		max    int64
-		length bool // Content-Length announced
-		tooBig bool
-	}{
-		{"at the limit", 100, true, false},
-		{"at the limit, chunked", 100, false, false},
-		{"over, announced", 99, true, true},
-		{"over, chunked", 99, false, true},
-	} {
-		rt := limitTransport{max: c.max, rt: roundTrip(func(r *http.Request) (*http.Response, error) {
-			n := int64(-1)
-			if c.length {
-				n = int64(len(body))
-			}
-			return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader(body)), ContentLength: n}, nil
-		})}
-		resp, err := rt.RoundTrip(httptest.NewRequest(http.MethodGet, "http://up.invalid/", nil))
-		if err == nil {
-			_, err = io.ReadAll(resp.Body)
-		}
-		if got := errors.Is(err, ErrBodyTooLarge); got != c.tooBig {
-			t.Errorf("%s: %v", c.name, err)
-		}
-	}
-}
-
-type roundTrip func(*http.Request) (*http.Response, error)
-
-func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -10,10 +10,9 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
-	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
-	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
@@ -25,59 +24,19 @@ type connectOptions struct {
 	UpstreamTimeout time.Duration
 	ImmutablesTTL   time.Duration
 	Queries         queries.Set
-	// MaxBody bounds every upstream answer (0: DefaultMaxBody).
-	MaxBody int64
-	// Budget bounds the memory all upstream answers hold at once; share
-	// one across chains (nil: a budget of replay.DefaultBudget for this
-	// chain alone).
-	Budget *replay.Budget
-	// MaxConnsPerHost sizes the idle connection pool of each upstream
-	// reached over the network: the gateway's bound on concurrent fills
-	// (0: 64).
-	MaxConnsPerHost int
-	// Metrics, if set, counts and times every upstream round trip by kind.
-	Metrics *metrics.Metrics
+	// Upstream are the bounds every upstream transport enforces.
+	Upstream upstream.Options
 }
 
-// DefaultMaxBody bounds an upstream answer: a page of 1000 strikes is
-// about 1 MiB.
-const DefaultMaxBody = 32 << 20
-
 // connect builds a chain's subgraph client, chain reader and quoters from
-// its configured URLs over tr (nil fields: the network). Nothing is dialled
-// yet: HTTP clients connect on first use.
-func connect(ch *config.Chain, tr Transports, o connectOptions) (*service.Upstreams, error) {
-	if o.MaxBody <= 0 {
-		o.MaxBody = DefaultMaxBody
-	}
-	if o.MaxConnsPerHost <= 0 {
-		o.MaxConnsPerHost = 64
-	}
-	// The network, where tr does not replace it: a transport of its own
-	// per upstream, its idle pool sized for the fill bound.
-	for _, rt := range []*http.RoundTripper{&tr.Subgraph, &tr.RPC, &tr.Quote} {
-		if *rt == nil {
-			*rt = pooledTransport(o.MaxConnsPerHost)
-		}
-	}
-	if o.Budget == nil {
-		o.Budget = replay.NewBudget(replay.DefaultBudget)
-	}
-	wrap := func(kind string, rt http.RoundTripper) http.RoundTripper {
-		if o.Metrics != nil {
-			rt = o.Metrics.Transport(kind, rt)
-		}
-		if kind != "quote" {
-			// The subgraph's and the node's refusals are honoured here
-			// (Retry-After passed on, no calls until it runs out); the 1inch
-			// client reads its own 429 as QUOTE_RATE_LIMITED.
-			rt = &replay.BackoffTransport{RT: rt}
-		}
-		return limitTransport{rt: rt, max: o.MaxBody, budget: o.Budget}
-	}
-	sub := &http.Client{Transport: wrap("subgraph", tr.Subgraph)}
-	rpcHTTP := &http.Client{Transport: wrap("rpc", tr.RPC)}
-	quoteHTTP := &http.Client{Transport: wrap("quote", tr.Quote)}
+// its configured URLs over tr (nil fields: the network), each transport
+// stacked by upstream.For. Nothing is dialled yet: HTTP clients connect on
+// first use.
+func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*service.Upstreams, error) {
+	tr = upstream.For(tr, o.Upstream)
+	sub := &http.Client{Transport: tr.Subgraph}
+	rpcHTTP := &http.Client{Transport: tr.RPC}
+	quoteHTTP := &http.Client{Transport: tr.Quote}
 	rc, err := rpc.DialOptions(context.Background(), ch.RPCURL, rpc.WithHTTPClient(rpcHTTP))
 	if err != nil {
 		return nil, fmt.Errorf("chain %d rpc %s: %w", ch.ID, config.Redact(ch.RPCURL), err)
@@ -88,19 +47,20 @@ func connect(ch *config.Chain, tr Transports, o connectOptions) (*service.Upstre
 	}
 	quoters := map[string]swap.Quoter{}
 	for id, sw := range ch.Swappers {
+		contracts := swap.Contracts{Address: sw.Address, ByDex: sw.ByDex}
 		switch sw.Kind {
 		case "uniswap-v3":
-			quoters[id] = &swap.UniV3{RPC: rc, Quoter: sw.Quoter, Timeout: o.UpstreamTimeout}
+			quoters[id] = &swap.UniV3{RPC: rc, Quoter: sw.Quoter, Timeout: o.UpstreamTimeout, Contracts: contracts}
 		case "1inch":
 			key := ""
 			if sw.APIKeyEnv != "" {
 				key = o.Getenv(sw.APIKeyEnv)
 			}
 			quoters[id] = &swap.OneInch{BaseURL: sw.APIBaseURL, APIKey: key, ChainID: ch.ID,
-				HTTP: quoteHTTP, Timeout: o.UpstreamTimeout}
+				HTTP: quoteHTTP, Timeout: o.UpstreamTimeout, Contracts: contracts}
 		}
 	}
-	sg := subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout, MaxBytes: o.MaxBody})
+	sg := subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout, MaxBytes: o.Upstream.MaxBody})
 	return &service.Upstreams{
 		Config:    ch,
 		Subgraph:  sg,

@@ -1,17 +1,19 @@
 // Package config holds the gateway's settings: per chain the upstream URLs,
 // the handler registry, hooks and swappers; globally the listen address,
-// timeouts and cache bounds. Defaults for Arbitrum (42161) and Mantle (5000)
-// are embedded; a JSON file (CLAMM_CONFIG) is merged over them field by field,
-// and environment variables override both. URLs may carry API keys, so they
+// timeouts and cache bounds. Each global setting is one row of the settings
+// table (settings.go: variable, file key, default, parser, check, doc), from
+// which loading, validation and the table in docs/configuration.md come.
+// The chains of Arbitrum (42161) and Mantle (5000) are embedded
+// (defaults.json); a JSON file (CLAMM_CONFIG) is merged over the defaults
+// field by field, and environment variables override both. URLs may carry API keys, so they
 // are only ever printed through Redact.
 package config
 
 import (
-	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"math"
+	"log/slog"
 	"net/url"
 	"os"
 	"sort"
@@ -25,33 +27,43 @@ import (
 //go:embed defaults.json
 var defaultsJSON []byte
 
-// Config is the whole configuration.
+// Config is the whole configuration. Each field but Chains is one row of
+// the settings table (settings.go), which gives its variable, file key,
+// default and check.
 type Config struct {
-	Listen          string            `json:"listen"`
-	UpstreamTimeout Duration          `json:"upstreamTimeout"`
-	RequestTimeout  Duration          `json:"requestTimeout"`
-	StrikesTTL      Duration          `json:"strikesTTL"`
-	HistoryTTL      Duration          `json:"historyTTL"`
-	PrepareTTL      Duration          `json:"prepareTTL"`
-	ImmutablesTTL   Duration          `json:"immutablesTTL"`
-	CacheMaxEntries int               `json:"cacheMaxEntries"`
-	CacheMaxBytes   int64             `json:"cacheMaxBytes"`
-	StaleGrace      Duration          `json:"staleGrace"`
-	RateLimit       float64           `json:"rateLimit"`
-	RateBurst       int               `json:"rateBurst"`
-	TrustXFF        bool              `json:"trustForwardedFor"`
-	MaxFills        int               `json:"maxFills"`
-	CORSOrigins     []string          `json:"corsOrigins"`
-	MaxLagBlocks    uint64            `json:"maxLagBlocks"`
-	Chains          map[uint64]*Chain `json:"chains"`
-
+	Listen            string
+	UpstreamTimeout   Duration
+	RequestTimeout    Duration
+	StrikesTTL        Duration
+	HistoryTTL        Duration
+	PrepareTTL        Duration
+	ImmutablesTTL     Duration
+	CacheMaxEntries   int
+	CacheMaxBytes     int64
+	StaleGrace        Duration
+	RateLimit         float64
+	RateBurst         int
+	TrustForwardedFor bool
+	MaxFills          int
+	CORSOrigins       []string
+	MaxLagBlocks      uint64
 	// RedisURL, if set, names the Redis replicas share as a second cache
 	// tier (redis:// or rediss://; may hold a password, printed only
 	// through Redact); RedisPrefix namespaces its keys; RedisTimeout
-	// bounds each Redis command (0: the tier's default, 150ms).
-	RedisURL     string   `json:"redisUrl"`
-	RedisPrefix  string   `json:"redisPrefix"`
-	RedisTimeout Duration `json:"redisTimeout"`
+	// bounds each Redis command.
+	RedisURL     string
+	RedisPrefix  string
+	RedisTimeout Duration
+	// LogLevel is the least level logged (and access-logged).
+	LogLevel slog.Level
+	// PprofListen, if set, is where net/http/pprof listens.
+	PprofListen string
+	// QueriesDir, if set, holds .graphql documents replacing the embedded.
+	QueriesDir string
+	// Demo serves the embedded recordings on chains without upstreams.
+	Demo bool
+
+	Chains map[uint64]*Chain
 }
 
 // Chain is one network's upstreams and protocol registry.
@@ -148,41 +160,21 @@ func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Durat
 // D returns the time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
-// Default returns the embedded defaults.
+// Default returns the defaults: the settings table's, and the chains
+// embedded in defaults.json.
 func Default() *Config {
-	c, err := parse(defaultsJSON, nil)
-	if err != nil {
+	c := &Config{Chains: map[uint64]*Chain{}}
+	applyDefaults(c)
+	if err := parse(defaultsJSON, c); err != nil {
 		panic("config: embedded defaults: " + err.Error())
 	}
 	return c
 }
 
-// Load builds the configuration: embedded defaults, then the JSON file named
-// by CLAMM_CONFIG (if set), then environment variables:
-//
-//	CLAMM_LISTEN                      listen address (":8080")
-//	CLAMM_CHAIN_<id>_SUBGRAPH_URL     Graph Node query URL of chain <id>
-//	CLAMM_CHAIN_<id>_RPC_URL          JSON-RPC URL of chain <id>
-//	CLAMM_UPSTREAM_TIMEOUT            deadline of one upstream call ("10s")
-//	CLAMM_REQUEST_TIMEOUT             deadline of one client request ("15s")
-//	CLAMM_STRIKES_TTL                 cache TTL of strikes-chain responses ("15s")
-//	CLAMM_HISTORY_TTL                 cache TTL of exercise-history pages ("10s")
-//	CLAMM_PREPARE_TTL                 cache TTL of prepared exercises ("2s")
-//	CLAMM_CACHE_MAX_ENTRIES           bound on cached responses (10000)
-//	CLAMM_CACHE_MAX_BYTES             bound on cached response bytes (268435456)
-//	CLAMM_STALE_GRACE                 how long past its TTL an answer may be served stale ("60s")
-//	CLAMM_RATE_LIMIT                  per-client requests per second (0: off)
-//	CLAMM_RATE_BURST                  per-client burst (20)
-//	CLAMM_TRUST_FORWARDED_FOR         name clients by X-Forwarded-For (false)
-//	CLAMM_MAX_FILLS                   upstream fills at once (64)
-//	CLAMM_MAX_LAG_BLOCKS              subgraph blocks behind the head before /readyz fails (500)
-//	CLAMM_CORS_ORIGINS                browser origins allowed, comma-separated, "*" for any (none)
-//	CLAMM_CHAINS                      extra chain ids to configure from the environment alone
-//	CLAMM_REDIS_URL                   Redis shared by replicas as a second cache tier (none)
-//	CLAMM_REDIS_PREFIX                namespace of the gateway's Redis keys ("clamm:v1:")
-//	CLAMM_REDIS_TIMEOUT               deadline of one Redis command ("150ms")
-//
-// A chain id that appears only in the environment is added with empty registries.
+// Load builds the configuration: the defaults, then the JSON file named by
+// CLAMM_CONFIG (if set), then environment variables (the settings table,
+// settings.go, and each chain's URLs), then validates it. A chain id that
+// appears only in the environment is added with empty registries.
 func Load(getenv func(string) string) (*Config, error) {
 	c := Default()
 	if path := getenv("CLAMM_CONFIG"); path != "" {
@@ -190,133 +182,54 @@ func Load(getenv func(string) string) (*Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("config file: %w", err)
 		}
-		if c, err = parse(raw, c); err != nil {
+		if err := parse(raw, c); err != nil {
 			return nil, fmt.Errorf("config file %s: %w", path, err)
 		}
 	}
-	if err := applyEnv(c, getenv); err != nil {
+	if err := applySettingsEnv(c, getenv); err != nil {
 		return nil, err
 	}
+	applyChainEnv(c, getenv)
 	return c, c.Validate()
 }
 
-// parse merges raw JSON over base (nil: an empty config). Chains merge field
-// by field, so a file can set one URL without repeating the registries.
-func parse(raw []byte, base *Config) (*Config, error) {
-	if base == nil {
-		base = &Config{Chains: map[uint64]*Chain{}}
+// parse merges raw JSON over c. Chains merge field by field, so a file can
+// set one URL without repeating the registries.
+func parse(raw []byte, c *Config) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return err
 	}
-	var top struct {
-		Chains map[string]json.RawMessage `json:"chains"`
+	if err := applySettingsFile(c, top); err != nil {
+		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&top); err != nil {
-		return nil, err
+	var chains map[string]json.RawMessage
+	if msg, ok := top["chains"]; ok {
+		if err := json.Unmarshal(msg, &chains); err != nil {
+			return fmt.Errorf("chains: %w", err)
+		}
 	}
-	chains := base.Chains
-	base.Chains = nil
-	if err := json.Unmarshal(raw, base); err != nil {
-		return nil, err
-	}
-	base.Chains = chains
-	for key, msg := range top.Chains {
+	for key, msg := range chains {
 		id, err := strconv.ParseUint(key, 10, 64)
 		if err != nil || id == 0 {
-			return nil, fmt.Errorf("chain id %q is not a positive integer", key)
+			return fmt.Errorf("chain id %q is not a positive integer", key)
 		}
-		ch := base.Chains[id]
+		ch := c.Chains[id]
 		if ch == nil {
 			ch = &Chain{}
-			base.Chains[id] = ch
+			c.Chains[id] = ch
 		}
 		if err := json.Unmarshal(msg, ch); err != nil {
-			return nil, fmt.Errorf("chain %d: %w", id, err)
+			return fmt.Errorf("chain %d: %w", id, err)
 		}
 		ch.ID = id
 	}
-	return base, nil
+	return nil
 }
 
-func applyEnv(c *Config, getenv func(string) string) error {
-	if v := getenv("CLAMM_LISTEN"); v != "" {
-		c.Listen = v
-	}
-	if v := getenv("CLAMM_REDIS_URL"); v != "" {
-		c.RedisURL = v
-	}
-	if v := getenv("CLAMM_REDIS_PREFIX"); v != "" {
-		c.RedisPrefix = v
-	}
-	for name, dst := range map[string]*Duration{
-		"CLAMM_UPSTREAM_TIMEOUT": &c.UpstreamTimeout,
-		"CLAMM_REQUEST_TIMEOUT":  &c.RequestTimeout,
-		"CLAMM_STRIKES_TTL":      &c.StrikesTTL,
-		"CLAMM_HISTORY_TTL":      &c.HistoryTTL,
-		"CLAMM_PREPARE_TTL":      &c.PrepareTTL,
-		"CLAMM_STALE_GRACE":      &c.StaleGrace,
-		"CLAMM_REDIS_TIMEOUT":    &c.RedisTimeout,
-	} {
-		if v := getenv(name); v != "" {
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			*dst = Duration(d)
-		}
-	}
-	if v := getenv("CLAMM_CACHE_MAX_ENTRIES"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return fmt.Errorf("CLAMM_CACHE_MAX_ENTRIES: %w", err)
-		}
-		c.CacheMaxEntries = n
-	}
-	for name, dst := range map[string]*int{"CLAMM_RATE_BURST": &c.RateBurst, "CLAMM_MAX_FILLS": &c.MaxFills} {
-		if v := getenv(name); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			*dst = n
-		}
-	}
-	if v := getenv("CLAMM_RATE_LIMIT"); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return fmt.Errorf("CLAMM_RATE_LIMIT: %q is not a rate", v)
-		}
-		c.RateLimit = f
-	}
-	if v := getenv("CLAMM_MAX_LAG_BLOCKS"); v != "" {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			return fmt.Errorf("CLAMM_MAX_LAG_BLOCKS: %w", err)
-		}
-		c.MaxLagBlocks = n
-	}
-	if v := getenv("CLAMM_CORS_ORIGINS"); v != "" {
-		c.CORSOrigins = nil
-		for _, o := range strings.Split(v, ",") {
-			if o = strings.TrimSpace(o); o != "" {
-				c.CORSOrigins = append(c.CORSOrigins, o)
-			}
-		}
-	}
-	if v := getenv("CLAMM_TRUST_FORWARDED_FOR"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("CLAMM_TRUST_FORWARDED_FOR: %w", err)
-		}
-		c.TrustXFF = b
-	}
-	if v := getenv("CLAMM_CACHE_MAX_BYTES"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return fmt.Errorf("CLAMM_CACHE_MAX_BYTES: %w", err)
-		}
-		c.CacheMaxBytes = n
-	}
-	// Chain URLs: the environment wins over file and defaults (LiveUpstreamsHint names them).
+// applyChainEnv sets chain URLs from the environment, which wins over file
+// and defaults (LiveUpstreamsHint names the variables).
+func applyChainEnv(c *Config, getenv func(string) string) {
 	for _, id := range envChainIDs(getenv, c) {
 		ch := c.Chains[id]
 		if ch == nil {
@@ -330,7 +243,6 @@ func applyEnv(c *Config, getenv func(string) string) error {
 			ch.RPCURL = v
 		}
 	}
-	return nil
 }
 
 // envChainIDs lists the configured chains plus any named in CLAMM_CHAINS
@@ -353,53 +265,13 @@ func envChainIDs(getenv func(string) string, c *Config) []uint64 {
 	return ids
 }
 
-// maxRateLimit bounds CLAMM_RATE_LIMIT: beyond a million requests a second
-// per client a limit limits nothing.
-const maxRateLimit = 1e6
-
-// Validate checks what would otherwise fail at request time.
+// Validate checks what would otherwise fail at request time: a value the
+// types accept can still turn a feature off or refuse every request
+// (CLAMM_RATE_LIMIT=Inf refused all, NaN disabled the limiter, a negative
+// CLAMM_STALE_GRACE disabled caching).
 func (c *Config) Validate() error {
-	// Each setting is checked by itself, and the error names the variable
-	// (and the file's key) so an operator knows what to fix: a value the
-	// types accept can still turn a feature off or refuse every request
-	// (CLAMM_RATE_LIMIT=Inf refused all, NaN disabled the limiter, a
-	// negative CLAMM_STALE_GRACE disabled caching).
-	for _, d := range []struct {
-		name     string
-		v        Duration
-		positive bool
-	}{
-		{"CLAMM_UPSTREAM_TIMEOUT (upstreamTimeout)", c.UpstreamTimeout, true},
-		{"CLAMM_REQUEST_TIMEOUT (requestTimeout)", c.RequestTimeout, true},
-		{"CLAMM_STRIKES_TTL (strikesTTL)", c.StrikesTTL, false},
-		{"CLAMM_HISTORY_TTL (historyTTL)", c.HistoryTTL, false},
-		{"CLAMM_PREPARE_TTL (prepareTTL)", c.PrepareTTL, false},
-		{"immutablesTTL", c.ImmutablesTTL, false},
-		{"CLAMM_STALE_GRACE (staleGrace)", c.StaleGrace, false},
-	} {
-		if d.v < 0 || (d.positive && d.v == 0) {
-			return fmt.Errorf("%s: %s must be positive", d.name, time.Duration(d.v))
-		}
-	}
-	if c.CacheMaxEntries <= 0 {
-		return fmt.Errorf("CLAMM_CACHE_MAX_ENTRIES (cacheMaxEntries): %d must be positive", c.CacheMaxEntries)
-	}
-	if c.CacheMaxBytes <= 0 {
-		return fmt.Errorf("CLAMM_CACHE_MAX_BYTES (cacheMaxBytes): %d must be positive", c.CacheMaxBytes)
-	}
-	if math.IsNaN(c.RateLimit) || math.IsInf(c.RateLimit, 0) || c.RateLimit < 0 || c.RateLimit > maxRateLimit {
-		return fmt.Errorf("CLAMM_RATE_LIMIT (rateLimit): %v is not a rate between 0 (off) and %g requests a second", c.RateLimit, float64(maxRateLimit))
-	}
-	if c.RateBurst < 0 || (c.RateLimit > 0 && c.RateBurst == 0) {
-		return fmt.Errorf("CLAMM_RATE_BURST (rateBurst): %d must be at least 1 with a rate limit", c.RateBurst)
-	}
-	if c.MaxFills < 0 {
-		return fmt.Errorf("CLAMM_MAX_FILLS (maxFills): %d must be positive (0: the default)", c.MaxFills)
-	}
-	if c.RedisURL != "" {
-		if p, err := url.Parse(c.RedisURL); err != nil || (p.Scheme != "redis" && p.Scheme != "rediss") || p.Host == "" {
-			return fmt.Errorf("redis URL %s is not a redis:// or rediss:// URL", Redact(c.RedisURL))
-		}
+	if err := validateSettings(c); err != nil {
+		return err
 	}
 	for id, ch := range c.Chains {
 		ch.ID = id

@@ -18,10 +18,10 @@ import (
 
 const secret = "SECRETKEY42"
 
-// upstream answers a GraphQL POST with the operation it was sent, a GET
+// keyedUpstream answers a GraphQL POST with the operation it was sent, a GET
 // with its query string, and /broken with a non-JSON 502; it refuses any
 // request without the key header, as a keyed upstream does.
-func upstream(t *testing.T) *httptest.Server {
+func keyedUpstream(t *testing.T) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+secret {
@@ -103,7 +103,7 @@ func recordGraphQL(t *testing.T, srv *httptest.Server, path string) []byte {
 }
 
 func TestGraphQLRecordThenReplay(t *testing.T) {
-	srv := upstream(t)
+	srv := keyedUpstream(t)
 	dir := t.TempDir()
 	raw := recordGraphQL(t, srv, filepath.Join(dir, "subgraph.json"))
 	for _, leak := range []string{secret, srv.URL, "Authorization", "X-Request-Id", "noise"} {
@@ -150,7 +150,7 @@ func TestGraphQLRecordThenReplay(t *testing.T) {
 // The same answers make the same file, byte for byte, however many times
 // and however concurrently each request was made.
 func TestRecordingIsDeterministic(t *testing.T) {
-	srv := upstream(t)
+	srv := keyedUpstream(t)
 	dir := t.TempDir()
 	a := recordGraphQL(t, srv, filepath.Join(dir, "a.json"))
 	b := recordGraphQL(t, srv, filepath.Join(dir, "b.json"))
@@ -187,7 +187,7 @@ func TestRecordingIsDeterministic(t *testing.T) {
 }
 
 func TestHTTPRecordThenReplay(t *testing.T) {
-	srv := upstream(t)
+	srv := keyedUpstream(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "quote.json")
 	rec, err := HTTPRecorder(path, http.DefaultTransport)

@@ -9,10 +9,10 @@ import (
 
 	"github.com/ethereum/go-ethereum/rpc"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap/swaptest"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
 )
 
@@ -60,8 +60,8 @@ func NewFakesFor(ch *config.Chain, scenarios ...*Scenario) *Fakes {
 }
 
 // Transports put the fakes behind the real clients, in process.
-func (f *Fakes) Transports() app.Transports {
-	return app.Transports{Subgraph: HandlerTransport{Handler: f.Subgraph}, RPC: HandlerTransport{Handler: f.Node},
+func (f *Fakes) Transports() upstream.Transports {
+	return upstream.Transports{Subgraph: HandlerTransport{Handler: f.Subgraph}, RPC: HandlerTransport{Handler: f.Node},
 		Quote: HandlerTransport{Handler: f.OneInch}}
 }
 

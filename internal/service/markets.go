@@ -121,6 +121,31 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 		return OptionMarkets{}, problem.New(problem.SubgraphError, "the subgraph's _meta names no block timestamp; the option-markets document must select _meta { block { number timestamp } }")
 	}
 	handlers := registryHandlers(up.Config)
+	views, err := marketViews(ctx, up, markets, handlers)
+	if err != nil {
+		return OptionMarkets{}, err
+	}
+	for i, m := range markets {
+		if err := sameMarket(m, views[i]); err != nil {
+			return OptionMarkets{}, err // before asking the hooks about it
+		}
+	}
+	hooks := sortedAddresses(up.Config.Hooks)
+	admits, err := s.probeHooks(ctx, up, views, hooks)
+	if err != nil {
+		return OptionMarkets{}, err
+	}
+	f := marketFacts{up: up, handlers: handlers, hooks: hooks, admits: admits, day: lastCompleteDay(meta.Timestamp)}
+	out := make([]OptionMarket, len(markets))
+	for i, m := range markets {
+		out[i] = f.market(m, views[i])
+	}
+	return OptionMarkets{Markets: out, Block: meta.Block}, nil
+}
+
+// marketViews reads each market's chain facts at the head, a few markets
+// at a time, in one round trip per market.
+func marketViews(ctx context.Context, up *Upstreams, markets []subgraph.Market, handlers []common.Address) ([]*chain.StrikesView, error) {
 	views := make([]*chain.StrikesView, len(markets))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(marketReads)
@@ -138,53 +163,50 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 			return err
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return OptionMarkets{}, err
+	return views, g.Wait()
+}
+
+// marketFacts are what every market's answer is built from beside its own
+// view: the chain's registries, the hooks' admissions, the last complete day.
+type marketFacts struct {
+	up       *Upstreams
+	handlers []common.Address
+	hooks    []common.Address
+	admits   map[[2]common.Address]bool
+	day      int64
+}
+
+// market is one market's answer: its assets and prime pool, the registered
+// handlers it can use now, every hook's admission (V2), its totals.
+func (f marketFacts) market(m subgraph.Market, v *chain.StrikesView) OptionMarket {
+	info := v.Info
+	om := OptionMarket{
+		Address:   m.ID.Addr().Hex(),
+		Version:   "V" + strconv.Itoa(m.Version),
+		CallAsset: tokenJSON(info.CallAsset),
+		PutAsset:  tokenJSON(info.PutAsset),
+		PrimePool: Pool{Address: info.Pool.Hex(), Fee: info.Fee, TickSpacing: info.TickSpacing, Inverted: !info.Token0IsCall()},
+		Handlers:  []MarketHandler{},
+		Hooks:     []MarketHook{},
+		Totals:    MarketTotals{AllTime: sums(m.MarketSums), LastDay: DaySums{Start: strconv.FormatInt(f.day, 10), MarketSums: zeroSums}},
 	}
-	for i, m := range markets {
-		if err := sameMarket(m, views[i]); err != nil {
-			return OptionMarkets{}, err // before asking the hooks about it
+	for _, h := range f.handlers {
+		if buyable(v, h) {
+			hi := f.up.Config.HandlerInfo(h)
+			om.Handlers = append(om.Handlers, MarketHandler{Name: hi.Name, Address: h.Hex(), Deprecated: hi.Deprecated})
 		}
 	}
-	hooks := sortedAddresses(up.Config.Hooks)
-	admits, err := s.probeHooks(ctx, up, views, hooks)
-	if err != nil {
-		return OptionMarkets{}, err
+	if v.Version == chain.MarketV2 {
+		for _, h := range f.hooks {
+			om.Hooks = append(om.Hooks, MarketHook{Address: h.Hex(), AdmitsMarket: f.admits[[2]common.Address{info.Market, h}], HookRules: hookRules(f.up.Config, h)})
+		}
 	}
-	day := lastCompleteDay(meta.Timestamp)
-	out := make([]OptionMarket, len(markets))
-	for i, m := range markets {
-		v := views[i]
-		info := v.Info
-		om := OptionMarket{
-			Address:   m.ID.Addr().Hex(),
-			Version:   "V" + strconv.Itoa(m.Version),
-			CallAsset: tokenJSON(info.CallAsset),
-			PutAsset:  tokenJSON(info.PutAsset),
-			PrimePool: Pool{Address: info.Pool.Hex(), Fee: info.Fee, TickSpacing: info.TickSpacing, Inverted: !info.Token0IsCall()},
-			Handlers:  []MarketHandler{},
-			Hooks:     []MarketHook{},
-			Totals:    MarketTotals{AllTime: sums(m.MarketSums), LastDay: DaySums{Start: strconv.FormatInt(day, 10), MarketSums: zeroSums}},
+	for _, d := range m.DayData {
+		if d.Start == f.day {
+			om.Totals.LastDay.MarketSums = sums(d.MarketSums)
 		}
-		for _, h := range handlers {
-			if buyable(v, h) {
-				hi := up.Config.HandlerInfo(h)
-				om.Handlers = append(om.Handlers, MarketHandler{Name: hi.Name, Address: h.Hex(), Deprecated: hi.Deprecated})
-			}
-		}
-		if v.Version == chain.MarketV2 {
-			for _, h := range hooks {
-				om.Hooks = append(om.Hooks, MarketHook{Address: h.Hex(), AdmitsMarket: admits[[2]common.Address{info.Market, h}], HookRules: hookRules(up.Config, h)})
-			}
-		}
-		for _, d := range m.DayData {
-			if d.Start == day {
-				om.Totals.LastDay.MarketSums = sums(d.MarketSums)
-			}
-		}
-		out[i] = om
 	}
-	return OptionMarkets{Markets: out, Block: meta.Block}, nil
+	return om
 }
 
 // sameMarket refuses a subgraph Market the chain contradicts: another

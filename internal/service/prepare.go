@@ -13,7 +13,6 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
-	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 )
@@ -98,127 +97,177 @@ func (s *Service) PrepareExercise(ctx context.Context, req PrepareRequest) (Prep
 	if err != nil {
 		return Prepared{}, err
 	}
-	sw := up.Config.Swappers[req.SwapperID]
 	quoter := up.Quoters[req.SwapperID]
-	if sw == nil || quoter == nil || up.Positions == nil {
+	if quoter == nil || up.Positions == nil {
 		return Prepared{}, problem.InvalidParam("swapperId", "swapper %q is not configured on chain %d", req.SwapperID, req.ChainID)
 	}
-	var (
-		info *chain.MarketInfo
-		pos  *chain.Position
-	)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { info, err = up.Chain.Market(gctx, req.Market); return })
-	g.Go(func() (err error) { pos, err = up.Positions.Position(gctx, req.Market, req.OptionID); return })
-	if err := g.Wait(); err != nil {
+	p := &exercisePlan{req: req, up: up, quoter: quoter}
+	if err := p.read(ctx); err != nil {
 		return Prepared{}, err
 	}
-	if err := exercisable(req, pos); err != nil {
+	if err := p.planLegs(); err != nil {
 		return Prepared{}, err
 	}
+	if err := p.quote(ctx); err != nil {
+		return Prepared{}, err
+	}
+	outcomes, err := up.Positions.SimulateSequence(ctx, p.pos.Owner, req.Market, p.params)
+	if err != nil {
+		return Prepared{}, simulationError(err)
+	}
+	data, err := p.finalise(outcomes)
+	if err != nil {
+		return Prepared{}, err
+	}
+	return p.simulateWhole(ctx, data)
+}
 
+// exercisePlan is what PrepareExercise carries from phase to phase: the
+// option, each leg's exercise and quote, the calldata's parameters as they
+// are settled, and the answer being built.
+type exercisePlan struct {
+	req    PrepareRequest
+	up     *Upstreams
+	quoter swap.Quoter
+
+	info *chain.MarketInfo
+	pos  *chain.Position
+
+	legs      []clamm.Leg          // each leg's swap and what its LPs are owed
+	params    clamm.ExerciseParams // the calldata's parameters
+	quoteReqs []swap.Request
+	quoted    []int // leg index of each quote request
+	quotes    []swap.Quote
+	out       Prepared
+}
+
+// read reads the market and the option together and refuses what the
+// contract would refuse, before any quote.
+func (p *exercisePlan) read(ctx context.Context) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { p.info, err = p.up.Chain.Market(gctx, p.req.Market); return })
+	g.Go(func() (err error) { p.pos, err = p.up.Positions.Position(gctx, p.req.Market, p.req.OptionID); return })
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return exercisable(p.req, p.pos)
+}
+
+// planLegs works out each leg's swap (collateral -> profit token) and what
+// its LPs are owed, picks its swapper contract, and lists the legs worth
+// quoting: those with liquidity left and collateral to swap.
+func (p *exercisePlan) planLegs() error {
+	info, pos, req := p.info, p.pos, p.req
 	collateral, profitTok := info.PutAsset, info.CallAsset
 	if pos.Data.IsCall {
 		collateral, profitTok = info.CallAsset, info.PutAsset
 	}
 	collateralIs0 := collateral.Address == info.Token0
 	n := len(pos.Legs)
-	legs := make([]clamm.Leg, n)
-	out := Prepared{
+	p.legs = make([]clamm.Leg, n)
+	p.out = Prepared{
 		Token: profitTok.Address.Hex(), ProfitToken: tokenJSON(profitTok), Owner: pos.Owner.Hex(),
 		Legs: make([]PreparedLeg, n), Swappers: make([]string, n), SwapData: make([]string, n), LeftOut: []int{},
 	}
-	params := clamm.ExerciseParams{OptionID: req.OptionID, Swapper: make([]common.Address, n),
+	p.params = clamm.ExerciseParams{OptionID: req.OptionID, Swapper: make([]common.Address, n),
 		SwapData: make([][]byte, n), LiquidityToExercise: make([]*big.Int, n)}
-	var quoteReqs []swap.Request
-	var quoted []int // leg index of each quote request
 	for i, l := range pos.Legs {
-		params.Swapper[i] = swapperFor(sw, up.Config.HandlerInfo(l.Handler).Name)
-		params.SwapData[i] = []byte{}
-		params.LiquidityToExercise[i] = new(big.Int)
-		out.Legs[i] = PreparedLeg{Liquidity: l.LiquidityToUse.String(), AmountToSwap: "0", AmountReq: "0", AmountOut: "0", MinAmountOut: "0"}
+		p.params.Swapper[i] = p.quoter.SwapperFor(p.up.Config.HandlerInfo(l.Handler).Name)
+		p.params.SwapData[i] = []byte{}
+		p.params.LiquidityToExercise[i] = new(big.Int)
+		p.out.Legs[i] = PreparedLeg{Liquidity: l.LiquidityToUse.String(), AmountToSwap: "0", AmountReq: "0", AmountOut: "0", MinAmountOut: "0"}
 		if l.LiquidityToUse.Sign() == 0 {
 			continue
 		}
 		leg, err := clamm.ExerciseLeg(l.TickLower, l.TickUpper, l.LiquidityToUse, collateralIs0)
 		if err != nil {
-			return Prepared{}, problem.New(problem.RPCError, "leg %d has invalid ticks [%d, %d]", i, l.TickLower, l.TickUpper)
+			return problem.New(problem.RPCError, "leg %d has invalid ticks [%d, %d]", i, l.TickLower, l.TickUpper)
 		}
-		legs[i] = leg
-		out.Legs[i].AmountToSwap, out.Legs[i].AmountReq = leg.AmountToSwap.String(), leg.AmountReq.String()
+		p.legs[i] = leg
+		p.out.Legs[i].AmountToSwap, p.out.Legs[i].AmountReq = leg.AmountToSwap.String(), leg.AmountReq.String()
 		if leg.AmountToSwap.Sign() == 0 {
-			out.Legs[i].LeftOutReason = "its range holds none of the collateral: nothing to swap"
+			p.out.Legs[i].LeftOutReason = "its range holds none of the collateral: nothing to swap"
 			continue
 		}
-		quoteReqs = append(quoteReqs, swap.Request{
+		p.quoteReqs = append(p.quoteReqs, swap.Request{
 			TokenIn: collateral.Address, TokenOut: profitTok.Address, AmountIn: leg.AmountToSwap,
-			Fee: info.Fee, Slippage: req.Slippage, Swapper: params.Swapper[i], Receiver: req.Market,
+			Fee: info.Fee, Slippage: req.Slippage, Swapper: p.params.Swapper[i], Receiver: req.Market,
 		})
-		quoted = append(quoted, i)
+		p.quoted = append(p.quoted, i)
 	}
-	quotes, err := quoter.Quote(ctx, quoteReqs)
-	if err != nil {
-		return Prepared{}, err
-	}
-	for qi, i := range quoted {
-		params.SwapData[i] = quotes[qi].SwapData
-		params.LiquidityToExercise[i] = pos.Legs[i].LiquidityToUse
-	}
-	outcomes, err := up.Positions.SimulateSequence(ctx, pos.Owner, req.Market, params)
-	if err != nil {
-		return Prepared{}, simulationError(err)
-	}
+	return nil
+}
 
+// quote routes the legs worth quoting with the chosen swapper, in one
+// batch, and puts each quote's swapData in the parameters to simulate.
+func (p *exercisePlan) quote(ctx context.Context) error {
+	var err error
+	if p.quotes, err = p.quoter.Quote(ctx, p.quoteReqs); err != nil {
+		return err
+	}
+	for qi, i := range p.quoted {
+		p.params.SwapData[i] = p.quotes[qi].SwapData
+		p.params.LiquidityToExercise[i] = p.pos.Legs[i].LiquidityToUse
+	}
+	return nil
+}
+
+// finalise takes the simulated sequence's outcome of each leg: a leg that
+// reverted or added nothing is left out (and why); each remaining leg's
+// minimum follows from its sequential output. It returns the calldata, or
+// OPTION_NOT_IN_THE_MONEY when no leg pays.
+func (p *exercisePlan) finalise(outcomes []chain.LegOutcome) ([]byte, error) {
 	profit, minProfit := new(big.Int), new(big.Int)
-	for qi, i := range quoted {
+	for qi, i := range p.quoted {
 		o := outcomes[i]
 		if !o.Exercised {
-			out.Legs[i].LeftOutReason = o.Reason
-			if sw.Kind == "1inch" && o.Reason == chain.NoReason {
-				// OneInchSwapper's bare require(success) drops the router's reason.
-				out.Legs[i].LeftOutReason = "the 1inch router call failed (OneInchSwapper gives no reason): its minReturn, quoted for this leg alone, is not met after the earlier legs' swaps, or the route no longer holds"
-			}
-			params.SwapData[i], params.LiquidityToExercise[i] = []byte{}, new(big.Int)
+			p.out.Legs[i].LeftOutReason = p.quoter.Explain(o.Reason)
+			p.params.SwapData[i], p.params.LiquidityToExercise[i] = []byte{}, new(big.Int)
 			continue
 		}
-		amountOut := new(big.Int).Add(o.Delta, legs[i].AmountReq)
-		sd, minOut, err := quoter.Final(quoteReqs[qi], quotes[qi], amountOut)
+		amountOut := new(big.Int).Add(o.Delta, p.legs[i].AmountReq)
+		sd, minOut, err := p.quoter.Final(p.quoteReqs[qi], p.quotes[qi], amountOut)
 		if err != nil {
-			return Prepared{}, err
+			return nil, err
 		}
-		params.SwapData[i] = sd
-		out.Legs[i].Exercised = true
-		out.Legs[i].AmountOut, out.Legs[i].MinAmountOut = amountOut.String(), minOut.String()
+		p.params.SwapData[i] = sd
+		p.out.Legs[i].Exercised = true
+		p.out.Legs[i].AmountOut, p.out.Legs[i].MinAmountOut = amountOut.String(), minOut.String()
 		profit.Add(profit, o.Delta)
-		if d := new(big.Int).Sub(minOut, legs[i].AmountReq); d.Sign() > 0 {
+		if d := new(big.Int).Sub(minOut, p.legs[i].AmountReq); d.Sign() > 0 {
 			minProfit.Add(minProfit, d)
 		}
 	}
-	for i, l := range out.Legs {
-		if !l.Exercised && pos.Legs[i].LiquidityToUse.Sign() > 0 {
-			out.LeftOut = append(out.LeftOut, i)
+	for i, l := range p.out.Legs {
+		if !l.Exercised && p.pos.Legs[i].LiquidityToUse.Sign() > 0 {
+			p.out.LeftOut = append(p.out.LeftOut, i)
 		}
 	}
 	if profit.Sign() <= 0 {
-		return Prepared{}, problem.New(problem.OptionNotInTheMoney, "option %s is not in the money: no leg's swap through %s pays more than its liquidity providers are owed (%s)", req.OptionID, req.SwapperID, leftOutReasons(out)).On("optionId")
+		return nil, problem.New(problem.OptionNotInTheMoney, "option %s is not in the money: no leg's swap through %s pays more than its liquidity providers are owed (%s)", p.req.OptionID, p.req.SwapperID, leftOutReasons(p.out)).On("optionId")
 	}
-	data, err := clamm.ExerciseCalldata(params)
+	data, err := clamm.ExerciseCalldata(p.params)
 	if err != nil {
-		return Prepared{}, err
+		return nil, err
 	}
-	for i := range pos.Legs {
-		out.Swappers[i] = params.Swapper[i].Hex()
-		out.SwapData[i] = hexutil.Encode(params.SwapData[i])
+	for i := range p.pos.Legs {
+		p.out.Swappers[i] = p.params.Swapper[i].Hex()
+		p.out.SwapData[i] = hexutil.Encode(p.params.SwapData[i])
 	}
-	out.Profit, out.MinProfit = profit.String(), minProfit.String()
-	out.Tx = Tx{To: req.Market.Hex(), Data: hexutil.Encode(data)}
+	p.out.Profit, p.out.MinProfit = profit.String(), minProfit.String()
+	p.out.Tx = Tx{To: p.req.Market.Hex(), Data: hexutil.Encode(data)}
+	return data, nil
+}
 
-	simulated, err := up.Positions.SimulateExercise(ctx, pos.Owner, req.Market, data)
+// simulateWhole runs the exercise's calldata once from the owner: nothing
+// is returned that the simulation saw revert.
+func (p *exercisePlan) simulateWhole(ctx context.Context, data []byte) (Prepared, error) {
+	simulated, err := p.up.Positions.SimulateExercise(ctx, p.pos.Owner, p.req.Market, data)
 	if err != nil {
 		return Prepared{}, simulationError(err)
 	}
-	out.SimulatedProfit = simulated.String()
-	return out, nil
+	p.out.SimulatedProfit = simulated.String()
+	return p.out, nil
 }
 
 // leftOutReasons lists the legs left out and why, for an error message.
@@ -251,15 +300,6 @@ func exercisable(req PrepareRequest, pos *chain.Position) error {
 		return problem.New(problem.OptionExpired, "option %s expired at %s (block time %s)", req.OptionID, pos.Data.Expiry, pos.BlockTimestamp).On("optionId")
 	}
 	return nil
-}
-
-// swapperFor picks the swapper contract for a leg: on chains where each DEX
-// has its own (Mantle), by the leg's handler DEX; otherwise the one address.
-func swapperFor(sw *config.Swapper, dex string) common.Address {
-	if a, ok := sw.ByDex[dex]; ok {
-		return a
-	}
-	return sw.Address
 }
 
 // simulationError turns a reverted simulation into 422

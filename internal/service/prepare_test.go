@@ -23,6 +23,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
 type prepareVectors struct {
@@ -188,7 +189,8 @@ func TestPrepareWorkedExample(t *testing.T) {
 		Positions: stubPositions{&chain.Position{Owner: owner, Version: chain.MarketV2, BlockTimestamp: big.NewInt(100),
 			Data: chain.OptionData{OpTickArrayLen: 1, TickLower: lo, TickUpper: hi, Expiry: big.NewInt(200), IsCall: true},
 			Legs: []chain.OptionLeg{{TickLower: lo, TickUpper: hi, LiquidityToUse: l}}}},
-		Quoters: map[string]swap.Quoter{"uni-v3": &swap.UniV3{RPC: fixedQuote{big.NewInt(10500)}, Quoter: common.HexToAddress("0x61fFE014bA17989E743c5F6cB21bF9697530B21e")}},
+		Quoters: map[string]swap.Quoter{"uni-v3": &swap.UniV3{RPC: fixedQuote{big.NewInt(10500)}, Quoter: common.HexToAddress("0x61fFE014bA17989E743c5F6cB21bF9697530B21e"),
+			Contracts: swap.Contracts{Address: cfg.Chains[42161].Swappers["uni-v3"].Address}}},
 	}
 	svc := service.New(map[uint64]*service.Upstreams{42161: up})
 	got, err := svc.PrepareExercise(context.Background(), service.PrepareRequest{ChainID: 42161, Market: market, OptionID: big.NewInt(1), SwapperID: "uni-v3", Slippage: slippage(t, "1")})
@@ -252,7 +254,7 @@ func TestOneInchKeyFromEnvironment(t *testing.T) {
 	cfg := config.Default()
 	ch := cfg.Chains[42161]
 	f := scenario.NewFakesFor(ch, scs[0])
-	a, err := app.New(app.Options{Config: cfg, Transports: map[uint64]app.Transports{42161: f.Transports()},
+	a, err := app.New(app.Options{Config: cfg, Transports: map[uint64]upstream.Transports{42161: f.Transports()},
 		Getenv: func(k string) string { return map[string]string{"CLAMM_1INCH_API_KEY": "k-123"}[k] }})
 	if err != nil {
 		t.Fatal(err)

@@ -115,75 +115,107 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 	if up.Strikes == nil {
 		return StrikesChain{}, fmt.Errorf("chain %d has no strikes reader", req.ChainID)
 	}
-	extra := up.Config.MarketPools[req.Market]
-	view, err := up.Strikes.StrikesView(ctx, req.Market, extra, registryHandlers(up.Config))
+	p := &strikesPlan{up: up, extra: up.Config.MarketPools[req.Market]}
+	if p.view, err = up.Strikes.StrikesView(ctx, req.Market, p.extra, registryHandlers(up.Config)); err != nil {
+		return StrikesChain{}, err
+	}
+	q := p.windows(req)
+	if err := p.fetch(ctx, q); err != nil {
+		return StrikesChain{}, err
+	}
+	placed, err := p.place()
 	if err != nil {
 		return StrikesChain{}, err
 	}
-	info := view.Info
-	token0IsCall := info.Token0IsCall()
-	// Above a pool's tick a range holds token0; below, token1. Calls are
-	// the side holding the call asset.
+	return StrikesChain{Entries: order(placed), Block: p.meta.Block}, nil
+}
+
+// strikesPlan is what StrikesChain carries from phase to phase: the
+// market's view, each pool's window, and the ranges the subgraph returned.
+type strikesPlan struct {
+	up     *Upstreams
+	extra  []common.Address // the market's pools beyond its own
+	view   *chain.StrikesView
+	byPool map[common.Address]window // each pool's window
+	ranges []subgraph.Strike
+	meta   subgraph.Meta
+}
+
+// windows places each pool's window by its own tick and spacing and
+// returns the one subgraph query over their union. Above a pool's tick a
+// range holds token0; below, token1. Calls are the side holding the call
+// asset.
+func (p *strikesPlan) windows(req StrikesRequest) subgraph.StrikesQuery {
+	info := p.view.Info
 	reachAbove, reachBelow := req.CallsReach, req.PutsReach
-	if !token0IsCall {
+	if !info.Token0IsCall() {
 		reachAbove, reachBelow = req.PutsReach, req.CallsReach
 	}
-	pools := append([]common.Address{info.Pool}, extra...)
-	windows := make(map[common.Address]window, len(pools))
+	pools := append([]common.Address{info.Pool}, p.extra...)
+	p.byPool = make(map[common.Address]window, len(pools))
 	var q subgraph.StrikesQuery
-	for i, p := range pools {
-		pv := view.Pools[p]
-		w := poolWindow(pv, reachAbove, reachBelow)
-		windows[p] = w
+	for i, pool := range pools {
+		w := poolWindow(p.view.Pools[pool], reachAbove, reachBelow)
+		p.byPool[pool] = w
 		if i == 0 || w.lo < q.TickLowerMin {
 			q.TickLowerMin = w.lo
 		}
 		if i == 0 || w.hi > q.TickLowerMax {
 			q.TickLowerMax = w.hi
 		}
-		if !slices.Contains(q.Pools, p) {
-			q.Pools = append(q.Pools, p)
+		if !slices.Contains(q.Pools, pool) {
+			q.Pools = append(q.Pools, pool)
 		}
 	}
-	// One query over the union of the pools' windows; each range is then
-	// placed in its own pool's window.
-	ranges, meta, err := up.Subgraph.Strikes(ctx, q)
-	if err != nil {
-		return StrikesChain{}, err
+	return q
+}
+
+// fetch runs the one query over the union of the pools' windows (each
+// range is then placed in its own pool's window), and reads the handlers
+// outside the registry the first time they appear: one more round, with
+// the pool price.
+func (p *strikesPlan) fetch(ctx context.Context, q subgraph.StrikesQuery) error {
+	var err error
+	if p.ranges, p.meta, err = p.up.Subgraph.Strikes(ctx, q); err != nil {
+		return err
 	}
 	var unseen []common.Address
-	for _, r := range ranges {
-		if _, ok := view.Handlers[r.Handler.Addr()]; !ok {
+	for _, r := range p.ranges {
+		if _, ok := p.view.Handlers[r.Handler.Addr()]; !ok {
 			unseen = append(unseen, r.Handler.Addr())
 		}
 	}
-	if len(unseen) > 0 {
-		// Handlers outside the registry the first time they appear: one more
-		// round; the reader then reads them with the pool price.
-		if err := up.Strikes.HandlerViews(ctx, view, unseen); err != nil {
-			return StrikesChain{}, err
-		}
+	if len(unseen) == 0 {
+		return nil
 	}
+	return p.up.Strikes.HandlerViews(ctx, p.view, unseen)
+}
 
+// placedStrike is a strike with its price, for ordering.
+type placedStrike struct {
+	price float64
+	key   string
+	s     Strike
+}
+
+// place turns each range the market can buy into a strike on its side of
+// its pool's tick; ranges holding the tick or outside the window are left
+// out, and a range that cannot be is the subgraph's garbage.
+func (p *strikesPlan) place() ([]placedStrike, error) {
+	info := p.view.Info
 	tok0, tok1 := info.TokenByAddress(info.Token0), info.TokenByAddress(info.Token1)
-	m := clamm.Market{Token0IsCall: token0IsCall, Decimals0: int(tok0.Decimals), Decimals1: int(tok1.Decimals)}
-	aprDay := lastCompleteDay(meta.Timestamp)
-
-	type keyed struct {
-		price float64
-		key   string
-		s     Strike
-	}
-	out := make([]keyed, 0, len(ranges))
-	for _, r := range ranges {
+	m := clamm.Market{Token0IsCall: info.Token0IsCall(), Decimals0: int(tok0.Decimals), Decimals1: int(tok1.Decimals)}
+	aprDay := lastCompleteDay(p.meta.Timestamp)
+	out := make([]placedStrike, 0, len(p.ranges))
+	for _, r := range p.ranges {
 		if r.TickLower >= r.TickUpper || r.TickLower < clamm.MinTick || r.TickUpper > clamm.MaxTick {
-			return StrikesChain{}, subgraphGarbage(fmt.Errorf("strike %s has ticks [%d, %d]", r.ID, r.TickLower, r.TickUpper))
+			return nil, subgraphGarbage(fmt.Errorf("strike %s has ticks [%d, %d]", r.ID, r.TickLower, r.TickUpper))
 		}
-		w, ok := windows[r.Pool.Addr()]
+		w, ok := p.byPool[r.Pool.Addr()]
 		if !ok {
-			return StrikesChain{}, subgraphGarbage(fmt.Errorf("strike %s is on pool %s, which was not asked for", r.ID, r.Pool.Addr().Hex()))
+			return nil, subgraphGarbage(fmt.Errorf("strike %s is on pool %s, which was not asked for", r.ID, r.Pool.Addr().Hex()))
 		}
-		if !buyable(view, r.Handler.Addr()) {
+		if !buyable(p.view, r.Handler.Addr()) {
 			continue
 		}
 		var held chain.Token
@@ -196,23 +228,40 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 		default:
 			continue // holds the pool's current tick, or outside its window
 		}
-		isCall := held.Address == info.CallAsset.Address
-		strikeTick := clamm.PutStrikeTick(r.TickLower, r.TickUpper)
-		kind := "put"
-		if isCall {
-			strikeTick, kind = clamm.CallStrikeTick(r.TickLower, r.TickUpper), "call"
-		}
-		st, err := strikeFigures(r, held, heldIs0, aprDay)
+		st, strikeTick, err := p.strike(r, held, heldIs0, aprDay)
 		if err != nil {
-			return StrikesChain{}, err
+			return nil, err
 		}
-		st.Type = kind
-		st.Meta.HookRules = hookRules(up.Config, r.Hook.Addr())
-		h := up.Config.HandlerInfo(r.Handler.Addr())
-		st.Handler = Handler{Name: h.Name, Deprecated: h.Deprecated, Handler: HandlerRef{Address: r.Handler.Addr().Hex()}, Pool: r.Pool.Addr().Hex()}
 		price := m.TickPrice(strikeTick)
-		out = append(out, keyed{price: price, key: clamm.FormatPrice(price), s: st})
+		out = append(out, placedStrike{price: price, key: clamm.FormatPrice(price), s: st})
 	}
+	return out, nil
+}
+
+// strike is range r seen as a strike on the side holding held, and its
+// strike tick.
+func (p *strikesPlan) strike(r subgraph.Strike, held chain.Token, heldIs0 bool, aprDay int64) (Strike, int, error) {
+	isCall := held.Address == p.view.Info.CallAsset.Address
+	strikeTick := clamm.PutStrikeTick(r.TickLower, r.TickUpper)
+	kind := "put"
+	if isCall {
+		strikeTick, kind = clamm.CallStrikeTick(r.TickLower, r.TickUpper), "call"
+	}
+	st, err := strikeFigures(r, held, heldIs0, aprDay)
+	if err != nil {
+		return Strike{}, 0, err
+	}
+	st.Type = kind
+	st.Meta.HookRules = hookRules(p.up.Config, r.Hook.Addr())
+	h := p.up.Config.HandlerInfo(r.Handler.Addr())
+	st.Handler = Handler{Name: h.Name, Deprecated: h.Deprecated, Handler: HandlerRef{Address: r.Handler.Addr().Hex()}, Pool: r.Pool.Addr().Hex()}
+	return st, strikeTick, nil
+}
+
+// order sorts strikes by price, then handler name, handler, hook and pool
+// (the same sort a client would need for a stable list), and
+// keys each by its price.
+func order(out []placedStrike) []StrikeEntry {
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.price != b.price {
@@ -233,7 +282,7 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 	for i, k := range out {
 		entries[i] = StrikeEntry{k.key: k.s}
 	}
-	return StrikesChain{Entries: entries, Block: meta.Block}, nil
+	return entries
 }
 
 // window is where a pool's strikes within reach lie: ranges whose tickLower

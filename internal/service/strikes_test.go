@@ -13,6 +13,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
 // strikesVectors mirrors testdata/vectors/strikes.json, computed by gen.mjs
@@ -62,7 +63,7 @@ func newService(t *testing.T, sc *scenario.Scenario) (*service.Service, *scenari
 		ch.MarketPools = map[common.Address][]common.Address{sc.Market.Address: sc.Market.OtherPools}
 	}
 	cfg.Chains = map[uint64]*config.Chain{sc.ChainID: ch}
-	a, err := app.New(app.Options{Config: cfg, Transports: map[uint64]app.Transports{sc.ChainID: f.Transports()}})
+	a, err := app.New(app.Options{Config: cfg, Transports: map[uint64]upstream.Transports{sc.ChainID: f.Transports()}})
 	if err != nil {
 		t.Fatal(err)
 	}

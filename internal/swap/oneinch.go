@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
@@ -35,6 +36,16 @@ type OneInch struct {
 	// Router is the router the OneInchSwapper forwards to; zero means
 	// AggregationRouterV5 (tests deploy their own).
 	Router common.Address
+	Contracts
+}
+
+// Explain implements Quoter. OneInchSwapper's bare require(success) drops
+// the router's reason, so a revert without one is explained here.
+func (o *OneInch) Explain(revertReason string) string {
+	if revertReason != chain.NoReason {
+		return revertReason
+	}
+	return "the 1inch router call failed (OneInchSwapper gives no reason): its minReturn, quoted for this leg alone, is not met after the earlier legs' swaps, or the route no longer holds"
 }
 
 type oneInchSwap struct {

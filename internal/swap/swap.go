@@ -60,4 +60,26 @@ type Quoter interface {
 	// the earlier legs, delivered out; and the least that swapData lets the
 	// swap deliver without reverting.
 	Final(req Request, q Quote, out *big.Int) (swapData []byte, minOut *big.Int, err error)
+	// SwapperFor is the swapper contract a leg on the given DEX (the
+	// handler's DEX label) swaps through.
+	SwapperFor(dex string) common.Address
+	// Explain says why a leg was left out, given the reason its swap's
+	// simulated revert gave: a swapper that drops its router's reason
+	// says what the bare revert means for it.
+	Explain(revertReason string) string
+}
+
+// Contracts are the swapper contracts a quoter's legs go through: one
+// address, or one per DEX on chains where each DEX has its own (Mantle).
+type Contracts struct {
+	Address common.Address
+	ByDex   map[string]common.Address
+}
+
+// SwapperFor implements Quoter: the DEX's own swapper, else the one address.
+func (c Contracts) SwapperFor(dex string) common.Address {
+	if a, ok := c.ByDex[dex]; ok {
+		return a
+	}
+	return c.Address
 }

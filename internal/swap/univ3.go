@@ -27,7 +27,11 @@ type UniV3 struct {
 	RPC     BatchCaller
 	Quoter  common.Address
 	Timeout time.Duration
+	Contracts
 }
+
+// Explain implements Quoter: SwapRouter's reverts carry their reason.
+func (u *UniV3) Explain(revertReason string) string { return revertReason }
 
 type quoteParams struct {
 	TokenIn           common.Address

@@ -2,7 +2,7 @@
 // store several gateway replicas read on a local miss, and the lease that
 // makes one fill per key across all of them (cache.Shared).
 //
-// Keys, under a prefix (default "clamm:v1:"):
+// Keys, under a prefix (CLAMM_REDIS_PREFIX):
 //
 //   - prefix+"v:"+key holds a record (build time + encoded answer), written
 //     with the entry's TTL plus its stale grace, so Redis drops it when no
@@ -48,10 +48,10 @@ type Options struct {
 	// URL names the Redis: redis://[user:password@]host:port[/db], or
 	// rediss:// for TLS. It may hold a password: never log it.
 	URL string
-	// Prefix namespaces every key (default "clamm:v1:"); replicas that
-	// share answers must share it.
+	// Prefix namespaces every key (required); replicas that share answers
+	// must share it.
 	Prefix string
-	// OpTimeout bounds each Redis command (default 150ms).
+	// OpTimeout bounds each Redis command (required).
 	OpTimeout time.Duration
 	// LeaseTTL is how long a fill lease lives without renewal (default
 	// 2s): how long the fleet waits for a holder that died. The holder
@@ -109,11 +109,9 @@ func New(opts Options) (*Tier, error) {
 	if err != nil {
 		return nil, errors.New("redis tier: CLAMM_REDIS_URL is not a redis:// or rediss:// URL") // the URL may hold a password
 	}
-	if opts.Prefix == "" {
-		opts.Prefix = "clamm:v1:"
-	}
-	if opts.OpTimeout <= 0 {
-		opts.OpTimeout = 150 * time.Millisecond
+	if opts.Prefix == "" || opts.OpTimeout <= 0 {
+		// Validated configuration supplies both (internal/config).
+		return nil, errors.New("redis tier: Prefix and OpTimeout are required")
 	}
 	if opts.LeaseTTL <= 0 {
 		opts.LeaseTTL = 2 * time.Second

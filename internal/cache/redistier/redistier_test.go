@@ -13,6 +13,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier/redistest"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
 )
 
 // text is the values these tests cache; its codec refuses anything not
@@ -42,6 +43,9 @@ func (c *clock) opt() func() time.Time   { return c.now }
 func tier(t *testing.T, url string, o redistier.Options) *redistier.Tier {
 	t.Helper()
 	o.URL = url
+	if o.Prefix == "" {
+		o.Prefix = config.Default().RedisPrefix
+	}
 	if o.OpTimeout == 0 {
 		// Generous: a loaded test machine must not make a healthy Redis
 		// look failed. Faults here are refusals and errors, not stalls.

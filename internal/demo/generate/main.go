@@ -1,7 +1,7 @@
 // Command generate rewrites the demo's recordings from its scenarios: run it
 // from internal/demo (go generate ./internal/demo). It loads each chain's
 // scenarios/*.json into the fake upstreams, runs the demo's requests through
-// the real gateway (app.Record) with recorders in front of the fakes, and
+// the real gateway (app.Record) with recorders (replay.RecordChains) in front of the fakes, and
 // writes recordings/<chainId>/ in the formats a live record mode writes.
 // The fakes live here, in the generator, and never in the served binary.
 package main
@@ -14,7 +14,9 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
+	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
 func main() {
@@ -40,14 +42,18 @@ func generate(scenarioDir, dir string) error {
 		byChain[s.ChainID] = append(byChain[s.ChainID], s)
 	}
 	cfg := config.Default()
-	chains := map[uint64]app.Transports{}
+	chains := map[uint64]upstream.Transports{}
 	for id, scs := range byChain {
 		if cfg.Chains[id] == nil {
 			return fmt.Errorf("scenario chain %d is not in the default config", id)
 		}
 		chains[id] = scenario.NewFakes(scs...).Transports()
 	}
-	return app.Record(dir, cfg, chains, nil, demo.Recorded(), func(path string, status int) error {
+	recorders, save, err := replay.RecordChains(dir, chains, demo.SubgraphURL)
+	if err != nil {
+		return err
+	}
+	err = app.Record(app.RecordOptions{Config: cfg, Chains: recorders, Paths: demo.Recorded(), Check: func(path string, status int) error {
 		for _, r := range demo.Requests {
 			if r.Path == path && status != r.Status() {
 				return fmt.Errorf("%s: status %d, want %d", r.Name, status, r.Status())
@@ -57,5 +63,9 @@ func generate(scenarioDir, dir string) error {
 			return fmt.Errorf("%s: status %d", path, status)
 		}
 		return nil
-	})
+	}})
+	if err != nil {
+		return err
+	}
+	return save()
 }

@@ -1,4 +1,4 @@
-package app
+package upstream
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
-	"github.com/clamm-gateway/clamm-gateway/internal/replay"
 )
 
 // ErrBodyTooLarge is returned while reading an upstream answer larger than
@@ -19,9 +18,9 @@ var ErrBodyTooLarge = problem.ErrTooLarge
 type limitTransport struct {
 	rt  http.RoundTripper // nil: http.DefaultTransport
 	max int64
-	// budget, if set, is charged for every byte read (replay.Budget): the
+	// budget, if set, is charged for every byte read (Budget): the
 	// total that answers hold at once is bounded, not only each one.
-	budget *replay.Budget
+	budget *Budget
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -40,12 +39,12 @@ func (l limitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	body := &limitedBody{rc: resp.Body, left: l.max, budget: l.budget}
 	if l.budget != nil {
-		body.lease = replay.LeaseFrom(r.Context())
+		body.lease = leaseFrom(r.Context())
 		if body.lease == nil { // outside a fill: held until the body is closed
-			body.lease, body.own = replay.NewLease(), true
+			body.lease, body.own = NewLease(), true
 		}
 		if resp.ContentLength > 0 { // announced: charged before a byte is read
-			if err := body.lease.Charge(l.budget, replay.Amplification*resp.ContentLength); err != nil {
+			if err := body.lease.Charge(l.budget, Amplification*resp.ContentLength); err != nil {
 				body.Close()
 				return nil, err
 			}
@@ -62,8 +61,8 @@ type limitedBody struct {
 	// budget and lease account for the bytes read; charged counts bytes
 	// already paid for (an announced Content-Length); own: the lease is
 	// the body's, released on Close.
-	budget  *replay.Budget
-	lease   *replay.Lease
+	budget  *Budget
+	lease   *Lease
 	charged int64
 	own     bool
 }
@@ -88,7 +87,7 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 		} else {
 			more := int64(n) - b.charged
 			b.charged = 0
-			if cerr := b.lease.Charge(b.budget, replay.Amplification*more); cerr != nil {
+			if cerr := b.lease.Charge(b.budget, Amplification*more); cerr != nil {
 				return 0, cerr
 			}
 		}
@@ -103,13 +102,6 @@ func (b *limitedBody) Close() error {
 	return b.rc.Close()
 }
 
-// pooledTransport is http.DefaultTransport with an idle pool that keeps as
-// many connections to one upstream host as fills may run at once: the
-// default keeps 2, so under miss load every fill past two dialled its own
-// connection and closed it (27,954 sockets in TIME-WAIT in one run).
-func pooledTransport(perHost int) *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = perHost
-	t.MaxIdleConns = max(t.MaxIdleConns, 4*perHost)
-	return t
-}
+// DefaultMaxBody bounds an upstream answer when nothing else is
+// configured: a page of 1000 strikes is about 1 MiB.
+const DefaultMaxBody = 32 << 20

@@ -1,4 +1,4 @@
-package replay
+package upstream
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package replay
+package upstream
 
 import (
 	"context"
@@ -20,7 +20,7 @@ const DefaultBudget = 192 << 20
 
 // Budget bounds the memory that upstream answers hold at once, across all
 // the upstreams sharing it. Each byte of an upstream answer read (by the
-// composition root's limit transport, internal/app) is charged
+// limit transport, limit.go) is charged
 // Amplification bytes; the charge is held until the fill that read it ends
 // (its Lease is released), or, outside any fill, until the body is closed.
 //
@@ -103,29 +103,25 @@ func (b *Budget) InUse() int64 {
 	return b.max - b.left
 }
 
-// Lease holds what one fill's upstream answers charged to budgets: their
-// bytes, and what was decoded from them, live until the fill ends.
+// Lease is one fill's account: what its upstream answers charged to
+// budgets (their bytes, and what was decoded from them, live until the fill
+// ends), and the fill's admission slot, if Admission.Admit gave it.
 type Lease struct {
 	mu   sync.Mutex
 	held map[*Budget]int64
 	done bool
+	slot chan struct{} // nil: not admitted (a body's own lease, a test's)
 }
 
 type leaseKey struct{}
 
-// WithLease returns ctx carrying a new lease; release it when the work
-// done under ctx has finished with its upstream answers.
-func WithLease(ctx context.Context) (context.Context, *Lease) {
-	l := &Lease{}
-	return context.WithValue(ctx, leaseKey{}, l), l
-}
-
-// NewLease returns a lease of its own, not carried by a context (an
-// answer read outside any fill holds its charge until its body is closed).
+// NewLease returns a lease of its own, not carried by a context and holding
+// no admission slot (an answer read outside any fill holds its charge until
+// its body is closed).
 func NewLease() *Lease { return &Lease{} }
 
-// LeaseFrom returns the lease ctx carries, or nil.
-func LeaseFrom(ctx context.Context) *Lease {
+// leaseFrom returns the lease ctx carries, or nil.
+func leaseFrom(ctx context.Context) *Lease {
 	l, _ := ctx.Value(leaseKey{}).(*Lease)
 	return l
 }
@@ -149,13 +145,17 @@ func (l *Lease) Charge(b *Budget, n int64) error {
 	return nil
 }
 
-// Release gives back everything the lease holds.
+// Release gives back everything the lease holds and its admission slot.
+// Releasing twice is harmless.
 func (l *Lease) Release() {
 	l.mu.Lock()
-	held := l.held
-	l.held, l.done = nil, true
+	held, slot, done := l.held, l.slot, l.done
+	l.held, l.slot, l.done = nil, nil, true
 	l.mu.Unlock()
 	for b, n := range held {
 		b.give(l, n)
+	}
+	if slot != nil && !done {
+		<-slot
 	}
 }
