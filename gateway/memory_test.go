@@ -88,6 +88,9 @@ func TestMemoryUnderConcurrentMaximalAnswers(t *testing.T) {
 	defer sub.Close()
 	cfg.Chains = map[uint64]*config.Chain{42161: cfg.Chains[42161]}
 	cfg.Chains[42161].SubgraphURL, cfg.Chains[42161].RPCURL = sub.URL, "http://rpc.invalid"
+	// Moving 2 GiB takes what the machine has to give: no upstream deadline
+	// may turn a slow machine's answer into a 504 this test is not about.
+	cfg.UpstreamTimeout = config.Duration(time.Minute)
 	srv := newApp(t, app.Options{Config: cfg, Transports: map[uint64]upstream.Transports{42161: {RPC: f.Transports().RPC}},
 		Gateway: func(o *gateway.Options) { o.RequestTimeout = time.Minute }})
 
