@@ -125,4 +125,3 @@ func (r *Reader) aggregateBatch(ctx context.Context, batches [][]Call) ([][]Resu
 	}
 	return out, nil
 }
-
