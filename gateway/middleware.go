@@ -73,6 +73,8 @@ var (
 	requestPrefix = strconv.FormatInt(time.Now().UnixNano()%1e9, 36) + "-"
 )
 
+var nosniff = []string{"nosniff"}
+
 // middleware wraps the whole router (mux's own Use skips 404 and 405):
 // request id, recover, and one access-log line per request. Deadlines are
 // set where a request waits on upstreams (serveMiss), not here: a cache hit
@@ -82,6 +84,9 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		start := time.Now()
 		x := exchanges.Get().(*exchange)
 		*x = exchange{ResponseWriter: w, start: start, route: routeUnmatched, metrics: s.unmatched}
+		// Every answer is JSON (or the docs' HTML, typed as such): a
+		// browser must not guess another type from the bytes.
+		w.Header()["X-Content-Type-Options"] = nosniff
 		if ids := r.Header["X-Request-Id"]; len(ids) == 1 && len(ids[0]) <= 64 && ids[0] != "" && isToken(ids[0]) {
 			// A client's id is echoed so it can match the answer to its logs.
 			x.id = ids[0]

@@ -1,6 +1,9 @@
 package gateway_test
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -370,12 +373,15 @@ func TestCorruptSharedRecordIsMiss(t *testing.T) {
 	}
 	tampered := []byte(rec)
 	tampered[len(tampered)-2] ^= 1 // one bit of the body
-	for _, junk := range []string{"garbage", string(tampered)} {
+	for _, junk := range []string{"garbage", string(tampered), forgedRecord("<html><body>not JSON</body></html>")} {
 		if _, err := rds.Do("SET", key, junk); err != nil {
 			t.Fatal(err)
 		}
 		b := newReplica(t, f, f.Subgraph, rds.URL(), redistier.Options{}, nil)
 		got := get(t, b.srv, strikes)
+		if got.Header().Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("X-Content-Type-Options %q", got.Header().Get("X-Content-Type-Options"))
+		}
 		if got.Code != http.StatusOK || got.Header().Get("X-Cache") != "MISS" || got.Body.String() != good.Body.String() {
 			t.Fatalf("%d %s", got.Code, got.Header().Get("X-Cache"))
 		}
@@ -491,4 +497,18 @@ func TestWaitOnAnotherReplicasLeaseEndsIn504(t *testing.T) {
 			t.Errorf("request %d: %d %s", i, rec.Code, rec.Body)
 		}
 	}
+}
+
+// forgedRecord is a shared-tier record as the gateway lays it out (record
+// version, build time now; block, ETag, body), whose ETag matches its
+// body: what anyone able to write to the Redis can make.
+func forgedRecord(body string) string {
+	sum := sha256.Sum256([]byte(body))
+	tag := `"` + hex.EncodeToString(sum[:16]) + `"`
+	b := make([]byte, 9, 64)
+	b[0] = 1
+	binary.BigEndian.PutUint64(b[1:], uint64(time.Now().UnixNano()))
+	b = binary.BigEndian.AppendUint64(b, 1)
+	b = append(b, byte(len(tag)))
+	return string(append(append(b, tag...), body...))
 }
