@@ -277,7 +277,7 @@ func (c *Cache[V]) fillLocal(ctx context.Context, key string, p Policy, fill fun
 	stored := c.opts.Now()
 	c.setAt(key, v, p, stored)
 	if lease != nil {
-		c.share(ctx, key, lease, v, stored, p)
+		c.share(ctx, key, lease, result[V]{v: v, stored: stored}, p)
 	}
 	return result[V]{v: v, stored: stored, status: Miss}, nil
 }

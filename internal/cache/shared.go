@@ -207,7 +207,8 @@ func (c *Cache[V]) viaShared(ctx context.Context, key string, p Policy, fill fun
 // with, then gives the lease up. A value that does not encode, or a tier
 // that refuses the write, leaves Redis without it: the replica still
 // serves its own fill.
-func (c *Cache[V]) share(ctx context.Context, key string, lease Lease, v V, stored time.Time, p Policy) {
+func (c *Cache[V]) share(ctx context.Context, key string, lease Lease, r result[V], p Policy) {
+	v, stored := r.v, r.stored
 	defer lease.Release()
 	payload, err := c.opts.Codec.Encode(v)
 	if err != nil {

@@ -81,7 +81,7 @@ func (r *Reader) Position(ctx context.Context, market common.Address, optionID *
 	if err != nil {
 		return nil, err
 	}
-	p, err := decodePosition(market, optionID, res[posOwner], res[posOpData], res[posName], res[posTimestamp], res[posFirstLeg:])
+	p, err := decodePosition(market, optionID, positionReads{res[posOwner], res[posOpData], res[posName], res[posTimestamp], res[posFirstLeg:]})
 	if err != nil || p.Version == MarketV1 || len(p.Legs) == int(p.Data.OpTickArrayLen) {
 		return p, err // the caller refuses V1 before it needs legs
 	}
@@ -93,12 +93,19 @@ func (r *Reader) Position(ctx context.Context, market common.Address, optionID *
 	return p, p.addLegs(optionID, speculativeLegs, extra)
 }
 
+// positionReads are the answers of an option's first round.
+type positionReads struct {
+	owner, opData, name, ts Result
+	legs                    []Result
+}
+
 // decodePosition decodes an option's first-round reads: ownerOf, opData,
 // the market's name, the block timestamp and the first opTickMap entries
 // (all of its legs when it has no more than len(legs)). A burnt or unknown
 // id is OPTION_NOT_FOUND.
-func decodePosition(market common.Address, optionID *big.Int, owner, opData, name, ts Result, legs []Result) (*Position, error) {
+func decodePosition(market common.Address, optionID *big.Int, rd positionReads) (*Position, error) {
 	m := contracts.OptionMarketV2
+	owner, opData, name, ts, legs := rd.owner, rd.opData, rd.name, rd.ts, rd.legs
 	if !opData.OK || !ts.OK {
 		return nil, notAMarket(market, errors.New("opData or block timestamp failed"))
 	}

@@ -60,7 +60,7 @@ func (r *Reader) Positions(ctx context.Context, market common.Address, ids []*bi
 		name, ts := calls[0], calls[1]
 		for j := range (len(calls) - 2) / (2 + pageLegs) {
 			i, at := b*positionsPerCall+j, 2+j*(2+pageLegs)
-			p, err := decodePosition(market, ids[i], calls[at], calls[at+1], name, ts, calls[at+2:at+2+pageLegs])
+			p, err := decodePosition(market, ids[i], positionReads{calls[at], calls[at+1], name, ts, calls[at+2 : at+2+pageLegs]})
 			out[i] = PositionResult{Position: p, Err: err}
 			if err == nil && p.Version == MarketV2 && uint64(len(p.Legs)) < p.Data.OpTickArrayLen {
 				more, moreIdx = append(more, moreLegCalls(market, ids[i], p.Data.OpTickArrayLen, pageLegs)), append(moreIdx, i)

@@ -117,7 +117,7 @@ func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Po
 		if p.Owner != req.User || !hasLiquidity(p) {
 			continue
 		}
-		r, err := positionRecord(h, p, info, m, pool, req.Market)
+		r, err := positionRecord(h, p, marketAt{info: info, m: m, pool: pool, addr: req.Market})
 		if err != nil {
 			return Positions{}, err
 		}
@@ -135,7 +135,17 @@ func hasLiquidity(p *chain.Position) bool {
 	return false
 }
 
-func positionRecord(h subgraph.HeldOption, p *chain.Position, info *chain.MarketInfo, m clamm.Market, pool chain.PoolState, market common.Address) (PositionRecord, error) {
+// marketAt is a market as one positions page reads it: its facts and its
+// pool's state at the head.
+type marketAt struct {
+	info *chain.MarketInfo
+	m    clamm.Market
+	pool chain.PoolState
+	addr common.Address
+}
+
+func positionRecord(h subgraph.HeldOption, p *chain.Position, mk marketAt) (PositionRecord, error) {
+	info, m, pool := mk.info, mk.m, mk.pool
 	if !txHashRE.MatchString(h.MintTxHash) {
 		return PositionRecord{}, subgraphGarbage(fmt.Errorf("option %s: mint transaction hash %q", h.ID, h.MintTxHash))
 	}
@@ -171,7 +181,7 @@ func positionRecord(h subgraph.HeldOption, p *chain.Position, info *chain.Market
 		value.Add(value, v)
 	}
 	r.ValueIfExercised = value.String()
-	switch why := optionExercisable(market, h.TokenID.Int, p); {
+	switch why := optionExercisable(mk.addr, h.TokenID.Int, p); {
 	case why != nil:
 		r.NotExercisableReason = why.Message
 	case value.Sign() == 0 && inRange > 0:
