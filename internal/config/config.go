@@ -376,6 +376,7 @@ func (c *Config) Validate() error {
 		{"CLAMM_PREPARE_TTL (prepareTTL)", c.PrepareTTL, false},
 		{"immutablesTTL", c.ImmutablesTTL, false},
 		{"CLAMM_STALE_GRACE (staleGrace)", c.StaleGrace, false},
+		{"CLAMM_REDIS_TIMEOUT (redisTimeout)", c.RedisTimeout, true},
 	} {
 		if d.v < 0 || (d.positive && d.v == 0) {
 			return fmt.Errorf("%s: %s must be positive", d.name, time.Duration(d.v))
