@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -25,11 +28,47 @@ func field(name, value string) func(string, []byte) []byte {
 	}
 }
 
+// rows rewrites the list under name in a Graph Node answer: each row
+// twice, or (long) repeated under ids of their own past 1000 rows, longer
+// than any first a client may ask for.
+func rows(name string, long bool) func(string, []byte) []byte {
+	return func(_ string, body []byte) []byte {
+		var doc struct {
+			Data map[string]json.RawMessage `json:"data"`
+		}
+		var list []map[string]any
+		if json.Unmarshal(body, &doc) != nil || json.Unmarshal(doc.Data[name], &list) != nil || len(list) == 0 {
+			return body
+		}
+		out := append(list, list...)
+		if long {
+			out = nil
+			for len(out) <= 1000 {
+				for _, r := range list {
+					c := maps.Clone(r)
+					if id, ok := c["id"].(string); ok && !strings.HasPrefix(id, "0x") {
+						c["id"] = id + "-" + strconv.Itoa(len(out))
+					} else {
+						c["id"] = fmt.Sprintf("0x%040x", len(out)+1<<20)
+					}
+					out = append(out, c)
+				}
+			}
+		}
+		doc.Data[name], _ = json.Marshal(out)
+		b, _ := json.Marshal(doc)
+		return b
+	}
+}
+
 // Answers an upstream should never give, in the upstreams' own framing:
 // each is refused where it is decoded, as the upstream error it is (502),
 // never a 500, never served, never cached.
 func TestHostileUpstreamAnswers(t *testing.T) {
 	history := gateway.PathExerciseHistory + "?" + query(historyParams, "", "", false)
+	purchases := gateway.PathPurchaseHistory + "?" + query(historyParams, "", "", false)
+	positionsPath := gateway.PathPurchasePositions + "?" + query(historyParams, "", "", false)
+	markets := gateway.PathOptionMarkets + "?chainId=42161"
 	huge := new(big.Int).Lsh(big.NewInt(1), 300).String()
 	tickOutOfRange := make([]byte, 64)
 	tickOutOfRange[31] = 1
@@ -56,6 +95,15 @@ func TestHostileUpstreamAnswers(t *testing.T) {
 		{name: "negative total liquidity", path: strikes, subgraph: field("totalLiquidity", "-5"), wantStatus: 502, wantCode: "SUBGRAPH_ERROR"},
 		{name: "negative used liquidity", path: strikes, subgraph: field("usedLiquidity", "-1"), wantStatus: 502, wantCode: "SUBGRAPH_ERROR"},
 		{name: "negative profit in history", path: history, subgraph: field("totalProfit", "-1"), wantStatus: 502, wantCode: "SUBGRAPH_ERROR"},
+		// Rows repeated, and pages longer than asked for: refused, not
+		// de-duplicated or cut (which copy is right is not known).
+		{name: "duplicate rows in purchases", path: purchases, subgraph: rows("purchases", false), wantStatus: 502, wantCode: "SUBGRAPH_ERROR"},
+		{name: "duplicate rows in positions", path: positionsPath, subgraph: rows("options", false), wantStatus: 502, wantCode: "SUBGRAPH_ERROR"},
+		{name: "duplicate rows in strikes", path: strikes, subgraph: rows("strikes", false), wantStatus: 502, wantCode: "SUBGRAPH_ERROR"},
+		{name: "duplicate rows in option markets", path: markets, subgraph: rows("markets", false), wantStatus: 502, wantCode: "SUBGRAPH_ERROR"},
+		{name: "page longer than first in positions", path: positionsPath, subgraph: rows("options", true), wantStatus: 502, wantCode: "SUBGRAPH_ERROR"},
+		{name: "page longer than first in history", path: history, subgraph: rows("exercises", true), wantStatus: 502, wantCode: "SUBGRAPH_ERROR"},
+		{name: "page longer than asked in strikes", path: strikes, subgraph: rows("strikes", true), wantStatus: 502, wantCode: "SUBGRAPH_ERROR"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -73,6 +73,11 @@ var (
 	requestPrefix = strconv.FormatInt(time.Now().UnixNano()%1e9, 36) + "-"
 )
 
+var (
+	nosniff         = []string{"nosniff"}
+	connectionClose = []string{"close"}
+)
+
 // middleware wraps the whole router (mux's own Use skips 404 and 405):
 // request id, recover, and one access-log line per request. Deadlines are
 // set where a request waits on upstreams (serveMiss), not here: a cache hit
@@ -82,6 +87,17 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		start := time.Now()
 		x := exchanges.Get().(*exchange)
 		*x = exchange{ResponseWriter: w, start: start, route: routeUnmatched, metrics: s.unmatched}
+		// Every answer is JSON (or the docs' HTML, typed as such): a
+		// browser must not guess another type from the bytes.
+		w.Header()["X-Content-Type-Options"] = nosniff
+		if r.ContentLength != 0 || r.TransferEncoding != nil {
+			// A GET or HEAD with a body: the API reads none, and with both
+			// Content-Length and Transfer-Encoding (which net/http merges
+			// into a chunked body, dropping the length) it may be a
+			// smuggling attempt. RFC 9112 6.1: answer, then close the
+			// connection, so nothing after the body is read as a request.
+			w.Header()["Connection"] = connectionClose
+		}
 		if ids := r.Header["X-Request-Id"]; len(ids) == 1 && len(ids[0]) <= 64 && ids[0] != "" && isToken(ids[0]) {
 			// A client's id is echoed so it can match the answer to its logs.
 			x.id = ids[0]

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 )
 
 type positionJSON struct {
@@ -128,5 +129,74 @@ func TestPositionValueMatchesPrepare(t *testing.T) {
 	}
 	if p := got["112"]; p.Exercisable {
 		t.Error("expired option 112 exercisable")
+	}
+}
+
+// positionsWith asks for alice's positions with another page size (another
+// cache entry: a fresh read of the chain).
+func positionsWith(t *testing.T, srv http.Handler, first string) map[string]positionJSON {
+	t.Helper()
+	rec := get(t, srv, gateway.PathPurchasePositions+"?"+query(historyParams, "first", first, false))
+	var list []positionJSON
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &list) != nil {
+		t.Fatalf("%d: %s", rec.Code, rec.Body)
+	}
+	return ids(list)
+}
+
+// A leg whose range holds the pool's price cannot be exercised: the
+// handler re-mints its liquidity from the profit token alone, which then
+// needs both tokens, and the exercise reverts (prepare's simulation leaves
+// such a leg out). Its value is not counted: option 110 with such a leg is
+// worth what it is worth with that leg emptied; option 113 whose only leg
+// holds the price is not exercisable and worth 0, though a swap at the
+// pool's price would pay more than its LPs are owed.
+func TestPositionsLeaveOutLegsWhoseRemintReverts(t *testing.T) {
+	srv, f := newFakeServer(t)
+	market := f.Node.Markets[common.HexToAddress(wethUSDC)]
+	const tick = -196210
+	sqrtP, err := clamm.SqrtRatioAtTick(tick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Node.Lock()
+	pool := f.Node.Pools[market.PrimePool]
+	pool.Tick, pool.SqrtPriceX96 = tick, sqrtP
+	// Wide ranges around the price: a swap at the price pays well over
+	// the range's average price and the pool's fee.
+	market.Options[110].Legs[1].TickLower, market.Options[110].Legs[1].TickUpper = -196400, -196200
+	market.Options[113].Legs[0].TickLower, market.Options[113].Legs[0].TickUpper = -196400, -196200
+	f.Node.Unlock()
+
+	got := positionsWith(t, srv, "98")
+	if p := got["113"]; p.Exercisable || p.ValueIfExercised != "0" {
+		t.Errorf("option 113, its one leg holding the price: exercisable %v value %s", p.Exercisable, p.ValueIfExercised)
+	}
+	with := got["110"]
+	f.Node.Lock()
+	market.Options[110].Legs[1].Liquidity = new(big.Int)
+	f.Node.Unlock()
+	without := positionsWith(t, srv, "97")["110"]
+	if !with.Exercisable || with.ValueIfExercised == "0" || with.ValueIfExercised != without.ValueIfExercised {
+		t.Errorf("option 110: value %s (exercisable %v) with a leg holding the price, %s with that leg emptied", with.ValueIfExercised, with.Exercisable, without.ValueIfExercised)
+	}
+}
+
+// A page of positions is one RPC round trip for its options, whatever
+// their number (before: one request per option named by the subgraph),
+// and never reads more options than the page asks for.
+func TestPositionsPageIsOneRoundTrip(t *testing.T) {
+	srv, f := newFakeServer(t)
+	positions(t, srv, alice) // the market's immutable facts are now warm
+	candidates := 0
+	for _, o := range f.Subgraph.Options {
+		if o.Owner == "0xa11ce00000000000000000000000000000000001" {
+			candidates++
+		}
+	}
+	before := f.Node.Requests()
+	positionsWith(t, srv, "99")
+	if n := f.Node.Requests() - before; n > 2 || candidates < 5 {
+		t.Fatalf("%d RPC requests for a page of %d candidates; want the pool's price and one batch", n, candidates)
 	}
 }

@@ -271,7 +271,10 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string,
 			s.clientClosed(w, err)
 			return
 		}
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+		if pe := (*problem.Error)(nil); errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &pe) {
+			// The request's deadline, or the fill's it joined (which
+			// started earlier, so ends first): a wait on another
+			// replica's fill lease ends here too. Never a 500.
 			err = problem.New(problem.Timeout, "the request did not complete within the gateway's deadline")
 		}
 		s.writeError(w, err)

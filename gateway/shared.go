@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"time"
@@ -91,7 +92,9 @@ func (entryCodec) Decode(b []byte) (any, error) {
 	block := binary.BigEndian.Uint64(b)
 	tag := string(b[9 : 9+int(b[8])])
 	body := b[9+int(b[8]):]
-	if tag != etagOf(body) {
+	if tag != etagOf(body) || !json.Valid(body) {
+		// Anyone who can write to the Redis can compute a matching ETag:
+		// a body that is not JSON is not one of ours either.
 		return nil, errSharedEntry
 	}
 	return newEntry(body, block, tag), nil

@@ -1,6 +1,9 @@
 package gateway_test
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -375,12 +378,15 @@ func TestCorruptSharedRecordIsMiss(t *testing.T) {
 	}
 	tampered := []byte(rec)
 	tampered[len(tampered)-2] ^= 1 // one bit of the body
-	for _, junk := range []string{"garbage", string(tampered)} {
+	for _, junk := range []string{"garbage", string(tampered), forgedRecord("<html><body>not JSON</body></html>")} {
 		if _, err := rds.Do("SET", key, junk); err != nil {
 			t.Fatal(err)
 		}
 		b := newReplica(t, f, f.Subgraph, rds.URL(), redistier.Options{}, nil)
 		got := get(t, b.srv, strikes)
+		if got.Header().Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("X-Content-Type-Options %q", got.Header().Get("X-Content-Type-Options"))
+		}
 		if got.Code != http.StatusOK || got.Header().Get("X-Cache") != "MISS" || got.Body.String() != good.Body.String() {
 			t.Fatalf("%d %s", got.Code, got.Header().Get("X-Cache"))
 		}
@@ -426,4 +432,88 @@ func TestLocalHitLeavesRedisAlone(t *testing.T) {
 	if allocs > 1 {
 		t.Fatalf("%.1f allocations per local hit with the tier on, want 1", allocs)
 	}
+}
+
+// storedKeys fills strikes on a throwaway replica and returns the Redis
+// keys of its record and of its fill lease, the record deleted again.
+func storedKeys(t *testing.T, f *scenario.Fakes, rds *redistest.Server) (value, lease string) {
+	t.Helper()
+	a := newReplica(t, f, f.Subgraph, rds.URL(), redistier.Options{}, nil)
+	if rec := get(t, a.srv, strikes); rec.Code != http.StatusOK {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	value, err := rds.Do("KEYS", "clamm:v1:v:*")
+	if err != nil || value == "" {
+		t.Fatalf("no record: %v", err)
+	}
+	if _, err := rds.Do("DEL", value); err != nil {
+		t.Fatal(err)
+	}
+	return value, strings.Replace(value, "clamm:v1:v:", "clamm:v1:l:", 1)
+}
+
+// A lease written without an expiry (by hand, by a foreign client) is
+// bounded by the first replica that finds it: after LeaseTTL it is taken
+// over and filled, instead of every replica waiting on it to its deadline
+// and answering 500.
+func TestLeaseWithoutExpiryIsTakenOver(t *testing.T) {
+	rds := redistest.Start(t)
+	f := newFakesOnly(t)
+	_, lease := storedKeys(t, f, rds)
+	if _, err := rds.Do("SET", lease, "someone-else"); err != nil {
+		t.Fatal(err)
+	}
+	r := newReplica(t, f, f.Subgraph, rds.URL(), redistier.Options{LeaseTTL: 300 * time.Millisecond},
+		func(o *gateway.Options) { o.RequestTimeout = 5 * time.Second })
+	rec := get(t, r.srv, strikes)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	if r.srv.CacheFills() != 1 {
+		t.Fatalf("%d fills, want 1 (after taking the lease over)", r.srv.CacheFills())
+	}
+}
+
+// Requests waiting on a lease another replica holds (alive, renewing, its
+// fill hung) end at their deadline with the documented 504 TIMEOUT: the
+// one that started the wait and those that joined it later, whose own
+// deadline had not passed when the shared wait ended.
+func TestWaitOnAnotherReplicasLeaseEndsIn504(t *testing.T) {
+	rds := redistest.Start(t)
+	f := newFakesOnly(t)
+	g := newGate(f.Subgraph, true)
+	defer g.release()
+	holder := newReplica(t, f, g, rds.URL(), redistier.Options{LeaseTTL: 300 * time.Millisecond},
+		func(o *gateway.Options) { o.RequestTimeout = 20 * time.Second })
+	go get(t, holder.srv, strikes)
+	<-g.arrived
+	waiter := newReplica(t, f, f.Subgraph, rds.URL(), redistier.Options{},
+		func(o *gateway.Options) { o.RequestTimeout = 600 * time.Millisecond })
+	recs := make([]*httptest.ResponseRecorder, 10)
+	var wg sync.WaitGroup
+	for i := range recs {
+		wg.Add(1)
+		go func() { defer wg.Done(); recs[i] = get(t, waiter.srv, strikes) }()
+		time.Sleep(30 * time.Millisecond) // each joins the wait later than the one before
+	}
+	wg.Wait()
+	for i, rec := range recs {
+		if rec.Code != http.StatusGatewayTimeout || !strings.Contains(rec.Body.String(), `"TIMEOUT"`) {
+			t.Errorf("request %d: %d %s", i, rec.Code, rec.Body)
+		}
+	}
+}
+
+// forgedRecord is a shared-tier record as the gateway lays it out (record
+// version, build time now; block, ETag, body), whose ETag matches its
+// body: what anyone able to write to the Redis can make.
+func forgedRecord(body string) string {
+	sum := sha256.Sum256([]byte(body))
+	tag := `"` + hex.EncodeToString(sum[:16]) + `"`
+	b := make([]byte, 9, 64)
+	b[0] = 1
+	binary.BigEndian.PutUint64(b[1:], uint64(time.Now().UnixNano()))
+	b = binary.BigEndian.AppendUint64(b, 1)
+	b = append(b, byte(len(tag)))
+	return string(append(append(b, tag...), body...))
 }

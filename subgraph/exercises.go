@@ -75,6 +75,13 @@ func userPage[T any](ctx context.Context, c *Client, doc, field string, q Histor
 	if err := json.Unmarshal(out[field], &list); err != nil || list == nil {
 		return nil, Meta{}, garbage(fmt.Errorf("%s: %s: %v", doc, field, err))
 	}
+	if len(list) > q.First {
+		// Graph Node never answers more than first: a page this long is
+		// not the page asked for, and would make the caller read (and the
+		// gateway cache) more than the client asked.
+		return nil, Meta{}, garbage(fmt.Errorf("%s: %d %s for first %d", doc, len(list), field, q.First))
+	}
+	seen := make(map[string]bool, len(list))
 	for _, e := range list {
 		if err := complete(e); err != nil {
 			if pe := (*problem.Error)(nil); !errors.As(err, &pe) {
@@ -82,6 +89,21 @@ func userPage[T any](ctx context.Context, c *Client, doc, field string, q Histor
 			}
 			return nil, Meta{}, err
 		}
+		if id := any(e).(identified).entityID(); seen[id] {
+			return nil, Meta{}, garbage(fmt.Errorf("%s: %s %s listed twice", doc, field, id))
+		} else {
+			seen[id] = true
+		}
 	}
 	return list, meta.meta(), nil
 }
+
+// identified is an entity with its Graph Node id: an id appears once in
+// an answer (entities are keyed by it), so a repeated one is a broken or
+// hostile subgraph, refused rather than de-duplicated: which copy to
+// believe is not known, and nothing from such an answer is cached.
+type identified interface{ entityID() string }
+
+func (e Exercise) entityID() string   { return e.ID }
+func (p Purchase) entityID() string   { return p.ID }
+func (o HeldOption) entityID() string { return o.ID }

@@ -77,6 +77,7 @@ func idPages[T any](ctx context.Context, c *Client, doc, field string, vars map[
 		meta  Meta
 		after = ""
 		total int64
+		seen  = map[string]bool{}
 	)
 	for page := 0; ; page++ {
 		if page == c.maxPages {
@@ -109,12 +110,20 @@ func idPages[T any](ctx context.Context, c *Client, doc, field string, vars map[
 		if list == nil {
 			return nil, Meta{}, garbage(fmt.Errorf("%s: %s missing or null", doc, field))
 		}
+		if len(list) > c.pageSize {
+			return nil, Meta{}, garbage(fmt.Errorf("%s: a page of %d %s for first %d", doc, len(list), field, c.pageSize))
+		}
 		for _, e := range list {
 			if err := check(e); err != nil {
 				if pe := (*problem.Error)(nil); !errors.As(err, &pe) {
 					err = garbage(err)
 				}
 				return nil, Meta{}, err
+			}
+			if k := id(e); seen[k] {
+				return nil, Meta{}, garbage(fmt.Errorf("%s: %s %s listed twice", doc, field, k)) // see identified
+			} else {
+				seen[k] = true
 			}
 		}
 		all = append(all, list...)

@@ -15,6 +15,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
@@ -214,21 +215,82 @@ func newGateway(o Options, svc *service.Service, shared gateway.SharedTier) (*ga
 // redacted form: transport errors quote the full URL, keys included.
 func redactor(cfg *config.Config) func(string) string {
 	var pairs []string
-	if cfg.RedisURL != "" {
-		pairs = append(pairs, cfg.RedisURL, config.Redact(cfg.RedisURL))
-	}
+	urls := []string{cfg.RedisURL}
 	for _, ch := range cfg.Chains {
-		for _, u := range []string{ch.SubgraphURL, ch.RPCURL} {
-			if u == "" {
-				continue
-			}
-			pairs = append(pairs, u, config.Redact(u))
-			// net/http quotes URLs with the password masked: scrub that form too.
-			if p, err := url.Parse(u); err == nil && p.Redacted() != u {
-				pairs = append(pairs, p.Redacted(), config.Redact(u))
-			}
+		urls = append(urls, ch.SubgraphURL, ch.RPCURL)
+	}
+	for _, u := range urls {
+		if u == "" {
+			continue
+		}
+		pairs = append(pairs, u, config.Redact(u))
+		// net/http quotes URLs with the password masked: scrub that form too.
+		if p, err := url.Parse(u); err == nil && p.Redacted() != u {
+			pairs = append(pairs, p.Redacted(), config.Redact(u))
+		}
+	}
+	// Then each secret part on its own, wherever it appears: an upstream
+	// may echo its path or key back in an error ("/v2/KEY?apikey=KEY"),
+	// and a short key escapes problem.Scrub's key-like tokens.
+	for _, u := range urls {
+		for _, part := range secretParts(u) {
+			pairs = append(pairs, part, "<redacted>")
 		}
 	}
 	r := strings.NewReplacer(pairs...)
 	return r.Replace
+}
+
+// minSecretPart is the shortest path segment or query value taken for a
+// secret: shorter ones ("v2", "api", "1") are words of ordinary log text.
+// Passwords are secrets at any length over 2.
+const minSecretPart = 6
+
+// isWord reports a path segment or value of lowercase letters and hyphens
+// only ("subgraphs", "arb-mainnet"): a word of the API's path, not a key
+// (keys carry digits or capitals), and one that log text uses.
+func isWord(s string) bool {
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && r != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// secretParts are the parts of a configured URL that may be credentials:
+// its password, path segments and query values (as written
+// and as escaped), longest first so a part is never cut by a shorter one.
+func secretParts(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	var parts []string
+	add := func(s string, min int) {
+		if len(s) >= min && (min < minSecretPart || !isWord(s)) {
+			parts = append(parts, s, url.PathEscape(s), url.QueryEscape(s))
+		}
+	}
+	if u.User != nil {
+		// A user name ("default", "cache") is a word of log text, not a secret.
+		if pw, ok := u.User.Password(); ok {
+			add(pw, 3)
+		}
+	}
+	for _, seg := range strings.Split(u.EscapedPath(), "/") {
+		add(seg, minSecretPart)
+		if v, err := url.PathUnescape(seg); err == nil {
+			add(v, minSecretPart)
+		}
+	}
+	for _, kv := range strings.Split(u.RawQuery, "&") {
+		_, v, _ := strings.Cut(kv, "=")
+		add(v, minSecretPart)
+		if v, err := url.QueryUnescape(v); err == nil {
+			add(v, minSecretPart)
+		}
+	}
+	slices.SortFunc(parts, func(a, b string) int { return len(b) - len(a) })
+	return slices.Compact(parts)
 }

@@ -86,6 +86,10 @@ type entry[V any] struct {
 	stored time.Time
 	size   int64
 	elem   *list.Element
+	// rec identifies the shared-tier record this entry came from or was
+	// written as (recordID; 0: none), so a refresh does not take the
+	// record it already holds for a fresh one.
+	rec uint64
 }
 
 // Cache maps string keys to values of type V.
@@ -273,7 +277,7 @@ func (c *Cache[V]) fillLocal(ctx context.Context, key string, p Policy, fill fun
 	stored := c.opts.Now()
 	c.setAt(key, v, p, stored)
 	if lease != nil {
-		c.share(ctx, lease, v, stored, p)
+		c.share(ctx, key, lease, result[V]{v: v, stored: stored}, p)
 	}
 	return result[V]{v: v, stored: stored, status: Miss}, nil
 }

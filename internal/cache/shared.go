@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"hash/fnv"
 	"sync/atomic"
 	"time"
 )
@@ -120,6 +121,7 @@ func (c *Cache[V]) adopt(key string, p Policy, rec []byte) (result[V], bool) {
 		return result[V]{}, false // only a clock difference keeps such a record in Redis
 	}
 	c.setAt(key, val, p, stored)
+	c.markRecord(key, stored, recordID(rec))
 	if age < p.TTL {
 		c.shared.hits.Add(1)
 		return result[V]{v: val, stored: stored, status: Hit}, true
@@ -147,7 +149,10 @@ func (c *Cache[V]) viaShared(ctx context.Context, key string, p Policy, fill fun
 			c.shared.fallbacks.Add(1)
 			return result[V]{}, false, nil
 		}
-		if rec != nil {
+		if e, ok := c.peekEntry(key); rec != nil && (!ok || e.rec != recordID(rec)) {
+			// Another replica's newer answer. The record this entry came
+			// from is not one: adopted again it would count as built now
+			// (a record from a clock ahead is) and never age.
 			if r, ok := c.adopt(key, p, rec); ok && r.status == Hit {
 				return r, true, nil
 			}
@@ -202,13 +207,33 @@ func (c *Cache[V]) viaShared(ctx context.Context, key string, p Policy, fill fun
 // with, then gives the lease up. A value that does not encode, or a tier
 // that refuses the write, leaves Redis without it: the replica still
 // serves its own fill.
-func (c *Cache[V]) share(ctx context.Context, lease Lease, v V, stored time.Time, p Policy) {
+func (c *Cache[V]) share(ctx context.Context, key string, lease Lease, r result[V], p Policy) {
+	v, stored := r.v, r.stored
 	defer lease.Release()
 	payload, err := c.opts.Codec.Encode(v)
 	if err != nil {
 		return
 	}
-	if err := lease.Store(ctx, encodeRecord(stored, payload), p.TTL+p.Grace); err != nil {
+	rec := encodeRecord(stored, payload)
+	if err := lease.Store(ctx, rec, p.TTL+p.Grace); err != nil {
 		c.shared.fallbacks.Add(1)
+		return
 	}
+	c.markRecord(key, stored, recordID(rec))
+}
+
+// recordID identifies a record's bytes (FNV-1a, 64 bits).
+func recordID(rec []byte) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write(rec)
+	return h.Sum64() | 1 // never 0, which means none
+}
+
+// markRecord notes on key's entry built at stored the record it is.
+func (c *Cache[V]) markRecord(key string, stored time.Time, id uint64) {
+	c.mu.Lock()
+	if e := c.cur[key]; e != nil && e.stored.Equal(stored) {
+		e.rec = id
+	}
+	c.mu.Unlock()
 }

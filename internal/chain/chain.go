@@ -131,6 +131,19 @@ type Result struct {
 // AggregateResults runs calls in one eth_call through Multicall3 aggregate3
 // with allowFailure set, and reports each call's outcome.
 func (r *Reader) AggregateResults(ctx context.Context, calls []Call) ([]Result, error) {
+	data, err := packAggregate(calls)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := r.EthCall(ctx, r.multicall, data)
+	if err != nil {
+		return nil, err
+	}
+	return unpackAggregate(raw, len(calls))
+}
+
+// packAggregate is the calldata of aggregate3 over calls, each allowed to fail.
+func packAggregate(calls []Call) ([]byte, error) {
 	in := make([]contracts.Multicall3Call, len(calls))
 	for i, c := range calls {
 		in[i] = contracts.Multicall3Call{Target: c.Target, AllowFailure: true, CallData: c.Data}
@@ -139,16 +152,17 @@ func (r *Reader) AggregateResults(ctx context.Context, calls []Call) ([]Result, 
 	if err != nil {
 		return nil, fmt.Errorf("pack aggregate3: %w", err)
 	}
-	raw, err := r.EthCall(ctx, r.multicall, data)
-	if err != nil {
-		return nil, err
-	}
+	return data, nil
+}
+
+// unpackAggregate decodes aggregate3's answer to n calls.
+func unpackAggregate(raw []byte, n int) ([]Result, error) {
 	var out []contracts.Multicall3Result
 	if err := contracts.Multicall3.UnpackIntoInterface(&out, "aggregate3", raw); err != nil {
 		return nil, upstreamGarbage(fmt.Errorf("unpack aggregate3: %w", err))
 	}
-	if len(out) != len(calls) {
-		return nil, upstreamGarbage(fmt.Errorf("aggregate3 returned %d results for %d calls", len(out), len(calls)))
+	if len(out) != n {
+		return nil, upstreamGarbage(fmt.Errorf("aggregate3 returned %d results for %d calls", len(out), n))
 	}
 	res := make([]Result, len(out))
 	for i, o := range out {

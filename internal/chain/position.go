@@ -81,53 +81,86 @@ func (r *Reader) Position(ctx context.Context, market common.Address, optionID *
 	if err != nil {
 		return nil, err
 	}
-	if !res[posOpData].OK || !res[posTimestamp].OK {
+	p, err := decodePosition(market, optionID, positionReads{res[posOwner], res[posOpData], res[posName], res[posTimestamp], res[posFirstLeg:]})
+	if err != nil || p.Version == MarketV1 || len(p.Legs) == int(p.Data.OpTickArrayLen) {
+		return p, err // the caller refuses V1 before it needs legs
+	}
+	more := moreLegCalls(market, optionID, p.Data.OpTickArrayLen, speculativeLegs)
+	extra, err := r.AggregateResults(ctx, more)
+	if err != nil {
+		return nil, err
+	}
+	return p, p.addLegs(optionID, speculativeLegs, extra)
+}
+
+// positionReads are the answers of an option's first round.
+type positionReads struct {
+	owner, opData, name, ts Result
+	legs                    []Result
+}
+
+// decodePosition decodes an option's first-round reads: ownerOf, opData,
+// the market's name, the block timestamp and the first opTickMap entries
+// (all of its legs when it has no more than len(legs)). A burnt or unknown
+// id is OPTION_NOT_FOUND.
+func decodePosition(market common.Address, optionID *big.Int, rd positionReads) (*Position, error) {
+	m := contracts.OptionMarketV2
+	owner, opData, name, ts, legs := rd.owner, rd.opData, rd.name, rd.ts, rd.legs
+	if !opData.OK || !ts.OK {
 		return nil, notAMarket(market, errors.New("opData or block timestamp failed"))
 	}
-	if !res[posOwner].OK {
+	if !owner.OK {
 		return nil, problem.New(problem.OptionNotFound, "option %s does not exist on market %s (never minted, or burnt)", optionID, market.Hex()).On("optionId")
 	}
 	p := &Position{}
-	if p.Owner, err = unpackAddress(m, "ownerOf", res[posOwner].Data); err != nil {
+	var err error
+	if p.Owner, err = unpackAddress(m, "ownerOf", owner.Data); err != nil {
 		return nil, notAMarket(market, err)
 	}
-	if p.BlockTimestamp, err = unpackOne[*big.Int](contracts.Multicall3, "getCurrentBlockTimestamp", res[posTimestamp].Data); err != nil {
+	if p.BlockTimestamp, err = unpackOne[*big.Int](contracts.Multicall3, "getCurrentBlockTimestamp", ts.Data); err != nil {
 		return nil, upstreamGarbage(err)
 	}
-	if p.Data, err = decodeOpData(res[posOpData].Data); err != nil {
-		return nil, unsupportedOpData(market, optionID, res[posOpData].Data, err)
+	if p.Data, err = decodeOpData(opData.Data); err != nil {
+		return nil, unsupportedOpData(market, optionID, opData.Data, err)
 	}
-	p.Version = marketVersion(res[posName], res[posFirstLeg])
+	var first Result
+	if len(legs) > 0 {
+		first = legs[0]
+	}
+	p.Version = marketVersion(name, first)
 	if p.Version == MarketV1 {
-		return p, nil // the caller refuses V1 before it needs legs
+		return p, nil
 	}
 	n := p.Data.OpTickArrayLen
 	if n > MaxLegs {
 		return nil, problem.New(problem.OptionTooManyLegs, "option %s has %d legs; at most %d are supported", optionID, n, MaxLegs)
 	}
-	legRes := res[posFirstLeg:]
-	if n > speculativeLegs {
-		more := make([]Call, 0, n-speculativeLegs)
-		for i := uint64(speculativeLegs); i < n; i++ {
-			more = append(more, Call{market, pack(m, "opTickMap", optionID, new(big.Int).SetUint64(i))})
-		}
-		extra, err := r.AggregateResults(ctx, more)
-		if err != nil {
-			return nil, err
-		}
-		legRes = append(legRes[:speculativeLegs:speculativeLegs], extra...)
+	return p, p.addLegs(optionID, 0, legs[:min(uint64(len(legs)), n)])
+}
+
+// moreLegCalls reads an option's legs from index from to n.
+func moreLegCalls(market common.Address, optionID *big.Int, n uint64, from int) []Call {
+	more := make([]Call, 0, n-uint64(from))
+	for i := uint64(from); i < n; i++ {
+		more = append(more, Call{market, pack(contracts.OptionMarketV2, "opTickMap", optionID, new(big.Int).SetUint64(i))})
 	}
-	for i := uint64(0); i < n; i++ {
-		if !legRes[i].OK {
-			return nil, upstreamGarbage(fmt.Errorf("opTickMap(%s, %d) reverted below opTickArrayLen %d", optionID, i, n))
+	return more
+}
+
+// addLegs decodes opTickMap answers for legs from, from+1, ...
+func (p *Position) addLegs(optionID *big.Int, from int, res []Result) error {
+	for j, r := range res {
+		i := from + j
+		if !r.OK {
+			return upstreamGarbage(fmt.Errorf("opTickMap(%s, %d) reverted below opTickArrayLen %d", optionID, i, p.Data.OpTickArrayLen))
 		}
-		leg, err := decodeLeg(legRes[i].Data)
+		leg, err := decodeLeg(r.Data)
 		if err != nil {
-			return nil, upstreamGarbage(fmt.Errorf("opTickMap(%s, %d): %w", optionID, i, err))
+			return upstreamGarbage(fmt.Errorf("opTickMap(%s, %d): %w", optionID, i, err))
 		}
 		p.Legs = append(p.Legs, leg)
 	}
-	return p, nil
+	return nil
 }
 
 // marketVersion tells V1 from V2 by the size of an opTickMap answer (V2's

@@ -42,3 +42,17 @@ func SwapAtPrice(amountIn, sqrtPriceX96 *big.Int, zeroForOne bool) *big.Int {
 	out := new(big.Int).Mul(amountIn, q192)
 	return out.Quo(out, p2)
 }
+
+// RemintFits reports whether a leg can be exercised with the pool at tick:
+// the handler re-mints the leg's liquidity from the profit token alone
+// (the market sends it nothing else), which takes the range lying wholly on
+// the profit token's side of the price. With the collateral token0, the
+// price at or above the range (tick >= tickUpper: all token1); with the
+// collateral token1, below it (tick < tickLower: all token0). At a price
+// inside the range the re-mint needs both tokens and the exercise reverts.
+func RemintFits(tickLower, tickUpper, tick int, collateralIs0 bool) bool {
+	if collateralIs0 {
+		return tick >= tickUpper
+	}
+	return tick < tickLower
+}

@@ -147,6 +147,8 @@ func TestBadValuesAreRefusedNamingTheVariable(t *testing.T) {
 		{"CLAMM_CACHE_MAX_ENTRIES", "0"},
 		{"CLAMM_RATE_BURST", "-3"},
 		{"CLAMM_MAX_FILLS", "-1"},
+		{"CLAMM_REDIS_TIMEOUT", "-1s"},
+		{"CLAMM_REDIS_TIMEOUT", "0"},
 	} {
 		_, err := Load(env(map[string]string{c.name: c.value}))
 		if err == nil || !strings.Contains(err.Error(), c.name) {

@@ -114,7 +114,7 @@ var settings = []setting{
 		doc:   "namespace of the gateway's Redis keys; replicas that share answers share it"},
 	{env: "CLAMM_REDIS_TIMEOUT", json: "redisTimeout", def: "150ms", field: func(c *Config) any { return &c.RedisTimeout },
 		check: func(c *Config) error { return positive(c.RedisTimeout) },
-		doc:   "deadline of one Redis command; past it the replica skips Redis for 1 s"},
+		doc:   "deadline of one Redis command, positive (0 or below stops the start); past it the replica skips Redis for 1 s"},
 	{env: "CLAMM_CORS_ORIGINS", json: "corsOrigins", shown: "none", field: func(c *Config) any { return &c.CORSOrigins },
 		doc: "browser origins allowed to read answers, comma-separated, `*` for any; preflights answered"},
 	{env: "CLAMM_LOG_LEVEL", json: "logLevel", def: "info", field: func(c *Config) any { return &c.LogLevel },

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/ethereum/go-ethereum/common"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
@@ -13,9 +14,6 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
-
-// positionReads bounds the option reads one positions page runs at once.
-const positionReads = 8
 
 // Positions is one page of open positions and the subgraph block behind it.
 type Positions struct {
@@ -38,16 +36,20 @@ type PositionRecord struct {
 	Timestamp    string        `json:"timestamp"`
 	TxHash       string        `json:"txHash"`
 	Legs         []PositionLeg `json:"legs"`
-	// Exercisable: the market is V2, the option has not expired at the
-	// head, and exercising now at the pool's price would pay something.
+	// Exercisable: prepare's option rule holds (a V2 market, liquidity
+	// left, not expired at the head: optionExercisable, one code path),
+	// and exercising now at the pool's price would pay something from a
+	// leg whose re-mint fits (clamm.RemintFits: prepare's simulation leaves
+	// a leg out whose range holds the price, and so does this value).
 	Exercisable bool `json:"exercisable"`
 	// NotExercisableReason says why not, when Exercisable is false.
 	NotExercisableReason string `json:"notExercisableReason,omitempty"`
 	// ValueIfExercised is what exercising every leg now would pay, in
 	// profitToken: per leg max(swap of its collateral at the prime pool's
-	// current price after the pool's fee - what its LPs are owed, 0). It is
-	// before price impact; prepare quotes the swaps and gives the exact figure.
-	// "0" when the option cannot be exercised (V1 market, expired).
+	// current price after the pool's fee - what its LPs are owed, 0), over
+	// the legs whose re-mint fits at that price. It is before price impact;
+	// prepare quotes the swaps and gives the exact figure. "0" whenever
+	// the option cannot be exercised (V1 market, expired, no leg fits).
 	ValueIfExercised string `json:"valueIfExercised"`
 	ProfitToken      Token  `json:"profitToken"`
 }
@@ -64,10 +66,11 @@ type PositionLeg struct {
 
 // PurchasePositions returns a page of the options the user owns on a market,
 // newest first. The subgraph names the candidates (owner, not settled,
-// first/skip passed through); the chain, read at the head, has the last
-// word: an option it shows owned by someone else (transferred after the
-// subgraph's block), burnt, or with no liquidity left (exercised in full)
-// is dropped, so a page may hold fewer than first records.
+// first/skip passed through, and at most first of them read); the chain,
+// read at the head in one round trip for the page (chain.Reader.Positions),
+// has the last word: an option it shows owned by someone else (transferred
+// after the subgraph's block), burnt, or with no liquidity left (exercised
+// in full) is dropped, so a page may hold fewer than first records.
 func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Positions, error) {
 	up, err := s.upstreams(req.ChainID, true)
 	if err != nil {
@@ -91,31 +94,30 @@ func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Po
 	if err := g.Wait(); err != nil {
 		return Positions{}, err
 	}
-	pos := make([]*chain.Position, len(held))
-	g, gctx = errgroup.WithContext(ctx)
-	g.SetLimit(positionReads)
+	held = held[:min(len(held), req.First)] // the subgraph client refuses longer pages; never read more than asked
+	ids := make([]*big.Int, len(held))
 	for i, h := range held {
-		g.Go(func() error {
-			p, err := up.Positions.Position(gctx, req.Market, h.TokenID.Int)
-			if err != nil && problem.As(err).Code == problem.OptionNotFound {
-				return nil // burnt since the subgraph's block
-			}
-			pos[i] = p
-			return err
-		})
+		ids[i] = h.TokenID.Int
 	}
-	if err := g.Wait(); err != nil {
+	pos, err := up.Positions.Positions(ctx, req.Market, ids)
+	if err != nil {
 		return Positions{}, err
 	}
 	tok0, tok1 := info.TokenByAddress(info.Token0), info.TokenByAddress(info.Token1)
 	m := clamm.Market{Token0IsCall: info.Token0IsCall(), Decimals0: int(tok0.Decimals), Decimals1: int(tok1.Decimals)}
 	records := make([]PositionRecord, 0, len(held))
 	for i, h := range held {
-		p := pos[i]
-		if p == nil || p.Owner != req.User || !hasLiquidity(p) {
+		p, err := pos[i].Position, pos[i].Err
+		if err != nil && problem.As(err).Code == problem.OptionNotFound {
+			continue // burnt since the subgraph's block
+		}
+		if err != nil {
+			return Positions{}, err
+		}
+		if p.Owner != req.User || !hasLiquidity(p) {
 			continue
 		}
-		r, err := positionRecord(h, p, info, m, pool)
+		r, err := positionRecord(h, p, marketAt{info: info, m: m, pool: pool, addr: req.Market})
 		if err != nil {
 			return Positions{}, err
 		}
@@ -133,7 +135,17 @@ func hasLiquidity(p *chain.Position) bool {
 	return false
 }
 
-func positionRecord(h subgraph.HeldOption, p *chain.Position, info *chain.MarketInfo, m clamm.Market, pool chain.PoolState) (PositionRecord, error) {
+// marketAt is a market as one positions page reads it: its facts and its
+// pool's state at the head.
+type marketAt struct {
+	info *chain.MarketInfo
+	m    clamm.Market
+	pool chain.PoolState
+	addr common.Address
+}
+
+func positionRecord(h subgraph.HeldOption, p *chain.Position, mk marketAt) (PositionRecord, error) {
+	info, m, pool := mk.info, mk.m, mk.pool
 	if !txHashRE.MatchString(h.MintTxHash) {
 		return PositionRecord{}, subgraphGarbage(fmt.Errorf("option %s: mint transaction hash %q", h.ID, h.MintTxHash))
 	}
@@ -155,21 +167,25 @@ func positionRecord(h subgraph.HeldOption, p *chain.Position, info *chain.Market
 		collateral, profitTok = info.CallAsset, info.PutAsset
 	}
 	r.SizeToken, r.PremiumToken, r.ProfitToken = tokenJSON(collateral), tokenJSON(collateral), tokenJSON(profitTok)
-	value := new(big.Int)
+	value, inRange := new(big.Int), 0
 	for i, l := range p.Legs {
 		r.Legs[i] = PositionLeg{Handler: l.Handler.Hex(), Pool: l.Pool.Hex(), Hook: l.Hook.Hex(), TickLower: l.TickLower, TickUpper: l.TickUpper, Liquidity: l.LiquidityToUse.String()}
 		v, err := legValue(l, collateral.Address == info.Token0, info.Fee, pool.SqrtPriceX96)
 		if err != nil {
 			return PositionRecord{}, problem.Wrap(problem.RPCError, err, "option %s leg %d has invalid ticks [%d, %d]", h.TokenID, i, l.TickLower, l.TickUpper)
 		}
+		if v.Sign() > 0 && !clamm.RemintFits(l.TickLower, l.TickUpper, pool.Tick, collateral.Address == info.Token0) {
+			inRange++ // its exercise would revert: prepare leaves it out
+			continue
+		}
 		value.Add(value, v)
 	}
 	r.ValueIfExercised = value.String()
-	switch {
-	case p.Version == chain.MarketV1:
-		r.NotExercisableReason = "a V1 option market: this gateway prepares exercises on V2 markets only"
-	case d.Expiry.Cmp(p.BlockTimestamp) < 0:
-		r.NotExercisableReason = fmt.Sprintf("expired at %s (block time %s)", d.Expiry, p.BlockTimestamp)
+	switch why := optionExercisable(mk.addr, h.TokenID.Int, p); {
+	case why != nil:
+		r.NotExercisableReason = why.Message
+	case value.Sign() == 0 && inRange > 0:
+		r.NotExercisableReason = "the pool's price is inside the range of every leg that would pay: re-minting such a leg's liquidity needs both tokens, and its exercise reverts"
 	case value.Sign() == 0:
 		r.NotExercisableReason = "not in the money: no leg's collateral, swapped at the pool's price, pays more than its liquidity providers are owed"
 	default:

@@ -20,6 +20,8 @@ import (
 // PositionReader reads an option and simulates its exercise (package chain).
 type PositionReader interface {
 	Position(ctx context.Context, market common.Address, optionID *big.Int) (*chain.Position, error)
+	// Positions reads a page of options in one round trip (positions).
+	Positions(ctx context.Context, market common.Address, ids []*big.Int) ([]chain.PositionResult, error)
 	SimulateSequence(ctx context.Context, owner, market common.Address, p clamm.ExerciseParams) ([]chain.LegOutcome, error)
 	SimulateExercise(ctx context.Context, from, market common.Address, data []byte) (*big.Int, error)
 }
@@ -283,10 +285,21 @@ func leftOutReasons(p Prepared) string {
 }
 
 // exercisable refuses what the contract would refuse, before any quote.
+// Positions apply the same rule (optionExercisable) to say why an option
+// cannot be exercised.
 func exercisable(req PrepareRequest, pos *chain.Position) error {
+	if err := optionExercisable(req.Market, req.OptionID, pos); err != nil {
+		return err
+	}
+	return nil
+}
+
+// optionExercisable is the option-level exercise rule of prepare and
+// positions: a V2 market, liquidity left, not expired at the head.
+func optionExercisable(market common.Address, optionID *big.Int, pos *chain.Position) *problem.Error {
 	if pos.Version == chain.MarketV1 {
 		return problem.New(problem.MarketV1Unsupported,
-			"%s is a V1 option market (DopexV2OptionMarket); this gateway prepares exercises on V2 markets only", req.Market.Hex())
+			"%s is a V1 option market (DopexV2OptionMarket); this gateway prepares exercises on V2 markets only", market.Hex())
 	}
 	// Nothing left to exercise says more than "expired" about an old option.
 	left := false
@@ -294,10 +307,10 @@ func exercisable(req PrepareRequest, pos *chain.Position) error {
 		left = left || l.LiquidityToUse.Sign() > 0
 	}
 	if !left {
-		return problem.New(problem.OptionFullyExercised, "option %s has no liquidity left to exercise", req.OptionID).On("optionId")
+		return problem.New(problem.OptionFullyExercised, "option %s has no liquidity left to exercise", optionID).On("optionId")
 	}
 	if pos.Data.Expiry.Cmp(pos.BlockTimestamp) < 0 {
-		return problem.New(problem.OptionExpired, "option %s expired at %s (block time %s)", req.OptionID, pos.Data.Expiry, pos.BlockTimestamp).On("optionId")
+		return problem.New(problem.OptionExpired, "option %s expired at %s (block time %s)", optionID, pos.Data.Expiry, pos.BlockTimestamp).On("optionId")
 	}
 	return nil
 }

@@ -220,6 +220,13 @@ type stubPositions struct{ pos *chain.Position }
 func (s stubPositions) Position(context.Context, common.Address, *big.Int) (*chain.Position, error) {
 	return s.pos, nil
 }
+func (s stubPositions) Positions(_ context.Context, _ common.Address, ids []*big.Int) ([]chain.PositionResult, error) {
+	out := make([]chain.PositionResult, len(ids))
+	for i := range out {
+		out[i].Position = s.pos
+	}
+	return out, nil
+}
 
 // SimulateSequence is the market of the worked example: the one leg's swap
 // delivers 10500 against 10000 owed.

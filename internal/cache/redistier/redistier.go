@@ -269,12 +269,24 @@ func (t *Tier) Load(ctx context.Context, key string) ([]byte, error) {
 
 // loadOrLease returns the record, or takes the lease when there is none:
 // one round trip, and atomic, so a record stored between a look and a
-// lease cannot be filled twice.
+// lease cannot be filled twice. A lease found without an expiry (written
+// by hand, by a foreign client, or left by a Redis that lost the PX) is
+// given one: every lease is bounded, so a waiter takes it over at the
+// latest LeaseTTL later instead of waiting on it to its deadline.
 var loadOrLease = redis.NewScript(`
 local v = redis.call('GET', KEYS[1])
 if v then return {1, v} end
 if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {2} end
+if redis.call('PTTL', KEYS[2]) < 0 then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
 return {0}
+`)
+
+// tryLease is SET NX PX, bounding a lease found without an expiry as
+// loadOrLease does.
+var tryLease = redis.NewScript(`
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
 `)
 
 // LoadOrLease implements cache.Shared.
@@ -312,7 +324,8 @@ func (t *Tier) TryLease(ctx context.Context, key string) (cache.Lease, error) {
 	var ok bool
 	err := t.do(ctx, func(ctx context.Context) error {
 		var err error
-		ok, err = t.client.SetNX(ctx, t.leaseKey(key), token, t.opts.LeaseTTL).Result()
+		n, err := tryLease.Run(ctx, t.client, []string{t.leaseKey(key)}, token, t.opts.LeaseTTL.Milliseconds()).Int()
+		ok = n == 1
 		return err
 	})
 	if err != nil || !ok {

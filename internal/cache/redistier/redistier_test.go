@@ -429,3 +429,40 @@ func TestClockSkewBetweenReplicas(t *testing.T) {
 		t.Fatalf("%s fills %d", st, fills.Load())
 	}
 }
+
+// A record from a clock an hour ahead is served as built at the reader's
+// now, and then ages like any other: when it goes stale the refresh does
+// not take the same record back as fresh (it would count as built now
+// again, forever), it refreshes, and the upstream is asked.
+func TestRecordFromTheFutureAges(t *testing.T) {
+	srv := redistest.Start(t)
+	ahead, local := newClock(), newClock()
+	ahead.advance(time.Hour)
+	a, _ := replica(t, srv.URL(), ahead, redistier.Options{})
+	b, _ := replica(t, srv.URL(), local, redistier.Options{})
+	if _, _, _, err := a.Get(context.Background(), "k", policy, func(context.Context) (string, error) { return "future", nil }); err != nil {
+		t.Fatal(err)
+	}
+	var fills atomic.Int64
+	fill := func(context.Context) (string, error) { fills.Add(1); return "now", nil }
+	if v, st, age, err := b.Get(context.Background(), "k", policy, fill); err != nil || v != "future" || st != cache.Hit || age != 0 {
+		t.Fatalf("%q %s %s %v", v, st, age, err)
+	}
+	local.advance(policy.TTL + time.Second)
+	if v, st, _, err := b.Get(context.Background(), "k", policy, fill); err != nil || v != "future" || st != cache.Stale {
+		t.Fatalf("past its TTL by the reader's clock: %q %s %v", v, st, err)
+	}
+	for i := 0; fills.Load() == 0 && i < 500; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if fills.Load() != 1 {
+		t.Fatalf("%d refreshes filled: the future record was taken back as fresh", fills.Load())
+	}
+	for i := 0; i < 500; i++ {
+		if v, st, _, _ := b.Get(context.Background(), "k", policy, fill); v == "now" && st == cache.Hit {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the refreshed answer is not served")
+}
