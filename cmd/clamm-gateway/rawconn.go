@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"net"
+	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
@@ -63,10 +65,20 @@ type rawAnswer struct {
 	msg    string
 }
 
+// expectationFailed is how net/http answers an Expect other than
+// 100-continue, before any handler (server.go, sendExpectationFailed): an
+// empty 417 through the ordinary response writer. No handler of the
+// gateway answers 417, so the status line alone is its signature.
+const expectationFailed = "HTTP/1.1 417 Expectation Failed\r\n"
+
 // rewriteRawError returns the JSON answer for one of net/http's own text
 // error answers, and false for anything else.
 func rewriteRawError(p []byte) (rawAnswer, bool) {
 	const proto = "HTTP/1.1 "
+	if bytes.HasPrefix(p, []byte(expectationFailed)) && bytes.HasSuffix(p, []byte("\r\nContent-Length: 0\r\n\r\n")) {
+		return jsonAnswer(http.StatusExpectationFailed, "Expectation Failed", problem.MalformedRequest,
+			"the Expect header asks for something other than 100-continue"), true
+	}
 	if len(p) < len(proto)+3+len(rawErrorHeaders) || string(p[:len(proto)]) != proto {
 		return rawAnswer{}, false
 	}
@@ -88,6 +100,18 @@ func rewriteRawError(p []byte) (rawAnswer, bool) {
 	} else if status == 501 {
 		msg = "unsupported transfer encoding"
 	}
+	text := ""
+	if i := strings.IndexByte(statusLine, ':'); i > 4 {
+		text = statusLine[4:i]
+	} else if len(statusLine) > 4 {
+		text = statusLine[4:]
+	}
+	return jsonAnswer(status, text, code, msg), true
+}
+
+// jsonAnswer is a whole HTTP/1.1 answer in the gateway's error shape,
+// closing the connection as net/http's own answers do.
+func jsonAnswer(status int, text string, code *problem.Code, msg string) rawAnswer {
 	type detail struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
@@ -96,17 +120,13 @@ func rewriteRawError(p []byte) (rawAnswer, bool) {
 		Error detail `json:"error"`
 	}{detail{code.Name(), msg}})
 	var b bytes.Buffer
-	b.WriteString(proto)
+	b.WriteString("HTTP/1.1 ")
 	b.WriteString(strconv.Itoa(status))
 	b.WriteByte(' ')
-	if i := bytes.IndexByte([]byte(statusLine), ':'); i > 0 {
-		b.WriteString(statusLine[4:i])
-	} else if len(statusLine) > 4 {
-		b.WriteString(statusLine[4:])
-	}
-	b.WriteString("\r\nContent-Type: application/json\r\nCache-Control: no-store\r\nContent-Length: ")
+	b.WriteString(text)
+	b.WriteString("\r\nContent-Type: application/json\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ")
 	b.WriteString(strconv.Itoa(len(body)))
 	b.WriteString("\r\nConnection: close\r\n\r\n")
 	b.Write(body)
-	return rawAnswer{out: b.Bytes(), status: status, code: code, msg: msg}, true
+	return rawAnswer{out: b.Bytes(), status: status, code: code, msg: msg}
 }

@@ -295,6 +295,27 @@ func TestRawRequestsGetJSONOnTheWire(t *testing.T) {
 	}
 }
 
+// A request with both Content-Length and Transfer-Encoding (RFC 9112 6.1)
+// is answered and its connection closed: a second request hidden after
+// its chunked body is never read, let alone answered.
+func TestSmuggledRequestIsNotAnswered(t *testing.T) {
+	base, _, _, stop := start(t, map[string]string{})
+	defer stop()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	hidden := "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
+	_, _ = io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: "+strconv.Itoa(5+len(hidden))+
+		"\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"+hidden)
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second)) // a guard against a hang, not a bound under test
+	raw, _ := io.ReadAll(conn)
+	if n := strings.Count(string(raw), "HTTP/1.1 "); n != 1 || !strings.Contains(string(raw), "Connection: close") {
+		t.Fatalf("%d answers on the connection, want 1 and the connection closed:\n%.600s", n, raw)
+	}
+}
+
 // An RPC URL of another network stops the start, naming the variable.
 func TestRPCOfAnotherChainStopsTheStart(t *testing.T) {
 	f := scenario.NewFakes()
@@ -329,6 +350,7 @@ func TestNetHTTPOwnAnswersAreJSON(t *testing.T) {
 		{"HTTP/9.9", "GET / HTTP/9.9\r\nHost: x\r\n\r\n", "505", "MALFORMED_REQUEST"},
 		{"no Host on HTTP/1.1", "GET /healthz HTTP/1.1\r\n\r\n", "400", "MALFORMED_REQUEST"},
 		{"header fields over net/http's bound", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + strings.Repeat("a", 80<<10) + "\r\n\r\n", "431", "HEADERS_TOO_LARGE"},
+		{"Expect other than 100-continue", "GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\n\r\n", "417", "MALFORMED_REQUEST"},
 	} {
 		conn, err := net.Dial("tcp", addr)
 		if err != nil {
@@ -364,7 +386,7 @@ func TestNetHTTPOwnAnswersAreJSON(t *testing.T) {
 	}
 	metrics, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for code, n := range map[string]int{"400": 2, "505": 1, "431": 1} {
+	for code, n := range map[string]int{"400": 2, "505": 1, "431": 1, "417": 1} {
 		want := `clamm_http_requests_total{route="unmatched",status="` + code + `"} ` + strconv.Itoa(n)
 		if !strings.Contains(string(metrics), want) {
 			t.Errorf("metrics lack %s:\n%s", want, metrics)
@@ -373,7 +395,7 @@ func TestNetHTTPOwnAnswersAreJSON(t *testing.T) {
 	stop()
 	stopped = true
 	logs := stdout.String() + stderr.String()
-	for _, want := range []string{`"route":"unmatched","status":505`, `"route":"unmatched","status":431`, `MALFORMED_REQUEST`, `HEADERS_TOO_LARGE`} {
+	for _, want := range []string{`"route":"unmatched","status":505`, `"route":"unmatched","status":431`, `"route":"unmatched","status":417`, `MALFORMED_REQUEST`, `HEADERS_TOO_LARGE`} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("no access-log line with %s:\n%.2000s", want, logs)
 		}

@@ -86,7 +86,7 @@ func (r *Reader) Positions(ctx context.Context, market common.Address, ids []*bi
 // HTTP round trip), or one after another on a caller that cannot batch.
 func (r *Reader) aggregateBatch(ctx context.Context, batches [][]Call) ([][]Result, error) {
 	bc, ok := r.rpc.(batchCaller)
-	if !ok || len(batches) == 1 {
+	if !ok || len(batches) <= 1 { // an empty JSON-RPC batch is an invalid request
 		out := make([][]Result, len(batches))
 		for i, calls := range batches {
 			res, err := r.AggregateResults(ctx, calls)

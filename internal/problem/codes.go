@@ -46,8 +46,9 @@ var (
 	// MalformedRequest is written by the listener, not a handler: net/http
 	// refuses such a request before routing, with its own status (400, or
 	// 505 for an HTTP version other than 1.x, 501 for a Transfer-Encoding
-	// it does not support), which the answer keeps.
-	MalformedRequest = declare("MALFORMED_REQUEST", KindInvalidArgument, "the request is not HTTP/1.x the server can parse: request line, Host or header syntax (400); HTTP version (505); Transfer-Encoding (501)")
+	// it does not support, 417 for an Expect other than 100-continue),
+	// which the answer keeps.
+	MalformedRequest = declare("MALFORMED_REQUEST", KindInvalidArgument, "the request is not HTTP/1.x the server can parse: request line, Host or header syntax (400); HTTP version (505); Transfer-Encoding (501); an Expect other than 100-continue (417)")
 	// ClientClosed is never sent: it names, in the access log and metrics,
 	// a request whose client hung up before its answer was ready.
 	ClientClosed = declare("CLIENT_CLOSED", KindClientClosed, "the client hung up before its answer was ready; logged and counted as 499, never sent")

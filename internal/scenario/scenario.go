@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -369,7 +370,13 @@ func (s *Scenario) Populate(node *chaintest.Node, sg *subgraphtest.Server) {
 		for _, d := range st.DailyFeeCompounds {
 			e.DailyFeeCompounds = append(e.DailyFeeCompounds, subgraphtest.DailyCompound{Compound: d.Liquidity, SqrtPriceX96: sqrtAt(d.Tick), Start: d.Start})
 		}
-		sg.Strikes = append(sg.Strikes, e)
+		// Graph Node keys entities by id: a strike two scenarios share (one
+		// pool, handler, hook and range) is one entity, the later write's.
+		if i := slices.IndexFunc(sg.Strikes, func(x subgraphtest.Strike) bool { return x.ID == e.ID }); i >= 0 {
+			sg.Strikes[i] = e
+		} else {
+			sg.Strikes = append(sg.Strikes, e)
+		}
 	}
 	marketHex := lower(s.Market.Address)
 	purchases, options := s.purchases()
