@@ -73,9 +73,10 @@ func TestPositionsChainHasTheLastWord(t *testing.T) {
 		}
 	}
 	listed := map[string]bool{}
-	for _, o := range f.Subgraph.Options {
-		if o.Owner == "0xa11ce00000000000000000000000000000000001" && o.State == "Exercised" {
-			listed[o.TokenID] = true
+	for _, id := range f.Subgraph.Store.All("Option") {
+		o := f.Subgraph.Store.Get("Option", id)
+		if o["owner"].JSON() == "0xa11ce00000000000000000000000000000000001" && o["state"].Str == "Exercised" {
+			listed[o["tokenId"].Big.String()] = true
 		}
 	}
 	for _, id := range []string{"101", "105", "107", "108"} {

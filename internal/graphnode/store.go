@@ -96,18 +96,25 @@ func (s *Store) blockByHash(h string) (Block, bool) {
 	return Block{}, false
 }
 
-// Get returns an entity as of the head (nil if absent or removed).
+// Get returns a copy of an entity as of the head (nil if absent or
+// removed).
 func (s *Store) Get(typ, id string) Entity {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.at(typ, id, ^uint64(0))
+	return s.At(typ, id, ^uint64(0))
 }
 
-// At returns an entity as of block n.
+// At returns a copy of an entity as of block n.
 func (s *Store) At(typ, id string, n uint64) Entity {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.at(typ, id, n)
+	e := s.at(typ, id, n)
+	if e == nil {
+		return nil
+	}
+	out := make(Entity, len(e))
+	for k, v := range e {
+		out[k] = v
+	}
+	return out
 }
 
 func (s *Store) at(typ, id string, n uint64) Entity {
