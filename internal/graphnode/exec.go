@@ -12,6 +12,36 @@ type exec struct {
 	s    *Schema
 	doc  *ast.QueryDocument
 	vars map[string]any
+	// rowCache and backRefs hold, for this query, a type's rows as of a
+	// block and the index of a derived field's back references, so that
+	// resolving a derived field of n entities reads the store once, not n
+	// times.
+	rowCache map[rowsKey][]row
+	backRefs map[backKey]map[string][]row
+}
+
+type rowsKey struct {
+	typ   string
+	block uint64
+}
+
+type backKey struct {
+	typ, field string
+	block      uint64
+}
+
+// rows are a type's rows as of block, read once per query.
+func (x *exec) rows(typ string, block uint64) []row {
+	k := rowsKey{typ, block}
+	if r, ok := x.rowCache[k]; ok {
+		return r
+	}
+	if x.rowCache == nil {
+		x.rowCache = map[rowsKey][]row{}
+	}
+	r := x.st.rows(typ, block)
+	x.rowCache[k] = r
+	return r
 }
 
 // Deployment is the deployment id `_meta` names.
@@ -65,7 +95,7 @@ func (x *exec) rootField(f *ast.Field) (any, error) {
 		}
 		return x.object(root.typ, row{id: id, e: e}, f.SelectionSet, block)
 	}
-	return x.list(root.typ, x.st.rows(root.typ.Name, block), f, block)
+	return x.list(root.typ, append([]row(nil), x.rows(root.typ.Name, block)...), f, block)
 }
 
 // meta answers `_meta`: the block queried (the head unless `block` says
@@ -292,22 +322,32 @@ func (x *exec) fieldValue(t *EntityType, fd *Field, r row, f *ast.Field, block u
 
 // derived are the entities of target whose field refers to id, by id.
 func (x *exec) derived(target *EntityType, field, id string, block uint64) []row {
-	var out []row
-	for _, r := range x.st.rows(target.Name, block) {
-		v := r.e[field]
-		switch {
-		case v.Kind == KindString && v.Str == id:
-			out = append(out, r)
-		case v.Kind == KindArray:
-			for _, el := range v.Array {
-				if el.Str == id {
-					out = append(out, r)
-					break
+	k := backKey{target.Name, field, block}
+	idx, ok := x.backRefs[k]
+	if !ok {
+		idx = map[string][]row{}
+		for _, r := range x.rows(target.Name, block) {
+			v := r.e[field]
+			switch v.Kind {
+			case KindString:
+				idx[v.Str] = append(idx[v.Str], r)
+			case KindArray:
+				seen := map[string]bool{}
+				for _, el := range v.Array {
+					if !seen[el.Str] {
+						seen[el.Str] = true
+						idx[el.Str] = append(idx[el.Str], r)
+					}
 				}
 			}
 		}
+		if x.backRefs == nil {
+			x.backRefs = map[backKey]map[string][]row{}
+		}
+		x.backRefs[k] = idx
 	}
-	return out
+	// A copy: the caller filters and sorts what it gets.
+	return append([]row(nil), idx[id]...)
 }
 
 // list applies a collection field's where, orderBy, orderDirection, skip

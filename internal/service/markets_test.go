@@ -25,7 +25,7 @@ func TestOptionMarketsGolden(t *testing.T) {
 		inverted         bool
 	}{
 		{"markets-mantle", "testdata/scenarios/mantle-wmnt-usdt.json", true},
-		{"markets-arbitrum", "internal/demo/scenarios/arbitrum-weth-usdc.json", false},
+		{"markets-arbitrum", "testdata/scenarios/arbitrum-weth-usdc.json", false},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			sc := loadScenario(t, c.scenario)
@@ -203,7 +203,7 @@ func TestOptionMarketsListUsableHandlersOnly(t *testing.T) {
 // block time (no last day to pick) are the subgraph's errors (502), never a
 // 404 naming a parameter this endpoint does not take.
 func TestOptionMarketsRefuseWhatTheChainContradicts(t *testing.T) {
-	sc := loadScenario(t, "internal/demo/scenarios/arbitrum-weth-usdc.json")
+	sc := loadScenario(t, "testdata/scenarios/arbitrum-weth-usdc.json")
 	market := strings.ToLower(sc.Market.Address.Hex())
 	change := func(f *scenario.Fakes, id string, edit func(graphnode.Entity)) {
 		m := f.Subgraph.Store.Get("Market", market)

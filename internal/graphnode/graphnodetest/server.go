@@ -47,10 +47,13 @@ type Failure struct {
 	Body string
 }
 
+// schema is derived once: it is read-only, and every test's fakes need it.
+var schema = sync.OnceValues(func() (*graphnode.Schema, error) { return graphnode.ParseSchema(subgraph.Schema) })
+
 // New returns a server over an empty store of the options subgraph's
 // schema.
 func New() *Server {
-	s, err := graphnode.ParseSchema(subgraph.Schema)
+	s, err := schema()
 	if err != nil {
 		panic(err) // the embedded schema is checked by internal/graphnode's tests
 	}
