@@ -105,9 +105,15 @@ func (x *exec) meta(f *ast.Field, args map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Graph Node knows the hash of the head and of a block asked by hash,
+	// and looks the time and parent up by that hash; a block asked by
+	// number has none of the three (graph-node resolver.rs lookup_meta).
 	b, known := x.st.block(n)
 	if n == x.st.head.Number {
 		b, known = x.st.head, true
+	}
+	if m, _ := args["block"].(map[string]any); m != nil && m["number"] != nil && m["hash"] == nil {
+		b, known = Block{Number: n}, false
 	}
 	out := &Object{}
 	for _, sf := range x.collect(f.SelectionSet, "_Meta_") {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -199,23 +200,38 @@ func fromGQL(e *gqlerror.Error) Error {
 	return out
 }
 
-// graphNodeErrors turns gqlparser's validation errors into Graph Node's:
-// a value an argument's type does not admit (an unknown filter field, a
-// wrong literal) is Graph Node's "Invalid value provided for argument",
-// which prints the argument's whole value the way graph-node's Rust Debug
-// does; everything else keeps gqlparser's text, which is graphql-js's, as
-// Graph Node's validator's is.
+// unknownField is gqlparser's (graphql-js's) message for a field the type
+// lacks.
+var unknownField = regexp.MustCompile(`^Cannot query field "(\w+)" on type "(\w+)"`)
+
+// graphNodeErrors turns gqlparser's validation errors into Graph Node's.
+// gqlparser runs the graphql-js rules, the set Graph Node runs with
+// ENABLE_GRAPHQL_VALIDATIONS; Graph Node's default (validations off) finds
+// the same faults while executing and words two of them its own way, which
+// is what a client of a default deployment reads: a field the type lacks
+// ("Type `Strike` has no field `price`") and a value an argument's type does
+// not admit, such as an unknown filter ("Invalid value provided for argument
+// `where`: ...", the value printed as graph-node's Rust Debug prints it).
+// Everything else keeps gqlparser's text.
 func graphNodeErrors(doc *ast.QueryDocument, list gqlerror.List, vars map[string]any) []Error {
 	out := make([]Error, 0, len(list))
 	seen := map[*ast.Argument]bool{}
 	for _, e := range list {
+		if m := unknownField.FindStringSubmatch(e.Message); e.Rule == "FieldsOnCorrectType" && m != nil {
+			ge := fromGQL(e)
+			ge.Message = fmt.Sprintf("Type `%s` has no field `%s`", m[2], m[1])
+			out = append(out, ge)
+			continue
+		}
 		if e.Rule == "ValuesOfCorrectType" && len(e.Locations) > 0 {
-			if f, a := argumentAt(doc, e.Locations[0].Line, e.Locations[0].Column); a != nil {
+			if _, a := argumentAt(doc, e.Locations[0].Line, e.Locations[0].Column); a != nil {
 				if !seen[a] {
 					seen[a] = true
 					out = append(out, Error{
-						Message:   fmt.Sprintf("Invalid value provided for argument `%s`: %s", a.Name, debugValue(a.Value, vars)),
-						Locations: []Location{{Line: f.Position.Line, Column: f.Position.Column}},
+						Message: fmt.Sprintf("Invalid value provided for argument `%s`: %s", a.Name, debugValue(a.Value, vars)),
+						// Graph Node locates the error at the argument's
+						// definition, which its derived schema places at 0:0.
+						Locations: []Location{{Line: 0, Column: 0}},
 					})
 				}
 				continue
@@ -273,14 +289,15 @@ func valueAt(v *ast.Value, line, col int) bool {
 	return false
 }
 
-// debugValue prints a value as graph-node's r::Value Debug does:
-// Object({"k": String("v")}) with sorted keys, Int(5), List([...]).
+// debugValue prints a value as graph-node prints the graphql-parser value
+// of an InvalidArgumentError (Rust's Debug): Object({"k": String("v")})
+// with sorted keys, Int(Number(5)), List([...]).
 func debugValue(v *ast.Value, vars map[string]any) string {
 	switch v.Kind {
 	case ast.Variable:
 		return debugJSON(vars[v.Raw])
 	case ast.IntValue:
-		return "Int(" + v.Raw + ")"
+		return "Int(Number(" + v.Raw + "))"
 	case ast.FloatValue:
 		return "Float(" + v.Raw + ")"
 	case ast.StringValue, ast.BlockValue:
@@ -317,13 +334,13 @@ func debugJSON(v any) string {
 		return fmt.Sprintf("Boolean(%t)", v)
 	case float64:
 		if v == float64(int64(v)) {
-			return fmt.Sprintf("Int(%d)", int64(v))
+			return fmt.Sprintf("Int(Number(%d))", int64(v))
 		}
 		return fmt.Sprintf("Float(%v)", v)
 	case json.Number:
-		return "Int(" + v.String() + ")"
+		return "Int(Number(" + v.String() + "))"
 	case int64, int:
-		return fmt.Sprintf("Int(%d)", v)
+		return fmt.Sprintf("Int(Number(%d))", v)
 	case []any:
 		parts := make([]string, len(v))
 		for i, el := range v {

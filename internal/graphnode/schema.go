@@ -88,10 +88,12 @@ var scalarSuffixes = map[string][]string{
 }
 
 // enumSuffixes and listSuffixes are those of enum and (non-derived) list
-// fields.
+// fields; a list of Strings or of entities (whose ids are strings) also
+// has the `_nocase` variants (graph-node's field_list_supports_nocase).
 var (
-	enumSuffixes = []string{"", "not", "in", "not_in"}
-	listSuffixes = []string{"", "not", "contains", "contains_nocase", "not_contains", "not_contains_nocase"}
+	enumSuffixes       = []string{"", "not", "in", "not_in"}
+	listSuffixes       = []string{"", "not", "contains", "not_contains"}
+	listNocaseSuffixes = []string{"", "not", "contains", "contains_nocase", "not_contains", "not_contains_nocase"}
 )
 
 // metaSDL declares what Graph Node adds to every subgraph's query schema:
@@ -293,11 +295,14 @@ func filterInputs(f *Field) [][2]string {
 	}
 	switch {
 	case f.List && f.DerivedFrom == "":
-		typ := f.Base
+		typ, sfx := f.Base, listSuffixes
 		if f.Entity {
 			typ = "String"
 		}
-		add(listSuffixes, typ, true)
+		if typ == "String" {
+			sfx = listNocaseSuffixes
+		}
+		add(sfx, typ, true)
 	case f.List:
 	case f.Entity && f.DerivedFrom == "":
 		add(scalarSuffixes["String"], "String", false)
