@@ -37,7 +37,7 @@ func (d *discard) Write(b []byte) (int, error) { d.n += len(b); return len(b), n
 // wideScenario is the demo scenario with n extra call ranges above the
 // price, for a large strikes-chain answer.
 func wideScenario(b *testing.B, n int) *scenario.Scenario {
-	scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	scs, err := scenario.Load(filepath.Join(root, "testdata/scenarios/arbitrum-weth-usdc.json"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func body(b *testing.B, h http.Handler, path string) []byte {
 func BenchmarkHit(b *testing.B) {
 	large := wideScenario(b, 1000)
 	small := wideScenario(b, 10)
-	demo, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	demo, err := scenario.Load(filepath.Join(root, "testdata/scenarios/arbitrum-weth-usdc.json"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func (f *flights) inFlight() time.Duration {
 //	prepare 1inch:  position (RPC) -> quotes (1inch, legs in parallel) -> simulate (RPC) = 190 ms
 func BenchmarkColdPath(b *testing.B) {
 	const sub, rpcD, quote = 100 * time.Millisecond, 20 * time.Millisecond, 150 * time.Millisecond
-	demo, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	demo, err := scenario.Load(filepath.Join(root, "testdata/scenarios/arbitrum-weth-usdc.json"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -22,11 +22,11 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
 )
 
 // Real responses of every route, successes and every documented error
@@ -132,15 +132,15 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	demoMarket.Version = version
 	f.Node.Unlock()
 	srv = warm
-	f.Subgraph.Fail = func(string) *subgraphtest.Failure { return &subgraphtest.Failure{Errors: []string{"indexing_error"}} }
+	f.Subgraph.Fail = func(string) *graphnodetest.Failure { return &graphnodetest.Failure{Errors: []string{"indexing_error"}} }
 	seen[validate(http.MethodGet, gateway.PathStrikesChain+"?optionMarket="+wethUSDC+"&chainId=42161&callsReach=2&putsReach=2", nil)] = true // 502
-	f.Subgraph.Fail = func(string) *subgraphtest.Failure { return &subgraphtest.Failure{Status: 503} }
+	f.Subgraph.Fail = func(string) *graphnodetest.Failure { return &graphnodetest.Failure{Status: 503} }
 	seen[validate(http.MethodGet, gateway.PathStrikesChain+"?optionMarket="+wethUSDC+"&chainId=42161&callsReach=3&putsReach=3", nil)] = true // 503
 	seen[validate(http.MethodGet, gateway.PathReadyz, nil)] = true                                                                           // 503 readiness
 	f.Subgraph.Fail = nil
 	slow, sf := newFakeServerWith(t, func(o *gateway.Options) { o.RequestTimeout = 50 * time.Millisecond })
 	release := make(chan struct{})
-	sf.Subgraph.Fail = func(string) *subgraphtest.Failure { <-release; return nil }
+	sf.Subgraph.Fail = func(string) *graphnodetest.Failure { <-release; return nil }
 	srv = slow
 	seen[validate(http.MethodGet, strikes, nil)] = true // 504
 	close(release)

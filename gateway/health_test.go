@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"
 )
 
 type readiness struct {
@@ -41,9 +41,10 @@ func TestHealthzAndReadyz(t *testing.T) {
 		t.Fatalf("healthy upstreams: %d %+v", code, r)
 	}
 	// The subgraph falls 101 blocks behind the node's head.
-	f.Subgraph.Lock()
-	f.Subgraph.Block -= 101
-	f.Subgraph.Unlock()
+	head := f.Subgraph.Store.Head()
+	lagging := head
+	lagging.Number -= 101
+	f.Subgraph.Store.SetHead(lagging)
 	code, r := readyz(t, srv)
 	if code != http.StatusServiceUnavailable || r.Ready {
 		t.Fatalf("lagging subgraph: %d %+v", code, r)
@@ -53,10 +54,8 @@ func TestHealthzAndReadyz(t *testing.T) {
 			t.Fatalf("chain 42161: %+v", c)
 		}
 	}
-	f.Subgraph.Lock()
-	f.Subgraph.Block += 101
-	f.Subgraph.Unlock()
-	f.Subgraph.Fail = func(string) *subgraphtest.Failure { return &subgraphtest.Failure{Status: 503} }
+	f.Subgraph.Store.SetHead(head)
+	f.Subgraph.Fail = func(string) *graphnodetest.Failure { return &graphnodetest.Failure{Status: 503} }
 	if code, r := readyz(t, srv); code != http.StatusServiceUnavailable || r.Chains[1].Problems[0] != "SUBGRAPH_UNAVAILABLE" {
 		t.Fatalf("subgraph down: %d %+v", code, r)
 	}
@@ -79,7 +78,7 @@ func TestHealthzAndReadyz(t *testing.T) {
 func TestReadyzProbesAreSharedAndCached(t *testing.T) {
 	srv, f := newFakeServer(t)
 	release := make(chan struct{})
-	f.Subgraph.Fail = func(string) *subgraphtest.Failure { <-release; return nil }
+	f.Subgraph.Fail = func(string) *graphnodetest.Failure { <-release; return nil }
 	const n = 400
 	var wg sync.WaitGroup
 	codes := make([]int, n)

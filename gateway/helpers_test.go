@@ -25,7 +25,7 @@ func httptestDo(h http.Handler, method, path string) *httptest.ResponseRecorder 
 // gateway tests serve through fakes.
 func demoScenario(t testing.TB) *scenario.Scenario {
 	t.Helper()
-	scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	scs, err := scenario.Load(filepath.Join(root, "testdata/scenarios/arbitrum-weth-usdc.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"
 )
 
 const alice = "0xA11CE00000000000000000000000000000000001"
@@ -99,18 +99,18 @@ func TestHistoryEmptyIsArray(t *testing.T) {
 
 func TestHistoryUpstreamErrors(t *testing.T) {
 	for _, c := range []struct {
-		fail *subgraphtest.Failure
+		fail *graphnodetest.Failure
 		code string
 		st   int
 	}{
-		{&subgraphtest.Failure{Errors: []string{"indexing_error"}}, "SUBGRAPH_INDEXING_ERROR", 502},
-		{&subgraphtest.Failure{Errors: []string{"Failed to decode `Bytes` value"}}, "SUBGRAPH_ERROR", 502},
-		{&subgraphtest.Failure{Status: 503}, "SUBGRAPH_UNAVAILABLE", 503},
+		{&graphnodetest.Failure{Errors: []string{"indexing_error"}}, "SUBGRAPH_INDEXING_ERROR", 502},
+		{&graphnodetest.Failure{Errors: []string{"Failed to decode `Bytes` value"}}, "SUBGRAPH_ERROR", 502},
+		{&graphnodetest.Failure{Status: 503}, "SUBGRAPH_UNAVAILABLE", 503},
 	} {
 		for _, p := range historyPaths {
 			srv, f := newFakeServer(t)
 			failing := true
-			f.Subgraph.Fail = func(string) *subgraphtest.Failure {
+			f.Subgraph.Fail = func(string) *graphnodetest.Failure {
 				if failing {
 					return c.fail
 				}

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"
 )
 
 // field rewrites every value of a JSON string field in a Graph Node answer.
@@ -136,8 +136,8 @@ func TestUpstreamErrorTextIsScrubbedAndBoundedInTheLog(t *testing.T) {
 	var logBuf bytes.Buffer
 	srv, f := newFakeServerWith(t, func(o *gateway.Options) { o.AccessLog = &logBuf })
 	key := "abcdef0123456789abcdef0123456789"
-	f.Subgraph.Fail = func(string) *subgraphtest.Failure {
-		return &subgraphtest.Failure{Errors: []string{"bad api key " + key + " for https://gateway.example/api/" + key + "/subgraphs " + strings.Repeat("x", 20<<20)}}
+	f.Subgraph.Fail = func(string) *graphnodetest.Failure {
+		return &graphnodetest.Failure{Errors: []string{"bad api key " + key + " for https://gateway.example/api/" + key + "/subgraphs " + strings.Repeat("x", 20<<20)}}
 	}
 	rec := get(t, srv, strikes)
 	if rec.Code != http.StatusBadGateway {
@@ -162,7 +162,7 @@ func TestClientGoneDuringAMissIs499(t *testing.T) {
 	var logBuf syncBuffer
 	srv, f := newFakeServerWith(t, func(o *gateway.Options) { o.AccessLog = &logBuf })
 	entered, release := make(chan struct{}), make(chan struct{})
-	f.Subgraph.Fail = func(string) *subgraphtest.Failure {
+	f.Subgraph.Fail = func(string) *graphnodetest.Failure {
 		close(entered)
 		<-release
 		return nil

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"
 )
 
 func TestRateLimitPerClient(t *testing.T) {
@@ -40,7 +40,7 @@ func TestConcurrentFillBound(t *testing.T) {
 	srv, f := newFakeServerWith(t, func(o *gateway.Options) { o.MaxFills = 1 })
 	entered := make(chan struct{}, 10)
 	release := make(chan struct{})
-	f.Subgraph.Fail = func(string) *subgraphtest.Failure {
+	f.Subgraph.Fail = func(string) *graphnodetest.Failure {
 		entered <- struct{}{}
 		<-release
 		return nil

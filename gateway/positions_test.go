@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -74,9 +75,10 @@ func TestPositionsChainHasTheLastWord(t *testing.T) {
 		}
 	}
 	listed := map[string]bool{}
-	for _, o := range f.Subgraph.Options {
-		if o.Owner == "0xa11ce00000000000000000000000000000000001" && o.State == "Exercised" {
-			listed[o.TokenID] = true
+	for _, id := range f.Subgraph.Store.All("Option") {
+		o := f.Subgraph.Store.Get("Option", id)
+		if o["owner"].JSON() == "0xa11ce00000000000000000000000000000000001" && o["state"].Str == "Exercised" {
+			listed[o["tokenId"].Big.String()] = true
 		}
 	}
 	for _, id := range []string{"101", "105", "107", "108"} {
@@ -189,8 +191,8 @@ func TestPositionsPageIsOneRoundTrip(t *testing.T) {
 	srv, f := newFakeServer(t)
 	positions(t, srv, alice) // the market's immutable facts are now warm
 	candidates := 0
-	for _, o := range f.Subgraph.Options {
-		if o.Owner == "0xa11ce00000000000000000000000000000000001" {
+	for _, id := range f.Subgraph.Store.All("Option") {
+		if o := f.Subgraph.Store.Get("Option", id); strings.EqualFold(common.BytesToAddress(o["owner"].Bytes).Hex(), alice) {
 			candidates++
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
@@ -76,17 +77,19 @@ func TestUnreachableAndHangingUpstreams(t *testing.T) {
 // Upstream answers are read through a size limit: an answer over it is a
 // 502, never buffered whole.
 func TestOversizedUpstreamAnswers(t *testing.T) {
-	f := scenario.NewFakes(demoScenario(t))
+	sc := demoScenario(t)
+	f := scenario.NewFakes(sc)
 	// Twenty more copies of the first range make the strikes page (~5 KB
 	// from the scenario) larger than the cold RPC read (~9 KB of hex).
-	f.Subgraph.Lock()
-	first := f.Subgraph.Strikes[0]
+	first := sc.Strikes[0].ID()
 	for i := range 20 {
-		c := first
-		c.ID = fmt.Sprintf("%s-copy%02d", first.ID, i)
-		f.Subgraph.Strikes = append(f.Subgraph.Strikes, c)
+		c := f.Subgraph.Store.Get("Strike", first)
+		id := fmt.Sprintf("%s-copy%02d", first, i)
+		c["id"] = graphnode.String(id)
+		if err := f.Subgraph.Store.Set("Strike", id, c, 0); err != nil {
+			t.Fatal(err)
+		}
 	}
-	f.Subgraph.Unlock()
 	// An identity rewrite: the fake then announces the body's length.
 	f.Subgraph.Rewrite = func(_ string, b []byte) []byte { return b }
 	for _, c := range []struct {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"
 )
 
 // 50 concurrent identical requests on a cold cache cost what one request
@@ -19,7 +19,7 @@ func TestConcurrentMissesShareOneFill(t *testing.T) {
 	srv, f := newFakeServer(t)
 	entered := make(chan struct{}, 100)
 	release := make(chan struct{})
-	f.Subgraph.Fail = func(string) *subgraphtest.Failure {
+	f.Subgraph.Fail = func(string) *graphnodetest.Failure {
 		entered <- struct{}{}
 		<-release // hold the fill open while the other requests pile up
 		return nil
@@ -61,16 +61,16 @@ func TestConcurrentMissesShareOneFill(t *testing.T) {
 func TestUpstreamFailuresMapToCodesAndAreNotCached(t *testing.T) {
 	cases := []struct {
 		name       string
-		subgraph   *subgraphtest.Failure
+		subgraph   *graphnodetest.Failure
 		rpcStatus  int
 		wantStatus int
 		wantCode   string
 	}{
-		{"graphql errors in 200", &subgraphtest.Failure{Errors: []string{"store error: column does not exist"}}, 0, 502, "SUBGRAPH_ERROR"},
-		{"indexing error", &subgraphtest.Failure{Errors: []string{"indexing_error"}}, 0, 502, "SUBGRAPH_INDEXING_ERROR"},
-		{"subgraph 500", &subgraphtest.Failure{Status: 500}, 0, 502, "SUBGRAPH_ERROR"},
-		{"subgraph 503", &subgraphtest.Failure{Status: 503}, 0, 503, "SUBGRAPH_UNAVAILABLE"},
-		{"subgraph 429", &subgraphtest.Failure{Status: 429}, 0, 503, "SUBGRAPH_UNAVAILABLE"},
+		{"graphql errors in 200", &graphnodetest.Failure{Errors: []string{"store error: column does not exist"}}, 0, 502, "SUBGRAPH_ERROR"},
+		{"indexing error", &graphnodetest.Failure{Errors: []string{"indexing_error"}}, 0, 502, "SUBGRAPH_INDEXING_ERROR"},
+		{"subgraph 500", &graphnodetest.Failure{Status: 500}, 0, 502, "SUBGRAPH_ERROR"},
+		{"subgraph 503", &graphnodetest.Failure{Status: 503}, 0, 503, "SUBGRAPH_UNAVAILABLE"},
+		{"subgraph 429", &graphnodetest.Failure{Status: 429}, 0, 503, "SUBGRAPH_UNAVAILABLE"},
 		{"rpc 500", nil, 500, 502, "RPC_ERROR"},
 		{"rpc 429", nil, 429, 503, "RPC_UNAVAILABLE"},
 	}
@@ -78,7 +78,7 @@ func TestUpstreamFailuresMapToCodesAndAreNotCached(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv, f := newFakeServer(t)
 			failing := true
-			f.Subgraph.Fail = func(string) *subgraphtest.Failure {
+			f.Subgraph.Fail = func(string) *graphnodetest.Failure {
 				if failing {
 					return c.subgraph
 				}
@@ -118,7 +118,7 @@ func TestStaleServingThroughTheGateway(t *testing.T) {
 	if first.Code != http.StatusOK || first.Header().Get("X-Cache") != "MISS" {
 		t.Fatalf("first: %d %s", first.Code, first.Header().Get("X-Cache"))
 	}
-	f.Subgraph.Fail = func(string) *subgraphtest.Failure { return &subgraphtest.Failure{Status: 503} }
+	f.Subgraph.Fail = func(string) *graphnodetest.Failure { return &graphnodetest.Failure{Status: 503} }
 	for i := 0; i < 3; i++ {
 		rec := get(t, srv, strikes)
 		if rec.Code != http.StatusOK || rec.Header().Get("X-Cache") != "STALE" || rec.Body.String() != first.Body.String() {
@@ -159,8 +159,8 @@ func TestStrikesWithoutCreateCalls(t *testing.T) {
 // to it: each request is answered 503 at once with what remains.
 func TestUpstreamRetryAfterIsHonoured(t *testing.T) {
 	srv, f := newFakeServer(t)
-	f.Subgraph.Fail = func(string) *subgraphtest.Failure {
-		return &subgraphtest.Failure{Status: http.StatusTooManyRequests, RetryAfter: "30"}
+	f.Subgraph.Fail = func(string) *graphnodetest.Failure {
+		return &graphnodetest.Failure{Status: http.StatusTooManyRequests, RetryAfter: "30"}
 	}
 	rec := get(t, srv, strikes)
 	if e := decodeError(t, rec); rec.Code != http.StatusServiceUnavailable || e.Code != "SUBGRAPH_UNAVAILABLE" || rec.Header().Get("Retry-After") != "30" {

@@ -15,7 +15,7 @@ import (
 
 // Paging by id with a small page size returns every strike exactly once.
 func TestStrikesPagesUntilShortPage(t *testing.T) {
-	scs, err := scenario.Load(filepath.Join("..", "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	scs, err := scenario.Load(filepath.Join("..", "testdata/scenarios/arbitrum-weth-usdc.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestStrikesPagesUntilShortPage(t *testing.T) {
 // bounded by MaxBytes in total, not by page: a subgraph paging without end
 // cannot grow one request's memory past what one answer may hold.
 func TestStrikesPagesAreBoundedInTotal(t *testing.T) {
-	scs, err := scenario.Load(filepath.Join("..", "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	scs, err := scenario.Load(filepath.Join("..", "testdata/scenarios/arbitrum-weth-usdc.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

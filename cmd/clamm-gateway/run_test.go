@@ -191,7 +191,7 @@ func TestOneInchKeyStaysSecret(t *testing.T) {
 // loopback servers, URLs carrying a key) writes fixtures the demo replays
 // byte for byte, and none of them holds the key or the URLs.
 func TestRecordModeWritesReplayableFixtures(t *testing.T) {
-	scs, err := scenario.Load("../../internal/demo/scenarios/arbitrum-weth-usdc.json")
+	scs, err := scenario.Load("../../testdata/scenarios/arbitrum-weth-usdc.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // out-of-range answer there is the node's garbage (502), as the same bytes
 // are on the first sight of the market, not an internal error.
 func TestWarmSlot0IsValidatedLikeCold(t *testing.T) {
-	scs, err := scenario.Load(filepath.Join("..", "..", "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	scs, err := scenario.Load(filepath.Join("..", "..", "testdata/scenarios/arbitrum-weth-usdc.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,14 +3,16 @@
 // configured, so `go run ./cmd/clamm-gateway` works on a fresh machine with
 // no network and no configuration.
 //
-// The recordings are generated, never hand-written: scenarios/ states each
-// market's state, and the go:generate program (./generate) loads it into the
-// fake upstreams, runs the demo requests through the real gateway with
-// recorders in front of the fakes, and writes
-// recordings/<chainId>/{subgraph.json,quote.json,rpc.json} in the same
-// formats a live record mode writes. Regenerate with `go generate ./internal/demo`.
-// This package holds only the recordings and their replaying transports:
-// the served binary links it, so it imports no fake.
+// The recordings are generated, never hand-written: Scenarios (in
+// testdata/scenarios) state each market's state, and the go:generate program
+// (./generate) loads them into the fake upstreams, runs the demo requests
+// through the real gateway with recorders in front of the RPC node and the
+// 1inch API, and writes recordings/<chainId>/{store.json,quote.json,rpc.json}:
+// the subgraph's entity store, served by the Graph Node emulator
+// (internal/graphnode), and the cassettes a live record mode writes.
+// Regenerate with `go generate ./internal/demo`. This package holds only the
+// recordings and their replaying transports: the served binary links it, so
+// it imports no fake.
 package demo
 
 //go:generate go run ./generate
@@ -24,8 +26,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/replay"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
 //go:embed recordings
@@ -55,9 +60,13 @@ func (r Request) Status() int {
 	return r.WantStatus
 }
 
+// Scenarios are the demo's scenario files, in testdata/scenarios (where
+// every scenario lives): what the generator records.
+var Scenarios = []string{"arbitrum-weth-usdc.json"}
+
 // Requests are the requests recorded into the demo, in the order generated.
 // README examples come from this list. The widest strikes request records
-// every strike of the demo market, so the demo's subgraph engine answers
+// every strike of the demo market, so the demo's RPC recordings answer
 // any reach.
 var Requests = []Request{
 	{"strikes-weth-usdc-1000", "/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=1000&putsReach=1000", 0},
@@ -128,7 +137,7 @@ type Replays struct {
 }
 
 // Transports returns replaying transports for a demo chain's upstreams:
-// the subgraph is a small engine over the recorded entities (graph.go),
+// the subgraph is the Graph Node emulator over the recorded store,
 // the RPC node answers call by call from the recorded batches (node.go),
 // the 1inch API replays its recorded requests.
 func Transports(chainID uint64) (Replays, error) {
@@ -138,12 +147,8 @@ func Transports(chainID uint64) (Replays, error) {
 		return Replays{}, err
 	}
 	var r Replays
-	recorded, err := replay.Exchanges(sub, "subgraph.json")
-	if err != nil {
-		return Replays{}, err
-	}
-	if r.Subgraph, err = newGraph(recorded); err != nil {
-		return Replays{}, fmt.Errorf("%s/subgraph.json: %w", dir, err)
+	if r.Subgraph, err = subgraphOf(dir, sub); err != nil {
+		return Replays{}, fmt.Errorf("%s/%s: %w", dir, StoreFile, err)
 	}
 	exact, err := replay.HTTPReplayer(sub, "quote.json")
 	if err != nil {
@@ -163,6 +168,40 @@ func Transports(chainID uint64) (Replays, error) {
 		return Replays{}, fmt.Errorf("%s/rpc.json: %w", dir, err)
 	}
 	return r, nil
+}
+
+// StoreFile is a chain's recorded subgraph store.
+const StoreFile = "store.json"
+
+// Schema is the query schema the emulator derives from the subgraph's
+// schema.graphql, derived once.
+var Schema = sync.OnceValues(func() (*graphnode.Schema, error) { return graphnode.ParseSchema(subgraph.Schema) })
+
+// stores are the loaded recorded stores by chain directory: read-only, so
+// every gateway built on the demo shares one.
+var stores sync.Map
+
+// subgraphOf serves a chain's recorded store with the emulator: any query
+// Graph Node would answer, answered as it would.
+func subgraphOf(dir string, sub fs.FS) (http.RoundTripper, error) {
+	if st, ok := stores.Load(dir); ok {
+		return &graphnode.Server{Store: st.(*graphnode.Store)}, nil
+	}
+	s, err := Schema()
+	if err != nil {
+		return nil, err
+	}
+	f, err := sub.Open(StoreFile)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := graphnode.LoadStore(s, f)
+	if err != nil {
+		return nil, err
+	}
+	stores.Store(dir, st)
+	return &graphnode.Server{Store: st}, nil
 }
 
 // Holds says, in one sentence built from Requests and OptionIDs, what the

@@ -11,16 +11,16 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap/swaptest"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
 )
 
 // Fakes are one chain's fake upstreams loaded with scenarios, reachable
 // in-process (no sockets) through the HTTP clients below.
 type Fakes struct {
 	Node     *chaintest.Node
-	Subgraph *subgraphtest.Server
+	Subgraph *graphnodetest.Server
 	OneInch  *swaptest.OneInch
 }
 
@@ -36,7 +36,7 @@ func NewFakes(scenarios ...*Scenario) *Fakes {
 
 // NewFakesFor is NewFakes with the swappers and quoter of ch (may be nil).
 func NewFakesFor(ch *config.Chain, scenarios ...*Scenario) *Fakes {
-	f := &Fakes{Node: chaintest.NewNode(), Subgraph: &subgraphtest.Server{}}
+	f := &Fakes{Node: chaintest.NewNode(), Subgraph: graphnodetest.New()}
 	for _, s := range scenarios {
 		s.Populate(f.Node, f.Subgraph)
 	}

@@ -1,6 +1,7 @@
 // Package scenario states a market's state once (tokens, market, pool price,
 // handler ranges with their liquidity and daily donations) and derives from
-// it the state of the fake upstreams (chaintest, subgraphtest). Fixtures and
+// it the state of the fake upstreams: the chain (chaintest) and the
+// subgraph's entities (the Graph Node emulator's store, graphnodetest). Fixtures and
 // golden files are generated from scenarios, never written by hand, so they
 // stay consistent with each other and can be regenerated after a change.
 package scenario
@@ -9,14 +10,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"
 )
 
 // Scenario is one market's state on one chain.
@@ -305,7 +305,7 @@ func sqrtAt(tick int) string {
 }
 
 // Populate loads the scenario into the fakes.
-func (s *Scenario) Populate(node *chaintest.Node, sg *subgraphtest.Server) {
+func (s *Scenario) Populate(node *chaintest.Node, sg *graphnodetest.Server) {
 	node.Lock()
 	for a, t := range s.Tokens {
 		node.Tokens[a] = &chaintest.Token{Decimals: t.Decimals, Symbol: t.Symbol}
@@ -353,49 +353,8 @@ func (s *Scenario) Populate(node *chaintest.Node, sg *subgraphtest.Server) {
 	}
 	node.Unlock()
 
-	sg.Lock()
-	defer sg.Unlock()
-	if s.Block.Number > sg.Block {
-		sg.Block, sg.Timestamp = s.Block.Number, s.Block.Timestamp
-	}
-	for _, st := range s.Strikes {
-		e := subgraphtest.Strike{
-			ID: st.ID(), Handler: lower(st.Handler), Pool: lower(st.Pool), Hook: lower(st.Hook),
-			TickLower: st.TickLower, TickUpper: st.TickUpper,
-			TotalLiquidity: st.TotalLiquidity, UsedLiquidity: st.UsedLiquidity,
-		}
-		for _, d := range st.DailyDonations {
-			e.DailyDonations = append(e.DailyDonations, subgraphtest.DailyDonation{Donation: d.Liquidity, SqrtPriceX96: sqrtAt(d.Tick), Start: d.Start})
-		}
-		for _, d := range st.DailyFeeCompounds {
-			e.DailyFeeCompounds = append(e.DailyFeeCompounds, subgraphtest.DailyCompound{Compound: d.Liquidity, SqrtPriceX96: sqrtAt(d.Tick), Start: d.Start})
-		}
-		// Graph Node keys entities by id: a strike two scenarios share (one
-		// pool, handler, hook and range) is one entity, the later write's.
-		if i := slices.IndexFunc(sg.Strikes, func(x subgraphtest.Strike) bool { return x.ID == e.ID }); i >= 0 {
-			sg.Strikes[i] = e
-		} else {
-			sg.Strikes = append(sg.Strikes, e)
-		}
-	}
-	marketHex := lower(s.Market.Address)
-	purchases, options := s.purchases()
-	sg.Purchases, sg.Options = append(sg.Purchases, purchases...), append(sg.Options, options...)
-	sg.Markets = append(sg.Markets, s.marketEntity(purchases))
-	for _, ex := range s.Exercises {
-		o, _ := s.option(ex.TokenID)
-		amt, _ := s.exerciseAmounts(ex)
-		lo, hi := o.Range()
-		sg.Exercises = append(sg.Exercises, subgraphtest.Exercise{
-			ID:     strings.ToLower(fmt.Sprintf("%s-%d", ex.TxHash.Hex(), ex.LogIndex)),
-			Market: marketHex, User: lower(o.Owner),
-			TxHash: strings.ToLower(ex.TxHash.Hex()), Timestamp: fmt.Sprint(ex.Timestamp), BlockNumber: fmt.Sprint(ex.BlockNumber),
-			TotalProfit: amt.profit.String(), TotalAssetRelocked: amt.size.String(), SqrtPriceX96: amt.sqrtPriceX96.String(),
-			Option: subgraphtest.ExercisedOption{
-				TokenID: fmt.Sprint(o.TokenID), IsCall: o.IsCall, TickLower: lo, TickUpper: hi,
-				Expiry: fmt.Sprint(o.Expiry), Premium: o.Premium, MintTimestamp: fmt.Sprint(o.MintTimestamp),
-			},
-		})
+	if err := s.index(sg.Store); err != nil {
+		panic(fmt.Sprintf("scenario %s: %v", s.Description, err)) // Parse checked what the entities derive from
 	}
 }
 

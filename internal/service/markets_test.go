@@ -3,10 +3,12 @@ package service_test
 import (
 	"context"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
@@ -23,7 +25,7 @@ func TestOptionMarketsGolden(t *testing.T) {
 		inverted         bool
 	}{
 		{"markets-mantle", "testdata/scenarios/mantle-wmnt-usdt.json", true},
-		{"markets-arbitrum", "internal/demo/scenarios/arbitrum-weth-usdc.json", false},
+		{"markets-arbitrum", "testdata/scenarios/arbitrum-weth-usdc.json", false},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			sc := loadScenario(t, c.scenario)
@@ -201,21 +203,36 @@ func TestOptionMarketsListUsableHandlersOnly(t *testing.T) {
 // block time (no last day to pick) are the subgraph's errors (502), never a
 // 404 naming a parameter this endpoint does not take.
 func TestOptionMarketsRefuseWhatTheChainContradicts(t *testing.T) {
-	sc := loadScenario(t, "internal/demo/scenarios/arbitrum-weth-usdc.json")
+	sc := loadScenario(t, "testdata/scenarios/arbitrum-weth-usdc.json")
+	market := strings.ToLower(sc.Market.Address.Hex())
+	change := func(f *scenario.Fakes, id string, edit func(graphnode.Entity)) {
+		m := f.Subgraph.Store.Get("Market", market)
+		edit(m)
+		m["id"] = graphnode.String(id)
+		if err := f.Subgraph.Store.Set("Market", id, m, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for name, spoil := range map[string]func(f *scenario.Fakes){
 		"market without code": func(f *scenario.Fakes) {
-			m := f.Subgraph.Markets[0]
-			m.ID = "0x00000000000000000000000000000000000000ff"
-			f.Subgraph.Markets = append(f.Subgraph.Markets, m)
+			change(f, "0x00000000000000000000000000000000000000ff", func(graphnode.Entity) {})
 		},
-		"another version": func(f *scenario.Fakes) { f.Subgraph.Markets[0].Version = 1 },
+		"another version": func(f *scenario.Fakes) {
+			change(f, market, func(m graphnode.Entity) { m["version"] = graphnode.Int(1) })
+		},
 		"another pool": func(f *scenario.Fakes) {
-			f.Subgraph.Markets[0].PrimePool.ID = "0x00000000000000000000000000000000000000ee"
+			pool := f.Subgraph.Store.Get("Pool", strings.ToLower(sc.Market.PrimePool.Hex()))
+			pool["id"] = graphnode.String("0x00000000000000000000000000000000000000ee")
+			if err := f.Subgraph.Store.Set("Pool", pool["id"].Str, pool, 0); err != nil {
+				t.Fatal(err)
+			}
+			change(f, market, func(m graphnode.Entity) { m["primePool"] = pool["id"] })
 		},
-		"no block time": func(f *scenario.Fakes) { f.Subgraph.Timestamp = 0 },
+		"no block time": func(f *scenario.Fakes) {
+			f.Subgraph.Store.SetHead(graphnode.Block{Number: f.Subgraph.Store.Head().Number})
+		},
 		"assets swapped": func(f *scenario.Fakes) {
-			m := &f.Subgraph.Markets[0]
-			m.CallAsset, m.PutAsset = m.PutAsset, m.CallAsset
+			change(f, market, func(m graphnode.Entity) { m["callAsset"], m["putAsset"] = m["putAsset"], m["callAsset"] })
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

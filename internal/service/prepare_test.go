@@ -127,7 +127,7 @@ func checkTx(t *testing.T, p service.Prepared, legs int) {
 }
 
 func TestPrepareRefusals(t *testing.T) {
-	scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	scs, err := scenario.Load(filepath.Join(root, "testdata/scenarios/arbitrum-weth-usdc.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func (f fixedQuote) BatchCallContext(_ context.Context, b []rpc.BatchElem) error
 // The 1inch key comes from the environment variable the config names and
 // travels only as a bearer token.
 func TestOneInchKeyFromEnvironment(t *testing.T) {
-	scs, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	scs, err := scenario.Load(filepath.Join(root, "testdata/scenarios/arbitrum-weth-usdc.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

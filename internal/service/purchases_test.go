@@ -34,7 +34,7 @@ func TestPurchaseHistoryGoldenAndVectors(t *testing.T) {
 	}
 	for _, c := range []struct{ golden, scenario, user, market string }{
 		{"purchases-mantle-alice", "testdata/scenarios/mantle-wmnt-usdt.json", "0xA11CE00000000000000000000000000000000001", "0x1D5DE630BbBF68c9bf17D8462605227D79eA910C"},
-		{"purchases-arbitrum-alice", "internal/demo/scenarios/arbitrum-weth-usdc.json", "0xA11CE00000000000000000000000000000000001", "0x501B03BdB431154b8Df17BF1c00756E3a8F21744"},
+		{"purchases-arbitrum-alice", "testdata/scenarios/arbitrum-weth-usdc.json", "0xA11CE00000000000000000000000000000000001", "0x501B03BdB431154b8Df17BF1c00756E3a8F21744"},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			scs, err := scenario.Load(filepath.Join(root, c.scenario))
@@ -87,7 +87,7 @@ func TestPurchaseHistoryGoldenAndVectors(t *testing.T) {
 func TestPurchasePositionsGolden(t *testing.T) {
 	for _, c := range []struct{ golden, scenario, market string }{
 		{"positions-mantle-alice", "testdata/scenarios/mantle-wmnt-usdt.json", "0x1D5DE630BbBF68c9bf17D8462605227D79eA910C"},
-		{"positions-arbitrum-alice", "internal/demo/scenarios/arbitrum-weth-usdc.json", "0x501B03BdB431154b8Df17BF1c00756E3a8F21744"},
+		{"positions-arbitrum-alice", "testdata/scenarios/arbitrum-weth-usdc.json", "0x501B03BdB431154b8Df17BF1c00756E3a8F21744"},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			scs, err := scenario.Load(filepath.Join(root, c.scenario))

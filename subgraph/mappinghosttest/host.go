@@ -21,7 +21,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -30,6 +29,9 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
 // Dir is the subgraph project directory (subgraph/ of this module).
@@ -41,82 +43,19 @@ func Dir() string {
 // BuildHint says how to produce the build output the tests run.
 const BuildHint = "build the subgraph first: npm ci --prefix subgraph && npm run --prefix subgraph build"
 
-// Store is the entity store shared by every data source of one test.
-type Store struct {
-	schema   *schema
-	entities map[string]map[string]Entity // type -> id -> entity
-	written  map[string]uint64            // type/id of an immutable entity -> block of its insert
-}
+// Store is the entity store shared by every data source of one test: the
+// Graph Node emulator's versioned store (internal/graphnode), so what the
+// mappings write is what a query reads, block by block.
+type Store = graphnode.Store
 
-// NewStore reads the schema the build used (subgraph/schema.graphql).
+// NewStore returns an empty store of the schema the build used
+// (subgraph/schema.graphql).
 func NewStore() (*Store, error) {
-	s, err := loadSchema(filepath.Join(Dir(), "schema.graphql"))
+	s, err := graphnode.ParseSchema(subgraph.Schema)
 	if err != nil {
 		return nil, err
 	}
-	return &Store{schema: s, entities: map[string]map[string]Entity{}, written: map[string]uint64{}}, nil
-}
-
-// Get returns an entity or nil.
-func (s *Store) Get(typ, id string) Entity { return s.entities[typ][id] }
-
-// All returns the ids of every entity of a type, sorted.
-func (s *Store) All(typ string) []string {
-	ids := make([]string, 0, len(s.entities[typ]))
-	for id := range s.entities[typ] {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
-}
-
-// set merges data into the stored entity (fields set to null are removed),
-// then checks the result against the schema, as Graph Node's store.set does
-// (EntityOp::Update). An immutable entity can be written again only in the
-// block that inserted it: Graph Node inserts it at the block's end, and a
-// later insert violates the table's constraint.
-func (s *Store) set(typ, id string, data Entity, block uint64) error {
-	if t := s.schema.types[typ]; t != nil && t.immutable {
-		if b, ok := s.written[typ+"/"+id]; ok && b != block {
-			return fmt.Errorf("immutable entity %s[%s] was inserted in block %d and cannot change in block %d", typ, id, b, block)
-		}
-	}
-	merged := Entity{}
-	for k, v := range s.entities[typ][id] {
-		merged[k] = v
-	}
-	for k, v := range data {
-		if v.Kind == KindNull {
-			delete(merged, k)
-			continue
-		}
-		merged[k] = v
-	}
-	if err := s.schema.check(typ, id, merged); err != nil {
-		return err
-	}
-	if s.entities[typ] == nil {
-		s.entities[typ] = map[string]Entity{}
-	}
-	s.entities[typ][id] = merged
-	if s.schema.types[typ].immutable {
-		if _, ok := s.written[typ+"/"+id]; !ok {
-			s.written[typ+"/"+id] = block
-		}
-	}
-	return nil
-}
-
-func (s *Store) remove(typ, id string) error {
-	t, ok := s.schema.types[typ]
-	if !ok {
-		return fmt.Errorf("entity type %s is not in the schema", typ)
-	}
-	if t.immutable {
-		return fmt.Errorf("immutable entity %s[%s] cannot be removed", typ, id)
-	}
-	delete(s.entities[typ], id)
-	return nil
+	return graphnode.NewStore(s), nil
 }
 
 // Call answers an ethereum.call: the contract, the calldata (selector and
@@ -515,7 +454,7 @@ func (h *Host) abort(a []uint64) uint64 {
 
 func (h *Host) storeGet(a []uint64) uint64 {
 	typ, id := h.heap.readString(uint32(a[0])), h.heap.readString(uint32(a[1]))
-	if _, ok := h.store.schema.types[typ]; !ok {
+	if _, ok := h.store.Schema().Types[typ]; !ok {
 		h.fail("store.get: entity type %s is not in the schema", typ)
 	}
 	e := h.store.Get(typ, id)
@@ -528,7 +467,7 @@ func (h *Host) storeGet(a []uint64) uint64 {
 func (h *Host) storeSet(a []uint64) uint64 {
 	typ, id := h.heap.readString(uint32(a[0])), h.heap.readString(uint32(a[1]))
 	e := h.readEntity(uint32(a[2]))
-	if err := h.store.set(typ, id, e, h.block); err != nil {
+	if err := h.store.Set(typ, id, e, h.block); err != nil {
 		h.fail("store.set: %v", err)
 	}
 	return 0
@@ -536,7 +475,7 @@ func (h *Host) storeSet(a []uint64) uint64 {
 
 func (h *Host) storeRemove(a []uint64) uint64 {
 	typ, id := h.heap.readString(uint32(a[0])), h.heap.readString(uint32(a[1]))
-	if err := h.store.remove(typ, id); err != nil {
+	if err := h.store.Remove(typ, id, h.block); err != nil {
 		h.fail("store.remove: %v", err)
 	}
 	return 0

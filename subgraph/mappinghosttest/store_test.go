@@ -13,16 +13,16 @@ func TestStoreChecksLikeGraphNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := Entity{"id": {Kind: KindString, Str: "h-1"}, "strike": {Kind: KindString, Str: "s"}}
-	if err := s.set("StrikeRef", "h-1", ref, 5); err != nil {
+	if err := s.Set("StrikeRef", "h-1", ref, 5); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.set("StrikeRef", "h-1", ref, 5); err != nil {
+	if err := s.Set("StrikeRef", "h-1", ref, 5); err != nil {
 		t.Errorf("same block rewrite of an immutable entity: %v", err)
 	}
-	if err := s.set("StrikeRef", "h-1", ref, 6); err == nil || !strings.Contains(err.Error(), "immutable") {
+	if err := s.Set("StrikeRef", "h-1", ref, 6); err == nil || !strings.Contains(err.Error(), "immutable") {
 		t.Errorf("later rewrite of an immutable entity: %v", err)
 	}
-	if err := s.remove("StrikeRef", "h-1"); err == nil {
+	if err := s.Remove("StrikeRef", "h-1", 6); err == nil {
 		t.Error("removed an immutable entity")
 	}
 	for _, c := range []struct {
@@ -34,11 +34,11 @@ func TestStoreChecksLikeGraphNode(t *testing.T) {
 		{Entity{"id": {Kind: KindString, Str: "q"}, "sqrtPriceX96": {Kind: KindBigInt, Big: big.NewInt(1)}, "tick": {Kind: KindInt}, "lastSwapBlock": {Kind: KindBigInt, Big: big.NewInt(0)}}, "conflicts with ID"},
 		{Entity{"id": {Kind: KindString, Str: "p"}, "sqrtPriceX96": {Kind: KindBigInt, Big: big.NewInt(1)}, "tick": {Kind: KindInt}, "lastSwapBlock": {Kind: KindBigInt, Big: big.NewInt(0)}, "x": {Kind: KindInt}}, "unknown field `x`"},
 	} {
-		if err := s.set("Pool", "p", c.e, 1); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := s.Set("Pool", "p", c.e, 1); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("set %v: err %v, want %q", c.e, err, c.want)
 		}
 	}
-	if err := s.set("Nope", "x", Entity{}, 1); err == nil {
+	if err := s.Set("Nope", "x", Entity{}, 1); err == nil {
 		t.Error("unknown entity type accepted")
 	}
 }

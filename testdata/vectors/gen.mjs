@@ -268,9 +268,9 @@ writeFileSync(new URL('./calldata.json', import.meta.url), JSON.stringify({ gene
 
 const ALICE = '0xA11CE00000000000000000000000000000000001';
 const histories = [
-  exerciseHistory('../../internal/demo/scenarios/arbitrum-weth-usdc.json', ALICE, 5, 0),
-  exerciseHistory('../../internal/demo/scenarios/arbitrum-weth-usdc.json', ALICE, 5, 5),
-  exerciseHistory('../../internal/demo/scenarios/arbitrum-weth-usdc.json', ALICE.toLowerCase(), 3, 2),
+  exerciseHistory('../../testdata/scenarios/arbitrum-weth-usdc.json', ALICE, 5, 0),
+  exerciseHistory('../../testdata/scenarios/arbitrum-weth-usdc.json', ALICE, 5, 5),
+  exerciseHistory('../../testdata/scenarios/arbitrum-weth-usdc.json', ALICE.toLowerCase(), 3, 2),
   exerciseHistory('../../testdata/scenarios/mantle-wmnt-usdt.json', ALICE, 10, 0),
 ];
 writeFileSync(new URL('./history.json', import.meta.url), JSON.stringify({ generator: 'testdata/vectors/gen.mjs', histories }, null, 2) + '\n');
@@ -308,16 +308,16 @@ function prepare(file, tokenId, slippagePercent) {
 }
 
 const prepares = [
-  prepare('../../internal/demo/scenarios/arbitrum-weth-usdc.json', 110, '1'),
-  prepare('../../internal/demo/scenarios/arbitrum-weth-usdc.json', 111, '0.5'),
+  prepare('../../testdata/scenarios/arbitrum-weth-usdc.json', 110, '1'),
+  prepare('../../testdata/scenarios/arbitrum-weth-usdc.json', 111, '0.5'),
   prepare('../../testdata/scenarios/mantle-wmnt-usdt.json', 210, '1'),
   prepare('../../testdata/scenarios/mantle-wmnt-usdt.json', 211, '2.25'),
 ];
 writeFileSync(new URL('./prepare.json', import.meta.url), JSON.stringify({ generator: 'testdata/vectors/gen.mjs', prepares }, null, 2) + '\n');
 
 const strikesChains = [
-  strikesChain('../../internal/demo/scenarios/arbitrum-weth-usdc.json', 100, 100),
-  strikesChain('../../internal/demo/scenarios/arbitrum-weth-usdc.json', 10, 10),
+  strikesChain('../../testdata/scenarios/arbitrum-weth-usdc.json', 100, 100),
+  strikesChain('../../testdata/scenarios/arbitrum-weth-usdc.json', 10, 10),
   strikesChain('../../testdata/scenarios/mantle-wmnt-usdt.json', 100, 100),
   strikesChain('../../testdata/scenarios/mantle-wmnt-usdt.json', 3, 2),
   strikesChain('../../testdata/scenarios/arbitrum-buyable.json', 10, 10),

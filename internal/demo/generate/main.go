@@ -1,9 +1,11 @@
 // Command generate rewrites the demo's recordings from its scenarios: run it
-// from internal/demo (go generate ./internal/demo). It loads each chain's
-// scenarios/*.json into the fake upstreams, runs the demo's requests through
-// the real gateway (app.Record) with recorders (replay.RecordChains) in front of the fakes, and
-// writes recordings/<chainId>/ in the formats a live record mode writes.
-// The fakes live here, in the generator, and never in the served binary.
+// from internal/demo (go generate ./internal/demo). It loads the demo's
+// scenarios (demo.Scenarios, in testdata/scenarios) into the fake upstreams,
+// runs the demo's requests through the real gateway (app.Record) with
+// recorders in front of them, and writes recordings/<chainId>/: the RPC and
+// 1inch cassettes a live record mode writes, and the subgraph's entity store
+// (store.json), which the demo serves with the Graph Node emulator. The
+// fakes live here, in the generator, and never in the served binary.
 package main
 
 import (
@@ -20,18 +22,18 @@ import (
 )
 
 func main() {
-	if err := generate("scenarios", "recordings"); err != nil {
+	if err := generate(filepath.Join("..", "..", "testdata", "scenarios"), "recordings"); err != nil {
 		fmt.Fprintln(os.Stderr, "generate:", err)
 		os.Exit(1)
 	}
 }
 
-// generate writes the demo recordings for every scenario in scenarioDir into
-// dir (dir/<chainId>/...), recording the fakes the scenarios describe.
+// generate writes the demo recordings for the demo's scenarios in
+// scenarioDir into dir (dir/<chainId>/...).
 func generate(scenarioDir, dir string) error {
-	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.json"))
-	if err != nil {
-		return err
+	files := make([]string, len(demo.Scenarios))
+	for i, f := range demo.Scenarios {
+		files[i] = filepath.Join(scenarioDir, f)
 	}
 	scs, err := scenario.Load(files...)
 	if err != nil {
@@ -43,29 +45,61 @@ func generate(scenarioDir, dir string) error {
 	}
 	cfg := config.Default()
 	chains := map[uint64]upstream.Transports{}
+	fakes := map[uint64]*scenario.Fakes{}
 	for id, scs := range byChain {
 		if cfg.Chains[id] == nil {
 			return fmt.Errorf("scenario chain %d is not in the default config", id)
 		}
-		chains[id] = scenario.NewFakes(scs...).Transports()
+		fakes[id] = scenario.NewFakes(scs...)
+		chains[id] = fakes[id].Transports()
 	}
 	recorders, save, err := replay.RecordChains(dir, chains, demo.SubgraphURL)
 	if err != nil {
 		return err
 	}
-	err = app.Record(app.RecordOptions{Config: cfg, Chains: recorders, Paths: demo.Recorded(), Check: func(path string, status int) error {
-		for _, r := range demo.Requests {
-			if r.Path == path && status != r.Status() {
-				return fmt.Errorf("%s: status %d, want %d", r.Name, status, r.Status())
-			}
-		}
-		if status >= 500 {
-			return fmt.Errorf("%s: status %d", path, status)
-		}
-		return nil
-	}})
+	err = app.Record(app.RecordOptions{Config: cfg, Chains: recorders, Paths: demo.Recorded(), Check: check})
 	if err != nil {
 		return err
 	}
-	return save()
+	if err := save(); err != nil {
+		return err
+	}
+	for id, f := range fakes {
+		if err := saveStore(filepath.Join(dir, fmt.Sprint(id)), f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// saveStore writes the subgraph's store in place of the recorded GraphQL
+// exchanges: the emulator answers any query from the store, so the
+// exchanges would only be a second, partial copy of it.
+func saveStore(dir string, f *scenario.Fakes) error {
+	if err := os.Remove(filepath.Join(dir, "subgraph.json")); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	out, err := os.Create(filepath.Join(dir, demo.StoreFile))
+	if err != nil {
+		return err
+	}
+	if err := f.Subgraph.Store.Save(out); err != nil {
+		_ = out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// check holds each demo request to its stated status; no recorded request
+// may fail with a 5xx.
+func check(path string, status int) error {
+	for _, r := range demo.Requests {
+		if r.Path == path && status != r.Status() {
+			return fmt.Errorf("%s: status %d, want %d", r.Name, status, r.Status())
+		}
+	}
+	if status >= 500 {
+		return fmt.Errorf("%s: status %d", path, status)
+	}
+	return nil
 }

@@ -1,0 +1,408 @@
+package graphnode
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+)
+
+// Block is a block the store has indexed.
+type Block struct {
+	Number    uint64 `json:"number"`
+	Hash      string `json:"hash,omitempty"` // 0x-hex, lowercase
+	Timestamp uint64 `json:"timestamp"`
+}
+
+// Store is a versioned entity store, written the way a mapping's
+// store.set and store.remove write Graph Node's: each write makes a new
+// version of the entity at the block being indexed (a later write in the
+// same block replaces it), so a query can read the state as of any block.
+// The head is the last block indexed: what `_meta` names and what a query
+// without `block` reads.
+type Store struct {
+	schema *Schema
+
+	mu       sync.RWMutex
+	entities map[string]map[string][]version // type -> id -> versions, oldest first
+	blocks   []Block                         // indexed blocks with their hash and time, ascending
+	head     Block
+	errors   bool
+}
+
+type version struct {
+	block  uint64
+	entity Entity // nil: removed at block
+}
+
+// NewStore returns an empty store of the schema's entities.
+func NewStore(s *Schema) *Store {
+	return &Store{schema: s, entities: map[string]map[string][]version{}}
+}
+
+// Schema is the schema the store checks entities against.
+func (s *Store) Schema() *Schema { return s.schema }
+
+// Head is the last block indexed.
+func (s *Store) Head() Block {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.head
+}
+
+// SetHead records that the store has indexed up to b (the indexer calls
+// it after each block). Moving the head back makes queries read the state
+// as of that block, as a subgraph that lags would answer.
+func (s *Store) SetHead(b Block) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.head = b
+	if n := len(s.blocks); n == 0 || s.blocks[n-1].Number < b.Number {
+		s.blocks = append(s.blocks, b)
+	}
+}
+
+// SetIndexingErrors sets what `_meta { hasIndexingErrors }` says; with it
+// set, a query under the default error policy (deny) fails with
+// Graph Node's `indexing_error`.
+func (s *Store) SetIndexingErrors(v bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.errors = v
+}
+
+func (s *Store) indexingErrors() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.errors
+}
+
+// block returns the indexed block numbered n, if recorded.
+func (s *Store) block(n uint64) (Block, bool) {
+	i := sort.Search(len(s.blocks), func(i int) bool { return s.blocks[i].Number >= n })
+	if i < len(s.blocks) && s.blocks[i].Number == n {
+		return s.blocks[i], true
+	}
+	return Block{Number: n}, false
+}
+
+func (s *Store) blockByHash(h string) (Block, bool) {
+	for _, b := range s.blocks {
+		if b.Hash == h {
+			return b, true
+		}
+	}
+	return Block{}, false
+}
+
+// Get returns a copy of an entity as of the head (nil if absent or
+// removed).
+func (s *Store) Get(typ, id string) Entity {
+	return s.At(typ, id, ^uint64(0))
+}
+
+// At returns a copy of an entity as of block n.
+func (s *Store) At(typ, id string, n uint64) Entity {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.at(typ, id, n)
+	if e == nil {
+		return nil
+	}
+	out := make(Entity, len(e))
+	for k, v := range e {
+		out[k] = v
+	}
+	return out
+}
+
+func (s *Store) at(typ, id string, n uint64) Entity {
+	vs := s.entities[typ][id]
+	for i := len(vs) - 1; i >= 0; i-- {
+		if vs[i].block <= n {
+			return vs[i].entity
+		}
+	}
+	return nil
+}
+
+// All returns the ids of the entities of a type that exist now, sorted.
+func (s *Store) All(typ string) []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ids := make([]string, 0, len(s.entities[typ]))
+	for id := range s.entities[typ] {
+		if s.at(typ, id, ^uint64(0)) != nil {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// row is an entity as of a block, with the block of that version.
+type row struct {
+	id      string
+	e       Entity
+	changed uint64
+}
+
+// rows returns the entities of a type as of block n, by id. The caller
+// holds the read lock.
+func (s *Store) rows(typ string, n uint64) []row {
+	out := make([]row, 0, len(s.entities[typ]))
+	for id, vs := range s.entities[typ] {
+		for i := len(vs) - 1; i >= 0; i-- {
+			if vs[i].block <= n {
+				if vs[i].entity != nil {
+					out = append(out, row{id: id, e: vs[i].entity, changed: vs[i].block})
+				}
+				break
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// Set merges data into the entity (fields set to null are removed) as of
+// block, then checks the result against the schema, as Graph Node's
+// store.set does. An immutable entity can be written again only in the
+// block that inserted it: Graph Node inserts it at the block's end, and a
+// later insert violates the table's constraint.
+func (s *Store) Set(typ, id string, data Entity, block uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.schema.Types[typ]
+	if t == nil {
+		return fmt.Errorf("entity type %s is not in the schema", typ)
+	}
+	vs := s.entities[typ][id]
+	if t.Immutable && len(vs) > 0 && vs[0].block != block {
+		return fmt.Errorf("immutable entity %s[%s] was inserted in block %d and cannot change in block %d", typ, id, vs[0].block, block)
+	}
+	merged := Entity{}
+	if cur := s.at(typ, id, ^uint64(0)); cur != nil {
+		for k, v := range cur {
+			merged[k] = v
+		}
+	}
+	for k, v := range data {
+		if v.Kind == KindNull {
+			delete(merged, k)
+			continue
+		}
+		merged[k] = v
+	}
+	if err := s.schema.check(t, id, merged); err != nil {
+		return err
+	}
+	s.put(typ, id, version{block: block, entity: merged})
+	return nil
+}
+
+// Remove deletes the entity as of block.
+func (s *Store) Remove(typ, id string, block uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.schema.Types[typ]
+	if t == nil {
+		return fmt.Errorf("entity type %s is not in the schema", typ)
+	}
+	if t.Immutable {
+		return fmt.Errorf("immutable entity %s[%s] cannot be removed", typ, id)
+	}
+	if s.at(typ, id, ^uint64(0)) != nil {
+		s.put(typ, id, version{block: block})
+	}
+	return nil
+}
+
+func (s *Store) put(typ, id string, v version) {
+	if s.entities[typ] == nil {
+		s.entities[typ] = map[string][]version{}
+	}
+	vs := s.entities[typ][id]
+	if n := len(vs); n > 0 && vs[n-1].block == v.block {
+		vs[n-1] = v
+	} else {
+		vs = append(vs, v)
+	}
+	s.entities[typ][id] = vs
+}
+
+// check is Graph Node's check of an entity against its type: required
+// fields present and non-null, values of the field's kind (references are
+// ids, enums strings and one of the enum's values), no unknown field.
+func (s *Schema) check(t *EntityType, id string, e Entity) error {
+	for _, f := range t.Fields {
+		if f.DerivedFrom != "" {
+			if _, ok := e[f.Name]; ok {
+				return fmt.Errorf("entity %s[%s]: derived field `%s` cannot be set", t.Name, id, f.Name)
+			}
+			continue
+		}
+		v, ok := e[f.Name]
+		if !ok || v.Kind == KindNull {
+			if f.NonNull {
+				return fmt.Errorf("entity %s[%s]: missing value for non-nullable field `%s`", t.Name, id, f.Name)
+			}
+			continue
+		}
+		if err := s.checkValue(t, id, f, v); err != nil {
+			return err
+		}
+	}
+	for n := range e {
+		if t.byName[n] == nil {
+			return fmt.Errorf("entity %s[%s]: unknown field `%s`", t.Name, id, n)
+		}
+	}
+	if idv := e["id"]; idv.Kind == KindString && idv.Str != id {
+		return fmt.Errorf("value of %s attribute 'id' conflicts with ID passed to `store.set()`: %q != %q", t.Name, idv.Str, id)
+	}
+	return nil
+}
+
+func (s *Schema) checkValue(t *EntityType, id string, f *Field, v Value) error {
+	want := kindOf(f.Base)
+	els := []Value{v}
+	if f.List {
+		if v.Kind != KindArray {
+			return fmt.Errorf("entity %s[%s]: field `%s` is %v, not a list", t.Name, id, f.Name, v.Kind)
+		}
+		els = v.Array
+	}
+	for _, el := range els {
+		if el.Kind != want {
+			return fmt.Errorf("entity %s[%s]: field `%s` is %v, not %v", t.Name, id, f.Name, el.Kind, want)
+		}
+		if f.Enum && !contains(s.Enums[f.Base], el.Str) {
+			return fmt.Errorf("entity %s[%s]: value `%s` of field `%s` is not in enum %s", t.Name, id, el.Str, f.Name, f.Base)
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// recording is a store's JSON form: every version of every entity in
+// Graph Node's serialisation, the indexed blocks and the head.
+type recording struct {
+	Head     Block                                    `json:"head"`
+	Blocks   []Block                                  `json:"blocks"`
+	Entities map[string]map[string][]recordingVersion `json:"entities"`
+}
+
+type recordingVersion struct {
+	Block  uint64         `json:"block"`
+	Entity map[string]any `json:"entity"` // null: removed
+}
+
+// Save writes the store as indented JSON, deterministically.
+func (s *Store) Save(w io.Writer) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	rec := recording{Head: s.head, Blocks: s.blocks, Entities: map[string]map[string][]recordingVersion{}}
+	for typ, byID := range s.entities {
+		rec.Entities[typ] = map[string][]recordingVersion{}
+		for id, vs := range byID {
+			for _, v := range vs {
+				rv := recordingVersion{Block: v.block}
+				if v.entity != nil {
+					rv.Entity = map[string]any{}
+					for k, val := range v.entity {
+						rv.Entity[k] = val.JSON()
+					}
+				}
+				rec.Entities[typ][id] = append(rec.Entities[typ][id], rv)
+			}
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(rec)
+}
+
+// LoadStore reads a store Save wrote, checking every version against the
+// schema.
+func LoadStore(s *Schema, r io.Reader) (*Store, error) {
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	var rec recording
+	if err := dec.Decode(&rec); err != nil {
+		return nil, fmt.Errorf("store recording: %w", err)
+	}
+	st := NewStore(s)
+	st.head, st.blocks = rec.Head, rec.Blocks
+	for typ, byID := range rec.Entities {
+		t := s.Types[typ]
+		if t == nil {
+			return nil, fmt.Errorf("store recording: entity type %s is not in the schema", typ)
+		}
+		for id, vs := range byID {
+			for _, rv := range vs {
+				if rv.Entity == nil {
+					st.put(typ, id, version{block: rv.Block})
+					continue
+				}
+				e, err := s.entityFromJSON(t, rv.Entity)
+				if err != nil {
+					return nil, fmt.Errorf("store recording: %s[%s]: %w", typ, id, err)
+				}
+				if err := s.check(t, id, e); err != nil {
+					return nil, fmt.Errorf("store recording: %w", err)
+				}
+				st.put(typ, id, version{block: rv.Block, entity: e})
+			}
+		}
+	}
+	for _, byID := range st.entities {
+		for id, vs := range byID {
+			sort.SliceStable(vs, func(i, j int) bool { return vs[i].block < vs[j].block })
+			byID[id] = vs
+		}
+	}
+	return st, nil
+}
+
+func (s *Schema) entityFromJSON(t *EntityType, raw map[string]any) (Entity, error) {
+	e := Entity{}
+	for k, jv := range raw {
+		f := t.byName[k]
+		if f == nil {
+			return nil, fmt.Errorf("unknown field %s", k)
+		}
+		kind := kindOf(f.Base)
+		if !f.List {
+			v, err := parseValue(kind, jv)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			e[k] = v
+			continue
+		}
+		list, ok := jv.([]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: not a list", k)
+		}
+		arr := Value{Kind: KindArray, Array: []Value{}}
+		for _, el := range list {
+			v, err := parseValue(kind, el)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			arr.Array = append(arr.Array, v)
+		}
+		e[k] = arr
+	}
+	return e, nil
+}
