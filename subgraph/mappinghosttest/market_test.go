@@ -222,7 +222,7 @@ func TestV1MintAndExerciseInOneBlock(t *testing.T) {
 	seed, _ := new(big.Int).SetString("4339505179874779489431521", 10)
 	c.seeds[wethUSDC] = seed
 	const tl, tu = -199990, -199980
-	id := positionID(t, v1Handler, wethUSDC, common.Address{}, tl, tu)
+	id := positionIDV1(t, v1Handler, wethUSDC, tl, tu)
 	c.emit("OptionMarketV1_0x764f", "DopexV2OptionMarket", "LogOptionsMarketInitialized(address,address,address,address,address)",
 		"handleMarketInitializedV1", marketV1, wethUSDC, pricing, feeTo, weth, usdc)
 	c.emit("HandlerV1_uniswap", "UniswapV3SingleTickLiquidityHandler", "LogMintedPosition(uint256,uint128,address,address,int24,int24)",
