@@ -55,6 +55,10 @@ func New(t testing.TB, p *protocoltest.Protocol) *Indexer {
 		sources: map[common.Address]*source{}, created: map[*mappinghosttest.Host]int{}}
 	ix.Watch(p.Market, "OptionMarketV2_0x501b")
 	ix.Watch(p.Handler, "HandlerV2_uniswap")
+	if p.MarketV1 != (common.Address{}) {
+		ix.Watch(p.MarketV1, "OptionMarketV1_0x764f")
+		ix.Watch(p.HandlerV1, "HandlerV1_uniswap")
+	}
 	return ix
 }
 
