@@ -33,7 +33,7 @@ const kinds = {
     entities: marketEntities,
     events: [
       ['LogOptionsMarketInitialized(address,address,address,address,address)', 'handleMarketInitializedV2'],
-      ['LogMintOption(address,uint256,bool,uint256,uint256,uint256)', 'handleMintOptionV2'],
+      ['LogMintOption(address,uint256,bool,uint256,uint256,uint256)', 'handleMintOptionV2', true],
       ...marketEvents,
     ],
     calls: true,
@@ -47,7 +47,7 @@ const kinds = {
     entities: marketEntities,
     events: [
       ['LogOptionsMarketInitialized(address,address,address,address,address)', 'handleMarketInitializedV1'],
-      ['LogMintOption(address,uint256,bool,uint256,uint256)', 'handleMintOptionV1'],
+      ['LogMintOption(address,uint256,bool,uint256,uint256)', 'handleMintOptionV1', true],
       ...marketEvents,
     ],
     calls: true,
@@ -106,9 +106,11 @@ function body(k, indent) {
     out.push(`${p}      file: ./abis/${a}.json`);
   }
   out.push(`${p}  eventHandlers:`);
-  for (const [ev, h] of k.events) {
+  // a third element true: the handler reads the transaction receipt
+  for (const [ev, h, receipt] of k.events) {
     out.push(`${p}    - event: ${ev}`);
     out.push(`${p}      handler: ${h}`);
+    if (receipt) out.push(`${p}      receipt: true`);
   }
   return out;
 }

@@ -136,6 +136,13 @@ func (ix *Indexer) block(n uint64) {
 			return
 		}
 		tx := ix.tx(lg)
+		if eh.Receipt {
+			rc, err := ix.chain.Client().TransactionReceipt(context.Background(), lg.TxHash)
+			if err != nil {
+				ix.t.Fatal(err)
+			}
+			tx.Receipt = rc
+		}
 		if err := src.host.Handle(eh.Handler, eh.Event, lg, block, tx); err != nil {
 			ix.t.Fatalf("block %d log %d %s.%s: %v", n, lg.Index, src.ds.Name, eh.Handler, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -66,6 +67,54 @@ func checkOption(t *testing.T, p *pt.Protocol, ix *Indexer, id *big.Int, state s
 	}
 	if o["state"].Str != state {
 		t.Errorf("option %s state %s, want %s", id, o["state"].Str, state)
+	}
+}
+
+// holderAfter is who holds option id of market when the transaction of rc
+// ends: the receiver of the last ERC721 Transfer of that id in its logs.
+func holderAfter(t *testing.T, rc *types.Receipt, market common.Address, id *big.Int) common.Address {
+	t.Helper()
+	topic := crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))
+	var holder common.Address
+	for _, lg := range rc.Logs {
+		if lg.Address == market && len(lg.Topics) == 4 && lg.Topics[0] == topic && lg.Topics[3].Big().Cmp(id) == 0 {
+			holder = common.BytesToAddress(lg.Topics[2].Bytes())
+		}
+	}
+	if holder == (common.Address{}) {
+		t.Fatalf("no Transfer of option %s in %s", id, rc.TxHash)
+	}
+	return holder
+}
+
+// checkPurchase: the Purchase of a mint receipt names as buyer the holder
+// at the transaction's end (the option's minter too) and as caller the
+// market's msg.sender (LogMintOption.user).
+func checkPurchase(t *testing.T, p *pt.Protocol, ix *Indexer, rc *types.Receipt, market, buyer, caller common.Address) {
+	t.Helper()
+	var ev *pt.Event
+	for _, e := range p.Events(rc) {
+		if e.Name == "LogMintOption" && e.Address == market {
+			e := e
+			ev = &e
+			break
+		}
+	}
+	if ev == nil {
+		t.Fatalf("no LogMintOption of %s in %s", market, rc.TxHash)
+	}
+	id := ev.Args["tokenId"].(*big.Int)
+	if h := holderAfter(t, rc, market, id); h != buyer {
+		t.Fatalf("setup: option %s ends with %s, not %s", id, h, buyer)
+	}
+	x := ix.Store.Get("Purchase", strings.ToLower(rc.TxHash.Hex())+"-"+big.NewInt(int64(ev.Log.Index)).String())
+	o := ix.Store.Get("Option", lower(market)+"-"+id.String())
+	if x == nil || o == nil {
+		t.Fatalf("no Purchase/Option for %s", rc.TxHash)
+	}
+	if !bytes.Equal(x["buyer"].Bytes, buyer.Bytes()) || !bytes.Equal(o["minter"].Bytes, buyer.Bytes()) || !bytes.Equal(x["caller"].Bytes, caller.Bytes()) ||
+		!bytes.Equal(x["caller"].Bytes, ev.Args["user"].(common.Address).Bytes()) {
+		t.Errorf("purchase buyer %x minter %x caller %x, want buyer %s caller %s", x["buyer"].Bytes, o["minter"].Bytes, x["caller"].Bytes, buyer, caller)
 	}
 }
 
@@ -171,6 +220,18 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	if len(legs) != 2 {
 		t.Fatalf("legs %v", legs)
 	}
+
+	// the trader buys a put through the router, which the market mints to
+	// and which hands the NFT to the trader after the market's event
+	router := p.DeployRouter()
+	routedID, rcRouted, err := p.BuyVia(router, trader, trader.Addr, pt.Option{IsCall: false, TickLower: tl, TickUpper: tu, TTL: 7 * 3600,
+		MaxCost: big.NewInt(1e12), Legs: []pt.Leg{{Range: rPut, Liquidity: new(big.Int).Div(lPut, big.NewInt(4))}}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Sync()
+	checkOption(t, p, ix, routedID, "Open")
+	checkPurchase(t, p, ix, rcRouted, p.Market, trader.Addr, router)
 	if leg := ix.Store.Get("OptionLeg", lower(p.Market)+"-"+callID.String()+"-0"); leg["liquidity"].Big.Cmp(p.OpTicks(callID)[0].Liquidity) != 0 {
 		t.Errorf("call leg %s, opTickMap %s", leg["liquidity"].Big, p.OpTicks(callID)[0].Liquidity)
 	}
@@ -287,14 +348,14 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	// the gateway's own client, through the fake Graph Node serving the store
 	exercised := map[common.Address][]*types.Receipt{trader.Addr: {rcDelegated}, other.Addr: {rcs[1]}, buyer.Addr: {rcPut}}
 	gatewayReads(t, p, ix, ranges, exercised)
-	created := map[string]*types.Receipt{callID.String(): rcCallMint, splitID.String(): rcSplit, putID.String(): rcPutMint}
+	created := map[string]*types.Receipt{callID.String(): rcCallMint, splitID.String(): rcSplit, putID.String(): rcPutMint, routedID.String(): rcRouted}
 	gatewayHistory(t, p, ix, exercised, created)
 	gatewayPurchases(t, p, ix, created)
 	checkDaily(t, p, ix)
 
 	// every option the market minted or split is indexed, none left pending
-	if n := len(ix.Store.All("Option")); n != 4 {
-		t.Errorf("%d options indexed, want 4", n)
+	if n := len(ix.Store.All("Option")); n != 5 {
+		t.Errorf("%d options indexed, want 5", n)
 	}
 	if pend := ix.Store.All("PendingUses"); len(pend) != 0 {
 		t.Errorf("uses left pending: %v", pend)

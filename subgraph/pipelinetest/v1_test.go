@@ -111,6 +111,23 @@ func TestPipelineV1(t *testing.T) {
 		t.Fatalf("V1 leg %v, opTickMap %v", leg, tk)
 	}
 
+	// a purchase through the router, handed to its caller
+	r2 := pt.Range{TickLower: base + 12*p.TickSpacing, TickUpper: base + 13*p.TickSpacing}
+	_, l2, err := p.DepositV1(lp, r2, e18(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	router := p.DeployRouter()
+	routedID, rcRouted, err := p.BuyVia(router, other, other.Addr, pt.Option{IsCall: true, TickLower: r2.TickLower, TickUpper: r2.TickUpper, TTL: 3600,
+		MaxCost: e18(1000), Legs: []pt.Leg{{Range: r2, Liquidity: l2}}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Sync()
+	checkStrikeV1(t, p, ix, r2)
+	checkOptionV1(t, m, ix, routedID, "Open")
+	checkPurchase(t, p, ix, rcRouted, p.MarketV1, other.Addr, router)
+
 	m.send(buyer, "transferFrom", buyer.Addr, trader.Addr, id)
 	quarter := new(big.Int).Div(l, big.NewInt(4))
 	rc := m.send(trader, "positionSplitter", struct {

@@ -18,6 +18,40 @@ import { LogMintOption as LogMintOptionV1 } from '../generated/templates/MarketV
 import { ZERO, dayStart, ensurePool, hex, poolPrice } from './common';
 import { takePendingUses } from './handler';
 
+// keccak256("Transfer(address,address,uint256)"): ERC721's (four topics, the
+// id indexed) and ERC20's (three topics, the amount in data) share it.
+export const TRANSFER_TOPIC = Bytes.fromHexString('0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef');
+
+// A 32-byte big-endian word as an unsigned BigInt.
+export function wordToBigInt(w: Bytes): BigInt {
+  const le = new Uint8Array(w.length);
+  for (let i = 0; i < w.length; i++) le[i] = w[w.length - 1 - i];
+  return BigInt.fromUnsignedBytes(changetype<Bytes>(le));
+}
+
+// The address in the low 20 bytes of a 32-byte word (an indexed address topic).
+export function wordToAddress(w: Bytes): Address {
+  return Address.fromBytes(Bytes.fromUint8Array(w.slice(12, 32)));
+}
+
+// Who holds option tokenId when its purchase transaction ends: the last
+// receiver of the market's ERC721 Transfer of that id in the receipt. A
+// router (ClammRouterV2, LimitOrders) mints to itself and hands the NFT on
+// after the market's LogMintOption; a direct buyer keeps it. Without a
+// receipt, the caller.
+function holderAtEnd(e: ethereum.Event, tokenId: BigInt, caller: Address): Address {
+  const receipt = e.receipt;
+  if (receipt == null) return caller;
+  let holder = caller;
+  const logs = receipt.logs;
+  for (let i = 0; i < logs.length; i++) {
+    const lg = logs[i];
+    if (!lg.address.equals(e.address) || lg.topics.length != 4 || !lg.topics[0].equals(TRANSFER_TOPIC)) continue;
+    if (wordToBigInt(lg.topics[3]).equals(tokenId)) holder = wordToAddress(lg.topics[2]);
+  }
+  return holder;
+}
+
 function optionID(market: Address, tokenId: BigInt): string {
   return hex(market) + '-' + tokenId.toString();
 }
@@ -91,7 +125,9 @@ function newOption(e: ethereum.Event, tokenId: BigInt, owner: Address, isCall: b
 // so reading it at the end of the block reads what the mint wrote.
 function minted(e: ethereum.Event, user: Address, tokenId: BigInt, isCall: boolean, premium: BigInt, withdrawn: BigInt, fees: BigInt): void {
   const id = optionID(e.address, tokenId);
+  const buyer = holderAtEnd(e, tokenId, user);
   const option = newOption(e, tokenId, user, isCall);
+  option.minter = buyer;
   option.premium = premium;
   option.protocolFees = fees;
   option.totalAssetWithdrawn = withdrawn;
@@ -139,7 +175,8 @@ function minted(e: ethereum.Event, user: Address, tokenId: BigInt, isCall: boole
   const purchase = new Purchase(e.transaction.hash.toHexString() + '-' + e.logIndex.toString());
   purchase.option = id;
   purchase.market = e.address;
-  purchase.buyer = user;
+  purchase.buyer = buyer;
+  purchase.caller = user;
   purchase.isCall = isCall;
   purchase.premium = premium;
   purchase.protocolFees = fees;
