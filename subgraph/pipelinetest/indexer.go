@@ -42,9 +42,11 @@ type Indexer struct {
 	next    uint64
 }
 
-// New indexes the protocol's market with the V2 market data source and its
-// handler with the Uniswap V2 handler data source (the addresses differ from
-// the manifest's; the mappings read the event's own address).
+// New indexes the protocol as the manifest does a network: its position
+// manager is the one static data source (the manifest's PositionManager, at
+// another address; the mappings read the event's own address), and every
+// handler and market it whitelists is discovered and indexed from its
+// template, with the pools they name.
 func New(t testing.TB, p *protocoltest.Protocol) *Indexer {
 	t.Helper()
 	store, err := mappinghosttest.NewStore()
@@ -53,12 +55,7 @@ func New(t testing.TB, p *protocoltest.Protocol) *Indexer {
 	}
 	ix := &Indexer{t: t, chain: p.Chain, Store: store, hosts: map[string]*mappinghosttest.Host{},
 		sources: map[common.Address]*source{}, created: map[*mappinghosttest.Host]int{}}
-	ix.Watch(p.Market, "OptionMarketV2_0x501b")
-	ix.Watch(p.Handler, "HandlerV2_uniswap")
-	if p.MarketV1 != (common.Address{}) {
-		ix.Watch(p.MarketV1, "OptionMarketV1_0x764f")
-		ix.Watch(p.HandlerV1, "HandlerV1_uniswap")
-	}
+	ix.Watch(p.PositionManager, "PositionManager")
 	return ix
 }
 

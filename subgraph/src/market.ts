@@ -56,13 +56,16 @@ function optionID(market: Address, tokenId: BigInt): string {
   return hex(market) + '-' + tokenId.toString();
 }
 
-function initialized(e: LogOptionsMarketInitialized, version: i32): void {
-  const market = new Market(hex(e.address));
+// A Market with zero sums, from its constructor's event or, for a market
+// discovered by its position manager, from its immutables read by eth_call.
+export function createMarket(address: Address, version: i32, primePool: Address, callAsset: Address, putAsset: Address, block: BigInt): void {
+  if (Market.load(hex(address)) != null) return;
+  const market = new Market(hex(address));
   market.version = version;
-  market.primePool = ensurePool(e.params.primePool).id;
-  market.callAsset = e.params.callAsset;
-  market.putAsset = e.params.putAsset;
-  market.createdAtBlock = e.block.number;
+  market.primePool = ensurePool(primePool).id;
+  market.callAsset = callAsset;
+  market.putAsset = putAsset;
+  market.createdAtBlock = block;
   market.purchases = 0;
   market.callVolume = ZERO;
   market.putVolume = ZERO;
@@ -72,6 +75,10 @@ function initialized(e: LogOptionsMarketInitialized, version: i32): void {
   market.putProtocolFees = ZERO;
   market.exercises = 0;
   market.save();
+}
+
+function initialized(e: LogOptionsMarketInitialized, version: i32): void {
+  createMarket(e.address, version, e.params.primePool, e.params.callAsset, e.params.putAsset, e.block.number);
 }
 
 export function handleMarketInitializedV2(e: LogOptionsMarketInitialized): void {
