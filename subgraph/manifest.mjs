@@ -12,7 +12,7 @@ const networks = JSON.parse(readFileSync(new URL('./networks.json', import.meta.
 
 // The events V1 and V2 share (same signatures); only LogMintOption differs.
 const marketEvents = [
-      ['LogExerciseOption(address,uint256,uint256,uint256)', 'handleExerciseOption'],
+      ['LogExerciseOption(address,uint256,uint256,uint256)', 'handleExerciseOption', true],
       ['LogSettleOption(address,uint256)', 'handleSettleOption'],
       ['LogSplitOption(address,uint256,uint256,address)', 'handleSplitOption'],
       ['LogUpdateExerciseDelegate(address,address,bool)', 'handleUpdateExerciseDelegate'],

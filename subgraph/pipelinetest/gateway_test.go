@@ -74,7 +74,7 @@ func gatewayHistory(t *testing.T, p *pt.Protocol, ix *Indexer, exercised map[com
 		}
 		for i, rc := range rcs {
 			r := got[len(got)-1-i]
-			ex, price := exerciseIn(t, p, rc)
+			ex, price := exerciseIn(t, p, rc, p.Market)
 			id := ex.Args["tokenId"].(*big.Int)
 			d := p.OpData(id)
 			header, err := p.Chain.Client().HeaderByNumber(t.Context(), rc.BlockNumber)

@@ -120,7 +120,7 @@ func checkPurchase(t *testing.T, p *pt.Protocol, ix *Indexer, rc *types.Receipt,
 
 // exerciseIn is a receipt's LogExerciseOption and the prime pool's price
 // after the exercise's own swap (the last Swap of that pool before it).
-func exerciseIn(t *testing.T, p *pt.Protocol, rc *types.Receipt) (*pt.Event, *big.Int) {
+func exerciseIn(t *testing.T, p *pt.Protocol, rc *types.Receipt, market common.Address) (*pt.Event, *big.Int) {
 	t.Helper()
 	var price *big.Int
 	for _, e := range p.Events(rc) {
@@ -128,7 +128,7 @@ func exerciseIn(t *testing.T, p *pt.Protocol, rc *types.Receipt) (*pt.Event, *bi
 		if e.Name == "Swap" && e.Address == p.Pool {
 			price = e.Args["sqrtPriceX96"].(*big.Int)
 		}
-		if e.Name == "LogExerciseOption" {
+		if e.Name == "LogExerciseOption" && e.Address == market {
 			if price == nil {
 				t.Fatal("an exercise without a swap in the prime pool")
 			}
@@ -139,23 +139,46 @@ func exerciseIn(t *testing.T, p *pt.Protocol, rc *types.Receipt) (*pt.Event, *bi
 	return nil, nil
 }
 
-// checkExercise: the Exercise of a receipt carries the event's amounts, the
-// transaction's sender, and the prime pool's price after the exercise's own
-// swap (the receipt's last Swap of that pool before LogExerciseOption).
-func checkExercise(t *testing.T, p *pt.Protocol, ix *Indexer, rc *types.Receipt, sender common.Address) {
+// balanceAt is token.balanceOf(owner) at the end of block n.
+func balanceAt(t *testing.T, p *pt.Protocol, token, owner common.Address, n *big.Int) *big.Int {
 	t.Helper()
-	ex, price := exerciseIn(t, p, rc)
+	data, err := pt.Token.ABI.Pack("balanceOf", owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Chain.Client().CallContract(context.Background(), ethereum.CallMsg{To: &token, Data: data}, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return new(big.Int).SetBytes(out)
+}
+
+// checkExercise: the Exercise of a receipt carries the event's amounts, the
+// account the market paid (paid: whoever called exerciseOption, known to the
+// test), delegated when that is not the owner, the prime pool's price after
+// the exercise's own swap (the receipt's last Swap of that pool before
+// LogExerciseOption), and as profitToOwner what the owner's balance of the
+// profit token gained over the transaction's block (the transaction is the
+// only one in its block touching the owner's balance).
+func checkExercise(t *testing.T, p *pt.Protocol, ix *Indexer, rc *types.Receipt, market, profitToken, paid common.Address) {
+	t.Helper()
+	ex, price := exerciseIn(t, p, rc, market)
 	x := ix.Store.Get("Exercise", strings.ToLower(rc.TxHash.Hex())+"-"+big.NewInt(int64(ex.Log.Index)).String())
 	if x == nil {
 		t.Fatalf("no Exercise for %s", rc.TxHash)
 	}
+	owner := ex.Args["user"].(common.Address)
 	if x["totalProfit"].Big.Cmp(ex.Args["totalProfit"].(*big.Int)) != 0 || x["totalAssetRelocked"].Big.Cmp(ex.Args["totalAssetRelocked"].(*big.Int)) != 0 ||
-		!bytes.Equal(x["user"].Bytes, ex.Args["user"].(common.Address).Bytes()) || !bytes.Equal(x["exerciser"].Bytes, sender.Bytes()) ||
+		!bytes.Equal(x["user"].Bytes, owner.Bytes()) || !bytes.Equal(x["exerciser"].Bytes, paid.Bytes()) ||
 		x["sqrtPriceX96"].Big.Cmp(price) != 0 || x["blockNumber"].Big.Cmp(rc.BlockNumber) != 0 {
-		t.Errorf("exercise %+v; event %v, price %s", x, ex.Args, price)
+		t.Errorf("exercise %+v; event %v, paid %s, price %s", x, ex.Args, paid, price)
 	}
-	if delegated := sender != ex.Args["user"].(common.Address); x["delegated"].Bool != delegated {
+	if delegated := paid != owner; x["delegated"].Bool != delegated {
 		t.Errorf("delegated %v, want %v", x["delegated"].Bool, delegated)
+	}
+	gain := new(big.Int).Sub(balanceAt(t, p, profitToken, owner, rc.BlockNumber), balanceAt(t, p, profitToken, owner, new(big.Int).Sub(rc.BlockNumber, big.NewInt(1))))
+	if got := x["profitToOwner"].Big; got == nil || got.Cmp(gain) != 0 {
+		t.Errorf("profitToOwner %v, the owner's balance gained %s (totalProfit %s)", got, gain, ex.Args["totalProfit"])
 	}
 }
 
@@ -277,7 +300,7 @@ func pipeline(t *testing.T, cfg pt.Config) {
 		t.Fatal(err)
 	}
 	ix.Sync()
-	checkExercise(t, p, ix, rc, lp.Addr)
+	checkExercise(t, p, ix, rc, p.Market, profit(p, true), lp.Addr)
 	checkOption(t, p, ix, callID, "Exercised")
 	checkStrikes(t, p, ix, ranges)
 
@@ -329,10 +352,11 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	newID := p.Find(rcs[0], "LogMintOption").Args["tokenId"].(*big.Int)
 	checkOption(t, p, ix, newID, "Open")
 	checkOption(t, p, ix, splitID, "Exercised")
-	checkExercise(t, p, ix, rcs[1], other.Addr)
+	checkExercise(t, p, ix, rcs[1], p.Market, profit(p, true), other.Addr)
 	checkStrikes(t, p, ix, ranges)
 
 	// the price swings through the put range: the put's owner exercises it
+	later := buyLaterPuts(t, p, rng(putSide, 12), rng(putSide, 14), rng(putSide, 40))
 	if _, err := p.SwapToTick(trader, p.Fee, tick+putSide*300); err != nil {
 		t.Fatal(err)
 	}
@@ -341,21 +365,24 @@ func pipeline(t *testing.T, cfg pt.Config) {
 		t.Fatal(err)
 	}
 	ix.Sync()
-	checkExercise(t, p, ix, rcPut, buyer.Addr)
+	checkExercise(t, p, ix, rcPut, p.Market, profit(p, false), buyer.Addr)
+	rcKeeper, rcWallet := keeperAndWallet(t, p, ix, later)
 	checkOption(t, p, ix, putID, "Exercised")
 	checkStrikes(t, p, ix, ranges)
 
 	// the gateway's own client, through the fake Graph Node serving the store
-	exercised := map[common.Address][]*types.Receipt{trader.Addr: {rcDelegated}, other.Addr: {rcs[1]}, buyer.Addr: {rcPut}}
+	wallet := p.Find(rcWallet, "LogExerciseOption").Args["user"].(common.Address)
+	exercised := map[common.Address][]*types.Receipt{trader.Addr: {rcDelegated}, other.Addr: {rcs[1]}, buyer.Addr: {rcPut, rcKeeper}, wallet: {rcWallet}}
 	gatewayReads(t, p, ix, ranges, exercised)
-	created := map[string]*types.Receipt{callID.String(): rcCallMint, splitID.String(): rcSplit, putID.String(): rcPutMint, routedID.String(): rcRouted}
+	created := map[string]*types.Receipt{callID.String(): rcCallMint, splitID.String(): rcSplit, putID.String(): rcPutMint, routedID.String(): rcRouted,
+		later.ids[0].String(): later.mints[0], later.ids[1].String(): later.mints[1]}
 	gatewayHistory(t, p, ix, exercised, created)
 	gatewayPurchases(t, p, ix, created)
 	checkDaily(t, p, ix)
 
 	// every option the market minted or split is indexed, none left pending
-	if n := len(ix.Store.All("Option")); n != 5 {
-		t.Errorf("%d options indexed, want 5", n)
+	if n := len(ix.Store.All("Option")); n != 8 {
+		t.Errorf("%d options indexed, want 8", n)
 	}
 	if pend := ix.Store.All("PendingUses"); len(pend) != 0 {
 		t.Errorf("uses left pending: %v", pend)

@@ -168,6 +168,32 @@ func TestPipelineV1(t *testing.T) {
 	if rest := m.opTick(id, 0)[4].(*big.Int); rest.Cmp(new(big.Int).Sub(l, new(big.Int).Add(quarter, quarter))) != 0 {
 		t.Errorf("setup: parent keeps %s", rest)
 	}
+	checkExercise(t, p, ix, rcPart, p.MarketV1, p.PutAsset, trader.Addr)
+	checkExercise(t, p, ix, rcFull, p.MarketV1, p.PutAsset, other.Addr)
+
+	// an auto-exercise keeper (5% executor fee) exercises a quarter for the
+	// trader; then the trader's smart wallet holds the option and exercises
+	// the last quarter by the trader's key
+	feeTo := common.HexToAddress("0x000000000000000000000000000000000000fee1")
+	p.Chain.MustSend(p.Owner, p.AutoExercise, pt.AutoExercise.ABI, "updateFeeTo", feeTo)
+	p.Chain.MustSend(p.Owner, p.AutoExercise, pt.AutoExercise.ABI, "updateTimeForSettle", big.NewInt(7200))
+	m.send(trader, "updateExerciseDelegate", p.AutoExercise, true)
+	legs := []pt.ExerciseLeg{{Swapper: p.Swapper, SwapData: swap, Liquidity: quarter}}
+	rcKeeper, err := p.Chain.Send(p.Owner, p.AutoExercise, pt.AutoExercise.ABI, "autoExercise", p.MarketV1, id, big.NewInt(50_000), pt.ExerciseArgs(id, legs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := p.DeployWallet(trader)
+	m.send(trader, "transferFrom", trader.Addr, w, id)
+	rcWallet, err := p.WalletExercise(trader, w, p.MarketV1, id, legs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Sync()
+	checkExercise(t, p, ix, rcKeeper, p.MarketV1, p.PutAsset, p.AutoExercise)
+	checkExercise(t, p, ix, rcWallet, p.MarketV1, p.PutAsset, w)
+	checkOptionV1(t, m, ix, id, "Exercised")
+	checkStrikeV1(t, p, ix, r)
 }
 
 // hashID is the id of a receipt's entity created by one of its logs: tx-logIndex.

@@ -269,16 +269,72 @@ export function handleExerciseOption(e: LogExerciseOption): void {
   x.option = optionId;
   x.market = e.address;
   x.user = e.params.user;
-  x.exerciser = e.transaction.from;
-  x.delegated = !e.transaction.from.equals(e.params.user);
+  let profitToken = new Bytes(0);
+  if (market != null) profitToken = option.isCall ? market.putAsset : market.callAsset;
+  const paid = payment(e, profitToken, e.params.totalProfit);
+  x.exerciser = paid.payee;
+  x.delegated = !paid.payee.equals(e.params.user);
   x.totalProfit = e.params.totalProfit;
-  if (!x.delegated) x.profitToOwner = e.params.totalProfit;
+  if (paid.found) x.profitToOwner = reached(e, profitToken, e.params.user, paid.index);
+  else if (!x.delegated) x.profitToOwner = e.params.totalProfit;
   x.totalAssetRelocked = e.params.totalAssetRelocked;
   x.sqrtPriceX96 = market == null ? ZERO : poolPrice(Bytes.fromHexString(market.primePool));
   x.blockNumber = e.block.number;
   x.timestamp = e.block.timestamp;
   x.txHash = e.transaction.hash;
   x.save();
+}
+
+// keccak256("LogExerciseOption(address,uint256,uint256,uint256)"), the same in V1 and V2.
+const EXERCISE_TOPIC = Bytes.fromHexString('0x47283bcc199cd4d1c53508922f5a4d8a832a4fdf09854c82acf3ae49da4d446f');
+
+class Payment {
+  found: boolean = false;
+  payee: Address = Address.zero();
+  index: i32 = -1; // position of the payment in the receipt's logs
+}
+
+// The account the market paid totalProfit to (its msg.sender): the
+// receiver of the market's last Transfer of the profit token before
+// LogExerciseOption. An owner calling directly, its smart wallet, a
+// delegate or an auto-exercise contract; not the keeper key that sent the
+// transaction. Without a receipt or such a transfer: the transaction's
+// sender.
+function payment(e: ethereum.Event, token: Bytes, amount: BigInt): Payment {
+  const out = new Payment();
+  out.payee = e.transaction.from;
+  const receipt = e.receipt;
+  if (receipt == null || token.length == 0) return out;
+  const logs = receipt.logs;
+  for (let i = 0; i < logs.length; i++) {
+    const lg = logs[i];
+    if (lg.logIndex.ge(e.logIndex)) break;
+    if (!isTransfer(lg, token) || !wordToAddress(lg.topics[1]).equals(e.address)) continue;
+    if (!wordToBigInt(lg.data).equals(amount)) continue;
+    out.found = true;
+    out.payee = wordToAddress(lg.topics[2]);
+    out.index = i;
+  }
+  return out;
+}
+
+function isTransfer(lg: ethereum.Log, token: Bytes): boolean {
+  return lg.address.equals(token) && lg.topics.length == 3 && lg.topics[0].equals(TRANSFER_TOPIC) && lg.data.length == 32;
+}
+
+// What reached the owner of the profit token from the market's payment on,
+// until the transaction's next LogExerciseOption (of any market): the
+// payment itself when the owner was paid, what a delegate or keeper passed
+// on (after its fee) otherwise.
+function reached(e: ethereum.Event, token: Bytes, owner: Address, from: i32): BigInt {
+  let sum = ZERO;
+  const logs = e.receipt!.logs;
+  for (let i = from; i < logs.length; i++) {
+    const lg = logs[i];
+    if (lg.logIndex.gt(e.logIndex) && lg.topics.length > 0 && lg.topics[0].equals(EXERCISE_TOPIC)) break;
+    if (isTransfer(lg, token) && wordToAddress(lg.topics[2]).equals(owner)) sum = sum.plus(wordToBigInt(lg.data));
+  }
+  return sum;
 }
 
 export function handleSettleOption(e: LogSettleOption): void {
