@@ -57,7 +57,9 @@ func keeperAndWallet(t *testing.T, p *pt.Protocol, ix *Indexer, puts laterPuts) 
 	lp, buyer, trader := p.Users[0], p.Users[1], p.Users[2]
 	ids, liqs, ranges := puts.ids, puts.liqs, puts.ranges
 	swap := pt.UniV3SwapData(p.Fee, big.NewInt(0))
-	legs := func(i int) []pt.ExerciseLeg { return []pt.ExerciseLeg{{Swapper: p.Swapper, SwapData: swap, Liquidity: liqs[i]}} }
+	legs := func(i int) []pt.ExerciseLeg {
+		return []pt.ExerciseLeg{{Swapper: p.Swapper, SwapData: swap, Liquidity: liqs[i]}}
+	}
 
 	feeTo := common.HexToAddress("0x000000000000000000000000000000000000fee1")
 	p.Chain.MustSend(p.Owner, p.AutoExercise, pt.AutoExercise.ABI, "updateFeeTo", feeTo)
