@@ -384,6 +384,8 @@ func (s *Scenario) Populate(node *chaintest.Node, sg *subgraphtest.Server) {
 			Market: marketHex, User: lower(o.Owner),
 			TxHash: strings.ToLower(ex.TxHash.Hex()), Timestamp: fmt.Sprint(ex.Timestamp), BlockNumber: fmt.Sprint(ex.BlockNumber),
 			TotalProfit: amt.profit.String(), TotalAssetRelocked: amt.size.String(), SqrtPriceX96: amt.sqrtPriceX96.String(),
+			// the scenarios' owners exercise themselves: the market pays them the whole profit
+			Exerciser: lower(o.Owner), ProfitToOwner: ptr(amt.profit.String()),
 			Option: subgraphtest.ExercisedOption{
 				TokenID: fmt.Sprint(o.TokenID), IsCall: o.IsCall, TickLower: lo, TickUpper: hi,
 				Expiry: fmt.Sprint(o.Expiry), Premium: o.Premium, MintTimestamp: fmt.Sprint(o.MintTimestamp),
@@ -426,3 +428,5 @@ func (s *Scenario) populateHandlers(node *chaintest.Node) {
 }
 
 func lower(a common.Address) string { return strings.ToLower(a.Hex()) }
+
+func ptr(s string) *string { return &s }

@@ -100,6 +100,11 @@ func gatewayHistory(t *testing.T, p *pt.Protocol, ix *Indexer, exercised map[com
 				"timestamp": big.NewInt(int64(header.Time)).String(), "txHash": strings.ToLower(rc.TxHash.Hex()),
 				"type": map[bool]string{true: "call", false: "put"}[d.IsCall], "ttl": float64(wantTTL),
 			}
+			// who was paid and what reached the owner, as indexed (checked
+			// against the receipts' transfers and balances by checkExercise)
+			x := ix.Store.Get("Exercise", hashID(rc, ex))
+			want["exerciser"], want["delegated"] = hexOf(x["exerciser"]), x["delegated"].Bool
+			want["profitToOwner"] = x["profitToOwner"].Big.String()
 			for k, v := range want {
 				g := r[k]
 				if s, ok := g.(string); ok && k == "txHash" {

@@ -56,6 +56,7 @@ func (ix *Indexer) Serve() *subgraphtest.Server {
 			Timestamp: x["timestamp"].Big.String(), BlockNumber: x["blockNumber"].Big.String(),
 			TotalProfit: x["totalProfit"].Big.String(), TotalAssetRelocked: x["totalAssetRelocked"].Big.String(),
 			SqrtPriceX96: x["sqrtPriceX96"].Big.String(),
+			Exerciser:    hexOf(x["exerciser"]), Delegated: x["delegated"].Bool, ProfitToOwner: optionalBig(x["profitToOwner"]),
 			Option: subgraphtest.ExercisedOption{
 				TokenID: o["tokenId"].Big.String(), IsCall: o["isCall"].Bool,
 				TickLower: int(o["tickLower"].Int), TickUpper: int(o["tickUpper"].Int),
@@ -71,4 +72,14 @@ func (ix *Indexer) Serve() *subgraphtest.Server {
 // hexOf is a Bytes field as Graph Node serves it: lowercase 0x-hex.
 func hexOf(v mappinghosttest.Value) string {
 	return "0x" + strings.ToLower(hex.EncodeToString(v.Bytes))
+}
+
+// optionalBig is a nullable BigInt field as Graph Node serves it: a decimal
+// string, or null when unset.
+func optionalBig(v mappinghosttest.Value) *string {
+	if v.Big == nil {
+		return nil
+	}
+	s := v.Big.String()
+	return &s
 }

@@ -57,6 +57,9 @@ type Exercise struct {
 	TotalProfit        string          `json:"totalProfit"`
 	TotalAssetRelocked string          `json:"totalAssetRelocked"`
 	SqrtPriceX96       string          `json:"sqrtPriceX96"`
+	Exerciser          string          `json:"exerciser"`
+	Delegated          bool            `json:"delegated"`
+	ProfitToOwner      *string         `json:"profitToOwner"`
 	Option             ExercisedOption `json:"option"`
 }
 
