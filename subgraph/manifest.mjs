@@ -26,7 +26,7 @@ const handlerEvents = [
       ['LogUnusePosition(uint256,uint128)', 'handleUnusePosition'],
       ['LogDonation(uint256,uint128)', 'handleDonation'],
 ];
-const handlerEntities = ['Strike', 'StrikeRef', 'Pool', 'DailyDonation', 'DailyFeeCompound', 'PendingUses'];
+const handlerEntities = ['Strike', 'StrikeRef', 'Pool', 'DailyDonation', 'DailyFeeCompound'];
 
 const managerEvents = [
   ['LogUpdateWhitelistHandler(address,bool)', 'handleWhitelistHandler'],

@@ -89,6 +89,10 @@ func gatewayHistory(t *testing.T, p *pt.Protocol, ix *Indexer, exercised map[com
 			if ev := p.Find(mint, "LogMintOption"); ev != nil {
 				premium = ev.Args["premiumAmount"].(*big.Int).String()
 			}
+			// a split option's ttl runs from its parent's mint
+			if ev := p.Find(mint, "LogSplitOption"); ev != nil {
+				mint = created[ev.Args["tokenId"].(*big.Int).String()]
+			}
 			minted, err := p.Chain.Client().HeaderByNumber(t.Context(), mint.BlockNumber)
 			if err != nil {
 				t.Fatal(err)

@@ -1,8 +1,8 @@
 // Handler ranges (Strike): liquidity as the handler's tokenIds(id) getter
 // holds it, day sums of donations and compounded fees, and the
 // LogUsePosition events a following LogMintOption turns into option legs.
-import { Address, BigInt, ByteArray, Bytes, crypto, log, store } from '@graphprotocol/graph-ts';
-import { DailyDonation, DailyFeeCompound, PendingUses, Strike, StrikeRef } from '../generated/schema';
+import { Address, BigInt, ByteArray, Bytes, crypto, log } from '@graphprotocol/graph-ts';
+import { DailyDonation, DailyFeeCompound, Strike, StrikeRef } from '../generated/schema';
 import {
   LogBurnedPosition,
   LogDonation,
@@ -206,20 +206,6 @@ export function handleUsePosition(e: LogUsePosition): void {
   if (strike == null) return;
   strike.usedLiquidity = strike.usedLiquidity.plus(e.params.liquidityUsed);
   strike.save();
-  const id = e.transaction.hash.toHexString();
-  let pending = PendingUses.load(id);
-  if (pending == null) {
-    pending = new PendingUses(id);
-    pending.strikes = [];
-    pending.liquidities = [];
-  }
-  const strikes = pending.strikes;
-  strikes.push(strike.id);
-  pending.strikes = strikes;
-  const liquidities = pending.liquidities;
-  liquidities.push(e.params.liquidityUsed);
-  pending.liquidities = liquidities;
-  pending.save();
 }
 
 // unusePositionHandler re-mints L: used falls by L, and what exceeds used
@@ -250,12 +236,4 @@ export function handleWithdrawReservedLiquidity(e: LogWithdrawReservedLiquidity)
   if (strike == null) return;
   strike.reservedLiquidity = strike.reservedLiquidity.minus(e.params.liquidityWithdrawn);
   strike.save();
-}
-
-// Removes and returns a transaction's unclaimed uses (for a LogMintOption).
-export function takePendingUses(tx: Bytes): PendingUses | null {
-  const id = tx.toHexString();
-  const pending = PendingUses.load(id);
-  if (pending != null) store.remove('PendingUses', id);
-  return pending;
 }
