@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -14,14 +15,20 @@ import (
 
 // Exercise is one exercise with the option fields a history record needs.
 type Exercise struct {
-	ID                 string          `json:"id"`
-	TxHash             string          `json:"txHash"`
-	Timestamp          BigInt          `json:"timestamp"`
-	BlockNumber        BigInt          `json:"blockNumber"`
-	TotalProfit        BigInt          `json:"totalProfit"`
-	TotalAssetRelocked BigInt          `json:"totalAssetRelocked"`
-	SqrtPriceX96       BigInt          `json:"sqrtPriceX96"`
-	Option             ExercisedOption `json:"option"`
+	ID                 string `json:"id"`
+	TxHash             string `json:"txHash"`
+	Timestamp          BigInt `json:"timestamp"`
+	BlockNumber        BigInt `json:"blockNumber"`
+	TotalProfit        BigInt `json:"totalProfit"`
+	TotalAssetRelocked BigInt `json:"totalAssetRelocked"`
+	SqrtPriceX96       BigInt `json:"sqrtPriceX96"`
+	// Exerciser is the account the market paid; Delegated is true when
+	// that is not the owner; ProfitToOwner is what reached the owner in the
+	// transaction (nil when the subgraph could not tell).
+	Exerciser     string          `json:"exerciser"`
+	Delegated     bool            `json:"delegated"`
+	ProfitToOwner *BigInt         `json:"profitToOwner"`
+	Option        ExercisedOption `json:"option"`
 }
 
 // ExercisedOption is the option an exercise belongs to.
@@ -34,6 +41,9 @@ type ExercisedOption struct {
 	Premium       BigInt `json:"premium"`
 	MintTimestamp BigInt `json:"mintTimestamp"`
 }
+
+// addressRE is an address as Graph Node serves Bytes: lowercase 0x-hex.
+var addressRE = regexp.MustCompile(`^0x[0-9a-f]{40}$`)
 
 // HistoryQuery selects one page of a user's exercises on a market.
 type HistoryQuery struct {
@@ -49,6 +59,9 @@ func (c *Client) ExerciseHistory(ctx context.Context, q HistoryQuery) ([]Exercis
 		if e.Timestamp.Int == nil || e.TotalProfit.Int == nil || e.TotalAssetRelocked.Int == nil || e.SqrtPriceX96.Int == nil ||
 			e.Option.Expiry.Int == nil || e.Option.Premium.Int == nil || e.Option.MintTimestamp.Int == nil || e.Option.TokenID.Int == nil {
 			return fmt.Errorf("exercise %s lacks fields", e.ID)
+		}
+		if !addressRE.MatchString(e.Exerciser) || (e.ProfitToOwner != nil && (e.ProfitToOwner.Int == nil || e.ProfitToOwner.Sign() < 0)) {
+			return fmt.Errorf("exercise %s: exerciser %q / profitToOwner", e.ID, e.Exerciser)
 		}
 		return checkSqrtPrice("exercise "+e.ID, e.SqrtPriceX96.Int)
 	})

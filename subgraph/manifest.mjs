@@ -1,6 +1,8 @@
-// Writes the subgraph manifests from networks.json: subgraph.yaml for
-// arbitrum-one (the file `graph build` reads by default) and
-// subgraph.mantle.yaml. One manifest per network because the networks index
+// Writes the subgraph manifests from networks.json (the registry of
+// deployments): subgraph.yaml for arbitrum-one (the file `graph build` reads
+// by default) and subgraph.mantle.yaml, and src/known.ts, the addresses the
+// manifests index statically (so the position manager's mapping does not
+// create a second data source for them). One manifest per network because the networks index
 // different numbers of markets and handlers, which graph-cli's
 // `--network` overrides (one address per named data source) cannot express.
 // CI runs this and fails when the committed manifests differ.
@@ -10,7 +12,7 @@ const networks = JSON.parse(readFileSync(new URL('./networks.json', import.meta.
 
 // The events V1 and V2 share (same signatures); only LogMintOption differs.
 const marketEvents = [
-      ['LogExerciseOption(address,uint256,uint256,uint256)', 'handleExerciseOption'],
+      ['LogExerciseOption(address,uint256,uint256,uint256)', 'handleExerciseOption', true],
       ['LogSettleOption(address,uint256)', 'handleSettleOption'],
       ['LogSplitOption(address,uint256,uint256,address)', 'handleSplitOption'],
       ['LogUpdateExerciseDelegate(address,address,bool)', 'handleUpdateExerciseDelegate'],
@@ -24,16 +26,29 @@ const handlerEvents = [
       ['LogUnusePosition(uint256,uint128)', 'handleUnusePosition'],
       ['LogDonation(uint256,uint128)', 'handleDonation'],
 ];
-const handlerEntities = ['Strike', 'StrikeRef', 'Pool', 'DailyDonation', 'DailyFeeCompound', 'PendingUses'];
+const handlerEntities = ['Strike', 'StrikeRef', 'Pool', 'DailyDonation', 'DailyFeeCompound'];
+
+const managerEvents = [
+  ['LogUpdateWhitelistHandler(address,bool)', 'handleWhitelistHandler'],
+  ['LogUpdateWhitelistHandlerWithApp(address,address,bool)', 'handleWhitelistHandlerWithApp'],
+];
 
 const kinds = {
+  manager: {
+    file: './src/manager.ts',
+    abi: 'DopexV2PositionManager',
+    // the discovery probes bind the markets' and handlers' ABIs
+    extraAbis: ['DopexV2OptionMarketV2', 'DopexV2OptionMarket', 'UniswapV3SingleTickLiquidityHandlerV2', 'UniswapV3SingleTickLiquidityHandler'],
+    entities: ['Deployment', 'Market', 'Pool'],
+    events: managerEvents,
+  },
   market2: {
     file: './src/market.ts',
     abi: 'DopexV2OptionMarketV2',
     entities: marketEntities,
     events: [
       ['LogOptionsMarketInitialized(address,address,address,address,address)', 'handleMarketInitializedV2'],
-      ['LogMintOption(address,uint256,bool,uint256,uint256,uint256)', 'handleMintOptionV2'],
+      ['LogMintOption(address,uint256,bool,uint256,uint256,uint256)', 'handleMintOptionV2', true],
       ...marketEvents,
     ],
     calls: true,
@@ -47,7 +62,7 @@ const kinds = {
     entities: marketEntities,
     events: [
       ['LogOptionsMarketInitialized(address,address,address,address,address)', 'handleMarketInitializedV1'],
-      ['LogMintOption(address,uint256,bool,uint256,uint256)', 'handleMintOptionV1'],
+      ['LogMintOption(address,uint256,bool,uint256,uint256)', 'handleMintOptionV1', true],
       ...marketEvents,
     ],
     calls: true,
@@ -88,9 +103,17 @@ const kinds = {
 // Templates give the mappings one stable place for the generated event
 // classes (generated/templates/<Name>/), whatever the static data sources of
 // a network are called. Only Pool is ever instantiated.
-const templates = [['MarketV2', 'market2'], ['MarketV1', 'market1'], ['HandlerV2', 'handler2'], ['HandlerV1', 'handler1'], ['Pool', 'pool']];
+// The position manager's mapping instantiates MarketV2, MarketV1, HandlerV2
+// and HandlerV1 for contracts it whitelists that the manifest does not list;
+// Pool is created when a pool becomes known; PositionManager is never
+// instantiated (it gives the manager's event classes their place). A
+// market is discovered after its constructor, so its template has no
+// LogOptionsMarketInitialized handler: the mapping reads the market's
+// immutables by eth_call instead.
+const templates = [['MarketV2', 'market2'], ['MarketV1', 'market1'], ['HandlerV2', 'handler2'], ['HandlerV1', 'handler1'], ['Pool', 'pool'], ['PositionManager', 'manager']];
+const notInTemplates = new Set(['handleMarketInitializedV2', 'handleMarketInitializedV1']);
 
-function body(k, indent) {
+function body(k, indent, template) {
   const p = ' '.repeat(indent);
   const out = [];
   out.push(`${p}mapping:`);
@@ -106,9 +129,12 @@ function body(k, indent) {
     out.push(`${p}      file: ./abis/${a}.json`);
   }
   out.push(`${p}  eventHandlers:`);
-  for (const [ev, h] of k.events) {
+  // a third element true: the handler reads the transaction receipt
+  for (const [ev, h, receipt] of k.events) {
+    if (template && notInTemplates.has(h)) continue;
     out.push(`${p}    - event: ${ev}`);
     out.push(`${p}      handler: ${h}`);
+    if (receipt) out.push(`${p}      receipt: true`);
   }
   return out;
 }
@@ -117,13 +143,15 @@ function manifest(network) {
   const n = networks[network];
   const lines = [
     `# Generated by \`node manifest.mjs\` from networks.json (${network}, chain ${n.chainId}); edit those, not this.`,
-    'specVersion: 1.2.0',
+    // 0.0.5: the lowest that carries event handlers' receipts (with apiVersion 0.0.7+)
+    'specVersion: 0.0.5',
     'description: Stryke (Dopex V2) option markets and handlers, the subgraph the clamm gateway reads',
     'schema:',
     '  file: ./schema.graphql',
     'dataSources:',
   ];
   const sources = [
+    ...n.positionManagers.map(m => [m, 'manager']),
     ...n.markets.map(m => [m, m.version === 2 ? 'market2' : 'market1']),
     ...n.handlers.map(h => [h, h.version === 2 ? 'handler2' : 'handler1']),
   ];
@@ -137,10 +165,36 @@ function manifest(network) {
   for (const [name, kind] of templates) {
     const k = kinds[kind];
     lines.push(`  - kind: ethereum/contract`, `    name: ${name}`, `    network: ${network}`, '    source:', `      abi: ${k.abi}`);
-    lines.push(...body(k, 4));
+    lines.push(...body(k, 4, true));
   }
   return lines.join('\n') + '\n';
 }
 
+// Every network's statically indexed markets and handlers, with their kind
+// (one wasm serves every network; addresses do not collide across them).
+function known() {
+  const kindOf = { market2: 'MarketV2', market1: 'MarketV1', handler2: 'HandlerV2', handler1: 'HandlerV1' };
+  const rows = [];
+  for (const [network, n] of Object.entries(networks)) {
+    if (network.startsWith('_')) continue;
+    for (const m of n.markets) rows.push([m.address.toLowerCase(), kindOf[m.version === 2 ? 'market2' : 'market1'], network]);
+    for (const h of n.handlers) rows.push([h.address.toLowerCase(), kindOf[h.version === 2 ? 'handler2' : 'handler1'], network]);
+  }
+  return [
+    '// Generated by `node manifest.mjs` from networks.json; edit that, not this.',
+    '// The markets and handlers the manifests index as static data sources, with',
+    '// their kind: the position manager\'s mapping records them and creates no',
+    '// second data source for them.',
+    'export const KNOWN_ADDRESSES: string[] = [',
+    ...rows.map(r => `  '${r[0]}', // ${r[2]}`),
+    '];',
+    'export const KNOWN_KINDS: string[] = [',
+    ...rows.map(r => `  '${r[1]}',`),
+    '];',
+    '',
+  ].join('\n');
+}
+
+writeFileSync(new URL('./src/known.ts', import.meta.url), known());
 writeFileSync(new URL('./subgraph.yaml', import.meta.url), manifest('arbitrum-one'));
 writeFileSync(new URL('./subgraph.mantle.yaml', import.meta.url), manifest('mantle'));

@@ -133,8 +133,9 @@ func (s *Scenario) indexOptions(w *entities) []purchase {
 				"tickLower": graphnode.Int(int64(l.TickLower)), "tickUpper": graphnode.Int(int64(l.TickUpper)), "liquidity": dec(l.Liquidity)})
 		}
 		tx := strings.ToLower(o.MintTxHash.Hex())
+		// The scenarios' buyers call the market themselves: caller is the buyer.
 		w.set("Purchase", fmt.Sprintf("%s-%d", tx, purchaseLogIndex), graphnode.Entity{
-			"option": graphnode.String(id), "market": addr(s.Market.Address), "buyer": graphnode.HexBytes(o.MintBuyer()), "isCall": graphnode.Bool(o.IsCall),
+			"option": graphnode.String(id), "market": addr(s.Market.Address), "buyer": graphnode.HexBytes(o.MintBuyer()), "caller": graphnode.HexBytes(o.MintBuyer()), "isCall": graphnode.Bool(o.IsCall),
 			"premium": dec(o.Premium), "protocolFees": dec(fees), "totalAssetWithdrawn": graphnode.BigInt(size),
 			// A scenario states no mint block: its head stands for it.
 			"blockNumber": graphnode.BigIntOf(int64(s.Block.Number)), "timestamp": graphnode.BigIntOf(o.MintTimestamp), "txHash": graphnode.Bytes(o.MintTxHash.Bytes()),

@@ -392,3 +392,5 @@ func (s *Scenario) populateHandlers(node *chaintest.Node) {
 }
 
 func lower(a common.Address) string { return strings.ToLower(a.Hex()) }
+
+func ptr(s string) *string { return &s }

@@ -52,6 +52,14 @@ type ExerciseRecord struct {
 	TxHash        string  `json:"txHash"`
 	SizeToken     Token   `json:"sizeToken"`
 	ProfitToken   Token   `json:"profitToken"`
+	// Exerciser, Delegated and ProfitToOwner are additive: the account the
+	// market paid the (gross) profit to, whether that was not the owner (a
+	// delegate or an auto-exercise contract), and the owner's net profit:
+	// what reached the owner in that transaction (after a keeper's fee; 0
+	// when a delegate kept it), null when the subgraph could not tell.
+	Exerciser     string  `json:"exerciser"`
+	Delegated     bool    `json:"delegated"`
+	ProfitToOwner *string `json:"profitToOwner"`
 }
 
 var txHashRE = regexp.MustCompile(`^0x[0-9a-f]{64}$`)
@@ -135,6 +143,12 @@ func exerciseRecord(e subgraph.Exercise, info *chain.MarketInfo, m clamm.Market)
 		TxHash:        e.TxHash,
 		SizeToken:     tokenJSON(info.PutAsset),
 		ProfitToken:   tokenJSON(info.CallAsset),
+		Exerciser:     e.Exerciser,
+		Delegated:     e.Delegated,
+	}
+	if e.ProfitToOwner != nil {
+		s := e.ProfitToOwner.String()
+		r.ProfitToOwner = &s
 	}
 	if o.IsCall {
 		r.Type = "call"

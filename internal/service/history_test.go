@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -66,6 +67,10 @@ func TestExerciseHistoryMatchesIndependentVectors(t *testing.T) {
 				if have[k].(float64) != w {
 					t.Errorf("%s record %d: %s = %v, want %s", c.Scenario, i, k, have[k], want[k])
 				}
+			}
+			// the scenarios' owners exercise themselves: paid, not delegated, the whole profit theirs
+			if have["exerciser"] != strings.ToLower(c.User) || have["delegated"] != false || have["profitToOwner"] != want["profit"] {
+				t.Errorf("%s record %d: exerciser %v delegated %v profitToOwner %v, want %s false %v", c.Scenario, i, have["exerciser"], have["delegated"], have["profitToOwner"], strings.ToLower(c.User), want["profit"])
 			}
 			if have["ttl"].(float64) != want["ttl"].(float64) {
 				t.Errorf("record %d: ttl %v, want %v", i, have["ttl"], want["ttl"])

@@ -33,6 +33,10 @@ const (
 	tidEthereumEvent           = 33
 	tidTypedMapEntryStore      = 34
 	tidTypedMapStore           = 36
+	tidTransactionReceipt      = 1000
+	tidLog                     = 1001
+	tidArrayH256               = 1002
+	tidArrayLog                = 1003
 )
 
 // heap allocates host-made objects the way Graph Node's raw_new does: large

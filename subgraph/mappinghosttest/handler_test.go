@@ -167,6 +167,20 @@ func positionID(t *testing.T, handler, pool, hook common.Address, tl, tu int64) 
 	return new(big.Int).SetBytes(crypto.Keccak256(packed))
 }
 
+// positionIDV1 is the V1 handler's tokenId as UniswapV3SingleTickLiquidityHandler
+// derives it (getHandlerIdentifier, mintPositionHandler, burnPositionHandler):
+// four words, no hook: keccak256(abi.encode(handler, pool, tickLower, tickUpper)).
+func positionIDV1(t *testing.T, handler, pool common.Address, tl, tu int64) *big.Int {
+	t.Helper()
+	addr, _ := abi.NewType("address", "", nil)
+	i24, _ := abi.NewType("int24", "", nil)
+	packed, err := abi.Arguments{{Type: addr}, {Type: addr}, {Type: i24}, {Type: i24}}.Pack(handler, pool, big.NewInt(tl), big.NewInt(tu))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return new(big.Int).SetBytes(crypto.Keccak256(packed))
+}
+
 func strikeID(handler, pool, hook common.Address, tl, tu int64) string {
 	return strings.ToLower(handler.Hex()) + "-" + strings.ToLower(pool.Hex()) + "-" + strings.ToLower(hook.Hex()) +
 		"-" + big.NewInt(tl).String() + "-" + big.NewInt(tu).String()
@@ -184,6 +198,7 @@ func newState() *handlerState {
 
 const (
 	hV2      = "UniswapV3SingleTickLiquidityHandlerV2"
+	hV1      = "UniswapV3SingleTickLiquidityHandler"
 	mintedV2 = "LogMintedPosition(uint256,uint128,address,address,address,int24,int24)"
 	burnedV2 = "LogBurnedPosition(uint256,uint128,address,address,address,int24,int24)"
 )
@@ -305,11 +320,24 @@ func TestHandlerHookSlotFromPositionID(t *testing.T) {
 		t.Errorf("logs %+v, want one error", logs)
 	}
 
-	// the V1 handler has no hook: its id hashes the zero address
-	v1id := positionID(t, v1Handler, wethUSDC, common.Address{}, tl, tu)
-	c.emit("HandlerV1_uniswap", "UniswapV3SingleTickLiquidityHandler", "LogMintedPosition(uint256,uint128,address,address,int24,int24)",
-		"handleMintedPositionV1", v1Handler, v1id, big.NewInt(9), wethUSDC, lp, big.NewInt(tl), big.NewInt(tu))
-	c.wantBig("Strike", strikeID(v1Handler, wethUSDC, common.Address{}, tl, tu), "totalLiquidity", big.NewInt(9))
+	// the V1 handler has no hook: its id hashes four words
+	const mintedV1 = "LogMintedPosition(uint256,uint128,address,address,int24,int24)"
+	const burnedV1 = "LogBurnedPosition(uint256,uint128,address,address,int24,int24)"
+	v1id := positionIDV1(t, v1Handler, wethUSDC, tl, tu)
+	c.emit("HandlerV1_uniswap", hV1, mintedV1, "handleMintedPositionV1", v1Handler, v1id, big.NewInt(9), wethUSDC, lp, big.NewInt(tl), big.NewInt(tu))
+	v1strike := strikeID(v1Handler, wethUSDC, common.Address{}, tl, tu)
+	c.wantBig("Strike", v1strike, "totalLiquidity", big.NewInt(9))
+	c.wantBig("Strike", v1strike, "tokenId", v1id)
+	c.emit("HandlerV1_uniswap", hV1, "LogUsePosition(uint256,uint128)", "handleUsePosition", v1Handler, v1id, big.NewInt(4))
+	c.emit("HandlerV1_uniswap", hV1, burnedV1, "handleBurnedPositionV1", v1Handler, v1id, big.NewInt(2), wethUSDC, lp, big.NewInt(tl), big.NewInt(tu))
+	c.wantBig("Strike", v1strike, "totalLiquidity", big.NewInt(7))
+	c.wantBig("Strike", v1strike, "usedLiquidity", big.NewInt(4))
+	// the V2 formula with a zero hook is not the V1 id: refused
+	c.emit("HandlerV1_uniswap", hV1, mintedV1, "handleMintedPositionV1", v1Handler, positionID(t, v1Handler, wethUSDC, common.Address{}, tl, tu+10),
+		big.NewInt(9), wethUSDC, lp, big.NewInt(tl), big.NewInt(tu+10))
+	if n := len(c.store.All("Strike")); n != 2 {
+		t.Errorf("%d strikes after a V1 event with a five-word id", n)
+	}
 }
 
 // Daily donation and compound records carry the pool's price as of their

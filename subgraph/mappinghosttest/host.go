@@ -280,6 +280,10 @@ type Tx struct {
 	From  common.Address
 	To    *common.Address
 	Input []byte
+	// Receipt is passed to the handler as event.receipt; Graph Node passes
+	// it only to handlers declared with `receipt: true` (EventHandler.Receipt),
+	// and null to the others, which the caller mirrors by leaving it nil.
+	Receipt *types.Receipt
 }
 
 // Handle runs handler for one log, decoded with the event of the ABI whose
@@ -368,9 +372,39 @@ func (h *Host) newEvent(ev abi.Event, lg types.Log, b Block, tx Tx) (uint32, err
 	txp := hp.newStruct(tidEthereumTransaction,
 		hash(tx.Hash), hp.newBigInt(new(big.Int).SetUint64(tx.Index)), hp.newBytes(tx.From.Bytes()), to,
 		big0, big0, big0, hp.newBytes(tx.Input), big0)
+	var receipt uint32
+	if tx.Receipt != nil {
+		receipt = h.newReceipt(tx.Receipt)
+	}
 	return hp.newStruct(tidEthereumEvent,
 		hp.newBytes(lg.Address.Bytes()), hp.newBigInt(new(big.Int).SetUint64(uint64(lg.Index))), big0, 0,
-		block, txp, paramArr, 0), nil
+		block, txp, paramArr, receipt), nil
+}
+
+// newReceipt writes an ethereum.TransactionReceipt with its logs (graph-ts
+// field order; Log.blockNumber is Bytes there, as in Graph Node's AscEthereumLog).
+func (h *Host) newReceipt(rc *types.Receipt) uint32 {
+	hp := h.heap
+	u := func(v uint64) uint32 { return hp.newBigInt(new(big.Int).SetUint64(v)) }
+	logs := make([]uint32, len(rc.Logs))
+	for i, lg := range rc.Logs {
+		topics := make([]uint32, len(lg.Topics))
+		for j, tp := range lg.Topics {
+			topics[j] = hp.newBytes(tp.Bytes())
+		}
+		logs[i] = hp.newStruct(tidLog,
+			hp.newBytes(lg.Address.Bytes()), hp.newPtrArray(tidArrayH256, topics), hp.newBytes(lg.Data),
+			hp.newBytes(lg.BlockHash.Bytes()), hp.newBytes(new(big.Int).SetUint64(lg.BlockNumber).Bytes()), hp.newBytes(lg.TxHash.Bytes()),
+			u(uint64(lg.TxIndex)), u(uint64(lg.Index)), u(uint64(i)), hp.newString(""), 0)
+	}
+	block := uint64(0)
+	if rc.BlockNumber != nil {
+		block = rc.BlockNumber.Uint64()
+	}
+	return hp.newStruct(tidTransactionReceipt,
+		hp.newBytes(rc.TxHash.Bytes()), u(uint64(rc.TransactionIndex)), hp.newBytes(rc.BlockHash.Bytes()), u(block),
+		u(rc.CumulativeGasUsed), u(rc.GasUsed), hp.newBytes(rc.ContractAddress.Bytes()), hp.newPtrArray(tidArrayLog, logs),
+		u(rc.Status), hp.newBytes(nil), hp.newBytes(rc.Bloom.Bytes()))
 }
 
 // ethereum.Value kinds (Graph Node EthereumValueKind).

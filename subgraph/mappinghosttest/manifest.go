@@ -26,6 +26,7 @@ type DataSource struct {
 type EventHandler struct {
 	Handler string
 	Event   abi.Event
+	Receipt bool // `receipt: true`: Graph Node passes the transaction receipt
 }
 
 // LoadDataSource reads one data source or template from the build manifest.
@@ -40,7 +41,8 @@ func LoadDataSource(name string) (*DataSource, error) {
 	}
 	var ds *DataSource
 	var sigs, handlers []string
-	inEvent := false // a long event signature folds onto the next lines (YAML plain scalar)
+	receipts := map[int]bool{} // index of the handler declared with receipt: true
+	inEvent := false           // a long event signature folds onto the next lines (YAML plain scalar)
 	for _, line := range strings.Split(string(raw), "\n") {
 		trimmed := strings.TrimSpace(line)
 		if inEvent && strings.HasPrefix(line, "            ") {
@@ -72,6 +74,8 @@ func LoadDataSource(name string) (*DataSource, error) {
 			inEvent = true
 		case strings.HasPrefix(trimmed, "handler: "):
 			handlers = append(handlers, strings.TrimPrefix(trimmed, "handler: "))
+		case trimmed == "receipt: true":
+			receipts[len(handlers)-1] = true
 		}
 	}
 	if ds == nil || ds.Wasm == "" || ds.ABI == "" || len(sigs) != len(handlers) {
@@ -86,7 +90,7 @@ func LoadDataSource(name string) (*DataSource, error) {
 		var found bool
 		for _, ev := range a.Events {
 			if ev.Sig == plain {
-				ds.Handlers[ev.ID] = EventHandler{Handler: handlers[i], Event: ev}
+				ds.Handlers[ev.ID] = EventHandler{Handler: handlers[i], Event: ev, Receipt: receipts[i]}
 				found = true
 			}
 		}

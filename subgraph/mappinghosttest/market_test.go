@@ -33,18 +33,57 @@ type opData struct {
 	revertCall bool
 }
 
+// opTick is one opTickMap(tokenId, i) entry.
+type opTick struct {
+	handler, pool, hook common.Address
+	tl, tu, liquidity   int64
+}
+
 // marketCalls answers opData(tokenId) eth_calls with ABI-encoded outputs of
-// the real getter, and counts them.
+// the real getter, and counts them, and opTickMap(tokenId, i) (the V1
+// market's five outputs when asked of marketV1); an entry it lacks reverts.
 type marketCalls struct {
 	t     *testing.T
-	data  map[string]opData // market-tokenId
+	data  map[string]opData   // market-tokenId
+	ticks map[string][]opTick // market-tokenId
 	calls int
+}
+
+func (m *marketCalls) opTickMap(to common.Address, data []byte) ([]byte, bool, error) {
+	name := mV2
+	if to == marketV1 {
+		name = "DopexV2OptionMarket"
+	}
+	a, err := ABI(name)
+	if err != nil {
+		return nil, false, err
+	}
+	method := a.Methods["opTickMap"]
+	args, err := method.Inputs.Unpack(data[4:])
+	if err != nil {
+		return nil, false, err
+	}
+	legs := m.ticks[strings.ToLower(to.Hex())+"-"+args[0].(*big.Int).String()]
+	i := int(args[1].(*big.Int).Int64())
+	if i >= len(legs) {
+		return nil, true, nil
+	}
+	l := legs[i]
+	if to == marketV1 {
+		out, err := method.Outputs.Pack(l.handler, l.pool, big.NewInt(l.tl), big.NewInt(l.tu), big.NewInt(l.liquidity))
+		return out, false, err
+	}
+	out, err := method.Outputs.Pack(l.handler, l.pool, l.hook, big.NewInt(l.tl), big.NewInt(l.tu), big.NewInt(l.liquidity))
+	return out, false, err
 }
 
 func (m *marketCalls) call(to common.Address, data []byte, _ uint64) ([]byte, bool, error) {
 	a, err := ABI(mV2)
 	if err != nil {
 		return nil, false, err
+	}
+	if bytes.Equal(data[:4], a.Methods["opTickMap"].ID) {
+		return m.opTickMap(to, data)
 	}
 	method := a.Methods["opData"]
 	if !bytes.Equal(data[:4], method.ID) {
@@ -95,6 +134,7 @@ func TestOptionLifecycle(t *testing.T) {
 	// Transfer, then LogMintOption; opData answers the range and expiry
 	c.next(3000, 1_700_000_000, alice)
 	calls.data[optID(marketV2, 7)] = opData{legs: 2, tl: 199990, tu: 200010, expiry: 1_700_086_400, isCall: true}
+	calls.ticks = map[string][]opTick{optID(marketV2, 7): {{uniHandler, wethUSDC, hook24h, tl1, tu1, 4e11}, {uniHandler, wethUSDC, hook24h, tl2, tu2, 1e11}}}
 	c.emit("HandlerV2_uniswap", hV2, "LogUsePosition(uint256,uint128)", "handleUsePosition", uniHandler, id1, big.NewInt(4e11))
 	c.emit("HandlerV2_uniswap", hV2, "LogUsePosition(uint256,uint128)", "handleUsePosition", uniHandler, id2, big.NewInt(1e11))
 	c.emit("OptionMarketV2_0x501b", mV2, "Transfer(address,address,uint256)", "handleTransfer", marketV2, common.Address{}, alice, big.NewInt(7))
@@ -124,8 +164,8 @@ func TestOptionLifecycle(t *testing.T) {
 			t.Errorf("leg %d: %+v", i, leg)
 		}
 	}
-	if c.store.Get("PendingUses", c.tx.Hash.Hex()) != nil {
-		t.Error("the mint left its uses pending")
+	if leg := c.store.Get("OptionLeg", optID(marketV2, 7)+"-1"); leg["strike"].Str != strikeID(uniHandler, wethUSDC, hook24h, tl2, tu2) || leg["index"].Int != 1 {
+		t.Errorf("leg 1 strike %v index %v", leg["strike"], leg["index"])
 	}
 	pid := strings.ToLower(c.tx.Hash.Hex()) + "-3"
 	if p := c.store.Get("Purchase", pid); p == nil || p["premium"].Big.Cmp(premium) != 0 || p["protocolFees"].Big.Cmp(fees) != 0 {
@@ -222,7 +262,7 @@ func TestV1MintAndExerciseInOneBlock(t *testing.T) {
 	seed, _ := new(big.Int).SetString("4339505179874779489431521", 10)
 	c.seeds[wethUSDC] = seed
 	const tl, tu = -199990, -199980
-	id := positionID(t, v1Handler, wethUSDC, common.Address{}, tl, tu)
+	id := positionIDV1(t, v1Handler, wethUSDC, tl, tu)
 	c.emit("OptionMarketV1_0x764f", "DopexV2OptionMarket", "LogOptionsMarketInitialized(address,address,address,address,address)",
 		"handleMarketInitializedV1", marketV1, wethUSDC, pricing, feeTo, weth, usdc)
 	c.emit("HandlerV1_uniswap", "UniswapV3SingleTickLiquidityHandler", "LogMintedPosition(uint256,uint128,address,address,int24,int24)",
@@ -296,7 +336,7 @@ func TestLargeTransactionInput(t *testing.T) {
 	}
 }
 
-// When opData reverts the option still indexes, its range from its legs.
+// When opData reverts the option still indexes, without range, expiry or legs.
 func TestMintWithRevertingOpData(t *testing.T) {
 	calls := &marketCalls{t: t, data: map[string]opData{}}
 	c := newChain(t, calls.call)
@@ -310,7 +350,7 @@ func TestMintWithRevertingOpData(t *testing.T) {
 	c.emit("HandlerV2_uniswap", hV2, "LogUsePosition(uint256,uint128)", "handleUsePosition", uniHandler, id, big.NewInt(5))
 	c.emit("OptionMarketV2_0x501b", mV2, mintV2Sig, "handleMintOptionV2", marketV2, alice, big.NewInt(2), false, big.NewInt(1), big.NewInt(2), big.NewInt(0))
 	o := c.store.Get("Option", optID(marketV2, 2))
-	if o == nil || o["tickLower"].Int != tl || o["tickUpper"].Int != tu || o["expiry"].Big.Sign() != 0 {
+	if o == nil || o["tickLower"].Int != 0 || o["tickUpper"].Int != 0 || o["expiry"].Big.Sign() != 0 || len(c.store.All("OptionLeg")) != 0 {
 		t.Fatalf("option %+v", o)
 	}
 	if logs := c.hosts["OptionMarketV2_0x501b"].Logs; len(logs) != 1 || logs[0].Level != 2 {

@@ -74,7 +74,7 @@ func gatewayHistory(t *testing.T, p *pt.Protocol, ix *Indexer, exercised map[com
 		}
 		for i, rc := range rcs {
 			r := got[len(got)-1-i]
-			ex, price := exerciseIn(t, p, rc)
+			ex, price := exerciseIn(t, p, rc, p.Market)
 			id := ex.Args["tokenId"].(*big.Int)
 			d := p.OpData(id)
 			header, err := p.Chain.Client().HeaderByNumber(t.Context(), rc.BlockNumber)
@@ -89,6 +89,10 @@ func gatewayHistory(t *testing.T, p *pt.Protocol, ix *Indexer, exercised map[com
 			if ev := p.Find(mint, "LogMintOption"); ev != nil {
 				premium = ev.Args["premiumAmount"].(*big.Int).String()
 			}
+			// a split option's ttl runs from its parent's mint
+			if ev := p.Find(mint, "LogSplitOption"); ev != nil {
+				mint = created[ev.Args["tokenId"].(*big.Int).String()]
+			}
 			minted, err := p.Chain.Client().HeaderByNumber(t.Context(), mint.BlockNumber)
 			if err != nil {
 				t.Fatal(err)
@@ -100,6 +104,11 @@ func gatewayHistory(t *testing.T, p *pt.Protocol, ix *Indexer, exercised map[com
 				"timestamp": big.NewInt(int64(header.Time)).String(), "txHash": strings.ToLower(rc.TxHash.Hex()),
 				"type": map[bool]string{true: "call", false: "put"}[d.IsCall], "ttl": float64(wantTTL),
 			}
+			// who was paid and what reached the owner, as indexed (checked
+			// against the receipts' transfers and balances by checkExercise)
+			x := ix.Store.Get("Exercise", hashID(rc, ex))
+			want["exerciser"], want["delegated"] = "0x"+common.Bytes2Hex(x["exerciser"].Bytes), x["delegated"].Bool
+			want["profitToOwner"] = x["profitToOwner"].Big.String()
 			for k, v := range want {
 				g := r[k]
 				if s, ok := g.(string); ok && k == "txHash" {

@@ -43,9 +43,11 @@ type Indexer struct {
 	next    uint64
 }
 
-// New indexes the protocol's market with the V2 market data source and its
-// handler with the Uniswap V2 handler data source (the addresses differ from
-// the manifest's; the mappings read the event's own address).
+// New indexes the protocol as the manifest does a network: its position
+// manager is the one static data source (the manifest's PositionManager, at
+// another address; the mappings read the event's own address), and every
+// handler and market it whitelists is discovered and indexed from its
+// template, with the pools they name.
 func New(t testing.TB, p *protocoltest.Protocol) *Indexer {
 	t.Helper()
 	store, err := mappinghosttest.NewStore()
@@ -54,8 +56,7 @@ func New(t testing.TB, p *protocoltest.Protocol) *Indexer {
 	}
 	ix := &Indexer{t: t, chain: p.Chain, Store: store, hosts: map[string]*mappinghosttest.Host{},
 		sources: map[common.Address]*source{}, created: map[*mappinghosttest.Host]int{}}
-	ix.Watch(p.Market, "OptionMarketV2_0x501b")
-	ix.Watch(p.Handler, "HandlerV2_uniswap")
+	ix.Watch(p.PositionManager, "PositionManager")
 	return ix
 }
 
@@ -133,6 +134,13 @@ func (ix *Indexer) block(n uint64) {
 			return
 		}
 		tx := ix.tx(lg)
+		if eh.Receipt {
+			rc, err := ix.chain.Client().TransactionReceipt(context.Background(), lg.TxHash)
+			if err != nil {
+				ix.t.Fatal(err)
+			}
+			tx.Receipt = rc
+		}
 		if err := src.host.Handle(eh.Handler, eh.Event, lg, block, tx); err != nil {
 			ix.t.Fatalf("block %d log %d %s.%s: %v", n, lg.Index, src.ds.Name, eh.Handler, err)
 		}

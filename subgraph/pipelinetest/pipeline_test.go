@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -69,9 +70,74 @@ func checkOption(t *testing.T, p *pt.Protocol, ix *Indexer, id *big.Int, state s
 	}
 }
 
+// holderAfter is who holds option id of market when the transaction of rc
+// ends: the receiver of the last ERC721 Transfer of that id in its logs.
+func holderAfter(t *testing.T, rc *types.Receipt, market common.Address, id *big.Int) common.Address {
+	t.Helper()
+	topic := crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))
+	var holder common.Address
+	for _, lg := range rc.Logs {
+		if lg.Address == market && len(lg.Topics) == 4 && lg.Topics[0] == topic && lg.Topics[3].Big().Cmp(id) == 0 {
+			holder = common.BytesToAddress(lg.Topics[2].Bytes())
+		}
+	}
+	if holder == (common.Address{}) {
+		t.Fatalf("no Transfer of option %s in %s", id, rc.TxHash)
+	}
+	return holder
+}
+
+// checkPurchase: the Purchase of a mint receipt names as buyer the holder
+// at the transaction's end (the option's minter too) and as caller the
+// market's msg.sender (LogMintOption.user).
+func checkPurchase(t *testing.T, p *pt.Protocol, ix *Indexer, rc *types.Receipt, market, buyer, caller common.Address) {
+	t.Helper()
+	var ev *pt.Event
+	for _, e := range p.Events(rc) {
+		if e.Name == "LogMintOption" && e.Address == market {
+			e := e
+			ev = &e
+			break
+		}
+	}
+	if ev == nil {
+		t.Fatalf("no LogMintOption of %s in %s", market, rc.TxHash)
+	}
+	id := ev.Args["tokenId"].(*big.Int)
+	if h := holderAfter(t, rc, market, id); h != buyer {
+		t.Fatalf("setup: option %s ends with %s, not %s", id, h, buyer)
+	}
+	x := ix.Store.Get("Purchase", strings.ToLower(rc.TxHash.Hex())+"-"+big.NewInt(int64(ev.Log.Index)).String())
+	o := ix.Store.Get("Option", lower(market)+"-"+id.String())
+	if x == nil || o == nil {
+		t.Fatalf("no Purchase/Option for %s", rc.TxHash)
+	}
+	if !bytes.Equal(x["buyer"].Bytes, buyer.Bytes()) || !bytes.Equal(o["minter"].Bytes, buyer.Bytes()) || !bytes.Equal(x["caller"].Bytes, caller.Bytes()) ||
+		!bytes.Equal(x["caller"].Bytes, ev.Args["user"].(common.Address).Bytes()) {
+		t.Errorf("purchase buyer %x minter %x caller %x, want buyer %s caller %s", x["buyer"].Bytes, o["minter"].Bytes, x["caller"].Bytes, buyer, caller)
+	}
+}
+
+// checkLegs: the option's legs are its opTickMap entries, index by index,
+// with the liquidity opTickMap holds now (call before any exercise of it).
+func checkLegs(t *testing.T, p *pt.Protocol, ix *Indexer, id *big.Int) {
+	t.Helper()
+	ticks := p.OpTicks(id)
+	for i, tk := range ticks {
+		leg := ix.Store.Get("OptionLeg", lower(p.Market)+"-"+id.String()+"-"+big.NewInt(int64(i)).String())
+		if leg == nil || leg["index"].Int != int64(i) || !bytes.Equal(leg["handler"].Bytes, tk.Handler.Bytes()) || !bytes.Equal(leg["hook"].Bytes, tk.Hook.Bytes()) ||
+			leg["tickLower"].Int != int64(tk.TickLower) || leg["tickUpper"].Int != int64(tk.TickUpper) || leg["liquidity"].Big.Cmp(tk.Liquidity) != 0 {
+			t.Errorf("option %s leg %d %v, opTickMap %+v", id, i, leg, tk)
+		}
+	}
+	if n := len(ticks); n == 0 {
+		t.Fatalf("setup: option %s without legs", id)
+	}
+}
+
 // exerciseIn is a receipt's LogExerciseOption and the prime pool's price
 // after the exercise's own swap (the last Swap of that pool before it).
-func exerciseIn(t *testing.T, p *pt.Protocol, rc *types.Receipt) (*pt.Event, *big.Int) {
+func exerciseIn(t *testing.T, p *pt.Protocol, rc *types.Receipt, market common.Address) (*pt.Event, *big.Int) {
 	t.Helper()
 	var price *big.Int
 	for _, e := range p.Events(rc) {
@@ -79,7 +145,7 @@ func exerciseIn(t *testing.T, p *pt.Protocol, rc *types.Receipt) (*pt.Event, *bi
 		if e.Name == "Swap" && e.Address == p.Pool {
 			price = e.Args["sqrtPriceX96"].(*big.Int)
 		}
-		if e.Name == "LogExerciseOption" {
+		if e.Name == "LogExerciseOption" && e.Address == market {
 			if price == nil {
 				t.Fatal("an exercise without a swap in the prime pool")
 			}
@@ -90,23 +156,46 @@ func exerciseIn(t *testing.T, p *pt.Protocol, rc *types.Receipt) (*pt.Event, *bi
 	return nil, nil
 }
 
-// checkExercise: the Exercise of a receipt carries the event's amounts, the
-// transaction's sender, and the prime pool's price after the exercise's own
-// swap (the receipt's last Swap of that pool before LogExerciseOption).
-func checkExercise(t *testing.T, p *pt.Protocol, ix *Indexer, rc *types.Receipt, sender common.Address) {
+// balanceAt is token.balanceOf(owner) at the end of block n.
+func balanceAt(t *testing.T, p *pt.Protocol, token, owner common.Address, n *big.Int) *big.Int {
 	t.Helper()
-	ex, price := exerciseIn(t, p, rc)
+	data, err := pt.Token.ABI.Pack("balanceOf", owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Chain.Client().CallContract(context.Background(), ethereum.CallMsg{To: &token, Data: data}, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return new(big.Int).SetBytes(out)
+}
+
+// checkExercise: the Exercise of a receipt carries the event's amounts, the
+// account the market paid (paid: whoever called exerciseOption, known to the
+// test), delegated when that is not the owner, the prime pool's price after
+// the exercise's own swap (the receipt's last Swap of that pool before
+// LogExerciseOption), and as profitToOwner what the owner's balance of the
+// profit token gained over the transaction's block (the transaction is the
+// only one in its block touching the owner's balance).
+func checkExercise(t *testing.T, p *pt.Protocol, ix *Indexer, rc *types.Receipt, market, profitToken, paid common.Address) {
+	t.Helper()
+	ex, price := exerciseIn(t, p, rc, market)
 	x := ix.Store.Get("Exercise", strings.ToLower(rc.TxHash.Hex())+"-"+big.NewInt(int64(ex.Log.Index)).String())
 	if x == nil {
 		t.Fatalf("no Exercise for %s", rc.TxHash)
 	}
+	owner := ex.Args["user"].(common.Address)
 	if x["totalProfit"].Big.Cmp(ex.Args["totalProfit"].(*big.Int)) != 0 || x["totalAssetRelocked"].Big.Cmp(ex.Args["totalAssetRelocked"].(*big.Int)) != 0 ||
-		!bytes.Equal(x["user"].Bytes, ex.Args["user"].(common.Address).Bytes()) || !bytes.Equal(x["exerciser"].Bytes, sender.Bytes()) ||
+		!bytes.Equal(x["user"].Bytes, owner.Bytes()) || !bytes.Equal(x["exerciser"].Bytes, paid.Bytes()) ||
 		x["sqrtPriceX96"].Big.Cmp(price) != 0 || x["blockNumber"].Big.Cmp(rc.BlockNumber) != 0 {
-		t.Errorf("exercise %+v; event %v, price %s", x, ex.Args, price)
+		t.Errorf("exercise %+v; event %v, paid %s, price %s", x, ex.Args, paid, price)
 	}
-	if delegated := sender != ex.Args["user"].(common.Address); x["delegated"].Bool != delegated {
+	if delegated := paid != owner; x["delegated"].Bool != delegated {
 		t.Errorf("delegated %v, want %v", x["delegated"].Bool, delegated)
+	}
+	gain := new(big.Int).Sub(balanceAt(t, p, profitToken, owner, rc.BlockNumber), balanceAt(t, p, profitToken, owner, new(big.Int).Sub(rc.BlockNumber, big.NewInt(1))))
+	if got := x["profitToOwner"].Big; got == nil || got.Cmp(gain) != 0 {
+		t.Errorf("profitToOwner %v, the owner's balance gained %s (totalProfit %s)", got, gain, ex.Args["totalProfit"])
 	}
 }
 
@@ -167,10 +256,24 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	checkStrikes(t, p, ix, ranges)
 	checkOption(t, p, ix, callID, "Open")
 	checkOption(t, p, ix, putID, "Open")
+	checkLegs(t, p, ix, callID)
+	checkLegs(t, p, ix, putID)
 	legs := ix.Store.All("OptionLeg")
 	if len(legs) != 2 {
 		t.Fatalf("legs %v", legs)
 	}
+
+	// the trader buys a put through the router, which the market mints to
+	// and which hands the NFT to the trader after the market's event
+	router := p.DeployRouter()
+	routedID, rcRouted, err := p.BuyVia(router, trader, trader.Addr, pt.Option{IsCall: false, TickLower: tl, TickUpper: tu, TTL: 7 * 3600,
+		MaxCost: big.NewInt(1e12), Legs: []pt.Leg{{Range: rPut, Liquidity: new(big.Int).Div(lPut, big.NewInt(4))}}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Sync()
+	checkOption(t, p, ix, routedID, "Open")
+	checkPurchase(t, p, ix, rcRouted, p.Market, trader.Addr, router)
 	if leg := ix.Store.Get("OptionLeg", lower(p.Market)+"-"+callID.String()+"-0"); leg["liquidity"].Big.Cmp(p.OpTicks(callID)[0].Liquidity) != 0 {
 		t.Errorf("call leg %s, opTickMap %s", leg["liquidity"].Big, p.OpTicks(callID)[0].Liquidity)
 	}
@@ -203,6 +306,11 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	ix.Sync()
 	checkOption(t, p, ix, splitID, "Open")
 	checkOption(t, p, ix, callID, "Open")
+	checkLegs(t, p, ix, splitID)
+	if s, c := ix.Store.Get("Option", lower(p.Market)+"-"+splitID.String()), ix.Store.Get("Option", lower(p.Market)+"-"+callID.String()); s["mintTimestamp"].Big.Cmp(c["mintTimestamp"].Big) != 0 ||
+		s["splitTimestamp"].Big == nil {
+		t.Errorf("split option mintTimestamp %v splitTimestamp %v, parent minted %v", s["mintTimestamp"].Big, s["splitTimestamp"].Big, c["mintTimestamp"].Big)
+	}
 
 	// the trader lets `lp` exercise for it, part of the parent
 	if _, err := p.Delegate(trader, lp.Addr, true); err != nil {
@@ -216,7 +324,7 @@ func pipeline(t *testing.T, cfg pt.Config) {
 		t.Fatal(err)
 	}
 	ix.Sync()
-	checkExercise(t, p, ix, rc, lp.Addr)
+	checkExercise(t, p, ix, rc, p.Market, profit(p, true), lp.Addr)
 	checkOption(t, p, ix, callID, "Exercised")
 	checkStrikes(t, p, ix, ranges)
 
@@ -268,10 +376,11 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	newID := p.Find(rcs[0], "LogMintOption").Args["tokenId"].(*big.Int)
 	checkOption(t, p, ix, newID, "Open")
 	checkOption(t, p, ix, splitID, "Exercised")
-	checkExercise(t, p, ix, rcs[1], other.Addr)
+	checkExercise(t, p, ix, rcs[1], p.Market, profit(p, true), other.Addr)
 	checkStrikes(t, p, ix, ranges)
 
 	// the price swings through the put range: the put's owner exercises it
+	later := buyLaterPuts(t, p, rng(putSide, 12), rng(putSide, 14), rng(putSide, 40))
 	if _, err := p.SwapToTick(trader, p.Fee, tick+putSide*300); err != nil {
 		t.Fatal(err)
 	}
@@ -280,24 +389,24 @@ func pipeline(t *testing.T, cfg pt.Config) {
 		t.Fatal(err)
 	}
 	ix.Sync()
-	checkExercise(t, p, ix, rcPut, buyer.Addr)
+	checkExercise(t, p, ix, rcPut, p.Market, profit(p, false), buyer.Addr)
+	rcKeeper, rcWallet := keeperAndWallet(t, p, ix, later)
 	checkOption(t, p, ix, putID, "Exercised")
 	checkStrikes(t, p, ix, ranges)
 
 	// the gateway's own client, through the fake Graph Node serving the store
-	exercised := map[common.Address][]*types.Receipt{trader.Addr: {rcDelegated}, other.Addr: {rcs[1]}, buyer.Addr: {rcPut}}
+	wallet := p.Find(rcWallet, "LogExerciseOption").Args["user"].(common.Address)
+	exercised := map[common.Address][]*types.Receipt{trader.Addr: {rcDelegated}, other.Addr: {rcs[1]}, buyer.Addr: {rcPut, rcKeeper}, wallet: {rcWallet}}
 	gatewayReads(t, p, ix, ranges, exercised)
-	created := map[string]*types.Receipt{callID.String(): rcCallMint, splitID.String(): rcSplit, putID.String(): rcPutMint}
+	created := map[string]*types.Receipt{callID.String(): rcCallMint, splitID.String(): rcSplit, putID.String(): rcPutMint, routedID.String(): rcRouted,
+		later.ids[0].String(): later.mints[0], later.ids[1].String(): later.mints[1]}
 	gatewayHistory(t, p, ix, exercised, created)
 	gatewayPurchases(t, p, ix, created)
 	checkDaily(t, p, ix)
 
-	// every option the market minted or split is indexed, none left pending
-	if n := len(ix.Store.All("Option")); n != 4 {
-		t.Errorf("%d options indexed, want 4", n)
-	}
-	if pend := ix.Store.All("PendingUses"); len(pend) != 0 {
-		t.Errorf("uses left pending: %v", pend)
+	// every option the market minted or split is indexed
+	if n := len(ix.Store.All("Option")); n != 8 {
+		t.Errorf("%d options indexed, want 8", n)
 	}
 	gatewayMarkets(t, p, ix, cfg.Inverted) // last: it moves the clock a day on
 }

@@ -49,7 +49,14 @@ func gatewayPurchases(t *testing.T, p *pt.Protocol, ix *Indexer, created map[str
 		if ev == nil {
 			continue // a split is not a purchase
 		}
-		buyer := ev.Args["user"].(common.Address)
+		// the buyer is who holds the NFT when the purchase ends (a router's
+		// receiver), not the market's msg.sender
+		buyer := holderAfter(t, rc, p.Market, ev.Args["tokenId"].(*big.Int))
+		if router := ev.Args["user"].(common.Address); router != buyer {
+			if r := read(gateway.PathPurchaseHistory, router)[id]; r != nil {
+				t.Errorf("purchase of option %s listed for the router %s", id, router)
+			}
+		}
 		r := read(gateway.PathPurchaseHistory, buyer)[id]
 		want := map[string]string{
 			"premium": ev.Args["premiumAmount"].(*big.Int).String(), "protocolFees": ev.Args["protocolFees"].(*big.Int).String(),

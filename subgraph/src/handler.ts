@@ -1,8 +1,8 @@
 // Handler ranges (Strike): liquidity as the handler's tokenIds(id) getter
 // holds it, day sums of donations and compounded fees, and the
 // LogUsePosition events a following LogMintOption turns into option legs.
-import { Address, BigInt, ByteArray, Bytes, crypto, log, store } from '@graphprotocol/graph-ts';
-import { DailyDonation, DailyFeeCompound, PendingUses, Strike, StrikeRef } from '../generated/schema';
+import { Address, BigInt, ByteArray, Bytes, crypto, log } from '@graphprotocol/graph-ts';
+import { DailyDonation, DailyFeeCompound, Strike, StrikeRef } from '../generated/schema';
 import {
   LogBurnedPosition,
   LogDonation,
@@ -34,7 +34,14 @@ function wordInt(out: Uint8Array, at: i32, v: i32): void {
   out[at + 31] = u8(v & 0xff);
 }
 
-// The handler's position id: keccak256(abi.encode(handler, pool, hook,
+function toUint(enc: Uint8Array): BigInt {
+  const hash = crypto.keccak256(changetype<ByteArray>(enc));
+  const le = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) le[i] = hash[31 - i];
+  return BigInt.fromUnsignedBytes(changetype<Bytes>(le));
+}
+
+// The V2 handlers' position id: keccak256(abi.encode(handler, pool, hook,
 // tickLower, tickUpper)) as a uint256.
 export function positionId(handler: Address, pool: Address, hook: Address, tickLower: i32, tickUpper: i32): BigInt {
   const enc = new Uint8Array(160);
@@ -43,10 +50,18 @@ export function positionId(handler: Address, pool: Address, hook: Address, tickL
   wordAddress(enc, 64, hook);
   wordInt(enc, 96, tickLower);
   wordInt(enc, 128, tickUpper);
-  const hash = crypto.keccak256(changetype<ByteArray>(enc));
-  const le = new Uint8Array(32);
-  for (let i = 0; i < 32; i++) le[i] = hash[31 - i];
-  return BigInt.fromUnsignedBytes(changetype<Bytes>(le));
+  return toUint(enc);
+}
+
+// The V1 handler's position id: four words, no hook:
+// keccak256(abi.encode(handler, pool, tickLower, tickUpper)).
+export function positionIdV1(handler: Address, pool: Address, tickLower: i32, tickUpper: i32): BigInt {
+  const enc = new Uint8Array(128);
+  wordAddress(enc, 0, handler);
+  wordAddress(enc, 32, pool);
+  wordInt(enc, 64, tickLower);
+  wordInt(enc, 96, tickUpper);
+  return toUint(enc);
 }
 
 function strikeID(handler: Address, pool: Address, hook: Address, tickLower: i32, tickUpper: i32): string {
@@ -82,6 +97,20 @@ function resolveStrike(handler: Address, tokenId: BigInt, pool: Address, a: Addr
     log.error('position {} of handler {} matches neither address as its hook', [tokenId.toString(), hex(handler)]);
     return null;
   }
+  return loadOrCreateStrike(handler, tokenId, pool, hook, tickLower, tickUpper);
+}
+
+// The V1 handler has no hooks: the id is checked against the four-word hash
+// and the Strike's hook is the zero address.
+function resolveStrikeV1(handler: Address, tokenId: BigInt, pool: Address, tickLower: i32, tickUpper: i32): Strike | null {
+  if (!positionIdV1(handler, pool, tickLower, tickUpper).equals(tokenId)) {
+    log.error('position {} of V1 handler {} does not hash to its range', [tokenId.toString(), hex(handler)]);
+    return null;
+  }
+  return loadOrCreateStrike(handler, tokenId, pool, ZERO_ADDRESS, tickLower, tickUpper);
+}
+
+function loadOrCreateStrike(handler: Address, tokenId: BigInt, pool: Address, hook: Address, tickLower: i32, tickUpper: i32): Strike {
   const id = strikeID(handler, pool, hook, tickLower, tickUpper);
   let strike = Strike.load(id);
   if (strike == null) {
@@ -103,39 +132,30 @@ function resolveStrike(handler: Address, tokenId: BigInt, pool: Address, a: Addr
   return strike;
 }
 
-function minted(handler: Address, tokenId: BigInt, liquidity: BigInt, pool: Address, a: Address, b: Address, tl: i32, tu: i32): void {
-  const strike = resolveStrike(handler, tokenId, pool, a, b, tl, tu);
+function addTotal(strike: Strike | null, delta: BigInt): void {
   if (strike == null) return;
-  strike.totalLiquidity = strike.totalLiquidity.plus(liquidity);
-  strike.save();
-}
-
-function burned(handler: Address, tokenId: BigInt, liquidity: BigInt, pool: Address, a: Address, b: Address, tl: i32, tu: i32): void {
-  const strike = resolveStrike(handler, tokenId, pool, a, b, tl, tu);
-  if (strike == null) return;
-  strike.totalLiquidity = strike.totalLiquidity.minus(liquidity);
+  strike.totalLiquidity = strike.totalLiquidity.plus(delta);
   strike.save();
 }
 
 export function handleMintedPositionV2(e: LogMintedPosition): void {
   const p = e.params;
-  minted(e.address, p.tokenId, p.liquidityMinted, p.pool, p.hook, p.user, p.tickLower, p.tickUpper);
+  addTotal(resolveStrike(e.address, p.tokenId, p.pool, p.hook, p.user, p.tickLower, p.tickUpper), p.liquidityMinted);
 }
 
 export function handleBurnedPositionV2(e: LogBurnedPosition): void {
   const p = e.params;
-  burned(e.address, p.tokenId, p.liquidityBurned, p.pool, p.hook, p.user, p.tickLower, p.tickUpper);
+  addTotal(resolveStrike(e.address, p.tokenId, p.pool, p.hook, p.user, p.tickLower, p.tickUpper), p.liquidityBurned.neg());
 }
 
-// The V1 handler has no hooks: its position id hashes the zero address.
 export function handleMintedPositionV1(e: LogMintedPositionV1): void {
   const p = e.params;
-  minted(e.address, p.tokenId, p.liquidityMinted, p.pool, ZERO_ADDRESS, ZERO_ADDRESS, p.tickLower, p.tickUpper);
+  addTotal(resolveStrikeV1(e.address, p.tokenId, p.pool, p.tickLower, p.tickUpper), p.liquidityMinted);
 }
 
 export function handleBurnedPositionV1(e: LogBurnedPositionV1): void {
   const p = e.params;
-  burned(e.address, p.tokenId, p.liquidityBurned, p.pool, ZERO_ADDRESS, ZERO_ADDRESS, p.tickLower, p.tickUpper);
+  addTotal(resolveStrikeV1(e.address, p.tokenId, p.pool, p.tickLower, p.tickUpper), p.liquidityBurned.neg());
 }
 
 function dayID(strike: Strike, start: i32): string {
@@ -186,20 +206,6 @@ export function handleUsePosition(e: LogUsePosition): void {
   if (strike == null) return;
   strike.usedLiquidity = strike.usedLiquidity.plus(e.params.liquidityUsed);
   strike.save();
-  const id = e.transaction.hash.toHexString();
-  let pending = PendingUses.load(id);
-  if (pending == null) {
-    pending = new PendingUses(id);
-    pending.strikes = [];
-    pending.liquidities = [];
-  }
-  const strikes = pending.strikes;
-  strikes.push(strike.id);
-  pending.strikes = strikes;
-  const liquidities = pending.liquidities;
-  liquidities.push(e.params.liquidityUsed);
-  pending.liquidities = liquidities;
-  pending.save();
 }
 
 // unusePositionHandler re-mints L: used falls by L, and what exceeds used
@@ -230,12 +236,4 @@ export function handleWithdrawReservedLiquidity(e: LogWithdrawReservedLiquidity)
   if (strike == null) return;
   strike.reservedLiquidity = strike.reservedLiquidity.minus(e.params.liquidityWithdrawn);
   strike.save();
-}
-
-// Removes and returns a transaction's unclaimed uses (for a LogMintOption).
-export function takePendingUses(tx: Bytes): PendingUses | null {
-  const id = tx.toHexString();
-  const pending = PendingUses.load(id);
-  if (pending != null) store.remove('PendingUses', id);
-  return pending;
 }

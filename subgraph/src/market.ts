@@ -16,19 +16,56 @@ import {
 } from '../generated/templates/MarketV2/DopexV2OptionMarketV2';
 import { LogMintOption as LogMintOptionV1 } from '../generated/templates/MarketV1/DopexV2OptionMarket';
 import { ZERO, dayStart, ensurePool, hex, poolPrice } from './common';
-import { takePendingUses } from './handler';
+import { DopexV2OptionMarket } from '../generated/templates/MarketV1/DopexV2OptionMarket';
+
+// keccak256("Transfer(address,address,uint256)"): ERC721's (four topics, the
+// id indexed) and ERC20's (three topics, the amount in data) share it.
+export const TRANSFER_TOPIC = Bytes.fromHexString('0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef');
+
+// A 32-byte big-endian word as an unsigned BigInt.
+export function wordToBigInt(w: Bytes): BigInt {
+  const le = new Uint8Array(w.length);
+  for (let i = 0; i < w.length; i++) le[i] = w[w.length - 1 - i];
+  return BigInt.fromUnsignedBytes(changetype<Bytes>(le));
+}
+
+// The address in the low 20 bytes of a 32-byte word (an indexed address topic).
+export function wordToAddress(w: Bytes): Address {
+  return Address.fromBytes(Bytes.fromUint8Array(w.slice(12, 32)));
+}
+
+// Who holds option tokenId when its purchase transaction ends: the last
+// receiver of the market's ERC721 Transfer of that id in the receipt. A
+// router (ClammRouterV2, LimitOrders) mints to itself and hands the NFT on
+// after the market's LogMintOption; a direct buyer keeps it. Without a
+// receipt, the caller.
+function holderAtEnd(e: ethereum.Event, tokenId: BigInt, caller: Address): Address {
+  const receipt = e.receipt;
+  if (receipt == null) return caller;
+  let holder = caller;
+  const logs = receipt.logs;
+  for (let i = 0; i < logs.length; i++) {
+    const lg = logs[i];
+    if (!lg.address.equals(e.address) || lg.topics.length != 4 || !lg.topics[0].equals(TRANSFER_TOPIC)) continue;
+    if (wordToBigInt(lg.topics[3]).equals(tokenId)) holder = wordToAddress(lg.topics[2]);
+  }
+  return holder;
+}
 
 function optionID(market: Address, tokenId: BigInt): string {
   return hex(market) + '-' + tokenId.toString();
 }
 
-function initialized(e: LogOptionsMarketInitialized, version: i32): void {
-  const market = new Market(hex(e.address));
+// A Market with zero sums, from its constructor's event or, for a market
+// discovered by its position manager, from its immutables read by eth_call.
+export function createMarket(address: Address, version: i32, primePool: Address, callAsset: Address, putAsset: Address, block: BigInt): void {
+  if (Market.load(hex(address)) != null) return;
+  const market = new Market(hex(address));
   market.version = version;
-  market.primePool = ensurePool(e.params.primePool).id;
-  market.callAsset = e.params.callAsset;
-  market.putAsset = e.params.putAsset;
-  market.createdAtBlock = e.block.number;
+  market.primePool = ensurePool(primePool).id;
+  market.callAsset = callAsset;
+  market.putAsset = putAsset;
+  market.createdAtBlock = block;
   market.purchases = 0;
   market.callVolume = ZERO;
   market.putVolume = ZERO;
@@ -38,6 +75,10 @@ function initialized(e: LogOptionsMarketInitialized, version: i32): void {
   market.putProtocolFees = ZERO;
   market.exercises = 0;
   market.save();
+}
+
+function initialized(e: LogOptionsMarketInitialized, version: i32): void {
+  createMarket(e.address, version, e.params.primePool, e.params.callAsset, e.params.putAsset, e.block.number);
 }
 
 export function handleMarketInitializedV2(e: LogOptionsMarketInitialized): void {
@@ -85,61 +126,102 @@ function newOption(e: ethereum.Event, tokenId: BigInt, owner: Address, isCall: b
   return option;
 }
 
-// A mintOption: the option, its legs (the handler LogUsePosition events of
-// the transaction since the previous LogMintOption), the purchase and the
-// day's sums. opData(tokenId) is written in this transaction and never again,
-// so reading it at the end of the block reads what the mint wrote.
+const USE_TOPIC = Bytes.fromHexString('0x7fc7ce728583421fb192c9bac9c143fabf47263826e2fb21203a8f7038c093d4');
+const MINT_V2_TOPIC = Bytes.fromHexString('0x733a06dcc0387bf816c34d99f254ceb937558fe9d4df66bbe70efa1b2aa1021f');
+const MINT_V1_TOPIC = Bytes.fromHexString('0xe423bff11a961b6206c53a1b9fd2d741c7adbd794c6706c376549e2a7086a24b');
+
+// The liquidities of the handlers' LogUsePosition(tokenId, liquidityUsed)
+// logs of this mint: those of the receipt after the previous LogMintOption
+// (of any market: a router may buy several options in one transaction) and
+// before this one, in order: one per leg, as mintOption uses its legs in
+// opTickMap order. Empty without a receipt.
+function usesBefore(e: ethereum.Event): BigInt[] {
+  const out: BigInt[] = [];
+  const receipt = e.receipt;
+  if (receipt == null) return out;
+  const logs = receipt.logs;
+  for (let i = 0; i < logs.length; i++) {
+    const lg = logs[i];
+    if (lg.logIndex.ge(e.logIndex)) break;
+    if (lg.topics.length == 0) continue;
+    const t = lg.topics[0];
+    if (t.equals(MINT_V2_TOPIC) || t.equals(MINT_V1_TOPIC)) out.length = 0;
+    else if (t.equals(USE_TOPIC) && lg.topics.length == 1 && lg.data.length == 64) out.push(wordToBigInt(Bytes.fromUint8Array(lg.data.slice(32, 64))));
+  }
+  return out;
+}
+
+// The option's legs: opTickMap(tokenId, i) for i < count, so each leg's
+// index is its position in the market's opTickMap whether or not its
+// handler is indexed. Handler, pool, hook and ticks never change; the
+// liquidity is the mint's (its LogUsePosition in the receipt) when the
+// receipt holds one use per leg, else liquidityToUse as of the end of the
+// block (a split option's; less if the block also exercised it). strike is
+// the leg's Strike when its handler is indexed.
+function saveLegs(market: Address, optionId: string, tokenId: BigInt, count: i32, minted: BigInt[]): void {
+  const m = Market.load(hex(market));
+  for (let i = 0; i < count; i++) {
+    const leg = new OptionLeg(optionId + '-' + i.toString());
+    leg.option = optionId;
+    leg.index = i;
+    let liquidity = ZERO;
+    if (m != null && m.version == 1) {
+      const t = DopexV2OptionMarket.bind(market).try_opTickMap(tokenId, BigInt.fromI32(i));
+      if (t.reverted) continue;
+      leg.handler = t.value.get_handler();
+      leg.pool = t.value.getPool();
+      leg.hook = Address.zero();
+      leg.tickLower = t.value.getTickLower();
+      leg.tickUpper = t.value.getTickUpper();
+      liquidity = t.value.getLiquidityToUse();
+    } else {
+      const t = DopexV2OptionMarketV2.bind(market).try_opTickMap(tokenId, BigInt.fromI32(i));
+      if (t.reverted) continue;
+      leg.handler = t.value.get_handler();
+      leg.pool = t.value.getPool();
+      leg.hook = t.value.getHook();
+      leg.tickLower = t.value.getTickLower();
+      leg.tickUpper = t.value.getTickUpper();
+      liquidity = t.value.getLiquidityToUse();
+    }
+    leg.liquidity = minted.length == count ? minted[i] : liquidity;
+    const strikeId = hex(leg.handler) + '-' + hex(leg.pool) + '-' + hex(leg.hook) + '-' + leg.tickLower.toString() + '-' + leg.tickUpper.toString();
+    if (Strike.load(strikeId) != null) leg.strike = strikeId;
+    leg.save();
+  }
+}
+
+// A mintOption: the option, its legs, the purchase and the day's sums.
+// opData(tokenId) is written in this transaction and never again, so reading
+// it at the end of the block reads what the mint wrote.
 function minted(e: ethereum.Event, user: Address, tokenId: BigInt, isCall: boolean, premium: BigInt, withdrawn: BigInt, fees: BigInt): void {
   const id = optionID(e.address, tokenId);
+  const buyer = holderAtEnd(e, tokenId, user);
   const option = newOption(e, tokenId, user, isCall);
+  option.minter = buyer;
   option.premium = premium;
   option.protocolFees = fees;
   option.totalAssetWithdrawn = withdrawn;
 
-  const pending = takePendingUses(e.transaction.hash);
-  let lowest = 0;
-  let highest = 0;
-  if (pending != null) {
-    const strikes = pending.strikes;
-    const liquidities = pending.liquidities;
-    for (let i = 0; i < strikes.length; i++) {
-      const strike = Strike.load(strikes[i]);
-      if (strike == null) continue;
-      const leg = new OptionLeg(id + '-' + i.toString());
-      leg.option = id;
-      leg.index = i;
-      leg.handler = strike.handler;
-      leg.strike = strike.id;
-      leg.pool = strike.pool;
-      leg.hook = strike.hook;
-      leg.tickLower = strike.tickLower;
-      leg.tickUpper = strike.tickUpper;
-      leg.liquidity = liquidities[i];
-      leg.save();
-      if (i == 0 || strike.tickLower < lowest) lowest = strike.tickLower;
-      if (i == 0 || strike.tickUpper > highest) highest = strike.tickUpper;
-    }
-  } else {
-    log.warning('LogMintOption {} without LogUsePosition in its transaction', [id]);
-  }
-
   const data = DopexV2OptionMarketV2.bind(e.address).try_opData(tokenId);
   if (data.reverted) {
-    log.warning('opData({}) reverted on {}; option range taken from its legs, expiry 0', [tokenId.toString(), hex(e.address)]);
-    option.tickLower = lowest;
-    option.tickUpper = highest;
+    log.warning('opData({}) reverted on {}; option without range, expiry or legs', [tokenId.toString(), hex(e.address)]);
+    option.tickLower = 0;
+    option.tickUpper = 0;
     option.expiry = ZERO;
   } else {
     option.tickLower = data.value.getTickLower();
     option.tickUpper = data.value.getTickUpper();
     option.expiry = data.value.getExpiry();
+    saveLegs(e.address, id, tokenId, data.value.getOpTickArrayLen().toI32(), usesBefore(e));
   }
   option.save();
 
   const purchase = new Purchase(e.transaction.hash.toHexString() + '-' + e.logIndex.toString());
   purchase.option = id;
   purchase.market = e.address;
-  purchase.buyer = user;
+  purchase.buyer = buyer;
+  purchase.caller = user;
   purchase.isCall = isCall;
   purchase.premium = premium;
   purchase.protocolFees = fees;
@@ -225,16 +307,72 @@ export function handleExerciseOption(e: LogExerciseOption): void {
   x.option = optionId;
   x.market = e.address;
   x.user = e.params.user;
-  x.exerciser = e.transaction.from;
-  x.delegated = !e.transaction.from.equals(e.params.user);
+  let profitToken = new Bytes(0);
+  if (market != null) profitToken = option.isCall ? market.putAsset : market.callAsset;
+  const paid = payment(e, profitToken, e.params.totalProfit);
+  x.exerciser = paid.payee;
+  x.delegated = !paid.payee.equals(e.params.user);
   x.totalProfit = e.params.totalProfit;
-  if (!x.delegated) x.profitToOwner = e.params.totalProfit;
+  if (paid.found) x.profitToOwner = reached(e, profitToken, e.params.user, paid.index);
+  else if (!x.delegated) x.profitToOwner = e.params.totalProfit;
   x.totalAssetRelocked = e.params.totalAssetRelocked;
   x.sqrtPriceX96 = market == null ? ZERO : poolPrice(Bytes.fromHexString(market.primePool));
   x.blockNumber = e.block.number;
   x.timestamp = e.block.timestamp;
   x.txHash = e.transaction.hash;
   x.save();
+}
+
+// keccak256("LogExerciseOption(address,uint256,uint256,uint256)"), the same in V1 and V2.
+const EXERCISE_TOPIC = Bytes.fromHexString('0x47283bcc199cd4d1c53508922f5a4d8a832a4fdf09854c82acf3ae49da4d446f');
+
+class Payment {
+  found: boolean = false;
+  payee: Address = Address.zero();
+  index: i32 = -1; // position of the payment in the receipt's logs
+}
+
+// The account the market paid totalProfit to (its msg.sender): the
+// receiver of the market's last Transfer of the profit token before
+// LogExerciseOption. An owner calling directly, its smart wallet, a
+// delegate or an auto-exercise contract; not the keeper key that sent the
+// transaction. Without a receipt or such a transfer: the transaction's
+// sender.
+function payment(e: ethereum.Event, token: Bytes, amount: BigInt): Payment {
+  const out = new Payment();
+  out.payee = e.transaction.from;
+  const receipt = e.receipt;
+  if (receipt == null || token.length == 0) return out;
+  const logs = receipt.logs;
+  for (let i = 0; i < logs.length; i++) {
+    const lg = logs[i];
+    if (lg.logIndex.ge(e.logIndex)) break;
+    if (!isTransfer(lg, token) || !wordToAddress(lg.topics[1]).equals(e.address)) continue;
+    if (!wordToBigInt(lg.data).equals(amount)) continue;
+    out.found = true;
+    out.payee = wordToAddress(lg.topics[2]);
+    out.index = i;
+  }
+  return out;
+}
+
+function isTransfer(lg: ethereum.Log, token: Bytes): boolean {
+  return lg.address.equals(token) && lg.topics.length == 3 && lg.topics[0].equals(TRANSFER_TOPIC) && lg.data.length == 32;
+}
+
+// What reached the owner of the profit token from the market's payment on,
+// until the transaction's next LogExerciseOption (of any market): the
+// payment itself when the owner was paid, what a delegate or keeper passed
+// on (after its fee) otherwise.
+function reached(e: ethereum.Event, token: Bytes, owner: Address, from: i32): BigInt {
+  let sum = ZERO;
+  const logs = e.receipt!.logs;
+  for (let i = from; i < logs.length; i++) {
+    const lg = logs[i];
+    if (lg.logIndex.gt(e.logIndex) && lg.topics.length > 0 && lg.topics[0].equals(EXERCISE_TOPIC)) break;
+    if (isTransfer(lg, token) && wordToAddress(lg.topics[2]).equals(owner)) sum = sum.plus(wordToBigInt(lg.data));
+  }
+  return sum;
 }
 
 export function handleSettleOption(e: LogSettleOption): void {
@@ -246,7 +384,9 @@ export function handleSettleOption(e: LogSettleOption): void {
 }
 
 // positionSplitter mints newTokenId to `to` with the parent's range, expiry
-// and side; the split liquidities are calldata only.
+// and side, and legs of its own in opTickMap (the parent's ranges, the split
+// liquidities). It keeps the parent's mint time: its premium was paid then,
+// and its ttl runs from then.
 export function handleSplitOption(e: LogSplitOption): void {
   const parent = Option.load(optionID(e.address, e.params.tokenId));
   if (parent == null) {
@@ -261,7 +401,11 @@ export function handleSplitOption(e: LogSplitOption): void {
   option.protocolFees = ZERO;
   option.totalAssetWithdrawn = ZERO;
   option.splitFrom = parent.id;
+  option.mintTimestamp = parent.mintTimestamp;
+  option.splitTimestamp = e.block.timestamp;
   option.save();
+  const data = DopexV2OptionMarketV2.bind(e.address).try_opData(e.params.newTokenId);
+  if (!data.reverted) saveLegs(e.address, option.id, e.params.newTokenId, data.value.getOpTickArrayLen().toI32(), []);
 }
 
 export function handleUpdateExerciseDelegate(e: LogUpdateExerciseDelegate): void {
