@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 )
 
 // The emulator serves what the mappings wrote block by block: a query
