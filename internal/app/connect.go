@@ -108,6 +108,7 @@ func connect(ch *config.Chain, tr Transports, o connectOptions) (*service.Upstre
 		Positions: reader,
 		Strikes:   reader,
 		Hooks:     reader,
+		Pricing:   reader,
 		Quoters:   quoters,
 		Head:      reader,
 		Meta:      sg,

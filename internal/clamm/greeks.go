@@ -10,15 +10,22 @@ type Greeks struct {
 	Price, Delta, Gamma, Theta, Vega float64
 }
 
-// BlackScholes gives the value and Greeks of a European call (isCall) or
-// put on spot s with strike k, t years to expiry, volatility v (0.5 is
-// 50%) and continuous rate r. The Stryke pricing contracts use this model
+// BSInput is a European option under Black-Scholes: a call (IsCall) or put
+// on spot S with strike K, T years to expiry, volatility V (0.5 is 50%) and
+// continuous rate R, S and K in one price unit.
+type BSInput struct {
+	IsCall        bool
+	S, K, T, V, R float64
+}
+
+// BlackScholes gives the value and Greeks of the option in. The Stryke pricing contracts use this model
 // with r = 0 and t = floor(ttl / 864) / 36500 (clamm
 // src/pricing/external/BlackScholes.sol); the gateway computes the Greeks
 // from the contract's own IV and price, never the premium. Inputs that
 // make d1 undefined (t or v not positive, s or k not positive) give zero
 // Greeks and the intrinsic value.
-func BlackScholes(isCall bool, s, k, t, v, r float64) Greeks {
+func BlackScholes(in BSInput) Greeks {
+	isCall, s, k, t, v, r := in.IsCall, in.S, in.K, in.T, in.V, in.R
 	if !(s > 0 && k > 0 && t > 0 && v > 0) {
 		intrinsic := math.Max(s-k, 0)
 		if !isCall {

@@ -29,7 +29,7 @@ func TestBlackScholesGreeksVectors(t *testing.T) {
 		t.Fatalf("only %d vectors", len(f.Greeks))
 	}
 	for _, c := range f.Greeks {
-		g := BlackScholes(c.Kind == "call", c.S, c.K, c.T, c.V, c.R)
+		g := BlackScholes(BSInput{c.Kind == "call", c.S, c.K, c.T, c.V, c.R})
 		for _, x := range []struct {
 			name      string
 			got, want float64
@@ -49,10 +49,10 @@ func closeRel(a, b, tol float64) bool {
 }
 
 func TestBlackScholesDegenerate(t *testing.T) {
-	if g := BlackScholes(true, 3000, 2900, 0, 0.5, 0); g.Price != 100 || g.Delta != 0 {
+	if g := BlackScholes(BSInput{IsCall: true, S: 3000, K: 2900, V: 0.5}); g.Price != 100 || g.Delta != 0 {
 		t.Errorf("expired call: %+v", g)
 	}
-	if g := BlackScholes(false, 3000, 2900, 0.1, 0, 0); g.Price != 0 || g.Vega != 0 {
+	if g := BlackScholes(BSInput{S: 3000, K: 2900, T: 0.1}); g.Price != 0 || g.Vega != 0 {
 		t.Errorf("zero-vol put: %+v", g)
 	}
 }

@@ -68,6 +68,7 @@ var (
 	OptionPricing   = mustOwn("TestOptionPricing")
 	FeeStrategy     = mustOwn("TestFeeStrategy")
 	WeekendHook     = mustOwn("TestWeekendHook")
+	Multicall3      = mustOwn("TestMulticall3")
 )
 
 // own lists every protocol artifact, for decoding errors and logs.

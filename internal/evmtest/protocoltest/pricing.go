@@ -73,3 +73,11 @@ func (p *Protocol) SetDiscounts(pr *Pricing, balances, discounts []*big.Int) {
 func (p *Protocol) MintXSyk(pr *Pricing, a common.Address, amount *big.Int) {
 	p.Chain.MustSend(p.Owner, pr.XSyk, Token.ABI, "mint", a, amount)
 }
+
+// DeployMulticall3 deploys TestMulticall3 (aggregate3 and
+// getCurrentBlockTimestamp with Multicall3's ABI): the simulated chain has
+// none at the canonical address, and the gateway's chain reader batches
+// its per-request reads through one (chain.Options.Multicall3).
+func (p *Protocol) DeployMulticall3() common.Address {
+	return p.Chain.Deploy(Multicall3)
+}
