@@ -49,7 +49,7 @@ func BlackScholes(in BSInput) Greeks {
 		g.Theta = (decay - r*disc*normCDF(d2)) / 365
 	} else {
 		g.Price = disc*normCDF(-d2) - s*normCDF(-d1)
-		g.Delta = normCDF(d1) - 1
+		g.Delta = -normCDF(-d1) // not N(d1) - 1, which cancels to 0 far out of the money
 		g.Theta = (decay + r*disc*normCDF(-d2)) / 365
 	}
 	return g

@@ -49,7 +49,8 @@ type PricingHead struct {
 }
 
 // PricingAnswer is one ask's answer; each Ok flag says whether that call
-// succeeded, each Err holds its revert data when it did not.
+// succeeded. PriceErr is getOptionPrice's revert data when it failed,
+// PremiumErr getPremiumAmount's (both the read's one err field).
 type PricingAnswer struct {
 	Strike      *big.Int // put-asset base units per call asset
 	VolOk       bool
@@ -66,17 +67,60 @@ type PricingAnswer struct {
 	Fee         *big.Int // getFee(total, premium)
 }
 
+// pricingAnswerABI is an answer as PricingRead encodes it (flags bit 0
+// ttlToVol, 1 getVolatility, 2 getOptionPrice, 3 getPremiumAmount, 4 getFee).
+type pricingAnswerABI struct {
+	Strike, Flags, BaseVol, Vol, OptionPrice, Premium, Fee *big.Int
+	Err                                                    []byte
+}
+
+func (a pricingAnswerABI) answer() PricingAnswer {
+	f := a.Flags.Uint64()
+	out := PricingAnswer{Strike: a.Strike, VolOk: f&1 != 0, BaseVol: a.BaseVol, SkewOk: f&2 != 0, Vol: a.Vol,
+		PriceOk: f&4 != 0, OptionPrice: a.OptionPrice, PremiumOk: f&8 != 0, Premium: a.Premium, FeeOk: f&16 != 0, Fee: a.Fee}
+	if !out.PriceOk {
+		out.PriceErr = a.Err
+	}
+	if !out.PremiumOk {
+		out.PremiumErr = a.Err
+	}
+	return out
+}
+
+func answerABI(a PricingAnswer) pricingAnswerABI {
+	var f uint64
+	for i, ok := range []bool{a.VolOk, a.SkewOk, a.PriceOk, a.PremiumOk, a.FeeOk} {
+		if ok {
+			f |= 1 << i
+		}
+	}
+	err := a.PremiumErr
+	if !a.PriceOk && len(err) == 0 {
+		err = a.PriceErr
+	}
+	z := func(v *big.Int) *big.Int {
+		if v == nil {
+			return new(big.Int)
+		}
+		return v
+	}
+	return pricingAnswerABI{z(a.Strike), new(big.Int).SetUint64(f), z(a.BaseVol), z(a.Vol), z(a.OptionPrice), z(a.Premium), z(a.Fee), err}
+}
+
 var pricingReadOutputs = mustABI(`[{"type":"function","name":"read","inputs":[],"outputs":[
  {"name":"h","type":"tuple","components":[
   {"name":"blockNumber","type":"uint256"},{"name":"timestamp","type":"uint256"},{"name":"pool","type":"address"},
   {"name":"lastPrice","type":"uint256"},{"name":"pricing","type":"address"},{"name":"putDecimals","type":"uint256"},
   {"name":"callAsset","type":"address"},{"name":"putAsset","type":"address"},{"name":"account","type":"uint256[4]"}]},
  {"name":"out","type":"tuple[]","components":[
-  {"name":"strike","type":"uint256"},{"name":"volOk","type":"bool"},{"name":"baseVol","type":"uint256"},
-  {"name":"skewOk","type":"bool"},{"name":"vol","type":"uint256"},{"name":"priceOk","type":"bool"},
-  {"name":"optionPrice","type":"uint256"},{"name":"priceErr","type":"bytes"},{"name":"premiumOk","type":"bool"},
-  {"name":"premium","type":"uint256"},{"name":"premiumErr","type":"bytes"},{"name":"feeOk","type":"bool"},
-  {"name":"fee","type":"uint256"}]}]}]`)
+  {"name":"strike","type":"uint256"},{"name":"flags","type":"uint256"},{"name":"baseVol","type":"uint256"},
+  {"name":"vol","type":"uint256"},{"name":"optionPrice","type":"uint256"},{"name":"premium","type":"uint256"},
+  {"name":"fee","type":"uint256"},{"name":"err","type":"bytes"}]}]}]`)
+
+// PricingReadMaxAsks is how many asks one PricingRead answers within the
+// 24 KiB a constructor may return (EIP-170 applies to eth_call too): an
+// answer is about ten words.
+const PricingReadMaxAsks = 64
 
 // PricingReadCode is the eth_call data that asks the market the asks.
 func PricingReadCode(market, user common.Address, asks []PricingAsk) ([]byte, error) {
@@ -94,7 +138,11 @@ func UnpackPricingRead(out []byte) (PricingHead, []PricingAnswer, error) {
 		return PricingHead{}, nil, err
 	}
 	h := *abi.ConvertType(vals[0], new(PricingHead)).(*PricingHead)
-	answers := *abi.ConvertType(vals[1], new([]PricingAnswer)).(*[]PricingAnswer)
+	raw := *abi.ConvertType(vals[1], new([]pricingAnswerABI)).(*[]pricingAnswerABI)
+	answers := make([]PricingAnswer, len(raw))
+	for i, a := range raw {
+		answers[i] = a.answer()
+	}
 	return h, answers, nil
 }
 
@@ -115,7 +163,11 @@ func UnpackPricingReadCode(data []byte) (market, user common.Address, asks []Pri
 // PackPricingReadOutput encodes a PricingRead's output (for fakes that
 // answer it without an EVM).
 func PackPricingReadOutput(h PricingHead, answers []PricingAnswer) ([]byte, error) {
-	out, err := pricingReadOutputs.Methods["read"].Outputs.Pack(h, answers)
+	raw := make([]pricingAnswerABI, len(answers))
+	for i, a := range answers {
+		raw[i] = answerABI(a)
+	}
+	out, err := pricingReadOutputs.Methods["read"].Outputs.Pack(h, raw)
 	if err != nil {
 		return nil, err
 	}

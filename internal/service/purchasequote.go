@@ -147,7 +147,7 @@ func (s *Service) quote(ctx context.Context, req PurchaseRequest) (*quoteState, 
 // would refuse.
 func (st *quoteState) price(req PurchaseRequest, head contracts.PricingHead, a contracts.PricingAnswer, total *big.Int) error {
 	if head.Pricing == (common.Address{}) {
-		return problem.New(problem.MarketV1Unsupported, "the market has no optionPricing(): a V1 market (its IVs are its own), which the gateway does not quote")
+		return noPricing()
 	}
 	if !a.VolOk || a.BaseVol.Sign() == 0 {
 		return problem.New(problem.PurchaseIVNotSet, "the market's pricing %s has no IV for a ttl of %d seconds (ttlToVol is 0): mintOption would revert", head.Pricing.Hex(), req.TTL)
@@ -190,6 +190,10 @@ func (st *quoteState) legJSON() []PurchaseLeg {
 			Liquidity: l.liquidity.String(), Amount: l.amount.String()}
 	}
 	return out
+}
+
+func noPricing() error {
+	return problem.New(problem.MarketV1Unsupported, "the market has no optionPricing(): a V1 market (it holds its own IVs), which the gateway does not price")
 }
 
 // pricingReadError: a PricingRead that reverts as a whole is a market that

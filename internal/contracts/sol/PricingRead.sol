@@ -16,8 +16,10 @@ pragma solidity 0.8.26;
 /// strike, lastPrice); and for a total above 0 the market's
 /// getPremiumAmount(isPut, expiry, strike, lastPrice, amount) with amount
 /// as mintOption computes it, then getFee(total, premium). A call that
-/// fails leaves its ok flag false and keeps its revert data. It also reads
-/// the user's balance and allowance to the market of both assets.
+/// fails leaves its flag unset and keeps its revert data. It also reads
+/// the user's balance and allowance to the market of both assets. What a
+/// constructor returns is bounded by the 24 KiB code size limit (EIP-170,
+/// enforced in eth_call too): about 70 asks fit in one read.
 contract PricingRead {
     struct Ask {
         bool isPut;
@@ -26,20 +28,20 @@ contract PricingRead {
         uint256 total;
     }
 
+    /// @dev Compact, for the 24 KiB a constructor may return (EIP-170):
+    /// flags bit 0 ttlToVol answered, 1 getVolatility answered, 2
+    /// getOptionPrice answered, 3 getPremiumAmount answered, 4 getFee
+    /// answered; err is getOptionPrice's revert data when it failed, else
+    /// getPremiumAmount's.
     struct Answer {
         uint256 strike;
-        bool volOk;
+        uint256 flags;
         uint256 baseVol;
-        bool skewOk;
         uint256 vol;
-        bool priceOk;
         uint256 optionPrice;
-        bytes priceErr;
-        bool premiumOk;
         uint256 premium;
-        bytes premiumErr;
-        bool feeOk;
         uint256 fee;
+        bytes err;
     }
 
     struct Head {
@@ -82,30 +84,40 @@ contract PricingRead {
 
     function _answer(address market, Head memory h, Ask memory a) private view returns (Answer memory r) {
         r.strike = _word(market, abi.encodeWithSignature("getPricePerCallAssetViaTick(address,int24)", h.pool, a.strikeTick), true);
+        bool ok;
+        bytes memory err;
         if (h.pricing != address(0)) {
-            (r.volOk, r.baseVol,) = _try(h.pricing, abi.encodeWithSignature("ttlToVol(uint256)", a.ttl));
-            if (r.volOk) {
-                (r.skewOk, r.vol,) = _try(
+            (ok, r.baseVol,) = _try(h.pricing, abi.encodeWithSignature("ttlToVol(uint256)", a.ttl));
+            if (ok) {
+                r.flags |= 1;
+                (ok, r.vol,) = _try(
                     h.pricing,
                     abi.encodeWithSignature("getVolatility(uint256,uint256,uint256,uint256)", r.strike, h.lastPrice, r.baseVol, a.ttl)
                 );
+                if (ok) r.flags |= 2;
             }
-            (r.priceOk, r.optionPrice, r.priceErr) = _try(
+            (ok, r.optionPrice, err) = _try(
                 h.pricing,
                 abi.encodeWithSignature("getOptionPrice(bool,uint256,uint256,uint256)", a.isPut, block.timestamp + a.ttl, r.strike, h.lastPrice)
             );
+            if (ok) r.flags |= 4;
+            else r.err = err;
         }
         if (a.total == 0 || r.strike == 0) return r;
         uint256 amount = a.isPut ? (a.total * (10 ** h.putDecimals)) / r.strike : a.total;
-        (r.premiumOk, r.premium, r.premiumErr) = _try(
+        (ok, r.premium, err) = _try(
             market,
             abi.encodeWithSignature(
                 "getPremiumAmount(bool,uint256,uint256,uint256,uint256)", a.isPut, block.timestamp + a.ttl, r.strike, h.lastPrice, amount
             )
         );
-        if (r.premiumOk) {
-            (r.feeOk, r.fee,) = _try(market, abi.encodeWithSignature("getFee(uint256,uint256)", a.total, r.premium));
+        if (!ok) {
+            r.err = err;
+            return r;
         }
+        r.flags |= 8;
+        (ok, r.fee,) = _try(market, abi.encodeWithSignature("getFee(uint256,uint256)", a.total, r.premium));
+        if (ok) r.flags |= 16;
     }
 
     /// @dev The first word a static call returns; a failure reverts this

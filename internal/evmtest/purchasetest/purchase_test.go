@@ -54,6 +54,7 @@ type setup struct {
 	p       *pt.Protocol
 	pr      *pt.Pricing
 	svc     *service.Service
+	up      *service.Upstreams
 	g       *rangesSubgraph
 	tick    int
 	plain   pt.Range // a call range without a hook
@@ -87,9 +88,12 @@ func deploy(t *testing.T) *setup {
 			p.Hook24h:        {Name: "BoundedTTLHook_0Day", MaxTTL: config.Duration(24 * time.Hour)},
 			s.pr.WeekendHook: {Name: "WeekendHook", NoWeekends: true},
 		}}
-	s.svc = service.New(map[uint64]*service.Upstreams{chainID: {Config: ch, Subgraph: s.g, Chain: reader, Strikes: reader, Hooks: reader, Pricing: reader}})
+	s.up = &service.Upstreams{Config: ch, Subgraph: s.g, Chain: reader, Strikes: reader, Hooks: reader, Pricing: reader}
+	s.svc = service.New(map[uint64]*service.Upstreams{chainID: s.up})
 	return s
 }
+
+func (s *setup) upstreams() *service.Upstreams { return s.up }
 
 func (s *setup) key(tick int) string {
 	m := clamm.Market{Token0IsCall: s.p.Token0 == s.p.CallAsset, Decimals0: 18, Decimals1: 6}
