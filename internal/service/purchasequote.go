@@ -170,15 +170,11 @@ func (st *quoteState) price(req PurchaseRequest, head contracts.PricingHead, a c
 	if req.IsCall {
 		kind = "call"
 	}
-	user := ""
-	if req.User != (common.Address{}) {
-		user = req.User.Hex()
-	}
 	st.q = PurchaseQuote{
 		Type: kind, Strike: req.Strike, TTL: req.TTL, Amount: req.Amount.String(), Size: total.String(),
 		Premium: a.Premium.String(), Fees: a.Fee.String(), Cost: new(big.Int).Add(a.Premium, a.Fee).String(),
 		IV: vol.String(), BaseIV: a.BaseVol.String(), MarkPrice: head.LastPrice.String(), StrikePrice: a.Strike.String(),
-		Legs: st.legJSON(), User: user, Block: head.BlockNumber.Uint64(), Timestamp: head.Timestamp.Uint64(),
+		Legs: st.legJSON(), User: req.User.Hex(), Block: head.BlockNumber.Uint64(), Timestamp: head.Timestamp.Uint64(),
 	}
 	return nil
 }
