@@ -270,7 +270,7 @@ func (s *Service) admitted(ctx context.Context, up *Upstreams, req PurchaseReque
 	for i, r := range c.ranges {
 		if hook := common.HexToAddress(r.s.Meta.Hook); hook != (common.Address{}) {
 			qs = append(qs, chain.HookQuestion{Hook: hook, Market: req.Market, Pool: common.HexToAddress(r.s.Handler.Pool), TTL: req.TTL,
-				TickLower: r.s.Meta.TickLower, TickUpper: r.s.Meta.TickUpper})
+				TickLower: r.s.Meta.TickLower, TickUpper: r.s.Meta.TickUpper, IsPut: !req.IsCall})
 			idx = append(idx, i)
 		}
 	}
