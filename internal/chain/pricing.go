@@ -2,7 +2,9 @@ package chain
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -30,9 +32,10 @@ func (r *Reader) ReadPricing(ctx context.Context, market, user common.Address, a
 		chunks = append(chunks, data)
 	}
 	head, answers, err := r.pricingBatch(ctx, user, chunks, "latest")
-	if err == nil && head.BlockNumber == nil {
+	var moved *blockMoved
+	if errors.As(err, &moved) {
 		// the chunks saw different blocks: again, at the first one's
-		head, answers, err = r.pricingBatch(ctx, user, chunks, hexutil.EncodeBig(answers[0].Strike))
+		head, answers, err = r.pricingBatch(ctx, user, chunks, hexutil.EncodeBig(moved.first))
 	}
 	if err != nil {
 		return contracts.PricingHead{}, nil, err
@@ -43,9 +46,14 @@ func (r *Reader) ReadPricing(ctx context.Context, market, user common.Address, a
 	return head, answers, nil
 }
 
-// pricingBatch runs the chunks at block and joins their answers. When the
-// chunks report different blocks it returns a zero head and, as the one
-// answer, the first chunk's block number in Strike (for the retry).
+// blockMoved says the chunks of one read saw different blocks, and the
+// first one's.
+type blockMoved struct{ first *big.Int }
+
+func (e *blockMoved) Error() string { return "a block arrived between the reads of one batch" }
+
+// pricingBatch runs the chunks at block and joins their answers; a
+// *blockMoved when they report different blocks.
 func (r *Reader) pricingBatch(ctx context.Context, user common.Address, chunks [][]byte, block string) (contracts.PricingHead, []contracts.PricingAnswer, error) {
 	outs, err := r.callsAt(ctx, user, chunks, block)
 	if err != nil {
@@ -61,7 +69,7 @@ func (r *Reader) pricingBatch(ctx context.Context, user common.Address, chunks [
 		if i == 0 {
 			head = h
 		} else if h.BlockNumber.Cmp(head.BlockNumber) != 0 {
-			return contracts.PricingHead{}, []contracts.PricingAnswer{{Strike: head.BlockNumber}}, nil
+			return contracts.PricingHead{}, nil, &blockMoved{first: head.BlockNumber}
 		}
 		answers = append(answers, a...)
 	}

@@ -119,8 +119,9 @@ var pricingReadOutputs = mustABI(`[{"type":"function","name":"read","inputs":[],
 
 // PricingReadMaxAsks is how many asks one PricingRead answers within the
 // 24 KiB a constructor may return (EIP-170 applies to eth_call too): an
-// answer is about ten words.
-const PricingReadMaxAsks = 64
+// answer is ten words plus its revert data, so 48 fit with an
+// Error(string) of a hundred bytes in every one.
+const PricingReadMaxAsks = 48
 
 // PricingReadCode is the eth_call data that asks the market the asks.
 func PricingReadCode(market, user common.Address, asks []PricingAsk) ([]byte, error) {

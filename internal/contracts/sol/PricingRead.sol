@@ -19,7 +19,7 @@ pragma solidity 0.8.26;
 /// fails leaves its flag unset and keeps its revert data. It also reads
 /// the user's balance and allowance to the market of both assets. What a
 /// constructor returns is bounded by the 24 KiB code size limit (EIP-170,
-/// enforced in eth_call too): about 70 asks fit in one read.
+/// enforced in eth_call too): 48 asks (with their revert data) fit in one read.
 contract PricingRead {
     struct Ask {
         bool isPut;
