@@ -361,3 +361,34 @@ func TestPreparedPurchaseNeedsApproval(t *testing.T) {
 		t.Fatalf("send: %v", err)
 	}
 }
+
+// A put bought as prepared charges exactly its quote in the put asset; a
+// buyer whose allowance covers the cost but whose balance does not gets a
+// 422 from the simulation, naming the token's error, not a transaction.
+func TestPreparedPutAndShortBalance(t *testing.T) {
+	s := deploy(t)
+	p := s.p
+	ctx := context.Background()
+	slip, _ := clamm.ParseSlippage("0.5", 50)
+	buyer := p.Users[1]
+	put := service.PurchaseRequest{ChainID: chainID, Market: p.Market, Strike: s.key(s.put.TickLower), TTL: 86400, Amount: big.NewInt(2_000_000_000), User: buyer.Addr}
+	got, err := s.svc.PreparePurchase(ctx, service.PurchasePrepareRequest{PurchaseRequest: put, Slippage: slip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Simulated || got.Quote.Token.Address != p.PutAsset.Hex() {
+		t.Fatalf("put: simulated %v, token %s", got.Simulated, got.Quote.Token.Address)
+	}
+	spent, ev, err := s.sendPrepared(t, buyer, got)
+	if err != nil || spent.String() != got.Quote.Cost || ev.Args["premiumAmount"].(*big.Int).String() != got.Quote.Premium || ev.Args["isCall"].(bool) {
+		t.Fatalf("put sent: %v, spent %s, quoted %s, event %v", err, spent, got.Quote.Cost, ev)
+	}
+
+	poor := p.Users[2]
+	bal := p.Balance(p.CallAsset, poor.Addr)
+	p.Chain.MustSend(poor, p.CallAsset, pt.Token.ABI, "transfer", p.Owner.Addr, bal)
+	_, err = s.svc.PreparePurchase(ctx, service.PurchasePrepareRequest{PurchaseRequest: s.callReq(3600, big.NewInt(1e15), poor.Addr), Slippage: slip})
+	if code(err) != "PURCHASE_WOULD_REVERT" || !strings.Contains(err.Error(), poor.Addr.Hex()) {
+		t.Errorf("a buyer without the collateral: %v", err)
+	}
+}
