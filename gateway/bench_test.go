@@ -119,6 +119,8 @@ func BenchmarkHit(b *testing.B) {
 		{"history", demo[0], gateway.PathExerciseHistory + "?chainId=42161&user=" + alice + "&optionMarket=" + wethUSDC + "&first=100&skip=0"},
 		{"prepare", demo[0], gateway.PathExercisePrepare + "?chainId=42161&optionMarket=" + wethUSDC + "&optionId=110&swapperId=uni-v3&slippage=1"},
 		{"markets", demo[0], gateway.PathOptionMarkets + "?chainId=42161"},
+		{"quote", demo[0], quoteQuery},
+		{"options-chain", demo[0], chainQuery},
 	}
 	for _, c := range cases {
 		srv := benchServer(b, c.sc)

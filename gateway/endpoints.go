@@ -18,6 +18,9 @@ const (
 	PathPurchaseHistory   = "/clamm/purchase/history"
 	PathPurchasePositions = "/clamm/purchase/positions"
 	PathOptionMarkets     = "/clamm/option-markets"
+	PathPurchaseQuote     = "/clamm/purchase/quote"
+	PathPurchasePrepare   = "/clamm/purchase/prepare"
+	PathOptionsChain      = "/clamm/options-chain"
 	PathHealthz           = "/healthz"
 	PathReadyz            = "/readyz"
 	PathMetrics           = "/metrics"
@@ -89,6 +92,38 @@ var apiEndpoints = []endpoint{
 		call: func(ctx context.Context, svc *service.Service, chainID uint64) (any, uint64, error) {
 			res, err := svc.OptionMarkets(ctx, chainID)
 			return res.Markets, res.Block, err
+		},
+	}.endpoint(),
+	// A quote moves with every block (price, IVs): cached like a prepared
+	// exercise, briefly and never served stale.
+	api[purchaseRequest]{
+		path: PathPurchaseQuote, name: "quote", operation: "purchaseQuote", params: quoteParams, ttl: ttlPrepare,
+		parse: parsePurchase,
+		key:   func(k cacheKey, r purchaseRequest) cacheKey { return r.key(k) },
+		call: func(ctx context.Context, svc *service.Service, r purchaseRequest) (any, uint64, error) {
+			res, err := svc.QuotePurchase(ctx, r.request())
+			return res, 0, err
+		},
+	}.endpoint(),
+	api[purchasePrepareRequest]{
+		path: PathPurchasePrepare, name: "purchase", operation: "preparePurchase", params: purchaseParams, ttl: ttlPrepare,
+		parse: parsePurchasePrepare,
+		key: func(k cacheKey, r purchasePrepareRequest) cacheKey {
+			return r.key(k).slippage(r.slippage)
+		},
+		call: func(ctx context.Context, svc *service.Service, r purchasePrepareRequest) (any, uint64, error) {
+			res, err := svc.PreparePurchase(ctx, service.PurchasePrepareRequest{PurchaseRequest: r.request(), Slippage: r.slippage})
+			return res, 0, err
+		},
+	}.endpoint(),
+	// The options chain is the strikes chain priced: cached with its TTL.
+	api[chainRequest]{
+		path: PathOptionsChain, name: "chain", operation: "optionsChain", params: chainParams, ttl: ttlStrikes,
+		parse: parseOptionsChain,
+		key:   func(k cacheKey, r chainRequest) cacheKey { return r.key(k) },
+		call: func(ctx context.Context, svc *service.Service, r chainRequest) (any, uint64, error) {
+			res, err := svc.OptionsChainOf(ctx, r.request())
+			return res, res.SubgraphBlock(), err
 		},
 	}.endpoint(),
 }

@@ -30,7 +30,7 @@ type params struct {
 	vals [maxPairs]string // raw; unescaped when read
 }
 
-const maxPairs = 8 // an endpoint takes at most five
+const maxPairs = 8 // an endpoint takes at most eight (a prepared purchase)
 
 // read splits r's query into p, in place: p is the caller's, on its stack.
 func (p *params) read(r *http.Request) {
@@ -53,10 +53,13 @@ func (p *params) read(r *http.Request) {
 // Each endpoint's parameters, in the order its documentation lists them:
 // the one list its parser checks names against.
 var (
-	strikesParams = []string{"optionMarket", "chainId", "callsReach", "putsReach"}
-	historyParams = []string{"chainId", "user", "optionMarket", "first", "skip"}
-	prepareParams = []string{"chainId", "optionMarket", "optionId", "swapperId", "slippage"}
-	marketsParams = []string{"chainId"}
+	strikesParams  = []string{"optionMarket", "chainId", "callsReach", "putsReach"}
+	historyParams  = []string{"chainId", "user", "optionMarket", "first", "skip"}
+	prepareParams  = []string{"chainId", "optionMarket", "optionId", "swapperId", "slippage"}
+	marketsParams  = []string{"chainId"}
+	quoteParams    = []string{"chainId", "optionMarket", "user", "type", "strike", "ttl", "amount"}
+	purchaseParams = []string{"chainId", "optionMarket", "user", "type", "strike", "ttl", "amount", "slippage"}
+	chainParams    = []string{"chainId", "optionMarket", "callsReach", "putsReach", "ttls"}
 )
 
 // readOnly reads r's query into p and refuses a parameter not in names: a

@@ -68,6 +68,7 @@ func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*servi
 		Positions: reader,
 		Strikes:   reader,
 		Hooks:     reader,
+		Pricing:   reader,
 		Quoters:   quoters,
 		Head:      reader,
 		Meta:      sg,

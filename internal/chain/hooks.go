@@ -12,12 +12,15 @@ import (
 )
 
 // HookQuestion asks whether Hook would let Market use a range behind it
-// now, for an option of TTL seconds on the call side of Pool's range
+// now, for an option of TTL seconds on Pool's range
 // [TickLower, TickUpper).
 type HookQuestion struct {
 	Hook, Market, Pool   common.Address
 	TTL                  uint64
 	TickLower, TickUpper int
+	// IsPut asks about a put (the hook data's isCall false); the zero
+	// value asks about a call.
+	IsPut bool
 }
 
 // HookAnswer is a hook's answer to a HookQuestion.
@@ -56,7 +59,7 @@ func (r *Reader) ProbeHooks(ctx context.Context, qs []HookQuestion) ([]HookAnswe
 	}
 	calls := make([]contracts.ChainedCall, 0, 2*len(qs))
 	for _, q := range qs {
-		data, err := hookDataArgs.Pack(q.Market, new(big.Int).SetUint64(q.TTL), true, q.Pool, big.NewInt(int64(q.TickLower)), big.NewInt(int64(q.TickUpper)))
+		data, err := hookDataArgs.Pack(q.Market, new(big.Int).SetUint64(q.TTL), !q.IsPut, q.Pool, big.NewInt(int64(q.TickLower)), big.NewInt(int64(q.TickUpper)))
 		if err != nil {
 			return nil, fmt.Errorf("hook data: %w", err)
 		}

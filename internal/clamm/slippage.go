@@ -75,3 +75,12 @@ func (s Slippage) MinOut(out *big.Int) *big.Int {
 	v := new(big.Int).Mul(out, big.NewInt(100*s.den-s.num))
 	return v.Quo(v, hundred)
 }
+
+// MaxIn is floor(cost * (100 + slippage) / 100): the most a payment quoted
+// at cost may grow to before the payer refuses it. It only ever raises the
+// amount.
+func (s Slippage) MaxIn(cost *big.Int) *big.Int {
+	hundred := big.NewInt(100 * s.den)
+	v := new(big.Int).Mul(cost, big.NewInt(100*s.den+s.num))
+	return v.Quo(v, hundred)
+}

@@ -59,12 +59,20 @@ var (
 	MarketNotFound       = declare("MARKET_NOT_FOUND", KindNotFound, "the address is not an option market on that chain")
 	OptionNotFound       = declare("OPTION_NOT_FOUND", KindNotFound, "the option was never minted or was burnt")
 	MarketUnsupported    = declare("MARKET_UNSUPPORTED", KindUnprocessable, "the market's pool or tokens do not answer the standard calls")
-	MarketV1Unsupported  = declare("MARKET_V1_UNSUPPORTED", KindUnprocessable, "a V1 market cannot be prepared for exercise")
+	MarketV1Unsupported  = declare("MARKET_V1_UNSUPPORTED", KindUnprocessable, "a V1 market cannot be prepared for exercise, quoted or priced")
 	OptionExpired        = declare("OPTION_EXPIRED", KindUnprocessable, "the option has expired")
 	OptionFullyExercised = declare("OPTION_FULLY_EXERCISED", KindUnprocessable, "every leg of the option has been exercised")
 	OptionNotInTheMoney  = declare("OPTION_NOT_IN_THE_MONEY", KindUnprocessable, "exercising the option now would not pay")
 	OptionTooManyLegs    = declare("OPTION_TOO_MANY_LEGS", KindUnprocessable, "the option has more legs than the gateway prepares")
 	ExerciseWouldRevert  = declare("EXERCISE_WOULD_REVERT", KindUnprocessable, "the built transaction reverts when simulated from the owner")
+)
+
+// Why an option cannot be bought as asked.
+var (
+	PurchaseInsufficientLiquidity = declare("PURCHASE_INSUFFICIENT_LIQUIDITY", KindUnprocessable, "the strike's buyable ranges hold less free liquidity than the amount asked (the message says how much there is)")
+	PurchaseIVNotSet              = declare("PURCHASE_IV_NOT_SET", KindUnprocessable, "the market's pricing has no implied volatility for that ttl: mintOption would revert")
+	PurchaseHookRefused           = declare("PURCHASE_HOOK_REFUSED", KindUnprocessable, "the hooks of the ranges that hold the liquidity refuse this ttl or today (ttl bound, weekend)")
+	PurchaseWouldRevert           = declare("PURCHASE_WOULD_REVERT", KindUnprocessable, "the market's pricing or the built mintOption reverts; the message names the contract's error")
 )
 
 // The quote source (QuoterV2 over RPC, or the 1inch API).

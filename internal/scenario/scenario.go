@@ -105,6 +105,9 @@ type Market struct {
 	// OtherPools are pools besides the prime pool whose ranges the market
 	// lists (the configuration's marketPools).
 	OtherPools []common.Address `json:"otherPools,omitempty"`
+	// Pricing is the market's optionPricing() contract and fee strategy
+	// (chaintest.Pricing's model); none: the market prices nothing.
+	Pricing *chaintest.Pricing `json:"pricing,omitempty"`
 }
 
 // DefaultPositionManager is DopexV2PositionManager on Arbitrum and Mantle
@@ -315,7 +318,7 @@ func (s *Scenario) Populate(node *chaintest.Node, sg *graphnodetest.Server) {
 		version = 2
 	}
 	market := &chaintest.Market{Name: s.Market.Name, CallAsset: s.Market.CallAsset, PutAsset: s.Market.PutAsset, PrimePool: s.Market.PrimePool,
-		PositionManager: s.Market.pm(), Version: version, Options: map[uint64]*chaintest.Option{}}
+		PositionManager: s.Market.pm(), Version: version, Options: map[uint64]*chaintest.Option{}, Pricing: s.Market.Pricing}
 	s.populateHandlers(node)
 	for a, st := range s.Hooks {
 		h := node.Hooks[a]

@@ -14,6 +14,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -38,6 +39,13 @@ type HookProber interface {
 	ProbeHooks(ctx context.Context, qs []chain.HookQuestion) ([]chain.HookAnswer, error)
 }
 
+// PricingReader reads what a market would charge and simulates the
+// purchase (package chain).
+type PricingReader interface {
+	ReadPricing(ctx context.Context, market, user common.Address, asks []contracts.PricingAsk) (contracts.PricingHead, []contracts.PricingAnswer, error)
+	SimulateCall(ctx context.Context, from, to common.Address, data []byte) ([]byte, error)
+}
+
 // Subgraph is the part of the subgraph client the service uses.
 type Subgraph interface {
 	Strikes(ctx context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, subgraph.Meta, error)
@@ -56,6 +64,8 @@ type Upstreams struct {
 	Positions PositionReader
 	Strikes   StrikesReader
 	Hooks     HookProber
+	// Pricing quotes and simulates purchases; nil: the chain cannot.
+	Pricing PricingReader
 	// Quoters maps a swapperId to its quoter.
 	Quoters map[string]swap.Quoter
 	// Head and Meta are readiness's probes, declared by whoever builds the

@@ -329,3 +329,37 @@ writeFileSync(
   new URL('./vectors.json', import.meta.url),
   JSON.stringify({ generator: 'testdata/vectors/gen.mjs', sqrtRatios, prices, amounts, utilization, units }, null, 2) + '\n',
 );
+
+// Black-Scholes Greeks from the npm `greeks` package (on `black-scholes`),
+// for the options chain: spot s, strike k, years t, volatility v (decimal),
+// rate r. Its units are the chain's: delta per unit of the underlying,
+// gamma per unit of price, theta per day (a 365-day year), vega per
+// volatility point (0.01). The inputs keep |d1| well inside the range where
+// its series CDF is exact to float64 (it cuts off at 8).
+const greeksLib = require('greeks');
+const bsLib = require('black-scholes');
+const greekInputs = [];
+for (const s of [3000, 3004.9080590767317, 0.85, 61234.5]) {
+  for (const m of [0.9, 0.97, 1, 1.02, 1.1]) {
+    for (const [t, v] of [[86400 / 864 / 36500, 0.5], [Math.floor(3600 / 864) / 36500, 0.58], [604800 / 864 / 36500, 0.4], [0.25, 1.2]]) {
+      greekInputs.push({ s, k: s * m, t, v, r: 0 });
+    }
+  }
+}
+greekInputs.push({ s: 3000, k: 3100, t: 0.1, v: 0.6, r: 0.05 });
+const greeks = [];
+for (const { s, k, t, v, r } of greekInputs) {
+  const w = bsLib.getW(s, k, t, v, r);
+  if (Math.abs(w) > 4) continue;
+  for (const kind of ['call', 'put']) {
+    greeks.push({
+      kind, s, k, t, v, r,
+      price: bsLib.blackScholes(s, k, t, v, r, kind),
+      delta: greeksLib.getDelta(s, k, t, v, r, kind),
+      gamma: greeksLib.getGamma(s, k, t, v, r),
+      theta: greeksLib.getTheta(s, k, t, v, r, kind),
+      vega: greeksLib.getVega(s, k, t, v, r),
+    });
+  }
+}
+writeFileSync(new URL('./greeks.json', import.meta.url), JSON.stringify({ generator: 'testdata/vectors/gen.mjs (npm greeks 1.0.0, black-scholes 1.1.0)', greeks }, null, 2) + '\n');

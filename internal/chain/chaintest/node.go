@@ -34,6 +34,9 @@ type Market struct {
 	// VersionOTMFE answers opData in OptionMarketOTMFE's order.
 	Version int
 	Options map[uint64]*Option
+	// Pricing is the market's optionPricing() and fee strategy (pricing.go);
+	// nil: the market has none (a V1 market).
+	Pricing *Pricing
 }
 
 // VersionOTMFE makes a Market answer as Stryke's OptionMarketOTMFE: a
@@ -217,7 +220,9 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 		n.mu.Lock()
 		var ret []byte
 		var ok bool
-		if calls, isChained := contracts.UnpackChainedReadCode(arg.Data); isChained && arg.To == (common.Address{}) {
+		if market, _, asks, isPricing := contracts.UnpackPricingReadCode(arg.Data); isPricing && arg.To == (common.Address{}) {
+			ret, ok = n.pricingRead(market, asks)
+		} else if calls, isChained := contracts.UnpackChainedReadCode(arg.Data); isChained && arg.To == (common.Address{}) {
 			if n.NoCreateCalls {
 				n.mu.Unlock()
 				resp.Error = &RPCError{Code: -32602, Message: "invalid argument 0: missing \"to\""}

@@ -65,11 +65,15 @@ var (
 	TTLHook         = mustOwn("TestBoundedTTLHook")
 	AutoExercise    = mustOwn("TestAutoExerciseTimeBased")
 	Token           = mustOwn("TestToken")
+	OptionPricing   = mustOwn("TestOptionPricing")
+	FeeStrategy     = mustOwn("TestFeeStrategy")
+	WeekendHook     = mustOwn("TestWeekendHook")
+	Multicall3      = mustOwn("TestMulticall3")
 )
 
 // own lists every protocol artifact, for decoding errors and logs.
 func own() []Artifact {
-	return []Artifact{MarketV2, MarketV1, HandlerV1, PositionManager, HandlerV2, SwapRouterSwap, OneInchSwap, OneInchRouter, TTLHook, AutoExercise, Token}
+	return []Artifact{MarketV2, MarketV1, HandlerV1, PositionManager, HandlerV2, SwapRouterSwap, OneInchSwap, OneInchRouter, TTLHook, AutoExercise, Token, OptionPricing, FeeStrategy, WeekendHook}
 }
 
 // nodeModules is ../testdata/node_modules, found from this source file so

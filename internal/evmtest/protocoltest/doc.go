@@ -33,5 +33,15 @@
 // into one block. p.Chain.RPC() is the node's JSON-RPC client for the
 // gateway's readers; p.Quoter is QuoterV2, p.Router the SwapRouter.
 //
+// Pricing: the V2 market's premium is 1% of spot per call asset until
+//
+//	pr := p.DeployPricing(protocoltest.PricingConfig{IVs: map[uint64]uint64{3600: 50}, FeePercentage: 340000})
+//
+// points it at TestOptionPricing (IV table per ttl, skew, xSYK discount by
+// tx.origin: p.SetIVs, p.SetSkew, p.SetDiscounts, p.MintXSyk) and
+// TestFeeStrategy, fees to pr.FeeTo; pr.WeekendHook refuses weekend
+// purchases. The simulated chain has no Multicall3: p.DeployMulticall3()
+// deploys one for chain.Options.Multicall3.
+//
 // Uniswap's artifacts come from npm: run `npm ci` in ../testdata first.
 package protocoltest

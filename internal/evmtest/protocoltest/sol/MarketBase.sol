@@ -10,6 +10,7 @@ import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
 import {Multicall} from "@openzeppelin/contracts/utils/Multicall.sol";
 import {ClammMath} from "./ClammMath.sol";
 import {IPositionManager, IPool} from "./Interfaces.sol";
+import {IOptionPricingV2, IFeeStrategy} from "./Pricing.sol";
 
 /// @notice What the V1 and V2 market stand-ins share with each other and
 /// with stryke-xyz/clamm's DopexV2OptionMarket(V2): the immutables and
@@ -17,11 +18,15 @@ import {IPositionManager, IPool} from "./Interfaces.sol";
 /// sqrt price (_getPrice), the premium formula (_getPremiumAmount) and the
 /// custom errors.
 ///
-/// Deterministic pricing (the real markets ask an option pricing contract):
-/// the option price per call-asset unit is premiumRate * spot / 1e6 (1% of
-/// spot unless updatePremiumRate), whatever the strike and expiry. The
-/// protocol fee is feePercentage * premium / 1e6, paid to feeTo when set
-/// (as DopexV2ClammFeeStrategyV2 with its 1e4 * 100 precision).
+/// Pricing: once updatePricing names an option pricing contract, the option
+/// price per call-asset unit is its getOptionPrice(isPut, expiry, strike,
+/// lastPrice), as the real V2 market asks it, and a fee strategy set there
+/// gives the protocol fee (getFee = dpFee.onFeeReqReceive(market, amount,
+/// premium)). Until then (the V1 market always) a deterministic price:
+/// premiumRate * spot / 1e6 (1% of spot unless updatePremiumRate), whatever
+/// the strike and expiry, and a fee of feePercentage * premium / 1e6 (as
+/// DopexV2ClammFeeStrategyV2 with its 1e4 * 100 precision). Either way the
+/// fee goes to feeTo, and only when feeTo is set, as in the real market.
 abstract contract MarketBase is ReentrancyGuard, Multicall, Ownable, ERC721 {
     struct OptionData {
         uint256 opTickArrayLen;
@@ -63,6 +68,8 @@ abstract contract MarketBase is ReentrancyGuard, Multicall, Ownable, ERC721 {
     address public feeTo;
     uint256 public feePercentage;
     uint256 public premiumRate = 10_000;
+    IOptionPricingV2 public optionPricing;
+    IFeeStrategy public dpFee;
 
     mapping(uint256 => OptionData) public opData;
     mapping(address => mapping(address => bool)) public exerciseDelegator;
@@ -135,13 +142,15 @@ abstract contract MarketBase is ReentrancyGuard, Multicall, Ownable, ERC721 {
     /// @dev The premium for `total` of the asset used and the protocol fee
     /// on it, both pulled from the buyer (fee to feeTo, premium to the
     /// market, which lets the position manager take it for the donations).
-    function _charge(bool isCall, int24 strikeTick, uint256 total, uint256 maxCost)
+    function _charge(bool isCall, int24 strikeTick, uint256 total, uint256 maxCost, uint256 ttl)
         internal
         returns (uint256 premiumAmount, uint256 protocolFees)
     {
         uint256 strike = getPricePerCallAssetViaTick(primePool, strikeTick);
         premiumAmount = _getPremiumAmount(
             !isCall,
+            block.timestamp + ttl,
+            strike,
             getCurrentPricePerCallAsset(primePool),
             isCall ? total : (total * (10 ** putAssetDecimals)) / strike
         );
@@ -174,8 +183,14 @@ abstract contract MarketBase is ReentrancyGuard, Multicall, Ownable, ERC721 {
     }
 
     /// @dev The real markets' formula around the deterministic option price.
-    function _getPremiumAmount(bool isPut, uint256 lastPrice, uint256 amount) internal view returns (uint256) {
-        uint256 optionPrice = (lastPrice * premiumRate) / 1e6;
+    function _getPremiumAmount(bool isPut, uint256 expiry, uint256 strike, uint256 lastPrice, uint256 amount)
+        internal
+        view
+        returns (uint256)
+    {
+        uint256 optionPrice = address(optionPricing) == address(0)
+            ? (lastPrice * premiumRate) / 1e6
+            : optionPricing.getOptionPrice(isPut, expiry, strike, lastPrice);
         uint256 premiumInQuote = (amount * optionPrice) / (isPut ? 10 ** putAssetDecimals : 10 ** callAssetDecimals);
         if (isPut) return premiumInQuote;
         return (premiumInQuote * (10 ** callAssetDecimals)) / lastPrice;
@@ -194,7 +209,8 @@ abstract contract MarketBase is ReentrancyGuard, Multicall, Ownable, ERC721 {
         }
     }
 
-    function getFee(uint256, uint256 premium) public view returns (uint256) {
+    function getFee(uint256 amount, uint256 premium) public view returns (uint256) {
+        if (address(dpFee) != address(0)) return dpFee.onFeeReqReceive(address(this), amount, premium);
         return (feePercentage * premium) / 1e6;
     }
 
@@ -204,6 +220,14 @@ abstract contract MarketBase is ReentrancyGuard, Multicall, Ownable, ERC721 {
         require(_feePercentage < 1e6);
         feeTo = _feeTo;
         feePercentage = _feePercentage;
+    }
+
+    /// @notice The pricing and fee contracts (the real market's updateAddress
+    /// sets them with feeTo and the rest); zero addresses restore the
+    /// deterministic price and the feePercentage fee.
+    function updatePricing(address _optionPricing, address _dpFee) external onlyOwner {
+        optionPricing = IOptionPricingV2(_optionPricing);
+        dpFee = IFeeStrategy(_dpFee);
     }
 
     function updatePremiumRate(uint256 _premiumRate) external onlyOwner {

@@ -64,7 +64,7 @@ contract TestOptionMarketV1 is MarketBase {
         uint256[] memory perLeg = new uint256[](_params.optionTicks.length);
         (uint256 total, bool isAmount0) = _useLegs(_params, perLeg);
         (uint256 premiumAmount,) = _charge(
-            _params.isCall, _params.isCall ? _params.tickUpper : _params.tickLower, total, _params.maxCostAllowance
+            _params.isCall, _params.isCall ? _params.tickUpper : _params.tickLower, total, _params.maxCostAllowance, _params.ttl
         );
         for (uint256 i; i < _params.optionTicks.length; i++) {
             OptionTicks calldata t = _params.optionTicks[i];

@@ -12,8 +12,9 @@ import {MarketBase} from "./MarketBase.sol";
 ///
 /// mintOption uses each leg's liquidity through the position manager
 /// (payload with the leg's hook and the hook data (market, ttl, isCall,
-/// pool, ticks)), prices the option (MarketBase: the real formula over a
-/// deterministic option price), charges the protocol fee to feeTo, donates
+/// pool, ticks)), prices the option (MarketBase: the real formula over the
+/// optionPricing contract's getOptionPrice, or a deterministic price while
+/// none is set), charges the protocol fee to feeTo, donates
 /// the premium back to the legs pro rata and mints the ERC721.
 ///
 /// exerciseOption runs the legs in index order: skip a zero amount; send
@@ -89,7 +90,7 @@ contract TestOptionMarketV2 is MarketBase {
         uint256[] memory perLeg = new uint256[](_params.optionTicks.length);
         (uint256 total, bool isAmount0) = _useLegs(_params, perLeg);
         (uint256 premiumAmount, uint256 protocolFees) = _charge(
-            _params.isCall, _params.isCall ? _params.tickUpper : _params.tickLower, total, _params.maxCostAllowance
+            _params.isCall, _params.isCall ? _params.tickUpper : _params.tickLower, total, _params.maxCostAllowance, _params.ttl
         );
         _donate(_params, perLeg, premiumAmount, total, isAmount0);
         opData[optionIds] = OptionData({
@@ -279,11 +280,11 @@ contract TestOptionMarketV2 is MarketBase {
         emit LogSplitOption(ownerOf(_params.optionId), _params.optionId, optionIds, _params.to);
     }
 
-    function getPremiumAmount(bool isPut, uint256, uint256, uint256 lastPrice, uint256 amount)
+    function getPremiumAmount(bool isPut, uint256 expiry, uint256 strike, uint256 lastPrice, uint256 amount)
         external
         view
         returns (uint256)
     {
-        return _getPremiumAmount(isPut, lastPrice, amount);
+        return _getPremiumAmount(isPut, expiry, strike, lastPrice, amount);
     }
 }

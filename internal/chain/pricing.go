@@ -1,0 +1,147 @@
+package chain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+)
+
+// ReadPricing asks the market what it would charge for each ask, at one
+// block, in one round trip: contracts.PricingRead's creation code sent as
+// an eth_call without `to`, from user when not zero (a pricing contract may
+// read tx.origin, as OptionPricingLinearV2_1 reads its xSYK balance, so a
+// quote is the user's own). More asks than one read can return (24 KiB,
+// EIP-170) go as several eth_calls in one JSON-RPC batch; should a block
+// arrive between them, the batch is asked again at the first one's block.
+// A market that does not answer primePool(), getCurrentPricePerCallAsset,
+// putAssetDecimals() or its assets makes the read revert: a *RevertError.
+func (r *Reader) ReadPricing(ctx context.Context, market, user common.Address, asks []contracts.PricingAsk) (contracts.PricingHead, []contracts.PricingAnswer, error) {
+	var chunks [][]byte
+	for i := 0; i == 0 || i < len(asks); i += contracts.PricingReadMaxAsks {
+		data, err := contracts.PricingReadCode(market, user, asks[i:min(i+contracts.PricingReadMaxAsks, len(asks))])
+		if err != nil {
+			return contracts.PricingHead{}, nil, err
+		}
+		chunks = append(chunks, data)
+	}
+	head, answers, err := r.pricingBatch(ctx, user, chunks, "latest")
+	var moved *blockMoved
+	if errors.As(err, &moved) {
+		// the chunks saw different blocks: again, at the first one's
+		head, answers, err = r.pricingBatch(ctx, user, chunks, hexutil.EncodeBig(moved.first))
+	}
+	if err != nil {
+		return contracts.PricingHead{}, nil, err
+	}
+	if len(answers) != len(asks) {
+		return head, nil, upstreamGarbage(fmt.Errorf("PricingRead returned %d answers for %d asks", len(answers), len(asks)))
+	}
+	return head, answers, nil
+}
+
+// blockMoved says the chunks of one read saw different blocks, and the
+// first one's.
+type blockMoved struct{ first *big.Int }
+
+func (e *blockMoved) Error() string { return "a block arrived between the reads of one batch" }
+
+// pricingBatch runs the chunks at block and joins their answers; a
+// *blockMoved when they report different blocks.
+func (r *Reader) pricingBatch(ctx context.Context, user common.Address, chunks [][]byte, block string) (contracts.PricingHead, []contracts.PricingAnswer, error) {
+	outs, err := r.callsAt(ctx, user, chunks, block)
+	if err != nil {
+		return contracts.PricingHead{}, nil, err
+	}
+	var head contracts.PricingHead
+	var answers []contracts.PricingAnswer
+	for i, out := range outs {
+		h, a, err := contracts.UnpackPricingRead(out)
+		if err != nil {
+			return h, nil, upstreamGarbage(fmt.Errorf("unpack PricingRead: %w", err))
+		}
+		if i == 0 {
+			head = h
+		} else if h.BlockNumber.Cmp(head.BlockNumber) != 0 {
+			return contracts.PricingHead{}, nil, &blockMoved{first: head.BlockNumber}
+		}
+		answers = append(answers, a...)
+	}
+	return head, answers, nil
+}
+
+// callsAt sends one creation-code eth_call per data, from `from` (zero:
+// none), at block, in one JSON-RPC batch (single calls when the Caller
+// cannot batch). The first revert is a *RevertError.
+func (r *Reader) callsAt(ctx context.Context, from common.Address, calls [][]byte, block string) ([]hexutil.Bytes, error) {
+	if len(calls) == 1 && block == "latest" {
+		arg := map[string]any{"data": hexutil.Bytes(calls[0])} // no "to": the node runs the code
+		if from != (common.Address{}) {
+			arg["from"] = from
+		}
+		out, err := r.ethCallRaw(ctx, arg)
+		return []hexutil.Bytes{out}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	outs := make([]hexutil.Bytes, len(calls))
+	batch := make([]rpc.BatchElem, len(calls))
+	for i, data := range calls {
+		arg := map[string]any{"data": hexutil.Bytes(data)}
+		if from != (common.Address{}) {
+			arg["from"] = from
+		}
+		batch[i] = rpc.BatchElem{Method: "eth_call", Result: &outs[i], Args: []any{arg, block}}
+	}
+	if bc, ok := r.rpc.(batchCaller); ok {
+		if err := bc.BatchCallContext(ctx, batch); err != nil {
+			return nil, classify(err)
+		}
+	} else {
+		for i := range batch {
+			batch[i].Error = r.rpc.CallContext(ctx, batch[i].Result, batch[i].Method, batch[i].Args...)
+		}
+	}
+	for _, el := range batch {
+		if el.Error != nil {
+			if rev, ok := asRevert(el.Error); ok {
+				return nil, rev
+			}
+			return nil, classify(el.Error)
+		}
+	}
+	return outs, nil
+}
+
+// SimulateCall runs data from `from` to `to` at the latest block. A revert
+// is a *RevertError with its reason decoded; a node failure is an upstream
+// problem.
+func (r *Reader) SimulateCall(ctx context.Context, from, to common.Address, data []byte) ([]byte, error) {
+	arg := map[string]any{"to": to, "data": hexutil.Bytes(data)}
+	if from != (common.Address{}) {
+		arg["from"] = from
+	}
+	return r.ethCallRaw(ctx, arg)
+}
+
+// ethCallRaw is one eth_call within the call deadline: a revert comes back
+// as a *RevertError, any other failure classified into the problem
+// vocabulary.
+func (r *Reader) ethCallRaw(ctx context.Context, arg map[string]any) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	var out hexutil.Bytes
+	if err := r.rpc.CallContext(ctx, &out, "eth_call", arg, "latest"); err != nil {
+		if rev, ok := asRevert(err); ok {
+			return nil, rev
+		}
+		return nil, classify(err)
+	}
+	return out, nil
+}

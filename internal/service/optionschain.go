@@ -1,0 +1,197 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+)
+
+// OptionsChainRequest is a validated options-chain request: the strikes
+// chain's request and the ttls (seconds) to price each strike for.
+type OptionsChainRequest struct {
+	StrikesRequest
+	TTLs []uint64
+}
+
+// OptionsChain is every strike of the strikes chain priced for each ttl.
+type OptionsChain struct {
+	// MarkPrice is the market's getCurrentPricePerCallAsset: put-asset
+	// units per one call asset, exact decimal; MarkPriceRaw in base units.
+	MarkPrice    string   `json:"markPrice"`
+	MarkPriceRaw string   `json:"markPriceRaw"`
+	CallAsset    Token    `json:"callAsset"`
+	PutAsset     Token    `json:"putAsset"`
+	Pricing      string   `json:"pricing"`
+	Block        uint64   `json:"block"`
+	Timestamp    uint64   `json:"timestamp"`
+	Expiries     []Expiry `json:"expiries"`
+	subgraph     uint64   // the strikes chain's subgraph block
+}
+
+// Expiry is one ttl's column of the chain.
+type Expiry struct {
+	TTL uint64 `json:"ttl"`
+	// YearsToExpiry is the T the pricing contracts use: floor(ttl / 864) / 36500.
+	YearsToExpiry float64       `json:"yearsToExpiry"`
+	Options       []ChainOption `json:"options"`
+}
+
+// ChainOption is one strike and side at one ttl. Premium, IV and the
+// Greeks are null when the market's pricing has no IV for the ttl or its
+// getOptionPrice reverts.
+type ChainOption struct {
+	Strike     string `json:"strike"`
+	Type       string `json:"type"`
+	StrikeTick int    `json:"strikeTick"`
+	// Premium is getOptionPrice(isPut, now + ttl, strike, markPrice): the
+	// option's price per one call asset in put-asset units (exact
+	// decimal); PremiumRaw in put-asset base units.
+	Premium    *string `json:"premium"`
+	PremiumRaw *string `json:"premiumRaw"`
+	// IV is the volatility the strike is priced at (percent), BaseIV the ttl's table entry.
+	IV     *string `json:"iv"`
+	BaseIV *string `json:"baseIv"`
+	// AvailableLiquidity sums the strike's buyable ranges' free liquidity
+	// in the token they hold (whole tokens; raw in AvailableTokenLiquidity).
+	AvailableLiquidity      string  `json:"availableLiquidity"`
+	AvailableTokenLiquidity string  `json:"availableTokenLiquidity"`
+	Token                   Token   `json:"token"`
+	Greeks                  *Greeks `json:"greeks"`
+}
+
+// Greeks are Black-Scholes sensitivities from the contract's IV and mark
+// price (r = 0, T as the contracts compute it): delta per call asset,
+// gamma per put-asset unit of price, theta in put-asset units per day
+// (365-day year), vega in put-asset units per IV point, all per one call
+// asset of the option.
+type Greeks struct {
+	Delta float64 `json:"delta"`
+	Gamma float64 `json:"gamma"`
+	Theta float64 `json:"theta"`
+	Vega  float64 `json:"vega"`
+}
+
+// chainRow is one strike and side of the strikes chain, ranges summed.
+type chainRow struct {
+	key   string
+	isPut bool
+	tick  int
+	avail *big.Int
+	token Token
+}
+
+// OptionsChainOf prices the strikes chain: after the strikes chain's own
+// reads, one eth_call (contracts.PricingRead) asks the market's pricing
+// contract for every strike and ttl at one block; the Greeks are computed
+// from its IV and price. No premium is computed here.
+func (s *Service) OptionsChainOf(ctx context.Context, req OptionsChainRequest) (OptionsChain, error) {
+	sc, err := s.StrikesChain(ctx, req.StrikesRequest)
+	if err != nil {
+		return OptionsChain{}, err
+	}
+	up, err := s.upstreams(req.ChainID, true)
+	if err != nil {
+		return OptionsChain{}, err
+	}
+	if up.Pricing == nil {
+		return OptionsChain{}, fmt.Errorf("chain %d has no pricing reader", req.ChainID)
+	}
+	info, err := up.Chain.Market(ctx, req.Market)
+	if err != nil {
+		return OptionsChain{}, err
+	}
+	rows := chainRows(sc)
+	asks := make([]contracts.PricingAsk, 0, len(rows)*len(req.TTLs))
+	for _, ttl := range req.TTLs {
+		for _, r := range rows {
+			asks = append(asks, contracts.PricingAsk{IsPut: r.isPut, StrikeTick: big.NewInt(int64(r.tick)), Ttl: new(big.Int).SetUint64(ttl), Total: new(big.Int)})
+		}
+	}
+	head, answers, err := up.Pricing.ReadPricing(ctx, req.Market, common.Address{}, asks)
+	if err != nil {
+		return OptionsChain{}, pricingReadError(err)
+	}
+	if head.Pricing == (common.Address{}) {
+		return OptionsChain{}, noPricing()
+	}
+	putDec := int(info.PutAsset.Decimals)
+	out := OptionsChain{
+		MarkPrice: clamm.FormatUnits(head.LastPrice, putDec), MarkPriceRaw: head.LastPrice.String(),
+		CallAsset: tokenJSON(info.CallAsset), PutAsset: tokenJSON(info.PutAsset), Pricing: head.Pricing.Hex(),
+		Block: head.BlockNumber.Uint64(), Timestamp: head.Timestamp.Uint64(), subgraph: sc.Block,
+	}
+	for i, ttl := range req.TTLs {
+		out.Expiries = append(out.Expiries, expiry(ttl, rows, answers[i*len(rows):(i+1)*len(rows)], head.LastPrice, putDec))
+	}
+	return out, nil
+}
+
+// SubgraphBlock is the block the strikes chain's subgraph data reflects.
+func (c OptionsChain) SubgraphBlock() uint64 { return c.subgraph }
+
+// chainRows groups the strikes chain's entries by strike and side, in the
+// chain's order (ascending strike).
+func chainRows(sc StrikesChain) []chainRow {
+	var rows []chainRow
+	at := map[string]int{}
+	for _, e := range sc.Entries {
+		for key, st := range e {
+			id := key + "/" + st.Type
+			avail, _ := new(big.Int).SetString(st.Meta.AvailableTokenLiquidity, 10)
+			if avail == nil {
+				avail = new(big.Int)
+			}
+			if i, ok := at[id]; ok {
+				rows[i].avail.Add(rows[i].avail, avail)
+				continue
+			}
+			tick := st.Meta.TickLower
+			if st.Type == "call" {
+				tick = st.Meta.TickUpper
+			}
+			at[id] = len(rows)
+			rows = append(rows, chainRow{key: key, isPut: st.Type == "put", tick: tick, avail: avail, token: st.Token})
+		}
+	}
+	return rows
+}
+
+// yearsToExpiry is the T of clamm's BlackScholes.calculate:
+// floor(ttl / 864) / 36500 (days * 100 over 365 * 100).
+func yearsToExpiry(ttl uint64) float64 { return float64(ttl/864) / 36500 }
+
+func expiry(ttl uint64, rows []chainRow, answers []contracts.PricingAnswer, last *big.Int, putDec int) Expiry {
+	e := Expiry{TTL: ttl, YearsToExpiry: yearsToExpiry(ttl), Options: make([]ChainOption, len(rows))}
+	scale := math.Pow(10, float64(putDec))
+	spot, _ := new(big.Float).SetInt(last).Float64()
+	for i, r := range rows {
+		a := answers[i]
+		o := ChainOption{Strike: r.key, StrikeTick: r.tick, Type: "call", Token: r.token,
+			AvailableTokenLiquidity: r.avail.String(), AvailableLiquidity: clamm.FormatUnits(r.avail, atoiDec(r.token.Decimals))}
+		if r.isPut {
+			o.Type = "put"
+		}
+		if a.VolOk && a.BaseVol.Sign() > 0 && a.PriceOk {
+			vol := a.BaseVol
+			if a.SkewOk {
+				vol = a.Vol
+			}
+			o.Premium, o.PremiumRaw = ptr(clamm.FormatUnits(a.OptionPrice, putDec)), ptr(a.OptionPrice.String())
+			o.IV, o.BaseIV = ptr(vol.String()), ptr(a.BaseVol.String())
+			k, _ := new(big.Float).SetInt(a.Strike).Float64()
+			v, _ := new(big.Float).SetInt(vol).Float64()
+			g := clamm.BlackScholes(clamm.BSInput{IsCall: !r.isPut, S: spot / scale, K: k / scale, T: e.YearsToExpiry, V: v / 100})
+			o.Greeks = &Greeks{Delta: g.Delta, Gamma: g.Gamma, Theta: g.Theta, Vega: g.Vega}
+		}
+		e.Options[i] = o
+	}
+	return e
+}
+
+func ptr(s string) *string { return &s }

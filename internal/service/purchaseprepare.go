@@ -1,0 +1,143 @@
+package service
+
+import (
+	"context"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// PurchasePrepareRequest is a purchase quote request from a buyer, with
+// how much the cost may grow before the transaction refuses it.
+type PurchasePrepareRequest struct {
+	PurchaseRequest
+	Slippage clamm.Slippage
+}
+
+// PreparedPurchase is the mintOption transaction for a quote, what it will
+// cost and what the buyer will hold.
+type PreparedPurchase struct {
+	Quote PurchaseQuote `json:"quote"`
+	// MaxCostAllowance is floor((premium + fees) * (100 + slippage) / 100):
+	// mintOption reverts DopexV2OptionMarket__MaxCostAllowanceExceeded, and
+	// takes nothing, if the cost has grown beyond it when it runs.
+	MaxCostAllowance string `json:"maxCostAllowance"`
+	Tx               Tx     `json:"tx"`
+	// Allowance and Balance are the buyer's, of the collateral, at the
+	// quote's block (the allowance to the market, which pulls the cost).
+	Allowance string `json:"allowance"`
+	Balance   string `json:"balance"`
+	// Approval is the approve the buyer must send first when the allowance
+	// is below maxCostAllowance; null when it suffices.
+	Approval *Approval `json:"approval"`
+	// Simulated: the transaction ran from the buyer at the latest block
+	// without reverting (only when the allowance suffices; a revert is a
+	// 422 instead).
+	Simulated bool         `json:"simulated"`
+	Option    OptionToHold `json:"option"`
+}
+
+// Approval is a missing ERC20 allowance and the transaction that sets it.
+type Approval struct {
+	Token   string `json:"token"`
+	Spender string `json:"spender"`
+	// Amount is the allowance to set (maxCostAllowance); Missing what the
+	// current allowance lacks of it.
+	Amount  string `json:"amount"`
+	Missing string `json:"missing"`
+	Tx      Tx     `json:"tx"`
+}
+
+// OptionToHold is the option the transaction mints to the buyer.
+type OptionToHold struct {
+	Type      string `json:"type"`
+	TickLower int    `json:"tickLower"`
+	TickUpper int    `json:"tickUpper"`
+	TTL       uint64 `json:"ttl"`
+	// Size is the collateral the option controls (what its legs withdraw).
+	Size  string        `json:"size"`
+	Legs  []PurchaseLeg `json:"legs"`
+	Token Token         `json:"token"`
+}
+
+// PreparePurchase builds mintOption for the quote's legs with
+// maxCostAllowance = (premium + fee) * (1 + slippage). When the buyer's
+// allowance to the market covers it, the transaction is simulated from the
+// buyer and a revert is a 422 naming the contract's error; otherwise the
+// approve to send first is returned and nothing is simulated.
+func (s *Service) PreparePurchase(ctx context.Context, req PurchasePrepareRequest) (PreparedPurchase, error) {
+	st, err := s.quote(ctx, req.PurchaseRequest)
+	if err != nil {
+		return PreparedPurchase{}, err
+	}
+	maxCost := req.Slippage.MaxIn(new(big.Int).Add(st.premium, st.fee))
+	data, err := st.mintCalldata(req, maxCost)
+	if err != nil {
+		return PreparedPurchase{}, err
+	}
+	allowance, balance := st.head.Account[2], st.head.Account[3]
+	if req.IsCall {
+		allowance, balance = st.head.Account[0], st.head.Account[1]
+	}
+	out := PreparedPurchase{
+		Quote: st.q, MaxCostAllowance: maxCost.String(), Tx: Tx{To: req.Market.Hex(), Data: hexutil.Encode(data)},
+		Allowance: allowance.String(), Balance: balance.String(),
+		Option: OptionToHold{Type: st.q.Type, TickLower: st.tickLow, TickUpper: st.tickHigh, TTL: req.TTL, Size: st.q.Size, Legs: st.q.Legs, Token: st.q.Token},
+	}
+	if allowance.Cmp(maxCost) < 0 {
+		out.Approval, err = approval(st.token, req.Market, maxCost, allowance)
+		return out, err
+	}
+	if _, err := st.up.Pricing.SimulateCall(ctx, req.User, req.Market, data); err != nil {
+		if rev, ok := err.(*chain.RevertError); ok {
+			return PreparedPurchase{}, problem.Wrap(problem.PurchaseWouldRevert, err, "mintOption reverts when simulated from %s: %s", req.User.Hex(), rev.Reason)
+		}
+		return PreparedPurchase{}, err
+	}
+	out.Simulated = true
+	return out, nil
+}
+
+func approval(token, spender common.Address, amount, current *big.Int) (*Approval, error) {
+	data, err := contracts.ERC20Approve.Pack("approve", spender, amount)
+	if err != nil {
+		return nil, err
+	}
+	return &Approval{Token: token.Hex(), Spender: spender.Hex(), Amount: amount.String(), Missing: new(big.Int).Sub(amount, current).String(),
+		Tx: Tx{To: token.Hex(), Data: hexutil.Encode(data)}}, nil
+}
+
+// mintTicks is OptionTicks as the market's ABI names it.
+type mintTicks struct {
+	Handler        common.Address
+	Pool           common.Address
+	Hook           common.Address
+	TickLower      *big.Int
+	TickUpper      *big.Int
+	LiquidityToUse *big.Int
+}
+
+// mintCalldata is mintOption(OptionParams) for the quote's legs. The
+// option's ticks are the first leg's (every leg shares the strike tick,
+// which is all the market checks).
+func (st *quoteState) mintCalldata(req PurchasePrepareRequest, maxCost *big.Int) ([]byte, error) {
+	ticks := make([]mintTicks, len(st.legs))
+	for i, l := range st.legs {
+		ticks[i] = mintTicks{l.handler, l.pool, l.hook, big.NewInt(int64(l.tickLower)), big.NewInt(int64(l.tickUpper)), l.liquidity}
+	}
+	params := struct {
+		OptionTicks      []mintTicks
+		TickLower        *big.Int
+		TickUpper        *big.Int
+		Ttl              *big.Int
+		IsCall           bool
+		MaxCostAllowance *big.Int
+	}{ticks, big.NewInt(int64(st.tickLow)), big.NewInt(int64(st.tickHigh)), new(big.Int).SetUint64(req.TTL), req.IsCall, maxCost}
+	return contracts.MintOption.Pack("mintOption", params)
+}

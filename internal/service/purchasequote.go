@@ -1,0 +1,388 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// PurchaseRequest is a validated purchase quote request.
+type PurchaseRequest struct {
+	ChainID uint64
+	Market  common.Address
+	IsCall  bool
+	// Strike is the strikes chain's key for the strike, exactly as that
+	// chain shows it (its shortest round-trip decimal).
+	Strike string
+	TTL    uint64
+	// Amount is the collateral to buy, in base units of the asset the
+	// strike's ranges hold (the call asset for calls, the put asset for puts).
+	Amount *big.Int
+	// User is who will buy (zero: nobody in particular); the pricing reads
+	// tx.origin, so the quote is computed from this address.
+	User common.Address
+}
+
+// PurchaseQuote is what buying the option costs now.
+type PurchaseQuote struct {
+	Type       string `json:"type"`
+	Strike     string `json:"strike"`
+	StrikeTick int    `json:"strikeTick"`
+	TTL        uint64 `json:"ttl"`
+	// Token is the collateral: the legs withdraw it and premium and fees are paid in it.
+	Token Token `json:"token"`
+	// Amount is what was asked; Size what the chosen legs withdraw exactly
+	// (at most Amount: whole liquidity units round down).
+	Amount  string `json:"amount"`
+	Size    string `json:"size"`
+	Premium string `json:"premium"`
+	Fees    string `json:"fees"`
+	Cost    string `json:"cost"`
+	// IV is the volatility the premium was priced at, percent
+	// (getVolatility's answer; the ttl's table entry when the pricing has
+	// no getVolatility); BaseIV is the ttl's table entry (ttlToVol).
+	IV     string `json:"iv"`
+	BaseIV string `json:"baseIv"`
+	// MarkPrice is the market's getCurrentPricePerCallAsset (put-asset base
+	// units per one call asset), StrikePrice its price of the strike tick.
+	MarkPrice   string        `json:"markPrice"`
+	StrikePrice string        `json:"strikePrice"`
+	Legs        []PurchaseLeg `json:"legs"`
+	User        string        `json:"user"`
+	Block       uint64        `json:"block"`
+	Timestamp   uint64        `json:"timestamp"`
+}
+
+// PurchaseLeg is one range the option would borrow.
+type PurchaseLeg struct {
+	Handler   string `json:"handler"`
+	Pool      string `json:"pool"`
+	Hook      string `json:"hook"`
+	TickLower int    `json:"tickLower"`
+	TickUpper int    `json:"tickUpper"`
+	// Liquidity is the liquidityToUse (Uniswap L); Amount the collateral it withdraws.
+	Liquidity string `json:"liquidity"`
+	Amount    string `json:"amount"`
+}
+
+// quoteState is a quote with what prepare needs beyond its JSON.
+type quoteState struct {
+	q        PurchaseQuote
+	up       *Upstreams
+	legs     []chosenLeg
+	token    common.Address
+	premium  *big.Int
+	fee      *big.Int
+	head     contracts.PricingHead
+	tickLow  int
+	tickHigh int
+}
+
+type chosenLeg struct {
+	handler, pool, hook  common.Address
+	tickLower, tickUpper int
+	liquidity, amount    *big.Int
+}
+
+// QuotePurchase answers what buying `Amount` of the option costs: the legs
+// that would supply it (the strike's buyable ranges with free liquidity
+// whose hooks admit the ttl now, in the strikes chain's order, each used
+// as far as it goes), then the market's own premium and fee for exactly
+// what those legs withdraw, read in one eth_call at one block from the
+// user (contracts.PricingRead). No pricing is computed here.
+func (s *Service) QuotePurchase(ctx context.Context, req PurchaseRequest) (PurchaseQuote, error) {
+	st, err := s.quote(ctx, req)
+	if err != nil {
+		return PurchaseQuote{}, err
+	}
+	return st.q, nil
+}
+
+func (s *Service) quote(ctx context.Context, req PurchaseRequest) (*quoteState, error) {
+	up, err := s.upstreams(req.ChainID, true)
+	if err != nil {
+		return nil, err
+	}
+	if up.Pricing == nil || up.Strikes == nil {
+		return nil, fmt.Errorf("chain %d has no pricing reader", req.ChainID)
+	}
+	cands, err := s.strikeRanges(ctx, up, req)
+	if err != nil {
+		return nil, err
+	}
+	if cands, err = s.admitted(ctx, up, req, cands); err != nil {
+		return nil, err
+	}
+	st := &quoteState{up: up}
+	if err := st.fill(cands, req.Amount); err != nil {
+		return nil, err
+	}
+	total := new(big.Int)
+	for _, l := range st.legs {
+		total.Add(total, l.amount)
+	}
+	ask := contracts.PricingAsk{IsPut: !req.IsCall, StrikeTick: big.NewInt(int64(cands.strikeTick)), Ttl: new(big.Int).SetUint64(req.TTL), Total: total}
+	head, answers, err := up.Pricing.ReadPricing(ctx, req.Market, req.User, []contracts.PricingAsk{ask})
+	if err != nil {
+		return nil, pricingReadError(err)
+	}
+	if err := st.price(req, head, answers[0], total); err != nil {
+		return nil, err
+	}
+	st.q.StrikeTick, st.q.Token = cands.strikeTick, cands.token
+	st.token = common.HexToAddress(cands.token.Address)
+	return st, nil
+}
+
+// price fills the quote from the market's answer, or says why the market
+// would refuse.
+func (st *quoteState) price(req PurchaseRequest, head contracts.PricingHead, a contracts.PricingAnswer, total *big.Int) error {
+	if head.Pricing == (common.Address{}) {
+		return noPricing()
+	}
+	if !a.VolOk || a.BaseVol.Sign() == 0 {
+		return problem.New(problem.PurchaseIVNotSet, "the market's pricing %s has no IV for a ttl of %d seconds (ttlToVol is 0): mintOption would revert", head.Pricing.Hex(), req.TTL)
+	}
+	if !a.PremiumOk {
+		return problem.New(problem.PurchaseWouldRevert, "the market's getPremiumAmount reverts: %s", chain.RevertReason(a.PremiumErr))
+	}
+	if a.Premium.Sign() == 0 {
+		return problem.New(problem.PurchaseIVNotSet, "the market prices this option at 0 for a ttl of %d seconds: mintOption would revert DopexV2OptionMarket__IVNotSet", req.TTL)
+	}
+	if !a.FeeOk {
+		return problem.New(problem.PurchaseWouldRevert, "the market's getFee reverts for a premium of %s", a.Premium)
+	}
+	vol := a.BaseVol
+	if a.SkewOk {
+		vol = a.Vol
+	}
+	st.head, st.premium, st.fee = head, a.Premium, a.Fee
+	kind := "put"
+	if req.IsCall {
+		kind = "call"
+	}
+	st.q = PurchaseQuote{
+		Type: kind, Strike: req.Strike, TTL: req.TTL, Amount: req.Amount.String(), Size: total.String(),
+		Premium: a.Premium.String(), Fees: a.Fee.String(), Cost: new(big.Int).Add(a.Premium, a.Fee).String(),
+		IV: vol.String(), BaseIV: a.BaseVol.String(), MarkPrice: head.LastPrice.String(), StrikePrice: a.Strike.String(),
+		Legs: st.legJSON(), User: req.User.Hex(), Block: head.BlockNumber.Uint64(), Timestamp: head.Timestamp.Uint64(),
+	}
+	return nil
+}
+
+func (st *quoteState) legJSON() []PurchaseLeg {
+	out := make([]PurchaseLeg, len(st.legs))
+	for i, l := range st.legs {
+		out[i] = PurchaseLeg{Handler: l.handler.Hex(), Pool: l.pool.Hex(), Hook: l.hook.Hex(), TickLower: l.tickLower, TickUpper: l.tickUpper,
+			Liquidity: l.liquidity.String(), Amount: l.amount.String()}
+	}
+	return out
+}
+
+func noPricing() error {
+	return problem.New(problem.MarketV1Unsupported, "the market has no optionPricing(): a V1 market (it holds its own IVs), which the gateway does not price")
+}
+
+// pricingReadError: a PricingRead that reverts as a whole is a market that
+// does not answer the getters every V2 market has.
+func pricingReadError(err error) error {
+	if rev, ok := err.(*chain.RevertError); ok {
+		return problem.Wrap(problem.MarketUnsupported, err, "the market does not answer the pricing getters of DopexV2OptionMarketV2 (%s)", rev.Reason)
+	}
+	return err
+}
+
+// strikeCandidates are the buyable ranges at one strike on one side.
+type strikeCandidates struct {
+	strikeTick int
+	token      Token
+	ranges     []candidate
+	refused    []string // why ranges with free liquidity were left out
+	refusedAmt *big.Int
+}
+
+type candidate struct {
+	s       Strike
+	heldIs0 bool
+	avail   *big.Int // token amount
+}
+
+// strikeRanges are the strikes chain's ranges at the requested key and
+// side with free liquidity. The chain is read at the widest reach (1000
+// steps each side), so every key a strikes chain can show is found.
+func (s *Service) strikeRanges(ctx context.Context, up *Upstreams, req PurchaseRequest) (strikeCandidates, error) {
+	sc, err := s.StrikesChain(ctx, StrikesRequest{ChainID: req.ChainID, Market: req.Market, CallsReach: 1000, PutsReach: 1000})
+	if err != nil {
+		return strikeCandidates{}, err
+	}
+	info, err := up.Chain.Market(ctx, req.Market)
+	if err != nil {
+		return strikeCandidates{}, err
+	}
+	// A range holds its pool's token0 exactly when the held token's address
+	// sorts below the other asset's (Uniswap orders token0 < token1).
+	kind, other := "put", info.CallAsset.Address
+	if req.IsCall {
+		kind, other = "call", info.PutAsset.Address
+	}
+	out := strikeCandidates{refusedAmt: new(big.Int)}
+	for _, e := range sc.Entries {
+		st, ok := e[req.Strike]
+		if !ok || st.Type != kind {
+			continue
+		}
+		avail, _ := new(big.Int).SetString(st.Meta.AvailableTokenLiquidity, 10)
+		if avail == nil || avail.Sign() == 0 {
+			continue
+		}
+		tick := st.Meta.TickLower
+		if req.IsCall {
+			tick = st.Meta.TickUpper
+		}
+		if len(out.ranges) == 0 {
+			out.strikeTick, out.token = tick, st.Token
+		} else if tick != out.strikeTick {
+			continue // another tick whose price prints the same: not this strike
+		}
+		out.ranges = append(out.ranges, candidate{s: st, heldIs0: bytes.Compare(common.HexToAddress(st.Token.Address).Bytes(), other.Bytes()) < 0, avail: avail})
+	}
+	if len(out.ranges) == 0 {
+		return out, problem.New(problem.PurchaseInsufficientLiquidity, "no buyable %s range with free liquidity at strike %s: available 0 (the strikes chain lists the strikes that have some)", kind, req.Strike)
+	}
+	return out, nil
+}
+
+// admitted leaves out the ranges whose hook refuses this purchase now,
+// asking each hook its onPositionUse in one round trip (chain.ProbeHooks),
+// and remembers why.
+func (s *Service) admitted(ctx context.Context, up *Upstreams, req PurchaseRequest, c strikeCandidates) (strikeCandidates, error) {
+	var qs []chain.HookQuestion
+	var idx []int
+	for i, r := range c.ranges {
+		if hook := common.HexToAddress(r.s.Meta.Hook); hook != (common.Address{}) {
+			qs = append(qs, chain.HookQuestion{Hook: hook, Market: req.Market, Pool: common.HexToAddress(r.s.Handler.Pool), TTL: req.TTL,
+				TickLower: r.s.Meta.TickLower, TickUpper: r.s.Meta.TickUpper, IsPut: !req.IsCall})
+			idx = append(idx, i)
+		}
+	}
+	if len(qs) == 0 || up.Hooks == nil {
+		return c, nil
+	}
+	answers, err := up.Hooks.ProbeHooks(ctx, qs)
+	if err != nil {
+		return c, err
+	}
+	refused := map[int]bool{}
+	for j, a := range answers {
+		if !a.Admits {
+			r := c.ranges[idx[j]]
+			refused[idx[j]] = true
+			c.refused = append(c.refused, refusalText(r.s.Meta.HookRules, r.s.Meta.Hook, req.TTL))
+			c.refusedAmt.Add(c.refusedAmt, r.avail)
+		}
+	}
+	kept := c.ranges[:0:0]
+	for i, r := range c.ranges {
+		if !refused[i] {
+			kept = append(kept, r)
+		}
+	}
+	c.ranges = kept
+	return c, nil
+}
+
+// refusalText says why a hook refuses, from its configured rules.
+func refusalText(h HookRules, addr string, ttl uint64) string {
+	switch {
+	case h.MaxTTL != nil && int64(ttl) > *h.MaxTTL:
+		return fmt.Sprintf("hook %s (%s) takes options of at most %d seconds, not %d", h.Name, addr, *h.MaxTTL, ttl)
+	case h.NoWeekends:
+		return fmt.Sprintf("hook %s (%s) refuses purchases on a UTC Saturday or Sunday", h.Name, addr)
+	}
+	return fmt.Sprintf("hook %s (%s) refuses this purchase now (its onPositionUse reverts)", h.Name, addr)
+}
+
+// fill takes each admitted range's free liquidity in order until the
+// amount is covered, as a buyer filling a size from the strike's list
+// does; the last range gives only what is still missing.
+func (st *quoteState) fill(c strikeCandidates, amount *big.Int) error {
+	free := new(big.Int)
+	for _, r := range c.ranges {
+		free.Add(free, r.avail)
+	}
+	if free.Cmp(amount) < 0 {
+		return shortOf(c, free, amount)
+	}
+	left := new(big.Int).Set(amount)
+	for _, r := range c.ranges {
+		if left.Sign() == 0 {
+			break
+		}
+		take := r.avail
+		if take.Cmp(left) > 0 {
+			take = left
+		}
+		l, err := legFor(r, take)
+		if err != nil {
+			return err
+		}
+		if l.liquidity.Sign() == 0 {
+			continue
+		}
+		st.legs = append(st.legs, l)
+		left.Sub(left, l.amount)
+	}
+	if len(st.legs) == 0 {
+		return problem.New(problem.PurchaseInsufficientLiquidity, "an amount of %s is less than one unit of liquidity at this strike gives", amount)
+	}
+	st.tickLow, st.tickHigh = st.legs[0].tickLower, st.legs[0].tickUpper
+	return nil
+}
+
+func shortOf(c strikeCandidates, free, amount *big.Int) error {
+	tok := c.token
+	if len(c.refused) > 0 && new(big.Int).Add(free, c.refusedAmt).Cmp(amount) >= 0 {
+		return problem.New(problem.PurchaseHookRefused, "%s %s is free at this strike, but only %s of it in ranges whose hooks admit this purchase: %s",
+			new(big.Int).Add(free, c.refusedAmt), tok.Symbol, free, strings.Join(c.refused, "; "))
+	}
+	msg := fmt.Sprintf("not enough free liquidity at this strike: available %s (%s %s), asked %s", free, clamm.FormatUnits(free, atoiDec(tok.Decimals)), tok.Symbol, amount)
+	if len(c.refused) > 0 {
+		msg += fmt.Sprintf("; %s more under hooks that refuse this purchase: %s", c.refusedAmt, strings.Join(c.refused, "; "))
+	}
+	return problem.New(problem.PurchaseInsufficientLiquidity, "%s", msg)
+}
+
+func atoiDec(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// legFor is the leg that withdraws at most `take` of the range's token.
+func legFor(r candidate, take *big.Int) (chosenLeg, error) {
+	m := r.s.Meta
+	l, err := clamm.LiquidityForAmount(m.TickLower, m.TickUpper, take, r.heldIs0)
+	if err != nil {
+		return chosenLeg{}, err
+	}
+	if avail, ok := new(big.Int).SetString(m.AvailableLiquidity, 10); ok && l.Cmp(avail) > 0 {
+		l = avail
+	}
+	amt, err := clamm.RangeAmount(m.TickLower, m.TickUpper, l, r.heldIs0)
+	if err != nil {
+		return chosenLeg{}, err
+	}
+	return chosenLeg{handler: common.HexToAddress(r.s.Handler.Handler.Address), pool: common.HexToAddress(r.s.Handler.Pool),
+		hook: common.HexToAddress(m.Hook), tickLower: m.TickLower, tickUpper: m.TickUpper, liquidity: l, amount: amt}, nil
+}
