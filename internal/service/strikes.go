@@ -105,8 +105,9 @@ const day = 86400
 // base - k*spacing, k from 1 to the side's reach. The range holding a pool's
 // current tick is neither a call nor a put and is left out, as are ranges
 // without liquidity and ranges the market cannot use now: of a handler its
-// position manager has not whitelisted for it, of a paused handler, or of a
-// handler whose payload format is the other market version's.
+// position manager has not whitelisted for it, of a paused handler, of a
+// handler whose payload format is the other market version's, or behind a
+// hook that does not admit the market (hookAdmission).
 func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (StrikesChain, error) {
 	up, err := s.upstreams(req.ChainID, true)
 	if err != nil {
@@ -165,6 +166,11 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 		}
 	}
 
+	admitted, err := s.hookAdmission(ctx, up, view, ranges)
+	if err != nil {
+		return StrikesChain{}, err
+	}
+
 	tok0, tok1 := info.TokenByAddress(info.Token0), info.TokenByAddress(info.Token1)
 	m := clamm.Market{Token0IsCall: token0IsCall, Decimals0: int(tok0.Decimals), Decimals1: int(tok1.Decimals)}
 	aprDay := lastCompleteDay(meta.Timestamp)
@@ -183,7 +189,7 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 		if !ok {
 			return StrikesChain{}, subgraphGarbage(fmt.Errorf("strike %s is on pool %s, which was not asked for", r.ID, r.Pool.Addr().Hex()))
 		}
-		if !buyable(view, r.Handler.Addr()) {
+		if !buyable(view, r.Handler.Addr()) || !admitted(r.Hook.Addr()) {
 			continue
 		}
 		var held chain.Token
