@@ -46,9 +46,10 @@ func TestConcurrentMissesShareOneFill(t *testing.T) {
 		t.Errorf("subgraph queries: %d, want 1", got)
 	}
 	// A market seen for the first time: one ChainedRead (the market's
-	// assets and pool, the pool's immutables and slot0), then the subgraph.
-	if got := f.Node.Requests(); got != 1 {
-		t.Errorf("rpc round trips: %d, want 1", got)
+	// assets and pool, the pool's immutables and slot0), then the subgraph,
+	// then one probing the ranges' hooks for admission.
+	if got := f.Node.Requests(); got != 2 {
+		t.Errorf("rpc round trips: %d, want 2", got)
 	}
 	if got := srv.CacheFills(); got != 1 {
 		t.Errorf("cache fills: %d, want 1", got)
@@ -148,9 +149,10 @@ func TestStrikesWithoutCreateCalls(t *testing.T) {
 	if got.Code != http.StatusOK || got.Body.String() != want.Body.String() {
 		t.Fatalf("status %d, body differs: %.300s", got.Code, got.Body)
 	}
-	// The refused ChainedRead, two Multicall3 rounds.
-	if n := f.Node.Requests(); n != 3 {
-		t.Errorf("rpc round trips: %d, want 3", n)
+	// The refused ChainedRead, two Multicall3 rounds, and the hook probe
+	// (refused as a ChainedRead, then one Multicall3 round).
+	if n := f.Node.Requests(); n != 5 {
+		t.Errorf("rpc round trips: %d, want 5", n)
 	}
 }
 

@@ -68,8 +68,10 @@ func byHandler(strikes []service.Strike) map[common.Address]int {
 	return n
 }
 
-// A non-whitelisted handler, a paused handler and a V1 handler under a V2
-// market are left out; the rest, an unregistered handler included, stay.
+// A non-whitelisted handler, a paused handler, a V1 handler under a V2
+// market and ranges behind a hook that would refuse the market (the 1-week
+// hook, whose owner has not whitelisted it; a hook with no code) are left
+// out; the rest, an unregistered handler included, stay.
 func TestStrikesListOnlyWhatTheMarketCanBuy(t *testing.T) {
 	sc := loadBuyable(t)
 	svc, _ := newService(t, sc)
@@ -79,8 +81,13 @@ func TestStrikesListOnlyWhatTheMarketCanBuy(t *testing.T) {
 			t.Errorf("handler %s (%s) listed %d times", h.Hex(), why, n[h])
 		}
 	}
-	if n[buyUni] != 5 || n[buyPancake] != 2 || n[buyUnknown] != 1 {
+	if n[buyUni] != 3 || n[buyPancake] != 2 || n[buyUnknown] != 1 {
 		t.Errorf("listed per handler: %v", n)
+	}
+	for _, st := range strikesOf(t, svc, sc, 10) {
+		if h := common.HexToAddress(st.Meta.Hook); h == buyHookWeek || h == buyHookUnk {
+			t.Errorf("range [%d,%d] behind hook %s, which refuses the market, listed", st.Meta.TickLower, st.Meta.TickUpper, h.Hex())
+		}
 	}
 }
 
@@ -89,7 +96,7 @@ func TestStrikesListOnlyWhatTheMarketCanBuy(t *testing.T) {
 func TestStrikesFollowPauseAndWhitelistChanges(t *testing.T) {
 	sc := loadBuyable(t)
 	svc, f := newService(t, sc)
-	if n := byHandler(strikesOf(t, svc, sc, 10)); n[buyUni] != 5 {
+	if n := byHandler(strikesOf(t, svc, sc, 10)); n[buyUni] != 3 {
 		t.Fatalf("before: %v", n)
 	}
 	f.Node.Lock()
@@ -122,10 +129,17 @@ func TestStrikesV1MarketKeepsV1Handlers(t *testing.T) {
 }
 
 // Each hooked range states its hook's rules; a hook without configured
-// rules says so instead of guessing.
+// rules says so instead of guessing. (The 1-week hook whitelists the
+// market here, and the unknown hook is deployed admitting it: a hook that
+// refuses the market hides its ranges.)
 func TestStrikesStateHookRules(t *testing.T) {
 	sc := loadBuyable(t)
-	svc, _ := newService(t, sc)
+	svc, f := newService(t, sc)
+	f.Node.Lock()
+	f.Node.Hooks[buyHookWeek].Allow(sc.Market.Address)
+	f.Node.Hooks[buyHookUnk] = &chaintest.Hook{Owner: common.HexToAddress("0x000000000000000000000000000000000000000a"), MaxTTL: 86400}
+	f.Node.Hooks[buyHookUnk].Allow(sc.Market.Address)
+	f.Node.Unlock()
 	seen := map[common.Address]service.HookRules{}
 	for _, s := range strikesOf(t, svc, sc, 10) {
 		seen[common.HexToAddress(s.Meta.Hook)] = s.Meta.HookRules
@@ -174,19 +188,20 @@ func TestStrikesSecondPoolByItsOwnTick(t *testing.T) {
 
 // Round trips: a market seen for the first time is one ChainedRead (the
 // market, both pools, the registry's handlers), then one round for the two
-// handlers outside the registry the subgraph named; from then on those are
-// read with the pool prices, so a miss is one RPC round trip.
+// handlers outside the registry the subgraph named, then one probing the
+// ranges' hooks for admission; from then on those handlers are read with
+// the pool prices, so a miss is two RPC round trips (state, hook probe).
 func TestStrikesRoundTrips(t *testing.T) {
 	sc := loadBuyable(t)
 	svc, f := newService(t, sc)
 	strikesOf(t, svc, sc, 10)
-	if n := f.Node.Requests(); n != 2 {
-		t.Errorf("first sight: %d rpc round trips, want 2", n)
+	if n := f.Node.Requests(); n != 3 {
+		t.Errorf("first sight: %d rpc round trips, want 3", n)
 	}
 	before := f.Node.Requests()
 	strikesOf(t, svc, sc, 10)
-	if n := f.Node.Requests() - before; n != 1 {
-		t.Errorf("warm: %d rpc round trips, want 1", n)
+	if n := f.Node.Requests() - before; n != 2 {
+		t.Errorf("warm: %d rpc round trips, want 2", n)
 	}
 }
 
@@ -233,8 +248,10 @@ func TestStrikesBuyableWithoutCreateCalls(t *testing.T) {
 	if string(g) != string(w) {
 		t.Errorf("answers differ:\n%s\n%s", g, w)
 	}
-	// The refused ChainedRead, two Multicall3 rounds, the unregistered handlers' round.
-	if n := f.Node.Requests(); n != 4 {
-		t.Errorf("rpc round trips: %d, want 4", n)
+	// The refused ChainedRead, two Multicall3 rounds, the unregistered
+	// handlers' round, the hook probe (refused as a ChainedRead, then one
+	// Multicall3 round).
+	if n := f.Node.Requests(); n != 6 {
+		t.Errorf("rpc round trips: %d, want 6", n)
 	}
 }

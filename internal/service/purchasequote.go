@@ -220,7 +220,7 @@ type candidate struct {
 // side with free liquidity. The chain is read at the widest reach (1000
 // steps each side), so every key a strikes chain can show is found.
 func (s *Service) strikeRanges(ctx context.Context, up *Upstreams, req PurchaseRequest) (strikeCandidates, error) {
-	sc, err := s.StrikesChain(ctx, StrikesRequest{ChainID: req.ChainID, Market: req.Market, CallsReach: 1000, PutsReach: 1000})
+	sc, err := s.StrikesChain(ctx, StrikesRequest{ChainID: req.ChainID, Market: req.Market, CallsReach: 1000, PutsReach: 1000, keepHooked: true})
 	if err != nil {
 		return strikeCandidates{}, err
 	}

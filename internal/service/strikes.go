@@ -23,6 +23,10 @@ type StrikesRequest struct {
 	Market     common.Address
 	CallsReach int
 	PutsReach  int
+	// keepHooked keeps the ranges whose hook refuses the market now: a
+	// purchase quote asks each hook itself, with the buyer's ttl, and says
+	// which hook refuses and why instead of finding no liquidity.
+	keepHooked bool
 }
 
 // StrikesChain is the answer: entries in response order and the subgraph
@@ -105,8 +109,9 @@ const day = 86400
 // base - k*spacing, k from 1 to the side's reach. The range holding a pool's
 // current tick is neither a call nor a put and is left out, as are ranges
 // without liquidity and ranges the market cannot use now: of a handler its
-// position manager has not whitelisted for it, of a paused handler, or of a
-// handler whose payload format is the other market version's.
+// position manager has not whitelisted for it, of a paused handler, of a
+// handler whose payload format is the other market version's, or behind a
+// hook that does not admit the market (hookAdmission).
 func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (StrikesChain, error) {
 	up, err := s.upstreams(req.ChainID, true)
 	if err != nil {
@@ -122,6 +127,12 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 	q := p.windows(req)
 	if err := p.fetch(ctx, q); err != nil {
 		return StrikesChain{}, err
+	}
+	p.admitted = func(common.Address) bool { return true }
+	if !req.keepHooked {
+		if p.admitted, err = s.hookAdmission(ctx, up, p.view, p.ranges); err != nil {
+			return StrikesChain{}, err
+		}
 	}
 	placed, err := p.place()
 	if err != nil {
@@ -139,6 +150,8 @@ type strikesPlan struct {
 	byPool map[common.Address]window // each pool's window
 	ranges []subgraph.Strike
 	meta   subgraph.Meta
+	// admitted says whether a range's hook admits the market now.
+	admitted func(hook common.Address) bool
 }
 
 // windows places each pool's window by its own tick and spacing and
@@ -215,7 +228,7 @@ func (p *strikesPlan) place() ([]placedStrike, error) {
 		if !ok {
 			return nil, subgraphGarbage(fmt.Errorf("strike %s is on pool %s, which was not asked for", r.ID, r.Pool.Addr().Hex()))
 		}
-		if !buyable(p.view, r.Handler.Addr()) {
+		if !buyable(p.view, r.Handler.Addr()) || !p.admitted(r.Hook.Addr()) {
 			continue
 		}
 		var held chain.Token

@@ -56,7 +56,7 @@ func newChain(t *testing.T, call Call) *chain {
 		}
 		return next(to, data, block)
 	}
-	for _, ds := range []string{"HandlerV2_uniswap", "HandlerV2_pancake", "HandlerV1_uniswap", "OptionMarketV2_0x501b", "OptionMarketV1_0x764f", "Pool"} {
+	for _, ds := range []string{"HandlerV2_uniswap", "HandlerV2_pancake", "HandlerV1_uniswap", "OptionMarketV2_0x501b", "OptionMarketV1_0x764f", "Pool", "PositionManager"} {
 		src, err := LoadDataSource(ds)
 		if err != nil {
 			t.Fatal(err)

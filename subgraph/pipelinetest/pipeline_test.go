@@ -199,13 +199,17 @@ func checkExercise(t *testing.T, p *pt.Protocol, ix *Indexer, rc *types.Receipt,
 	}
 }
 
-// One market's life on the simulated EVM, indexed by the compiled mappings:
-// a call and a put, a fee compound, a split, a transfer, a partial exercise
-// by a delegate, a reservation, the unuse overflow branch, a mint and an
-// exercise (of the split option, by its owner) in one block, and the put's
-// exercise. After each stage every range equals the handler's getter; at
-// the end the gateway's client and the gateway itself read the store
-// through the fake Graph Node.
+// One market's life on the simulated EVM, indexed by the compiled mappings
+// (the market and handler discovered from the position manager): a call
+// and a put, a put bought through the router for its caller, a fee
+// compound, a split, a transfer, a partial exercise by a delegate, a
+// reservation, the unuse overflow branch, a mint and an exercise (of the
+// split option, by its owner) in one block, the put's exercise, an
+// exercise by an auto-exercise keeper taking a fee, one by a smart-wallet
+// owner, and a settlement. After each stage every range equals the
+// handler's getter, options and legs the market's, exercises their
+// transactions' transfers and balances; at the end the gateway's client and
+// the gateway itself read the store through the fake Graph Node.
 func TestPipelineNormalMarket(t *testing.T) { pipeline(t, pt.Config{}) }
 
 // The same on an inverted market (the call asset is token1).

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -79,9 +80,12 @@ func checkOptionV1(t *testing.T, m v1Market, ix *Indexer, id *big.Int, state str
 }
 
 // A V1 market and V1 handler through the same pipeline as V2: an LP mint,
-// a purchase (its leg on the V1 range), a transfer, a split, a partial
-// exercise of the parent and a full exercise of the split option; every
-// Strike equals the V1 handler's getter, every Option the market's.
+// a purchase (its leg on the V1 range), a purchase through the router, a
+// transfer, a split, a partial exercise of the parent and a full exercise
+// of the split option, an exercise by an auto-exercise keeper taking a fee
+// and one by a smart-wallet owner, a settlement; every Strike equals the V1
+// handler's getter, every Option the market's, every Exercise the
+// transaction's transfers and balances.
 func TestPipelineV1(t *testing.T) {
 	p := pt.Deploy(t, pt.Config{})
 	p.DeployV1()
@@ -194,6 +198,32 @@ func TestPipelineV1(t *testing.T) {
 	checkExercise(t, p, ix, rcWallet, p.MarketV1, p.PutAsset, w)
 	checkOptionV1(t, m, ix, id, "Exercised")
 	checkStrikeV1(t, p, ix, r)
+
+	// an out-of-the-money V1 call expires and is settled
+	r3 := pt.Range{TickLower: base + 40*p.TickSpacing, TickUpper: base + 41*p.TickSpacing}
+	_, l3, err := p.DepositV1(lp, r3, e18(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	otm, _, err := p.BuyV1(buyer, pt.Option{IsCall: true, TickLower: r3.TickLower, TickUpper: r3.TickUpper, TTL: 600, Legs: []pt.Leg{{Range: r3, Liquidity: l3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Chain.AdjustTime(time.Hour)
+	p.Chain.MustSend(p.Owner, p.MarketV1, pt.MarketV1.ABI, "updateSettler", lp.Addr, true)
+	ep := pt.ExerciseArgs(otm, []pt.ExerciseLeg{{Swapper: p.Swapper, SwapData: swap, Liquidity: l3}})
+	m.send(lp, "settleOption", struct {
+		OptionId          *big.Int
+		Swapper           []common.Address
+		SwapData          [][]byte
+		LiquidityToSettle []*big.Int
+	}{ep.OptionId, ep.Swapper, ep.SwapData, ep.LiquidityToExercise})
+	ix.Sync()
+	checkOptionV1(t, m, ix, otm, "Settled")
+	checkStrikeV1(t, p, ix, r3)
+	if used := p.RangeInfoV1(r3).LiquidityUsed; used.Cmp(l3) >= 0 {
+		t.Errorf("setup: the settlement returned nothing (%s used)", used)
+	}
 }
 
 // hashID is the id of a receipt's entity created by one of its logs: tx-logIndex.

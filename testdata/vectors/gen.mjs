@@ -124,7 +124,9 @@ function amountsAt(sqrtP, sa, sb, L) {
 // Only liquidity the market can buy now is listed: a handler stated as not
 // whitelisted for the market or paused is left out, as is a handler of the
 // other market version's payload (V1 handlers under a V2 market and the
-// reverse). Each pool's ranges are placed by that pool's own tick and tick
+// reverse), and, under a V2 market, a range behind a hook that would refuse
+// the market: one the scenario does not deploy (no code) or whose owner has
+// not whitelisted the market (the zero hook admits every market). Each pool's ranges are placed by that pool's own tick and tick
 // spacing; the pools are the prime pool and the market's otherPools.
 function strikesChain(file, callsReach, putsReach) {
   const sc = readJSON(file);
@@ -148,6 +150,8 @@ function strikesChain(file, callsReach, putsReach) {
     if (!listed.includes(lc(s.pool))) continue;
     const state = states[lc(s.handler)] || {};
     if (state.notWhitelisted || state.paused || (state.version || 2) !== marketVersion) continue;
+    const hookState = Object.entries(sc.hooks || {}).find(([a]) => lc(a) === lc(s.hook));
+    if (marketVersion === 2 && !/^0x0{40}$/.test(s.hook) && (!hookState || hookState[1].notWhitelisted)) continue;
     const pool = sc.pools.find((p) => lc(p.address) === lc(s.pool));
     const sp = pool.tickSpacing;
     const base = Math.floor(pool.tick / sp) * sp;

@@ -12,7 +12,8 @@ import {MarketBase} from "./MarketBase.sol";
 /// only), a flat IV per TTL that must be set (ttlToVol, IVNotSet), the
 /// 5-argument LogMintOption (no protocolFees), and an exerciseOption that
 /// returns nothing and does not skip legs of zero liquidity. ERC721 name
-/// "Dopex V2 Option Market". No settleOption. Premium and fee as MarketBase.
+/// "Dopex V2 Option Market". settleOption as the V2 stand-in's (the real V1
+/// and V2 settle alike). Premium and fee as MarketBase.
 contract TestOptionMarketV1 is MarketBase {
     struct OptionTicks {
         IHandler _handler;
@@ -36,6 +37,13 @@ contract TestOptionMarketV1 is MarketBase {
         ISwapper[] swapper;
         bytes[] swapData;
         uint256[] liquidityToExercise;
+    }
+
+    struct SettleOptionParams {
+        uint256 optionId;
+        ISwapper[] swapper;
+        bytes[] swapData;
+        uint256[] liquidityToSettle;
     }
 
     struct PositionSplitterParams {
@@ -150,6 +158,59 @@ contract TestOptionMarketV1 is MarketBase {
     function _unuse(OptionTicks storage t, uint256 liq) private {
         positionManager.unusePosition(t._handler, abi.encode(t.pool, t.tickLower, t.tickUpper, liq));
         t.liquidityToUse -= liq;
+    }
+
+    /// @notice Settles an expired option (approved settlers only): a leg out
+    /// of range on the used side is re-added as it is; one out of range on
+    /// the other side is swapped back (the surplus to the settler); one in
+    /// range takes the missing part from the settler.
+    function settleOption(SettleOptionParams calldata _params) external nonReentrant {
+        if (!settlers[msg.sender]) revert DopexV2OptionMarket__NotApprovedSettler();
+        OptionData memory oData = opData[_params.optionId];
+        if (oData.opTickArrayLen != _params.liquidityToSettle.length) revert DopexV2OptionMarket__ArrayLenMismatch();
+        if (block.timestamp <= oData.expiry) revert DopexV2OptionMarket__OptionNotExpired();
+        bool isAmount0 = oData.isCall ? primePool.token0() == callAsset : primePool.token0() == putAsset;
+        IERC20 use = IERC20(oData.isCall ? callAsset : putAsset);
+        IERC20 get = IERC20(oData.isCall ? putAsset : callAsset);
+        for (uint256 i; i < oData.opTickArrayLen; i++) {
+            uint256 liq = _params.liquidityToSettle[i];
+            if (liq == 0) continue;
+            OptionTicks storage t = opTickMap[_params.optionId][i];
+            _settleLeg(t, liq, isAmount0, [use, get], _params.swapper[i], _params.swapData[i]);
+            _unuse(t, liq);
+        }
+        emit LogSettleOption(ownerOf(_params.optionId), _params.optionId);
+    }
+
+    function _settleLeg(
+        OptionTicks storage t,
+        uint256 liq,
+        bool isAmount0,
+        IERC20[2] memory assets,
+        ISwapper swapper,
+        bytes calldata swapData
+    ) private {
+        (uint256 amount0, uint256 amount1) = ClammMath.amountsForLiquidity(
+            _sqrtPrice(t.pool), ClammMath.sqrtRatioAtTick(t.tickLower), ClammMath.sqrtRatioAtTick(t.tickUpper), uint128(liq)
+        );
+        (uint256 used, uint256 other) = isAmount0 ? (amount0, amount1) : (amount1, amount0);
+        (uint256 full, uint256 req) = _legAmounts(t.tickLower, t.tickUpper, liq, isAmount0);
+        if (used > 0 && other == 0) {
+            assets[0].approve(address(positionManager), used);
+        } else if (other > 0 && used == 0) {
+            uint256 prev = assets[1].balanceOf(address(this));
+            assets[0].transfer(address(swapper), full);
+            swapper.onSwapReceived(address(assets[0]), address(assets[1]), full, swapData);
+            uint256 current = assets[1].balanceOf(address(this));
+            if (current < prev + req) revert DopexV2OptionMarket__NotEnoughAfterSwap();
+            assets[1].approve(address(positionManager), req);
+            assets[1].transfer(msg.sender, current - (prev + req));
+        } else {
+            assets[0].approve(address(positionManager), used);
+            assets[1].approve(address(positionManager), other);
+            assets[1].transferFrom(msg.sender, address(this), other);
+            assets[0].transfer(msg.sender, full - used);
+        }
     }
 
     function positionSplitter(PositionSplitterParams calldata _params) external nonReentrant {
