@@ -3,7 +3,6 @@ package gateway_test
 import (
 	"encoding/json"
 	"net/http"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -90,9 +89,7 @@ func TestReadyzProbesAreSharedAndCached(t *testing.T) {
 			codes[i] = get(t, srv, gateway.PathReadyz).Code
 		}(i)
 	}
-	for f.Subgraph.Requests() == 0 {
-		runtime.Gosched()
-	}
+	eventually(t, "a probe reaches the subgraph", func() bool { return f.Subgraph.Requests() > 0 })
 	close(release)
 	wg.Wait()
 	for i, c := range codes {
