@@ -32,6 +32,7 @@ func readyz(t *testing.T, h http.Handler) (int, readiness) {
 }
 
 func TestHealthzAndReadyz(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServerWith(t, func(o *gateway.Options) { o.MaxLagBlocks, o.ReadyTTL = 100, time.Nanosecond })
 	if rec := get(t, srv, gateway.PathHealthz); rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" {
 		t.Fatalf("healthz %d", rec.Code)
@@ -76,6 +77,7 @@ func TestHealthzAndReadyz(t *testing.T) {
 // upstreams see one request each (per chain: eth_chainId,
 // eth_blockNumber, _meta), not 800.
 func TestReadyzProbesAreSharedAndCached(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServer(t)
 	release := make(chan struct{})
 	f.Subgraph.Fail = func(string) *subgraphtest.Failure { <-release; return nil }

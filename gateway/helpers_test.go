@@ -34,7 +34,7 @@ func demoScenario(t testing.TB) *scenario.Scenario {
 }
 
 // newFakesOnly loads the demo scenario into fresh fakes.
-func newFakesOnly(t testing.TB) *scenario.Fakes { return scenario.NewFakes(demoScenario(t)) }
+func newFakesOnly(t testing.TB) *scenario.Fakes { return scenario.NewFakes(t, demoScenario(t)) }
 
 // arbitrumOnly is the default configuration serving chain 42161 alone.
 func arbitrumOnly() *config.Config {

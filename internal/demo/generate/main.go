@@ -47,7 +47,7 @@ func generate(scenarioDir, dir string) error {
 		if cfg.Chains[id] == nil {
 			return fmt.Errorf("scenario chain %d is not in the default config", id)
 		}
-		chains[id] = scenario.NewFakes(scs...).Transports()
+		chains[id] = scenario.NewFakesForGenerator(scs...).Transports()
 	}
 	recorders, save, err := replay.RecordChains(dir, chains, demo.SubgraphURL)
 	if err != nil {

@@ -198,3 +198,13 @@ func readReply(r *bufio.Reader) (string, error) {
 	}
 	return "", fmt.Errorf("unexpected reply %q", line)
 }
+
+// Prerequisites reports, in one line naming scripts/test-setup.sh, whether
+// redis-server is missing: a test package that runs a real Redis calls it
+// from TestMain and stops at once.
+func Prerequisites() error {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		return fmt.Errorf("redis-server is not on PATH: run scripts/test-setup.sh")
+	}
+	return nil
+}
