@@ -54,12 +54,11 @@ func (c *recordingConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
-// TestHitWrites: a cache hit goes to the socket as a bare net/http
-// handler's answer would, its headers then its body through the
-// connection's 4 KiB buffer: one write for a small answer, two for one
-// over the buffer (the buffer full, then the rest), never a write per
-// piece.
+// TestHitWrites: a cache hit's body of 4 KiB or more goes to the socket in
+// one write of its own after the headers; a smaller one shares a single
+// write with them.
 func TestHitWrites(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFakeServer(t)
 	ts := httptest.NewUnstartedServer(srv)
 	ln := &recordingListener{Listener: ts.Listener}
@@ -97,6 +96,9 @@ func TestHitWrites(t *testing.T) {
 		all := bytes.Join(writes, nil)
 		if !bytes.Contains(all, []byte("X-Cache: HIT")) || !bytes.HasSuffix(all, body) {
 			t.Fatalf("%s: the writes are not the hit's headers and body", c.path)
+		}
+		if c.writes == 2 && (!bytes.Equal(writes[1], body) || !bytes.HasSuffix(writes[0], []byte("\r\n\r\n"))) {
+			t.Fatalf("%s: first write %d bytes, second %d bytes; want the headers, then the %d-byte body", c.path, len(writes[0]), len(writes[1]), len(body))
 		}
 	}
 }
