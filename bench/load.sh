@@ -4,6 +4,8 @@
 #   bare-mux     a bare gorilla/mux server writing the same bytes: the
 #                gateway's body and response headers, captured from a cache
 #                hit (the floor issue 5's targets are measured against);
+#   bare-net     a plain net/http handler (no router) writing the same
+#                bytes: the floor the hit path's target is stated against;
 #   bare-direct  the same server writing a large body the way the gateway
 #                does (headers flushed, then the body in one write): shown
 #                so the gateway's own per-request work can be told apart
@@ -21,8 +23,8 @@
 #
 #   bench/load.sh [duration-per-round] [connections] [rounds] [path]
 #
-# BENCH_GW_ADDR, BENCH_BARE_ADDR, BENCH_DIRECT_ADDR move the servers off
-# their default ports 18081-18083.
+# BENCH_GW_ADDR, BENCH_BARE_ADDR, BENCH_DIRECT_ADDR, BENCH_NET_ADDR move the
+# servers off their default ports 18081-18084.
 #
 # Loopback only. Needs wrk (Debian package; installed when missing and root).
 set -euo pipefail
@@ -38,6 +40,7 @@ THREADS=1 # one wrk thread on CPU 0; the servers have CPU 1
 GW=${BENCH_GW_ADDR:-127.0.0.1:18081}
 BARE=${BENCH_BARE_ADDR:-127.0.0.1:18082}
 DIRECT=${BENCH_DIRECT_ADDR:-127.0.0.1:18083}
+NET=${BENCH_NET_ADDR:-127.0.0.1:18084}
 
 if ! command -v wrk >/dev/null; then
   if [ "$(id -u)" = 0 ]; then (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null; else echo "install wrk" >&2; exit 1; fi
@@ -61,7 +64,9 @@ taskset -c 1 "$tmp/bare" -listen "$BARE" -path "${REQ%%\?*}" -body "$tmp/body.js
 pids+=($!)
 taskset -c 1 "$tmp/bare" -listen "$DIRECT" -path "${REQ%%\?*}" -body "$tmp/body.json" -headers "$tmp/headers.txt" -direct &
 pids+=($!)
-for addr in "$BARE" "$DIRECT"; do
+taskset -c 1 "$tmp/bare" -listen "$NET" -path "${REQ%%\?*}" -body "$tmp/body.json" -headers "$tmp/headers.txt" -net &
+pids+=($!)
+for addr in "$BARE" "$DIRECT" "$NET"; do
   for _ in $(seq 100); do curl -fsS "http://$addr$REQ" -o /dev/null 2>/dev/null && break; sleep 0.1; done
 done
 
@@ -82,6 +87,7 @@ echo "response: $bytes-byte body, $(grep -c ': ' "$tmp/headers.txt") headers; $R
 for i in $(seq "$ROUNDS"); do
   run "$BARE" > "$tmp/bare.$i.txt"
   run "$DIRECT" > "$tmp/direct.$i.txt"
+  run "$NET" > "$tmp/net.$i.txt"
   run "$GW" > "$tmp/gw.$i.txt"
 done
 summary() { # name prefix -> "requests p50 p99" (sum, medians)
@@ -96,14 +102,18 @@ summary() { # name prefix -> "requests p50 p99" (sum, medians)
 }
 read -r breq bp50 bp99 < <(summary bare)
 read -r dreq dp50 dp99 < <(summary direct)
+read -r nreq np50 np99 < <(summary net)
 read -r greq gp50 gp99 < <(summary gw)
 secs=$(awk -v d="$DURATION" -v n="$ROUNDS" 'BEGIN { sub(/s$/, "", d); print d * n }')
 rate() { awk -v r="$1" -v s="$secs" 'BEGIN {printf "%.0f", r/s}'; }
 printf '%-12s %10s %10s %10s\n' server req/s p50_ms p99_ms
 printf '%-12s %10s %10s %10s\n' bare-mux "$(rate "$breq")" "$bp50" "$bp99"
 printf '%-12s %10s %10s %10s\n' bare-direct "$(rate "$dreq")" "$dp50" "$dp99"
+printf '%-12s %10s %10s %10s\n' bare-net "$(rate "$nreq")" "$np50" "$np99"
 printf '%-12s %10s %10s %10s\n' gateway "$(rate "$greq")" "$gp50" "$gp99"
-awk -v g="$greq" -v b="$breq" -v d="$dreq" -v gp="$gp99" -v bp="$bp99" -v dp="$dp99" 'BEGIN {
+awk -v g="$greq" -v b="$breq" -v d="$dreq" -v n="$nreq" -v gp="$gp99" -v bp="$bp99" -v dp="$dp99" -v np="$np99" 'BEGIN {
+  printf "throughput ratio gateway/bare-net: %.3f (target >= 0.95)\n", g/n
+  printf "p99 ratio gateway/bare-net: %.3f\n", gp/np
   printf "throughput ratio gateway/bare-mux: %.3f (target >= 0.9)\n", g/b
   printf "p99 ratio gateway/bare-mux: %.3f (target <= 1.5)\n", gp/bp
   printf "for comparison, gateway/bare-direct: throughput %.3f, p99 %.3f\n", g/d, gp/dp

@@ -10,6 +10,7 @@ import (
 )
 
 func TestAccessLogLineIsJSON(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	x := &exchange{id: "r-1", route: "/clamm/strikes-chain", status: 503, cache: "MISS", err: errors.New("x"), errText: "dial \"tcp\"\n<upstream url>: refused \u2603"}
 	accessLog{&buf}.write(httptest.NewRequest("GET", "/clamm/strikes-chain?x=1", nil), x, time.Unix(1763726400, 5), 1500*time.Microsecond)
@@ -30,6 +31,7 @@ func TestAccessLogLineIsJSON(t *testing.T) {
 // time.RFC3339Nano itself, across whole seconds, trailing zeros, zones and
 // second boundaries in both directions.
 func TestAppendRFC3339Nano(t *testing.T) {
+	t.Parallel()
 	base := time.Date(2026, 11, 21, 23, 59, 59, 0, time.UTC)
 	east := time.FixedZone("UTC+5:30", 5*3600+1800)
 	var times []time.Time

@@ -54,7 +54,7 @@ func wideScenario(b *testing.B, n int) *scenario.Scenario {
 }
 
 func benchServer(b *testing.B, sc *scenario.Scenario, adjust ...func(*gateway.Options)) *gateway.Server {
-	f := scenario.NewFakes(sc)
+	f := scenario.NewFakes(b, sc)
 	return newApp(b, app.Options{Transports: onFakes(f), Metrics: metrics.New(), AccessLog: io.Discard, // as deployed: metrics and access log on
 		Gateway: func(o *gateway.Options) {
 			o.CacheMaxEntries, o.CacheMaxBytes, o.StrikesTTL, o.HistoryTTL, o.PrepareTTL = 1000, 1<<30, 1<<62, 1<<62, 1<<62
@@ -221,7 +221,7 @@ func BenchmarkColdPath(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	f := scenario.NewFakes(demo[0])
+	f := scenario.NewFakes(b, demo[0])
 	log := &flights{}
 	connect := func() *gateway.Server {
 		return newApp(b, app.Options{Transports: map[uint64]upstream.Transports{42161: {Subgraph: slow{sub, transport(f.Subgraph), log},

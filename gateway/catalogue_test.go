@@ -17,6 +17,7 @@ import (
 // the same, and each row's status must be the one the code's kind
 // maps to here.
 func TestErrorCatalogueMatchesDocs(t *testing.T) {
+	t.Parallel()
 	declared := map[string]int{}
 	for _, c := range problem.Catalogue() {
 		if _, dup := declared[c.Name()]; dup {

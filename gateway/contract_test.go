@@ -34,6 +34,7 @@ import (
 // document the gateway serves. A route or status the document does not
 // describe fails the test.
 func TestResponsesMatchOpenAPI(t *testing.T) {
+	t.Parallel()
 	loader := openapi3.NewLoader()
 	doc, err := loader.LoadFromData(gateway.OpenAPI())
 	if err != nil {
@@ -181,6 +182,7 @@ func (panicking) HandlerViews(context.Context, *chain.StrikesView, []common.Addr
 // The documented 500 through a real route: a bug in a fill becomes the
 // JSON error shape, its text only in the log.
 func TestInternalErrorMatchesOpenAPI(t *testing.T) {
+	t.Parallel()
 	doc, err := openapi3.NewLoader().LoadFromData(gateway.OpenAPI())
 	if err != nil {
 		t.Fatal(err)

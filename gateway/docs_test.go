@@ -88,6 +88,7 @@ func examples(t *testing.T) []example {
 // with; a `| grep` in it finds its pattern. An ETag placeholder is the
 // ETag of the example before it.
 func TestDocExamplesAnswerAsShown(t *testing.T) {
+	t.Parallel()
 	a, err := app.New(app.Options{Config: config.Default(), Demo: true, Metrics: metrics.New()})
 	if err != nil {
 		t.Fatal(err)
@@ -139,6 +140,7 @@ var (
 // resolves to a file of the repository, and no page names a tracker's
 // issue numbers, which a user cannot see.
 func TestUserDocsHold(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -54,6 +54,7 @@ func sortedCopy(s []string) []string { c := slices.Clone(s); slices.Sort(c); ret
 // Every endpoint of the table is an operation of the OpenAPI document with
 // the same operationId and the same required query parameters.
 func TestEveryEndpointIsDocumented(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFakeServer(t)
 	if len(srv.Operations()) < 6 {
 		t.Fatalf("%d operations", len(srv.Operations()))

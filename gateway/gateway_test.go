@@ -37,7 +37,7 @@ func newFakeServer(t *testing.T) (*gateway.Server, *scenario.Fakes) {
 // newFakeServerWith lets a test adjust the gateway's options.
 func newFakeServerWith(t *testing.T, adjust func(*gateway.Options)) (*gateway.Server, *scenario.Fakes) {
 	t.Helper()
-	f := scenario.NewFakes(demoScenario(t))
+	f := scenario.NewFakes(t, demoScenario(t))
 	return newApp(t, app.Options{Config: config.Default(), Transports: onFakes(f), Gateway: adjust}), f
 }
 
@@ -59,6 +59,7 @@ func get(t testing.TB, h http.Handler, path string) *httptest.ResponseRecorder {
 // TestGoldenDemo replays every demo request and compares whole responses
 // with testdata/golden. Refresh with: go test ./gateway -run Golden -update
 func TestGoldenDemo(t *testing.T) {
+	t.Parallel()
 	srv := newDemoServer(t)
 	for _, r := range demo.Requests {
 		t.Run(r.Name, func(t *testing.T) {
@@ -91,6 +92,7 @@ func TestGoldenDemo(t *testing.T) {
 // The demo answers exactly what the fakes it was recorded from answer: the
 // recordings are current with the scenario and the code.
 func TestDemoMatchesFakes(t *testing.T) {
+	t.Parallel()
 	d := newDemoServer(t)
 	f, _ := newFakeServer(t)
 	for _, r := range demo.Requests {
@@ -109,6 +111,7 @@ func TestDemoMatchesFakes(t *testing.T) {
 // the call-by-call RPC index and the 1inch replay (internal/demo) serve
 // them from the recordings.
 func TestDemoAnswersUnrecordedRequests(t *testing.T) {
+	t.Parallel()
 	const alice, bob = "0xA11CE00000000000000000000000000000000001", "0xB0B0000000000000000000000000000000000002"
 	var paths []string
 	for _, reach := range [][2]int{{7, 3}, {1, 1}, {3, 7}, {20, 1}, {1000, 1000}, {55, 2}} {
@@ -153,6 +156,7 @@ func TestDemoAnswersUnrecordedRequests(t *testing.T) {
 // live data, as does the 400 for a chain with neither recordings nor
 // upstreams, naming that chain's variables.
 func TestDemoUnrecordedRequestExplainsConfiguration(t *testing.T) {
+	t.Parallel()
 	srv := newDemoServer(t)
 	rec := get(t, srv, gateway.PathStrikesChain+"?optionMarket=0x0000000000000000000000000000000000000001&chainId=42161&callsReach=7&putsReach=3")
 	e := decodeError(t, rec)

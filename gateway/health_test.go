@@ -3,7 +3,6 @@ package gateway_test
 import (
 	"encoding/json"
 	"net/http"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -33,6 +32,7 @@ func readyz(t *testing.T, h http.Handler) (int, readiness) {
 }
 
 func TestHealthzAndReadyz(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServerWith(t, func(o *gateway.Options) { o.MaxLagBlocks, o.ReadyTTL = 100, time.Nanosecond })
 	if rec := get(t, srv, gateway.PathHealthz); rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" {
 		t.Fatalf("healthz %d", rec.Code)
@@ -76,6 +76,7 @@ func TestHealthzAndReadyz(t *testing.T) {
 // upstreams see one request each (per chain: eth_chainId,
 // eth_blockNumber, _meta), not 800.
 func TestReadyzProbesAreSharedAndCached(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServer(t)
 	release := make(chan struct{})
 	f.Subgraph.Fail = func(string) *graphnodetest.Failure { <-release; return nil }
@@ -89,9 +90,7 @@ func TestReadyzProbesAreSharedAndCached(t *testing.T) {
 			codes[i] = get(t, srv, gateway.PathReadyz).Code
 		}(i)
 	}
-	for f.Subgraph.Requests() == 0 {
-		runtime.Gosched()
-	}
+	eventually(t, "a probe reaches the subgraph", func() bool { return f.Subgraph.Requests() > 0 })
 	close(release)
 	wg.Wait()
 	for i, c := range codes {

@@ -16,6 +16,7 @@ var historyParams = map[string]string{
 }
 
 func TestHistoryParamErrors(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServer(t)
 	cases := []struct {
 		param, value string
@@ -46,6 +47,7 @@ func TestHistoryParamErrors(t *testing.T) {
 // reach it lowercase (Graph Node compares Bytes exactly), whatever case the
 // client sent.
 func TestHistoryPassesPagingAndLowercaseAddresses(t *testing.T) {
+	t.Parallel()
 	for _, op := range []struct{ path, operation string }{
 		{gateway.PathExerciseHistory, "ExerciseHistory"}, {gateway.PathPurchaseHistory, "PurchaseHistory"},
 		{gateway.PathPurchasePositions, "PurchasePositions"},
@@ -88,6 +90,7 @@ func jsonNumber(s string) float64 {
 var historyPaths = []string{gateway.PathExerciseHistory, gateway.PathPurchaseHistory, gateway.PathPurchasePositions}
 
 func TestHistoryEmptyIsArray(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFakeServer(t)
 	for _, path := range historyPaths {
 		rec := get(t, srv, path+"?"+query(historyParams, "user", "0x000000000000000000000000000000000000dEaD", false))
@@ -98,6 +101,7 @@ func TestHistoryEmptyIsArray(t *testing.T) {
 }
 
 func TestHistoryUpstreamErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		fail *graphnodetest.Failure
 		code string

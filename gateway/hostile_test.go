@@ -65,6 +65,7 @@ func rows(name string, long bool) func(string, []byte) []byte {
 // each is refused where it is decoded, as the upstream error it is (502),
 // never a 500, never served, never cached.
 func TestHostileUpstreamAnswers(t *testing.T) {
+	t.Parallel()
 	history := gateway.PathExerciseHistory + "?" + query(historyParams, "", "", false)
 	purchases := gateway.PathPurchaseHistory + "?" + query(historyParams, "", "", false)
 	positionsPath := gateway.PathPurchasePositions + "?" + query(historyParams, "", "", false)
@@ -133,6 +134,7 @@ func TestHostileUpstreamAnswers(t *testing.T) {
 // (a URL, a long token) and cut to a bounded length: a 20 MB GraphQL error
 // message becomes one short line.
 func TestUpstreamErrorTextIsScrubbedAndBoundedInTheLog(t *testing.T) {
+	t.Parallel()
 	var logBuf bytes.Buffer
 	srv, f := newFakeServerWith(t, func(o *gateway.Options) { o.AccessLog = &logBuf })
 	key := "abcdef0123456789abcdef0123456789"
@@ -159,6 +161,7 @@ func TestUpstreamErrorTextIsScrubbedAndBoundedInTheLog(t *testing.T) {
 // outcome: 499 in the access log and metrics, not a 500 (and not the
 // gateway's failure).
 func TestClientGoneDuringAMissIs499(t *testing.T) {
+	t.Parallel()
 	var logBuf syncBuffer
 	srv, f := newFakeServerWith(t, func(o *gateway.Options) { o.AccessLog = &logBuf })
 	entered, release := make(chan struct{}), make(chan struct{})
@@ -213,6 +216,7 @@ func (b *syncBuffer) Bytes() []byte {
 // net/http's text), unclean paths (404, not gorilla/mux's empty 301), a
 // request target that is not a path (OPTIONS *).
 func TestRawAnswersAreJSON(t *testing.T) {
+	t.Parallel()
 	var logBuf syncBuffer
 	srv, _ := newFakeServerWith(t, func(o *gateway.Options) { o.AccessLog = &logBuf })
 	big := httptest.NewRequest(http.MethodGet, strikes, nil)
@@ -243,6 +247,7 @@ func TestRawAnswersAreJSON(t *testing.T) {
 // A trailing slash and a wrong method are refused with messages that say
 // what to change: the 404 names the slash, the 405's text matches Allow.
 func TestRefusalsSayWhatToChange(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFakeServer(t)
 	rec := get(t, srv, gateway.PathStrikesChain+"/?chainId=42161")
 	if e := decodeError(t, rec); rec.Code != http.StatusNotFound || !strings.Contains(e.Message, "trailing slash") {

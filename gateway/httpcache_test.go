@@ -20,6 +20,7 @@ func do(h http.Handler, method, path string, header map[string]string) *httptest
 }
 
 func TestETagAndCacheControl(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServer(t)
 	first := get(t, srv, strikes)
 	etag := first.Header().Get("ETag")
@@ -49,6 +50,7 @@ func TestETagAndCacheControl(t *testing.T) {
 }
 
 func TestCORS(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFakeServerWith(t, func(o *gateway.Options) { o.CORSOrigins = []string{"https://app.example"} })
 	rec := do(srv, http.MethodGet, strikes, map[string]string{"Origin": "https://app.example"})
 	if rec.Code != http.StatusOK || rec.Header().Get("Access-Control-Allow-Origin") != "https://app.example" ||

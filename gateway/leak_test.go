@@ -19,7 +19,7 @@ import (
 // count returns to what it was before them (idle keep-alive connections
 // closed on both sides).
 func TestNoGoroutineOutlivesItsRequest(t *testing.T) {
-	f := scenario.NewFakes(demoScenario(t))
+	f := scenario.NewFakes(t, demoScenario(t))
 	rpcSrv := httptest.NewServer(f.Node)
 	defer rpcSrv.Close()
 	done := make(chan struct{})

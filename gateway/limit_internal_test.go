@@ -10,6 +10,7 @@ import (
 // under the lock each time: at most one sweep per refill time, and the
 // table stays bounded.
 func TestRateLimiterTableFullSweepsOncePerRefill(t *testing.T) {
+	t.Parallel()
 	l := newRateLimiter(1, 10, false) // refills in 10 s
 	now := time.Unix(1_700_000_000, 0)
 	for i := range maxBuckets {

@@ -12,6 +12,7 @@ import (
 )
 
 func TestRateLimitPerClient(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFakeServerWith(t, func(o *gateway.Options) { o.RateLimit, o.RateBurst = 0.001, 2 })
 	from := func(addr string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodGet, strikes, nil)
@@ -37,6 +38,7 @@ func TestRateLimitPerClient(t *testing.T) {
 // Fills beyond MaxFills are refused at once with 503 OVERLOADED; requests
 // joining a running fill, and hits, are not fills and pass.
 func TestConcurrentFillBound(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServerWith(t, func(o *gateway.Options) { o.MaxFills = 1 })
 	entered := make(chan struct{}, 10)
 	release := make(chan struct{})
@@ -65,6 +67,7 @@ func TestConcurrentFillBound(t *testing.T) {
 // proxy added (the last one); what the client itself put before it cannot
 // buy it a fresh bucket.
 func TestRateLimitKeysOnTheProxysForwardedFor(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFakeServerWith(t, func(o *gateway.Options) {
 		o.RateLimit, o.RateBurst, o.TrustForwardedFor = 0.001, 2, true
 	})

@@ -11,6 +11,7 @@ import (
 // chainId is option-markets' only parameter: missing, repeated, malformed
 // or not configured is a 400 naming it, before any upstream is asked.
 func TestOptionMarketsParamErrors(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServer(t)
 	for _, q := range []string{"", "chainId=", "chainId=5", "chainId=42161&chainId=42161", "chainId=0x%20a4b1", "chainId=-42161", "chainId=99999999999999999999999"} {
 		rec := get(t, srv, gateway.PathOptionMarkets+"?"+q)
@@ -26,6 +27,7 @@ func TestOptionMarketsParamErrors(t *testing.T) {
 // An answer carries the subgraph's block and an ETag; the second request
 // is a hit that asks no upstream.
 func TestOptionMarketsCached(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServer(t)
 	a := get(t, srv, gateway.PathOptionMarkets+"?chainId=42161")
 	var markets []struct {

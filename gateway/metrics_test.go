@@ -14,6 +14,7 @@ import (
 // upstream calls by kind, and subgraph lag; no label carries a raw path,
 // an address or anything else the client typed.
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	m := metrics.New()
 	f := newFakesOnly(t)
 	srv := newApp(t, app.Options{Transports: onFakes(f), Metrics: m})

@@ -10,6 +10,7 @@ import (
 )
 
 func TestPanicBecomesJSON500(t *testing.T) {
+	t.Parallel()
 	s, err := New(DefaultOptions(service.New(map[uint64]*service.Upstreams{1: {}})))
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,7 @@ func query(base map[string]string, param, value string, drop bool) string {
 }
 
 func TestStrikesParamErrors(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServer(t)
 	cases := []struct {
 		param, value string
@@ -74,6 +75,7 @@ func TestStrikesParamErrors(t *testing.T) {
 }
 
 func TestStrikesRepeatedParam(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFakeServer(t)
 	rec := get(t, srv, strikes+"&callsReach=5")
 	if e := decodeError(t, rec); rec.Code != http.StatusBadRequest || e.Param != "callsReach" {
@@ -82,6 +84,7 @@ func TestStrikesRepeatedParam(t *testing.T) {
 }
 
 func TestStrikesAcceptsAnyAddressCase(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFakeServer(t)
 	want := get(t, srv, strikes)
 	for _, m := range []string{strings.ToLower(wethUSDC), "0x" + strings.ToUpper(wethUSDC[2:])} {
@@ -93,6 +96,7 @@ func TestStrikesAcceptsAnyAddressCase(t *testing.T) {
 }
 
 func TestNotFoundAndMethodNotAllowedAreJSON(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFakeServer(t)
 	rec := get(t, srv, "/clamm/nope")
 	if e := decodeError(t, rec); rec.Code != http.StatusNotFound || e.Code != "NOT_FOUND" {
@@ -107,6 +111,7 @@ func TestNotFoundAndMethodNotAllowedAreJSON(t *testing.T) {
 }
 
 func TestUnknownMarketIs404(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFakeServer(t)
 	rec := get(t, srv, gateway.PathStrikesChain+"?optionMarket=0x1111111111111111111111111111111111111111&chainId=42161&callsReach=1&putsReach=1")
 	if e := decodeError(t, rec); rec.Code != http.StatusNotFound || e.Code != "MARKET_NOT_FOUND" || e.Param != "optionMarket" {
@@ -118,6 +123,7 @@ func TestUnknownMarketIs404(t *testing.T) {
 // its arrays reads the same, repeated parameters are still refused, and
 // keys are compared after unescaping.
 func TestManyPairsAndEscapedKeys(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFakeServer(t)
 	want := get(t, srv, strikes)
 	if want.Code != http.StatusOK {

@@ -48,6 +48,7 @@ func ids(ps []positionJSON) map[string]positionJSON {
 // transferred to bob, is bob's and not alice's; bob's own 109, exercised in
 // full, is gone although the subgraph still lists it as his.
 func TestPositionsFollowOwner(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServer(t)
 	a, b := ids(positions(t, srv, alice)), ids(positions(t, srv, bob))
 	if _, ok := a["114"]; ok {
@@ -67,6 +68,7 @@ func TestPositionsFollowOwner(t *testing.T) {
 // The chain also has the last word on ownership: an option transferred
 // after the subgraph's block leaves its old owner's positions at once.
 func TestPositionsChainHasTheLastWord(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServer(t)
 	before := ids(positions(t, srv, alice))
 	for _, id := range []string{"110", "111", "112", "113"} {
@@ -115,6 +117,7 @@ func TestPositionsChainHasTheLastWord(t *testing.T) {
 // fake pools have none, so for the demo's in-the-money call (two legs) and
 // put they are equal.
 func TestPositionValueMatchesPrepare(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFakeServer(t)
 	got := ids(positions(t, srv, alice))
 	for _, id := range []string{"110", "111"} {

@@ -13,6 +13,7 @@ var prepareParams = map[string]string{
 }
 
 func TestPrepareParamErrors(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServer(t)
 	cases := []struct {
 		param, value string
@@ -46,6 +47,7 @@ func TestPrepareParamErrors(t *testing.T) {
 
 // 1inch's error shapes each become a clear gateway error, never cached.
 func TestPrepare1inchErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		status int
 		body   string
@@ -88,6 +90,7 @@ func TestPrepare1inchErrors(t *testing.T) {
 }
 
 func TestPrepareAnswers(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServer(t)
 	for _, sw := range []string{"uni-v3", "1inch"} {
 		rec := get(t, srv, gateway.PathExercisePrepare+"?"+query(prepareParams, "swapperId", sw, false))
@@ -110,6 +113,7 @@ func TestPrepareAnswers(t *testing.T) {
 // Leading zeros name the same option: "0110" is answered from the entry
 // "110" filled, and "000" is option 0, which does not exist.
 func TestPrepareOptionIDLeadingZeros(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFakeServer(t)
 	first := get(t, srv, gateway.PathExercisePrepare+"?"+query(prepareParams, "optionId", "110", false))
 	again := get(t, srv, gateway.PathExercisePrepare+"?"+query(prepareParams, "optionId", "0110", false))

@@ -32,6 +32,7 @@ func purchasedIDs(t *testing.T, srv http.Handler, user string) map[string]bool {
 // A purchase belongs to whoever paid for it: option 114, bought by alice
 // and transferred to bob, stays in alice's history and not in bob's.
 func TestPurchaseHistoryFollowsBuyerNotOwner(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFakeServer(t)
 	if a, b := purchasedIDs(t, srv, alice), purchasedIDs(t, srv, bob); !a["114"] || b["114"] || !b["109"] {
 		t.Fatalf("alice %v, bob %v", a, b)
@@ -41,6 +42,7 @@ func TestPurchaseHistoryFollowsBuyerNotOwner(t *testing.T) {
 // A second identical request is a cache hit with the same bytes; the
 // purchase and exercise histories of the same user do not share an entry.
 func TestPurchaseHistoryCached(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServer(t)
 	path := gateway.PathPurchaseHistory + "?" + query(historyParams, "", "", false)
 	a := get(t, srv, path)

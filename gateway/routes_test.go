@@ -15,6 +15,7 @@ import (
 // the same table: whatever it answers, the router would have sent to the
 // same route, and it answers every GET and HEAD on the table's paths.
 func TestDirectRoutesMatchRouter(t *testing.T) {
+	t.Parallel()
 	s, err := New(DefaultOptions(service.New(map[uint64]*service.Upstreams{42161: {}})))
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +61,7 @@ func TestDirectRoutesMatchRouter(t *testing.T) {
 }
 
 func TestHeaderValues(t *testing.T) {
+	t.Parallel()
 	v := headerValues("max-age=", 120)
 	for i, s := range v {
 		if len(s) != 1 || cap(s) != 1 || s[0] != "max-age="+strconv.Itoa(i) {

@@ -244,7 +244,7 @@ func (s *Server) serveHit(w http.ResponseWriter, r *http.Request, key string, p 
 	if !ok || age >= p.TTL {
 		return false
 	}
-	s.writeEntry(w, r, e, p, cache.Hit, age)
+	s.writeEntry(w, r, e, p, served{cache.Hit, age})
 	return true
 }
 
@@ -280,7 +280,13 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, key string,
 		s.writeError(w, err)
 		return
 	}
-	s.writeEntry(w, r, e, p, status, age)
+	s.writeEntry(w, r, e, p, served{status, age})
+}
+
+// served is how an answer came from the cache: its status and age.
+type served struct {
+	status cache.Status
+	age    time.Duration
 }
 
 // connBuffer is net/http's per-connection write buffer (4 KiB): a body this
@@ -291,7 +297,8 @@ const connBuffer = 4 << 10
 // lets a client keep it for what remains of the gateway's own TTL, so a
 // client cache never holds an answer longer than the gateway would; an
 // If-None-Match naming the current ETag gets 304 without the body.
-func (s *Server) writeEntry(w http.ResponseWriter, r *http.Request, e entry, p cache.Policy, status cache.Status, age time.Duration) {
+func (s *Server) writeEntry(w http.ResponseWriter, r *http.Request, e entry, p cache.Policy, how served) {
+	status, age := how.status, how.age
 	exchangeOf(w).cache = string(status)
 	h := w.Header()
 	h["Content-Type"] = jsonContentType

@@ -165,15 +165,15 @@ func TestFleetFillsOncePerKey(t *testing.T) {
 	// Hold the fill until the two replicas without the lease wait for it:
 	// the misses were concurrent across the fleet, not one after another.
 	<-g.arrived
-	for waiting := 0; waiting < 2; {
-		waiting = 0
+	eventually(t, "two replicas wait on the lease", func() bool {
+		waiting := 0
 		for _, r := range fleet {
 			if r.sharedMetric(t, `clamm_cache_shared_results_total{result="wait"}`) > 0 {
 				waiting++
 			}
 		}
-		time.Sleep(time.Millisecond)
-	}
+		return waiting >= 2
+	})
 	g.release()
 	wg.Wait()
 
@@ -273,9 +273,9 @@ func TestDeadLeaseHolderIsTakenOver(t *testing.T) {
 		go func() { defer wg.Done(); recs[i] = get(t, others[i%2].srv, strikes) }()
 	}
 	for _, r := range others {
-		for r.sharedMetric(t, `clamm_cache_shared_results_total{result="wait"}`) == 0 {
-			time.Sleep(time.Millisecond)
-		}
+		eventually(t, "the replica waits on the lease", func() bool {
+			return r.sharedMetric(t, `clamm_cache_shared_results_total{result="wait"}`) > 0
+		})
 	}
 	killed := time.Now()
 	holderLink.Stop()

@@ -43,7 +43,7 @@ func addToxic(t *testing.T, p *toxiproxy.Proxy, json string) {
 // erroneous is cached: once the toxic is gone the next request is a MISS
 // that succeeds.
 func TestToxiproxyFaults(t *testing.T) {
-	f := scenario.NewFakes(demoScenario(t))
+	f := scenario.NewFakes(t, demoScenario(t))
 	sgSrv, rpcSrv := httptest.NewServer(f.Subgraph), httptest.NewServer(f.Node)
 	defer sgSrv.Close()
 	defer rpcSrv.Close()
@@ -102,7 +102,7 @@ func TestToxiproxyFaults(t *testing.T) {
 // is answered 503 naming RPC_TIMEOUT, after one shared probe cut at its
 // deadline, instead of each probe holding its own upstream calls.
 func TestToxiproxyReadyzWithAHangingNode(t *testing.T) {
-	f := scenario.NewFakes(demoScenario(t))
+	f := scenario.NewFakes(t, demoScenario(t))
 	sgSrv, rpcSrv := httptest.NewServer(f.Subgraph), httptest.NewServer(f.Node)
 	defer sgSrv.Close()
 	defer rpcSrv.Close()

@@ -33,7 +33,8 @@ func closedURL(t *testing.T) string {
 // Real sockets on loopback: refused connections are 503, hangs are cut at
 // the upstream deadline and answered 504.
 func TestUnreachableAndHangingUpstreams(t *testing.T) {
-	f := scenario.NewFakes(demoScenario(t))
+	t.Parallel()
+	f := scenario.NewFakes(t, demoScenario(t))
 	rpcSrv := httptest.NewServer(f.Node)
 	defer rpcSrv.Close()
 	sgSrv := httptest.NewServer(f.Subgraph)
@@ -77,8 +78,9 @@ func TestUnreachableAndHangingUpstreams(t *testing.T) {
 // Upstream answers are read through a size limit: an answer over it is a
 // 502, never buffered whole.
 func TestOversizedUpstreamAnswers(t *testing.T) {
+	t.Parallel()
 	sc := demoScenario(t)
-	f := scenario.NewFakes(sc)
+	f := scenario.NewFakes(t, sc)
 	// Twenty more copies of the first range make the strikes page (~5 KB
 	// from the scenario) larger than the cold RPC read (~9 KB of hex).
 	first := sc.Strikes[0].ID()
@@ -115,7 +117,8 @@ func TestOversizedUpstreamAnswers(t *testing.T) {
 // of 64 concurrent misses (the fill bound) open about 64 connections, not
 // one per fill past net/http's default two idle per host.
 func TestUpstreamConnectionsAreReusedUnderMissLoad(t *testing.T) {
-	f := scenario.NewFakes(demoScenario(t))
+	t.Parallel()
+	f := scenario.NewFakes(t, demoScenario(t))
 	var opened atomic.Int64
 	sub := httptest.NewUnstartedServer(f.Subgraph)
 	sub.Config.ConnState = func(_ net.Conn, s http.ConnState) {

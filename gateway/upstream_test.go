@@ -16,6 +16,7 @@ import (
 // costs upstream: one subgraph query and one cold chain snapshot (two RPC
 // rounds: market getters, then pool, tokens and slot0 in one Multicall3).
 func TestConcurrentMissesShareOneFill(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServer(t)
 	entered := make(chan struct{}, 100)
 	release := make(chan struct{})
@@ -60,6 +61,7 @@ func TestConcurrentMissesShareOneFill(t *testing.T) {
 }
 
 func TestUpstreamFailuresMapToCodesAndAreNotCached(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name       string
 		subgraph   *graphnodetest.Failure
@@ -112,6 +114,7 @@ func TestUpstreamFailuresMapToCodesAndAreNotCached(t *testing.T) {
 // runs; when the upstream then fails they keep being served within the
 // grace. Prepared exercises are never served stale.
 func TestStaleServingThroughTheGateway(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServerWith(t, func(o *gateway.Options) {
 		o.StrikesTTL, o.PrepareTTL, o.StaleGrace = time.Nanosecond, time.Nanosecond, time.Hour
 	})
@@ -141,6 +144,7 @@ func TestStaleServingThroughTheGateway(t *testing.T) {
 // A node that refuses eth_call without `to` gets the first sight of a
 // market as two Multicall3 rounds, and the same answer.
 func TestStrikesWithoutCreateCalls(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFakeServer(t)
 	want := get(t, srv, strikes)
 	srv2, f := newFakeServer(t)
@@ -160,6 +164,7 @@ func TestStrikesWithoutCreateCalls(t *testing.T) {
 // gateway's default 5, and until the 30 s have run out nothing more is sent
 // to it: each request is answered 503 at once with what remains.
 func TestUpstreamRetryAfterIsHonoured(t *testing.T) {
+	t.Parallel()
 	srv, f := newFakeServer(t)
 	f.Subgraph.Fail = func(string) *graphnodetest.Failure {
 		return &graphnodetest.Failure{Status: http.StatusTooManyRequests, RetryAfter: "30"}

@@ -58,6 +58,7 @@ func (c *recordingConn) Write(p []byte) (int, error) {
 // one write of its own after the headers; a smaller one shares a single
 // write with them.
 func TestHitWrites(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFakeServer(t)
 	ts := httptest.NewUnstartedServer(srv)
 	ln := &recordingListener{Listener: ts.Listener}

@@ -55,7 +55,7 @@ type HistoryQuery struct {
 
 // ExerciseHistory runs one query with first and skip passed through.
 func (c *Client) ExerciseHistory(ctx context.Context, q HistoryQuery) ([]Exercise, Meta, error) {
-	return userPage(ctx, c, queries.ExerciseHistory, "exercises", q, func(e Exercise) error {
+	return userPage(ctx, c, list{queries.ExerciseHistory, "exercises"}, q, func(e Exercise) error {
 		if e.Timestamp.Int == nil || e.TotalProfit.Int == nil || e.TotalAssetRelocked.Int == nil || e.SqrtPriceX96.Int == nil ||
 			e.Option.Expiry.Int == nil || e.Option.Premium.Int == nil || e.Option.MintTimestamp.Int == nil || e.Option.TokenID.Int == nil {
 			return fmt.Errorf("exercise %s lacks fields", e.ID)
@@ -67,11 +67,15 @@ func (c *Client) ExerciseHistory(ctx context.Context, q HistoryQuery) ([]Exercis
 	})
 }
 
+// list names a query's document and the field its entities come under.
+type list struct{ doc, field string }
+
 // userPage runs one of the queries that page through a user's entities on
 // a market: Graph Node's limits checked here, first and skip passed
 // through, the list under field decoded and each entity checked by
 // complete (a failure is garbage from the subgraph).
-func userPage[T any](ctx context.Context, c *Client, doc, field string, q HistoryQuery, complete func(T) error) ([]T, Meta, error) {
+func userPage[T any](ctx context.Context, c *Client, l list, q HistoryQuery, complete func(T) error) ([]T, Meta, error) {
+	doc, field := l.doc, l.field
 	if q.First < 1 || q.First > MaxFirst || q.Skip < 0 || q.Skip > MaxSkip {
 		return nil, Meta{}, fmt.Errorf("%s: first %d / skip %d outside Graph Node's limits", doc, q.First, q.Skip)
 	}

@@ -55,7 +55,7 @@ func (s MarketSums) complete() bool {
 // OptionMarkets returns every option market the subgraph indexes, paging
 // by id until a short page.
 func (c *Client) OptionMarkets(ctx context.Context) ([]Market, Meta, error) {
-	return idPages(ctx, c, queries.OptionMarkets, "markets", nil, func(m Market) string { return LowerHex(m.ID.Addr()) }, func(m Market) error {
+	return idPages(ctx, c, idQuery[Market]{doc: queries.OptionMarkets, field: "markets", id: func(m Market) string { return LowerHex(m.ID.Addr()) }, check: func(m Market) error {
 		if m.Version != 1 && m.Version != 2 {
 			return fmt.Errorf("market %s has version %d", m.ID.Addr().Hex(), m.Version)
 		}
@@ -71,5 +71,5 @@ func (c *Client) OptionMarkets(ctx context.Context) ([]Market, Meta, error) {
 			}
 		}
 		return nil
-	})
+	}})
 }

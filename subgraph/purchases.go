@@ -31,7 +31,7 @@ type PurchasedOption struct {
 // PurchaseHistory runs one query of a user's purchases on a market with
 // first and skip passed through.
 func (c *Client) PurchaseHistory(ctx context.Context, q HistoryQuery) ([]Purchase, Meta, error) {
-	return userPage(ctx, c, queries.PurchaseHistory, "purchases", q, func(p Purchase) error {
+	return userPage(ctx, c, list{queries.PurchaseHistory, "purchases"}, q, func(p Purchase) error {
 		if p.Timestamp.Int == nil || p.Premium.Int == nil || p.ProtocolFees.Int == nil || p.TotalAssetWithdrawn.Int == nil ||
 			p.Option.TokenID.Int == nil || p.Option.Expiry.Int == nil || p.Option.MintTimestamp.Int == nil {
 			return fmt.Errorf("purchase %s lacks fields", p.ID)
@@ -58,7 +58,7 @@ type HeldOption struct {
 // PurchasePositions runs one query of the options a user owns on a market,
 // not settled, newest first, with first and skip passed through.
 func (c *Client) PurchasePositions(ctx context.Context, q HistoryQuery) ([]HeldOption, Meta, error) {
-	return userPage(ctx, c, queries.PurchasePositions, "options", q, func(o HeldOption) error {
+	return userPage(ctx, c, list{queries.PurchasePositions, "options"}, q, func(o HeldOption) error {
 		if o.TokenID.Int == nil || o.Expiry.Int == nil || o.Premium.Int == nil || o.ProtocolFees.Int == nil ||
 			o.TotalAssetWithdrawn.Int == nil || o.MintTimestamp.Int == nil {
 			return fmt.Errorf("option %s lacks fields", o.ID)

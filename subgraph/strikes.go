@@ -56,22 +56,33 @@ func (c *Client) Strikes(ctx context.Context, q StrikesQuery) ([]Strike, Meta, e
 		pools[i] = LowerHex(p)
 	}
 	vars := map[string]any{"pools": pools, "tickLowerMin": q.TickLowerMin, "tickLowerMax": q.TickLowerMax}
-	return idPages(ctx, c, queries.Strikes, "strikes", vars, func(s Strike) string { return s.ID }, func(s Strike) error {
+	return idPages(ctx, c, idQuery[Strike]{doc: queries.Strikes, field: "strikes", vars: vars, id: func(s Strike) string { return s.ID }, check: func(s Strike) error {
 		if s.TotalLiquidity.Int == nil || s.UsedLiquidity.Int == nil {
 			return garbage(fmt.Errorf("strike %s lacks liquidity fields", s.ID))
 		}
 		return s.check()
-	})
+	}})
 }
 
-// idPages runs doc (vars plus after and first) one page after another,
+// idQuery is a query paged by id: its document, the field its entities
+// come under, its variables (without after and first), each entity's id,
+// and the check each entity must pass.
+type idQuery[T any] struct {
+	doc, field string
+	vars       map[string]any
+	id         func(T) string
+	check      func(T) error
+}
+
+// idPages runs q's doc (vars plus after and first) one page after another,
 // ordered by id, until a page comes back short: the list under field,
 // each entity checked by check (a failure is garbage from the subgraph),
 // the next page after the last entity's id. It stops with garbage after
 // maxPages pages or maxBytes of answers, so a subgraph paging without end
 // cannot hold a request. Meta is that of the first page: the block the
 // answer reflects.
-func idPages[T any](ctx context.Context, c *Client, doc, field string, vars map[string]any, id func(T) string, check func(T) error) ([]T, Meta, error) {
+func idPages[T any](ctx context.Context, c *Client, q idQuery[T]) ([]T, Meta, error) {
+	doc, field, vars, id, check := q.doc, q.field, q.vars, q.id, q.check
 	var (
 		all   []T
 		meta  Meta

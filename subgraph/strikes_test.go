@@ -19,7 +19,7 @@ func TestStrikesPagesUntilShortPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := scenario.NewFakes(scs...)
+	f := scenario.NewFakes(t, scs...)
 	q := subgraph.StrikesQuery{Pools: []common.Address{scs[0].Market.PrimePool}, TickLowerMin: -300000, TickLowerMax: 0}
 	all, meta, err := subgraph.New("http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}, PageSize: 1000}).Strikes(context.Background(), q)
 	if err != nil {
@@ -56,7 +56,7 @@ func TestStrikesPagesAreBoundedInTotal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := scenario.NewFakes(scs...)
+	f := scenario.NewFakes(t, scs...)
 	q := subgraph.StrikesQuery{Pools: []common.Address{scs[0].Market.PrimePool}, TickLowerMin: -300000, TickLowerMax: 0}
 	httpc := &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}
 	one, _, err := subgraph.New("http://sg", subgraph.Options{HTTPClient: httpc, PageSize: 1000}).Strikes(context.Background(), q)

@@ -5,9 +5,12 @@
 // gateway's byte for byte but for the values of Date and Age. With -direct
 // it also writes a body of 4 KiB or more as the gateway does (headers
 // flushed first, then the body in one write): the floor for the gateway's
-// own per-request work, apart from how the bytes reach the socket.
+// own per-request work, apart from how the bytes reach the socket. With
+// -net it serves through a plain net/http handler instead of gorilla/mux
+// (matching the path itself): the floor of bare net/http writing the same
+// bytes.
 //
-//	bare -listen 127.0.0.1:18082 -path /clamm/strikes-chain -body body.json [-headers headers.txt] [-direct]
+//	bare -listen 127.0.0.1:18082 -path /clamm/strikes-chain -body body.json [-headers headers.txt] [-direct] [-net]
 package main
 
 import (
@@ -29,6 +32,7 @@ func main() {
 	headerFile := flag.String("headers", "", `file of response headers to write ("Name: value" lines); default Content-Type: application/json`)
 	direct := flag.Bool("direct", false, "flush the headers before a body of 4 KiB or more, as the gateway does")
 	pprofAddr := flag.String("pprof", "", "address for net/http/pprof (off when empty)")
+	plain := flag.Bool("net", false, "serve through a plain net/http handler, not gorilla/mux")
 	flag.Parse()
 	if *pprofAddr != "" {
 		m := http.NewServeMux()
@@ -47,8 +51,7 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	r := mux.NewRouter()
-	r.HandleFunc(*path, func(w http.ResponseWriter, _ *http.Request) {
+	answer := func(w http.ResponseWriter, _ *http.Request) {
 		h := w.Header()
 		for _, kv := range headers {
 			h[kv.name] = kv.values
@@ -57,8 +60,22 @@ func main() {
 			w.(http.Flusher).Flush()
 		}
 		_, _ = w.Write(body)
-	}).Methods(http.MethodGet)
-	srv := &http.Server{Addr: *listen, Handler: r, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 2 * time.Minute}
+	}
+	var handler http.Handler
+	if *plain {
+		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != *path || r.Method != http.MethodGet {
+				http.NotFound(w, r)
+				return
+			}
+			answer(w, r)
+		})
+	} else {
+		r := mux.NewRouter()
+		r.HandleFunc(*path, answer).Methods(http.MethodGet)
+		handler = r
+	}
+	srv := &http.Server{Addr: *listen, Handler: handler, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 2 * time.Minute}
 	if err := srv.ListenAndServe(); err != nil {
 		fmt.Fprintln(os.Stderr, "bare:", err)
 		os.Exit(1)

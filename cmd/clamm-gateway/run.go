@@ -48,45 +48,69 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *listen != "" {
 		cfg.Listen = *listen
 	}
-	level := cfg.LogLevel
 	logw := newLogWriter(stderr, 200*time.Millisecond)
 	defer logw.Close()
-	logger := slog.New(slog.NewJSONHandler(logw, &slog.HandlerOptions{Level: level}))
-	docs, err := queries.Load(cfg.QueriesDir)
-	if err != nil {
-		return err
-	}
-
-	a, err := app.New(app.Options{
-		Config: cfg, Queries: docs, Getenv: getenv, Logger: logger, AccessLog: logw, AccessLevel: level,
-		Metrics: metrics.New(), Version: version, Demo: cfg.Demo,
-	})
+	a, logger, err := build(ctx, cfg, getenv, logw)
 	if err != nil {
 		return err
 	}
 	defer a.Close() // after the server below has shut down
-	srv, modes := a.Server, a.Modes
-	// An RPC URL of another network is refused here; one that cannot be
-	// reached now is a warning (readiness keeps asking).
-	checkCtx, cancelCheck := context.WithTimeout(ctx, cfg.UpstreamTimeout.D())
-	unreachable, err := a.Service.CheckChainIDs(checkCtx)
-	cancelCheck()
-	if err != nil {
-		return err
-	}
-	for id, cerr := range unreachable {
-		logger.Warn("could not confirm the rpc node's chain id at start", "chainId", id, "error", problem.Scrub(cerr.Error()))
-	}
-
 	rawLn, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
 	}
 	// net/http's own answers (unparseable request, HTTP version, Host,
 	// oversized headers) leave in the JSON error shape too.
-	var ln net.Listener = jsonErrorListener{rawLn, srv.LogRefused}
-	hs := httpServer(srv, cfg.RequestTimeout.D())
-	printBanner(stdout, ln.Addr().String(), modes)
+	var ln net.Listener = jsonErrorListener{rawLn, a.Server.LogRefused}
+	hs := httpServer(a.Server, cfg.RequestTimeout.D())
+	printBanner(stdout, ln.Addr().String(), a.Modes)
+	logStart(logger, cfg, a.Modes, getenv)
+	if addr := cfg.PprofListen; addr != "" {
+		// Operators' profiling endpoint, off by default; bind it to
+		// loopback. Bound here, before serving: an address that cannot be
+		// bound stops the start with an error naming the variable.
+		pln, err := net.Listen("tcp", addr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("CLAMM_PPROF_LISTEN %q: %w", addr, err)
+		}
+		defer pln.Close()
+		go func() { _ = http.Serve(pln, pprofMux()) }()
+	}
+	return serveUntil(ctx, hs, ln)
+}
+
+// build assembles the gateway from cfg, logging to logw, and checks each
+// chain's RPC node: one of another network stops the start; one that
+// cannot be reached now is a warning (readiness keeps asking).
+func build(ctx context.Context, cfg *config.Config, getenv func(string) string, logw *logWriter) (*app.App, *slog.Logger, error) {
+	logger := slog.New(slog.NewJSONHandler(logw, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	docs, err := queries.Load(cfg.QueriesDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := app.New(app.Options{
+		Config: cfg, Queries: docs, Getenv: getenv, Logger: logger, AccessLog: logw, AccessLevel: cfg.LogLevel,
+		Metrics: metrics.New(), Version: version, Demo: cfg.Demo,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	checkCtx, cancelCheck := context.WithTimeout(ctx, cfg.UpstreamTimeout.D())
+	unreachable, err := a.Service.CheckChainIDs(checkCtx)
+	cancelCheck()
+	if err != nil {
+		_ = a.Close()
+		return nil, nil, err
+	}
+	for id, cerr := range unreachable {
+		logger.Warn("could not confirm the rpc node's chain id at start", "chainId", id, "error", problem.Scrub(cerr.Error()))
+	}
+	return a, logger, nil
+}
+
+// logStart tunes the garbage collector and logs how each chain is served.
+func logStart(logger *slog.Logger, cfg *config.Config, modes map[uint64]string, getenv func(string) string) {
 	if gogc, limit, ok := tuneGC(getenv, cfg.CacheMaxBytes); ok {
 		logger.Info("garbage collector tuned for the response cache (set GOGC or GOMEMLIMIT to choose)", "gogc", gogc, "memoryLimitBytes", limit)
 	}
@@ -97,20 +121,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if cfg.RedisURL != "" {
 		logger.Info("shared cache tier", "redis", config.Redact(cfg.RedisURL), "prefix", cfg.RedisPrefix)
 	}
+}
 
-	if addr := cfg.PprofListen; addr != "" {
-		// Operators' profiling endpoint, off by default; bind it to
-		// loopback. Bound here, before serving: an address that cannot be
-		// bound stops the start with an error naming the variable, where
-		// it used to fail silently in a goroutine.
-		pln, err := net.Listen("tcp", addr)
-		if err != nil {
-			ln.Close()
-			return fmt.Errorf("CLAMM_PPROF_LISTEN %q: %w", addr, err)
-		}
-		defer pln.Close()
-		go func() { _ = http.Serve(pln, pprofMux()) }()
-	}
+// serveUntil serves on ln until ctx ends, then shuts down within a bound.
+func serveUntil(ctx context.Context, hs *http.Server, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

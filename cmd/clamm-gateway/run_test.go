@@ -195,7 +195,7 @@ func TestRecordModeWritesReplayableFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := scenario.NewFakes(scs...)
+	f := scenario.NewFakes(t, scs...)
 	sg, node := httptest.NewServer(f.Subgraph), httptest.NewServer(f.Node)
 	defer sg.Close()
 	defer node.Close()
@@ -318,7 +318,7 @@ func TestSmuggledRequestIsNotAnswered(t *testing.T) {
 
 // An RPC URL of another network stops the start, naming the variable.
 func TestRPCOfAnotherChainStopsTheStart(t *testing.T) {
-	f := scenario.NewFakes()
+	f := scenario.NewFakes(t)
 	f.Node.ChainID = 1 // Ethereum mainnet behind the Arbitrum variable
 	rpcSrv := httptest.NewServer(f.Node)
 	defer rpcSrv.Close()

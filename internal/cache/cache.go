@@ -249,7 +249,7 @@ func (c *Cache[V]) filler(ctx context.Context, key string, p Policy, fill func(c
 				return r, nil
 			}
 		}
-		r, err := c.fillLocal(fctx, key, p, fill, refresh, nil)
+		r, err := c.fillLocal(fctx, fillJob[V]{key, p, fill, refresh}, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -257,9 +257,19 @@ func (c *Cache[V]) filler(ctx context.Context, key string, p Policy, fill func(c
 	}
 }
 
+// fillJob is one fill to run: the key and policy it stores under, the fill,
+// and whether it refreshes a stale entry (its failure is then reported).
+type fillJob[V any] struct {
+	key     string
+	p       Policy
+	fill    func(context.Context) (V, error)
+	refresh bool
+}
+
 // fillLocal runs fill, stores a success locally and, holding lease, in the
 // shared tier. Errors are returned, never stored anywhere.
-func (c *Cache[V]) fillLocal(ctx context.Context, key string, p Policy, fill func(context.Context) (V, error), refresh bool, lease Lease) (result[V], error) {
+func (c *Cache[V]) fillLocal(ctx context.Context, j fillJob[V], lease Lease) (result[V], error) {
+	key, p, fill, refresh := j.key, j.p, j.fill, j.refresh
 	c.fills.Add(1)
 	if lease != nil {
 		c.shared.leases.Add(1)

@@ -163,7 +163,7 @@ func (c *Cache[V]) viaShared(ctx context.Context, key string, p Policy, fill fun
 			return result[V]{}, false, nil
 		}
 		if lease != nil {
-			r, err := c.fillLocal(ctx, key, p, fill, true, lease)
+			r, err := c.fillLocal(ctx, fillJob[V]{key, p, fill, true}, lease)
 			return r, true, err
 		}
 		if e, ok := c.peekEntry(key); ok && c.opts.Now().Sub(e.stored) < p.TTL+p.Grace {
@@ -189,7 +189,7 @@ func (c *Cache[V]) viaShared(ctx context.Context, key string, p Policy, fill fun
 			}
 		}
 		if lease != nil {
-			r, err := c.fillLocal(ctx, key, p, fill, refresh, lease)
+			r, err := c.fillLocal(ctx, fillJob[V]{key, p, fill, refresh}, lease)
 			return r, true, err
 		}
 		c.shared.waits.Add(1)

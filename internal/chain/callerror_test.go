@@ -34,7 +34,7 @@ func fakeNode(t *testing.T, node *chaintest.Node) (*chain.Reader, *rpc.Client) {
 // text kept (scrubbed, bounded) for the log. go-ethereum gives every
 // JSON-RPC error an ErrorData(), so "has data" must not mean "reverted".
 func TestSimulateTellsRevertsFromNodeFailures(t *testing.T) {
-	node := chaintest.NewNode()
+	node := chaintest.NewNode(t)
 	r, _ := fakeNode(t, node)
 	revertData := "0x08c379a0" + strings.Repeat("0", 62) + "20" + strings.Repeat("0", 62) + "01" + "41" + strings.Repeat("0", 62)
 	key := "k3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3y"

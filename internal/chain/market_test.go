@@ -25,8 +25,8 @@ var (
 	tUSDC   = common.HexToAddress("0xaf88d065e77c8cC2239327C5EDb3A432268e5831")
 )
 
-func testNode() *chaintest.Node {
-	n := chaintest.NewNode()
+func testNode(t testing.TB) *chaintest.Node {
+	n := chaintest.NewNode(t)
 	n.Markets[tMarket] = &chaintest.Market{Name: "Dopex V2 Option Market V2", CallAsset: tWETH, PutAsset: tUSDC, PrimePool: tPool, Version: 2}
 	sqrt, _ := new(big.Int).SetString("4339505179874779489431521", 10)
 	n.Pools[tPool] = &chaintest.Pool{Token0: tWETH, Token1: tUSDC, Fee: 500, TickSpacing: 10, SqrtPriceX96: sqrt, Tick: -196256}
@@ -60,7 +60,7 @@ func TestColdReadChainedOrInRounds(t *testing.T) {
 	want := MarketInfo{Market: tMarket, CallAsset: Token{tWETH, 18, "WETH"}, PutAsset: Token{tUSDC, 6, "USDC"}, Pool: tPool,
 		Token0: tWETH, Token1: tUSDC, Fee: 500, TickSpacing: 10}
 	for _, refuse := range []bool{false, true} {
-		n := testNode()
+		n := testNode(t)
 		n.NoCreateCalls = refuse
 		r := testReader(t, n)
 		info, st, err := r.MarketSnapshot(context.Background(), tMarket)
@@ -84,7 +84,7 @@ func TestColdReadChainedOrInRounds(t *testing.T) {
 // TargetFrom for fixed targets), follows chains deeper than one, and skips
 // what ChainedRead skips.
 func TestInRoundsOnFreshCalls(t *testing.T) {
-	n := testNode()
+	n := testNode(t)
 	r := testReader(t, n)
 	p, m := contracts.Pool, contracts.OptionMarketV2
 	calls := []contracts.ChainedCall{
@@ -126,7 +126,7 @@ func TestColdReadFailuresByRead(t *testing.T) {
 		{"zero tick spacing", func(n *chaintest.Node) { n.Pools[tPool].TickSpacing = 0 }, problem.RPCError},
 	} {
 		for _, refuse := range []bool{false, true} {
-			n := testNode()
+			n := testNode(t)
 			c.break_(n)
 			n.NoCreateCalls = refuse
 			_, _, err := testReader(t, n).MarketSnapshot(context.Background(), tMarket)

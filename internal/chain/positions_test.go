@@ -16,7 +16,7 @@ import (
 // batch, then one batch for the longer options' other legs), and each
 // option read as Position reads it alone.
 func TestPositionsReadsAPageInOneRoundTrip(t *testing.T) {
-	n := testNode()
+	n := testNode(t)
 	m := n.Markets[tMarket]
 	m.Options = map[uint64]*chaintest.Option{}
 	owner := common.HexToAddress("0xA11CE00000000000000000000000000000000001")

@@ -18,7 +18,7 @@ func TestWarmSlot0IsValidatedLikeCold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := scenario.NewFakes(scs[0])
+	f := scenario.NewFakes(t, scs[0])
 	r, _ := fakeNode(t, f.Node)
 	market := scs[0].Market.Address
 	if _, _, err := r.MarketSnapshot(context.Background(), market); err != nil {
@@ -38,7 +38,7 @@ func TestWarmSlot0IsValidatedLikeCold(t *testing.T) {
 
 // A node of another network is refused by its chain id.
 func TestCheckChainID(t *testing.T) {
-	node := chaintest.NewNode()
+	node := chaintest.NewNode(t)
 	r, _ := fakeNode(t, node)
 	if err := r.CheckChainID(context.Background(), 42161); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 // calldata.json is encoded by ethers' ABI coder (gen.mjs).
 func TestExerciseCalldataMatchesEthers(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("../../testdata/vectors/calldata.json")
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +73,7 @@ func TestExerciseCalldataMatchesEthers(t *testing.T) {
 // The issue's case, spelled out: optionId 1, one leg, uni-v3 swapper,
 // swapData abi.encode(uint24 500, uint256 0), liquidity 1000.
 func TestExerciseCalldataIssueCase(t *testing.T) {
+	t.Parallel()
 	sd, err := UniV3SwapData(500, big.NewInt(0))
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +116,7 @@ func TestExerciseCalldataIssueCase(t *testing.T) {
 
 // domain.md's worked example: LPs need 10000, the swap gives 10500, slippage 1%.
 func TestSlippageWorkedExample(t *testing.T) {
+	t.Parallel()
 	s, err := ParseSlippage("1", 50)
 	if err != nil {
 		t.Fatal(err)
@@ -127,6 +130,7 @@ func TestSlippageWorkedExample(t *testing.T) {
 }
 
 func TestParseSlippage(t *testing.T) {
+	t.Parallel()
 	for in, minOut := range map[string]int64{"1": 990000, "0.5": 995000, "50": 500000, "0.000001": 999999, "2.25": 977500} {
 		s, err := ParseSlippage(in, 50)
 		if err != nil {
@@ -144,6 +148,7 @@ func TestParseSlippage(t *testing.T) {
 }
 
 func TestSlippageString(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"1": "1", "1.0": "1", "0.50": "0.5", "2.25": "2.25", "0.000001": "0.000001", "050": "50", "10.010": "10.01"} {
 		s, err := ParseSlippage(in, 50)
 		if err != nil || s.String() != want {
@@ -153,6 +158,7 @@ func TestSlippageString(t *testing.T) {
 }
 
 func TestExerciseLegSides(t *testing.T) {
+	t.Parallel()
 	l := big.NewInt(1_000_000_000_000_000_000)
 	a0, a1, _ := RangeAmounts(-196250, -196240, l)
 	call, _ := ExerciseLeg(-196250, -196240, l, true)

@@ -69,6 +69,7 @@ func bi(t *testing.T, s string) *big.Int {
 }
 
 func TestSqrtRatioAtTickMatchesSDK(t *testing.T) {
+	t.Parallel()
 	for _, c := range loadVectors(t).SqrtRatios {
 		got, err := SqrtRatioAtTick(c.Tick)
 		if err != nil {
@@ -81,6 +82,7 @@ func TestSqrtRatioAtTickMatchesSDK(t *testing.T) {
 }
 
 func TestSqrtRatioBounds(t *testing.T) {
+	t.Parallel()
 	// MIN_SQRT_RATIO and MAX_SQRT_RATIO as published in TickMath.sol.
 	lo, _ := SqrtRatioAtTick(MinTick)
 	hi, _ := SqrtRatioAtTick(MaxTick)
@@ -96,6 +98,7 @@ func TestSqrtRatioBounds(t *testing.T) {
 }
 
 func TestTickPriceMatchesDecimalJS(t *testing.T) {
+	t.Parallel()
 	for _, c := range loadVectors(t).Prices {
 		m := vectorMarkets[c.Market]
 		want, err := strconv.ParseFloat(c.Float, 64)
@@ -109,6 +112,7 @@ func TestTickPriceMatchesDecimalJS(t *testing.T) {
 }
 
 func TestTickPriceDomainChecks(t *testing.T) {
+	t.Parallel()
 	// domain.md section 6: WETH(18)/USDC(6), token0 = WETH; the document
 	// quotes them rounded to four places.
 	m := vectorMarkets["normal"]
@@ -120,6 +124,7 @@ func TestTickPriceDomainChecks(t *testing.T) {
 }
 
 func TestLiquidityAmountsMatchSDK(t *testing.T) {
+	t.Parallel()
 	for _, c := range loadVectors(t).Amounts {
 		a0, a1, err := RangeAmounts(c.TickLower, c.TickUpper, bi(t, c.Liquidity))
 		if err != nil {
@@ -132,6 +137,7 @@ func TestLiquidityAmountsMatchSDK(t *testing.T) {
 }
 
 func TestPercentMatchesDecimalJS(t *testing.T) {
+	t.Parallel()
 	for _, c := range loadVectors(t).Utilization {
 		if got := Percent(bi(t, c.Used), bi(t, c.Total)); got != c.Percent {
 			t.Errorf("%s/%s: got %s, want %s", c.Used, c.Total, got, c.Percent)
@@ -140,6 +146,7 @@ func TestPercentMatchesDecimalJS(t *testing.T) {
 }
 
 func TestFormatUnitsMatchesDecimalJS(t *testing.T) {
+	t.Parallel()
 	for _, c := range loadVectors(t).Units {
 		if got := FormatUnits(bi(t, c.Raw), c.Decimals); got != c.Formatted {
 			t.Errorf("%s/10^%d: got %s, want %s", c.Raw, c.Decimals, got, c.Formatted)
@@ -148,6 +155,7 @@ func TestFormatUnitsMatchesDecimalJS(t *testing.T) {
 }
 
 func TestSqrtPriceX96PriceAgreesWithTickPrice(t *testing.T) {
+	t.Parallel()
 	// At a tick's own sqrt ratio the two price paths differ only by
 	// TickMath's rounding of the square root (below 1e-12 relative).
 	for name, m := range vectorMarkets {

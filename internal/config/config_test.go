@@ -13,6 +13,7 @@ import (
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 func TestDefaults(t *testing.T) {
+	t.Parallel()
 	c, err := Load(env(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +38,7 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestFileMergesAndEnvWins(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "c.json")
 	file := `{"strikesTTL":"30s","chains":{"42161":{"subgraphUrl":"https://file.example/sg","rpcUrl":"https://file.example/rpc"},"8453":{"name":"base"}}}`
@@ -60,6 +62,7 @@ func TestFileMergesAndEnvWins(t *testing.T) {
 }
 
 func TestRejectsBadConfig(t *testing.T) {
+	t.Parallel()
 	if _, err := Load(env(map[string]string{"CLAMM_CHAIN_42161_RPC_URL": "ftp://x"})); err == nil {
 		t.Fatal("ftp URL accepted")
 	}
@@ -69,6 +72,7 @@ func TestRejectsBadConfig(t *testing.T) {
 }
 
 func TestRedactKeepsNoSecret(t *testing.T) {
+	t.Parallel()
 	for _, u := range []string{
 		"https://arb-mainnet.g.alchemy.com/v2/SECRETKEY",
 		"https://user:SECRETKEY@rpc.example.com",
@@ -84,6 +88,7 @@ func TestRedactKeepsNoSecret(t *testing.T) {
 // The Redis URL comes from the file or, winning, the environment; a URL
 // that is not redis:// or rediss:// is refused without echoing its password.
 func TestRedisURL(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "c.json")
 	if err := os.WriteFile(path, []byte(`{"redisUrl":"redis://file:6379/0","redisPrefix":"stage:"}`), 0o644); err != nil {
@@ -109,6 +114,7 @@ func TestRedisURL(t *testing.T) {
 // deploy broadcasts (stryke-xyz/clamm) state them; a label string from an
 // older configuration is refused with a message saying what is expected.
 func TestHookRulesAndMantleHandlers(t *testing.T) {
+	t.Parallel()
 	c, err := Load(env(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -134,6 +140,7 @@ func TestHookRulesAndMantleHandlers(t *testing.T) {
 // Values the types accept but that would turn a feature off or refuse
 // every request are refused at start, naming the variable.
 func TestBadValuesAreRefusedNamingTheVariable(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, value string }{
 		{"CLAMM_RATE_LIMIT", "Inf"},
 		{"CLAMM_RATE_LIMIT", "NaN"},

@@ -13,6 +13,7 @@ import (
 // codec round-trips a failed call's empty data. (The code itself runs on a
 // real EVM in internal/evmtest.)
 func TestChainedReadCodec(t *testing.T) {
+	t.Parallel()
 	if len(ChainedRead.Bytecode) == 0 || ChainedRead.ABI.Constructor.Inputs[0].Type.String() != "(uint256,address,bytes)[]" {
 		t.Fatalf("artifact: %d bytes of code, constructor %v", len(ChainedRead.Bytecode), ChainedRead.ABI.Constructor.Inputs)
 	}
@@ -49,6 +50,7 @@ func TestChainedReadCodec(t *testing.T) {
 // one from the first word of an earlier successful answer, skipped when that
 // answer failed, is shorter than a word, or is not earlier.
 func TestChainedCallTargetAt(t *testing.T) {
+	t.Parallel()
 	pool := common.HexToAddress("0xC6962004f452bE9203591991D15f6b388e09E8D0")
 	word := common.LeftPadBytes(pool[:], 32)
 	ok := []bool{true, false, true}
@@ -72,6 +74,7 @@ func TestChainedCallTargetAt(t *testing.T) {
 // into its caller's slice: the caller's calls stay as built, so code that
 // reads them afterwards (the Multicall3 fallback) sees what it built.
 func TestChainedReadCodeLeavesCallsAlone(t *testing.T) {
+	t.Parallel()
 	calls := []ChainedCall{{Target: common.Address{1}, Data: []byte{1}}, {TargetFrom: big.NewInt(1), Data: []byte{2}}}
 	if _, err := ChainedReadCode(calls); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 // Selectors from domain.md section 3 and 5 (checked there against the
 // deployed contracts); a wrong type in a fragment changes its selector.
 func TestSelectors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		abi    abi.ABI
 		method string
@@ -47,6 +48,7 @@ func TestSelectors(t *testing.T) {
 }
 
 func TestEventTopics(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]string{
 		"LogMintOption":     "733a06dcc0387bf816c34d99f254ceb937558fe9d4df66bbe70efa1b2aa1021f",
 		"LogExerciseOption": "47283bcc199cd4d1c53508922f5a4d8a832a4fdf09854c82acf3ae49da4d446f",
@@ -58,6 +60,7 @@ func TestEventTopics(t *testing.T) {
 }
 
 func TestMulticall3TimestampSelector(t *testing.T) {
+	t.Parallel()
 	if got := hex.EncodeToString(Multicall3.Methods["getCurrentBlockTimestamp"].ID); got != "0f28c97d" {
 		t.Fatalf("selector %s", got)
 	}
@@ -67,6 +70,7 @@ func TestMulticall3TimestampSelector(t *testing.T) {
 // market, computed with ethers 5 (testdata/vectors' node_modules):
 // keccak256(defaultAbiCoder.encode(['address','address'], [handler, market])).
 func TestWhitelistKey(t *testing.T) {
+	t.Parallel()
 	got := WhitelistKey(common.HexToAddress("0x29BbF7EbB9C5146c98851e76A5529985E4052116"), common.HexToAddress("0x501B03BdB431154b8Df17BF1c00756E3a8F21744"))
 	if got.Hex() != "0x916f80d0c7dbe407ca9c4a7bc0e5f7f0db61a7e8643bbae868f9509e93012706" {
 		t.Fatalf("key %s", got.Hex())

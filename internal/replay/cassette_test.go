@@ -103,6 +103,7 @@ func recordGraphQL(t *testing.T, srv *httptest.Server, path string) []byte {
 }
 
 func TestGraphQLRecordThenReplay(t *testing.T) {
+	t.Parallel()
 	srv := keyedUpstream(t)
 	dir := t.TempDir()
 	raw := recordGraphQL(t, srv, filepath.Join(dir, "subgraph.json"))
@@ -150,6 +151,7 @@ func TestGraphQLRecordThenReplay(t *testing.T) {
 // The same answers make the same file, byte for byte, however many times
 // and however concurrently each request was made.
 func TestRecordingIsDeterministic(t *testing.T) {
+	t.Parallel()
 	srv := keyedUpstream(t)
 	dir := t.TempDir()
 	a := recordGraphQL(t, srv, filepath.Join(dir, "a.json"))
@@ -187,6 +189,7 @@ func TestRecordingIsDeterministic(t *testing.T) {
 }
 
 func TestHTTPRecordThenReplay(t *testing.T) {
+	t.Parallel()
 	srv := keyedUpstream(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "quote.json")
@@ -241,6 +244,7 @@ func TestHTTPRecordThenReplay(t *testing.T) {
 }
 
 func TestLoadRejectsOtherFormats(t *testing.T) {
+	t.Parallel()
 	if _, err := LoadHTTPCassette([]byte(`{"format":"clamm-gateway/rpc-cassette/v1","interactions":[]}`)); err == nil {
 		t.Fatal("an RPC cassette loaded as an HTTP one")
 	}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestRPCRecordThenReplayEchoesIDs(t *testing.T) {
+	t.Parallel()
 	real := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		body, _ := io.ReadAll(r.Body)
 		var batch []map[string]any

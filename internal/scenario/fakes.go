@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"testing"
 
 	"github.com/ethereum/go-ethereum/rpc"
 
@@ -24,24 +25,43 @@ type Fakes struct {
 	OneInch  *swaptest.OneInch
 }
 
-// NewFakes loads the scenarios (all of one chain) into fresh fakes, with
-// the chain's default swappers and quoter (internal/config) deployed.
-func NewFakes(scenarios ...*Scenario) *Fakes {
-	var ch *config.Chain
-	if len(scenarios) > 0 {
-		ch = config.Default().Chains[scenarios[0].ChainID]
-	}
-	return NewFakesFor(ch, scenarios...)
+// NewFakes loads the scenarios (all of one chain) into fresh fakes for the
+// test t, with the chain's default swappers and quoter (internal/config)
+// deployed.
+func NewFakes(t testing.TB, scenarios ...*Scenario) *Fakes {
+	t.Helper()
+	return NewFakesFor(t, defaultChain(scenarios), scenarios...)
 }
 
 // NewFakesFor is NewFakes with the swappers and quoter of ch (may be nil).
-func NewFakesFor(ch *config.Chain, scenarios ...*Scenario) *Fakes {
-	f := &Fakes{Node: chaintest.NewNode(), Subgraph: graphnodetest.New()}
+func NewFakesFor(t testing.TB, ch *config.Chain, scenarios ...*Scenario) *Fakes {
+	t.Helper()
+	n := chaintest.NewNode(t)
+	return loaded(n, swaptest.NewOneInch(t, swaptest.NodePrice(n)), ch, scenarios)
+}
+
+// NewFakesForGenerator is NewFakes for the demo generator, which runs the
+// fakes outside any test.
+func NewFakesForGenerator(scenarios ...*Scenario) *Fakes {
+	n := chaintest.NewNodeForGenerator()
+	return loaded(n, swaptest.NewOneInchForGenerator(swaptest.NodePrice(n)), defaultChain(scenarios), scenarios)
+}
+
+func defaultChain(scenarios []*Scenario) *config.Chain {
+	if len(scenarios) == 0 {
+		return nil
+	}
+	return config.Default().Chains[scenarios[0].ChainID]
+}
+
+// loaded fills node and the subgraph with the scenarios and deploys ch's
+// swappers on the node.
+func loaded(node *chaintest.Node, oneInch *swaptest.OneInch, ch *config.Chain, scenarios []*Scenario) *Fakes {
+	f := &Fakes{Node: node, Subgraph: graphnodetest.New(), OneInch: oneInch}
 	for _, s := range scenarios {
 		s.Populate(f.Node, f.Subgraph)
 	}
-	price := swaptest.NodePrice(f.Node)
-	f.OneInch = &swaptest.OneInch{Price: price}
+	price := oneInch.Price
 	if ch != nil {
 		for _, sw := range ch.Swappers {
 			switch sw.Kind {

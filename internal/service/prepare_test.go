@@ -260,7 +260,7 @@ func TestOneInchKeyFromEnvironment(t *testing.T) {
 	}
 	cfg := config.Default()
 	ch := cfg.Chains[42161]
-	f := scenario.NewFakesFor(ch, scs[0])
+	f := scenario.NewFakesFor(t, ch, scs[0])
 	a, err := app.New(app.Options{Config: cfg, Transports: map[uint64]upstream.Transports{42161: f.Transports()},
 		Getenv: func(k string) string { return map[string]string{"CLAMM_1INCH_API_KEY": "k-123"}[k] }})
 	if err != nil {

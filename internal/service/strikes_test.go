@@ -58,7 +58,7 @@ func newService(t *testing.T, sc *scenario.Scenario) (*service.Service, *scenari
 	if uni := ch.Swappers["uni-v3"]; uni != nil && uni.Quoter == (common.Address{}) {
 		uni.Quoter = testQuoter
 	}
-	f := scenario.NewFakesFor(ch, sc)
+	f := scenario.NewFakesFor(t, ch, sc)
 	if len(sc.Market.OtherPools) > 0 {
 		ch.MarketPools = map[common.Address][]common.Address{sc.Market.Address: sc.Market.OtherPools}
 	}

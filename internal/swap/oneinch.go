@@ -135,6 +135,13 @@ func (o *OneInch) one(ctx context.Context, r Request) (Quote, error) {
 	if err := json.Unmarshal(body, &s); err != nil {
 		return Quote{}, problem.New(problem.QuoteError, "the 1inch API answer does not decode")
 	}
+	return o.checked(r, s)
+}
+
+// checked is the quote of answer s to leg r, once the calldata is shown to
+// go to the router the swapper forwards to, swap the leg's amount and pay
+// the option market: anything else would revert or pay someone else.
+func (o *OneInch) checked(r Request, s oneInchSwap) (Quote, error) {
 	amount := s.ToAmount
 	if amount == "" {
 		amount = s.DstAmount

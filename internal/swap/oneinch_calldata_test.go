@@ -18,6 +18,7 @@ import (
 // The entry points decode at AggregationRouterV5's published selectors,
 // and their minimum, amount and recipient come out of the right words.
 func TestDecodeRouterCall(t *testing.T) {
+	t.Parallel()
 	for name, sel := range map[string]string{"swap": "0x12aa3caf", "uniswapV3Swap": "0xe449022e", "unoswap": "0x0502b1c5"} {
 		if got := hexutil.Encode(aggregationRouterV5.Methods[name].ID); got != sel {
 			t.Errorf("%s selector %s, want %s", name, got, sel)
@@ -58,6 +59,7 @@ func TestDecodeRouterCall(t *testing.T) {
 // pays the market; its minReturn is then the quote's minimum, unchanged by
 // Final.
 func TestOneInchCalldataChecks(t *testing.T) {
+	t.Parallel()
 	market := common.HexToAddress("0x501B03BdB431154b8Df17BF1c00756E3a8F21744")
 	type desc struct {
 		SrcToken, DstToken, SrcReceiver, DstReceiver common.Address

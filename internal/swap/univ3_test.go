@@ -53,6 +53,7 @@ func (e nodeErr) ErrorData() interface{} { return nil }
 // One failed element in a batch fails the quote with a code for its kind,
 // never a quote built from a zero value.
 func TestBatchWithOneFailedElement(t *testing.T) {
+	t.Parallel()
 	slip, _ := clamm.ParseSlippage("1", 50)
 	reqs := []Request{{AmountIn: big.NewInt(1), Slippage: slip}, {AmountIn: big.NewInt(2), Slippage: slip}}
 	q := &UniV3{Quoter: common.HexToAddress("0x61fFE014bA17989E743c5F6cB21bF9697530B21e")}
@@ -92,7 +93,8 @@ func TestBatchWithOneFailedElement(t *testing.T) {
 // batch element carries ErrorData(), and only a revert is QUOTE_FAILED; a
 // node failure is the upstream error it is.
 func TestBatchNodeFailuresAreNotReverts(t *testing.T) {
-	node := chaintest.NewNode()
+	t.Parallel()
+	node := chaintest.NewNode(t)
 	srv := httptest.NewServer(node)
 	defer srv.Close()
 	c, err := rpc.DialHTTP(srv.URL)

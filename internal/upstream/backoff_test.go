@@ -9,6 +9,7 @@ import (
 // Retry-After in seconds or as an HTTP date, at least 1 s, at most
 // MaxBackoff; anything else is no back-off at all.
 func TestRetryAfter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
 		v    string

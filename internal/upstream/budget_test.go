@@ -11,6 +11,7 @@ import (
 // the oldest waits for what the others give back: no two holders wait on
 // each other, and one of them always completes.
 func TestBudgetOldestWaitsOthersFail(t *testing.T) {
+	t.Parallel()
 	b := NewBudget(100)
 	older, younger := NewLease(), NewLease()
 	if older.Charge(b, 60) != nil || younger.Charge(b, 30) != nil {

@@ -16,6 +16,7 @@ func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f
 // Every upstream answer is read through the body limit, whether or not it
 // announces its length.
 func TestLimitTransport(t *testing.T) {
+	t.Parallel()
 	body := strings.Repeat("x", 100)
 	for _, c := range []struct {
 		name   string

@@ -135,15 +135,15 @@ func TestConcurrentMissesAcrossReplicasFillOnce(t *testing.T) {
 	started.Wait()
 	// Let the three replicas reach Redis (one holds the lease, two wait)
 	// before the fill may finish; without the tier each would fill.
-	for waits := int64(0); waits < 2; {
-		waits = 0
+	eventually(t, "two replicas wait on the lease", func() bool {
+		waits := 0
 		for _, c := range reps {
 			if c.SharedStats().Waits > 0 {
 				waits++
 			}
 		}
-		time.Sleep(time.Millisecond)
-	}
+		return waits >= 2
+	})
 	close(release)
 	wg.Wait()
 	if fills.Load() != 1 {
@@ -209,9 +209,7 @@ func TestLiveHolderKeepsItsLease(t *testing.T) {
 		}
 	}()
 	// Several lease lifetimes pass while a fills and b waits.
-	for b.SharedStats().Waits < 5 {
-		time.Sleep(10 * time.Millisecond)
-	}
+	eventually(t, "b waits five times", func() bool { return b.SharedStats().Waits >= 5 })
 	close(release)
 	<-done
 	<-bDone
@@ -287,25 +285,16 @@ func TestStaleRefreshOncePerFleet(t *testing.T) {
 		t.Fatalf("a stale: %q %s %v", v, st, err)
 	}
 	// a's refresh runs in the background; wait for it to land in Redis.
-	for a.Fills() < 2 {
-		time.Sleep(time.Millisecond)
-	}
-	for {
-		if got, _ := srv.Do("GET", "clamm:v1:v:k"); strings.HasSuffix(got, "text:v2") {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	eventually(t, "a refreshes", func() bool { return a.Fills() >= 2 })
+	eventually(t, "v2 lands in Redis", func() bool {
+		got, _ := srv.Do("GET", "clamm:v1:v:k")
+		return strings.HasSuffix(got, "text:v2")
+	})
 	// b's local copy is stale: it serves it and its refresh adopts v2.
 	if v, st, _, _ := b.Get(ctx, "k", policy, fill); v != "v1" || st != cache.Stale {
 		t.Fatalf("b stale: %q %s", v, st)
 	}
-	for {
-		if v, _, ok := b.Peek("k"); ok && v == "v2" {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	eventually(t, "b adopts v2", func() bool { v, _, ok := b.Peek("k"); return ok && v == "v2" })
 	if fills.Load() != 2 || b.Fills() != 0 {
 		t.Fatalf("fills %d (b %d), want 2 (b 0)", fills.Load(), b.Fills())
 	}
@@ -332,12 +321,10 @@ func TestFailedRefreshKeepsStale(t *testing.T) {
 		t.Fatalf("%q %s", v, st)
 	}
 	<-failed
-	for { // the refresh gives its lease up after failing
-		if got, _ := srv.Do("EXISTS", "clamm:v1:l:k"); got == "0" {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	eventually(t, "the failed refresh gives its lease up", func() bool {
+		got, _ := srv.Do("EXISTS", "clamm:v1:l:k")
+		return got == "0"
+	})
 	b, _ := replica(t, srv.URL(), clk, redistier.Options{})
 	if v, st, _, _ := b.Get(ctx, "k", policy, func(context.Context) (string, error) { return "", errors.New("must not fill") }); v != "good" || st != cache.Stale {
 		t.Fatalf("b: %q %s", v, st)
@@ -452,17 +439,26 @@ func TestRecordFromTheFutureAges(t *testing.T) {
 	if v, st, _, err := b.Get(context.Background(), "k", policy, fill); err != nil || v != "future" || st != cache.Stale {
 		t.Fatalf("past its TTL by the reader's clock: %q %s %v", v, st, err)
 	}
-	for i := 0; fills.Load() == 0 && i < 500; i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
+	eventually(t, "the stale record's refresh", func() bool { return fills.Load() > 0 })
 	if fills.Load() != 1 {
 		t.Fatalf("%d refreshes filled: the future record was taken back as fresh", fills.Load())
 	}
-	for i := 0; i < 500; i++ {
-		if v, st, _, _ := b.Get(context.Background(), "k", policy, fill); v == "now" && st == cache.Hit {
-			return
+	eventually(t, "the refreshed answer served", func() bool {
+		v, st, _, _ := b.Get(context.Background(), "k", policy, fill)
+		return v == "now" && st == cache.Hit
+	})
+}
+
+// eventually polls cond until it holds, failing the test with what was
+// awaited if it has not after a generous deadline: a broken test fails
+// with a message instead of hanging until go test's timeout.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 30s for: %s", what)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
-	t.Fatal("the refreshed answer is not served")
 }

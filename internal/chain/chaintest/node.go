@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"testing"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -103,7 +104,19 @@ type Node struct {
 }
 
 // NewNode returns an empty node with Multicall3 at its canonical address.
-func NewNode() *Node {
+// It takes the test it serves: a fake is for tests (and, through
+// NewNodeForGenerator, the demo generator), and production code has no
+// testing.TB to pass.
+func NewNode(t testing.TB) *Node {
+	t.Helper()
+	return newNode()
+}
+
+// NewNodeForGenerator is NewNode for the demo generator, which runs the
+// fakes outside any test to record the demo from scenarios.
+func NewNodeForGenerator() *Node { return newNode() }
+
+func newNode() *Node {
 	return &Node{
 		Multicall3: common.HexToAddress("0xcA11bde05977b3631167028862bE2a173976CA11"),
 		Markets:    map[common.Address]*Market{},

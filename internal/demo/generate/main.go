@@ -50,7 +50,7 @@ func generate(scenarioDir, dir string) error {
 		if cfg.Chains[id] == nil {
 			return fmt.Errorf("scenario chain %d is not in the default config", id)
 		}
-		fakes[id] = scenario.NewFakes(scs...)
+		fakes[id] = scenario.NewFakesForGenerator(scs...)
 		chains[id] = fakes[id].Transports()
 	}
 	recorders, save, err := replay.RecordChains(dir, chains, demo.SubgraphURL)

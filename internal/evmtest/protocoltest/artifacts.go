@@ -148,3 +148,16 @@ func errorName(data []byte) string {
 	}
 	return errNames[sel]
 }
+
+// Prerequisites reports, in one line naming scripts/test-setup.sh, whether
+// the npm artifacts the EVM tests deploy are missing: a test package
+// calls it from TestMain and stops at once rather than failing test by
+// test.
+func Prerequisites() error {
+	for _, p := range uniPaths {
+		if _, err := os.Stat(filepath.Join(nodeModules(), p)); err != nil {
+			return fmt.Errorf("internal/evmtest/testdata/node_modules lacks %s: run scripts/test-setup.sh", p)
+		}
+	}
+	return nil
+}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -152,6 +153,16 @@ func (s Swapper) Swap(tokenIn, tokenOut common.Address, amountIn *big.Int, swapD
 	}
 	return out, nil
 }
+
+// NewOneInch is a fake 1inch API pricing with price, for the test t (see
+// chaintest.NewNode).
+func NewOneInch(t testing.TB, price PriceFunc) *OneInch {
+	t.Helper()
+	return &OneInch{Price: price}
+}
+
+// NewOneInchForGenerator is NewOneInch for the demo generator.
+func NewOneInchForGenerator(price PriceFunc) *OneInch { return &OneInch{Price: price} }
 
 // NodePrice prices with the fake chain's pools at the pair's fee tier.
 func NodePrice(n *chaintest.Node) PriceFunc {

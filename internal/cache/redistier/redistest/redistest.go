@@ -1,5 +1,10 @@
-// Package redistest runs a real redis-server for tests: on loopback, on a
-// port the test picks, with no persistence, stopped when the test ends.
+// Package redistest runs a real redis-server for tests, with no
+// persistence, stopped when the test ends. The server listens only on a
+// unix socket in the test's temporary directory; the test's own loopback
+// listener (bound to port 0 and held for the whole test) forwards each
+// connection to it. No port is chosen, closed and handed on, so tests in
+// parallel packages cannot race for one, and a restarted server is reached
+// at the same address.
 // Tests of the shared tier run against the real server, not a fake, so
 // the lease scripts, expiry and pub/sub are Redis's own.
 //
@@ -14,59 +19,96 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
-// Server is one redis-server process.
+// Server is one redis-server process behind the test's own listener.
 type Server struct {
-	Addr string // 127.0.0.1:port
+	Addr string // 127.0.0.1:port, the test's listener
 	t    testing.TB
-	port int
+	sock string   // the server's unix socket
 	args []string // extra redis-server arguments
 	cmd  *exec.Cmd
+	ln   net.Listener
 }
 
 // URL is the redis:// URL of the server.
 func (s *Server) URL() string { return "redis://" + s.Addr }
 
-// Start runs a redis-server on a free loopback port and waits until it
-// answers PING. Extra arguments go to redis-server ("--requirepass", "pw").
+// Start runs a redis-server reached at a loopback address of the test's
+// own and waits until it answers PING. Extra arguments go to
+// redis-server ("--requirepass", "pw").
 func Start(t testing.TB, args ...string) *Server {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Fatal("redis-server is not on PATH: these tests run a real Redis; install it with `apt-get install -y redis-server` (.ci/run does)")
+		t.Fatal("redis-server is not on PATH: these tests run a real Redis; run scripts/test-setup.sh (or apt-get install -y redis-server)")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
-	s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), t: t, port: port, args: args}
+	// A short path: a unix socket path is limited to about 100 bytes.
+	dir, err := os.MkdirTemp("", "redis")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{Addr: ln.Addr().String(), t: t, sock: filepath.Join(dir, "s"), args: args, ln: ln}
+	go s.forward()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		s.Stop()
+		_ = os.RemoveAll(dir)
+	})
 	s.start()
-	t.Cleanup(s.Stop)
 	return s
+}
+
+// forward passes each connection to the listener on to the server's socket
+// until the listener closes; while the server is down a connection is
+// closed at once, as a refused one would be.
+func (s *Server) forward() {
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer c.Close()
+			u, err := net.Dial("unix", s.sock)
+			if err != nil {
+				return
+			}
+			defer u.Close()
+			done := make(chan struct{}, 2)
+			go func() { _, _ = io.Copy(u, c); done <- struct{}{} }()
+			go func() { _, _ = io.Copy(c, u); done <- struct{}{} }()
+			<-done // either side closing ends both
+		}()
+	}
 }
 
 func (s *Server) start() {
 	s.t.Helper()
-	s.cmd = exec.Command("redis-server", append([]string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--protected-mode", "no", "--loglevel", "warning"}, s.args...)...)
+	s.cmd = exec.Command("redis-server", append([]string{"--port", "0", "--unixsocket", s.sock, "--unixsocketperm", "700",
+		"--save", "", "--appendonly", "no", "--loglevel", "warning"}, s.args...)...)
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("start redis-server: %v", err)
 	}
-	for i := 0; ; i++ {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
 		// Up when it answers, even if only to say NOAUTH.
 		if _, err := s.Do("PING"); err == nil || strings.Contains(err.Error(), "NOAUTH") {
 			return
 		}
-		if i == 500 {
+		if time.Now().After(deadline) {
 			s.Stop()
-			s.t.Fatalf("redis-server on %s did not answer PING", s.Addr)
+			s.t.Fatalf("redis-server behind %s did not answer PING within 10s", s.Addr)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -79,10 +121,11 @@ func (s *Server) Stop() {
 	}
 	_ = s.cmd.Process.Kill()
 	_ = s.cmd.Wait()
+	_ = os.Remove(s.sock)
 	s.cmd = nil
 }
 
-// Restart starts a fresh, empty server on the same port.
+// Restart starts a fresh, empty server at the same address.
 func (s *Server) Restart() {
 	s.t.Helper()
 	s.Stop()
@@ -154,4 +197,14 @@ func readReply(r *bufio.Reader) (string, error) {
 		return strings.Join(parts, "\n"), nil
 	}
 	return "", fmt.Errorf("unexpected reply %q", line)
+}
+
+// Prerequisites reports, in one line naming scripts/test-setup.sh, whether
+// redis-server is missing: a test package that runs a real Redis calls it
+// from TestMain and stops at once.
+func Prerequisites() error {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		return fmt.Errorf("redis-server is not on PATH: run scripts/test-setup.sh")
+	}
+	return nil
 }
