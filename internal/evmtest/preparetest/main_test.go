@@ -1,21 +1,12 @@
 package preparetest
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
+	"github.com/clamm-gateway/clamm-gateway/internal/prereq"
 )
 
 // TestMain stops at once, in one line, when what these tests need beyond
 // Go modules is missing, instead of failing test by test.
-func TestMain(m *testing.M) {
-	for _, check := range []func() error{protocoltest.Prerequisites} {
-		if err := check(); err != nil {
-			fmt.Fprintln(os.Stderr, "FAIL:", err)
-			os.Exit(1)
-		}
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { prereq.Main(m, protocoltest.Prerequisites) }
