@@ -199,6 +199,10 @@ func New(opts Options) (*Server, error) {
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
+// Drain waits for the response cache's fills and background refreshes
+// under way (cache.Drain); call it after the HTTP server has shut down.
+func (s *Server) Drain(ctx context.Context) error { return s.responses.Drain(ctx) }
+
 // CacheFills counts response-cache fills (for tests and metrics).
 func (s *Server) CacheFills() int64 { return s.responses.Fills() }
 

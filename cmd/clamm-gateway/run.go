@@ -126,6 +126,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	// Background refreshes outlive the requests that started them: let
+	// them finish (and give their fleet leases up) before Redis is closed.
+	if err := srv.Drain(shutdownCtx); err != nil {
+		logger.Warn("background refreshes still running at shutdown", "error", err)
+	}
 	return nil
 }
 

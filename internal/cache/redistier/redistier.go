@@ -83,6 +83,7 @@ type Tier struct {
 	mu      sync.Mutex
 	waiters map[string]map[chan struct{}]struct{}
 	done    chan struct{}
+	closed  sync.Once
 }
 
 // Stats counts the tier's failures.
@@ -137,11 +138,16 @@ func New(opts Options) (*Tier, error) {
 	return t, nil
 }
 
-// Close stops the subscription and closes the connections.
+// Close stops the subscription and closes the connections. Safe to call
+// more than once (a test's cleanup and the composition root's both may).
 func (t *Tier) Close() error {
-	close(t.done)
-	_ = t.sub.Close()
-	return t.client.Close()
+	var err error
+	t.closed.Do(func() {
+		close(t.done)
+		_ = t.sub.Close()
+		err = t.client.Close()
+	})
+	return err
 }
 
 // listen wakes the waiters of each key a holder announces. go-redis

@@ -462,3 +462,16 @@ func TestRecordFromTheFutureAges(t *testing.T) {
 	}
 	t.Fatal("the refreshed answer is not served")
 }
+
+// Close is safe twice (it panicked closing its channel again).
+func TestCloseTwice(t *testing.T) {
+	srv := redistest.Start(t)
+	tr, err := redistier.New(redistier.Options{URL: srv.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_ = tr.Close()
+}
