@@ -242,7 +242,7 @@ func TestFailedFillWritesNothing(t *testing.T) {
 func TestUndecodableRecordIsMiss(t *testing.T) {
 	srv := redistest.Start(t)
 	c, _ := replica(t, srv.URL(), nil, redistier.Options{})
-	for i, junk := range []string{"", "x", "\x01\x00\x00\x00\x00\x00\x00\x00\x00binary:not text", "\x02\x00\x00\x00\x00\x00\x00\x00\x00text:future"} {
+	for i, junk := range []string{"", "x", "\x01\x00\x00\x00\x00\x00\x00\x00\x00binary:not text", "\x03\x00\x00\x00\x00\x00\x00\x00\x00text:future"} {
 		key := fmt.Sprint("k", i)
 		if _, err := srv.Do("SET", "clamm:v1:v:"+key, junk); err != nil {
 			t.Fatal(err)
