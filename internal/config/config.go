@@ -16,6 +16,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -353,6 +354,10 @@ func envChainIDs(getenv func(string) string, c *Config) []uint64 {
 	return ids
 }
 
+// redisSchemes are CLAMM_REDIS_URL's: one primary, Sentinel, Cluster
+// (internal/cache/redistier/url.go), each with or without TLS.
+var redisSchemes = []string{"redis", "rediss", "redis+sentinel", "rediss+sentinel", "redis+cluster", "rediss+cluster"}
+
 // maxRateLimit bounds CLAMM_RATE_LIMIT: beyond a million requests a second
 // per client a limit limits nothing.
 const maxRateLimit = 1e6
@@ -398,8 +403,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("CLAMM_MAX_FILLS (maxFills): %d must be positive (0: the default)", c.MaxFills)
 	}
 	if c.RedisURL != "" {
-		if p, err := url.Parse(c.RedisURL); err != nil || (p.Scheme != "redis" && p.Scheme != "rediss") || p.Host == "" {
-			return fmt.Errorf("redis URL %s is not a redis:// or rediss:// URL", Redact(c.RedisURL))
+		if p, err := url.Parse(c.RedisURL); err != nil || !slices.Contains(redisSchemes, p.Scheme) || p.Host == "" {
+			return fmt.Errorf("redis URL %s is not a redis://, rediss://, redis+sentinel:// or redis+cluster:// URL", Redact(c.RedisURL))
 		}
 	}
 	for id, ch := range c.Chains {

@@ -475,3 +475,20 @@ func TestCloseTwice(t *testing.T) {
 	}
 	_ = tr.Close()
 }
+
+// The URL forms the tier accepts, and refusals that never quote the URL.
+func TestURLForms(t *testing.T) {
+	for _, good := range []string{"redis://h:6379/0", "rediss://u:pw@h:6380", "redis+sentinel://:pw@s1:26379/0?master_name=m&addr=s2:26379", "redis+cluster://n1:7000?addr=n2:7001"} {
+		tr, err := redistier.New(redistier.Options{URL: good})
+		if err != nil {
+			t.Errorf("%q: %v", good, err)
+			continue
+		}
+		_ = tr.Close()
+	}
+	for _, bad := range []string{"redis+sentinel://:s3cret@s1:26379", "redis+mirror://:s3cret@h:1", "s3cret", "http://:s3cret@h:1"} {
+		if _, err := redistier.New(redistier.Options{URL: bad}); err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
