@@ -88,7 +88,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// net/http's own answers (unparseable request, HTTP version, Host,
 	// oversized headers) leave in the JSON error shape too.
 	var ln net.Listener = jsonErrorListener{rawLn, srv.LogRefused}
-	hs := httpServer(srv, cfg.RequestTimeout.D())
+	var handler http.Handler = srv
+	if tracingAsked(getenv) {
+		h, shutdown, err := startTracing(ctx, srv)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("OpenTelemetry (OTEL_* variables): %w", err)
+		}
+		handler = h
+		defer func() { _ = shutdown(context.Background()) }() // flushes the last spans
+		logger.Info("tracing on: spans exported as the OTEL_* variables say")
+	}
+	hs := httpServer(handler, cfg.RequestTimeout.D())
 	printBanner(stdout, ln.Addr().String(), modes)
 	if gogc, limit, ok := tuneGC(getenv, cfg.CacheMaxBytes); ok {
 		logger.Info("garbage collector tuned for the response cache (set GOGC or GOMEMLIMIT to choose)", "gogc", gogc, "memoryLimitBytes", limit)

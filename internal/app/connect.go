@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"net/http"
 	"time"
 
@@ -73,7 +74,12 @@ func connect(ch *config.Chain, tr Transports, o connectOptions) (*service.Upstre
 			// client reads its own 429 as QUOTE_RATE_LIMITED.
 			rt = &replay.BackoffTransport{RT: rt}
 		}
-		return limitTransport{rt: rt, max: o.MaxBody, budget: o.Budget}
+		// One client span per upstream call, named by the upstream, and
+		// the request's trace context passed on. With tracing off the
+		// global provider and propagator are no-ops: nothing is recorded
+		// or sent, on misses only.
+		return otelhttp.NewTransport(limitTransport{rt: rt, max: o.MaxBody, budget: o.Budget},
+			otelhttp.WithSpanNameFormatter(func(string, *http.Request) string { return kind }))
 	}
 	sub := &http.Client{Transport: wrap("subgraph", tr.Subgraph)}
 	rpcHTTP := &http.Client{Transport: wrap("rpc", tr.RPC)}

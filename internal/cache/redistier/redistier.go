@@ -40,6 +40,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 )
@@ -65,6 +67,8 @@ type Options struct {
 	// Redis (default 1s).
 	Backoff time.Duration
 }
+
+var tracer = otel.Tracer("github.com/clamm-gateway/clamm-gateway/internal/cache/redistier")
 
 // ErrDown is returned while the tier backs off after a Redis failure.
 var ErrDown = errors.New("redis tier: down after a recent failure")
@@ -218,6 +222,10 @@ func (t *Tier) do(ctx context.Context, f func(context.Context) error) error {
 // down for Backoff; the caller's own context ending is not Redis's
 // failure.
 func (t *Tier) try(ctx context.Context, f func(context.Context) error) error {
+	// A child span per Redis round trip (a no-op with tracing off; the
+	// tier is only asked on local misses).
+	ctx, span := tracer.Start(ctx, "redis", trace.WithSpanKind(trace.SpanKindClient))
+	defer span.End()
 	octx, cancel := context.WithTimeout(ctx, t.opts.OpTimeout)
 	defer cancel()
 	err := f(octx)
