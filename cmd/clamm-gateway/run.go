@@ -90,7 +90,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	var ln net.Listener = jsonErrorListener{rawLn, srv.LogRefused}
 	var handler http.Handler = srv
 	if tracingAsked(getenv) {
-		h, shutdown, err := startTracing(ctx, srv)
+		h, shutdown, err := startTracing(ctx, getenv, srv)
 		if err != nil {
 			ln.Close()
 			return fmt.Errorf("OpenTelemetry (OTEL_* variables): %w", err)

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 
-	"go.opentelemetry.io/contrib/exporters/autoexport"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
@@ -26,14 +28,34 @@ func tracingAsked(getenv func(string) string) bool {
 	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
 }
 
-// startTracing installs the SDK's tracer provider with the exporter the
-// OTEL_* variables choose (autoexport: OTLP over HTTP or gRPC, console),
-// and W3C trace context as the propagator, so a traceparent is taken from
-// each request and passed to the upstreams. It returns the handler to
-// serve (h in one server span per request) and the provider's shutdown,
-// which flushes the spans still batched.
-func startTracing(ctx context.Context, h http.Handler) (http.Handler, func(context.Context) error, error) {
-	exp, err := autoexport.NewSpanExporter(ctx)
+// startTracing installs the SDK's tracer provider with the OTLP exporter
+// the OTEL_* variables describe (OTEL_EXPORTER_OTLP_PROTOCOL http/protobuf,
+// the default, or grpc; endpoint, headers, timeout and TLS read by the
+// exporter itself), and W3C trace context as the propagator, so a
+// traceparent is taken from each request and passed to the upstreams. It
+// returns the handler to serve (h in one server span per request) and the
+// provider's shutdown, which flushes the spans still batched.
+//
+// Not contrib's autoexport: its console exporter links the SDK's tracetest
+// package into the served binary, which links no test package.
+func startTracing(ctx context.Context, getenv func(string) string, h http.Handler) (http.Handler, func(context.Context) error, error) {
+	if e := getenv("OTEL_TRACES_EXPORTER"); e != "" && e != "otlp" {
+		return nil, nil, fmt.Errorf("OTEL_TRACES_EXPORTER=%q: the gateway exports traces over OTLP only (otlp, or none for off)", e)
+	}
+	proto := getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+	if proto == "" {
+		proto = getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
+	}
+	var exp sdktrace.SpanExporter
+	var err error
+	switch proto {
+	case "", "http/protobuf":
+		exp, err = otlptracehttp.New(ctx)
+	case "grpc":
+		exp, err = otlptracegrpc.New(ctx)
+	default:
+		return nil, nil, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL=%q: http/protobuf or grpc", proto)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -74,12 +74,7 @@ func connect(ch *config.Chain, tr Transports, o connectOptions) (*service.Upstre
 			// client reads its own 429 as QUOTE_RATE_LIMITED.
 			rt = &replay.BackoffTransport{RT: rt}
 		}
-		// One client span per upstream call, named by the upstream, and
-		// the request's trace context passed on. With tracing off the
-		// global provider and propagator are no-ops: nothing is recorded
-		// or sent, on misses only.
-		return otelhttp.NewTransport(limitTransport{rt: rt, max: o.MaxBody, budget: o.Budget},
-			otelhttp.WithSpanNameFormatter(func(string, *http.Request) string { return kind }))
+		return traced(kind, limitTransport{rt: rt, max: o.MaxBody, budget: o.Budget})
 	}
 	sub := &http.Client{Transport: wrap("subgraph", tr.Subgraph)}
 	rpcHTTP := &http.Client{Transport: wrap("rpc", tr.RPC)}
@@ -118,4 +113,12 @@ func connect(ch *config.Chain, tr Transports, o connectOptions) (*service.Upstre
 		Head:      reader,
 		Meta:      sg,
 	}, nil
+}
+
+// traced makes one client span per upstream call, named by the upstream,
+// and passes the request's trace context on. With tracing off the global
+// provider and propagator are no-ops: nothing is recorded or sent (and
+// this runs on misses only).
+func traced(kind string, rt http.RoundTripper) http.RoundTripper {
+	return otelhttp.NewTransport(rt, otelhttp.WithSpanNameFormatter(func(string, *http.Request) string { return kind }))
 }

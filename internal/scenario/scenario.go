@@ -370,13 +370,7 @@ func (s *Scenario) Populate(node *chaintest.Node, sg *subgraphtest.Server) {
 		for _, d := range st.DailyFeeCompounds {
 			e.DailyFeeCompounds = append(e.DailyFeeCompounds, subgraphtest.DailyCompound{Compound: d.Liquidity, SqrtPriceX96: sqrtAt(d.Tick), Start: d.Start})
 		}
-		// Graph Node keys entities by id: a strike two scenarios share (one
-		// pool, handler, hook and range) is one entity, the later write's.
-		if i := slices.IndexFunc(sg.Strikes, func(x subgraphtest.Strike) bool { return x.ID == e.ID }); i >= 0 {
-			sg.Strikes[i] = e
-		} else {
-			sg.Strikes = append(sg.Strikes, e)
-		}
+		sg.Strikes = upsertStrike(sg.Strikes, e)
 	}
 	marketHex := lower(s.Market.Address)
 	purchases, options := s.purchases()
@@ -433,3 +427,14 @@ func (s *Scenario) populateHandlers(node *chaintest.Node) {
 }
 
 func lower(a common.Address) string { return strings.ToLower(a.Hex()) }
+
+// upsertStrike writes e as Graph Node would: entities are keyed by id, so a
+// strike two scenarios share (one pool, handler, hook and range) is one
+// entity, the later write's.
+func upsertStrike(list []subgraphtest.Strike, e subgraphtest.Strike) []subgraphtest.Strike {
+	if i := slices.IndexFunc(list, func(x subgraphtest.Strike) bool { return x.ID == e.ID }); i >= 0 {
+		list[i] = e
+		return list
+	}
+	return append(list, e)
+}
