@@ -284,3 +284,96 @@ func BenchmarkColdPath(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHitCompressed compares a cache hit served gzipped (the bytes
+// compressed once at the fill) with the same hit served as identity bytes:
+// what Accept-Encoding costs the hit path.
+func BenchmarkHitCompressed(b *testing.B) {
+	large := wideScenario(b, 1000)
+	demo, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		sc   *scenario.Scenario
+		path string
+	}{{"strikes-1000", large, strikes}, {"strikes-demo", demo[0], strikes}} {
+		srv := benchServer(b, c.sc)
+		b.Run(c.name+"/identity", func(b *testing.B) { benchHitWith(b, srv, c.path, "") })
+		b.Run(c.name+"/gzip", func(b *testing.B) { benchHitWith(b, srv, c.path, "gzip, deflate, br") })
+	}
+}
+
+func benchHitWith(b *testing.B, h http.Handler, path, acceptEncoding string) {
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Header.Set("User-Agent", "bench")
+	req.Header.Set("Accept-Encoding", "identity")
+	if acceptEncoding != "" {
+		req.Header.Set("Accept-Encoding", acceptEncoding)
+	}
+	w := &discard{h: http.Header{}}
+	h.ServeHTTP(w, req) // fill
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		clear(w.h)
+		w.n = 0
+		h.ServeHTTP(w, req)
+	}
+	b.StopTimer()
+	if w.h.Get("X-Cache") != "HIT" || (acceptEncoding != "") != (w.h.Get("Content-Encoding") == "gzip") {
+		b.Fatalf("not the hit asked for: %v", w.h)
+	}
+	b.SetBytes(int64(w.n))
+}
+
+// BenchmarkHitCompressedRatio interleaves blocks of identity and gzip hits
+// of one answer in one loop, so the drift of a shared, noisy machine hits
+// both alike, and reports the ratio of their time per hit (gzip/identity;
+// the target is at most 1.10) with each one's ns per hit.
+func BenchmarkHitCompressedRatio(b *testing.B) {
+	large := wideScenario(b, 1000)
+	srv := benchServer(b, large)
+	// Both carry the headers a client sends (an empty header map would
+	// make every lookup of the hit path free for one side only).
+	plain := httptest.NewRequest(http.MethodGet, strikes, nil)
+	plain.Header.Set("User-Agent", "bench")
+	plain.Header.Set("Accept-Encoding", "identity")
+	gz := httptest.NewRequest(http.MethodGet, strikes, nil)
+	gz.Header.Set("User-Agent", "bench")
+	gz.Header.Set("Accept-Encoding", "gzip, deflate, br")
+	w := &discard{h: http.Header{}}
+	srv.ServeHTTP(w, plain) // fill
+	const block = 1000
+	var tPlain, tGzip time.Duration
+	b.ResetTimer()
+	type side struct {
+		req *http.Request
+		t   *time.Duration
+	}
+	for i := 0; i < b.N; i++ {
+		order := []side{{plain, &tPlain}, {gz, &tGzip}}
+		if i%2 == 1 {
+			order[0], order[1] = order[1], order[0] // neither always runs second
+		}
+		for _, c := range order {
+			start := time.Now()
+			for range block {
+				clear(w.h)
+				srv.ServeHTTP(w, c.req)
+			}
+			*c.t += time.Since(start)
+		}
+	}
+	b.StopTimer()
+	clear(w.h)
+	srv.ServeHTTP(w, gz)
+	if w.h.Get("Content-Encoding") != "gzip" || w.h.Get("X-Cache") != "HIT" {
+		b.Fatalf("not a gzip hit: %v", w.h)
+	}
+	n := float64(b.N * block)
+	b.ReportMetric(float64(tPlain.Nanoseconds())/n, "ns-identity")
+	b.ReportMetric(float64(tGzip.Nanoseconds())/n, "ns-gzip")
+	b.ReportMetric(float64(tGzip)/float64(tPlain), "gzip/identity")
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
 type readiness struct {
@@ -50,7 +51,7 @@ func TestHealthzAndReadyz(t *testing.T) {
 		t.Fatalf("lagging subgraph: %d %+v", code, r)
 	}
 	for _, c := range r.Chains {
-		if c.ChainID == 42161 && (c.LagBlocks != 101 || len(c.Problems) != 1 || c.Problems[0] != "SUBGRAPH_LAGGING") {
+		if c.ChainID == 42161 && (c.LagBlocks != 101 || len(c.Problems) != 1 || c.Problems[0] != problem.SubgraphLagging.Name()) {
 			t.Fatalf("chain 42161: %+v", c)
 		}
 	}

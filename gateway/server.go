@@ -119,6 +119,11 @@ type entry struct {
 	blockHeader   []string // X-Subgraph-Block, built once at fill time
 	contentLength []string // so net/http writes the body as is, not chunked
 	etag          []string // strong validator: hash of the body
+	// gz is the body gzipped once at fill time (nil: under compressMin),
+	// with its own length and validator, for clients that accept gzip.
+	gz       []byte
+	gzLength []string
+	gzEtag   []string
 }
 
 // entryOverhead approximates an entry's bookkeeping beyond its body (key,
@@ -162,7 +167,7 @@ func New(opts Options) (*Server, error) {
 	}
 	copts := cache.Options{
 		MaxEntries: opts.CacheMaxEntries, MaxBytes: opts.CacheMaxBytes, FillTimeout: opts.RequestTimeout,
-		Size: func(v any) int64 { return int64(len(v.(entry).body)) + entryOverhead },
+		Size: func(v any) int64 { e := v.(entry); return int64(len(e.body)+len(e.gz)) + entryOverhead },
 		OnRefreshError: func(key string, err error) {
 			opts.Logger.Warn("background refresh failed; serving stale", "key", key, "error", problem.Scrub(opts.Redact(err.Error())))
 		},
@@ -192,6 +197,10 @@ func New(opts Options) (*Server, error) {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Drain waits for the response cache's fills and background refreshes
+// under way (cache.Drain); call it after the HTTP server has shut down.
+func (s *Server) Drain(ctx context.Context) error { return s.responses.Drain(ctx) }
 
 // CacheFills counts response-cache fills (for tests and metrics).
 func (s *Server) CacheFills() int64 { return s.responses.Fills() }
@@ -317,20 +326,30 @@ func (s *Server) writeEntry(w http.ResponseWriter, r *http.Request, e entry, p c
 	}
 	left := int((p.TTL - age) / time.Second)
 	h["Cache-Control"] = cacheControl[max(0, min(left, len(cacheControl)-1))]
-	h["Etag"] = e.etag // the canonical form of ETag
+	body, etag, length := e.body, e.etag, e.contentLength
+	if e.gz != nil {
+		// The representation depends on Accept-Encoding: each has its
+		// own bytes, length and ETag, all built at fill time.
+		h["Vary"] = varyAcceptEncoding
+		if acceptsGzip(r.Header["Accept-Encoding"]) {
+			body, etag, length = e.gz, e.gzEtag, e.gzLength
+			h["Content-Encoding"] = gzipEncoding
+		}
+	}
+	h["Etag"] = etag // the canonical form of ETag
 	if e.blockHeader != nil {
 		h["X-Subgraph-Block"] = e.blockHeader
 	}
-	if inm := r.Header["If-None-Match"]; len(inm) > 0 && etagMatches(inm, e.etag[0]) {
+	if inm := r.Header["If-None-Match"]; len(inm) > 0 && etagMatches(inm, etag[0]) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	h["Content-Length"] = e.contentLength
+	h["Content-Length"] = length
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		return
 	}
-	if len(e.body) >= connBuffer {
+	if len(body) >= connBuffer {
 		// The headers go out on their own and the body in one write from
 		// the stored bytes. Left to itself net/http copies the body into
 		// its 4 KiB connection buffer behind the headers and writes it in
@@ -342,7 +361,7 @@ func (s *Server) writeEntry(w http.ResponseWriter, r *http.Request, e entry, p c
 			f.Flush()
 		}
 	}
-	_, _ = w.Write(e.body)
+	_, _ = w.Write(body)
 }
 
 // etagMatches implements If-None-Match's comparison (weak, RFC 9110
@@ -365,7 +384,7 @@ func encode(v any, block uint64) (entry, error) {
 	if err != nil {
 		return entry{}, fmt.Errorf("encode response: %w", err)
 	}
-	return newEntry(body, block, etagOf(body)), nil
+	return newEntry(body, block, etagOf(body), gzipBody(body)), nil
 }
 
 // marshal is json.Marshal without HTML escaping: responses are JSON for

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 	"time"
 
@@ -55,12 +56,14 @@ func (s *Server) sharedReadiness(ctx context.Context) map[string]string {
 }
 
 // entryCodec writes a cached answer for the shared tier: the subgraph
-// block, the ETag and the body, each as the fill built them, so every
-// replica serves the same bytes and validators. Decode checks the ETag
-// against the body: a record that does not match, or does not parse, is
-// a miss rather than a wrong answer.
+// block, the ETag, the body and its gzip bytes, each as the fill built
+// them, so every replica serves the same bytes and validators and none
+// compresses again. Decode checks the ETag against the body, the body is
+// JSON and the gzip bytes decode to it: a record that does not match, or
+// does not parse, is a miss rather than a wrong answer.
 //
-// Layout: block (8 bytes, 0 = none), ETag length (1 byte), ETag, body.
+// Layout: block (8 bytes, 0 = none), ETag length (1 byte), ETag, body
+// length (4 bytes), body, gzip bytes (the rest; none under compressMin).
 type entryCodec struct{}
 
 func (entryCodec) Encode(v any) ([]byte, error) {
@@ -73,31 +76,41 @@ func (entryCodec) Encode(v any) ([]byte, error) {
 		}
 	}
 	tag := e.etag[0]
-	if len(tag) > 255 {
-		return nil, errors.New("etag too long")
+	if len(tag) > 255 || int64(len(e.body)) > math.MaxUint32 {
+		return nil, errors.New("etag or body too long")
 	}
-	b := make([]byte, 9, 9+len(tag)+len(e.body))
+	b := make([]byte, 9, 13+len(tag)+len(e.body)+len(e.gz))
 	binary.BigEndian.PutUint64(b, block)
 	b[8] = byte(len(tag))
-	b = append(append(b, tag...), e.body...)
-	return b, nil
+	b = binary.BigEndian.AppendUint32(append(b, tag...), uint32(len(e.body)))
+	return append(append(b, e.body...), e.gz...), nil
 }
 
 var errSharedEntry = errors.New("shared cache record does not decode")
 
 func (entryCodec) Decode(b []byte) (any, error) {
-	if len(b) < 9 || len(b) < 9+int(b[8]) {
+	if len(b) < 13 || len(b) < 13+int(b[8]) {
 		return nil, errSharedEntry
 	}
 	block := binary.BigEndian.Uint64(b)
 	tag := string(b[9 : 9+int(b[8])])
-	body := b[9+int(b[8]):]
+	rest := b[9+int(b[8]):]
+	n := binary.BigEndian.Uint32(rest)
+	if uint64(n) > uint64(len(rest)-4) {
+		return nil, errSharedEntry
+	}
+	body, gz := rest[4:4+n], rest[4+n:]
 	if tag != etagOf(body) || !json.Valid(body) {
 		// Anyone who can write to the Redis can compute a matching ETag:
 		// a body that is not JSON is not one of ours either.
 		return nil, errSharedEntry
 	}
-	return newEntry(body, block, tag), nil
+	if len(gz) == 0 {
+		gz = nil
+	} else if checkGzip(gz, body) != nil {
+		return nil, errSharedEntry
+	}
+	return newEntry(body, block, tag, gz), nil
 }
 
 // etagOf is the strong validator of a body: a hash of its bytes.
@@ -107,10 +120,13 @@ func etagOf(body []byte) string {
 }
 
 // newEntry lays out an answer's header values once.
-func newEntry(body []byte, block uint64, etag string) entry {
+func newEntry(body []byte, block uint64, etag string, gz []byte) entry {
 	e := entry{body: body, contentLength: []string{strconv.Itoa(len(body))}, etag: []string{etag}}
 	if block > 0 {
 		e.blockHeader = []string{strconv.FormatUint(block, 10)}
+	}
+	if gz != nil {
+		e.gz, e.gzLength, e.gzEtag = gz, []string{strconv.Itoa(len(gz))}, []string{gzipETag(etag)}
 	}
 	return e
 }

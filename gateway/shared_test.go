@@ -508,15 +508,16 @@ func TestWaitOnAnotherReplicasLeaseEndsIn504(t *testing.T) {
 }
 
 // forgedRecord is a shared-tier record as the gateway lays it out (record
-// version, build time now; block, ETag, body), whose ETag matches its
+// version, build time now; block, ETag, body length, body, no gzip), whose ETag matches its
 // body: what anyone able to write to the Redis can make.
 func forgedRecord(body string) string {
 	sum := sha256.Sum256([]byte(body))
 	tag := `"` + hex.EncodeToString(sum[:16]) + `"`
 	b := make([]byte, 9, 64)
-	b[0] = 1
+	b[0] = 2
 	binary.BigEndian.PutUint64(b[1:], uint64(time.Now().UnixNano()))
 	b = binary.BigEndian.AppendUint64(b, 1)
 	b = append(b, byte(len(tag)))
-	return string(append(append(b, tag...), body...))
+	b = binary.BigEndian.AppendUint32(append(b, tag...), uint32(len(body)))
+	return string(append(b, body...))
 }

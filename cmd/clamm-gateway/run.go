@@ -62,7 +62,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// net/http's own answers (unparseable request, HTTP version, Host,
 	// oversized headers) leave in the JSON error shape too.
 	var ln net.Listener = jsonErrorListener{rawLn, a.Server.LogRefused}
-	hs := httpServer(a.Server, cfg.RequestTimeout.D())
+	handler, stopTracing, err := withTracing(ctx, getenv, a.Server, logger)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopTracing() // flushes the last spans, after the server has shut down
+	hs := httpServer(handler, cfg.RequestTimeout.D())
 	printBanner(stdout, ln.Addr().String(), a.Modes)
 	logStart(logger, cfg, a.Modes, getenv)
 	if addr := cfg.PprofListen; addr != "" {
@@ -77,7 +83,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		defer pln.Close()
 		go func() { _ = http.Serve(pln, pprofMux()) }()
 	}
-	return serveUntil(ctx, hs, ln)
+	return serveUntil(ctx, hs, ln, a.Server.Drain, logger)
 }
 
 // build assembles the gateway from cfg, logging to logw, and checks each
@@ -123,8 +129,9 @@ func logStart(logger *slog.Logger, cfg *config.Config, modes map[uint64]string, 
 	}
 }
 
-// serveUntil serves on ln until ctx ends, then shuts down within a bound.
-func serveUntil(ctx context.Context, hs *http.Server, ln net.Listener) error {
+// serveUntil serves on ln until ctx ends, then shuts down within a bound,
+// draining the background refreshes (drain) after the requests.
+func serveUntil(ctx context.Context, hs *http.Server, ln net.Listener, drain func(context.Context) error, logger *slog.Logger) error {
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -136,6 +143,11 @@ func serveUntil(ctx context.Context, hs *http.Server, ln net.Listener) error {
 	defer cancel()
 	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	// Background refreshes outlive the requests that started them: let
+	// them finish (and give their fleet leases up) before Redis is closed.
+	if err := drain(shutdownCtx); err != nil {
+		logger.Warn("background refreshes still running at shutdown", "error", err)
 	}
 	return nil
 }

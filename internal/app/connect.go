@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"net/http"
 	"time"
 
@@ -34,9 +35,11 @@ type connectOptions struct {
 // first use.
 func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*service.Upstreams, error) {
 	tr = upstream.For(tr, o.Upstream)
-	sub := &http.Client{Transport: tr.Subgraph}
-	rpcHTTP := &http.Client{Transport: tr.RPC}
-	quoteHTTP := &http.Client{Transport: tr.Quote}
+	// traced: a span per upstream call when tracing is on (otelhttp's
+	// client side, which also sends the request's traceparent on).
+	sub := &http.Client{Transport: traced("subgraph", tr.Subgraph)}
+	rpcHTTP := &http.Client{Transport: traced("rpc", tr.RPC)}
+	quoteHTTP := &http.Client{Transport: traced("quote", tr.Quote)}
 	rc, err := rpc.DialOptions(context.Background(), ch.RPCURL, rpc.WithHTTPClient(rpcHTTP))
 	if err != nil {
 		return nil, fmt.Errorf("chain %d rpc %s: %w", ch.ID, config.Redact(ch.RPCURL), err)
@@ -73,4 +76,12 @@ func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*servi
 		Head:      reader,
 		Meta:      sg,
 	}, nil
+}
+
+// traced makes one client span per upstream call, named by the upstream,
+// and passes the request's trace context on. With tracing off the global
+// provider and propagator are no-ops: nothing is recorded or sent (and
+// this runs on misses only).
+func traced(kind string, rt http.RoundTripper) http.RoundTripper {
+	return otelhttp.NewTransport(rt, otelhttp.WithSpanNameFormatter(func(string, *http.Request) string { return kind }))
 }

@@ -98,6 +98,9 @@ type Cache[V any] struct {
 	group singleflight.Group
 	opts  Options
 	fills atomic.Int64
+	// running counts fills and background refreshes under way, so Drain
+	// can wait for them at shutdown.
+	running sync.WaitGroup
 	// shared counts what the Shared tier did.
 	shared sharedCounters
 
@@ -138,6 +141,22 @@ func (c *Cache[V]) forget(key string, e *entry[V]) {
 	delete(c.cur, key)
 	c.order.Remove(e.elem)
 	c.bytes -= e.size
+}
+
+// Drain waits until the fills and background refreshes under way have
+// ended (their answers stored, their shared-tier leases given up), or ctx
+// ends. Call it at shutdown once no request can start another, before
+// closing the shared tier: a refresh cut off holds its fleet lease until
+// it expires.
+func (c *Cache[V]) Drain(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { c.running.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Fills counts fills started since creation (background refreshes included).
@@ -235,6 +254,8 @@ func (c *Cache[V]) Get(ctx context.Context, key string, p Policy, fill func(cont
 
 func (c *Cache[V]) filler(ctx context.Context, key string, p Policy, fill func(context.Context) (V, error), refresh bool) func() (any, error) {
 	return func() (any, error) {
+		c.running.Add(1)
+		defer c.running.Done()
 		// A miss that queued behind a fill that just stored the key finds it here.
 		if e, ok := c.peekEntry(key); ok && c.opts.Now().Sub(e.stored) < p.TTL {
 			return result[V]{v: e.v, stored: e.stored, status: Miss}, nil

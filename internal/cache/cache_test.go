@@ -235,3 +235,41 @@ func TestMillionKeysStayWithinBound(t *testing.T) {
 		t.Fatalf("accounted %d, heap grew %d; bound %d", c.Bytes(), grown, bound)
 	}
 }
+
+// Drain waits for a background refresh under way: at shutdown it finishes
+// (its answer stored) before the process goes on to close the shared tier.
+func TestDrainWaitsForBackgroundRefresh(t *testing.T) {
+	now := time.Unix(1000, 0)
+	c := New[string](Options{Now: func() time.Time { return now }})
+	p := Policy{TTL: time.Second, Grace: time.Minute}
+	if _, _, _, err := c.Get(context.Background(), "k", p, func(context.Context) (string, error) { return "v1", nil }); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(2 * time.Second)
+	release, started := make(chan struct{}), make(chan struct{})
+	if _, st, _, _ := c.Get(context.Background(), "k", p, func(context.Context) (string, error) {
+		close(started)
+		<-release
+		return "v2", nil
+	}); st != Stale {
+		t.Fatalf("%s", st)
+	}
+	<-started
+	drained := make(chan error, 1)
+	go func() { drained <- c.Drain(context.Background()) }()
+	select {
+	case <-drained:
+		t.Fatal("Drain returned while the refresh ran")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if err := <-drained; err != nil {
+		t.Fatal(err)
+	}
+	if v, _, ok := c.Peek("k"); !ok || v != "v2" {
+		t.Fatalf("after Drain: %q %v", v, ok)
+	}
+	if err := c.Drain(context.Background()); err != nil {
+		t.Fatalf("nothing running: %v", err)
+	}
+}

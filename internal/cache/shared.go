@@ -78,7 +78,7 @@ func (c *Cache[V]) SharedStats() SharedStats {
 
 // recordVersion leads every record; a record of another version (another
 // release of the gateway sharing the Redis) is a miss, not a misreading.
-const recordVersion = 1
+const recordVersion = 2 // 2: answers carry their gzip bytes
 
 // encodeRecord frames a value's bytes with the time it was built (Unix
 // nanoseconds), from which every replica computes the same Age.

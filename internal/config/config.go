@@ -265,6 +265,10 @@ func envChainIDs(getenv func(string) string, c *Config) []uint64 {
 	return ids
 }
 
+// redisSchemes are CLAMM_REDIS_URL's: one primary, Sentinel, Cluster
+// (internal/cache/redistier/url.go), each with or without TLS.
+var redisSchemes = []string{"redis", "rediss", "redis+sentinel", "rediss+sentinel", "redis+cluster", "rediss+cluster"}
+
 // Validate checks what would otherwise fail at request time: a value the
 // types accept can still turn a feature off or refuse every request
 // (CLAMM_RATE_LIMIT=Inf refused all, NaN disabled the limiter, a negative

@@ -102,7 +102,12 @@ func TestRedisURL(t *testing.T) {
 	if err != nil || c.RedisURL != "rediss://:pw@env:6380" || c.RedisTimeout.D() != 40*time.Millisecond {
 		t.Fatalf("%q %s %v", c.RedisURL, c.RedisTimeout.D(), err)
 	}
-	for _, bad := range []string{"http://:s3cret@host:6379", "redis://", "s3cret"} {
+	for _, good := range []string{"redis+sentinel://:pw@s1:26379/0?master_name=m&addr=s2:26379", "rediss+cluster://n1:6379?addr=n2:6379"} {
+		if _, err := Load(env(map[string]string{"CLAMM_REDIS_URL": good})); err != nil {
+			t.Errorf("%q: %v", good, err)
+		}
+	}
+	for _, bad := range []string{"http://:s3cret@host:6379", "redis://", "s3cret", "redis+mirror://:s3cret@h:1"} {
 		_, err := Load(env(map[string]string{"CLAMM_REDIS_URL": bad}))
 		if err == nil || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("%q: %v", bad, err)

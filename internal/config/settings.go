@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -103,12 +104,12 @@ var settings = []setting{
 			if c.RedisURL == "" {
 				return nil
 			}
-			if p, err := url.Parse(c.RedisURL); err != nil || (p.Scheme != "redis" && p.Scheme != "rediss") || p.Host == "" {
-				return fmt.Errorf("%s is not a redis:// or rediss:// URL", Redact(c.RedisURL))
+			if p, err := url.Parse(c.RedisURL); err != nil || !slices.Contains(redisSchemes, p.Scheme) || p.Host == "" {
+				return fmt.Errorf("%s is not a redis://, rediss://, redis+sentinel:// or redis+cluster:// URL", Redact(c.RedisURL))
 			}
 			return nil
 		},
-		doc: "Redis (or Valkey) shared by replicas as a second cache tier ([operations.md](operations.md#several-replicas-on-one-redis))"},
+		doc: "Redis (or Valkey) shared by replicas as a second cache tier ([operations.md](operations.md#several-replicas-on-one-redis)): one primary, a primary behind Sentinel, or a Redis Cluster, by the URL's form (below)"},
 	{env: "CLAMM_REDIS_PREFIX", json: "redisPrefix", def: "clamm:v1:", field: func(c *Config) any { return &c.RedisPrefix },
 		check: func(c *Config) error { return nonEmpty(c.RedisPrefix) },
 		doc:   "namespace of the gateway's Redis keys; replicas that share answers share it"},

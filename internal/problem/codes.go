@@ -97,6 +97,7 @@ var (
 	RPCUnavailable        = declare("RPC_UNAVAILABLE", KindUpstreamUnavailable, "the RPC node is unreachable or refuses (429/503)")
 	RPCTimeout            = declare("RPC_TIMEOUT", KindUpstreamTimeout, "the RPC node did not answer in time")
 	RPCWrongChain         = declare("RPC_WRONG_CHAIN", KindUpstreamUnavailable, "the RPC node serves another chain than the one it is configured for (readiness; at start the gateway refuses to run)")
+	SubgraphLagging       = declare("SUBGRAPH_LAGGING", KindUpstreamUnavailable, "the subgraph's block trails the chain head by more than CLAMM_MAX_LAG_BLOCKS (readiness only: answers are still served, with X-Subgraph-Block)")
 )
 
 // The gateway's own limits and configuration.

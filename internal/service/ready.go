@@ -120,7 +120,7 @@ func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) ChainRe
 	if headErr == nil && metaErr == nil && head > meta.Block {
 		r.LagBlocks = head - meta.Block
 		if r.LagBlocks > maxLag {
-			r.Problems = append(r.Problems, "SUBGRAPH_LAGGING")
+			r.Problems = append(r.Problems, problem.SubgraphLagging.Name())
 		}
 	}
 	r.Ready = len(r.Problems) == 0

@@ -21,9 +21,10 @@
 // carries on alone from its upstreams. Degraded reports that state for
 // /readyz and Stats counts it for /metrics.
 //
-// One Redis primary (a redis:// or rediss:// URL); Cluster and Sentinel are
-// not supported: the lease and the record it guards are written by one
-// script, which Cluster would need in one hash slot.
+// One Redis primary, a primary behind Sentinel, or a Redis Cluster, by the
+// URL's scheme (url.go), through go-redis's universal client. On a Cluster
+// a key's record and lease carry the key as a hash tag, so the scripts that
+// touch both run in one slot; the notices' PUBLISH reaches every node.
 package redistier
 
 import (
@@ -39,6 +40,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 )
@@ -65,13 +68,16 @@ type Options struct {
 	Backoff time.Duration
 }
 
+var tracer = otel.Tracer("github.com/clamm-gateway/clamm-gateway/internal/cache/redistier")
+
 // ErrDown is returned while the tier backs off after a Redis failure.
 var ErrDown = errors.New("redis tier: down after a recent failure")
 
 // Tier is a cache.Shared on one Redis.
 type Tier struct {
 	opts    Options
-	client  *redis.Client
+	client  redis.UniversalClient
+	cluster bool // keys carry a hash tag: a record and its lease in one slot
 	sub     *redis.PubSub
 	channel string
 
@@ -83,6 +89,7 @@ type Tier struct {
 	mu      sync.Mutex
 	waiters map[string]map[chan struct{}]struct{}
 	done    chan struct{}
+	closed  sync.Once
 }
 
 // Stats counts the tier's failures.
@@ -105,9 +112,9 @@ func (quiet) Printf(context.Context, string, ...any) {}
 // New connects lazily: a Redis that is down at start makes a degraded
 // tier, not an error. Only a malformed URL is one.
 func New(opts Options) (*Tier, error) {
-	ro, err := redis.ParseURL(opts.URL)
+	uo, err := parseURL(opts.URL)
 	if err != nil {
-		return nil, errors.New("redis tier: CLAMM_REDIS_URL is not a redis:// or rediss:// URL") // the URL may hold a password
+		return nil, err
 	}
 	if opts.Prefix == "" || opts.OpTimeout <= 0 {
 		// Validated configuration supplies both (internal/config).
@@ -122,24 +129,29 @@ func New(opts Options) (*Tier, error) {
 	if opts.Backoff <= 0 {
 		opts.Backoff = time.Second
 	}
-	ro.DialTimeout, ro.ReadTimeout, ro.WriteTimeout, ro.PoolTimeout = opts.OpTimeout, opts.OpTimeout, opts.OpTimeout, opts.OpTimeout
-	ro.ContextTimeoutEnabled = true
-	ro.MaxRetries = -1 // a retry would spend a second OpTimeout; the cache falls back instead
-	ro.DialerRetries = 1
-	ro.DisableIdentity = true
-	ro.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
-	t := &Tier{opts: opts, client: redis.NewClient(ro), channel: opts.Prefix + "filled",
+	uo.DialTimeout, uo.ReadTimeout, uo.WriteTimeout, uo.PoolTimeout = opts.OpTimeout, opts.OpTimeout, opts.OpTimeout, opts.OpTimeout
+	uo.ContextTimeoutEnabled = true
+	uo.MaxRetries = -1 // a retry would spend a second OpTimeout; the cache falls back instead
+	uo.DialerRetries = 1
+	uo.DisableIdentity = true
+	uo.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	t := &Tier{opts: opts, client: redis.NewUniversalClient(uo), cluster: uo.IsClusterMode, channel: opts.Prefix + "filled",
 		waiters: map[string]map[chan struct{}]struct{}{}, done: make(chan struct{})}
 	t.sub = t.client.Subscribe(context.Background(), t.channel)
 	go t.listen()
 	return t, nil
 }
 
-// Close stops the subscription and closes the connections.
+// Close stops the subscription and closes the connections. Safe to call
+// more than once (a test's cleanup and the composition root's both may).
 func (t *Tier) Close() error {
-	close(t.done)
-	_ = t.sub.Close()
-	return t.client.Close()
+	var err error
+	t.closed.Do(func() {
+		close(t.done)
+		_ = t.sub.Close()
+		err = t.client.Close()
+	})
+	return err
 }
 
 // listen wakes the waiters of each key a holder announces. go-redis
@@ -208,6 +220,10 @@ func (t *Tier) do(ctx context.Context, f func(context.Context) error) error {
 // down for Backoff; the caller's own context ending is not Redis's
 // failure.
 func (t *Tier) try(ctx context.Context, f func(context.Context) error) error {
+	// A child span per Redis round trip (a no-op with tracing off; the
+	// tier is only asked on local misses).
+	ctx, span := tracer.Start(ctx, "redis", trace.WithSpanKind(trace.SpanKindClient))
+	defer span.End()
 	octx, cancel := context.WithTimeout(ctx, t.opts.OpTimeout)
 	defer cancel()
 	err := f(octx)
@@ -250,8 +266,18 @@ func isTimeout(err error) bool {
 	return errors.As(err, &te) && te.Timeout()
 }
 
-func (t *Tier) valueKey(key string) string { return t.opts.Prefix + "v:" + key }
-func (t *Tier) leaseKey(key string) string { return t.opts.Prefix + "l:" + key }
+// valueKey and leaseKey name a key's record and lease. On a Cluster both
+// carry the key as a hash tag ({key}): the scripts that read or write them
+// together must find them in one slot.
+func (t *Tier) valueKey(key string) string { return t.opts.Prefix + "v:" + t.tagged(key) }
+func (t *Tier) leaseKey(key string) string { return t.opts.Prefix + "l:" + t.tagged(key) }
+
+func (t *Tier) tagged(key string) string {
+	if t.cluster {
+		return "{" + key + "}"
+	}
+	return key
+}
 
 // Load implements cache.Shared.
 func (t *Tier) Load(ctx context.Context, key string) ([]byte, error) {

@@ -244,7 +244,7 @@ func TestFailedFillWritesNothing(t *testing.T) {
 func TestUndecodableRecordIsMiss(t *testing.T) {
 	srv := redistest.Start(t)
 	c, _ := replica(t, srv.URL(), nil, redistier.Options{})
-	for i, junk := range []string{"", "x", "\x01\x00\x00\x00\x00\x00\x00\x00\x00binary:not text", "\x02\x00\x00\x00\x00\x00\x00\x00\x00text:future"} {
+	for i, junk := range []string{"", "x", "\x01\x00\x00\x00\x00\x00\x00\x00\x00binary:not text", "\x03\x00\x00\x00\x00\x00\x00\x00\x00text:future"} {
 		key := fmt.Sprint("k", i)
 		if _, err := srv.Do("SET", "clamm:v1:v:"+key, junk); err != nil {
 			t.Fatal(err)
@@ -460,5 +460,35 @@ func eventually(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("waited 30s for: %s", what)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// Close is safe twice (it panicked closing its channel again).
+func TestCloseTwice(t *testing.T) {
+	srv := redistest.Start(t)
+	tr, err := redistier.New(redistier.Options{URL: srv.URL(), Prefix: config.Default().RedisPrefix, OpTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_ = tr.Close()
+}
+
+// The URL forms the tier accepts, and refusals that never quote the URL.
+func TestURLForms(t *testing.T) {
+	for _, good := range []string{"redis://h:6379/0", "rediss://u:pw@h:6380", "redis+sentinel://:pw@s1:26379/0?master_name=m&addr=s2:26379", "redis+cluster://n1:7000?addr=n2:7001"} {
+		tr, err := redistier.New(redistier.Options{URL: good, Prefix: config.Default().RedisPrefix, OpTimeout: time.Second})
+		if err != nil {
+			t.Errorf("%q: %v", good, err)
+			continue
+		}
+		_ = tr.Close()
+	}
+	for _, bad := range []string{"redis+sentinel://:s3cret@s1:26379", "redis+mirror://:s3cret@h:1", "s3cret", "http://:s3cret@h:1"} {
+		if _, err := redistier.New(redistier.Options{URL: bad, Prefix: config.Default().RedisPrefix, OpTimeout: time.Second}); err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%q: %v", bad, err)
+		}
 	}
 }
