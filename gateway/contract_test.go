@@ -175,6 +175,10 @@ func (panicking) StrikesView(context.Context, common.Address, []common.Address, 
 	panic("a bug")
 }
 
+func (panicking) StrikesViews(context.Context, []common.Address, []common.Address) ([]*chain.StrikesView, []error, error) {
+	panic("a bug")
+}
+
 func (panicking) HandlerViews(context.Context, *chain.StrikesView, []common.Address) error {
 	panic("a bug")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -104,6 +105,60 @@ type handlerAt struct {
 // the strikes chain's own cache TTL (CLAMM_STRIKES_TTL), no separate TTL.
 // Everything else read here is immutable and cached for the immutables TTL.
 func (r *Reader) StrikesView(ctx context.Context, market common.Address, pools, handlers []common.Address) (*StrikesView, error) {
+	rd := r.newStrikesRead(market, pools, handlers)
+	res, err := r.runStrikesRead(ctx, rd)
+	if err != nil {
+		return nil, notAMarket(market, err)
+	}
+	return r.decodeStrikesView(market, rd, res)
+}
+
+// StrikesViews is StrikesView for several markets (no pools beyond their
+// own) in one round trip: each market whose immutables are cached is one
+// Multicall3 aggregate3, all of them in one JSON-RPC batch. A market seen
+// for the first time needs a ChainedRead of its own and is read alone
+// (once per immutables TTL). errs[i] is market i's own failure (not a
+// market, another contract kind, a state that cannot be); err is the
+// round trip's.
+func (r *Reader) StrikesViews(ctx context.Context, markets, handlers []common.Address) (views []*StrikesView, errs []error, err error) {
+	views, errs = make([]*StrikesView, len(markets)), make([]error, len(markets))
+	reads := make([]*strikesRead, len(markets))
+	var warm []int
+	var batches [][]Call
+	var cold sync.WaitGroup
+	limit := make(chan struct{}, coldMarketReads)
+	for i, m := range markets {
+		reads[i] = r.newStrikesRead(m, nil, handlers)
+		if !reads[i].chained() {
+			warm = append(warm, i)
+			batches = append(batches, reads[i].plain())
+			continue
+		}
+		cold.Add(1)
+		go func() {
+			defer cold.Done()
+			limit <- struct{}{}
+			defer func() { <-limit }()
+			views[i], errs[i] = r.StrikesView(ctx, m, nil, handlers)
+		}()
+	}
+	res, err := r.aggregateBatch(ctx, batches)
+	cold.Wait()
+	if err != nil {
+		return nil, nil, err
+	}
+	for k, i := range warm {
+		views[i], errs[i] = r.decodeStrikesView(markets[i], reads[i], res[k])
+	}
+	return views, errs, nil
+}
+
+// coldMarketReads bounds the markets seen for the first time that
+// StrikesViews reads at once, each in its own ChainedRead.
+const coldMarketReads = 4
+
+// newStrikesRead lays out StrikesView's one round of reads.
+func (r *Reader) newStrikesRead(market common.Address, pools, handlers []common.Address) *strikesRead {
 	rd := &strikesRead{pmAt: -1, view: &StrikesView{Pools: map[common.Address]PoolView{}, Handlers: map[common.Address]HandlerView{}}}
 	info, age, cached := r.immutables.Peek(market.Hex())
 	if cached && age < r.ttl {
@@ -126,10 +181,11 @@ func (r *Reader) StrikesView(ctx context.Context, market common.Address, pools, 
 		rd.addPool(r, p)
 	}
 	rd.addHandlers(r, market, r.handlersFor(market, handlers))
-	res, err := r.runStrikesRead(ctx, rd)
-	if err != nil {
-		return nil, notAMarket(market, err)
-	}
+	return rd
+}
+
+// decodeStrikesView reads the answers to rd's round into its view.
+func (r *Reader) decodeStrikesView(market common.Address, rd *strikesRead, res []Result) (*StrikesView, error) {
 	v := rd.view
 	if rd.marketN > 0 {
 		info, st, err := r.decodeMarket(market, rd.calls[:rd.marketN], res[:rd.marketN])
@@ -227,15 +283,24 @@ func (rd *strikesRead) addHandlers(r *Reader, market common.Address, handlers []
 // from an earlier answer (a market seen for the first time), else as one
 // Multicall3 aggregate3.
 func (r *Reader) runStrikesRead(ctx context.Context, rd *strikesRead) ([]Result, error) {
-	chained := slices.ContainsFunc(rd.calls, func(c contracts.ChainedCall) bool { return c.TargetFrom != nil && c.TargetFrom.Sign() != 0 })
-	if chained {
+	if rd.chained() {
 		return r.chainedReadOrRounds(ctx, rd.calls)
 	}
+	return r.AggregateResults(ctx, rd.plain())
+}
+
+// chained says whether a target of the round comes from an earlier answer.
+func (rd *strikesRead) chained() bool {
+	return slices.ContainsFunc(rd.calls, func(c contracts.ChainedCall) bool { return c.TargetFrom != nil && c.TargetFrom.Sign() != 0 })
+}
+
+// plain is the round as Multicall3 calls (when it is not chained).
+func (rd *strikesRead) plain() []Call {
 	calls := make([]Call, len(rd.calls))
 	for i, c := range rd.calls {
 		calls[i] = Call{Target: c.Target, Data: c.Data}
 	}
-	return r.AggregateResults(ctx, calls)
+	return calls
 }
 
 func (r *Reader) decodeMarketFacts(market common.Address, pm, name Result, v *StrikesView) error {

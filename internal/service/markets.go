@@ -6,15 +6,11 @@ import (
 	"strconv"
 
 	"github.com/ethereum/go-ethereum/common"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
-
-// marketReads bounds the markets whose chain facts one answer reads at once.
-const marketReads = 4
 
 // OptionMarkets is a chain's option markets and the subgraph block behind them.
 type OptionMarkets struct {
@@ -143,27 +139,30 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 	return OptionMarkets{Markets: out, Block: meta.Block}, nil
 }
 
-// marketViews reads each market's chain facts at the head, a few markets
-// at a time, in one round trip per market.
+// marketViews reads every market's chain facts at the head in one round
+// trip (chain.Reader.StrikesViews: one aggregate3 per market, one JSON-RPC
+// batch; a market seen for the first time is read once on its own).
 func marketViews(ctx context.Context, up *Upstreams, markets []subgraph.Market, handlers []common.Address) ([]*chain.StrikesView, error) {
-	views := make([]*chain.StrikesView, len(markets))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(marketReads)
+	addrs := make([]common.Address, len(markets))
 	for i, m := range markets {
-		g.Go(func() (err error) {
-			views[i], err = up.Strikes.StrikesView(gctx, m.ID.Addr(), nil, handlers)
-			if err == nil {
-				return nil
-			}
-			if c := problem.As(err).Code; c == problem.MarketNotFound || c == problem.MarketUnsupported {
-				// The subgraph names a market the chain does not have;
-				// the client named none (no optionMarket to blame).
-				return problem.Wrap(problem.SubgraphError, err, "the subgraph lists market %s, which the chain does not show as an option market", m.ID.Addr().Hex())
-			}
-			return err
-		})
+		addrs[i] = m.ID.Addr()
 	}
-	return views, g.Wait()
+	views, errs, err := up.Strikes.StrikesViews(ctx, addrs, handlers)
+	if err != nil {
+		return nil, err
+	}
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		if c := problem.As(err).Code; c == problem.MarketNotFound || c == problem.MarketUnsupported {
+			// The subgraph names a market the chain does not have; the
+			// client named none (no optionMarket to blame).
+			return nil, problem.Wrap(problem.SubgraphError, err, "the subgraph lists market %s, which the chain does not show as an option market", addrs[i].Hex())
+		}
+		return nil, err
+	}
+	return views, nil
 }
 
 // marketFacts are what every market's answer is built from beside its own

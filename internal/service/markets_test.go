@@ -245,3 +245,24 @@ func TestOptionMarketsRefuseWhatTheChainContradicts(t *testing.T) {
 		})
 	}
 }
+
+// The chain facts of every market of a chain are one RPC round trip once
+// the markets' immutables are known (one aggregate3 per market in one
+// JSON-RPC batch), not one request per market; the hooks' admissions are
+// the answer's one other round trip.
+func TestOptionMarketsReadTheMarketsInOneRoundTrip(t *testing.T) {
+	a, b := loadScenario(t, "testdata/scenarios/arbitrum-weth-usdc.json"), loadScenario(t, "testdata/scenarios/arbitrum-buyable.json")
+	svc, f := newService(t, a, b)
+	ctx := context.Background()
+	if _, err := svc.OptionMarkets(ctx, a.ChainID); err != nil { // first sight: immutables read
+		t.Fatal(err)
+	}
+	before := f.Node.Requests()
+	got, err := svc.OptionMarkets(ctx, a.ChainID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := f.Node.Requests() - before; len(got.Markets) != 2 || n > 2 {
+		t.Fatalf("%d markets in %d RPC requests; want the markets' batch and the hooks' probe", len(got.Markets), n)
+	}
+}

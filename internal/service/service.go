@@ -30,6 +30,7 @@ type MarketReader interface {
 // chain): pool prices and which handlers the market can use now.
 type StrikesReader interface {
 	StrikesView(ctx context.Context, market common.Address, pools, handlers []common.Address) (*chain.StrikesView, error)
+	StrikesViews(ctx context.Context, markets, handlers []common.Address) ([]*chain.StrikesView, []error, error)
 	HandlerViews(ctx context.Context, v *chain.StrikesView, handlers []common.Address) error
 }
 

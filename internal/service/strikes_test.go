@@ -51,14 +51,15 @@ var testQuoter = common.HexToAddress("0x000000000000000000000000000000000000b001
 
 // newService wires the real chain reader, subgraph client and quoters to
 // fakes loaded with the scenario.
-func newService(t *testing.T, sc *scenario.Scenario) (*service.Service, *scenario.Fakes) {
+// newService serves sc (and more scenarios of the same chain) from fakes.
+func newService(t *testing.T, sc *scenario.Scenario, more ...*scenario.Scenario) (*service.Service, *scenario.Fakes) {
 	t.Helper()
 	cfg := config.Default()
 	ch := cfg.Chains[sc.ChainID]
 	if uni := ch.Swappers["uni-v3"]; uni != nil && uni.Quoter == (common.Address{}) {
 		uni.Quoter = testQuoter
 	}
-	f := scenario.NewFakesFor(t, ch, sc)
+	f := scenario.NewFakesFor(t, ch, append([]*scenario.Scenario{sc}, more...)...)
 	if len(sc.Market.OtherPools) > 0 {
 		ch.MarketPools = map[common.Address][]common.Address{sc.Market.Address: sc.Market.OtherPools}
 	}
