@@ -88,9 +88,23 @@ func (c *Chain) RPC() *rpc.Client {
 func (c *Chain) Commit() { c.Backend.Commit() }
 
 // AdjustTime moves the clock of the next block forward and mines it.
+//
+// The simulated node refuses while its transaction pool still lists a
+// transaction as pending, and the pool forgets a mined transaction only
+// when its own loop has seen the new head, after Commit has returned: on a
+// loaded machine that takes a while, so the refusal is retried (for at
+// most ten seconds; every transaction sent here was mined first).
 func (c *Chain) AdjustTime(d time.Duration) {
-	if err := c.Backend.AdjustTime(d); err != nil {
-		c.T.Fatal(err)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := c.Backend.AdjustTime(d)
+		if err == nil {
+			break
+		}
+		if !strings.Contains(err.Error(), "non-empty block") || time.Now().After(deadline) {
+			c.T.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	c.Backend.Commit()
 }
