@@ -105,7 +105,11 @@ type handlerAt struct {
 // the strikes chain's own cache TTL (CLAMM_STRIKES_TTL), no separate TTL.
 // Everything else read here is immutable and cached for the immutables TTL.
 func (r *Reader) StrikesView(ctx context.Context, market common.Address, pools, handlers []common.Address) (*StrikesView, error) {
-	rd := r.newStrikesRead(market, pools, handlers)
+	return r.readStrikesView(ctx, market, r.newStrikesRead(market, pools, handlers))
+}
+
+// readStrikesView runs rd's round on its own and decodes it.
+func (r *Reader) readStrikesView(ctx context.Context, market common.Address, rd *strikesRead) (*StrikesView, error) {
 	res, err := r.runStrikesRead(ctx, rd)
 	if err != nil {
 		return nil, notAMarket(market, err)
@@ -139,7 +143,7 @@ func (r *Reader) StrikesViews(ctx context.Context, markets, handlers []common.Ad
 			defer cold.Done()
 			limit <- struct{}{}
 			defer func() { <-limit }()
-			views[i], errs[i] = r.StrikesView(ctx, m, nil, handlers)
+			views[i], errs[i] = r.readStrikesView(ctx, m, reads[i])
 		}()
 	}
 	res, err := r.aggregateBatch(ctx, batches)
