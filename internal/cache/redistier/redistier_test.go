@@ -16,19 +16,6 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 )
 
-// text is the values these tests cache; its codec refuses anything not
-// written by it, as the gateway's does.
-type textCodec struct{}
-
-func (textCodec) Encode(v any) ([]byte, error) { return []byte("text:" + v.(string)), nil }
-func (textCodec) Decode(b []byte) (any, error) {
-	s, ok := strings.CutPrefix(string(b), "text:")
-	if !ok {
-		return nil, errors.New("not text")
-	}
-	return s, nil
-}
-
 // clock is a settable time shared by a test's replicas.
 type clock struct{ ns atomic.Int64 }
 
@@ -62,7 +49,7 @@ func tier(t *testing.T, url string, o redistier.Options) *redistier.Tier {
 // replica is one gateway's cache on the shared Redis.
 func replica(t *testing.T, url string, clk *clock, o redistier.Options) (*cache.Cache[string], *redistier.Tier) {
 	tr := tier(t, url, o)
-	opts := cache.Options{MaxEntries: 100, FillTimeout: time.Minute, Shared: tr, Codec: textCodec{}}
+	opts := cache.Options{MaxEntries: 100, FillTimeout: time.Minute, Shared: tr, Codec: redistest.TextCodec{}}
 	if clk != nil {
 		opts.Now = clk.opt()
 	}

@@ -16,6 +16,7 @@ package redistest
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -207,4 +208,21 @@ func Prerequisites() error {
 		return fmt.Errorf("redis-server is not on PATH: run scripts/test-setup.sh")
 	}
 	return nil
+}
+
+// TextCodec is the codec of the tiers' tests, which cache strings: it
+// refuses anything it did not write, as the gateway's codec does, so a
+// foreign or corrupt record reads as undecodable.
+type TextCodec struct{}
+
+// Encode writes a string value.
+func (TextCodec) Encode(v any) ([]byte, error) { return []byte("text:" + v.(string)), nil }
+
+// Decode reads what Encode wrote.
+func (TextCodec) Decode(b []byte) (any, error) {
+	s, ok := strings.CutPrefix(string(b), "text:")
+	if !ok {
+		return nil, errors.New("not text")
+	}
+	return s, nil
 }

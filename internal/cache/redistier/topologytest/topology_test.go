@@ -2,7 +2,6 @@ package topologytest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -17,19 +16,9 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier"
+	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier/redistest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 )
-
-type textCodec struct{}
-
-func (textCodec) Encode(v any) ([]byte, error) { return []byte("text:" + v.(string)), nil }
-func (textCodec) Decode(b []byte) (any, error) {
-	s, ok := strings.CutPrefix(string(b), "text:")
-	if !ok {
-		return nil, errors.New("not text")
-	}
-	return s, nil
-}
 
 // freePort finds a loopback port free now, below 55000 so that a cluster
 // node's bus port (port+10000) exists too. Redis cannot be told to bind
@@ -132,7 +121,7 @@ func replicas(t *testing.T, url string, n int) []*cache.Cache[string] {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = tr.Close() })
-		out = append(out, cache.New[string](cache.Options{MaxEntries: 1000, FillTimeout: 20 * time.Second, Shared: tr, Codec: textCodec{}}))
+		out = append(out, cache.New[string](cache.Options{MaxEntries: 1000, FillTimeout: 20 * time.Second, Shared: tr, Codec: redistest.TextCodec{}}))
 	}
 	return out
 }
