@@ -196,23 +196,56 @@ func (r *Reader) EthCall(ctx context.Context, to common.Address, data []byte) ([
 // EthCallFrom is EthCall with a sender (zero: none), for simulating a
 // transaction as its signer would send it.
 func (r *Reader) EthCallFrom(ctx context.Context, from, to common.Address, data []byte) ([]byte, error) {
-	arg := map[string]any{"to": to, "data": hexutil.Bytes(data)}
+	return r.ethCall(ctx, callArg(from, &to, data))
+}
+
+// callArg is eth_call's transaction object: from (zero: none), to (nil:
+// none, the node runs data as creation code), data.
+func callArg(from common.Address, to *common.Address, data []byte) map[string]any {
+	arg := map[string]any{"data": hexutil.Bytes(data)}
+	if to != nil {
+		arg["to"] = *to
+	}
 	if from != (common.Address{}) {
 		arg["from"] = from
 	}
-	return r.ethCall(ctx, arg)
+	return arg
 }
 
 // ethCall is one eth_call of arg at the latest block within the call
 // deadline, classified into the problem vocabulary.
 func (r *Reader) ethCall(ctx context.Context, arg map[string]any) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	var out hexutil.Bytes
-	if err := r.rpc.CallContext(ctx, &out, "eth_call", arg, "latest"); err != nil {
+	out, err := r.rawEthCall(ctx, arg)
+	if err != nil {
 		return nil, classify(err)
 	}
 	return out, nil
+}
+
+// rawEthCall is one eth_call of arg at the latest block within the call
+// deadline, its error as the node gave it.
+func (r *Reader) rawEthCall(ctx context.Context, arg map[string]any) (hexutil.Bytes, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	var out hexutil.Bytes
+	err := r.rpc.CallContext(ctx, &out, "eth_call", arg, "latest")
+	return out, err
+}
+
+// sendBatch sends batch as one JSON-RPC batch, or one call after another
+// on a Caller that cannot batch; each element's own error is left in it.
+// The error returned is the round trip's, classified.
+func (r *Reader) sendBatch(ctx context.Context, batch []rpc.BatchElem) error {
+	if bc, ok := r.rpc.(batchCaller); ok {
+		if err := bc.BatchCallContext(ctx, batch); err != nil {
+			return classify(err)
+		}
+		return nil
+	}
+	for i := range batch {
+		batch[i].Error = r.rpc.CallContext(ctx, batch[i].Result, batch[i].Method, batch[i].Args...)
+	}
+	return nil
 }
 
 // ChainedRead runs calls in one eth_call through ChainedRead's creation

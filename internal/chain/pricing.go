@@ -81,11 +81,7 @@ func (r *Reader) pricingBatch(ctx context.Context, user common.Address, chunks [
 // cannot batch). The first revert is a *RevertError.
 func (r *Reader) callsAt(ctx context.Context, from common.Address, calls [][]byte, block string) ([]hexutil.Bytes, error) {
 	if len(calls) == 1 && block == "latest" {
-		arg := map[string]any{"data": hexutil.Bytes(calls[0])} // no "to": the node runs the code
-		if from != (common.Address{}) {
-			arg["from"] = from
-		}
-		out, err := r.ethCallRaw(ctx, arg)
+		out, err := r.ethCallRaw(ctx, callArg(from, nil, calls[0])) // no "to": the node runs the code
 		return []hexutil.Bytes{out}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
@@ -93,20 +89,10 @@ func (r *Reader) callsAt(ctx context.Context, from common.Address, calls [][]byt
 	outs := make([]hexutil.Bytes, len(calls))
 	batch := make([]rpc.BatchElem, len(calls))
 	for i, data := range calls {
-		arg := map[string]any{"data": hexutil.Bytes(data)}
-		if from != (common.Address{}) {
-			arg["from"] = from
-		}
-		batch[i] = rpc.BatchElem{Method: "eth_call", Result: &outs[i], Args: []any{arg, block}}
+		batch[i] = rpc.BatchElem{Method: "eth_call", Result: &outs[i], Args: []any{callArg(from, nil, data), block}}
 	}
-	if bc, ok := r.rpc.(batchCaller); ok {
-		if err := bc.BatchCallContext(ctx, batch); err != nil {
-			return nil, classify(err)
-		}
-	} else {
-		for i := range batch {
-			batch[i].Error = r.rpc.CallContext(ctx, batch[i].Result, batch[i].Method, batch[i].Args...)
-		}
+	if err := r.sendBatch(ctx, batch); err != nil {
+		return nil, err
 	}
 	for _, el := range batch {
 		if el.Error != nil {
@@ -123,21 +109,15 @@ func (r *Reader) callsAt(ctx context.Context, from common.Address, calls [][]byt
 // is a *RevertError with its reason decoded; a node failure is an upstream
 // problem.
 func (r *Reader) SimulateCall(ctx context.Context, from, to common.Address, data []byte) ([]byte, error) {
-	arg := map[string]any{"to": to, "data": hexutil.Bytes(data)}
-	if from != (common.Address{}) {
-		arg["from"] = from
-	}
-	return r.ethCallRaw(ctx, arg)
+	return r.ethCallRaw(ctx, callArg(from, &to, data))
 }
 
 // ethCallRaw is one eth_call within the call deadline: a revert comes back
 // as a *RevertError, any other failure classified into the problem
 // vocabulary.
 func (r *Reader) ethCallRaw(ctx context.Context, arg map[string]any) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	var out hexutil.Bytes
-	if err := r.rpc.CallContext(ctx, &out, "eth_call", arg, "latest"); err != nil {
+	out, err := r.rawEthCall(ctx, arg)
+	if err != nil {
 		if rev, ok := asRevert(err); ok {
 			return nil, rev
 		}

@@ -158,14 +158,8 @@ func (r *Reader) callBatch(ctx context.Context, from, market common.Address, cal
 		batch[i] = rpc.BatchElem{Method: "eth_call", Result: &outs[i],
 			Args: []any{map[string]any{"from": from, "to": market, "data": hexutil.Bytes(data)}, "latest"}}
 	}
-	if bc, ok := r.rpc.(batchCaller); ok {
-		if err := bc.BatchCallContext(ctx, batch); err != nil {
-			return nil, classify(err)
-		}
-	} else {
-		for i := range batch {
-			batch[i].Error = r.rpc.CallContext(ctx, batch[i].Result, batch[i].Method, batch[i].Args...)
-		}
+	if err := r.sendBatch(ctx, batch); err != nil {
+		return nil, err
 	}
 	res := make([]exerciseResult, len(calls))
 	for i, el := range batch {
