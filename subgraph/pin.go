@@ -33,7 +33,7 @@ func pinVar(ctx context.Context, doc queries.Document, vars map[string]any) (*bl
 		vars["block"] = nil
 		return p, true, nil
 	default:
-		ref, err := p.Wait(ctx)
+		ref, err := p.Wait()
 		if err != nil {
 			return p, false, err
 		}

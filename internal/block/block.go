@@ -138,17 +138,16 @@ func (p *Pin) Resolved() (Ref, bool) {
 	}
 }
 
-// Wait returns the block once it is resolved, or the claimant's error, or
-// ctx's.
-func (p *Pin) Wait(ctx context.Context) (Ref, error) {
-	select {
-	case <-p.done:
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		return p.ref, p.err
-	case <-ctx.Done():
-		return Ref{}, ctx.Err()
-	}
+// Wait returns the block once it is resolved, or the claimant's error.
+// It does not watch a context: every claimant ends (each read has its own
+// deadline) and resolves or fails the pin, and a waiter that gave up at
+// its deadline would report the deadline where the claimant's own error
+// (a subgraph timeout, say) is the one to name.
+func (p *Pin) Wait() (Ref, error) {
+	<-p.done
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ref, p.err
 }
 
 // Tag is a JSON-RPC block parameter for n: hex quantity.

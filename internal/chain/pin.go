@@ -39,7 +39,7 @@ func (r *Reader) blockParam(ctx context.Context) (string, error) {
 		p.Resolve(ref)
 		return block.Tag(ref.Number), nil
 	}
-	ref, err := p.Wait(ctx)
+	ref, err := p.Wait()
 	if err != nil {
 		return "", err
 	}

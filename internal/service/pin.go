@@ -107,7 +107,7 @@ func (s *Service) pinIndexed(ctx context.Context, chainID uint64, up *Upstreams)
 		return nil
 	}
 	if _, ok := p.Resolved(); ok || !p.Claim(block.Anyone) {
-		_, err := p.Wait(ctx)
+		_, err := p.Wait()
 		return err
 	}
 	now := time.Now()
