@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
@@ -63,20 +62,23 @@ func resolvePin(p *block.Pin, out any, err error) {
 	p.Resolve(block.Ref{Number: meta.Block, Hash: meta.Hash, Timestamp: meta.Timestamp})
 }
 
-// Graph Node's refusals of a block argument (graph-node's
-// QueryExecutionError texts): not indexed yet, pruned, or unknown hash.
-var (
-	notIndexedRE = regexp.MustCompile(`has only indexed up to block number (\d+)`)
-	prunedRE     = regexp.MustCompile(`(?i)before the earliest|has been pruned|pruned`)
-)
-
-// blockError names a GraphQL error about the pinned block in the block
-// codes; nil for any other error.
+// blockError names a GraphQL error about the pinned block (Graph Node's
+// QueryExecutionError texts: not indexed yet, pruned, unknown hash) in the
+// block codes; nil for any other error. Only the message's first 1 KiB is
+// read: Graph Node's are short, and a hostile subgraph's 20 MB message
+// must cost no more than a short one.
 func blockError(msg string, err error) error {
-	if m := notIndexedRE.FindStringSubmatch(msg); m != nil {
-		return problem.Wrap(problem.BlockNotIndexed, err, "the subgraph has indexed up to block %s only", m[1])
+	msg = strings.ToLower(msg[:min(len(msg), 1<<10)])
+	const notIndexed = "has only indexed up to block number "
+	if i := strings.Index(msg, notIndexed); i >= 0 {
+		rest := msg[i+len(notIndexed):]
+		n := 0
+		for n < len(rest) && n < 20 && rest[n] >= '0' && rest[n] <= '9' {
+			n++
+		}
+		return problem.Wrap(problem.BlockNotIndexed, err, "the subgraph has indexed up to block %s only", rest[:n])
 	}
-	if prunedRE.MatchString(msg) {
+	if strings.Contains(msg, "before the earliest") || strings.Contains(msg, "pruned") {
 		return problem.Wrap(problem.BlockPruned, err, "the subgraph no longer holds the block asked for (pruned)")
 	}
 	if strings.Contains(msg, "no block with that hash found") {

@@ -20,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	graphql "github.com/hasura/go-graphql-client"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
@@ -79,6 +80,9 @@ type Meta struct {
 	Block             uint64
 	Hash              string
 	Timestamp         int64
+	// Head is the subgraph's indexed head when the document also asked it
+	// unpinned (`head: _meta`), zero otherwise.
+	Head block.Ref
 	HasIndexingErrors bool
 }
 

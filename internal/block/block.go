@@ -173,3 +173,10 @@ func Known(ctx context.Context, fallback string) string {
 	}
 	return fallback
 }
+
+// Without returns ctx with no pin: for reads of facts that no block
+// changes (a market's immutables), which then need not wait for the
+// answer's block and run alongside its first subgraph page.
+func Without(ctx context.Context) context.Context {
+	return context.WithValue(ctx, pinKey{}, (*Pin)(nil))
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -296,11 +297,14 @@ func upstreamGarbage(err error) error {
 
 // Market returns the market's immutables: from the cache, or read cold in
 // one round (market getters, pool, tokens and slot0 in one ChainedRead).
+// Immutables are the same at every block, so the read is not pinned to the
+// answer's (package block): it runs at the head alongside the subgraph's
+// first page instead of waiting for the block that page resolves.
 func (r *Reader) Market(ctx context.Context, market common.Address) (*MarketInfo, error) {
 	if info, _, ok := r.immutables.Peek(market.Hex()); ok {
 		return info, nil
 	}
-	info, _, err := r.cold(ctx, market)
+	info, _, err := r.cold(block.Without(ctx), market)
 	return info, err
 }
 

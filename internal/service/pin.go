@@ -36,8 +36,8 @@ type heads struct {
 	mu     sync.Mutex
 	maxAge time.Duration
 	seen   map[uint64]headSeen
-	// blocks memoises BlockAt for a second: a client paging at one block
-	// asks the node once per second, not once per page.
+	// blocks memoises BlockAt for maxAge: a client paging at one block
+	// asks the node once a second, not once per page.
 	blocks map[blockKey]headSeen
 }
 
@@ -50,8 +50,10 @@ type blockKey struct {
 	chain, number uint64
 }
 
-// SetHeadMaxAge sets how old a remembered subgraph head may be (0: ask
-// `_meta` on every strikes-chain miss).
+// SetHeadMaxAge sets how old a remembered subgraph head, or a block's
+// remembered hash (BlockAt), may be: 0 asks `_meta` on every strikes-chain
+// miss and the node on every request asked at a block. Tests that move
+// the chain between two requests set 0, as no clock moves there.
 func (s *Service) SetHeadMaxAge(d time.Duration) {
 	s.heads.mu.Lock()
 	s.heads.maxAge = d
@@ -174,8 +176,9 @@ func (s *Service) BlockAt(ctx context.Context, chainID, n uint64) (block.Ref, er
 	now, k := time.Now(), blockKey{chainID, n}
 	s.heads.mu.Lock()
 	seen, hit := s.heads.blocks[k]
+	maxAge := s.heads.maxAge
 	s.heads.mu.Unlock()
-	if hit && now.Sub(seen.at) < time.Second {
+	if hit && now.Sub(seen.at) < maxAge {
 		return seen.ref, nil
 	}
 	r, err := hr.HeaderAt(ctx, n)

@@ -131,6 +131,9 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 	if err := p.fetch(ctx, q); err != nil {
 		return StrikesChain{}, err
 	}
+	if p.meta.Head.Number != 0 {
+		s.heads.saw(req.ChainID, p.meta.Head, time.Now())
+	}
 	p.admitted = func(common.Address) bool { return true }
 	if !req.keepHooked {
 		if p.admitted, err = s.hookAdmission(ctx, up, p.view, p.ranges); err != nil {
