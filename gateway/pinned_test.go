@@ -156,7 +156,7 @@ func TestBlockAskedIsCheckedAgainstTheChain(t *testing.T) {
 
 	for _, c := range []struct {
 		name, path, code string
-		setup           func()
+		setup            func()
 	}{
 		{"past the node's head", strikes + "&block=" + strconv.FormatUint(head+1, 10), "BLOCK_NOT_FOUND", func() {}},
 		{"past the subgraph's head", aliceHistory + "&block=" + strconv.FormatUint(head+1, 10), "BLOCK_NOT_INDEXED", func() {

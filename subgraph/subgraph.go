@@ -77,12 +77,12 @@ func New(url string, opts Options) *Client {
 // Meta is Graph Node's _meta: which block the answer reflects. Hash is
 // empty when the query asked a block by number (Graph Node gives none).
 type Meta struct {
-	Block             uint64
-	Hash              string
-	Timestamp         int64
+	Block     uint64
+	Hash      string
+	Timestamp int64
 	// Head is the subgraph's indexed head when the document also asked it
 	// unpinned (`head: _meta`), zero otherwise.
-	Head block.Ref
+	Head              block.Ref
 	HasIndexingErrors bool
 }
 
