@@ -62,7 +62,7 @@ func TestPagesContinueAtTheFirstAnswersBlock(t *testing.T) {
 		cfg.StrikesTTL, cfg.HistoryTTL = config.Duration(time.Nanosecond), config.Duration(time.Nanosecond)
 		cfg.StaleGrace = config.Duration(time.Nanosecond)
 	})
-	ix.Sync() // the Multicall3 deployment's block
+	ix.Sync()                  // the Multicall3 deployment's block
 	a.Service.SetHeadMaxAge(0) // no clock moves here: every miss asks where the subgraph is
 	first := p.Chain.BlockNumber()
 	history := gateway.PathPurchaseHistory + "?chainId=42161&user=" + buyer.Addr.Hex() + "&optionMarket=" + p.Market.Hex()
