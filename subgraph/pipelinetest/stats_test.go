@@ -23,7 +23,8 @@ import (
 
 // Statistics on the pipeline: purchases and exercises over three UTC days
 // (a call and a put early on day 1; calls, puts and a call's exercise later
-// that day; a put bought and exercised on day 2; a put bought and exercised
+// that day; puts bought (one through a router for another buyer of the
+// day) and one exercised on day 2; a put bought and exercised
 // on day 3 morning, two calls that afternoon), indexed by the compiled
 // mappings, asked of the live gateway for a window that cuts through day 1
 // and day 3 (day 2 whole), for whole days, and for part of one day. Every
@@ -58,6 +59,9 @@ func statsPipeline(t *testing.T, cfg pt.Config) {
 	cut := ev.in(windows[0][0], windows[0][1])
 	if before, after := ev.in(d1, windows[0][0]), ev.in(windows[0][1], d3+86400); before.purchases == 0 || after.purchases == 0 || cut.exercises < 3 {
 		t.Fatalf("setup: the window must leave out purchases at both ends (%d before, %d after) and hold exercises (%d)", before.purchases, after.purchases, cut.exercises)
+	}
+	if day2 := ev.in(d1+86400, d3); day2.purchases != 3 || day2.buyers != 2 {
+		t.Fatalf("setup: day 2 has %d purchases by %d buyers, want 3 by 2 (one bought through the router)", day2.purchases, day2.buyers)
 	}
 	for _, w := range windows {
 		got := askStats(t, a, p, w)
@@ -140,6 +144,14 @@ func statsActivity(t *testing.T, p *pt.Protocol) []pt.Range {
 	p.Chain.AdjustTime(24 * time.Hour) // day 2, 10:00
 	put := buy(b, false, 1)
 	buy(c, true, 2)
+	// a buys through the router for c, who also buys directly that day: c
+	// is the buyer (holds the option), not a and not the router (the
+	// market's caller), so the day has two distinct buyers
+	r := ranges[1]
+	if _, _, err := p.BuyVia(p.DeployRouter(), a, c.Addr, pt.Option{IsCall: false, TickLower: r.TickLower, TickUpper: r.TickUpper, TTL: 7 * 3600,
+		MaxCost: big.NewInt(1e12), Legs: []pt.Leg{{Range: r, Liquidity: quarter(1)}}}, false); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := p.SwapToTick(c, p.Fee, tick+putSide*300); err != nil {
 		t.Fatal(err)
 	}
