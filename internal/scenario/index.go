@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -152,14 +152,21 @@ func index(node *chaintest.Node, scenarios []*Scenario) (*graphnode.Store, error
 	if err != nil {
 		return nil, err
 	}
-	defer ix.close()
+	defer ix.Close()
 	for _, b := range blocks {
-		if err := ix.block(chainID, b); err != nil {
+		logs, err := layout(chainID, b)
+		if err != nil {
+			return nil, err
+		}
+		if err := ix.Block(mappinghosttest.Block{Number: b.number, Timestamp: uint64(b.time), Hash: blockHash(chainID, b.number)}, logs); err != nil {
 			return nil, err
 		}
 	}
-	ix.store.SetHead(head)
-	return ix.store, nil
+	if err := complaints(ix); err != nil {
+		return nil, err
+	}
+	ix.Store.SetHead(head)
+	return ix.Store, nil
 }
 
 // swapperOf is the chain's Uniswap V3 swapper (internal/config), which the
@@ -220,79 +227,44 @@ func txHash(chainID, n uint64, i int) common.Hash {
 	return crypto.Keccak256Hash([]byte("scenario tx"), binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, chainID), n), uint64(i)))
 }
 
-type source struct {
-	ds    *mappinghosttest.DataSource
-	host  *mappinghosttest.Host
-	start uint64
-}
-
-// indexer runs the mappings of one network's built manifest.
-type indexer struct {
-	net     *network
-	node    *chaintest.Node
-	store   *graphnode.Store
-	hosts   map[string]*mappinghosttest.Host
-	sources map[common.Address]*source
-	created map[*mappinghosttest.Host]int
-}
-
-func newIndexer(net *network, node *chaintest.Node) (*indexer, error) {
+// newIndexer indexes with the network's built manifest from its static
+// data sources' start blocks, eth_calls answered by node.
+func newIndexer(net *network, node *chaintest.Node) (*mappinghosttest.Indexer, error) {
 	st, err := mappinghosttest.NewStore()
 	if err != nil {
 		return nil, err
 	}
-	ix := &indexer{net: net, node: node, store: st, hosts: map[string]*mappinghosttest.Host{},
-		sources: map[common.Address]*source{}, created: map[*mappinghosttest.Host]int{}}
+	call := func(to common.Address, data []byte, _ uint64) ([]byte, bool, error) {
+		ret, ok := node.Call(to, data)
+		return ret, !ok, nil
+	}
+	ix := mappinghosttest.NewIndexer(net.name, st, call)
 	for a, src := range net.static {
-		if err := ix.watch(a, src.name, src.start); err != nil {
-			ix.close()
+		if err := ix.Watch(a, src.name, src.start); err != nil {
+			ix.Close()
 			return nil, err
 		}
 	}
 	return ix, nil
 }
 
-func (ix *indexer) close() {
-	for _, h := range ix.hosts {
-		h.Close()
-	}
-}
-
-// watch indexes addr with the named data source or template from block start.
-func (ix *indexer) watch(addr common.Address, name string, start uint64) error {
-	ds, err := mappinghosttest.LoadNetworkDataSource(ix.net.name, name)
-	if err != nil {
-		return err
-	}
-	// Every copy of one mapping file shares a host: its store writes are
-	// the same, and the compiled module is the expensive part.
-	key := ds.Wasm
-	h, ok := ix.hosts[key]
-	if !ok {
-		h, err = mappinghosttest.New(context.Background(), ds.Wasm, ix.store, mappinghosttest.Options{Call: ix.call, ABIs: ds.ABIs})
-		if err != nil {
-			return err
+// complaints fails on any warning or error the mappings logged (an event
+// naming a range never deposited, an option unknown to its market: a
+// history the contracts could not have emitted), except the one the
+// history means to cause: OtherApp's discovery as no market.
+func complaints(ix *mappinghosttest.Indexer) error {
+	other := strings.ToLower(OtherApp.Hex())
+	for _, l := range ix.Logs() {
+		if l.Level <= 2 && !strings.Contains(l.Message, other) {
+			return fmt.Errorf("the mappings logged: %s", l.Message)
 		}
-		ix.hosts[key] = h
 	}
-	ix.sources[addr] = &source{ds: ds, host: h, start: start}
 	return nil
-}
-
-func (ix *indexer) call(to common.Address, data []byte, _ uint64) ([]byte, bool, error) {
-	ret, ok := ix.node.Call(to, data)
-	return ret, !ok, nil
-}
-
-// entry is one log of a block with its transaction.
-type entry struct {
-	log *types.Log
-	tx  mappinghosttest.Tx
 }
 
 // layout writes the block's logs: indices across the block, a receipt per
 // transaction holding its logs.
-func layout(chainID uint64, b *block) (all []entry, err error) {
+func layout(chainID uint64, b *block) (all []mappinghosttest.BlockLog, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			pe, ok := p.(packError)
@@ -314,90 +286,20 @@ func layout(chainID uint64, b *block) (all []entry, err error) {
 		}
 		rc := &types.Receipt{Status: 1, TxHash: hash, BlockHash: bh, BlockNumber: new(big.Int).SetUint64(b.number), TransactionIndex: uint(i)}
 		to := t.to
-		mtx := mappinghosttest.Tx{Hash: hash, Index: uint64(i), From: t.from, To: &to, Receipt: rc}
+		mtx := mappinghosttest.Tx{Hash: hash, Index: uint64(i), From: t.from, To: &to}
+		txOf := func(receipt bool) (mappinghosttest.Tx, error) {
+			out := mtx
+			if receipt {
+				out.Receipt = rc
+			}
+			return out, nil
+		}
 		for _, l := range lgs {
-			l := l
 			l.BlockNumber, l.BlockHash, l.TxHash, l.TxIndex, l.Index = b.number, bh, hash, uint(i), uint(len(all))
-			rc.Logs = append(rc.Logs, &l)
-			all = append(all, entry{log: &l, tx: mtx})
+			lc := l
+			rc.Logs = append(rc.Logs, &lc)
+			all = append(all, mappinghosttest.BlockLog{Log: l, Tx: txOf})
 		}
 	}
 	return all, nil
-}
-
-// block runs the block's logs through the mappings: first the data
-// sources that existed before the block, then, as Graph Node reprocesses a
-// block, those it created.
-func (ix *indexer) block(chainID uint64, b *block) error {
-	all, err := layout(chainID, b)
-	if err != nil {
-		return err
-	}
-	bh := blockHash(chainID, b.number)
-	mb := mappinghosttest.Block{Number: b.number, Timestamp: uint64(b.time), Hash: bh}
-	active := map[common.Address]bool{}
-	for a := range ix.sources {
-		active[a] = true
-	}
-	var fresh []common.Address
-	run := func(e entry) error {
-		created, err := ix.run(e, mb)
-		fresh = append(fresh, created...)
-		return err
-	}
-	for _, e := range all {
-		if active[e.log.Address] {
-			if err := run(e); err != nil {
-				return err
-			}
-		}
-	}
-	for len(fresh) > 0 {
-		now := map[common.Address]bool{}
-		for _, a := range fresh {
-			now[a] = true
-		}
-		fresh = nil
-		for _, e := range all {
-			if now[e.log.Address] {
-				if err := run(e); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	ix.store.SetHead(graphnode.Block{Number: b.number, Hash: bh.Hex(), Timestamp: uint64(b.time)})
-	return nil
-}
-
-// run hands one log to the handler its data source names for its topic, if
-// any; it returns the addresses of the data sources the handler created.
-func (ix *indexer) run(e entry, b mappinghosttest.Block) ([]common.Address, error) {
-	src := ix.sources[e.log.Address]
-	if src == nil || b.Number < src.start {
-		return nil, nil
-	}
-	eh, ok := src.ds.Handlers[e.log.Topics[0]]
-	if !ok {
-		return nil, nil
-	}
-	tx := e.tx
-	if !eh.Receipt {
-		tx.Receipt = nil
-	}
-	if err := src.host.Handle(eh.Handler, eh.Event, *e.log, b, tx); err != nil {
-		return nil, fmt.Errorf("block %d log %d %s.%s: %w", b.Number, e.log.Index, src.ds.Name, eh.Handler, err)
-	}
-	var fresh []common.Address
-	for _, cr := range src.host.Created[ix.created[src.host]:] {
-		addr := common.HexToAddress(cr.Params[0])
-		if _, ok := ix.sources[addr]; !ok {
-			if err := ix.watch(addr, cr.Template, b.Number); err != nil {
-				return nil, err
-			}
-			fresh = append(fresh, addr)
-		}
-	}
-	ix.created[src.host] = len(src.host.Created)
-	return fresh, nil
 }
