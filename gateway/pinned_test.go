@@ -11,7 +11,6 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
-	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
@@ -42,10 +41,10 @@ func onlyAt(f *scenario.Fakes, n uint64) {
 
 // checkNamed fails unless the answer names block n (number, the fake
 // node's hash of it, a time) in its headers and, for an object, in asOf.
-func checkNamed(t *testing.T, path string, rec *http.Response, body []byte, n uint64, fork uint64) {
+func checkNamed(t *testing.T, f *scenario.Fakes, path string, rec *http.Response, body []byte, n uint64) {
 	t.Helper()
 	h := rec.Header
-	wantHash := strings.ToLower(chaintest.BlockHash(n, fork).Hex())
+	wantHash := strings.ToLower(f.Node.HashOf(n).Hex())
 	if h.Get("X-Block-Number") != strconv.FormatUint(n, 10) || h.Get("X-Block-Hash") != wantHash || h.Get("X-Block-Timestamp") == "" {
 		t.Errorf("%s: X-Block-Number %q X-Block-Hash %q X-Block-Timestamp %q, want %d %s", path,
 			h.Get("X-Block-Number"), h.Get("X-Block-Hash"), h.Get("X-Block-Timestamp"), n, wantHash)
@@ -93,7 +92,7 @@ func TestEveryAnswerIsReadAtTheBlockItNames(t *testing.T) {
 			t.Errorf("%s: %d %s", r.Name, rec.Code, rec.Body)
 			continue
 		}
-		checkNamed(t, r.Name, rec.Result(), rec.Body.Bytes(), at, 0)
+		checkNamed(t, f, r.Name, rec.Result(), rec.Body.Bytes(), at)
 		f.Node.Lock()
 		blocks := f.Node.CallBlocks
 		f.Node.Unlock()
@@ -123,7 +122,7 @@ func TestEveryRouteAnswersAtTheBlockAsked(t *testing.T) {
 			t.Errorf("%s: %d %s", r.Name, rec.Code, rec.Body)
 			continue
 		}
-		checkNamed(t, r.Name, rec.Result(), rec.Body.Bytes(), at, 0)
+		checkNamed(t, f, r.Name, rec.Result(), rec.Body.Bytes(), at)
 	}
 	for _, op := range []string{"Strikes", "ExerciseHistory", "PurchaseHistory", "PurchasePositions", "OptionMarkets"} {
 		if v, _ := f.Subgraph.LastVariables(op)["block"].(map[string]any); v == nil || v["number"] != float64(at) {
@@ -152,7 +151,7 @@ func TestBlockAskedIsCheckedAgainstTheChain(t *testing.T) {
 	if after.Code != http.StatusOK || after.Header().Get("X-Cache") != "MISS" {
 		t.Fatalf("after the reorg: %d %s %s", after.Code, after.Header().Get("X-Cache"), after.Body)
 	}
-	checkNamed(t, "after the reorg", after.Result(), after.Body.Bytes(), head-1, 1)
+	checkNamed(t, f, "after the reorg", after.Result(), after.Body.Bytes(), head-1)
 
 	for _, c := range []struct {
 		name, path, code string

@@ -107,6 +107,9 @@ type Node struct {
 	// would (BlockHash).
 	OnlyAt uint64
 	Fork   uint64
+	// Hashes, when set, gives block hashes (a scenario's, so the node and
+	// the scenario's subgraph name one block alike); a Fork replaces them.
+	Hashes func(number uint64) common.Hash
 	// CallBlocks counts the block parameters eth_calls were made at.
 	CallBlocks map[string]int
 
@@ -275,6 +278,15 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 		resp.Error = &RPCError{Code: -32601, Message: "the method " + req.Method + " does not exist/is not available"}
 	}
 	return resp
+}
+
+// Call answers one eth_call to `to` from the zero address at the latest
+// state: (return data, success). The subgraph's mappings read the chain
+// through it when the scenarios are indexed (internal/scenario).
+func (n *Node) Call(to common.Address, data []byte) ([]byte, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.call(common.Address{}, to, data)
 }
 
 // call executes one call: (return data, success). A call to an address with
@@ -516,7 +528,7 @@ func (n *Node) header(req rpcRequest, resp *rpcResponse) {
 		return
 	}
 	n.mu.Lock()
-	head, ts, fork := n.BlockNumber, n.BlockTimestamp, n.Fork
+	head, ts := n.BlockNumber, n.BlockTimestamp
 	n.mu.Unlock()
 	num := head
 	if tag != "latest" {
@@ -531,7 +543,7 @@ func (n *Node) header(req rpcRequest, resp *rpcResponse) {
 		}
 		num, ts = v, ts-(head-v)
 	}
-	resp.Result = map[string]any{"number": hexutil.EncodeUint64(num), "hash": BlockHash(num, fork).Hex(), "timestamp": hexutil.EncodeUint64(ts)}
+	resp.Result = map[string]any{"number": hexutil.EncodeUint64(num), "hash": n.HashOf(num).Hex(), "timestamp": hexutil.EncodeUint64(ts)}
 }
 
 // callBlock checks an eth_call's block parameter: counted, and refused
@@ -560,7 +572,21 @@ func (n *Node) callBlock(req rpcRequest) *RPCError {
 		num = v
 	}
 	if n.OnlyAt != 0 && num != n.OnlyAt {
-		return &RPCError{Code: -32000, Message: "missing trie node " + BlockHash(num, n.Fork).Hex()[2:] + " (path )"}
+		return &RPCError{Code: -32000, Message: "missing trie node " + n.hashOf(num).Hex()[2:] + " (path )"}
 	}
 	return nil
+}
+
+// HashOf is the hash the node gives block number now.
+func (n *Node) HashOf(number uint64) common.Hash {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.hashOf(number)
+}
+
+func (n *Node) hashOf(number uint64) common.Hash {
+	if n.Hashes != nil && n.Fork == 0 {
+		return n.Hashes(number)
+	}
+	return BlockHash(number, n.Fork)
 }
