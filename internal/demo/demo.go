@@ -8,8 +8,9 @@
 // (./generate) loads them into the fake upstreams, runs the demo requests
 // through the real gateway with recorders in front of the RPC node and the
 // 1inch API, and writes recordings/<chainId>/{store.json,quote.json,rpc.json}:
-// the subgraph's entity store, served by the Graph Node emulator
-// (internal/graphnode), and the cassettes a live record mode writes.
+// the subgraph's entity store, which the subgraph's compiled mappings wrote
+// for the logs of the scenarios' histories, served by the Graph Node
+// emulator (internal/graphnode), and the cassettes a live record mode writes.
 // Regenerate with `go generate ./internal/demo`. This package holds only the
 // recordings and their replaying transports: the served binary links it, so
 // it imports no fake.
