@@ -23,7 +23,8 @@ import (
 // that produce it, by the rules below, and says so.
 //
 //   - Deposits: each range's liquidity is deposited by one of the named LPs
-//     (LPs), two days before the scenario's first dated event: the stated
+//     (LPs; shares as the handler mints them, ERC6909, or ERC1155 for the
+//     V1 handler), two days before the scenario's first dated event: the stated
 //     total less the donations and fee compounds that add to it later. A
 //     range an option used but the scenario does not list (its options
 //     were all exercised) is deposited with what its options used and
