@@ -45,7 +45,9 @@ import (
 //     scenario's own purchases donate nothing, so the donations stay the
 //     stated ones.
 //   - A purchase is mintOption's logs: the handlers' LogUsePosition per
-//     leg, the ERC721 mint, LogMintOption. An option owned by another
+//     leg, the ERC721 mint, LogMintOption. It is made at the prime pool's
+//     head price (the scenario states no price at mint): a trade moves the
+//     pool there just before. An option owned by another
 //     account than its buyer moves an hour after its mint (or halfway to
 //     the head). An exercise is exerciseOption's: per leg the collateral
 //     sent to the swapper, the swap in the prime pool at the stated price

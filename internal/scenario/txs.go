@@ -79,15 +79,22 @@ func (h *history) priceTx(pool common.Address, tick int, ts int64) *tx {
 	}}
 }
 
-// headSwap leaves the pool at its stated head price, in the head block.
-func (h *history) headSwap(p Pool) {
-	h.add(&tx{ts: h.s.Block.Timestamp, block: h.s.Block.Number, from: trader, to: p.Address, build: func() ([]types.Log, error) {
+// headPriceTx is a trade that leaves the pool at its stated head price.
+func (h *history) headPriceTx(p Pool, ts int64) *tx {
+	return &tx{ts: ts, from: trader, to: p.Address, build: func() ([]types.Log, error) {
 		sqrt, err := p.SqrtPriceX96()
 		if err != nil {
 			return nil, err
 		}
 		return logs(ev.log(p.Address, ev.swap, trader, trader, new(big.Int), new(big.Int), sqrt, new(big.Int), i24(p.Tick)))
-	}})
+	}}
+}
+
+// headSwap leaves the pool at its stated head price, in the head block.
+func (h *history) headSwap(p Pool) {
+	t := h.headPriceTx(p, h.s.Block.Timestamp)
+	t.block = h.s.Block.Number
+	h.add(t)
 }
 
 // donationTx is OtherApp's donation to a range (the premium of one of its
@@ -132,6 +139,9 @@ func (h *history) purchase(o Option) {
 	s, m := h.s, h.s.Market.Address
 	buyer := common.HexToAddress(o.MintBuyer())
 	id := new(big.Int).SetUint64(o.TokenID)
+	if pool, ok := s.primePool(); ok {
+		h.add(h.headPriceTx(pool, o.MintTimestamp))
+	}
 	h.add(&tx{ts: o.MintTimestamp, hash: o.MintTxHash, from: buyer, to: m, build: func() ([]types.Log, error) {
 		var out []types.Log
 		for _, l := range o.Legs {
