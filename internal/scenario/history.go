@@ -8,6 +8,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 )
 
 // A scenario states a market's state at its head and the history of its
@@ -88,7 +90,7 @@ type tx struct {
 	block    uint64 // 0: from ts
 	hash     common.Hash
 	from, to common.Address
-	build    func() ([]types.Log, error)
+	build    func(block uint64) ([]types.Log, error)
 }
 
 // rangeKey names a handler range.
@@ -99,13 +101,18 @@ type rangeKey struct {
 
 // position is a handler range's state as the handler keeps it.
 type position struct {
-	key                  rangeKey
-	v1, listed           bool
-	id                   *big.Int
-	total, supply, used  *big.Int
-	stated               *Strike // the listed strike
-	usedByOptions        *big.Int
-	lastExercise, firstT int64
+	key                 rangeKey
+	v1, listed          bool
+	id                  *big.Int
+	total, supply, used *big.Int
+	stated              *Strike // the listed strike
+	usedByOptions       *big.Int
+	lastExercise        int64
+	// shares are the LPs' balances; donated and lastDonation the
+	// handler's donation lock (donatedLiquidity, lastDonation).
+	shares       map[common.Address]*big.Int
+	donated      *big.Int
+	lastDonation uint64
 }
 
 // history collects a scenario's transactions.
@@ -127,7 +134,8 @@ func (h *history) rangeOf(k rangeKey) *position {
 	if p, ok := h.ranges[k]; ok {
 		return p
 	}
-	p := &position{key: k, v1: h.s.handlerV1(k.handler), total: new(big.Int), supply: new(big.Int), used: new(big.Int), usedByOptions: new(big.Int)}
+	p := &position{key: k, v1: h.s.handlerV1(k.handler), total: new(big.Int), supply: new(big.Int), used: new(big.Int), usedByOptions: new(big.Int),
+		shares: map[common.Address]*big.Int{}}
 	p.id = positionID(k, p.v1)
 	h.ranges[k] = p
 	h.order = append(h.order, k)
@@ -262,7 +270,7 @@ func (h *history) setup(t0 int64) {
 		if m.Pricing != nil {
 			pricing = m.Pricing.Address
 		}
-		h.add(&tx{ts: s.timeAt(start), block: start, from: trader, to: m.Address, build: func() ([]types.Log, error) {
+		h.add(&tx{ts: s.timeAt(start), block: start, from: trader, to: m.Address, build: func(uint64) ([]types.Log, error) {
 			return logs(ev.log(m.Address, ev.marketInit, m.PrimePool, pricing, common.Address{}, m.CallAsset, m.PutAsset))
 		}})
 	}
@@ -274,7 +282,7 @@ func (h *history) setup(t0 int64) {
 	}
 	for i, hd := range h.handlers() {
 		hd := hd
-		h.add(&tx{ts: t0 - 3600 + int64(i), from: trader, to: m.pm(), build: func() ([]types.Log, error) {
+		h.add(&tx{ts: t0 - 3600 + int64(i), from: trader, to: m.pm(), build: func(uint64) ([]types.Log, error) {
 			out := []types.Log{ev.log(m.pm(), ev.whitelist, hd, true)}
 			if !s.Handlers[hd].NotWhitelisted {
 				out = append(out, ev.log(m.pm(), ev.whitelistApp, hd, m.Address, true))
@@ -367,4 +375,56 @@ func (h *history) deposits(p *position, i int, at int64) error {
 		h.add(h.donationTx(p, liq, ts))
 	}
 	return nil
+}
+
+// replay runs the history's transactions in block order without indexing
+// them, leaving every range in its state at the head.
+func (s *Scenario) replay() (*history, error) {
+	h, err := s.buildHistory(common.Address{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	blocks, err := s.place(nil, h.txs)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range blocks {
+		if _, err := layout(s.ChainID, b); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// populatePositions gives the node's handlers the ranges' state at the head
+// as the history leaves it (tokenIds, the LPs' share balances). A history
+// that cannot be laid out leaves them empty: indexing it reports why.
+func (s *Scenario) populatePositions(node *chaintest.Node) {
+	h, err := s.replay()
+	if err != nil {
+		return
+	}
+	pools := map[common.Address]Pool{}
+	for _, p := range s.Pools {
+		pools[p.Address] = p
+	}
+	for _, k := range h.order {
+		p, hd := h.ranges[k], node.Handlers[k.handler]
+		if hd == nil {
+			continue
+		}
+		if hd.Positions == nil {
+			hd.Positions, hd.Shares = map[common.Hash]*chaintest.Position{}, map[common.Hash]map[common.Address]*big.Int{}
+		}
+		id := common.BigToHash(p.id)
+		donated := p.donated
+		if donated == nil {
+			donated = new(big.Int)
+		}
+		pool := pools[k.pool]
+		hd.Positions[id] = &chaintest.Position{TotalLiquidity: p.total, TotalSupply: p.supply, LiquidityUsed: p.used,
+			LastDonation: p.lastDonation, DonatedLiquidity: donated, ReservedLiquidity: new(big.Int),
+			Token0: pool.Token0, Token1: pool.Token1, Fee: pool.Fee}
+		hd.Shares[id] = p.shares
+	}
 }
