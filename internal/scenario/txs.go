@@ -7,6 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 )
 
@@ -118,9 +119,9 @@ func (p *position) holds(lp common.Address, delta *big.Int) {
 	p.shares[lp].Add(p.shares[lp], delta)
 }
 
-// lockedBlocks is the handlers' lockedBlockDuration as deployed (100
-// blocks): a donation unlocks linearly over it.
-const lockedBlocks = 100
+// lockedBlocks is the handlers' lockedBlockDuration as deployed, which
+// the fake node answers: a donation unlocks linearly over it.
+const lockedBlocks = chaintest.LockedBlockDuration
 
 // locked is the handler's _donationLocked at block.
 func (p *position) locked(block uint64) *big.Int {
