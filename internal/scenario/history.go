@@ -8,8 +8,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-
-	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 )
 
 // A scenario states a market's state at its head and the history of its
@@ -375,56 +373,4 @@ func (h *history) deposits(p *position, i int, at int64) error {
 		h.add(h.donationTx(p, liq, ts))
 	}
 	return nil
-}
-
-// replay runs the history's transactions in block order without indexing
-// them, leaving every range in its state at the head.
-func (s *Scenario) replay() (*history, error) {
-	h, err := s.buildHistory(common.Address{}, nil)
-	if err != nil {
-		return nil, err
-	}
-	blocks, err := s.place(nil, h.txs)
-	if err != nil {
-		return nil, err
-	}
-	for _, b := range blocks {
-		if _, err := layout(s.ChainID, b); err != nil {
-			return nil, err
-		}
-	}
-	return h, nil
-}
-
-// populatePositions gives the node's handlers the ranges' state at the head
-// as the history leaves it (tokenIds, the LPs' share balances). A history
-// that cannot be laid out leaves them empty: indexing it reports why.
-func (s *Scenario) populatePositions(node *chaintest.Node) {
-	h, err := s.replay()
-	if err != nil {
-		return
-	}
-	pools := map[common.Address]Pool{}
-	for _, p := range s.Pools {
-		pools[p.Address] = p
-	}
-	for _, k := range h.order {
-		p, hd := h.ranges[k], node.Handlers[k.handler]
-		if hd == nil {
-			continue
-		}
-		if hd.Positions == nil {
-			hd.Positions, hd.Shares = map[common.Hash]*chaintest.Position{}, map[common.Hash]map[common.Address]*big.Int{}
-		}
-		id := common.BigToHash(p.id)
-		donated := p.donated
-		if donated == nil {
-			donated = new(big.Int)
-		}
-		pool := pools[k.pool]
-		hd.Positions[id] = &chaintest.Position{TotalLiquidity: p.total, TotalSupply: p.supply, LiquidityUsed: p.used,
-			LastDonation: p.lastDonation, DonatedLiquidity: donated, ReservedLiquidity: new(big.Int),
-			Token0: pool.Token0, Token1: pool.Token1, Fee: pool.Fee}
-		hd.Shares[id] = p.shares
-	}
 }

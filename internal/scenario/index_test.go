@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ethereum/go-ethereum/common"
-
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
@@ -48,7 +46,6 @@ func TestIndexedStoreIsTheScenario(t *testing.T) {
 			}
 			c := checker{t: t, st: sg.Store}
 			c.strikes(s)
-			c.chainPositions(s, n)
 			c.options(s)
 			c.exercises(s)
 			for _, p := range s.Pools {
@@ -97,38 +94,6 @@ func (c checker) strikes(s *Scenario) {
 			sqrt, _ := clamm.SqrtRatioAtTick(d.Tick)
 			c.field("DailyFeeCompound", fmt.Sprintf("%s-%d", id, d.Start), "compound", d.Liquidity)
 			c.field("DailyFeeCompound", fmt.Sprintf("%s-%d", id, d.Start), "sqrtPriceX96", sqrt.String())
-		}
-	}
-}
-
-// The fake node's handlers answer tokenIds and the LPs' share balances as
-// the history leaves them: the same liquidity the mappings indexed, every
-// share held by one of the named LPs.
-func (c checker) chainPositions(s *Scenario, n *chaintest.Node) {
-	lps := map[common.Address]bool{}
-	for _, lp := range LPs {
-		lps[lp] = true
-	}
-	for _, id := range c.st.All("Strike") {
-		e := c.st.Get("Strike", id)
-		handler := common.BytesToAddress(e["handler"].Bytes)
-		p := n.Handlers[handler].Positions[common.BigToHash(e["tokenId"].Big)]
-		if p == nil {
-			c.t.Errorf("strike %s: the node's handler has no position", id)
-			continue
-		}
-		if p.TotalLiquidity.Cmp(e["totalLiquidity"].Big) != 0 || p.LiquidityUsed.Cmp(e["usedLiquidity"].Big) != 0 {
-			c.t.Errorf("strike %s: node total/used %s/%s, subgraph %s/%s", id, p.TotalLiquidity, p.LiquidityUsed, e["totalLiquidity"].Big, e["usedLiquidity"].Big)
-		}
-		sum := new(big.Int)
-		for holder, b := range n.Handlers[handler].Shares[common.BigToHash(e["tokenId"].Big)] {
-			if !lps[holder] {
-				c.t.Errorf("strike %s: shares held by %s, no named LP", id, holder.Hex())
-			}
-			sum.Add(sum, b)
-		}
-		if sum.Cmp(p.TotalSupply) != 0 || sum.Sign() == 0 {
-			c.t.Errorf("strike %s: LPs hold %s shares of %s", id, sum, p.TotalSupply)
 		}
 	}
 }

@@ -315,7 +315,6 @@ func (s *Scenario) Populate(node *chaintest.Node) {
 	market := &chaintest.Market{Name: s.Market.Name, CallAsset: s.Market.CallAsset, PutAsset: s.Market.PutAsset, PrimePool: s.Market.PrimePool,
 		PositionManager: s.Market.pm(), Version: version, Options: map[uint64]*chaintest.Option{}, Pricing: s.Market.Pricing}
 	s.populateHandlers(node)
-	s.populatePositions(node)
 	for a, st := range s.Hooks {
 		h := node.Hooks[a]
 		if h == nil {

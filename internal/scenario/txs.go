@@ -7,7 +7,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 )
 
@@ -119,9 +118,10 @@ func (p *position) holds(lp common.Address, delta *big.Int) {
 	p.shares[lp].Add(p.shares[lp], delta)
 }
 
-// lockedBlocks is the handlers' lockedBlockDuration as deployed, which
-// the fake node answers: a donation unlocks linearly over it.
-const lockedBlocks = chaintest.LockedBlockDuration
+// lockedBlocks is the handlers' lockedBlockDuration as deployed
+// (stryke-xyz/clamm handlers: 100 blocks): a donation unlocks linearly over
+// it.
+const lockedBlocks = 100
 
 // locked is the handler's _donationLocked at block.
 func (p *position) locked(block uint64) *big.Int {

@@ -25,35 +25,12 @@ func (pm *PositionManager) Allow(handler, app common.Address) {
 	pm.Whitelist[contracts.WhitelistKey(handler, app)] = true
 }
 
-// Handler is a single-tick liquidity handler as the strikes chain and a
-// liquidity provider's reads see it.
+// Handler is a single-tick liquidity handler as the strikes chain sees it.
 type Handler struct {
 	// Version 1 answers tokenIds with V1's 12 words, else V2's 13.
 	Version int
 	Paused  bool
-	// Positions answer tokenIds(id) (zeros for any other id); Shares answer
-	// balanceOf(holder, id), the handler's ERC6909 (V2) or ERC1155 (V1)
-	// share balances.
-	Positions map[common.Hash]*Position
-	Shares    map[common.Hash]map[common.Address]*big.Int
 }
-
-// Position is a range's TokenIdInfo as tokenIds answers it (fee growth
-// and tokens owed are not modelled: zero).
-type Position struct {
-	TotalLiquidity, TotalSupply, LiquidityUsed *big.Int
-	LastDonation                               uint64
-	DonatedLiquidity, ReservedLiquidity        *big.Int
-	Token0, Token1                             common.Address
-	Fee                                        uint32
-}
-
-// The handlers' deployed defaults (stryke-xyz/clamm handlers V2:
-// lockedBlockDuration = 100, reserveCooldown = 6 hours).
-const (
-	LockedBlockDuration = 100
-	ReserveCooldown     = 6 * 3600
-)
 
 // positionManagerOf answers an option market's positionManager().
 func positionManagerOf(m *Market, data []byte) ([]byte, bool, bool) {
@@ -76,54 +53,25 @@ func positionManagerCall(pm *PositionManager, data []byte) ([]byte, bool) {
 	})
 }
 
-// Getters the handler ABI of internal/contracts lacks: reserveCooldown()
-// only on V2 handlers and lockedBlockDuration() on both (the subgraph's
-// discovery tells a handler's kind by them), the share balances, and a V2
-// holder's reservation (none here).
+// The getters the subgraph's discovery probes a handler's kind with:
+// reserveCooldown() only on V2 handlers, lockedBlockDuration() on both
+// (subgraph/src/manager.ts). Both return a uint64.
 var (
 	reserveCooldownID     = crypto.Keccak256([]byte("reserveCooldown()"))[:4]
 	lockedBlockDurationID = crypto.Keccak256([]byte("lockedBlockDuration()"))[:4]
-	balanceOfID           = crypto.Keccak256([]byte("balanceOf(address,uint256)"))[:4]
-	reservedPerUserID     = crypto.Keccak256([]byte("reservedLiquidityPerUser(uint256,address)"))[:4]
 )
 
-// extraHandlerCall answers the getters above.
-func extraHandlerCall(h *Handler, data []byte) ([]byte, bool, bool) {
-	word := func(v uint64) []byte { return common.LeftPadBytes(new(big.Int).SetUint64(v).Bytes(), 32) }
-	switch {
-	case len(data) == 4 && bytes.Equal(data, lockedBlockDurationID):
-		return word(LockedBlockDuration), true, true
-	case len(data) == 4 && bytes.Equal(data, reserveCooldownID) && h.Version != 1:
-		return word(ReserveCooldown), true, true
-	case len(data) == 68 && bytes.Equal(data[:4], balanceOfID):
-		holder, id := common.BytesToAddress(data[4:36]), common.BytesToHash(data[36:68])
-		bal := new(big.Int)
-		if b := h.Shares[id][holder]; b != nil {
-			bal = b
-		}
-		return common.LeftPadBytes(bal.Bytes(), 32), true, true
-	case len(data) == 68 && bytes.Equal(data[:4], reservedPerUserID) && h.Version != 1:
-		return make([]byte, 64), true, true
-	}
-	return nil, false, false
-}
-
 func handlerCall(h *Handler, data []byte) ([]byte, bool) {
-	if ret, ok, answered := extraHandlerCall(h, data); answered {
-		return ret, ok
+	if len(data) == 4 && (bytes.Equal(data, lockedBlockDurationID) || bytes.Equal(data, reserveCooldownID) && h.Version != 1) {
+		return common.LeftPadBytes([]byte{1}, 32), true
 	}
-	ret, ok := dispatch(contracts.Handler, data, func(name string, args []any) ([]any, bool) {
+	ret, ok := dispatch(contracts.Handler, data, func(name string, _ []any) ([]any, bool) {
 		switch name {
 		case "paused":
 			return []any{h.Paused}, true
 		case "tokenIds":
 			z := new(big.Int)
-			p := h.Positions[common.BigToHash(args[0].(*big.Int))]
-			if p == nil {
-				return []any{z, z, z, z, z, z, z, uint64(0), z, common.Address{}, common.Address{}, z, z}, true
-			}
-			return []any{p.TotalLiquidity, p.TotalSupply, p.LiquidityUsed, z, z, z, z, p.LastDonation, p.DonatedLiquidity,
-				p.Token0, p.Token1, new(big.Int).SetUint64(uint64(p.Fee)), p.ReservedLiquidity}, true
+			return []any{z, z, z, z, z, z, z, uint64(0), z, common.Address{}, common.Address{}, z, z}, true
 		}
 		return nil, false
 	})

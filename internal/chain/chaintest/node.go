@@ -19,7 +19,6 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 )
@@ -306,10 +305,6 @@ func (n *Node) call(from, to common.Address, data []byte) ([]byte, bool) {
 	return nil, true
 }
 
-// getBlockNumberID is Multicall3's getBlockNumber(), which the ABI of
-// internal/contracts lacks.
-var getBlockNumberID = crypto.Keccak256([]byte("getBlockNumber()"))[:4]
-
 // chainedReadAddress is where the never-deployed ChainedRead runs: the
 // sender of the calls it makes (an address derived from the caller's; any
 // fixed one does for a fake).
@@ -342,9 +337,6 @@ func (n *Node) chainedRead(calls []contracts.ChainedCall) ([]byte, bool) {
 func (n *Node) multicall3(data []byte) ([]byte, bool) {
 	if len(data) < 4 {
 		return nil, false
-	}
-	if bytes.Equal(data, getBlockNumberID) {
-		return common.LeftPadBytes(new(big.Int).SetUint64(n.BlockNumber).Bytes(), 32), true
 	}
 	method, err := contracts.Multicall3.MethodById(data[:4])
 	if err != nil {
