@@ -24,8 +24,9 @@ import (
 //
 //   - Deposits: each range's liquidity is deposited by one of the named LPs
 //     (LPs; shares as the handler mints them, ERC6909, or ERC1155 for the
-//     V1 handler), two days before the scenario's first dated event: the stated
-//     total less the donations and fee compounds that add to it later. A
+//     V1 handler), two days before the scenario's first dated event: the
+//     stated total less the donations and fee compounds that add to it
+//     later. A
 //     range an option used but the scenario does not list (its options
 //     were all exercised) is deposited with what its options used and
 //     emptied after its last exercise (a withdrawal of all shares but one,
@@ -41,18 +42,19 @@ import (
 //     used by another app the position manager whitelisted for the handler
 //     (OtherApp, which answers none of a market's getters, so the subgraph
 //     records it and indexes nothing of it): its LogUsePosition just before
-//     the head. Its donations are the scenario's daily donations: the
-//     scenario's own purchases donate nothing, so the donations stay the
-//     stated ones.
+//     the head. The stated daily donations are OtherApp's too: unlike the
+//     real mintOption, which donates each leg its share of the premium, the
+//     scenario's purchases emit no LogDonation, so each range's donations
+//     per day are exactly the stated ones.
 //   - A purchase is mintOption's logs: the handlers' LogUsePosition per
 //     leg, the ERC721 mint, LogMintOption. It is made at the prime pool's
 //     head price (the scenario states no price at mint): a trade moves the
-//     pool there just before. An option owned by another
-//     account than its buyer moves an hour after its mint (or halfway to
-//     the head). An exercise is exerciseOption's: per leg the collateral
-//     sent to the swapper, the swap in the prime pool at the stated price
-//     (no fee, no price impact), the proceeds back, LogUnusePosition; then
-//     the profit to the owner and LogExerciseOption.
+//     pool there just before. An option owned by another account than its
+//     buyer moves an hour after its mint (or halfway to the head). An
+//     exercise is exerciseOption's: per leg the collateral sent to the
+//     swapper, the swap in the prime pool at the stated price (no fee, no
+//     price impact), the proceeds back, LogUnusePosition; then the profit
+//     to the owner and LogExerciseOption.
 //   - Every pool ends with a swap at its stated head price in the head block.
 
 // LPs are the demo's liquidity providers: the accounts that deposit (and
