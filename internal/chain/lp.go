@@ -26,10 +26,11 @@ type LPQuery struct {
 // LPState is the answer to an LPQuery, all of it at one block.
 type LPState struct {
 	PositionManager common.Address // q's
-	Timestamp       uint64
-	Pool            PoolView
-	Tokens          [2]Token    // the pool's token0 and token1
-	Balances        [2]*big.Int // the user's, of token0 and token1
+	// Block and Timestamp are the head's the state was read at.
+	Block, Timestamp uint64
+	Pool             PoolView
+	Tokens           [2]Token    // the pool's token0 and token1
+	Balances         [2]*big.Int // the user's, of token0 and token1
 	// Allowances are the user's to the position manager (which pulls a
 	// deposit's tokens), of token0 and token1.
 	Allowances [2]*big.Int
@@ -74,6 +75,7 @@ const (
 	lpShares
 	lpReserved
 	lpCooldown
+	lpBlock
 	lpFixed // the markets' approvedPools follow
 )
 
@@ -101,6 +103,7 @@ func (r *Reader) LPState(ctx context.Context, q LPQuery) (*LPState, error) {
 		at(q.Handler, pack(h, "whitelistedApps", q.PositionManager)),
 		at(q.Handler, pack(h, "balanceOf", q.User, id)), at(q.Handler, pack(h, "reservedLiquidityPerUser", id, q.User)),
 		at(q.Handler, pack(h, "reserveCooldown")),
+		at(r.multicall, pack(contracts.Multicall3, "getBlockNumber")),
 	}
 	for _, m := range q.Markets {
 		calls = append(calls, at(m, pack(contracts.MarketPools, "approvedPools", q.Pool)))
@@ -143,7 +146,7 @@ func decodeLP(q LPQuery, res []Result) (*LPState, error) {
 		t.Symbol = decodeSymbol(res[base+1].Data)
 		st.Balances[k], st.Allowances[k] = word(res[base+2]), word(res[base+3])
 	}
-	st.Timestamp = word(res[lpTimestamp]).Uint64()
+	st.Timestamp, st.Block = word(res[lpTimestamp]).Uint64(), word(res[lpBlock]).Uint64()
 	if res[lpPaused].OK {
 		st.Paused, _ = unpackOne[bool](contracts.Handler, "paused", res[lpPaused].Data)
 	}
@@ -206,13 +209,29 @@ type ActionOutcome struct {
 	ShareDelta  *big.Int
 }
 
-// ProbeActions runs each action from signer at the latest block through
-// contracts.ActionProbe placed at the signer's address by an eth_call
-// state override (so the action's msg.sender is the signer, as when it is
-// sent), measuring the signer's balances of tokens and of the action's
-// share; and, in the same JSON-RPC batch, the views as one Multicall3
-// aggregate3 (none: nil results). One round trip.
-func (r *Reader) ProbeActions(ctx context.Context, signer common.Address, tokens []common.Address, actions []Action, views []Call) ([]ActionOutcome, []Result, error) {
+// Probe is what ProbeActions runs: Actions from Signer as block Block,
+// measuring Signer's balances of Tokens, and Views beside them.
+type Probe struct {
+	Signer  common.Address
+	Block   uint64
+	Tokens  []common.Address
+	Actions []Action
+	Views   []Call
+}
+
+// ProbeActions runs each action from signer through contracts.ActionProbe
+// placed at the signer's address by an eth_call state override (so the
+// action's msg.sender is the signer, as when it is sent), measuring the
+// signer's balances of tokens and of the action's share; and, in the same
+// JSON-RPC batch, the views as one Multicall3 aggregate3 (none: nil
+// results). One round trip.
+//
+// Each runs on the latest state as block next (an eth_call block
+// override of the number): the block a transaction sent at once lands in.
+// A handler's donation lock decays block by block, so what a share is
+// worth there is what it is worth when the transaction is mined then.
+func (r *Reader) ProbeActions(ctx context.Context, p Probe) ([]ActionOutcome, []Result, error) {
+	signer, next, tokens, actions, views := p.Signer, p.Block, p.Tokens, p.Actions, p.Views
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	outs := make([]hexutil.Bytes, len(actions)+1)
@@ -224,14 +243,15 @@ func (r *Reader) ProbeActions(ctx context.Context, signer common.Address, tokens
 		}
 		override := map[common.Address]map[string]any{signer: {"code": hexutil.Bytes(code)}}
 		batch = append(batch, rpc.BatchElem{Method: "eth_call", Result: &outs[i],
-			Args: []any{callArg(signer, &signer, nil), "latest", override}})
+			Args: []any{callArg(signer, &signer, nil), "latest", override, blockAt(next)}})
 	}
 	if len(views) > 0 {
 		data, err := packAggregate(views)
 		if err != nil {
 			return nil, nil, err
 		}
-		batch = append(batch, rpc.BatchElem{Method: "eth_call", Result: &outs[len(actions)], Args: []any{callArg(common.Address{}, &r.multicall, data), "latest"}})
+		batch = append(batch, rpc.BatchElem{Method: "eth_call", Result: &outs[len(actions)],
+			Args: []any{callArg(common.Address{}, &r.multicall, data), "latest", map[string]any{}, blockAt(next)}})
 	}
 	if err := r.sendBatch(ctx, batch); err != nil {
 		return nil, nil, err
@@ -260,4 +280,9 @@ func (r *Reader) ProbeActions(ctx context.Context, signer common.Address, tokens
 		}
 	}
 	return res, viewRes, nil
+}
+
+// blockAt is an eth_call block override of the number.
+func blockAt(n uint64) map[string]any {
+	return map[string]any{"number": hexutil.EncodeUint64(n)}
 }

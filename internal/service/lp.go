@@ -14,7 +14,7 @@ import (
 // and runs them from the provider (package chain).
 type LPReader interface {
 	LPState(ctx context.Context, q chain.LPQuery) (*chain.LPState, error)
-	ProbeActions(ctx context.Context, signer common.Address, tokens []common.Address, actions []chain.Action, views []chain.Call) ([]chain.ActionOutcome, []chain.Result, error)
+	ProbeActions(ctx context.Context, p chain.Probe) ([]chain.ActionOutcome, []chain.Result, error)
 }
 
 // LPHandler is the handler of a deposit or withdrawal: its registry name

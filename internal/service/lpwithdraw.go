@@ -46,6 +46,16 @@ type PreparedWithdrawal struct {
 	// (handler.withdrawReserveLiquidity); null until its cooldown has
 	// passed and the range has it free.
 	WithdrawReserved *WithdrawTx `json:"withdrawReserved"`
+	// Refused lists the reservation or reserved withdrawal that the state
+	// allows by the handler's rules but that reverted when simulated (it
+	// is then null above), with the contract's error; empty when none.
+	Refused []Refusal `json:"refused"`
+}
+
+// Refusal is a transaction left out because its simulation reverted.
+type Refusal struct {
+	Transaction string `json:"transaction"` // reserve or withdrawReserved
+	Reason      string `json:"reason"`
 }
 
 // WithdrawPosition is the user's position at the head, in shares and in
@@ -164,10 +174,7 @@ func (w *withdrawal) plan() error {
 	}
 	// convertToAssets(s) = ceil(s * (T + 1 - locked) / S) <= free holds
 	// for any lock when s * (T + 1) <= free * S.
-	can := new(big.Int)
-	if r.TotalSupply.Sign() > 0 {
-		can.Mul(free, r.TotalSupply).Quo(can, new(big.Int).Add(r.TotalLiquidity, big.NewInt(1)))
-	}
+	can := sharesFor(free, r)
 	if can.Cmp(st.Shares) > 0 {
 		can.Set(st.Shares)
 	}
@@ -181,7 +188,13 @@ func (w *withdrawal) plan() error {
 	}
 	w.lock = new(big.Int)
 	if !w.pos.V1 {
+		// reserveLiquidity takes convertToAssets(shares) off totalLiquidity
+		// (checked): at most floor(T * S / (T + 1)) shares, so the range's
+		// last holder keeps the share the +1 of convertToAssets rounds to.
 		w.lock.Sub(st.Shares, can)
+		if most := sharesFor(r.TotalLiquidity, r); w.lock.Cmp(most) > 0 {
+			w.lock = most
+		}
 		w.taken = w.reservedNow()
 	}
 	if w.burn.Sign() == 0 && w.lock.Sign() == 0 && (w.taken == nil || w.taken.Sign() == 0) {
@@ -189,6 +202,17 @@ func (w *withdrawal) plan() error {
 			st.Reserved, st.LastReserve+st.Cooldown).On("shares")
 	}
 	return nil
+}
+
+// sharesFor is the most shares whose convertToAssets is at most liquidity
+// whatever donation is still locked: ceil(s * (T + 1 - locked) / S) <= L
+// holds for every lock when s * (T + 1) <= L * S.
+func sharesFor(liquidity *big.Int, r chain.RangeState) *big.Int {
+	if r.TotalSupply.Sign() == 0 {
+		return new(big.Int)
+	}
+	s := new(big.Int).Mul(liquidity, r.TotalSupply)
+	return s.Quo(s, new(big.Int).Add(r.TotalLiquidity, big.NewInt(1)))
 }
 
 // reservedNow is the reserved liquidity withdrawReserveLiquidity takes now:
@@ -243,7 +267,7 @@ func (w *withdrawal) simulate(ctx context.Context) (PreparedWithdrawal, error) {
 			views = append(views, chain.Call{Target: h, Data: pack(contracts.HandlerLP, "convertToAssets", p.shares, w.id)})
 		}
 	}
-	outcomes, res, err := w.up.LP.ProbeActions(ctx, w.req.User, []common.Address{st.Pool.Token0, st.Pool.Token1}, actions, views)
+	outcomes, res, err := w.up.LP.ProbeActions(ctx, chain.Probe{Signer: w.req.User, Block: st.Block + 1, Tokens: []common.Address{st.Pool.Token0, st.Pool.Token1}, Actions: actions, Views: views})
 	if err != nil {
 		return PreparedWithdrawal{}, err
 	}
@@ -251,8 +275,16 @@ func (w *withdrawal) simulate(ctx context.Context) (PreparedWithdrawal, error) {
 	v := 1
 	for i, p := range plan {
 		o := outcomes[i]
-		if o.Revert != nil {
+		if o.Revert != nil && p.slot == &out.Withdraw {
 			return PreparedWithdrawal{}, probeRevert(problem.WithdrawWouldRevert, methodOf(p.action.Data), w.req.User, o.Revert)
+		}
+		if o.Revert != nil {
+			name := map[bool]string{true: "reserve", false: "withdrawReserved"}[p.slot == &out.Reserve]
+			out.Refused = append(out.Refused, Refusal{Transaction: name, Reason: o.Revert.Reason})
+			if p.shares != nil {
+				v++
+			}
+			continue
 		}
 		tx := &WithdrawTx{Shares: new(big.Int).Neg(o.ShareDelta).String(), Receive: tokenAmounts(st.Tokens, o.TokenDeltas),
 			Tx: Tx{To: p.action.To.Hex(), Data: hexutil.Encode(p.action.Data)}}
@@ -263,6 +295,10 @@ func (w *withdrawal) simulate(ctx context.Context) (PreparedWithdrawal, error) {
 			tx.Liquidity = w.taken.String()
 		}
 		*p.slot = tx
+	}
+	if out.Withdraw == nil && out.Reserve == nil && out.WithdrawReserved == nil {
+		r := out.Refused[0]
+		return PreparedWithdrawal{}, problem.New(problem.WithdrawWouldRevert, "%s reverts when simulated from %s: %s", r.Transaction, w.req.User.Hex(), r.Reason)
 	}
 	return out, nil
 }
@@ -282,7 +318,7 @@ func (w *withdrawal) response() PreparedWithdrawal {
 		free.SetInt64(0)
 	}
 	return PreparedWithdrawal{
-		Handler: lpHandler(w.up, w.req.Handler, st.Format), Pool: w.req.Pool.Hex(), Hook: w.req.Hook.Hex(),
+		Handler: lpHandler(w.up, w.req.Handler, st.Format), Pool: w.req.Pool.Hex(), Hook: w.req.Hook.Hex(), Refused: []Refusal{},
 		TickLower: w.req.TickLower, TickUpper: w.req.TickUpper, TokenID: w.id.String(), PositionManager: st.PositionManager.Hex(),
 		Position: WithdrawPosition{Shares: st.Shares.String(), WithdrawableShares: w.can.String(), FreeLiquidity: free.String(),
 			Reserved: ReservedPosition{Liquidity: st.Reserved.String(), LastReserve: st.LastReserve, WithdrawableAt: at, Withdrawable: taken.String()}},

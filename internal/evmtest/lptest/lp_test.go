@@ -5,9 +5,9 @@ import (
 	"errors"
 	"math/big"
 	"strconv"
-	_ "strings"
+	"strings"
 	"testing"
-	_ "time"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -192,5 +192,277 @@ func checkDeposit(t *testing.T, s *setup, u *pt.Account, v1 bool, d service.Prep
 		got := new(big.Int).Sub(s.shares(req.Handler, u.Addr, ids[i]), before[i])
 		eq(t, "shares of range "+r.Strike, got, mustInt(t, *r.Shares))
 		eq(t, "liquidity minted in range "+r.Strike, minted[i].Args["liquidityMinted"].(*big.Int), mustInt(t, r.LiquidityMinted))
+	}
+}
+
+// The refusals come from real states: a paused handler, a handler no
+// market can buy from, a range holding the price, ranges on both sides;
+// a short allowance gives the approval to send and no simulation, and the
+// approval sent makes the same deposit simulate.
+func TestDepositRefusals(t *testing.T) {
+	s := deploy(t)
+	p := s.p
+	ctx := context.Background()
+	lo := (s.tick/10)*10 + 100
+	u := p.Users[2]
+	req := service.DepositRequest{ChainID: chainID, Handler: p.Handler, Pool: p.Pool, User: u.Addr, ByTicks: true, TickLower: lo, TickUpper: lo + 20, Amount: e18(1)}
+	want := func(what, c string, r service.DepositRequest) {
+		t.Helper()
+		if _, err := s.svc.PrepareDeposit(ctx, r); code(err) != c {
+			t.Errorf("%s: %v, want %s", what, err, c)
+		}
+	}
+	p.Pause(p.Handler, true)
+	want("paused", "HANDLER_PAUSED", req)
+	p.Pause(p.Handler, false)
+	lonely := req
+	lonely.Handler = p.DeployHandler() // whitelisted on the position manager, paired with no market
+	want("no market", "HANDLER_NOT_WHITELISTED", lonely)
+	both := req // the pool starts at a grid tick: a range below it, two above
+	both.TickLower, both.TickUpper = (s.tick/10)*10-10, (s.tick/10)*10+20
+	want("both sides", "DEPOSIT_WRONG_SIDE", both)
+	tiny := req
+	tiny.Amount = big.NewInt(1)
+	want("one unit over two ranges", "DEPOSIT_TOO_SMALL", tiny)
+
+	p.Chain.MustSend(u, p.CallAsset, pt.Token.ABI, "approve", p.PositionManager, big.NewInt(5))
+	d, err := s.svc.PrepareDeposit(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := 0
+	if p.Token1 == p.CallAsset {
+		held = 1
+	}
+	if d.Simulated || len(d.Approvals) != 1 || d.Approvals[0].Token != p.CallAsset.Hex() || d.Approvals[0].Amount != d.Tokens[held].Amount ||
+		d.Approvals[0].Spender != p.PositionManager.Hex() || d.Allowance != "5" || d.Ranges[0].Shares != nil {
+		t.Fatalf("short allowance: simulated %v approvals %+v allowance %s", d.Simulated, d.Approvals, d.Allowance)
+	}
+	s.send(t, u, d.Approvals[0].Tx)
+	if d, err = s.svc.PrepareDeposit(ctx, req); err != nil || !d.Simulated || len(d.Approvals) != 0 {
+		t.Fatalf("after the approval: %v simulated %v", err, d.Simulated)
+	}
+	checkDeposit(t, s, u, false, d, req)
+	// The price moved inside a range: that range holds both tokens.
+	if _, err := p.SwapToTick(p.Users[3], 500, lo+5); err != nil {
+		t.Fatal(err)
+	}
+	inRange := req
+	inRange.TickLower, inRange.TickUpper = lo, lo+10
+	want("in range", "DEPOSIT_WRONG_SIDE", inRange)
+}
+
+// A V2 position through its whole withdrawal: options hold half of the
+// range; max burns what is free, and the reservation of the rest is
+// offered; asking more than is free is a 422 naming what is; after the
+// burn and the reservation the reserved liquidity is refused until the
+// cooldown has passed and then until the option's liquidity comes back;
+// then it is withdrawn. Every prepared transaction, sent as built, moves
+// exactly the tokens and shares the gateway said.
+func TestWithdrawV2(t *testing.T) {
+	s := deploy(t)
+	p := s.p
+	ctx := context.Background()
+	lo := (s.tick/10)*10 + 100
+	r := pt.Range{TickLower: lo, TickUpper: lo + 10}
+	u, buyer := p.Users[0], p.Users[1]
+	if _, _, err := p.Deposit(u, r, e18(1)); err != nil {
+		t.Fatal(err)
+	}
+	id := p.TokenID(r)
+	half := new(big.Int).Div(e18(1), big.NewInt(2))
+	opt, _, err := p.Buy(buyer, pt.Option{IsCall: true, TickLower: r.TickLower, TickUpper: r.TickUpper, TTL: 3600, Legs: []pt.Leg{{Range: r, Liquidity: half}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := service.WithdrawRequest{ChainID: chainID, User: u.Addr, Handler: p.Handler, Pool: p.Pool, TickLower: r.TickLower, TickUpper: r.TickUpper}
+
+	info := p.RangeInfo(r)
+	free := new(big.Int).Sub(info.TotalLiquidity, info.LiquidityUsed)
+	can := new(big.Int).Mul(free, info.TotalSupply)
+	can.Quo(can, new(big.Int).Add(info.TotalLiquidity, big.NewInt(1)))
+	tooMany := service.WithdrawRequest(req)
+	tooMany.Shares = new(big.Int).Add(can, big.NewInt(1))
+	if _, err := s.svc.PrepareWithdraw(ctx, tooMany); code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" || !strings.Contains(err.Error(), "withdrawable now: "+can.String()+" shares") {
+		t.Fatalf("more than free: %v", err)
+	}
+	// A plain withdrawal of a third of what is free.
+	plain := req
+	plain.Shares = new(big.Int).Div(can, big.NewInt(3))
+	w, err := s.svc.PrepareWithdraw(ctx, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Withdraw == nil || w.Withdraw.Shares != plain.Shares.String() || w.Reserve == nil || w.WithdrawReserved != nil {
+		t.Fatalf("plain: %+v", w)
+	}
+	s.checkSent(t, u, p.Handler, id, w.Withdraw)
+	// The premium's donation is locked for 100 blocks, its part of a
+	// share's worth released block by block: the withdrawal above was
+	// exact because it was simulated as the next block. With the lock
+	// passed, max takes all that is free.
+	for i := 0; i < 100; i++ {
+		p.Chain.Commit()
+	}
+	w, err = s.svc.PrepareWithdraw(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := s.shares(p.Handler, u.Addr, id)
+	if w.Withdraw == nil || w.Reserve == nil || w.Position.WithdrawableShares != w.Withdraw.Shares ||
+		new(big.Int).Add(mustInt(t, w.Withdraw.Shares), mustInt(t, w.Reserve.Shares)).Cmp(held) != 0 {
+		t.Fatalf("max: %+v", w)
+	}
+	// The reservation first: a burn of all the free liquidity would leave
+	// the handler's pool position empty, and reserveLiquidity's poke of it
+	// would revert in the pool (NP), as the real handler's does.
+	s.checkSent(t, u, p.Handler, id, w.Reserve)
+	reserved := p.Chain.Call(p.Handler, pt.HandlerV2.ABI, "reservedLiquidityPerUser", id, u.Addr)[0].(*big.Int)
+	eq(t, "reserved liquidity", reserved, mustInt(t, w.Reserve.Liquidity))
+	// Reserving took the range's free liquidity down by what it reserved:
+	// the shares left are offered as what they now are (burnt while the
+	// range has them free, else reserved too), one at a time, re-asked.
+	// The range's last holder keeps the share convertToAssets' +1 rounds
+	// to (burning or reserving the whole supply takes totalLiquidity + 1).
+	for i := 0; ; i++ {
+		if i == 3 {
+			t.Fatal("still offered after three rounds")
+		}
+		w, err = s.svc.PrepareWithdraw(ctx, req)
+		if code(err) == "WITHDRAW_EXCEEDS_WITHDRAWABLE" {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case w.Withdraw != nil:
+			s.checkSent(t, u, p.Handler, id, w.Withdraw)
+		case w.Reserve != nil:
+			s.checkSent(t, u, p.Handler, id, w.Reserve)
+		default:
+			t.Fatalf("nothing offered and no refusal: %+v", w)
+		}
+	}
+	if left := s.shares(p.Handler, u.Addr, id); left.Cmp(big.NewInt(1)) > 0 {
+		t.Errorf("%s shares left", left)
+	}
+	reserved = p.Chain.Call(p.Handler, pt.HandlerV2.ABI, "reservedLiquidityPerUser", id, u.Addr)[0].(*big.Int)
+	// Before the cooldown: nothing to withdraw, the time it ends named.
+	if _, err := s.svc.PrepareWithdraw(ctx, req); code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" {
+		t.Fatalf("in the cooldown: %v", err)
+	}
+	p.Chain.AdjustTime(6*time.Hour + time.Second)
+	// After it: what the range has free ((total + reserved) - used), the
+	// rest once the option's liquidity comes back.
+	info = p.RangeInfo(r)
+	free = new(big.Int).Sub(new(big.Int).Add(info.TotalLiquidity, info.ReservedLiquidity), info.LiquidityUsed)
+	if free.Cmp(reserved) < 0 && free.Sign() > 0 {
+		w, err = s.svc.PrepareWithdraw(ctx, req)
+		if err != nil || w.WithdrawReserved == nil || w.WithdrawReserved.Liquidity != free.String() {
+			t.Fatalf("reserved withdrawal of what is free (%s): %v %+v", free, err, w.WithdrawReserved)
+		}
+		s.checkSent(t, u, p.Handler, id, w.WithdrawReserved)
+		reserved.Sub(reserved, free)
+	}
+	if _, err := s.svc.PrepareWithdraw(ctx, req); code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" {
+		t.Fatalf("after the cooldown, the option holding it: %v", err)
+	}
+	if _, err := p.Settle(p.Owner, opt, []pt.ExerciseLeg{{Swapper: p.Swapper, SwapData: pt.UniV3SwapData(500, big.NewInt(0)), Liquidity: half}}); err != nil {
+		t.Fatal(err)
+	}
+	// The settlement re-mints the option's liquidity (a unit may go to
+	// rounding): the reserved withdrawal takes what the range has free.
+	info = p.RangeInfo(r)
+	free = new(big.Int).Sub(new(big.Int).Add(info.TotalLiquidity, info.ReservedLiquidity), info.LiquidityUsed)
+	if free.Cmp(reserved) > 0 {
+		free.Set(reserved)
+	}
+	w, err = s.svc.PrepareWithdraw(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.WithdrawReserved == nil || w.WithdrawReserved.Liquidity != free.String() || w.Position.Reserved.Withdrawable != free.String() {
+		t.Fatalf("reserved withdrawal: %+v, free %s of reserved %s", w.WithdrawReserved, free, reserved)
+	}
+	s.checkSent(t, u, p.Handler, id, w.WithdrawReserved)
+	if left := p.Chain.Call(p.Handler, pt.HandlerV2.ABI, "reservedLiquidityPerUser", id, u.Addr)[0].(*big.Int); left.Cmp(new(big.Int).Sub(reserved, free)) != 0 {
+		t.Errorf("reserved left: %s, want %s", left, new(big.Int).Sub(reserved, free))
+	}
+	if _, err := s.svc.PrepareWithdraw(ctx, req); code(err) != "POSITION_NOT_FOUND" && code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" {
+		t.Errorf("all withdrawn: %v", err)
+	}
+}
+
+// checkSent sends a prepared transaction and compares the user's token
+// and share balances before and after with what the gateway said.
+func (s *setup) checkSent(t *testing.T, u *pt.Account, handler common.Address, id *big.Int, w *service.WithdrawTx) {
+	t.Helper()
+	bal, shares := s.balances(u.Addr), s.shares(handler, u.Addr, id)
+	s.send(t, u, w.Tx)
+	after := s.balances(u.Addr)
+	for k := range after {
+		eq(t, "received "+w.Receive[k].Token.Symbol, new(big.Int).Sub(after[k], bal[k]), mustInt(t, w.Receive[k].Amount))
+	}
+	eq(t, "shares burnt", new(big.Int).Sub(shares, s.shares(handler, u.Addr, id)), mustInt(t, w.Shares))
+}
+
+// A V1 position: max burns what options leave free, no reservation is
+// offered, more than free is a 422, and a paused handler or a stranger
+// are refused.
+func TestWithdrawV1(t *testing.T) {
+	s := deploy(t)
+	p := s.p
+	ctx := context.Background()
+	lo := (s.tick/10)*10 + 100
+	r := pt.Range{Handler: p.HandlerV1, TickLower: lo, TickUpper: lo + 10}
+	u := p.Users[0]
+	if _, _, err := p.DepositV1(u, r, e18(1)); err != nil {
+		t.Fatal(err)
+	}
+	id := p.TokenIDV1(r)
+	third := new(big.Int).Div(e18(1), big.NewInt(3))
+	if _, _, err := p.BuyV1(p.Users[1], pt.Option{IsCall: true, TickLower: r.TickLower, TickUpper: r.TickUpper, TTL: 3600, Legs: []pt.Leg{{Range: r, Liquidity: third}}}); err != nil {
+		t.Fatal(err)
+	}
+	req := service.WithdrawRequest{ChainID: chainID, User: u.Addr, Handler: p.HandlerV1, Pool: p.Pool, TickLower: r.TickLower, TickUpper: r.TickUpper}
+	stranger := req
+	stranger.User = p.Users[3].Addr
+	if _, err := s.svc.PrepareWithdraw(ctx, stranger); code(err) != "POSITION_NOT_FOUND" {
+		t.Errorf("a stranger: %v", err)
+	}
+	hooked := req
+	hooked.Hook = p.Hook24h
+	if _, err := s.svc.PrepareWithdraw(ctx, hooked); code(err) != "INVALID_PARAMETER" {
+		t.Errorf("a hook on V1: %v", err)
+	}
+	p.Pause(p.HandlerV1, true)
+	if _, err := s.svc.PrepareWithdraw(ctx, req); code(err) != "HANDLER_PAUSED" {
+		t.Errorf("paused: %v", err)
+	}
+	p.Pause(p.HandlerV1, false)
+	w, err := s.svc.PrepareWithdraw(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Withdraw == nil || w.Reserve != nil || w.WithdrawReserved != nil || w.Handler.Version != "V1" {
+		t.Fatalf("V1 max: %+v", w)
+	}
+	tooMany := req
+	tooMany.Shares = new(big.Int).Add(mustInt(t, w.Position.WithdrawableShares), big.NewInt(1))
+	if _, err := s.svc.PrepareWithdraw(ctx, tooMany); code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" || !strings.Contains(err.Error(), "withdrawable now: "+w.Position.WithdrawableShares) {
+		t.Errorf("V1 more than free: %v", err)
+	}
+	s.checkSent(t, u, p.HandlerV1, id, w.Withdraw)
+	for i := 0; i < 100; i++ { // the premium's donation lock passes
+		p.Chain.Commit()
+	}
+	if w, err = s.svc.PrepareWithdraw(ctx, req); err != nil || w.Withdraw == nil {
+		t.Fatalf("V1 max after the lock: %v %+v", err, w)
+	}
+	s.checkSent(t, u, p.HandlerV1, id, w.Withdraw)
+	// What the option holds stays: max again has nothing to burn.
+	if _, err := s.svc.PrepareWithdraw(ctx, req); code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" {
+		t.Errorf("V1 after max: %v", err)
 	}
 }
