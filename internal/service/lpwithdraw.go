@@ -187,7 +187,7 @@ func (w *withdrawal) plan() error {
 		w.burn = w.req.Shares
 	}
 	w.lock = new(big.Int)
-	if !w.pos.V1 {
+	if !w.pos.V1 && r.LiquidityUsed.Sign() > 0 { // only options' holding is worth a reservation
 		// reserveLiquidity takes convertToAssets(shares) off totalLiquidity
 		// (checked): at most floor(T * S / (T + 1)) shares, so the range's
 		// last holder keeps the share the +1 of convertToAssets rounds to.
@@ -195,6 +195,8 @@ func (w *withdrawal) plan() error {
 		if most := sharesFor(r.TotalLiquidity, r); w.lock.Cmp(most) > 0 {
 			w.lock = most
 		}
+	}
+	if !w.pos.V1 {
 		w.taken = w.reservedNow()
 	}
 	if w.burn.Sign() == 0 && w.lock.Sign() == 0 && (w.taken == nil || w.taken.Sign() == 0) {
