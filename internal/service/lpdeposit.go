@@ -134,6 +134,9 @@ func (d *deposit) read(ctx context.Context) error {
 	if d.st, err = lpState(ctx, d.up, q, pms); err != nil {
 		return err
 	}
+	if d.st.Format == chain.HandlerFormatV1 && d.req.Hook != (common.Address{}) {
+		return problem.InvalidParam("hook", "handler %s is a V1 handler: its ranges have no hook (give the zero address)", d.req.Handler.Hex())
+	}
 	if d.st.Paused {
 		return problem.New(problem.HandlerPaused, "handler %s is paused: mintPosition would revert (Pausable: paused)", d.req.Handler.Hex()).On("handler")
 	}

@@ -3,6 +3,7 @@ package lptest
 import (
 	"context"
 	"errors"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -172,6 +173,7 @@ func checkDeposit(t *testing.T, s *setup, u *pt.Account, v1 bool, d service.Prep
 		}
 		before[i] = s.shares(req.Handler, u.Addr, ids[i])
 	}
+	matchesSchema(t, "PreparedDeposit", d)
 	bal := s.balances(u.Addr)
 	rc := s.send(t, u, d.Tx)
 	after := s.balances(u.Addr)
@@ -296,6 +298,7 @@ func TestWithdrawV2(t *testing.T) {
 	if w.Withdraw == nil || w.Withdraw.Shares != plain.Shares.String() || w.Reserve == nil || w.WithdrawReserved != nil {
 		t.Fatalf("plain: %+v", w)
 	}
+	matchesSchema(t, "PreparedWithdrawal", w)
 	s.checkSent(t, u, p.Handler, id, w.Withdraw)
 	// The premium's donation is locked for 100 blocks, its part of a
 	// share's worth released block by block: the withdrawal above was
@@ -398,6 +401,7 @@ func TestWithdrawV2(t *testing.T) {
 // and share balances before and after with what the gateway said.
 func (s *setup) checkSent(t *testing.T, u *pt.Account, handler common.Address, id *big.Int, w *service.WithdrawTx) {
 	t.Helper()
+	matchesSchema(t, "TokenAmount", w.Receive[0])
 	bal, shares := s.balances(u.Addr), s.shares(handler, u.Addr, id)
 	s.send(t, u, w.Tx)
 	after := s.balances(u.Addr)
@@ -464,5 +468,62 @@ func TestWithdrawV1(t *testing.T) {
 	// What the option holds stays: max again has nothing to burn.
 	if _, err := s.svc.PrepareWithdraw(ctx, req); code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" {
 		t.Errorf("V1 after max: %v", err)
+	}
+}
+
+// On an inverted market (the call asset is token1) the call ranges lie
+// below the price and hold token1, struck at their upper tick; by strikes
+// the deposit finds the same ranges as by ticks, and the put side above
+// the price holds token0.
+func TestDepositInvertedByStrikes(t *testing.T) {
+	p := pt.Deploy(t, pt.Config{Inverted: true})
+	_, tick := p.Slot0(p.Pool)
+	reader := chain.NewReader(p.Chain.RPC(), chain.Options{Multicall3: p.DeployMulticall3()})
+	ch := &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{p.Handler: {Name: "uniswap"}}}
+	g := &marketsSubgraph{p: p}
+	up := &service.Upstreams{Config: ch, Subgraph: g, Chain: reader, Strikes: reader, Hooks: reader, Pricing: reader, LP: reader}
+	s := &setup{p: p, svc: service.New(map[uint64]*service.Upstreams{chainID: up}), tick: tick}
+	ctx := context.Background()
+	for _, c := range []struct {
+		lo   int
+		side string
+	}{{(tick/10)*10 - 200, "call"}, {(tick/10)*10 + 200, "put"}} {
+		req := service.DepositRequest{ChainID: chainID, Handler: p.Handler, Pool: p.Pool, User: p.Users[0].Addr, ByTicks: true, TickLower: c.lo, TickUpper: c.lo + 30, Amount: big.NewInt(3_000_000_000)}
+		byTicks, err := s.svc.PrepareDeposit(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ByTicks = false
+		lo, _ := strconv.ParseFloat(byTicks.Ranges[0].Strike, 64)
+		hi, _ := strconv.ParseFloat(byTicks.Ranges[2].Strike, 64)
+		req.MinStrike, req.MaxStrike = min(lo, hi), max(lo, hi)
+		byStrikes, err := s.svc.PrepareDeposit(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if byTicks.Side != c.side || byStrikes.Tx != byTicks.Tx {
+			t.Errorf("%s: side %s; by strikes %v..%v the same tx: %v (%d ranges)", c.side, byTicks.Side, req.MinStrike, req.MaxStrike, byStrikes.Tx == byTicks.Tx, len(byStrikes.Ranges))
+		}
+		held := p.Token1
+		if c.side == "put" {
+			held = p.Token0
+		}
+		// The strike is the market's own price at the range's strike tick.
+		for _, r := range byTicks.Ranges {
+			tk := r.TickLower
+			if c.side == "call" {
+				tk = r.TickUpper
+			}
+			raw := p.Chain.Call(p.Market, pt.MarketV2.ABI, "getPricePerCallAssetViaTick", p.Pool, big.NewInt(int64(tk)))[0].(*big.Int)
+			market, _ := new(big.Float).Quo(new(big.Float).SetInt(raw), big.NewFloat(1e6)).Float64()
+			got, _ := strconv.ParseFloat(r.Strike, 64)
+			if math.Abs(got-market)/market > 1e-6 {
+				t.Errorf("%s range [%d, %d]: strike %s, the market prices %v", c.side, r.TickLower, r.TickUpper, r.Strike, market)
+			}
+		}
+		if byTicks.Token.Address != held.Hex() {
+			t.Errorf("%s side holds %s, want %s", c.side, byTicks.Token.Address, held.Hex())
+		}
+		checkDeposit(t, s, p.Users[0], false, byStrikes, req)
 	}
 }
