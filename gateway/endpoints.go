@@ -23,6 +23,7 @@ const (
 	PathOptionsChain      = "/clamm/options-chain"
 	PathDepositPrepare    = "/clamm/deposit/prepare"
 	PathWithdrawPrepare   = "/clamm/withdraw/prepare"
+	PathStats             = "/clamm/stats"
 	PathHealthz           = "/healthz"
 	PathReadyz            = "/readyz"
 	PathMetrics           = "/metrics"
@@ -148,6 +149,22 @@ var apiEndpoints = []endpoint{
 		call: func(ctx context.Context, svc *service.Service, r withdrawRequest) (any, uint64, error) {
 			res, err := svc.PrepareWithdraw(ctx, r.request())
 			return res, 0, err
+		},
+	}.endpoint(),
+	// Statistics: flows over a window and the liquidity now (open interest
+	// and TVL move with the price), so cached with the strikes chain's TTL.
+	// One route for every figure: they share their reads and one answer is
+	// true at one block; the hosted API's five stats routes returned bare
+	// USD numbers, which lose the tokens and base units.
+	api[service.StatsRequest]{
+		path: PathStats, name: "stats", operation: "marketStats", params: statsParams, ttl: ttlStrikes,
+		parse: parseStats,
+		key: func(k cacheKey, r service.StatsRequest) cacheKey {
+			return k.uint(r.ChainID).addr(r.Market).uint(uint64(r.From)).uint(uint64(r.To))
+		},
+		call: func(ctx context.Context, svc *service.Service, r service.StatsRequest) (any, uint64, error) {
+			res, err := svc.MarketStats(ctx, r)
+			return res, res.Block(), err
 		},
 	}.endpoint(),
 }

@@ -27,6 +27,10 @@ const (
 	PurchaseHistory   = "purchase_history"
 	PurchasePositions = "purchase_positions"
 	OptionMarkets     = "option_markets"
+	StatsDays         = "stats_days"
+	StatsDayBuyers    = "stats_day_buyers"
+	StatsPurchases    = "stats_purchases"
+	StatsExercises    = "stats_exercises"
 )
 
 // Document is one GraphQL operation.

@@ -8,8 +8,9 @@
 // (./generate) loads them into the fake upstreams, runs the demo requests
 // through the real gateway with recorders in front of the RPC node and the
 // 1inch API, and writes recordings/<chainId>/{store.json,quote.json,rpc.json}:
-// the subgraph's entity store, served by the Graph Node emulator
-// (internal/graphnode), and the cassettes a live record mode writes.
+// the subgraph's entity store, which the subgraph's compiled mappings wrote
+// for the logs of the scenarios' histories, served by the Graph Node
+// emulator (internal/graphnode), and the cassettes a live record mode writes.
 // Regenerate with `go generate ./internal/demo`. This package holds only the
 // recordings and their replaying transports: the served binary links it, so
 // it imports no fake.
@@ -96,6 +97,8 @@ var Requests = []Request{
 	{"quote-iv-not-set", "/clamm/purchase/quote?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0x0000000000000000000000000000000000000000&type=call&strike=3004.9080590767317&ttl=7200&amount=1000000000000000000", http.StatusUnprocessableEntity},
 	{"purchase-prepare-alice", "/clamm/purchase/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0xA11CE00000000000000000000000000000000001&type=call&strike=3004.9080590767317&ttl=86400&amount=1000000000000000000&slippage=1", 0},
 	{"options-chain-weth-usdc", "/clamm/options-chain?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&callsReach=10&putsReach=10&ttls=3600,86400", 0},
+	{"stats-weth-usdc", "/clamm/stats?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&from=1763553600&to=1763704800", 0},
+	{"stats-weth-usdc-one-day", "/clamm/stats?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&from=1763596800&to=1763683200", 0},
 }
 
 // OptionIDs are every option the demo market minted (its scenario's
