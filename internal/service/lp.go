@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"math/big"
+	"slices"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -63,7 +64,7 @@ func marketsFor(ctx context.Context, up *Upstreams, handler common.Address) (lpM
 		if errs[i] != nil || v == nil {
 			continue // not a market the gateway can read: it cannot use the handler either
 		}
-		if !containsAddr(out.pms, v.PositionManager) {
+		if !slices.Contains(out.pms, v.PositionManager) {
 			out.pms = append(out.pms, v.PositionManager)
 		}
 		hv := v.Handlers[handler]
@@ -81,15 +82,6 @@ func handlerFormatFor(version int) int {
 		return chain.HandlerFormatV1
 	}
 	return chain.HandlerFormatV2
-}
-
-func containsAddr(s []common.Address, a common.Address) bool {
-	for _, x := range s {
-		if x == a {
-			return true
-		}
-	}
-	return false
 }
 
 // lpState reads the LP state through the first of pms that whitelists

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/big"
+	"slices"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -127,7 +128,7 @@ func (d *deposit) read(ctx context.Context) error {
 	q := chain.LPQuery{Handler: d.req.Handler, Pool: d.req.Pool, User: d.req.User, Markets: ms.usable}
 	pms := []common.Address{}
 	for _, v := range ms.views {
-		if !containsAddr(pms, v.PositionManager) {
+		if !slices.Contains(pms, v.PositionManager) {
 			pms = append(pms, v.PositionManager)
 		}
 	}
@@ -313,10 +314,12 @@ func (d *deposit) strikeTicks(sp int) ([][2]int, error) {
 }
 
 // strikeTickOf is the tick whose price is the range's strike: a range
-// above the price holds token0, below it token1; the call asset's ranges
-// are struck at their upper tick, the put asset's at their lower one.
+// whose lower bound is at or above the price holds token0 (side's rule),
+// one below it token1; the call asset's ranges are struck at their upper
+// tick, the put asset's at their lower one.
 func (d *deposit) strikeTickOf(lower, upper int, token0IsCall bool) int {
-	holds0 := lower > d.st.Pool.Tick
+	sa, _ := clamm.SqrtRatioAtTick(lower)
+	holds0 := d.st.Pool.SqrtPriceX96.Cmp(sa) <= 0
 	if holds0 == token0IsCall {
 		return clamm.CallStrikeTick(lower, upper)
 	}
@@ -350,7 +353,7 @@ func (d *deposit) finish(ctx context.Context) (PreparedDeposit, error) {
 	if err != nil {
 		return PreparedDeposit{}, err
 	}
-	if pull, err = handlerPull(res, tokens); err != nil {
+	if pull, err = handlerPull(res); err != nil {
 		return PreparedDeposit{}, err
 	}
 	held := 1
@@ -426,7 +429,7 @@ func (d *deposit) shortTokens(pull []*big.Int) []int {
 }
 
 // handlerPull sums tokensToPullForMint's answers per pool token.
-func handlerPull(res []chain.Result, tokens []common.Address) ([]*big.Int, error) {
+func handlerPull(res []chain.Result) ([]*big.Int, error) {
 	pull := []*big.Int{new(big.Int), new(big.Int)}
 	for i, r := range res {
 		amts, err := decodePull(r)
