@@ -21,6 +21,8 @@ const (
 	PathPurchaseQuote     = "/clamm/purchase/quote"
 	PathPurchasePrepare   = "/clamm/purchase/prepare"
 	PathOptionsChain      = "/clamm/options-chain"
+	PathDepositPrepare    = "/clamm/deposit/prepare"
+	PathWithdrawPrepare   = "/clamm/withdraw/prepare"
 	PathStats             = "/clamm/stats"
 	PathHealthz           = "/healthz"
 	PathReadyz            = "/readyz"
@@ -127,6 +129,28 @@ var apiEndpoints = []endpoint{
 			return res, res.SubgraphBlock(), err
 		},
 	}.endpoint(),
+	// A deposit or withdrawal moves with every block (price, what options
+	// hold, the cooldown): cached like a prepared exercise, briefly and
+	// never served stale.
+	api[depositRequest]{
+		path: PathDepositPrepare, name: "deposit", operation: "prepareDeposit", params: depositParams, ttl: ttlPrepare,
+		optional: []string{"minStrike", "maxStrike", "tickLower", "tickUpper"}, // a range is given one way or the other
+		parse:    parseDeposit,
+		key:      func(k cacheKey, r depositRequest) cacheKey { return r.key(k) },
+		call: func(ctx context.Context, svc *service.Service, r depositRequest) (any, uint64, error) {
+			res, err := svc.PrepareDeposit(ctx, r.request())
+			return res, 0, err
+		},
+	}.endpoint(),
+	api[withdrawRequest]{
+		path: PathWithdrawPrepare, name: "withdraw", operation: "prepareWithdraw", params: withdrawParams, ttl: ttlPrepare,
+		parse: parseWithdraw,
+		key:   func(k cacheKey, r withdrawRequest) cacheKey { return r.key(k) },
+		call: func(ctx context.Context, svc *service.Service, r withdrawRequest) (any, uint64, error) {
+			res, err := svc.PrepareWithdraw(ctx, r.request())
+			return res, 0, err
+		},
+	}.endpoint(),
 	// Statistics: flows over a window and the liquidity now (open interest
 	// and TVL move with the price), so cached with the strikes chain's TTL.
 	// One route for every figure: they share their reads and one answer is
@@ -146,17 +170,19 @@ var apiEndpoints = []endpoint{
 }
 
 // Operation is what the contract test checks of each endpoint against the
-// OpenAPI document: its path, operationId and query parameters.
+// OpenAPI document: its path, operationId and query parameters, and which
+// of them may be left out (every other one is required).
 type Operation struct {
 	Path, ID string
 	Params   []string
+	Optional []string
 }
 
 // Operations lists the server's endpoints, in table order.
 func (s *Server) Operations() []Operation {
 	out := make([]Operation, len(s.endpoints))
 	for i, e := range s.endpoints {
-		out[i] = Operation{Path: e.path, ID: e.operation, Params: append([]string(nil), e.params...)}
+		out[i] = Operation{Path: e.path, ID: e.operation, Params: append([]string(nil), e.params...), Optional: append([]string(nil), e.optional...)}
 	}
 	return out
 }
@@ -193,6 +219,7 @@ type endpoint struct {
 	path      string
 	operation string
 	params    []string
+	optional  []string
 	handler   func(s *Server) http.HandlerFunc
 }
 
@@ -203,6 +230,7 @@ type endpoint struct {
 type api[Req any] struct {
 	path, name, operation string // name: the cache key's first field
 	params                []string
+	optional              []string // of params, those that may be left out (the parser decides)
 	ttl                   ttlClass
 	parse                 func(s *Server, p *params) (Req, error)
 	key                   func(k cacheKey, r Req) cacheKey
@@ -226,7 +254,8 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 // (pinned.go): that is a property of the table, not of an entry.
 func (a api[Req]) endpoint() endpoint {
 	a.params = append(append([]string(nil), a.params...), "block")
-	return endpoint{path: a.path, operation: a.operation, params: a.params, handler: func(s *Server) http.HandlerFunc {
+	a.optional = append(append([]string(nil), a.optional...), "block")
+	return endpoint{path: a.path, operation: a.operation, params: a.params, optional: a.optional, handler: func(s *Server) http.HandlerFunc {
 		policy := s.policy(a.ttl)
 		return func(w http.ResponseWriter, r *http.Request) {
 			sc := scratchPool.Get().(*scratch)

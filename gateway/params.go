@@ -34,7 +34,7 @@ type params struct {
 	vals  [maxPairs]string // raw; unescaped when read
 }
 
-const maxPairs = 9 // an endpoint takes at most eight (a prepared purchase), and block
+const maxPairs = 11 // an endpoint takes at most ten (a prepared deposit), and block
 
 // read splits r's query into p, in place: p is the caller's, on its stack.
 func (p *params) read(r *http.Request) {

@@ -124,7 +124,7 @@ func TestEveryRouteAnswersAtTheBlockAsked(t *testing.T) {
 		}
 		checkNamed(t, f, r.Name, rec.Result(), rec.Body.Bytes(), at)
 	}
-	for _, op := range []string{"Strikes", "ExerciseHistory", "PurchaseHistory", "PurchasePositions", "OptionMarkets"} {
+	for _, op := range []string{"Strikes", "ExerciseHistory", "PurchaseHistory", "PurchasePositions", "OptionMarkets", "StatsDays"} {
 		if v, _ := f.Subgraph.LastVariables(op)["block"].(map[string]any); v == nil || v["number"] != float64(at) {
 			t.Errorf("%s asked block %v, want %d", op, f.Subgraph.LastVariables(op)["block"], at)
 		}
@@ -173,5 +173,35 @@ func TestBlockAskedIsCheckedAgainstTheChain(t *testing.T) {
 	}
 	if rec := get(t, a.Server, strikes+"&block=0"); rec.Code != http.StatusBadRequest || decodeError(t, rec).Param != "block" {
 		t.Errorf("block=0: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// The LP routes are table entries like any other: pinned without code of
+// their own. The fakes hold no LP positions, so they answer with the
+// protocol's refusals, but every eth_call they made was at the subgraph's
+// indexed block (the node, five blocks ahead, answers nowhere else), and
+// they take block like every route.
+func TestLPRoutesArePinned(t *testing.T) {
+	a, f := pinnedApp(t)
+	indexed := f.Node.BlockNumber
+	f.Node.Lock()
+	f.Node.BlockNumber += 5
+	f.Node.Unlock()
+	for _, c := range []struct {
+		path string
+		code string
+	}{{depositQry, "HANDLER_NOT_WHITELISTED"}, {withdrawQry, "POSITION_NOT_FOUND"}} {
+		onlyAt(f, indexed)
+		rec := get(t, a.Server, c.path)
+		f.Node.Lock()
+		blocks := f.Node.CallBlocks
+		f.Node.Unlock()
+		if e := decodeError(t, rec); e.Code != c.code || len(blocks) != 1 || blocks[hexutil.EncodeUint64(indexed)] == 0 {
+			t.Errorf("%s: %d %s; eth_calls at %v, want all at %d", c.path, rec.Code, rec.Body, blocks, indexed)
+		}
+		past := c.path + "&block=" + strconv.FormatUint(indexed+6, 10)
+		if rec := get(t, a.Server, past); decodeError(t, rec).Code != "BLOCK_NOT_FOUND" {
+			t.Errorf("%s: %d %s", past, rec.Code, rec.Body)
+		}
 	}
 }

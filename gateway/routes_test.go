@@ -23,16 +23,16 @@ func TestDirectRoutesMatchRouter(t *testing.T) {
 	router := s.routes().(*mux.Router)
 	api := map[string]bool{PathStrikesChain: true, PathExerciseHistory: true, PathExercisePrepare: true,
 		PathPurchaseHistory: true, PathPurchasePositions: true, PathOptionMarkets: true,
-		PathPurchaseQuote: true, PathPurchasePrepare: true, PathOptionsChain: true, PathStats: true}
+		PathPurchaseQuote: true, PathPurchasePrepare: true, PathOptionsChain: true, PathStats: true, PathDepositPrepare: true, PathWithdrawPrepare: true}
 	paths := []string{PathStrikesChain, PathExerciseHistory, PathExercisePrepare, PathPurchaseHistory, PathPurchasePositions, PathOptionMarkets,
-		PathPurchaseQuote, PathPurchasePrepare, PathOptionsChain, PathStats, PathHealthz, PathReadyz, PathOpenAPI, PathDocs, PathMetrics,
+		PathPurchaseQuote, PathPurchasePrepare, PathOptionsChain, PathStats, PathDepositPrepare, PathWithdrawPrepare, PathHealthz, PathReadyz, PathOpenAPI, PathDocs, PathMetrics,
 		PathStrikesChain + "/", "/clamm//strikes-chain", "/CLAMM/strikes-chain", "/clamm", "/"}
 	inTable := map[string]bool{}
 	for _, rt := range s.table() {
 		inTable[rt.path] = true
 	}
-	if len(inTable) != 14 { // no metrics configured: no /metrics
-		t.Errorf("table has %d routes, want 14", len(inTable))
+	if len(inTable) != 16 { // no metrics configured: no /metrics
+		t.Errorf("table has %d routes, want 16", len(inTable))
 	}
 	methods := []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodOptions, "PATCH"}
 	for _, path := range paths {

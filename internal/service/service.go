@@ -68,6 +68,9 @@ type Upstreams struct {
 	Hooks     HookProber
 	// Pricing quotes and simulates purchases; nil: the chain cannot.
 	Pricing PricingReader
+	// LP reads liquidity providers' state and runs their transactions;
+	// nil: the chain cannot prepare deposits and withdrawals.
+	LP LPReader
 	// Quoters maps a swapperId to its quoter.
 	Quoters map[string]swap.Quoter
 	// Head and Meta are readiness's probes, declared by whoever builds the

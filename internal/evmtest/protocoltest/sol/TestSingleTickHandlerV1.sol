@@ -15,8 +15,9 @@ import {PoolLiquidity} from "./PoolLiquidity.sol";
 /// keccak256(abi.encode(handler, pool, tickLower, tickUpper)); tokenIds
 /// returns V1's 12-field TokenIdInfo. Use has no availability check of its
 /// own (the pool's burn refuses more than the position holds); unuse has
-/// the same re-mint rule as V2. Unlike the real V1 it does not compound
-/// fees on mint.
+/// the same re-mint rule as V2; burn pays the burner's share of the owed
+/// fees as the real one does. Unlike the real V1 it does not compound fees
+/// on mint.
 contract TestSingleTickHandlerV1 is PoolLiquidity, Pausable, AccessControl {
     struct TokenIdInfo {
         uint128 totalLiquidity;
@@ -107,7 +108,10 @@ contract TestSingleTickHandlerV1 is PoolLiquidity, Pausable, AccessControl {
         emit LogMintedPosition(tokenId, liquidity, address(p.pool), context, p.tickLower, p.tickUpper);
     }
 
-    /// @dev Burns `shares` (fees owed stay with the handler: simpler than the real one).
+    /// @dev Burns `shares` as the real V1 does: no availability check of its
+    /// own (the pool's burn refuses more than the position holds, "LS"), and
+    /// the burner's share of the owed fees, pro rata of the amounts its
+    /// liquidity stands for over the range, collected with the principal.
     function burnPositionHandler(address context, bytes calldata data) external onlyWhitelisted whenNotPaused returns (uint256) {
         Params memory p = _decode(data);
         uint256 tokenId = _id(p);
@@ -115,12 +119,24 @@ contract TestSingleTickHandlerV1 is PoolLiquidity, Pausable, AccessControl {
         uint128 liquidity = _convertToAssets(p.amount, tokenId);
         (uint256 a0, uint256 a1) = p.pool.burn(p.tickLower, p.tickUpper, liquidity);
         _feeCalculation(tki, p);
-        p.pool.collect(context, p.tickLower, p.tickUpper, uint128(a0), uint128(a1));
+        (uint128 f0, uint128 f1) = _feesOwed(tki, p, liquidity);
+        tki.tokensOwed0 -= f0;
+        tki.tokensOwed1 -= f1;
+        p.pool.collect(context, p.tickLower, p.tickUpper, uint128(a0 + f0), uint128(a1 + f1));
         tki.totalLiquidity -= liquidity;
         tki.totalSupply -= p.amount;
         _burn(context, tokenId, p.amount);
         emit LogBurnedPosition(tokenId, liquidity, address(p.pool), context, p.tickLower, p.tickUpper);
         return p.amount;
+    }
+
+    function _feesOwed(TokenIdInfo storage tki, Params memory p, uint128 liquidity) private view returns (uint128 f0, uint128 f1) {
+        uint160 sa = ClammMath.sqrtRatioAtTick(p.tickLower);
+        uint160 sb = ClammMath.sqrtRatioAtTick(p.tickUpper);
+        uint256 total0 = ClammMath.amount0ForLiquidity(sa, sb, tki.totalLiquidity);
+        uint256 total1 = ClammMath.amount1ForLiquidity(sa, sb, tki.totalLiquidity);
+        if (total0 > 0) f0 = uint128((tki.tokensOwed0 * ClammMath.amount0ForLiquidity(sa, sb, liquidity)) / total0);
+        if (total1 > 0) f1 = uint128((tki.tokensOwed1 * ClammMath.amount1ForLiquidity(sa, sb, liquidity)) / total1);
     }
 
     function usePositionHandler(bytes calldata data)
@@ -224,6 +240,14 @@ contract TestSingleTickHandlerV1 is PoolLiquidity, Pausable, AccessControl {
         if (block.number >= tki.lastDonation + lockedBlockDuration) return 0;
         return tki.donatedLiquidity
             - uint128((uint256(tki.donatedLiquidity) * (uint64(block.number) - tki.lastDonation)) / lockedBlockDuration);
+    }
+
+    function convertToShares(uint128 assets, uint256 tokenId) external view returns (uint128) {
+        return _convertToShares(assets, tokenId);
+    }
+
+    function convertToAssets(uint128 shares, uint256 tokenId) external view returns (uint128) {
+        return _convertToAssets(shares, tokenId);
     }
 
     function _convertToShares(uint128 assets, uint256 tokenId) private view returns (uint128) {
