@@ -202,7 +202,10 @@ func TestInternalErrorMatchesOpenAPI(t *testing.T) {
 	}
 	cfg := config.Default()
 	srv, err := gateway.New(gateway.DefaultOptions(service.New(map[uint64]*service.Upstreams{
-		42161: {Config: cfg.Chains[42161], Chain: panicking{}, Strikes: panicking{}, Subgraph: subgraph.New("http://sg.invalid", subgraph.Options{})}})))
+		42161: {Config: cfg.Chains[42161], Chain: panicking{}, Strikes: panicking{}, Subgraph: subgraph.New("http://sg.invalid", subgraph.Options{}),
+			// The strikes chain's block comes first (the subgraph's indexed
+			// block), then the panicking chain read.
+			Meta: indexedAt{subgraph.Meta{Block: 7, Hash: "0x07", Timestamp: 1}}}})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,3 +219,8 @@ func TestInternalErrorMatchesOpenAPI(t *testing.T) {
 		t.Fatal("500 is not documented")
 	}
 }
+
+// indexedAt is a subgraph that has indexed m.
+type indexedAt struct{ m subgraph.Meta }
+
+func (i indexedAt) Meta(context.Context) (subgraph.Meta, error) { return i.m, nil }

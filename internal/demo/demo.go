@@ -96,6 +96,10 @@ var Requests = []Request{
 	{"quote-too-much", "/clamm/purchase/quote?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0x0000000000000000000000000000000000000000&type=call&strike=3004.9080590767317&ttl=86400&amount=100000000000000000000", http.StatusUnprocessableEntity},
 	{"quote-iv-not-set", "/clamm/purchase/quote?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0x0000000000000000000000000000000000000000&type=call&strike=3004.9080590767317&ttl=7200&amount=1000000000000000000", http.StatusUnprocessableEntity},
 	{"purchase-prepare-alice", "/clamm/purchase/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0xA11CE00000000000000000000000000000000001&type=call&strike=3004.9080590767317&ttl=86400&amount=1000000000000000000&slippage=1", 0},
+	// The next page at the first page's block (X-Block-Number): pinned
+	// answers, recorded with the block's header.
+	{"history-alice-page2-at-block", "/clamm/exercise/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=5&skip=5&block=402123456", 0},
+	{"strikes-weth-usdc-10-at-block", "/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=10&putsReach=10&block=402123456", 0},
 	{"options-chain-weth-usdc", "/clamm/options-chain?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&callsReach=10&putsReach=10&ttls=3600,86400", 0},
 	{"stats-weth-usdc", "/clamm/stats?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&from=1763553600&to=1763704800", 0},
 	{"stats-weth-usdc-one-day", "/clamm/stats?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&from=1763596800&to=1763683200", 0},
