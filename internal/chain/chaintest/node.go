@@ -302,12 +302,21 @@ func (n *Node) call(from, to common.Address, data []byte) ([]byte, bool) {
 		if ret, ok, answered := positionManagerOf(m, data); answered {
 			return ret, ok
 		}
+		if ret, ok, answered := approvedPool(m, data); answered {
+			return ret, ok
+		}
 		return n.marketCall(m, from, data)
 	}
 	if pm, ok := n.PositionManagers[to]; ok {
+		if ret, ok, answered := lpPositionManagerCall(pm, data); answered {
+			return ret, ok
+		}
 		return positionManagerCall(pm, data)
 	}
 	if h, ok := n.Handlers[to]; ok {
+		if ret, ok, answered := n.lpHandlerCall(h, data); answered {
+			return ret, ok
+		}
 		return handlerCall(h, data)
 	}
 	if h, ok := n.Hooks[to]; ok {
