@@ -177,10 +177,10 @@ func TestBlockAskedIsCheckedAgainstTheChain(t *testing.T) {
 }
 
 // The LP routes are table entries like any other: pinned without code of
-// their own. The fakes hold no LP positions, so they answer with the
-// protocol's refusals, but every eth_call they made was at the subgraph's
-// indexed block (the node, five blocks ahead, answers nowhere else), and
-// they take block like every route.
+// their own. The deposit answers (and names the block: the demo requests
+// above include it); the withdrawal finds no position, and every eth_call
+// it made on the way was at the subgraph's indexed block (the node, five
+// blocks ahead, answers nowhere else); both take block like every route.
 func TestLPRoutesArePinned(t *testing.T) {
 	a, f := pinnedApp(t)
 	indexed := f.Node.BlockNumber
@@ -188,16 +188,19 @@ func TestLPRoutesArePinned(t *testing.T) {
 	f.Node.BlockNumber += 5
 	f.Node.Unlock()
 	for _, c := range []struct {
-		path string
-		code string
-	}{{depositQry, "HANDLER_NOT_WHITELISTED"}, {withdrawQry, "POSITION_NOT_FOUND"}} {
+		path   string
+		status int
+	}{{depositQry, http.StatusOK}, {withdrawQry, http.StatusNotFound}} {
 		onlyAt(f, indexed)
 		rec := get(t, a.Server, c.path)
 		f.Node.Lock()
 		blocks := f.Node.CallBlocks
 		f.Node.Unlock()
-		if e := decodeError(t, rec); e.Code != c.code || len(blocks) != 1 || blocks[hexutil.EncodeUint64(indexed)] == 0 {
+		if rec.Code != c.status || len(blocks) != 1 || blocks[hexutil.EncodeUint64(indexed)] == 0 {
 			t.Errorf("%s: %d %s; eth_calls at %v, want all at %d", c.path, rec.Code, rec.Body, blocks, indexed)
+		}
+		if rec.Code == http.StatusOK {
+			checkNamed(t, f, c.path, rec.Result(), rec.Body.Bytes(), indexed)
 		}
 		past := c.path + "&block=" + strconv.FormatUint(indexed+6, 10)
 		if rec := get(t, a.Server, past); decodeError(t, rec).Code != "BLOCK_NOT_FOUND" {

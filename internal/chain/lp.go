@@ -227,12 +227,17 @@ type Probe struct {
 // JSON-RPC batch, the views as one Multicall3 aggregate3 (none: nil
 // results). One round trip.
 //
-// Each runs on the latest state as block next (an eth_call block
-// override of the number): the block a transaction sent at once lands in.
+// Each runs on the answer's block's state (the head outside a pinned
+// answer) as block next (an eth_call block override of the number): the
+// block a transaction sent at once lands in.
 // A handler's donation lock decays block by block, so what a share is
 // worth there is what it is worth when the transaction is mined then.
 func (r *Reader) ProbeActions(ctx context.Context, p Probe) ([]ActionOutcome, []Result, error) {
 	signer, next, tokens, actions, views := p.Signer, p.Block, p.Tokens, p.Actions, p.Views
+	at, err := r.blockParam(ctx) // the answer's block's state (package block)
+	if err != nil {
+		return nil, nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	outs := make([]hexutil.Bytes, len(actions)+1)
@@ -244,7 +249,7 @@ func (r *Reader) ProbeActions(ctx context.Context, p Probe) ([]ActionOutcome, []
 		}
 		override := map[common.Address]map[string]any{signer: {"code": hexutil.Bytes(code)}}
 		batch = append(batch, rpc.BatchElem{Method: "eth_call", Result: &outs[i],
-			Args: []any{callArg(signer, &signer, nil), "latest", override, blockAt(next)}})
+			Args: []any{callArg(signer, &signer, nil), at, override, blockAt(next)}})
 	}
 	if len(views) > 0 {
 		data, err := packAggregate(views)
@@ -252,7 +257,7 @@ func (r *Reader) ProbeActions(ctx context.Context, p Probe) ([]ActionOutcome, []
 			return nil, nil, err
 		}
 		batch = append(batch, rpc.BatchElem{Method: "eth_call", Result: &outs[len(actions)],
-			Args: []any{callArg(common.Address{}, &r.multicall, data), "latest", map[string]any{}, blockAt(next)}})
+			Args: []any{callArg(common.Address{}, &r.multicall, data), at, map[string]any{}, blockAt(next)}})
 	}
 	if err := r.sendBatch(ctx, batch); err != nil {
 		return nil, nil, err
