@@ -38,7 +38,7 @@ func pinVar(ctx context.Context, doc queries.Document, vars map[string]any) (*bl
 	case p.Claim(block.Subgraph):
 		return p, true, nil // null: the indexed head
 	default:
-		ref, err := p.Wait()
+		ref, err := p.Wait(ctx)
 		if err != nil {
 			return p, false, err
 		}

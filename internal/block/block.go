@@ -100,19 +100,6 @@ func (p *Pin) Resolve(r Ref) {
 	close(p.done)
 }
 
-// Fill completes a resolved ref with a hash and time learned later (a
-// block asked by number, whose hash Graph Node does not give).
-func (p *Pin) Fill(hash string, timestamp int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ref.Hash == "" {
-		p.ref.Hash = hash
-	}
-	if p.ref.Timestamp == 0 {
-		p.ref.Timestamp = timestamp
-	}
-}
-
 // Fail releases the waiting reads with err (the claimant's read failed).
 func (p *Pin) Fail(err error) {
 	p.mu.Lock()
@@ -138,13 +125,17 @@ func (p *Pin) Resolved() (Ref, bool) {
 	}
 }
 
-// Wait returns the block once it is resolved, or the claimant's error.
-// It does not watch a context: every claimant ends (each read has its own
-// deadline) and resolves or fails the pin, and a waiter that gave up at
-// its deadline would report the deadline where the claimant's own error
-// (a subgraph timeout, say) is the one to name.
-func (p *Pin) Wait() (Ref, error) {
-	<-p.done
+// Wait returns the block once it is resolved, or the claimant's error, or
+// ctx's when ctx ends first (a claimant that failed before it read, or a
+// sibling read's failure cancelling the group). The claimant's reads have
+// their own deadlines, shorter than a fill's, so when the claimant times
+// out its error is the one the waiters report.
+func (p *Pin) Wait(ctx context.Context) (Ref, error) {
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		return Ref{}, ctx.Err()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.ref, p.err

@@ -226,12 +226,12 @@ func (r *Reader) ethCall(ctx context.Context, arg map[string]any) ([]byte, error
 // rawEthCall is one eth_call of arg at the answer's block (blockParam)
 // within the call deadline, its error as the node gave it.
 func (r *Reader) rawEthCall(ctx context.Context, arg map[string]any) (hexutil.Bytes, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
 	at, err := r.blockParam(ctx)
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
 	var out hexutil.Bytes
 	err = r.rpc.CallContext(ctx, &out, "eth_call", arg, at)
 	return out, err

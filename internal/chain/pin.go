@@ -39,7 +39,7 @@ func (r *Reader) blockParam(ctx context.Context) (string, error) {
 		p.Resolve(ref)
 		return block.Tag(ref.Number), nil
 	}
-	ref, err := p.Wait()
+	ref, err := p.Wait(ctx)
 	if err != nil {
 		return "", err
 	}

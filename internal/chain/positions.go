@@ -97,12 +97,12 @@ func (r *Reader) aggregateBatch(ctx context.Context, batches [][]Call) ([][]Resu
 		}
 		return out, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
 	at, err := r.blockParam(ctx)
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
 	raws := make([]hexutil.Bytes, len(batches))
 	elems := make([]rpc.BatchElem, len(batches))
 	for i, calls := range batches {

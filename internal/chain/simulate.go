@@ -150,12 +150,12 @@ type exerciseResult struct {
 // each answer as exerciseOption's return. The returned error is for the
 // round trip as a whole; each result carries its own.
 func (r *Reader) callBatch(ctx context.Context, from, market common.Address, calls [][]byte) ([]exerciseResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
 	at, err := r.blockParam(ctx)
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
 	outs := make([]hexutil.Bytes, len(calls))
 	batch := make([]rpc.BatchElem, len(calls))
 	for i, data := range calls {

@@ -109,7 +109,7 @@ func (s *Service) pinIndexed(ctx context.Context, chainID uint64, up *Upstreams)
 		return nil
 	}
 	if _, ok := p.Resolved(); ok || !p.Claim(block.Anyone) {
-		_, err := p.Wait()
+		_, err := p.Wait(ctx)
 		return err
 	}
 	now := time.Now()
