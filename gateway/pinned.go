@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
 // pinAsk is what a request says about its answer's block: its chain, the
@@ -48,7 +49,9 @@ func (s *Server) fillPinned(ctx context.Context, at pinAsk, call func(context.Co
 		}
 	}
 	if subgraphBlock != 0 && subgraphBlock != ref.Number {
-		return entry{}, fmt.Errorf("answer read the subgraph at %d, pinned at %d", subgraphBlock, ref.Number)
+		// A replacement query document without $block reads the head:
+		// its half of the answer is not at the answer's block.
+		return entry{}, problem.New(problem.SubgraphError, "the subgraph answered at block %d, not at the answer's block %d (does every query document declare $block?)", subgraphBlock, ref.Number)
 	}
 	return encodeAt(body, subgraphBlock, ref)
 }

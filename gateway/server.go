@@ -392,15 +392,6 @@ func etagMatches(header []string, etag string) bool {
 	return false
 }
 
-// encode marshals v once, at fill time; hits reuse the bytes.
-func encode(v any, block uint64) (entry, error) {
-	body, err := marshal(v)
-	if err != nil {
-		return entry{}, fmt.Errorf("encode response: %w", err)
-	}
-	return newEntry(body, block, etagOf(body), gzipBody(body)), nil
-}
-
 // marshal is json.Marshal without HTML escaping: responses are JSON for
 // programs, and "<" in a message should read as "<".
 func marshal(v any) ([]byte, error) {

@@ -17,26 +17,32 @@ import (
 // block is not known yet goes unpinned (null: the indexed head) and
 // claims the pin: its `_meta`, read in the same document, resolves it, so
 // learning the block costs no round trip of its own. A document without
-// $block (a replacement that predates pinning) is left at the head.
+// $block (a replacement that predates pinning) is read at the head, and
+// still resolves a pin it claims (the gateway then refuses an answer
+// whose subgraph half is at another block than its own).
 func pinVar(ctx context.Context, doc queries.Document, vars map[string]any) (*block.Pin, bool, error) {
 	p := block.From(ctx)
-	if p == nil || !strings.Contains(doc.Text, "$block") {
-		return p, false, nil
+	if p == nil {
+		return nil, false, nil
+	}
+	at := func(n uint64) {
+		if strings.Contains(doc.Text, "$block") {
+			vars["block"] = map[string]any{"number": n}
+		}
 	}
 	switch ref, ok := p.Resolved(); {
 	case p.Want != 0:
-		vars["block"] = map[string]any{"number": p.Want}
+		at(p.Want)
 	case ok:
-		vars["block"] = map[string]any{"number": ref.Number}
+		at(ref.Number)
 	case p.Claim(block.Subgraph):
-		vars["block"] = nil
-		return p, true, nil
+		return p, true, nil // null: the indexed head
 	default:
 		ref, err := p.Wait()
 		if err != nil {
 			return p, false, err
 		}
-		vars["block"] = map[string]any{"number": ref.Number}
+		at(ref.Number)
 	}
 	return p, false, nil
 }

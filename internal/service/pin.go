@@ -121,7 +121,7 @@ func (s *Service) pinIndexed(ctx context.Context, chainID uint64, up *Upstreams)
 		p.Fail(errNoMeta)
 		return errNoMeta
 	}
-	m, err := up.Meta.Meta(ctx)
+	m, err := up.Meta.Meta(block.Without(ctx)) // this read resolves the pin: it must not wait for it
 	if err != nil {
 		p.Fail(err)
 		return err
