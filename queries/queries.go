@@ -27,6 +27,9 @@ const (
 	PurchaseHistory   = "purchase_history"
 	PurchasePositions = "purchase_positions"
 	OptionMarkets     = "option_markets"
+	LPDepositHistory  = "lp_deposit_history"
+	LPWithdrawHistory = "lp_withdraw_history"
+	LPPositions       = "lp_positions"
 )
 
 // Document is one GraphQL operation.
