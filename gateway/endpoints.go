@@ -21,6 +21,9 @@ const (
 	PathPurchaseQuote     = "/clamm/purchase/quote"
 	PathPurchasePrepare   = "/clamm/purchase/prepare"
 	PathOptionsChain      = "/clamm/options-chain"
+	PathDepositHistory    = "/clamm/deposit/history"
+	PathWithdrawHistory   = "/clamm/withdraw/history"
+	PathDepositPositions  = "/clamm/deposit/positions"
 	PathHealthz           = "/healthz"
 	PathReadyz            = "/readyz"
 	PathMetrics           = "/metrics"
@@ -126,20 +129,49 @@ var apiEndpoints = []endpoint{
 			return res, res.SubgraphBlock(), err
 		},
 	}.endpoint(),
+	// The liquidity provider's reads move with transactions: cached with the
+	// history TTL, as purchase positions are (the positions' value moves
+	// with the price and the donation lock; the TTL bounds how old it is).
+	api[service.LPRequest]{
+		path: PathDepositHistory, name: "lpdeposits", operation: "depositHistory", params: lpParams, optional: lpOptional, ttl: ttlHistory,
+		parse: parseLP, key: lpKey,
+		call: func(ctx context.Context, svc *service.Service, r service.LPRequest) (any, uint64, error) {
+			res, err := svc.LPDepositHistory(ctx, r)
+			return res.Records, res.Block, err
+		},
+	}.endpoint(),
+	api[service.LPRequest]{
+		path: PathWithdrawHistory, name: "lpwithdrawals", operation: "withdrawHistory", params: lpParams, optional: lpOptional, ttl: ttlHistory,
+		parse: parseLP, key: lpKey,
+		call: func(ctx context.Context, svc *service.Service, r service.LPRequest) (any, uint64, error) {
+			res, err := svc.LPWithdrawHistory(ctx, r)
+			return res.Records, res.Block, err
+		},
+	}.endpoint(),
+	api[service.LPRequest]{
+		path: PathDepositPositions, name: "lppositions", operation: "depositPositions", params: lpParams, optional: lpOptional, ttl: ttlHistory,
+		parse: parseLP, key: lpKey,
+		call: func(ctx context.Context, svc *service.Service, r service.LPRequest) (any, uint64, error) {
+			res, err := svc.LPPositions(ctx, r)
+			return res.Records, res.Block, err
+		},
+	}.endpoint(),
 }
 
 // Operation is what the contract test checks of each endpoint against the
-// OpenAPI document: its path, operationId and query parameters.
+// OpenAPI document: its path, operationId and query parameters, and which
+// of them may be left out (every other one is required).
 type Operation struct {
 	Path, ID string
 	Params   []string
+	Optional []string
 }
 
 // Operations lists the server's endpoints, in table order.
 func (s *Server) Operations() []Operation {
 	out := make([]Operation, len(s.endpoints))
 	for i, e := range s.endpoints {
-		out[i] = Operation{Path: e.path, ID: e.operation, Params: append([]string(nil), e.params...)}
+		out[i] = Operation{Path: e.path, ID: e.operation, Params: append([]string(nil), e.params...), Optional: append([]string(nil), e.optional...)}
 	}
 	return out
 }
@@ -176,6 +208,7 @@ type endpoint struct {
 	path      string
 	operation string
 	params    []string
+	optional  []string
 	handler   func(s *Server) http.HandlerFunc
 }
 
@@ -186,6 +219,7 @@ type endpoint struct {
 type api[Req any] struct {
 	path, name, operation string // name: the cache key's first field
 	params                []string
+	optional              []string // of params, those that may be left out (the parser decides)
 	ttl                   ttlClass
 	parse                 func(s *Server, p *params) (Req, error)
 	key                   func(k cacheKey, r Req) cacheKey
@@ -206,7 +240,7 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 // endpoint builds the operation's handler: parse, key, hit, else fill
 // through the cache. The fill closure is built only on a miss.
 func (a api[Req]) endpoint() endpoint {
-	return endpoint{path: a.path, operation: a.operation, params: a.params, handler: func(s *Server) http.HandlerFunc {
+	return endpoint{path: a.path, operation: a.operation, params: a.params, optional: a.optional, handler: func(s *Server) http.HandlerFunc {
 		policy := s.policy(a.ttl)
 		return func(w http.ResponseWriter, r *http.Request) {
 			sc := scratchPool.Get().(*scratch)

@@ -75,6 +75,11 @@ var (
 	PurchaseWouldRevert           = declare("PURCHASE_WOULD_REVERT", KindUnprocessable, "the market's pricing or the built mintOption reverts; the message names the contract's error")
 )
 
+// Why a liquidity provider's deposit or withdrawal cannot be prepared.
+var (
+	PositionNotFound = declare("POSITION_NOT_FOUND", KindNotFound, "the user holds no shares and no reserved liquidity in that range of that handler")
+)
+
 // The quote source (QuoterV2 over RPC, or the 1inch API).
 var (
 	QuoteFailed                = declare("QUOTE_FAILED", KindUnprocessable, "the swapper cannot route the swap")

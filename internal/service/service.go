@@ -67,6 +67,9 @@ type Upstreams struct {
 	Hooks     HookProber
 	// Pricing quotes and simulates purchases; nil: the chain cannot.
 	Pricing PricingReader
+	// Holdings reads liquidity providers' positions at the head; nil: the
+	// chain cannot serve the LP reads.
+	Holdings HoldingsReader
 	// Quoters maps a swapperId to its quoter.
 	Quoters map[string]swap.Quoter
 	// Head and Meta are readiness's probes, declared by whoever builds the

@@ -165,8 +165,10 @@ contract TestSingleTickHandlerV1 is PoolLiquidity, ERC1155, Pausable, AccessCont
         emit LogFeeCompound(address(this), p.pool, tokenId, p.tickLower, p.tickUpper, lf);
     }
 
-    /// @dev Burns `shares`; the burner gets the liquidity's tokens and its
-    /// share of the owed fees (owed x its token amount / the range's).
+    /// @dev Burns `shares` as the real V1 does: no availability check of its
+    /// own (the pool's burn refuses more than the position holds, "LS"), and
+    /// the burner's share of the owed fees, pro rata of the amounts its
+    /// liquidity stands for over the range, collected with the principal.
     function burnPositionHandler(address context, bytes calldata data) external onlyWhitelisted whenNotPaused returns (uint256) {
         Params memory p = _decode(data);
         uint256 tokenId = _id(p);
@@ -174,7 +176,7 @@ contract TestSingleTickHandlerV1 is PoolLiquidity, ERC1155, Pausable, AccessCont
         uint128 liquidity = _convertToAssets(p.amount, tokenId);
         (uint256 a0, uint256 a1) = p.pool.burn(p.tickLower, p.tickUpper, liquidity);
         _feeCalculation(tki, p);
-        (uint128 f0, uint128 f1) = _feesTokenOwed(p, liquidity, tki);
+        (uint128 f0, uint128 f1) = _feesOwed(tki, p, liquidity);
         tki.tokensOwed0 -= f0;
         tki.tokensOwed1 -= f1;
         p.pool.collect(context, p.tickLower, p.tickUpper, uint128(a0 + f0), uint128(a1 + f1));
@@ -185,17 +187,13 @@ contract TestSingleTickHandlerV1 is PoolLiquidity, ERC1155, Pausable, AccessCont
         return p.amount;
     }
 
-    function _feesTokenOwed(Params memory p, uint128 liquidityToBurn, TokenIdInfo storage tki)
-        private
-        view
-        returns (uint128 f0, uint128 f1)
-    {
+    function _feesOwed(TokenIdInfo storage tki, Params memory p, uint128 liquidity) private view returns (uint128 f0, uint128 f1) {
         uint160 sa = ClammMath.sqrtRatioAtTick(p.tickLower);
         uint160 sb = ClammMath.sqrtRatioAtTick(p.tickUpper);
         uint256 total0 = ClammMath.amount0ForLiquidity(sa, sb, tki.totalLiquidity);
         uint256 total1 = ClammMath.amount1ForLiquidity(sa, sb, tki.totalLiquidity);
-        if (total0 > 0) f0 = uint128((tki.tokensOwed0 * ClammMath.amount0ForLiquidity(sa, sb, liquidityToBurn)) / total0);
-        if (total1 > 0) f1 = uint128((tki.tokensOwed1 * ClammMath.amount1ForLiquidity(sa, sb, liquidityToBurn)) / total1);
+        if (total0 > 0) f0 = uint128((tki.tokensOwed0 * ClammMath.amount0ForLiquidity(sa, sb, liquidity)) / total0);
+        if (total1 > 0) f1 = uint128((tki.tokensOwed1 * ClammMath.amount1ForLiquidity(sa, sb, liquidity)) / total1);
     }
 
     function usePositionHandler(bytes calldata data)

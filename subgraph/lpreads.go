@@ -75,7 +75,7 @@ func (r LPRecord) complete() error {
 
 // LPDepositHistory runs one page of the user's deposits, newest first.
 func (c *Client) LPDepositHistory(ctx context.Context, q LPQuery) ([]LPRecord, Meta, error) {
-	return lpPage(ctx, c, list{queries.LPDepositHistory, "lpDeposits"}, q, nil, LPRecord.complete)
+	return lpPage(ctx, c, lpList{list{queries.LPDepositHistory, "lpDeposits"}, nil}, q, LPRecord.complete)
 }
 
 // LPWithdrawKinds are the kinds of withdrawal records.
@@ -83,7 +83,7 @@ var LPWithdrawKinds = map[string]bool{"Burn": true, "Reserve": true, "WithdrawRe
 
 // LPWithdrawHistory runs one page of the user's withdrawals, newest first.
 func (c *Client) LPWithdrawHistory(ctx context.Context, q LPQuery) ([]LPRecord, Meta, error) {
-	return lpPage(ctx, c, list{queries.LPWithdrawHistory, "lpWithdrawals"}, q, nil, func(r LPRecord) error {
+	return lpPage(ctx, c, lpList{list{queries.LPWithdrawHistory, "lpWithdrawals"}, nil}, q, func(r LPRecord) error {
 		if !LPWithdrawKinds[r.Kind] {
 			return fmt.Errorf("LP withdrawal %s of kind %q", r.ID, r.Kind)
 		}
@@ -108,7 +108,7 @@ func (h LPHolding) entityID() string { return h.ID }
 
 // LPPositions runs one page of the ranges the user holds, newest first.
 func (c *Client) LPPositions(ctx context.Context, q LPQuery) ([]LPHolding, Meta, error) {
-	return lpPage(ctx, c, list{queries.LPPositions, "lpPositions"}, q, map[string]any{"open": true}, func(h LPHolding) error {
+	return lpPage(ctx, c, lpList{list{queries.LPPositions, "lpPositions"}, map[string]any{"open": true}}, q, func(h LPHolding) error {
 		if h.TokenID.Int == nil || h.Shares.Int == nil || h.Principal.Int == nil || h.ReservedLiquidity.Int == nil || h.OpenedAt.Int == nil {
 			return fmt.Errorf("LP position %s lacks fields", h.ID)
 		}
@@ -119,10 +119,17 @@ func (c *Client) LPPositions(ctx context.Context, q LPQuery) ([]LPHolding, Meta,
 	})
 }
 
-func lpPage[T identified](ctx context.Context, c *Client, l list, q LPQuery, extra map[string]any, complete func(T) error) ([]T, Meta, error) {
+// lpList is an LP page's document and list field, and the filters it
+// adds to the query's own.
+type lpList struct {
+	list
+	extra map[string]any
+}
+
+func lpPage[T identified](ctx context.Context, c *Client, l lpList, q LPQuery, complete func(T) error) ([]T, Meta, error) {
 	if q.First < 1 || q.First > MaxFirst || q.Skip < 0 || q.Skip > MaxSkip {
 		return nil, Meta{}, fmt.Errorf("%s: first %d / skip %d outside Graph Node's limits", l.doc, q.First, q.Skip)
 	}
-	vars := map[string]any{"where": q.where(extra), "first": q.First, "skip": q.Skip}
-	return runPage(ctx, c, l, vars, q.First, complete)
+	vars := map[string]any{"where": q.where(l.extra), "first": q.First, "skip": q.Skip}
+	return runPage(ctx, c, l.list, vars, q.First, complete)
 }
