@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/big"
 
-
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -227,4 +226,3 @@ func ceilDiv(a, b *big.Int) *big.Int {
 	}
 	return q
 }
-

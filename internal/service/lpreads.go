@@ -218,4 +218,3 @@ func lpAmount(l, sqrtP, sa, sb *big.Int) LPAmount {
 	a0, a1 := clamm.AmountsForLiquidity(sqrtP, sa, sb, l)
 	return LPAmount{Liquidity: l.String(), Token0: a0.String(), Token1: a1.String()}
 }
-
