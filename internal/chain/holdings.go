@@ -176,7 +176,7 @@ func decodeHoldings(res [][]Result, keys []HoldingKey, pools map[common.Address]
 }
 
 func decodeHolding(calls []Result, f holdingHandler) (Holding, error) {
-	p := Holding{LockedBlockDuration: f.locked, V2: f.v2}
+	p := Holding{LockedBlockDuration: f.locked, V2: f.v2, ReserveCooldown: f.cooldown}
 	if !calls[0].OK || len(calls[0].Data) != 32 {
 		return p, fmt.Errorf("balanceOf answered %d bytes (ok %v)", len(calls[0].Data), calls[0].OK)
 	}

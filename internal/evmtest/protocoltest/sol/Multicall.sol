@@ -2,7 +2,7 @@
 pragma solidity 0.8.26;
 
 /// @notice The Multicall3 functions the gateway calls (aggregate3 with
-/// per-call allowFailure, getCurrentBlockTimestamp), with Multicall3's ABI
+/// per-call allowFailure, getCurrentBlockTimestamp, getBlockNumber), with Multicall3's ABI
 /// and semantics, for the simulated chain, which has no Multicall3 at its
 /// canonical address: a test deploys this one and names it to the reader.
 contract TestMulticall3 {
@@ -28,5 +28,9 @@ contract TestMulticall3 {
 
     function getCurrentBlockTimestamp() external view returns (uint256 timestamp) {
         timestamp = block.timestamp;
+    }
+
+    function getBlockNumber() external view returns (uint256 blockNumber) {
+        blockNumber = block.number;
     }
 }
