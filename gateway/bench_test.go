@@ -297,7 +297,7 @@ func BenchmarkColdPath(b *testing.B) {
 // what Accept-Encoding costs the hit path.
 func BenchmarkHitCompressed(b *testing.B) {
 	large := wideScenario(b, 1000)
-	demo, err := scenario.Load(filepath.Join(root, "internal/demo/scenarios/arbitrum-weth-usdc.json"))
+	demo, err := scenario.Load(filepath.Join(root, "testdata/scenarios/arbitrum-weth-usdc.json"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -24,6 +24,7 @@ const (
 	PathDepositHistory    = "/clamm/deposit/history"
 	PathWithdrawHistory   = "/clamm/withdraw/history"
 	PathDepositPositions  = "/clamm/deposit/positions"
+	PathStats             = "/clamm/stats"
 	PathHealthz           = "/healthz"
 	PathReadyz            = "/readyz"
 	PathMetrics           = "/metrics"
@@ -127,6 +128,22 @@ var apiEndpoints = []endpoint{
 		call: func(ctx context.Context, svc *service.Service, r chainRequest) (any, uint64, error) {
 			res, err := svc.OptionsChainOf(ctx, r.request())
 			return res, res.SubgraphBlock(), err
+		},
+	}.endpoint(),
+	// Statistics: flows over a window and the liquidity now (open interest
+	// and TVL move with the price), so cached with the strikes chain's TTL.
+	// One route for every figure: they share their reads and one answer is
+	// true at one block; the hosted API's five stats routes returned bare
+	// USD numbers, which lose the tokens and base units.
+	api[service.StatsRequest]{
+		path: PathStats, name: "stats", operation: "marketStats", params: statsParams, ttl: ttlStrikes,
+		parse: parseStats,
+		key: func(k cacheKey, r service.StatsRequest) cacheKey {
+			return k.uint(r.ChainID).addr(r.Market).uint(uint64(r.From)).uint(uint64(r.To))
+		},
+		call: func(ctx context.Context, svc *service.Service, r service.StatsRequest) (any, uint64, error) {
+			res, err := svc.MarketStats(ctx, r)
+			return res, res.Block(), err
 		},
 	}.endpoint(),
 	// The liquidity provider's reads move with transactions: cached with the

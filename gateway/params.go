@@ -60,6 +60,7 @@ var (
 	quoteParams    = []string{"chainId", "optionMarket", "user", "type", "strike", "ttl", "amount"}
 	purchaseParams = []string{"chainId", "optionMarket", "user", "type", "strike", "ttl", "amount", "slippage"}
 	chainParams    = []string{"chainId", "optionMarket", "callsReach", "putsReach", "ttls"}
+	statsParams    = []string{"chainId", "optionMarket", "from", "to"}
 )
 
 // readOnly reads r's query into p and refuses a parameter not in names: a

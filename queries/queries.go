@@ -30,6 +30,10 @@ const (
 	LPDepositHistory  = "lp_deposit_history"
 	LPWithdrawHistory = "lp_withdraw_history"
 	LPPositions       = "lp_positions"
+	StatsDays         = "stats_days"
+	StatsDayBuyers    = "stats_day_buyers"
+	StatsPurchases    = "stats_purchases"
+	StatsExercises    = "stats_exercises"
 )
 
 // Document is one GraphQL operation.

@@ -62,6 +62,10 @@ type Config struct {
 	QueriesDir string
 	// Demo serves the embedded recordings on chains without upstreams.
 	Demo bool
+	// USDStablecoins are the tokens valued at one US dollar, as
+	// "<chainId>:<address>" entries; each chain's are linked into it
+	// (Chain.IsUSDStablecoin) by Default and Validate.
+	USDStablecoins []string
 
 	Chains map[uint64]*Chain
 }
@@ -77,6 +81,24 @@ type Chain struct {
 	Hooks       map[common.Address]HookRules        `json:"hooks"`
 	Swappers    map[string]*Swapper                 `json:"swappers"`
 	MarketPools map[common.Address][]common.Address `json:"marketPools,omitempty"`
+	// usd holds the chain's entries of Config.USDStablecoins.
+	usd map[common.Address]bool
+}
+
+// IsUSDStablecoin reports whether the configuration values token at one US
+// dollar on this chain (CLAMM_USD_STABLECOINS).
+func (c *Chain) IsUSDStablecoin(token common.Address) bool { return c.usd[token] }
+
+// linkStablecoins hands each chain its entries of USDStablecoins.
+func (c *Config) linkStablecoins() error {
+	byChain, err := parseStablecoins(c.USDStablecoins)
+	if err != nil {
+		return err
+	}
+	for id, ch := range c.Chains {
+		ch.usd = byChain[id]
+	}
+	return nil
 }
 
 // Handler is an entry of the handler registry: the DEX label shown to
@@ -166,6 +188,9 @@ func Default() *Config {
 	c := &Config{Chains: map[uint64]*Chain{}}
 	applyDefaults(c)
 	if err := parse(defaultsJSON, c); err != nil {
+		panic("config: embedded defaults: " + err.Error())
+	}
+	if err := c.linkStablecoins(); err != nil {
 		panic("config: embedded defaults: " + err.Error())
 	}
 	return c
@@ -293,7 +318,7 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
-	return nil
+	return c.linkStablecoins()
 }
 
 // SwapperIDs returns each chain's swapperIds.

@@ -171,3 +171,37 @@ func TestBadValuesAreRefusedNamingTheVariable(t *testing.T) {
 		t.Errorf("zeros that mean off: %v", err)
 	}
 }
+
+// The USD stablecoins: the defaults per chain, a variable replacing them,
+// a file's array, and an entry that names no chain refused.
+func TestUSDStablecoins(t *testing.T) {
+	t.Parallel()
+	usdc, weth := common.HexToAddress("0xaf88d065e77c8cC2239327C5EDb3A432268e5831"), common.HexToAddress("0x82aF49447D8a07e3bd95BD0d56f35241523fBab1")
+	mantleUSDT := common.HexToAddress("0x201EBa5CC46D216Ce6DC03F6a759e8E766e956aE")
+	c, err := Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Chains[42161].IsUSDStablecoin(usdc) || c.Chains[42161].IsUSDStablecoin(weth) || !c.Chains[5000].IsUSDStablecoin(mantleUSDT) || c.Chains[5000].IsUSDStablecoin(usdc) {
+		t.Fatal("default stablecoins")
+	}
+	c, err = Load(env(map[string]string{"CLAMM_USD_STABLECOINS": "42161:" + weth.Hex()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Chains[42161].IsUSDStablecoin(usdc) || !c.Chains[42161].IsUSDStablecoin(weth) {
+		t.Fatal("the variable replaces the defaults")
+	}
+	path := filepath.Join(t.TempDir(), "c.json")
+	if err := os.WriteFile(path, []byte(`{"usdStablecoins": ["5000:`+usdc.Hex()+`"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = Load(env(map[string]string{"CLAMM_CONFIG": path})); err != nil || !c.Chains[5000].IsUSDStablecoin(usdc) || c.Chains[42161].IsUSDStablecoin(usdc) {
+		t.Fatalf("file: %v", err)
+	}
+	for _, bad := range []string{weth.Hex(), "0:" + weth.Hex(), "42161:0x12", "x:" + weth.Hex()} {
+		if _, err := Load(env(map[string]string{"CLAMM_USD_STABLECOINS": bad})); err == nil || !strings.Contains(err.Error(), "CLAMM_USD_STABLECOINS") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}

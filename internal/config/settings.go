@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ethereum/go-ethereum/common"
 )
 
 // A setting is one knob of the gateway, stated once: the variable that sets
@@ -126,6 +128,32 @@ var settings = []setting{
 		doc: "directory of `.graphql` files replacing those in `queries/`"},
 	{env: "CLAMM_DEMO", json: "demo", def: "on", field: func(c *Config) any { return &c.Demo },
 		doc: "`off` disables the embedded recordings"},
+	{env: "CLAMM_USD_STABLECOINS", json: "usdStablecoins", def: defaultUSDStablecoins, field: func(c *Config) any { return &c.USDStablecoins },
+		check: func(c *Config) error { _, err := parseStablecoins(c.USDStablecoins); return err },
+		shown: "USDC, USDC.e, USDT on 42161; USDT, USDC on 5000",
+		doc:   "tokens counted as one US dollar, `<chainId>:<address>` comma-separated (an array of such strings in the file); a market whose put asset is one gets `usd` figures in `/clamm/stats`, any other none"},
+}
+
+// defaultUSDStablecoins: Arbitrum One's USDC, USDC.e (bridged) and USDT;
+// Mantle's USDT and USDC.
+const defaultUSDStablecoins = "42161:0xaf88d065e77c8cC2239327C5EDb3A432268e5831,42161:0xFF970A61A04b1cA14834A43f5dE4533eBDDB5CC8," +
+	"42161:0xFd086bC7CD5C481DCC9C85ebE478A1C0b69FCbb9,5000:0x201EBa5CC46D216Ce6DC03F6a759e8E766e956aE,5000:0x09Bc4E0D864854c6aFB6eB9A9cdF58aC190D0dF9"
+
+// parseStablecoins reads CLAMM_USD_STABLECOINS's entries, `<chainId>:<address>`.
+func parseStablecoins(entries []string) (map[uint64]map[common.Address]bool, error) {
+	out := map[uint64]map[common.Address]bool{}
+	for _, e := range entries {
+		id, addr, ok := strings.Cut(strings.TrimSpace(e), ":")
+		chainID, err := strconv.ParseUint(id, 10, 64)
+		if !ok || err != nil || chainID == 0 || !common.IsHexAddress(addr) || !strings.HasPrefix(addr, "0x") {
+			return nil, fmt.Errorf("%q is not <chainId>:<0x address>", e)
+		}
+		if out[chainID] == nil {
+			out[chainID] = map[common.Address]bool{}
+		}
+		out[chainID][common.HexToAddress(addr)] = true
+	}
+	return out, nil
 }
 
 // otherVariable is a variable outside the settings table: per chain, or read

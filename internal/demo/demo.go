@@ -96,6 +96,8 @@ var Requests = []Request{
 	{"quote-iv-not-set", "/clamm/purchase/quote?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0x0000000000000000000000000000000000000000&type=call&strike=3004.9080590767317&ttl=7200&amount=1000000000000000000", http.StatusUnprocessableEntity},
 	{"purchase-prepare-alice", "/clamm/purchase/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0xA11CE00000000000000000000000000000000001&type=call&strike=3004.9080590767317&ttl=86400&amount=1000000000000000000&slippage=1", 0},
 	{"options-chain-weth-usdc", "/clamm/options-chain?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&callsReach=10&putsReach=10&ttls=3600,86400", 0},
+	{"stats-weth-usdc", "/clamm/stats?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&from=1763553600&to=1763704800", 0},
+	{"stats-weth-usdc-one-day", "/clamm/stats?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&from=1763596800&to=1763683200", 0},
 }
 
 // OptionIDs are every option the demo market minted (its scenario's

@@ -144,7 +144,8 @@ func day(t *testing.T, st *graphnode.Store, market string, start, purchases int6
 	z := graphnode.BigIntOf(0)
 	set(t, st, "MarketDayData", market+"-"+big.NewInt(start).String(), graphnode.Entity{"market": graphnode.String(market), "start": graphnode.Int(start),
 		"purchases": graphnode.Int(purchases), "exercises": graphnode.Int(0), "callVolume": z, "putVolume": z, "callPremium": z, "putPremium": z,
-		"callProtocolFees": z, "putProtocolFees": z}, block)
+		"callProtocolFees": z, "putProtocolFees": z, "callProfit": z, "putProfit": z, "callVolumeInPut": z, "callPremiumInPut": z,
+		"callProtocolFeesInPut": z, "putProfitInPut": z, "buyers": graphnode.Int(0)}, block)
 }
 
 func market(t *testing.T, st *graphnode.Store, id string, purchases int64, block uint64) {

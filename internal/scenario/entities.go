@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/math"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 )
 
@@ -91,6 +92,8 @@ type purchase struct {
 	isCall                     bool
 	timestamp                  int64
 	size, premium, protocolFee *big.Int
+	buyer                      string
+	sqrtPriceX96               *big.Int
 }
 
 // indexOptions writes each option with its legs and its Purchase. An
@@ -102,6 +105,13 @@ func (s *Scenario) indexOptions(w *entities) []purchase {
 		exercises[e.TokenID]++
 	}
 	market := lower(s.Market.Address)
+	// A scenario states no price at mint: its prime pool's price stands for it.
+	sqrtP := new(big.Int)
+	if pool, ok := s.primePool(); ok {
+		if p, err := pool.SqrtPriceX96(); err == nil {
+			sqrtP = p
+		}
+	}
 	var out []purchase
 	for _, o := range s.Options {
 		size, err := s.Size(o)
@@ -136,13 +146,13 @@ func (s *Scenario) indexOptions(w *entities) []purchase {
 		// The scenarios' buyers call the market themselves: caller is the buyer.
 		w.set("Purchase", fmt.Sprintf("%s-%d", tx, purchaseLogIndex), graphnode.Entity{
 			"option": graphnode.String(id), "market": addr(s.Market.Address), "buyer": graphnode.HexBytes(o.MintBuyer()), "caller": graphnode.HexBytes(o.MintBuyer()), "isCall": graphnode.Bool(o.IsCall),
-			"premium": dec(o.Premium), "protocolFees": dec(fees), "totalAssetWithdrawn": graphnode.BigInt(size),
+			"premium": dec(o.Premium), "protocolFees": dec(fees), "totalAssetWithdrawn": graphnode.BigInt(size), "sqrtPriceX96": graphnode.BigInt(sqrtP),
 			// A scenario states no mint block: its head stands for it.
 			"blockNumber": graphnode.BigIntOf(int64(s.Block.Number)), "timestamp": graphnode.BigIntOf(o.MintTimestamp), "txHash": graphnode.Bytes(o.MintTxHash.Bytes()),
 		})
 		premium, _ := new(big.Int).SetString(o.Premium, 10)
 		fee, _ := new(big.Int).SetString(fees, 10)
-		out = append(out, purchase{isCall: o.IsCall, timestamp: o.MintTimestamp, size: size, premium: premium, protocolFee: fee})
+		out = append(out, purchase{isCall: o.IsCall, timestamp: o.MintTimestamp, size: size, premium: premium, protocolFee: fee, buyer: o.MintBuyer(), sqrtPriceX96: sqrtP})
 	}
 	return out
 }
@@ -162,23 +172,36 @@ func (s *Scenario) indexExercises(w *entities) {
 	}
 }
 
-// sums are the figures Market and MarketDayData share.
+// sums are the figures Market and MarketDayData share, and those only
+// a day keeps (profits, call figures valued in the put asset, buyers).
 type sums struct {
 	purchases, exercises                           int64
 	callVolume, putVolume, callPremium, putPremium *big.Int
 	callFees, putFees                              *big.Int
+	callProfit, putProfit                          *big.Int
+	callVolumeInPut, callPremiumInPut              *big.Int
+	callFeesInPut, putProfitInPut                  *big.Int
+	buyers                                         map[string]bool
 }
 
 func newSums() *sums {
-	return &sums{callVolume: new(big.Int), putVolume: new(big.Int), callPremium: new(big.Int), putPremium: new(big.Int), callFees: new(big.Int), putFees: new(big.Int)}
+	z := func() *big.Int { return new(big.Int) }
+	return &sums{callVolume: z(), putVolume: z(), callPremium: z(), putPremium: z(), callFees: z(), putFees: z(),
+		callProfit: z(), putProfit: z(), callVolumeInPut: z(), callPremiumInPut: z(), callFeesInPut: z(), putProfitInPut: z(), buyers: map[string]bool{}}
 }
 
-func (m *sums) add(p purchase) {
+// add counts a purchase; callIs0 says whether the call asset is the prime
+// pool's token0 (how a call amount is valued in the put asset).
+func (m *sums) add(p purchase, callIs0 bool) {
 	m.purchases++
+	m.buyers[p.buyer] = true
 	if p.isCall {
 		m.callVolume.Add(m.callVolume, p.size)
 		m.callPremium.Add(m.callPremium, p.premium)
 		m.callFees.Add(m.callFees, p.protocolFee)
+		m.callVolumeInPut.Add(m.callVolumeInPut, inPut(p.size, p.sqrtPriceX96, callIs0))
+		m.callPremiumInPut.Add(m.callPremiumInPut, inPut(p.premium, p.sqrtPriceX96, callIs0))
+		m.callFeesInPut.Add(m.callFeesInPut, inPut(p.protocolFee, p.sqrtPriceX96, callIs0))
 		return
 	}
 	m.putVolume.Add(m.putVolume, p.size)
@@ -186,11 +209,30 @@ func (m *sums) add(p purchase) {
 	m.putFees.Add(m.putFees, p.protocolFee)
 }
 
+// inPut values a call-asset amount in the put asset at sqrtP, as the
+// mappings do (0 at a zero price).
+func inPut(amount, sqrtP *big.Int, callIs0 bool) *big.Int {
+	if sqrtP.Sign() == 0 {
+		return new(big.Int)
+	}
+	return clamm.SwapAtPrice(amount, sqrtP, callIs0)
+}
+
 func (m *sums) entity() graphnode.Entity {
 	return graphnode.Entity{"purchases": graphnode.Int(m.purchases), "exercises": graphnode.Int(m.exercises),
 		"callVolume": graphnode.BigInt(m.callVolume), "putVolume": graphnode.BigInt(m.putVolume),
 		"callPremium": graphnode.BigInt(m.callPremium), "putPremium": graphnode.BigInt(m.putPremium),
 		"callProtocolFees": graphnode.BigInt(m.callFees), "putProtocolFees": graphnode.BigInt(m.putFees)}
+}
+
+// dayEntity is a MarketDayData's fields.
+func (m *sums) dayEntity() graphnode.Entity {
+	e := m.entity()
+	e["callProfit"], e["putProfit"] = graphnode.BigInt(m.callProfit), graphnode.BigInt(m.putProfit)
+	e["callVolumeInPut"], e["callPremiumInPut"] = graphnode.BigInt(m.callVolumeInPut), graphnode.BigInt(m.callPremiumInPut)
+	e["callProtocolFeesInPut"], e["putProfitInPut"] = graphnode.BigInt(m.callFeesInPut), graphnode.BigInt(m.putProfitInPut)
+	e["buyers"] = graphnode.Int(int64(len(m.buyers)))
+	return e
 }
 
 // indexMarket writes the market with its sums, derived from the purchases
@@ -209,13 +251,29 @@ func (s *Scenario) indexMarket(w *entities, purchases []purchase) {
 		}
 		return days[start]
 	}
+	callIs0 := false
+	if pool, ok := s.primePool(); ok {
+		callIs0 = s.Market.CallAsset == pool.Token0
+	}
 	for _, p := range purchases {
-		all.add(p)
-		dayOf(p.timestamp).add(p)
+		all.add(p, callIs0)
+		dayOf(p.timestamp).add(p, callIs0)
 	}
 	for _, e := range s.Exercises {
 		all.exercises++
-		dayOf(e.Timestamp).exercises++
+		d := dayOf(e.Timestamp)
+		d.exercises++
+		o, _ := s.option(e.TokenID)
+		amt, err := s.exerciseAmounts(e)
+		if err != nil {
+			continue
+		}
+		if o.IsCall {
+			d.callProfit.Add(d.callProfit, amt.profit)
+		} else {
+			d.putProfit.Add(d.putProfit, amt.profit)
+			d.putProfitInPut.Add(d.putProfitInPut, inPut(amt.profit, amt.sqrtPriceX96, callIs0))
+		}
 	}
 	market := lower(s.Market.Address)
 	m := all.entity()
@@ -223,8 +281,11 @@ func (s *Scenario) indexMarket(w *entities, purchases []purchase) {
 	m["callAsset"], m["putAsset"], m["createdAtBlock"] = addr(s.Market.CallAsset), addr(s.Market.PutAsset), big0()
 	w.set("Market", market, m)
 	for start, d := range days {
-		e := d.entity()
+		e := d.dayEntity()
 		e["market"], e["start"] = graphnode.String(market), graphnode.Int(start)
 		w.set("MarketDayData", fmt.Sprintf("%s-%d", market, start), e)
+		for b := range d.buyers {
+			w.set("MarketDayBuyer", fmt.Sprintf("%s-%d-%s", market, start, b), graphnode.Entity{"market": graphnode.String(market), "start": graphnode.Int(start), "buyer": graphnode.HexBytes(b)})
+		}
 	}
 }

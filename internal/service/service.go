@@ -54,6 +54,7 @@ type Subgraph interface {
 	PurchaseHistory(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.Purchase, subgraph.Meta, error)
 	PurchasePositions(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.HeldOption, subgraph.Meta, error)
 	OptionMarkets(ctx context.Context) ([]subgraph.Market, subgraph.Meta, error)
+	StatsSubgraph
 }
 
 // Upstreams are one chain's configuration and clients. Subgraph and Chain

@@ -16,6 +16,7 @@ import {
 } from '../generated/templates/MarketV2/DopexV2OptionMarketV2';
 import { LogMintOption as LogMintOptionV1 } from '../generated/templates/MarketV1/DopexV2OptionMarket';
 import { ZERO, dayStart, ensurePool, hex, poolPrice } from './common';
+import { addCallPurchase, addExercise, countBuyer, initDayStats } from './stats';
 import { DopexV2OptionMarket } from '../generated/templates/MarketV1/DopexV2OptionMarket';
 
 // keccak256("Transfer(address,address,uint256)"): ERC721's (four topics, the
@@ -106,6 +107,7 @@ function day(market: Address, block: ethereum.Block): MarketDayData {
     d.callProtocolFees = ZERO;
     d.putProtocolFees = ZERO;
     d.exercises = 0;
+    initDayStats(d);
   }
   return d;
 }
@@ -226,12 +228,18 @@ function minted(e: ethereum.Event, user: Address, tokenId: BigInt, isCall: boole
   purchase.premium = premium;
   purchase.protocolFees = fees;
   purchase.totalAssetWithdrawn = withdrawn;
+  const market = Market.load(hex(e.address));
+  purchase.sqrtPriceX96 = market == null ? ZERO : poolPrice(Bytes.fromHexString(market.primePool));
   purchase.blockNumber = e.block.number;
   purchase.timestamp = e.block.timestamp;
   purchase.txHash = e.transaction.hash;
   purchase.save();
 
   countPurchase(e.address, e.block, isCall, premium, withdrawn, fees);
+  const d = day(e.address, e.block);
+  countBuyer(d, buyer);
+  if (isCall && market != null) addCallPurchase(d, market, purchase.sqrtPriceX96, premium, withdrawn, fees);
+  d.save();
 }
 
 // Adds a purchase to the market's day and to its running sums (the same
@@ -321,6 +329,8 @@ export function handleExerciseOption(e: LogExerciseOption): void {
   x.timestamp = e.block.timestamp;
   x.txHash = e.transaction.hash;
   x.save();
+  addExercise(d, market, option.isCall, e.params.totalProfit, x.sqrtPriceX96);
+  d.save();
 }
 
 // keccak256("LogExerciseOption(address,uint256,uint256,uint256)"), the same in V1 and V2.

@@ -21,8 +21,8 @@ import (
 )
 
 // freePort finds a loopback port free now, below 55000 so that a cluster
-// node's bus port (port+10000) exists too. Redis cannot be told to bind
-// port 0 and say which it took; a start that loses the race is retried.
+// node's bus port (port+10000) exists too (start retries a server that
+// loses the port before it binds it).
 func freePort(t *testing.T) int {
 	t.Helper()
 	for {
@@ -45,6 +45,7 @@ func freePort(t *testing.T) int {
 type server struct {
 	port int
 	cmd  *exec.Cmd
+	done chan struct{} // closed when the process has been waited for
 }
 
 func (s *server) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
@@ -52,18 +53,47 @@ func (s *server) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
 func (s *server) stop() {
 	if s.cmd != nil {
 		_ = s.cmd.Process.Kill()
-		_ = s.cmd.Wait()
+		<-s.done
 		s.cmd = nil
 	}
 }
 
 // start runs redis-server with a config file of lines in dir (a sentinel
-// rewrites its own) and waits until it answers PING.
+// rewrites its own) and waits until it answers PING. Redis cannot bind
+// port 0 and say which it took, so the port is found free first; a server
+// that loses it to another process in between exits ("Address already in
+// use") and is started again on another port.
 func start(t *testing.T, dir string, lines ...string) *server {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Fatal("redis-server is not on PATH: run scripts/test-setup.sh")
 	}
+	for attempt := 1; ; attempt++ {
+		s := launch(t, dir, lines)
+		eventually(t, 10*time.Second, "redis on "+s.addr()+" answers PING or exits", func() bool {
+			select {
+			case <-s.done:
+				return true
+			default:
+			}
+			out, err := cli(s.addr(), "PING")
+			return err == nil && strings.Contains(out, "PONG")
+		})
+		select {
+		case <-s.done: // lost the port, or someone else's server answered on it
+			if attempt == 5 {
+				t.Fatalf("redis-server on %s exited at start %d times in a row", s.addr(), attempt)
+			}
+			continue
+		default:
+		}
+		return s
+	}
+}
+
+// launch starts one redis-server on a free port.
+func launch(t *testing.T, dir string, lines []string) *server {
+	t.Helper()
 	s := &server{port: freePort(t)}
 	conf := filepath.Join(dir, fmt.Sprintf("redis-%d.conf", s.port))
 	body := fmt.Sprintf("port %d\nbind 127.0.0.1\nsave \"\"\nappendonly no\nprotected-mode no\nloglevel warning\ndir %s\n", s.port, dir) + strings.Join(lines, "\n") + "\n"
@@ -75,15 +105,13 @@ func start(t *testing.T, dir string, lines ...string) *server {
 	if strings.Contains(body, "sentinel monitor") {
 		args = append(args, "--sentinel")
 	}
-	s.cmd = exec.Command("redis-server", args...)
-	if err := s.cmd.Start(); err != nil {
+	cmd := exec.Command("redis-server", args...)
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	s.cmd, s.done = cmd, make(chan struct{})
+	go func() { _ = cmd.Wait(); close(s.done) }()
 	t.Cleanup(s.stop)
-	eventually(t, 10*time.Second, "redis on "+s.addr()+" answers PING", func() bool {
-		out, err := cli(s.addr(), "PING")
-		return err == nil && strings.Contains(out, "PONG")
-	})
 	return s
 }
 

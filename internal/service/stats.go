@@ -1,0 +1,313 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"strconv"
+
+	"github.com/ethereum/go-ethereum/common"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
+)
+
+// MaxStatsWindow is the longest statistics window, in seconds: 366 days,
+// so a year's daily series (at most 367 entries) fits one answer and the
+// distinct buyers of a year are read in a bounded number of pages.
+const MaxStatsWindow = 366 * day
+
+// StatsRequest is a validated statistics request: a market and the
+// half-open window [From, To) of unix seconds, 0 < To-From <= MaxStatsWindow.
+type StatsRequest struct {
+	ChainID  uint64
+	Market   common.Address
+	From, To int64
+}
+
+// MarketStats is the statistics answer: the market's flows over the window
+// (totals and one entry per UTC day the window touches) and its state now
+// (open interest and TVL, at the chain's head).
+type MarketStats struct {
+	Market    string `json:"market"`
+	CallAsset Token  `json:"callAsset"`
+	PutAsset  Token  `json:"putAsset"`
+	// USD says whether the figures carry a usd field: the put asset is a
+	// USD stablecoin the configuration lists for this chain.
+	USD  bool   `json:"usd"`
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Totals are the window's flows; Buyers there is the distinct buyers
+	// of the whole window (not the sum of the days').
+	Totals StatsFigures `json:"totals"`
+	// Days are the UTC days the window touches, oldest first, each with
+	// the part of it inside the window ([from, to) of the entry).
+	Days         []StatsDay    `json:"days"`
+	OpenInterest StatsHoldings `json:"openInterest"`
+	TVL          StatsHoldings `json:"tvl"`
+	block        uint64
+}
+
+// StatsDay is one UTC day's flows within the window.
+type StatsDay struct {
+	Start string `json:"start"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+	StatsFigures
+}
+
+// StatsFigures are flows: counts, and amounts by the token they are in.
+type StatsFigures struct {
+	Purchases int `json:"purchases"`
+	Buyers    int `json:"buyers"`
+	Exercises int `json:"exercises"`
+	// Volume is the collateral the options bought locked
+	// (LogMintOption.totalAssetWithdrawn): calls' in the call asset,
+	// puts' in the put asset.
+	Volume StatsAmounts `json:"volume"`
+	// Premiums and ProtocolFees: calls' in the call asset, puts' in the put asset.
+	Premiums     StatsAmounts `json:"premiums"`
+	ProtocolFees StatsAmounts `json:"protocolFees"`
+	// Profit is LogExerciseOption.totalProfit: puts' in the call asset,
+	// calls' in the put asset.
+	Profit StatsAmounts `json:"profit"`
+}
+
+// StatsAmounts are raw amounts of the call and put asset (integer strings
+// in base units) and, where the put asset is a USD stablecoin, their value
+// in USD: the put-asset amount plus the call-asset amount valued in the
+// put asset at the prime pool's price of each event (of now, for holdings),
+// as an exact decimal. Absent otherwise: never guessed.
+type StatsAmounts struct {
+	CallAsset string  `json:"callAsset"`
+	PutAsset  string  `json:"putAsset"`
+	USD       *string `json:"usd,omitempty"`
+}
+
+// StatsHoldings are liquidity as tokens now, with the ranges counted.
+type StatsHoldings struct {
+	StatsAmounts
+	Ranges int `json:"ranges"`
+}
+
+// Block is the subgraph block the answer reflects.
+func (m MarketStats) Block() uint64 { return m.block }
+
+// MarketStats answers the statistics of one market over a window.
+//
+// Whole UTC days inside the window come from the subgraph's daily records
+// (MarketDayData, MarketDayBuyer); the parts of the first and last day the
+// window cuts through come from the purchases and exercises themselves
+// (timestamp in the part), so every figure is exact to the second. Open
+// interest and TVL are read now: see holdings.
+func (s *Service) MarketStats(ctx context.Context, req StatsRequest) (MarketStats, error) {
+	up, err := s.upstreams(req.ChainID, true)
+	if err != nil {
+		return MarketStats{}, err
+	}
+	if up.Strikes == nil {
+		return MarketStats{}, problem.New(problem.UpstreamNotConfigured, "chain %d has no strikes reader configured", req.ChainID)
+	}
+	view, err := up.Strikes.StrikesView(ctx, req.Market, up.Config.MarketPools[req.Market], registryHandlers(up.Config))
+	if err != nil {
+		return MarketStats{}, err
+	}
+	r, err := readStats(ctx, up, view, req)
+	if err != nil {
+		return MarketStats{}, err
+	}
+	if err := unseenHandlers(ctx, up, view, r.strikes); err != nil {
+		return MarketStats{}, err
+	}
+	info := view.Info
+	v := valuer{callIs0: info.Token0IsCall(), usd: up.Config.IsUSDStablecoin(info.PutAsset.Address), decimals: int(info.PutAsset.Decimals)}
+	out := MarketStats{
+		Market: info.Market.Hex(), CallAsset: tokenJSON(info.CallAsset), PutAsset: tokenJSON(info.PutAsset), USD: v.usd,
+		From: strconv.FormatInt(req.From, 10), To: strconv.FormatInt(req.To, 10), block: r.meta.Block,
+	}
+	out.Days, out.Totals = r.series(req, v)
+	if out.OpenInterest, out.TVL, err = holdings(view, r.strikes, v); err != nil {
+		return MarketStats{}, err
+	}
+	return out, nil
+}
+
+// statsRead is what the subgraph holds for a window: the whole days'
+// records and buyers, the partial days' events, and the market's ranges.
+type statsRead struct {
+	days      []subgraph.StatsDay
+	buyers    []subgraph.StatsBuyer
+	purchases []subgraph.StatsPurchase
+	exercises []subgraph.StatsExercise
+	strikes   []subgraph.Strike
+	meta      subgraph.Meta
+}
+
+// statsSpans cuts [from, to) into the whole UTC days inside it, [dayFrom,
+// dayTo) (empty when dayFrom >= dayTo), and the partial parts before and
+// after them, each [a, b) and empty when a >= b.
+func statsSpans(from, to int64) (dayFrom, dayTo int64, parts [2][2]int64) {
+	dayFrom = (from + day - 1) / day * day
+	dayTo = to / day * day
+	if dayFrom >= dayTo { // no whole day: one partial span
+		return dayFrom, dayFrom, [2][2]int64{{from, to}, {to, to}}
+	}
+	return dayFrom, dayTo, [2][2]int64{{from, dayFrom}, {dayTo, to}}
+}
+
+// readStats runs the window's subgraph reads at once.
+func readStats(ctx context.Context, up *Upstreams, view *chain.StrikesView, req StatsRequest) (*statsRead, error) {
+	sg := up.Subgraph
+	r := &statsRead{}
+	dayFrom, dayTo, parts := statsSpans(req.From, req.To)
+	g, gctx := errgroup.WithContext(ctx)
+	if dayFrom < dayTo {
+		q := subgraph.StatsQuery{Market: req.Market, From: dayFrom, To: dayTo}
+		g.Go(func() (err error) { r.days, r.meta, err = sg.StatsDays(gctx, q); return err })
+		g.Go(func() (err error) { r.buyers, _, err = sg.StatsDayBuyers(gctx, q); return err })
+	}
+	var ps [2][]subgraph.StatsPurchase
+	var xs [2][]subgraph.StatsExercise
+	for i, p := range parts {
+		if p[0] >= p[1] {
+			continue
+		}
+		q := subgraph.StatsQuery{Market: req.Market, From: p[0], To: p[1]}
+		g.Go(func() (err error) { ps[i], _, err = sg.StatsPurchases(gctx, q); return err })
+		g.Go(func() (err error) { xs[i], _, err = sg.StatsExercises(gctx, q); return err })
+	}
+	var meta subgraph.Meta
+	pools := append([]common.Address{view.Info.Pool}, up.Config.MarketPools[req.Market]...)
+	g.Go(func() (err error) {
+		r.strikes, meta, err = sg.Strikes(gctx, subgraph.StrikesQuery{Pools: pools, TickLowerMin: clamm.MinTick, TickLowerMax: clamm.MaxTick})
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	r.purchases, r.exercises = append(ps[0], ps[1]...), append(xs[0], xs[1]...)
+	if r.meta.Block == 0 {
+		r.meta = meta
+	}
+	return r, nil
+}
+
+// StatsSubgraph is the part of the subgraph client only the statistics
+// read (Subgraph embeds it).
+type StatsSubgraph interface {
+	StatsDays(ctx context.Context, q subgraph.StatsQuery) ([]subgraph.StatsDay, subgraph.Meta, error)
+	StatsDayBuyers(ctx context.Context, q subgraph.StatsQuery) ([]subgraph.StatsBuyer, subgraph.Meta, error)
+	StatsPurchases(ctx context.Context, q subgraph.StatsQuery) ([]subgraph.StatsPurchase, subgraph.Meta, error)
+	StatsExercises(ctx context.Context, q subgraph.StatsQuery) ([]subgraph.StatsExercise, subgraph.Meta, error)
+}
+
+// valuer turns sums into StatsAmounts: raw amounts, and USD where the put
+// asset is a USD stablecoin.
+type valuer struct {
+	callIs0  bool // the call asset is the prime pool's token0
+	usd      bool
+	decimals int // the put asset's
+}
+
+// inPut values a call-asset amount in the put asset at sqrtP, floored once
+// (0 at a zero price): the rule the subgraph's *InPut fields follow.
+func (v valuer) inPut(amount, sqrtP *big.Int) *big.Int {
+	if sqrtP.Sign() == 0 {
+		return new(big.Int)
+	}
+	return clamm.SwapAtPrice(amount, sqrtP, v.callIs0)
+}
+
+// amounts are the JSON of a call-asset sum, a put-asset sum and the
+// call-asset sum's value in the put asset.
+func (v valuer) amounts(call, put, callInPut *big.Int) StatsAmounts {
+	out := StatsAmounts{CallAsset: call.String(), PutAsset: put.String()}
+	if v.usd {
+		usd := clamm.FormatUnits(new(big.Int).Add(put, callInPut), v.decimals)
+		out.USD = &usd
+	}
+	return out
+}
+
+// holdings are the market's open interest and TVL now: over every range of
+// its pools (the prime pool and any the configuration adds) whose handler
+// the market can buy from now (buyable), the used liquidity and the total
+// liquidity as the tokens they are at that pool's current price
+// (LiquidityAmounts.getAmountsForLiquidity), call-asset amounts valued in
+// USD at the prime pool's price. Used liquidity above the total (a
+// reservation can cause it) counts as the total.
+func holdings(view *chain.StrikesView, strikes []subgraph.Strike, v valuer) (oi, tvl StatsHoldings, err error) {
+	sums := [2][2]*big.Int{{new(big.Int), new(big.Int)}, {new(big.Int), new(big.Int)}} // [oi|tvl][call|put]
+	for _, r := range strikes {
+		pv, ok := view.Pools[r.Pool.Addr()]
+		if !ok {
+			return oi, tvl, subgraphGarbage(fmt.Errorf("strike %s is on pool %s, which was not asked for", r.ID, r.Pool.Addr().Hex()))
+		}
+		if !buyable(view, r.Handler.Addr()) || r.TotalLiquidity.Sign() <= 0 {
+			continue
+		}
+		used := r.UsedLiquidity.Int
+		if used.Cmp(r.TotalLiquidity.Int) > 0 {
+			used = r.TotalLiquidity.Int
+		}
+		callIs0 := pv.Token0 == view.Info.CallAsset.Address
+		for i, l := range []*big.Int{used, r.TotalLiquidity.Int} {
+			a0, a1, err := rangeAt(pv, r, l)
+			if err != nil {
+				return oi, tvl, subgraphGarbage(err)
+			}
+			if !callIs0 {
+				a0, a1 = a1, a0
+			}
+			sums[i][0].Add(sums[i][0], a0)
+			sums[i][1].Add(sums[i][1], a1)
+		}
+		if used.Sign() > 0 {
+			oi.Ranges++
+		}
+		tvl.Ranges++
+	}
+	price := view.Pools[view.Info.Pool].SqrtPriceX96
+	oi.StatsAmounts = v.amounts(sums[0][0], sums[0][1], v.inPut(sums[0][0], price))
+	tvl.StatsAmounts = v.amounts(sums[1][0], sums[1][1], v.inPut(sums[1][0], price))
+	return oi, tvl, nil
+}
+
+// rangeAt is liquidity l of range r as token0 and token1 at the pool's price.
+func rangeAt(pv chain.PoolView, r subgraph.Strike, l *big.Int) (a0, a1 *big.Int, err error) {
+	if r.TickLower >= r.TickUpper {
+		return nil, nil, fmt.Errorf("strike %s has ticks [%d, %d]", r.ID, r.TickLower, r.TickUpper)
+	}
+	sa, err := clamm.SqrtRatioAtTick(r.TickLower)
+	if err != nil {
+		return nil, nil, err
+	}
+	sb, err := clamm.SqrtRatioAtTick(r.TickUpper)
+	if err != nil {
+		return nil, nil, err
+	}
+	a0, a1 = clamm.AmountsForLiquidity(pv.SqrtPriceX96, sa, sb, l)
+	return a0, a1, nil
+}
+
+// unseenHandlers reads the handlers of ranges outside the registry (one
+// round, as the strikes chain does), so whether the market can buy from
+// them is known rather than assumed.
+func unseenHandlers(ctx context.Context, up *Upstreams, view *chain.StrikesView, strikes []subgraph.Strike) error {
+	var unseen []common.Address
+	seen := map[common.Address]bool{}
+	for _, r := range strikes {
+		h := r.Handler.Addr()
+		if _, ok := view.Handlers[h]; !ok && !seen[h] {
+			seen[h] = true
+			unseen = append(unseen, h)
+		}
+	}
+	if len(unseen) == 0 {
+		return nil
+	}
+	return up.Strikes.HandlerViews(ctx, view, unseen)
+}
