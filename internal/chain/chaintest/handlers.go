@@ -29,6 +29,8 @@ type Handler struct {
 	// Version 1 answers tokenIds with V1's 12 words, else V2's 13.
 	Version int
 	Paused  bool
+	// LP, when set, answers the liquidity providers' reads (holdings.go).
+	LP *HandlerLP
 }
 
 // positionManagerOf answers an option market's positionManager().
@@ -53,6 +55,9 @@ func positionManagerCall(pm *PositionManager, data []byte) ([]byte, bool) {
 }
 
 func handlerCall(h *Handler, data []byte) ([]byte, bool) {
+	if ret, ok, answered := holdingsCall(h, data); answered {
+		return ret, ok
+	}
 	ret, ok := dispatch(contracts.Handler, data, func(name string, _ []any) ([]any, bool) {
 		switch name {
 		case "paused":

@@ -329,6 +329,9 @@ func (n *Node) multicall3(data []byte) ([]byte, bool) {
 	if len(data) < 4 {
 		return nil, false
 	}
+	if bytes.Equal(data[:4], contracts.Multicall3Block.Methods["getBlockNumber"].ID) {
+		return common.LeftPadBytes(new(big.Int).SetUint64(n.BlockNumber).Bytes(), 32), true
+	}
 	method, err := contracts.Multicall3.MethodById(data[:4])
 	if err != nil {
 		return nil, false
