@@ -98,7 +98,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	buyable[0].Populate(f.Node, f.Subgraph)
+	f.Add(buyable[0])
 	buyablePath := gateway.PathStrikesChain + "?optionMarket=" + buyable[0].Market.Address.Hex() + "&chainId=42161&callsReach=10&putsReach=10"
 	if validate(http.MethodGet, buyablePath, nil) != http.StatusOK {
 		t.Error("buyable scenario's strikes: not 200")

@@ -15,7 +15,7 @@ import (
 func TestLPReadsParameters(t *testing.T) {
 	t.Parallel()
 	srv, f := newFakeServer(t)
-	const user = "0xCA20100000000000000000000000000000000003"
+	const user = "0x000000000000000000000000000000000000dEaD" // no LP activity in the scenario
 	const pool = "0xC6962004f452bE9203591991D15f6b388e09E8D0"
 	base := "chainId=42161&user=" + user + "&first=10&skip=0"
 	for _, path := range []string{gateway.PathDepositHistory, gateway.PathWithdrawHistory, gateway.PathDepositPositions} {

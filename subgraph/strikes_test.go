@@ -30,11 +30,11 @@ func TestStrikesPagesUntilShortPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != 12 || len(paged) != len(all) {
-		t.Fatalf("%d strikes in one page, %d paged; scenario has 12 with liquidity", len(all), len(paged))
+	if len(all) != 16 || len(paged) != len(all) {
+		t.Fatalf("%d strikes in one page, %d paged; scenario has 16 with liquidity", len(all), len(paged))
 	}
-	if pages := f.Subgraph.Requests() - before; pages != 5 { // 3+3+3+3+0
-		t.Fatalf("%d pages, want 5", pages)
+	if pages := f.Subgraph.Requests() - before; pages != 6 { // 3+3+3+3+3+1
+		t.Fatalf("%d pages, want 6", pages)
 	}
 	seen := map[string]bool{}
 	for _, s := range paged {

@@ -8,8 +8,9 @@
 // (./generate) loads them into the fake upstreams, runs the demo requests
 // through the real gateway with recorders in front of the RPC node and the
 // 1inch API, and writes recordings/<chainId>/{store.json,quote.json,rpc.json}:
-// the subgraph's entity store, served by the Graph Node emulator
-// (internal/graphnode), and the cassettes a live record mode writes.
+// the subgraph's entity store, which the subgraph's compiled mappings wrote
+// for the logs of the scenarios' histories, served by the Graph Node
+// emulator (internal/graphnode), and the cassettes a live record mode writes.
 // Regenerate with `go generate ./internal/demo`. This package holds only the
 // recordings and their replaying transports: the served binary links it, so
 // it imports no fake.
@@ -96,6 +97,12 @@ var Requests = []Request{
 	{"quote-iv-not-set", "/clamm/purchase/quote?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0x0000000000000000000000000000000000000000&type=call&strike=3004.9080590767317&ttl=7200&amount=1000000000000000000", http.StatusUnprocessableEntity},
 	{"purchase-prepare-alice", "/clamm/purchase/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0xA11CE00000000000000000000000000000000001&type=call&strike=3004.9080590767317&ttl=86400&amount=1000000000000000000&slippage=1", 0},
 	{"options-chain-weth-usdc", "/clamm/options-chain?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&callsReach=10&putsReach=10&ttls=3600,86400", 0},
+	// The liquidity providers carol and dave (internal/scenario's LPs).
+	{"lp-deposits-carol", "/clamm/deposit/history?chainId=42161&user=0xCA20100000000000000000000000000000000003&first=100&skip=0", 0},
+	{"lp-withdrawals-carol", "/clamm/withdraw/history?chainId=42161&user=0xCA20100000000000000000000000000000000003&first=100&skip=0", 0},
+	{"lp-positions-carol", "/clamm/deposit/positions?chainId=42161&user=0xCA20100000000000000000000000000000000003&first=100&skip=0", 0},
+	{"lp-positions-dave-uniswap", "/clamm/deposit/positions?chainId=42161&user=0xDA7E000000000000000000000000000000000004&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&first=5&skip=0", 0},
+	{"lp-positions-bob", "/clamm/deposit/positions?chainId=42161&user=0xB0B0000000000000000000000000000000000002&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&first=100&skip=0", http.StatusNotFound},
 	{"stats-weth-usdc", "/clamm/stats?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&from=1763553600&to=1763704800", 0},
 	{"stats-weth-usdc-one-day", "/clamm/stats?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&from=1763596800&to=1763683200", 0},
 }

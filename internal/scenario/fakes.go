@@ -23,6 +23,8 @@ type Fakes struct {
 	Node     *chaintest.Node
 	Subgraph *graphnodetest.Server
 	OneInch  *swaptest.OneInch
+
+	scenarios []*Scenario
 }
 
 // NewFakes loads the scenarios (all of one chain) into fresh fakes for the
@@ -59,7 +61,7 @@ func defaultChain(scenarios []*Scenario) *config.Chain {
 func loaded(node *chaintest.Node, oneInch *swaptest.OneInch, ch *config.Chain, scenarios []*Scenario) *Fakes {
 	f := &Fakes{Node: node, Subgraph: graphnodetest.New(), OneInch: oneInch}
 	for _, s := range scenarios {
-		s.Populate(f.Node, f.Subgraph)
+		f.Add(s)
 	}
 	price := oneInch.Price
 	if ch != nil {
@@ -77,6 +79,18 @@ func loaded(node *chaintest.Node, oneInch *swaptest.OneInch, ch *config.Chain, s
 		}
 	}
 	return f
+}
+
+// Add loads one more scenario of the fakes' chain: its head state into the
+// node, and the subgraph's store indexed anew from every scenario's
+// history by the compiled mappings (Index). A scenario the mappings cannot
+// index is a broken fixture: it panics with the reason.
+func (f *Fakes) Add(s *Scenario) {
+	s.Populate(f.Node)
+	f.scenarios = append(f.scenarios, s)
+	if err := Index(&f.Subgraph.Store, f.Node, f.scenarios); err != nil {
+		panic(fmt.Sprintf("index scenarios: %v", err))
+	}
 }
 
 // Transports put the fakes behind the real clients, in process.

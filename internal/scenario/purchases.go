@@ -9,11 +9,6 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 )
 
-// purchaseLogIndex is the log index stated for every scenario mint's
-// LogMintOption: a scenario mints one option per transaction, so the
-// Purchase id (transaction hash - log index) stays unique.
-const purchaseLogIndex = 7
-
 // MintBuyer is who bought the option: Minter, or Owner when not stated.
 func (o Option) MintBuyer() string {
 	if o.Minter == (common.Address{}) {

@@ -1,9 +1,13 @@
 // Package scenario states a market's state once (tokens, market, pool price,
-// handler ranges with their liquidity and daily donations) and derives from
-// it the state of the fake upstreams: the chain (chaintest) and the
-// subgraph's entities (the Graph Node emulator's store, graphnodetest). Fixtures and
-// golden files are generated from scenarios, never written by hand, so they
-// stay consistent with each other and can be regenerated after a change.
+// handler ranges with their liquidity and daily donations, options with
+// their purchases and exercises) and derives from it the state of the fake
+// upstreams: the chain (chaintest) holds the head state, and the subgraph's
+// entities (the Graph Node emulator's store, graphnodetest) are what the
+// subgraph's compiled mappings write when they index the logs the real
+// contracts emit for the scenario's history (history.go, index.go): no
+// entity is written here. Fixtures and golden files are generated from
+// scenarios, never written by hand, so they stay consistent with each other
+// and can be regenerated after a change.
 package scenario
 
 import (
@@ -16,7 +20,6 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
-	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"
 )
 
 // Scenario is one market's state on one chain.
@@ -76,7 +79,6 @@ type Exercise struct {
 	BlockNumber uint64      `json:"blockNumber"`
 	Timestamp   int64       `json:"timestamp"`
 	TxHash      common.Hash `json:"txHash"`
-	LogIndex    int         `json:"logIndex"`
 }
 
 // Block is the chain head the scenario describes.
@@ -299,16 +301,9 @@ func (p Pool) SqrtPriceX96() (*big.Int, error) {
 	return v, nil
 }
 
-func sqrtAt(tick int) string {
-	v, err := clamm.SqrtRatioAtTick(tick)
-	if err != nil {
-		panic(err)
-	}
-	return v.String()
-}
-
-// Populate loads the scenario into the fakes.
-func (s *Scenario) Populate(node *chaintest.Node, sg *graphnodetest.Server) {
+// Populate loads the scenario's state at its head into the fake node; the
+// subgraph's entities are indexed from its history (Index).
+func (s *Scenario) Populate(node *chaintest.Node) {
 	node.Lock()
 	for a, t := range s.Tokens {
 		node.Tokens[a] = &chaintest.Token{Decimals: t.Decimals, Symbol: t.Symbol}
@@ -355,10 +350,6 @@ func (s *Scenario) Populate(node *chaintest.Node, sg *graphnodetest.Server) {
 		node.Pools[p.Address] = &chaintest.Pool{Token0: p.Token0, Token1: p.Token1, Fee: p.Fee, TickSpacing: p.TickSpacing, SqrtPriceX96: sqrt, Tick: p.Tick}
 	}
 	node.Unlock()
-
-	if err := s.index(sg.Store); err != nil {
-		panic(fmt.Sprintf("scenario %s: %v", s.Description, err)) // Parse checked what the entities derive from
-	}
 }
 
 // populateHandlers deploys the market's position manager and every handler
@@ -395,5 +386,3 @@ func (s *Scenario) populateHandlers(node *chaintest.Node) {
 }
 
 func lower(a common.Address) string { return strings.ToLower(a.Hex()) }
-
-func ptr(s string) *string { return &s }

@@ -29,9 +29,27 @@ type EventHandler struct {
 	Receipt bool // `receipt: true`: Graph Node passes the transaction receipt
 }
 
-// LoadDataSource reads one data source or template from the build manifest.
+// LoadDataSource reads one data source or template from the build manifest
+// of arbitrum-one (subgraph/build/subgraph.yaml).
 func LoadDataSource(name string) (*DataSource, error) {
-	manifest := filepath.Join(Dir(), "build", "subgraph.yaml")
+	return LoadNetworkDataSource("arbitrum-one", name)
+}
+
+// BuildManifest is the built manifest of a Graph Node network:
+// subgraph/build/subgraph.yaml for arbitrum-one (the manifest `graph build`
+// reads by default), subgraph/build/<network>/subgraph.yaml for the others
+// (package.json's build script writes them there).
+func BuildManifest(network string) string {
+	if network == "arbitrum-one" {
+		return filepath.Join(Dir(), "build", "subgraph.yaml")
+	}
+	return filepath.Join(Dir(), "build", network, "subgraph.yaml")
+}
+
+// LoadNetworkDataSource reads one data source or template from the build
+// manifest of network.
+func LoadNetworkDataSource(network, name string) (*DataSource, error) {
+	manifest := BuildManifest(network)
 	raw, err := os.ReadFile(manifest)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s is missing: %s", manifest, BuildHint)
@@ -68,7 +86,7 @@ func LoadDataSource(name string) (*DataSource, error) {
 		case strings.HasPrefix(line, "      abi: "):
 			ds.ABI = strings.TrimPrefix(line, "      abi: ")
 		case strings.HasPrefix(trimmed, "file: ") && strings.HasSuffix(trimmed, ".wasm"):
-			ds.Wasm = filepath.Join(Dir(), "build", strings.TrimPrefix(trimmed, "file: "))
+			ds.Wasm = filepath.Join(filepath.Dir(manifest), strings.TrimPrefix(trimmed, "file: "))
 		case strings.HasPrefix(trimmed, "- event: "):
 			sigs = append(sigs, strings.TrimPrefix(trimmed, "- event: "))
 			inEvent = true

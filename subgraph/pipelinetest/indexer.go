@@ -23,24 +23,17 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
-	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/subgraph/mappinghosttest"
 )
 
-type source struct {
-	ds   *mappinghosttest.DataSource
-	host *mappinghosttest.Host
-}
-
-// Indexer feeds a protocol's logs to the compiled mappings.
+// Indexer feeds a protocol's logs to the compiled mappings
+// (mappinghosttest.Indexer routes them).
 type Indexer struct {
-	t       testing.TB
-	chain   *protocoltest.Chain
-	Store   *mappinghosttest.Store
-	hosts   map[string]*mappinghosttest.Host // by data source name: its mapping with its ABIs
-	sources map[common.Address]*source
-	created map[*mappinghosttest.Host]int
-	next    uint64
+	t     testing.TB
+	chain *protocoltest.Chain
+	Store *mappinghosttest.Store
+	ix    *mappinghosttest.Indexer
+	next  uint64
 }
 
 // New indexes the protocol as the manifest does a network: its position
@@ -54,8 +47,9 @@ func New(t testing.TB, p *protocoltest.Protocol) *Indexer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix := &Indexer{t: t, chain: p.Chain, Store: store, hosts: map[string]*mappinghosttest.Host{},
-		sources: map[common.Address]*source{}, created: map[*mappinghosttest.Host]int{}}
+	ix := &Indexer{t: t, chain: p.Chain, Store: store}
+	ix.ix = mappinghosttest.NewIndexer("arbitrum-one", store, ix.call)
+	t.Cleanup(ix.ix.Close)
 	ix.Watch(p.PositionManager, "PositionManager")
 	return ix
 }
@@ -63,20 +57,9 @@ func New(t testing.TB, p *protocoltest.Protocol) *Indexer {
 // Watch indexes addr with the named data source or template.
 func (ix *Indexer) Watch(addr common.Address, name string) {
 	ix.t.Helper()
-	ds, err := mappinghosttest.LoadDataSource(name)
-	if err != nil {
+	if err := ix.ix.Watch(addr, name, 0); err != nil {
 		ix.t.Fatal(err)
 	}
-	h, ok := ix.hosts[ds.Name]
-	if !ok {
-		h, err = mappinghosttest.New(context.Background(), ds.Wasm, ix.Store, mappinghosttest.Options{Call: ix.call, ABIs: ds.ABIs})
-		if err != nil {
-			ix.t.Fatal(err)
-		}
-		ix.t.Cleanup(h.Close)
-		ix.hosts[ds.Name] = h
-	}
-	ix.sources[addr] = &source{ds: ds, host: h}
 }
 
 // call answers ethereum.call with the simulated chain's state at the end of
@@ -115,62 +98,24 @@ func (ix *Indexer) block(n uint64) {
 		ix.t.Fatal(err)
 	}
 	sort.Slice(logs, func(i, j int) bool { return logs[i].Index < logs[j].Index })
-	block := mappinghosttest.Block{Number: n, Timestamp: header.Time, Hash: header.Hash()}
-	// Data sources created while processing this block see this block's
-	// logs after the ones that existed before it, as Graph Node reprocesses
-	// a block for the data sources the block created.
-	active := map[common.Address]bool{}
-	for a := range ix.sources {
-		active[a] = true
-	}
-	var fresh []common.Address
-	run := func(lg types.Log) {
-		src := ix.sources[lg.Address]
-		if src == nil || len(lg.Topics) == 0 {
-			return
-		}
-		eh, ok := src.ds.Handlers[lg.Topics[0]]
-		if !ok {
-			return
-		}
-		tx := ix.tx(lg)
-		if eh.Receipt {
-			rc, err := ix.chain.Client().TransactionReceipt(context.Background(), lg.TxHash)
-			if err != nil {
-				ix.t.Fatal(err)
-			}
-			tx.Receipt = rc
-		}
-		if err := src.host.Handle(eh.Handler, eh.Event, lg, block, tx); err != nil {
-			ix.t.Fatalf("block %d log %d %s.%s: %v", n, lg.Index, src.ds.Name, eh.Handler, err)
-		}
-		for _, cr := range src.host.Created[ix.created[src.host]:] {
-			addr := common.HexToAddress(cr.Params[0])
-			if _, ok := ix.sources[addr]; !ok {
-				ix.Watch(addr, cr.Template)
-				fresh = append(fresh, addr)
-			}
-		}
-		ix.created[src.host] = len(src.host.Created)
-	}
-	for _, lg := range logs {
-		if active[lg.Address] {
-			run(lg)
-		}
-	}
-	for len(fresh) > 0 {
-		now := fresh
-		fresh = nil
-		for _, lg := range logs {
-			for _, a := range now {
-				if lg.Address == a {
-					run(lg)
+	in := make([]mappinghosttest.BlockLog, len(logs))
+	for i, lg := range logs {
+		in[i] = mappinghosttest.BlockLog{Log: lg, Tx: func(receipt bool) (mappinghosttest.Tx, error) {
+			tx := ix.tx(lg)
+			if receipt {
+				rc, err := ix.chain.Client().TransactionReceipt(ctx, lg.TxHash)
+				if err != nil {
+					return tx, err
 				}
+				tx.Receipt = rc
 			}
-		}
-	} // _meta names the last indexed block and its time, as Graph Node does:
-	// a chain moved on since the last Sync is not what the store holds.
-	ix.Store.SetHead(graphnode.Block{Number: n, Hash: header.Hash().Hex(), Timestamp: header.Time})
+			return tx, nil
+		}}
+	}
+	block := mappinghosttest.Block{Number: n, Timestamp: header.Time, Hash: header.Hash()}
+	if err := ix.ix.Block(block, in); err != nil {
+		ix.t.Fatal(err)
+	}
 }
 
 func (ix *Indexer) tx(lg types.Log) mappinghosttest.Tx {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 )
@@ -54,9 +55,20 @@ func positionManagerCall(pm *PositionManager, data []byte) ([]byte, bool) {
 	})
 }
 
+// The getters the subgraph's discovery probes a handler's kind with:
+// reserveCooldown() only on V2 handlers, lockedBlockDuration() on both
+// (subgraph/src/manager.ts). Both return a uint64.
+var (
+	reserveCooldownID     = crypto.Keccak256([]byte("reserveCooldown()"))[:4]
+	lockedBlockDurationID = crypto.Keccak256([]byte("lockedBlockDuration()"))[:4]
+)
+
 func handlerCall(h *Handler, data []byte) ([]byte, bool) {
 	if ret, ok, answered := holdingsCall(h, data); answered {
 		return ret, ok
+	}
+	if len(data) == 4 && (bytes.Equal(data, lockedBlockDurationID) || bytes.Equal(data, reserveCooldownID) && h.Version != 1) {
+		return common.LeftPadBytes([]byte{1}, 32), true
 	}
 	ret, ok := dispatch(contracts.Handler, data, func(name string, _ []any) ([]any, bool) {
 		switch name {

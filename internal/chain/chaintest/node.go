@@ -260,6 +260,15 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 	return resp
 }
 
+// Call answers one eth_call to `to` from the zero address at the latest
+// state: (return data, success). The subgraph's mappings read the chain
+// through it when the scenarios are indexed (internal/scenario).
+func (n *Node) Call(to common.Address, data []byte) ([]byte, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.call(common.Address{}, to, data)
+}
+
 // call executes one call: (return data, success). A call to an address with
 // no state returns success and no data, as a call to an account without code does.
 func (n *Node) call(from, to common.Address, data []byte) ([]byte, bool) {

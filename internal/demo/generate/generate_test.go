@@ -10,8 +10,9 @@ import (
 // The committed recordings are what the generator writes now: the test
 // regenerates them from the demo's scenarios into a temporary directory and
 // compares every file byte for byte, so it fails when the recordings fall
-// behind the scenario, the entities derived from it, or the gateway's
-// requests (go generate ./internal/demo rewrites them).
+// behind the scenario, the subgraph's compiled mappings (the store is what
+// they write for the scenario's history), the history's logs, or the
+// gateway's requests (go generate ./internal/demo rewrites them).
 func TestRecordingsAreRegenerated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every demo request through the gateway")

@@ -4,8 +4,11 @@
 // runs the demo's requests through the real gateway (app.Record) with
 // recorders in front of them, and writes recordings/<chainId>/: the RPC and
 // 1inch cassettes a live record mode writes, and the subgraph's entity store
-// (store.json), which the demo serves with the Graph Node emulator. The
-// fakes live here, in the generator, and never in the served binary.
+// (store.json), which the demo serves with the Graph Node emulator: what the
+// subgraph's compiled mappings (subgraph/build, run on wazero by
+// subgraph/mappinghosttest) write for the logs of the scenarios' histories
+// (internal/scenario). The fakes and the wasm host live here, in the
+// generator, and never in the served binary.
 package main
 
 import (
