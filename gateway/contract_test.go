@@ -92,6 +92,14 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	seen[validate(http.MethodGet, gateway.PathStrikesChain+"?chainId=42161", nil)] = true                                      // 400
 	seen[validate(http.MethodGet, gateway.PathExercisePrepare+"?"+query(prepareParams, "optionId", "999", false), nil)] = true // 404
 	seen[validate(http.MethodPost, strikes, nil)] = true                                                                       // 405
+	// The fake node knows no position manager's handler whitelist and no
+	// LP position: a deposit is refused (422), a withdrawal not found (404).
+	if code := validate(http.MethodGet, depositQry, nil); code != http.StatusUnprocessableEntity {
+		t.Errorf("deposit on the fakes: %d, want 422", code)
+	}
+	if code := validate(http.MethodGet, withdrawQry, nil); code != http.StatusNotFound {
+		t.Errorf("withdrawal on the fakes: %d, want 404", code)
+	}
 	// A market with every kind of hook rule (none, known, unknown), then the
 	// same market without a position manager: 422 MARKET_UNSUPPORTED.
 	buyable, err := scenario.Load("../testdata/scenarios/arbitrum-buyable.json")

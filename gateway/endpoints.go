@@ -21,6 +21,8 @@ const (
 	PathPurchaseQuote     = "/clamm/purchase/quote"
 	PathPurchasePrepare   = "/clamm/purchase/prepare"
 	PathOptionsChain      = "/clamm/options-chain"
+	PathDepositPrepare    = "/clamm/deposit/prepare"
+	PathWithdrawPrepare   = "/clamm/withdraw/prepare"
 	PathDepositHistory    = "/clamm/deposit/history"
 	PathWithdrawHistory   = "/clamm/withdraw/history"
 	PathDepositPositions  = "/clamm/deposit/positions"
@@ -128,6 +130,28 @@ var apiEndpoints = []endpoint{
 		call: func(ctx context.Context, svc *service.Service, r chainRequest) (any, uint64, error) {
 			res, err := svc.OptionsChainOf(ctx, r.request())
 			return res, res.SubgraphBlock(), err
+		},
+	}.endpoint(),
+	// A deposit or withdrawal moves with every block (price, what options
+	// hold, the cooldown): cached like a prepared exercise, briefly and
+	// never served stale.
+	api[depositRequest]{
+		path: PathDepositPrepare, name: "deposit", operation: "prepareDeposit", params: depositParams, ttl: ttlPrepare,
+		optional: []string{"minStrike", "maxStrike", "tickLower", "tickUpper"}, // a range is given one way or the other
+		parse:    parseDeposit,
+		key:      func(k cacheKey, r depositRequest) cacheKey { return r.key(k) },
+		call: func(ctx context.Context, svc *service.Service, r depositRequest) (any, uint64, error) {
+			res, err := svc.PrepareDeposit(ctx, r.request())
+			return res, 0, err
+		},
+	}.endpoint(),
+	api[withdrawRequest]{
+		path: PathWithdrawPrepare, name: "withdraw", operation: "prepareWithdraw", params: withdrawParams, ttl: ttlPrepare,
+		parse: parseWithdraw,
+		key:   func(k cacheKey, r withdrawRequest) cacheKey { return r.key(k) },
+		call: func(ctx context.Context, svc *service.Service, r withdrawRequest) (any, uint64, error) {
+			res, err := svc.PrepareWithdraw(ctx, r.request())
+			return res, 0, err
 		},
 	}.endpoint(),
 	// Statistics: flows over a window and the liquidity now (open interest

@@ -72,6 +72,7 @@ func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*servi
 		Strikes:   reader,
 		Hooks:     reader,
 		Pricing:   reader,
+		LP:        reader,
 		Holdings:  chain.NewHoldingsReader(reader),
 		Quoters:   quoters,
 		Head:      reader,

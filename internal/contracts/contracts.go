@@ -59,10 +59,11 @@ var ERC20 = mustABI(`[
  {"type":"function","name":"symbol","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"string"}]}
 ]`)
 
-// Multicall3 aggregate3 and the block timestamp getter, deployed at the
+// Multicall3 aggregate3 and the block timestamp and number getters, deployed at the
 // same address on every chain.
 var Multicall3 = mustABI(`[
  {"type":"function","name":"getCurrentBlockTimestamp","stateMutability":"view","inputs":[],"outputs":[{"name":"timestamp","type":"uint256"}]},
+ {"type":"function","name":"getBlockNumber","stateMutability":"view","inputs":[],"outputs":[{"name":"blockNumber","type":"uint256"}]},
  {"type":"function","name":"aggregate3","stateMutability":"payable","inputs":[{"name":"calls","type":"tuple[]","components":[
    {"name":"target","type":"address"},{"name":"allowFailure","type":"bool"},{"name":"callData","type":"bytes"}]}],
   "outputs":[{"name":"returnData","type":"tuple[]","components":[{"name":"success","type":"bool"},{"name":"returnData","type":"bytes"}]}]}

@@ -77,7 +77,14 @@ var (
 
 // Why a liquidity provider's deposit or withdrawal cannot be prepared.
 var (
-	PositionNotFound = declare("POSITION_NOT_FOUND", KindNotFound, "the user holds no shares and no reserved liquidity in that range of that handler")
+	PositionNotFound       = declare("POSITION_NOT_FOUND", KindNotFound, "the user holds no shares and no reserved liquidity in that range of that handler")
+	HandlerPaused          = declare("HANDLER_PAUSED", KindUnprocessable, "the handler is paused: it refuses deposits, withdrawals and reservations until unpaused")
+	HandlerNotWhitelisted  = declare("HANDLER_NOT_WHITELISTED", KindUnprocessable, "no position manager of the chain's markets accepts the handler, or (deposits) no market can buy from it on that pool")
+	DepositWrongSide       = declare("DEPOSIT_WRONG_SIDE", KindUnprocessable, "a range of the deposit holds the pool's current price, or the ranges lie on both sides of it (a deposit holds one token)")
+	DepositTooSmall        = declare("DEPOSIT_TOO_SMALL", KindUnprocessable, "the amount, split across the ranges, gives a range no liquidity")
+	DepositWouldRevert     = declare("DEPOSIT_WOULD_REVERT", KindUnprocessable, "the built multicall of mintPosition reverts when simulated from the user; the message names the contract's error")
+	WithdrawExceedsAllowed = declare("WITHDRAW_EXCEEDS_WITHDRAWABLE", KindUnprocessable, "more shares asked than can be burnt now (options hold the rest, or the user holds fewer); the message says how many can")
+	WithdrawWouldRevert    = declare("WITHDRAW_WOULD_REVERT", KindUnprocessable, "a built withdrawal transaction reverts when simulated from the user; the message names the contract's error")
 )
 
 // The quote source (QuoterV2 over RPC, or the 1inch API).

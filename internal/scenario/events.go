@@ -96,8 +96,7 @@ func (e *events) log(addr common.Address, event abi.Event, args ...any) types.Lo
 var (
 	erc20Transfer   = crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))
 	erc6909Transfer = crypto.Keccak256Hash([]byte("Transfer(address,address,address,uint256,uint256)"))
-	// the V1 handler's shares are ERC1155
-	erc1155TransferSingle = crypto.Keccak256Hash([]byte("TransferSingle(address,address,address,uint256,uint256)"))
+	erc1155Transfer = crypto.Keccak256Hash([]byte("TransferSingle(address,address,address,uint256,uint256)"))
 )
 
 // erc20 is an ERC20 Transfer(from indexed, to indexed, amount) of token.
@@ -105,15 +104,15 @@ func (e *events) erc20(token, from, to common.Address, amount *big.Int) types.Lo
 	return types.Log{Address: token, Topics: []common.Hash{erc20Transfer, common.BytesToHash(word(from)), common.BytesToHash(word(to))}, Data: word(amount)}
 }
 
-// share is a handler's share transfer: for V2 handlers ERC6909
-// Transfer(caller, from indexed, to indexed, id indexed, amount), for the
-// V1 handler (ERC1155) TransferSingle(operator indexed, from indexed, to
-// indexed, id, value); a mint is from zero, a burn to zero; the caller is
-// the position manager.
+// share is a handler's share token moving: a mint is from zero, a burn to
+// zero; the caller is the position manager. V2 handlers are ERC6909:
+// Transfer(caller, from indexed, to indexed, id indexed, amount); the V1
+// handler is OpenZeppelin's ERC1155: TransferSingle(operator indexed, from
+// indexed, to indexed, id, value).
 func (e *events) share(p *position, caller, from, to common.Address, amount *big.Int) types.Log {
 	if p.v1 {
 		return types.Log{Address: p.key.handler,
-			Topics: []common.Hash{erc1155TransferSingle, common.BytesToHash(word(caller)), common.BytesToHash(word(from)), common.BytesToHash(word(to))},
+			Topics: []common.Hash{erc1155Transfer, common.BytesToHash(word(caller)), common.BytesToHash(word(from)), common.BytesToHash(word(to))},
 			Data:   append(word(p.id), word(amount)...)}
 	}
 	return types.Log{Address: p.key.handler,

@@ -23,8 +23,10 @@ import (
 // that produce it, by the rules below, and says so.
 //
 //   - Deposits: each range's liquidity is deposited by one of the named LPs
-//     (LPs), two days before the scenario's first dated event: the stated
-//     total less the donations and fee compounds that add to it later. A
+//     (LPs; shares as the handler mints them, ERC6909, or ERC1155 for the
+//     V1 handler), two days before the scenario's first dated event: the
+//     stated total less the donations and fee compounds that add to it
+//     later. A
 //     range an option used but the scenario does not list (its options
 //     were all exercised) is deposited with what its options used and
 //     emptied after its last exercise (a withdrawal of all shares but one,
@@ -40,16 +42,19 @@ import (
 //     used by another app the position manager whitelisted for the handler
 //     (OtherApp, which answers none of a market's getters, so the subgraph
 //     records it and indexes nothing of it): its LogUsePosition just before
-//     the head. Its donations are the scenario's daily donations: the
-//     scenario's own purchases donate nothing, so the donations stay the
-//     stated ones.
+//     the head. The stated daily donations are OtherApp's too: unlike the
+//     real mintOption, which donates each leg its share of the premium, the
+//     scenario's purchases emit no LogDonation, so each range's donations
+//     per day are exactly the stated ones.
 //   - A purchase is mintOption's logs: the handlers' LogUsePosition per
-//     leg, the ERC721 mint, LogMintOption. An option owned by another
-//     account than its buyer moves an hour after its mint (or halfway to
-//     the head). An exercise is exerciseOption's: per leg the collateral
-//     sent to the swapper, the swap in the prime pool at the stated price
-//     (no fee, no price impact), the proceeds back, LogUnusePosition; then
-//     the profit to the owner and LogExerciseOption.
+//     leg, the ERC721 mint, LogMintOption. It is made at the prime pool's
+//     head price (the scenario states no price at mint): a trade moves the
+//     pool there just before. An option owned by another account than its
+//     buyer moves an hour after its mint (or halfway to the head). An
+//     exercise is exerciseOption's: per leg the collateral sent to the
+//     swapper, the swap in the prime pool at the stated price (no fee, no
+//     price impact), the proceeds back, LogUnusePosition; then the profit
+//     to the owner and LogExerciseOption.
 //   - Every pool ends with a swap at its stated head price in the head block.
 
 // LPs are the demo's liquidity providers: the accounts that deposit (and
@@ -85,7 +90,7 @@ type tx struct {
 	block    uint64 // 0: from ts
 	hash     common.Hash
 	from, to common.Address
-	build    func() ([]types.Log, error)
+	build    func(block uint64) ([]types.Log, error)
 }
 
 // rangeKey names a handler range.
@@ -96,13 +101,18 @@ type rangeKey struct {
 
 // position is a handler range's state as the handler keeps it.
 type position struct {
-	key                  rangeKey
-	v1, listed           bool
-	id                   *big.Int
-	total, supply, used  *big.Int
-	stated               *Strike // the listed strike
-	usedByOptions        *big.Int
-	lastExercise, firstT int64
+	key                 rangeKey
+	v1, listed          bool
+	id                  *big.Int
+	total, supply, used *big.Int
+	stated              *Strike // the listed strike
+	usedByOptions       *big.Int
+	lastExercise        int64
+	// shares are the LPs' balances; donated and lastDonation the
+	// handler's donation lock (donatedLiquidity, lastDonation).
+	shares       map[common.Address]*big.Int
+	donated      *big.Int
+	lastDonation uint64
 }
 
 // history collects a scenario's transactions.
@@ -124,7 +134,8 @@ func (h *history) rangeOf(k rangeKey) *position {
 	if p, ok := h.ranges[k]; ok {
 		return p
 	}
-	p := &position{key: k, v1: h.s.handlerV1(k.handler), total: new(big.Int), supply: new(big.Int), used: new(big.Int), usedByOptions: new(big.Int)}
+	p := &position{key: k, v1: h.s.handlerV1(k.handler), total: new(big.Int), supply: new(big.Int), used: new(big.Int), usedByOptions: new(big.Int),
+		shares: map[common.Address]*big.Int{}}
 	p.id = positionID(k, p.v1)
 	h.ranges[k] = p
 	h.order = append(h.order, k)
@@ -259,7 +270,7 @@ func (h *history) setup(t0 int64) {
 		if m.Pricing != nil {
 			pricing = m.Pricing.Address
 		}
-		h.add(&tx{ts: s.timeAt(start), block: start, from: trader, to: m.Address, build: func() ([]types.Log, error) {
+		h.add(&tx{ts: s.timeAt(start), block: start, from: trader, to: m.Address, build: func(uint64) ([]types.Log, error) {
 			return logs(ev.log(m.Address, ev.marketInit, m.PrimePool, pricing, common.Address{}, m.CallAsset, m.PutAsset))
 		}})
 	}
@@ -271,7 +282,7 @@ func (h *history) setup(t0 int64) {
 	}
 	for i, hd := range h.handlers() {
 		hd := hd
-		h.add(&tx{ts: t0 - 3600 + int64(i), from: trader, to: m.pm(), build: func() ([]types.Log, error) {
+		h.add(&tx{ts: t0 - 3600 + int64(i), from: trader, to: m.pm(), build: func(uint64) ([]types.Log, error) {
 			out := []types.Log{ev.log(m.pm(), ev.whitelist, hd, true)}
 			if !s.Handlers[hd].NotWhitelisted {
 				out = append(out, ev.log(m.pm(), ev.whitelistApp, hd, m.Address, true))

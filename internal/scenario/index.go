@@ -277,7 +277,7 @@ func layout(chainID uint64, b *block) (all []mappinghosttest.BlockLog, err error
 	}()
 	bh := blockHash(chainID, b.number)
 	for i, t := range b.txs {
-		lgs, err := t.build()
+		lgs, err := t.build(b.number)
 		if err != nil {
 			return nil, fmt.Errorf("block %d: %w", b.number, err)
 		}

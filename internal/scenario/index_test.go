@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 // donations and fee compounds with their prices, every option's owner,
 // buyer, state and legs, every exercise's amounts as the exercise maths
 // gives them (clamm.ExerciseLeg, clamm.SwapAtPrice), the pools' head
-// prices, the market's counts and the head block.
+// prices, the market's counts and sums (premiums, sizes) and the head block.
 func TestIndexedStoreIsTheScenario(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "scenarios", "*.json"))
 	if err != nil || len(files) == 0 {
@@ -121,6 +121,23 @@ func (c checker) options(s *Scenario) {
 			c.field("OptionLeg", leg, "liquidity", l.Liquidity)
 			c.field("OptionLeg", leg, "strike", Strike{Handler: l.Handler, Pool: l.Pool, Hook: l.Hook, TickLower: l.TickLower, TickUpper: l.TickUpper}.ID())
 		}
+	}
+	sums := map[string]*big.Int{"callPremium": new(big.Int), "putPremium": new(big.Int), "callVolume": new(big.Int), "putVolume": new(big.Int)}
+	for _, o := range s.Options {
+		side := "put"
+		if o.IsCall {
+			side = "call"
+		}
+		premium, _ := new(big.Int).SetString(o.Premium, 10)
+		size, err := s.Size(o)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		sums[side+"Premium"].Add(sums[side+"Premium"], premium)
+		sums[side+"Volume"].Add(sums[side+"Volume"], size)
+	}
+	for name, v := range sums {
+		c.field("Market", market, name, v.String())
 	}
 	c.field("Market", market, "purchases", fmt.Sprint(len(s.Options)))
 	c.field("Market", market, "exercises", fmt.Sprint(len(s.Exercises)))

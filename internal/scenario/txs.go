@@ -21,7 +21,7 @@ import (
 // is locked: the scenario's deposits come long after its donations).
 func (h *history) mintTx(p *position, lp common.Address, ts int64, liq, compound *big.Int) *tx {
 	pm := h.s.Market.pm()
-	return &tx{ts: ts, from: lp, to: pm, build: func() ([]types.Log, error) {
+	return &tx{ts: ts, from: lp, to: pm, build: func(uint64) ([]types.Log, error) {
 		var out []types.Log
 		if compound != nil {
 			p.total.Add(p.total, compound)
@@ -33,6 +33,7 @@ func (h *history) mintTx(p *position, lp common.Address, ts int64, liq, compound
 		}
 		p.total.Add(p.total, liq)
 		p.supply.Add(p.supply, shares)
+		p.holds(lp, shares)
 		out = append(out, ev.share(p, pm, common.Address{}, lp, shares))
 		if p.v1 {
 			out = append(out, ev.log(p.key.handler, ev.mintedV1, p.id, liq, p.key.pool, lp, i24(p.key.lo), i24(p.key.hi)))
@@ -49,7 +50,7 @@ func (h *history) mintTx(p *position, lp common.Address, ts int64, liq, compound
 // burns all of it when shares and liquidity are one to one.
 func (h *history) burnAllTx(p *position, lp common.Address, ts int64) *tx {
 	pm := h.s.Market.pm()
-	return &tx{ts: ts, from: lp, to: pm, build: func() ([]types.Log, error) {
+	return &tx{ts: ts, from: lp, to: pm, build: func(uint64) ([]types.Log, error) {
 		shares := new(big.Int).Sub(p.supply, big.NewInt(1))
 		liq := new(big.Int).Mul(shares, new(big.Int).Add(p.total, big.NewInt(1)))
 		liq.Add(liq, new(big.Int).Sub(p.supply, big.NewInt(1))).Quo(liq, p.supply)
@@ -58,6 +59,7 @@ func (h *history) burnAllTx(p *position, lp common.Address, ts int64) *tx {
 		}
 		p.total.Sub(p.total, liq)
 		p.supply.Sub(p.supply, shares)
+		p.holds(lp, new(big.Int).Neg(shares))
 		out := []types.Log{ev.share(p, pm, lp, common.Address{}, shares)}
 		if p.v1 {
 			out = append(out, ev.log(p.key.handler, ev.burnedV1, p.id, liq, p.key.pool, lp, i24(p.key.lo), i24(p.key.hi)))
@@ -70,7 +72,7 @@ func (h *history) burnAllTx(p *position, lp common.Address, ts int64) *tx {
 
 // priceTx is a trade that leaves pool at tick's price.
 func (h *history) priceTx(pool common.Address, tick int, ts int64) *tx {
-	return &tx{ts: ts, from: trader, to: pool, build: func() ([]types.Log, error) {
+	return &tx{ts: ts, from: trader, to: pool, build: func(uint64) ([]types.Log, error) {
 		sqrt, err := clamm.SqrtRatioAtTick(tick)
 		if err != nil {
 			return nil, err
@@ -79,24 +81,55 @@ func (h *history) priceTx(pool common.Address, tick int, ts int64) *tx {
 	}}
 }
 
-// headSwap leaves the pool at its stated head price, in the head block.
-func (h *history) headSwap(p Pool) {
-	h.add(&tx{ts: h.s.Block.Timestamp, block: h.s.Block.Number, from: trader, to: p.Address, build: func() ([]types.Log, error) {
+// headPriceTx is a trade that leaves the pool at its stated head price.
+func (h *history) headPriceTx(p Pool, ts int64) *tx {
+	return &tx{ts: ts, from: trader, to: p.Address, build: func(uint64) ([]types.Log, error) {
 		sqrt, err := p.SqrtPriceX96()
 		if err != nil {
 			return nil, err
 		}
 		return logs(ev.log(p.Address, ev.swap, trader, trader, new(big.Int), new(big.Int), sqrt, new(big.Int), i24(p.Tick)))
-	}})
+	}}
+}
+
+// headSwap leaves the pool at its stated head price, in the head block.
+func (h *history) headSwap(p Pool) {
+	t := h.headPriceTx(p, h.s.Block.Timestamp)
+	t.block = h.s.Block.Number
+	h.add(t)
 }
 
 // donationTx is OtherApp's donation to a range (the premium of one of its
 // purchases).
 func (h *history) donationTx(p *position, liq *big.Int, ts int64) *tx {
-	return &tx{ts: ts, from: OtherApp, to: OtherApp, build: func() ([]types.Log, error) {
+	return &tx{ts: ts, from: OtherApp, to: OtherApp, build: func(block uint64) ([]types.Log, error) {
 		p.total.Add(p.total, liq)
+		p.donated = new(big.Int).Add(p.locked(block), liq)
+		p.lastDonation = block
 		return logs(ev.log(p.key.handler, ev.donation, p.id, liq))
 	}}
+}
+
+// holds adds delta to lp's shares of the range.
+func (p *position) holds(lp common.Address, delta *big.Int) {
+	if p.shares[lp] == nil {
+		p.shares[lp] = new(big.Int)
+	}
+	p.shares[lp].Add(p.shares[lp], delta)
+}
+
+// lockedBlocks is the handlers' lockedBlockDuration as deployed
+// (stryke-xyz/clamm handlers: 100 blocks): a donation unlocks linearly over
+// it.
+const lockedBlocks = 100
+
+// locked is the handler's _donationLocked at block.
+func (p *position) locked(block uint64) *big.Int {
+	if p.donated == nil || block >= p.lastDonation+lockedBlocks {
+		return new(big.Int)
+	}
+	gone := new(big.Int).Mul(p.donated, new(big.Int).SetUint64(block-p.lastDonation))
+	return gone.Sub(p.donated, gone.Quo(gone, big.NewInt(lockedBlocks)))
 }
 
 // use records L of a range used, refusing more than it holds free.
@@ -117,7 +150,7 @@ func (h *history) otherUse() {
 			continue
 		}
 		gap := h.gap(p)
-		h.add(&tx{ts: h.s.Block.Timestamp - 600 + int64(i), from: OtherApp, to: OtherApp, build: func() ([]types.Log, error) {
+		h.add(&tx{ts: h.s.Block.Timestamp - 600 + int64(i), from: OtherApp, to: OtherApp, build: func(uint64) ([]types.Log, error) {
 			if err := p.use(gap, "OtherApp"); err != nil {
 				return nil, err
 			}
@@ -132,7 +165,10 @@ func (h *history) purchase(o Option) {
 	s, m := h.s, h.s.Market.Address
 	buyer := common.HexToAddress(o.MintBuyer())
 	id := new(big.Int).SetUint64(o.TokenID)
-	h.add(&tx{ts: o.MintTimestamp, hash: o.MintTxHash, from: buyer, to: m, build: func() ([]types.Log, error) {
+	if pool, ok := s.primePool(); ok {
+		h.add(h.headPriceTx(pool, o.MintTimestamp))
+	}
+	h.add(&tx{ts: o.MintTimestamp, hash: o.MintTxHash, from: buyer, to: m, build: func(uint64) ([]types.Log, error) {
 		var out []types.Log
 		for _, l := range o.Legs {
 			p := h.ranges[rangeKey{l.Handler, l.Pool, l.Hook, l.TickLower, l.TickUpper}]
@@ -161,7 +197,7 @@ func (h *history) purchase(o Option) {
 	}})
 	if o.Owner != buyer {
 		at := min(o.MintTimestamp+3600, (o.MintTimestamp+s.Block.Timestamp)/2)
-		h.add(&tx{ts: at, from: buyer, to: m, build: func() ([]types.Log, error) {
+		h.add(&tx{ts: at, from: buyer, to: m, build: func(uint64) ([]types.Log, error) {
 			return logs(ev.log(m, ev.nft, buyer, o.Owner, id))
 		}})
 	}
@@ -185,7 +221,7 @@ func (h *history) exercise(e Exercise) error {
 		use, get = get, use
 	}
 	is0 := use == pool.Token0
-	h.add(&tx{ts: e.Timestamp, block: e.BlockNumber, hash: e.TxHash, from: o.Owner, to: m, build: func() ([]types.Log, error) {
+	h.add(&tx{ts: e.Timestamp, block: e.BlockNumber, hash: e.TxHash, from: o.Owner, to: m, build: func(uint64) ([]types.Log, error) {
 		sqrt, err := clamm.SqrtRatioAtTick(e.Tick)
 		if err != nil {
 			return nil, err

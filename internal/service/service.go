@@ -68,6 +68,9 @@ type Upstreams struct {
 	Hooks     HookProber
 	// Pricing quotes and simulates purchases; nil: the chain cannot.
 	Pricing PricingReader
+	// LP reads liquidity providers' state and runs their transactions;
+	// nil: the chain cannot prepare deposits and withdrawals.
+	LP LPReader
 	// Holdings reads liquidity providers' positions at the head; nil: the
 	// chain cannot serve the LP reads.
 	Holdings HoldingsReader

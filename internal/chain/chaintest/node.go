@@ -349,6 +349,10 @@ func (n *Node) multicall3(data []byte) ([]byte, bool) {
 		out, _ := method.Outputs.Pack(new(big.Int).SetUint64(n.BlockTimestamp))
 		return out, true
 	}
+	if method.Name == "getBlockNumber" {
+		out, _ := method.Outputs.Pack(new(big.Int).SetUint64(n.BlockNumber))
+		return out, true
+	}
 	args, err := method.Inputs.Unpack(data[4:])
 	if err != nil {
 		return nil, false

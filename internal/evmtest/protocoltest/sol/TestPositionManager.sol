@@ -5,6 +5,7 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/security/ReentrancyGuard.sol";
+import {Multicall} from "@openzeppelin/contracts/utils/Multicall.sol";
 import {IHandler} from "./Interfaces.sol";
 
 /// @notice Test stand-in for DopexV2PositionManager: the same ABI, events,
@@ -13,8 +14,11 @@ import {IHandler} from "./Interfaces.sol";
 /// providers reach whitelisted handlers. Tokens move as in the real one:
 /// pulled from the caller into the manager, allowance raised for the
 /// handler, which pulls them in its Uniswap mint callback; used liquidity is
-/// collected to the manager and forwarded to the app.
-contract TestPositionManager is Ownable, ReentrancyGuard {
+/// collected to the manager and forwarded to the app. OpenZeppelin's
+/// Multicall, as the real one inherits it: multicall(bytes[]) delegatecalls
+/// each call into the manager itself, so msg.sender stays the liquidity
+/// provider and several mintPosition calls go in one transaction.
+contract TestPositionManager is Ownable, ReentrancyGuard, Multicall {
     using SafeERC20 for IERC20;
 
     mapping(bytes32 => bool) public whitelistedHandlersWithApp;

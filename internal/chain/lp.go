@@ -1,0 +1,288 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// LPQuery names what a liquidity provider's prepared transaction reads at
+// the head: the pool, the handler and the position manager the
+// transaction goes through, the markets whose approval of the pool
+// matters, and, with TokenID set, the user's position in the range.
+type LPQuery struct {
+	Handler, Pool, User, PositionManager common.Address
+	Markets                              []common.Address
+	TokenID                              *big.Int // nil: no position reads
+}
+
+// LPState is the answer to an LPQuery, all of it at one block.
+type LPState struct {
+	PositionManager common.Address // q's
+	// Block and Timestamp are the head's the state was read at.
+	Block, Timestamp uint64
+	Pool             PoolView
+	Tokens           [2]Token    // the pool's token0 and token1
+	Balances         [2]*big.Int // the user's, of token0 and token1
+	// Allowances are the user's to the position manager (which pulls a
+	// deposit's tokens), of token0 and token1.
+	Allowances [2]*big.Int
+	// HandlerWhitelisted is the position manager's whitelistedHandlers
+	// (mintPosition and burnPosition refuse others); AppWhitelisted the
+	// handler's whitelistedApps(position manager).
+	HandlerWhitelisted, AppWhitelisted bool
+	Paused                             bool
+	Format                             int    // HandlerFormatV1 or V2, by the tokenIds answer's size
+	PoolApproved                       []bool // per market: approvedPools(pool)
+	Range                              RangeState
+	Shares                             *big.Int // the user's ERC-6909 balance of TokenID
+	Reserved                           *big.Int // V2: reservedLiquidityPerUser(TokenID, user).liquidity
+	LastReserve, Cooldown              uint64   // V2: its lastReserve, and reserveCooldown()
+}
+
+// RangeState is a handler's tokenIds(tokenId), the fields a withdrawal
+// depends on (ReservedLiquidity is 0 on a V1 handler).
+type RangeState struct {
+	TotalLiquidity, TotalSupply, LiquidityUsed, ReservedLiquidity *big.Int
+}
+
+// lpCall indexes of LPState's ChainedRead, before the per-market calls.
+const (
+	lpSlot0 = iota
+	lpToken0
+	lpToken1
+	lpSpacing
+	lpDecimals0
+	lpSymbol0
+	lpBalance0
+	lpAllowance0
+	lpDecimals1
+	lpSymbol1
+	lpBalance1
+	lpAllowance1
+	lpTimestamp
+	lpPaused
+	lpTokenIDs
+	lpPMHandler
+	lpHandlerApp
+	lpShares
+	lpReserved
+	lpCooldown
+	lpBlock
+	lpFixed // the markets' approvedPools follow
+)
+
+// LPState reads q in one round trip: a ChainedRead, as the token reads
+// target the pool's answers.
+func (r *Reader) LPState(ctx context.Context, q LPQuery) (*LPState, error) {
+	id := q.TokenID
+	if id == nil {
+		id = new(big.Int)
+	}
+	p, e, a, h := contracts.Pool, contracts.ERC20, contracts.ERC20Account, contracts.HandlerLP
+	from := func(i int) *big.Int { return big.NewInt(int64(i + 1)) }
+	at := func(to common.Address, data []byte) contracts.ChainedCall {
+		return contracts.ChainedCall{Target: to, Data: data}
+	}
+	calls := []contracts.ChainedCall{
+		at(q.Pool, pack(p, "slot0")), at(q.Pool, pack(p, "token0")), at(q.Pool, pack(p, "token1")), at(q.Pool, pack(p, "tickSpacing")),
+		{TargetFrom: from(lpToken0), Data: pack(e, "decimals")}, {TargetFrom: from(lpToken0), Data: pack(e, "symbol")},
+		{TargetFrom: from(lpToken0), Data: pack(a, "balanceOf", q.User)}, {TargetFrom: from(lpToken0), Data: pack(a, "allowance", q.User, q.PositionManager)},
+		{TargetFrom: from(lpToken1), Data: pack(e, "decimals")}, {TargetFrom: from(lpToken1), Data: pack(e, "symbol")},
+		{TargetFrom: from(lpToken1), Data: pack(a, "balanceOf", q.User)}, {TargetFrom: from(lpToken1), Data: pack(a, "allowance", q.User, q.PositionManager)},
+		at(r.multicall, pack(contracts.Multicall3, "getCurrentBlockTimestamp")),
+		at(q.Handler, pack(contracts.Handler, "paused")), at(q.Handler, pack(contracts.Handler, "tokenIds", id)),
+		at(q.PositionManager, pack(contracts.PositionManagerLP, "whitelistedHandlers", q.Handler)),
+		at(q.Handler, pack(h, "whitelistedApps", q.PositionManager)),
+		at(q.Handler, pack(h, "balanceOf", q.User, id)), at(q.Handler, pack(h, "reservedLiquidityPerUser", id, q.User)),
+		at(q.Handler, pack(h, "reserveCooldown")),
+		at(r.multicall, pack(contracts.Multicall3, "getBlockNumber")),
+	}
+	for _, m := range q.Markets {
+		calls = append(calls, at(m, pack(contracts.MarketPools, "approvedPools", q.Pool)))
+	}
+	res, err := r.chainedReadOrRounds(ctx, calls)
+	if err != nil {
+		return nil, err
+	}
+	return decodeLP(q, res)
+}
+
+func decodeLP(q LPQuery, res []Result) (*LPState, error) {
+	st := &LPState{PositionManager: q.PositionManager, Format: handlerFormat(res[lpTokenIDs])}
+	for _, i := range []int{lpSlot0, lpToken0, lpToken1, lpSpacing} {
+		if !res[i].OK || len(res[i].Data) < 32 {
+			return nil, problem.New(problem.InvalidParameter, "%s is not a Uniswap-V3-style pool on this chain (its slot0/token0/token1/tickSpacing calls fail)", q.Pool.Hex()).On("pool")
+		}
+	}
+	if st.Format == HandlerFormatUnknown {
+		return nil, problem.New(problem.InvalidParameter, "%s is not a single-tick liquidity handler on this chain (its tokenIds answer is neither V1's nor V2's)", q.Handler.Hex()).On("handler")
+	}
+	var err error
+	if st.Pool.PoolState, err = decodeSlot0(res[lpSlot0].Data); err != nil {
+		return nil, upstreamGarbage(fmt.Errorf("slot0 of %s: %w", q.Pool.Hex(), err))
+	}
+	if facts, err := decodePoolFacts([]Result{res[lpSpacing], res[lpToken0], res[lpToken1]}); err == nil {
+		st.Pool.TickSpacing, st.Pool.Token0, st.Pool.Token1 = facts.TickSpacing, facts.Token0, facts.Token1
+	} else {
+		return nil, upstreamGarbage(fmt.Errorf("pool %s: %w", q.Pool.Hex(), err))
+	}
+	for k, base := range []int{lpDecimals0, lpDecimals1} {
+		t := &st.Tokens[k]
+		t.Address = []common.Address{st.Pool.Token0, st.Pool.Token1}[k]
+		if !res[base].OK {
+			return nil, problem.New(problem.InvalidParameter, "the pool's token %s does not answer decimals()", t.Address.Hex()).On("pool")
+		}
+		if t.Decimals, err = unpackOne[uint8](contracts.ERC20, "decimals", res[base].Data); err != nil || t.Decimals > maxDecimals {
+			return nil, upstreamGarbage(fmt.Errorf("decimals of %s: %v", t.Address.Hex(), err))
+		}
+		t.Symbol = decodeSymbol(res[base+1].Data)
+		st.Balances[k], st.Allowances[k] = word(res[base+2]), word(res[base+3])
+	}
+	st.Timestamp, st.Block = word(res[lpTimestamp]).Uint64(), word(res[lpBlock]).Uint64()
+	if res[lpPaused].OK {
+		st.Paused, _ = unpackOne[bool](contracts.Handler, "paused", res[lpPaused].Data)
+	}
+	st.HandlerWhitelisted = word(res[lpPMHandler]).Sign() != 0
+	st.AppWhitelisted = word(res[lpHandlerApp]).Sign() != 0
+	st.Range = decodeRange(res[lpTokenIDs].Data)
+	st.Shares = word(res[lpShares])
+	st.Reserved, st.LastReserve, st.Cooldown = new(big.Int), 0, 0
+	if st.Format == HandlerFormatV2 {
+		if d := res[lpReserved]; d.OK && len(d.Data) >= 64 {
+			st.Reserved = new(big.Int).SetBytes(d.Data[:32])
+			st.LastReserve = new(big.Int).SetBytes(d.Data[32:64]).Uint64()
+		}
+		st.Cooldown = word(res[lpCooldown]).Uint64()
+	}
+	for i := range q.Markets {
+		st.PoolApproved = append(st.PoolApproved, word(res[lpFixed+i]).Sign() != 0)
+	}
+	return st, nil
+}
+
+// word is the first word of a successful answer as an unsigned integer; 0
+// for a failed or short one.
+func word(r Result) *big.Int {
+	if !r.OK || len(r.Data) < 32 {
+		return new(big.Int)
+	}
+	return new(big.Int).SetBytes(r.Data[:32])
+}
+
+// decodeRange reads tokenIds' totalLiquidity, totalSupply and
+// liquidityUsed (words 0-2, both generations) and V2's reservedLiquidity
+// (word 12).
+func decodeRange(d []byte) RangeState {
+	w := func(i int) *big.Int {
+		if len(d) < 32*(i+1) {
+			return new(big.Int)
+		}
+		return new(big.Int).SetBytes(d[32*i : 32*(i+1)])
+	}
+	return RangeState{TotalLiquidity: w(0), TotalSupply: w(1), LiquidityUsed: w(2), ReservedLiquidity: w(12)}
+}
+
+// Action is one transaction to simulate from its signer: its call, and the
+// ERC-6909 share whose balance it moves (zero ShareToken: none).
+type Action struct {
+	To         common.Address
+	Data       []byte
+	ShareToken common.Address
+	ShareID    *big.Int
+}
+
+// ActionOutcome is what an Action did when run from its signer at the
+// head: Revert when it reverted, else its return data and the signer's
+// balance changes (tokens in the order asked, then the share).
+type ActionOutcome struct {
+	Revert      *RevertError
+	Return      []byte
+	TokenDeltas []*big.Int
+	ShareDelta  *big.Int
+}
+
+// Probe is what ProbeActions runs: Actions from Signer as block Block,
+// measuring Signer's balances of Tokens, and Views beside them.
+type Probe struct {
+	Signer  common.Address
+	Block   uint64
+	Tokens  []common.Address
+	Actions []Action
+	Views   []Call
+}
+
+// ProbeActions runs each action from signer through contracts.ActionProbe
+// placed at the signer's address by an eth_call state override (so the
+// action's msg.sender is the signer, as when it is sent), measuring the
+// signer's balances of tokens and of the action's share; and, in the same
+// JSON-RPC batch, the views as one Multicall3 aggregate3 (none: nil
+// results). One round trip.
+//
+// Each runs on the latest state as block next (an eth_call block
+// override of the number): the block a transaction sent at once lands in.
+// A handler's donation lock decays block by block, so what a share is
+// worth there is what it is worth when the transaction is mined then.
+func (r *Reader) ProbeActions(ctx context.Context, p Probe) ([]ActionOutcome, []Result, error) {
+	signer, next, tokens, actions, views := p.Signer, p.Block, p.Tokens, p.Actions, p.Views
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	outs := make([]hexutil.Bytes, len(actions)+1)
+	batch := make([]rpc.BatchElem, 0, len(actions)+1)
+	for i, a := range actions {
+		code, err := contracts.ProbeCode(a.To, a.Data, tokens, a.ShareToken, a.ShareID)
+		if err != nil {
+			return nil, nil, err
+		}
+		override := map[common.Address]map[string]any{signer: {"code": hexutil.Bytes(code)}}
+		batch = append(batch, rpc.BatchElem{Method: "eth_call", Result: &outs[i],
+			Args: []any{callArg(signer, &signer, nil), "latest", override, blockAt(next)}})
+	}
+	if len(views) > 0 {
+		data, err := packAggregate(views)
+		if err != nil {
+			return nil, nil, err
+		}
+		batch = append(batch, rpc.BatchElem{Method: "eth_call", Result: &outs[len(actions)],
+			Args: []any{callArg(common.Address{}, &r.multicall, data), "latest", map[string]any{}, blockAt(next)}})
+	}
+	if err := r.sendBatch(ctx, batch); err != nil {
+		return nil, nil, err
+	}
+	for _, el := range batch {
+		if el.Error != nil {
+			return nil, nil, classify(el.Error)
+		}
+	}
+	res := make([]ActionOutcome, len(actions))
+	for i := range actions {
+		o, err := contracts.UnpackProbe(outs[i])
+		if err != nil || len(o.TokenDeltas) != len(tokens) {
+			return nil, nil, upstreamGarbage(fmt.Errorf("ActionProbe returned %d bytes that do not decode: %v", len(outs[i]), err))
+		}
+		res[i] = ActionOutcome{Return: o.Return, TokenDeltas: o.TokenDeltas, ShareDelta: o.ShareDelta}
+		if !o.OK {
+			res[i] = ActionOutcome{Revert: &RevertError{Data: o.Return, Reason: RevertReason(o.Return)}}
+		}
+	}
+	var viewRes []Result
+	if len(views) > 0 {
+		var err error
+		if viewRes, err = unpackAggregate(outs[len(actions)], len(views)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return res, viewRes, nil
+}
+
+// blockAt is an eth_call block override of the number.
+func blockAt(n uint64) map[string]any {
+	return map[string]any{"number": hexutil.EncodeUint64(n)}
+}

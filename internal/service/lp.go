@@ -1,0 +1,142 @@
+package service
+
+import (
+	"context"
+	"math/big"
+	"slices"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// LPReader reads what a liquidity provider's prepared transactions need
+// and runs them from the provider (package chain).
+type LPReader interface {
+	LPState(ctx context.Context, q chain.LPQuery) (*chain.LPState, error)
+	ProbeActions(ctx context.Context, p chain.Probe) ([]chain.ActionOutcome, []chain.Result, error)
+}
+
+// LPHandler is the handler of a deposit or withdrawal: its registry name
+// and status (empty name: not in the chain's registry) and generation.
+type LPHandler struct {
+	Name       string `json:"name"`
+	Address    string `json:"address"`
+	Deprecated bool   `json:"deprecated"`
+	// Version is "V1" (no hooks, no reservations) or "V2".
+	Version string `json:"version"`
+}
+
+// TokenAmount is an amount of a token in its base units.
+type TokenAmount struct {
+	Token  Token  `json:"token"`
+	Amount string `json:"amount"`
+}
+
+// lpMarkets is what the chain's option markets say about a handler: the
+// markets that can use it now (whitelisted with it on their position
+// manager, of the handler's generation), and the position manager an LP
+// goes through.
+type lpMarkets struct {
+	usable []common.Address
+	views  []*chain.StrikesView // of usable
+	pms    []common.Address     // every market's position manager, first seen first
+}
+
+// marketsFor reads the chain's markets (subgraph) and their chain facts
+// with the handler (one round trip, as the strikes chain reads them).
+func marketsFor(ctx context.Context, up *Upstreams, handler common.Address) (lpMarkets, error) {
+	var out lpMarkets
+	markets, _, err := up.Subgraph.OptionMarkets(ctx)
+	if err != nil {
+		return out, err
+	}
+	addrs := make([]common.Address, len(markets))
+	for i, m := range markets {
+		addrs[i] = m.ID.Addr()
+	}
+	views, errs, err := up.Strikes.StrikesViews(ctx, addrs, []common.Address{handler})
+	if err != nil {
+		return out, err
+	}
+	for i, v := range views {
+		if errs[i] != nil || v == nil {
+			continue // not a market the gateway can read: it cannot use the handler either
+		}
+		if !slices.Contains(out.pms, v.PositionManager) {
+			out.pms = append(out.pms, v.PositionManager)
+		}
+		hv := v.Handlers[handler]
+		if hv.Whitelisted && hv.Format == handlerFormatFor(v.Version) {
+			out.usable = append(out.usable, addrs[i])
+			out.views = append(out.views, v)
+		}
+	}
+	return out, nil
+}
+
+// handlerFormatFor is the handler payload a market version speaks.
+func handlerFormatFor(version int) int {
+	if version == chain.MarketV1 {
+		return chain.HandlerFormatV1
+	}
+	return chain.HandlerFormatV2
+}
+
+// lpState reads the LP state through the first of pms that whitelists
+// the handler (usually the chain has one position manager: one read).
+func lpState(ctx context.Context, up *Upstreams, q chain.LPQuery, pms []common.Address) (*chain.LPState, error) {
+	if len(pms) == 0 {
+		return nil, problem.New(problem.HandlerNotWhitelisted, "no option market on chain %d names a position manager the gateway can read", up.Config.ID)
+	}
+	var st *chain.LPState
+	for _, pm := range pms {
+		q.PositionManager = pm
+		var err error
+		if st, err = up.LP.LPState(ctx, q); err != nil {
+			return nil, err
+		}
+		if st.HandlerWhitelisted && st.AppWhitelisted {
+			return st, nil
+		}
+	}
+	return st, problem.New(problem.HandlerNotWhitelisted, "handler %s is not whitelisted on the position manager of any option market on chain %d (whitelistedHandlers, whitelistedApps)", q.Handler.Hex(), up.Config.ID).On("handler")
+}
+
+// lpHandler is the handler's registry entry and generation.
+func lpHandler(up *Upstreams, h common.Address, format int) LPHandler {
+	out := LPHandler{Address: h.Hex(), Version: "V2"}
+	if format == chain.HandlerFormatV1 {
+		out.Version = "V1"
+	}
+	if reg, ok := up.Config.Handlers[h]; ok {
+		out.Name, out.Deprecated = reg.Name, reg.Deprecated
+	}
+	return out
+}
+
+// lpUpstreams are the chain's clients for an LP operation.
+func (s *Service) lpUpstreams(chainID uint64) (*Upstreams, error) {
+	up, err := s.upstreams(chainID, true)
+	if err != nil {
+		return nil, err
+	}
+	if up.LP == nil || up.Strikes == nil {
+		return nil, problem.New(problem.UpstreamNotConfigured, "chain %d has no liquidity reader configured", chainID)
+	}
+	return up, nil
+}
+
+// probeRevert is the 422 of a simulated transaction that reverted.
+func probeRevert(code *problem.Code, what string, user common.Address, rev *chain.RevertError) error {
+	return problem.Wrap(code, rev, "%s reverts when simulated from %s: %s", what, user.Hex(), rev.Reason)
+}
+
+func tokenAmounts(tokens [2]chain.Token, amounts []*big.Int) []TokenAmount {
+	out := make([]TokenAmount, len(tokens))
+	for i, t := range tokens {
+		out[i] = TokenAmount{Token: tokenJSON(t), Amount: amounts[i].String()}
+	}
+	return out
+}
