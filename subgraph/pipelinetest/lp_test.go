@@ -14,11 +14,13 @@ import (
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
 // lpLife follows liquidity providers through a range's whole life on one
@@ -34,7 +36,11 @@ import (
 // receipts (the handler's LogMintedPosition, LogBurnedPosition,
 // LogWithdrawReservedLiquidity, the position manager's share counts, the
 // pool's own Mint and Burn amounts). Principal is kept by the test from
-// the receipts, independently of the subgraph.
+// the receipts, independently of the subgraph. Deposits, the reservation,
+// the reserved withdrawal and the burn are the gateway's prepared
+// transactions, sent at once as they came and checked to move exactly the
+// tokens and shares the gateway said; the share transfer and the options
+// are sent directly.
 type lpLife struct {
 	t        *testing.T
 	p        *pt.Protocol
@@ -134,11 +140,21 @@ func runLPLife(t *testing.T, v1 bool) {
 	l.check("fee compound")
 
 	if !v1 {
-		reserve := new(big.Int).Div(l.balance(lp.Addr), big.NewInt(2))
-		rc, err := p.Chain.Send(lp, l.r.Handler, l.hAbi, "reserveLiquidity", l.payload(reserve))
-		if err != nil {
+		// A second option takes most of what is free, so that options hold
+		// part of lp's shares: the gateway's withdraw prepare reserves them.
+		info := l.info()
+		free := new(big.Int).Sub(info.TotalLiquidity, info.LiquidityUsed)
+		put := pt.Option{IsCall: false, TickLower: l.r.TickLower, TickUpper: l.r.TickUpper, TTL: 3600,
+			Legs: []pt.Leg{{Range: l.r, Liquidity: new(big.Int).Div(new(big.Int).Mul(free, big.NewInt(7)), big.NewInt(10))}}}
+		if _, _, err := p.Buy(buyer, put); err != nil {
 			t.Fatal(err)
 		}
+		l.check("second option bought")
+		w := l.prepareWithdraw(lp, "max")
+		if w.Reserve == nil {
+			t.Fatalf("no reservation prepared: %+v", w)
+		}
+		rc := l.sendWithdrawal(lp, w.Reserve)
 		l.burnt(lp.Addr, rc, "reserve")
 		l.check("reservation")
 		p.Chain.AdjustTime(3 * time.Hour)
@@ -146,23 +162,81 @@ func runLPLife(t *testing.T, v1 bool) {
 		cooldown := p.Chain.Call(l.r.Handler, l.hAbi, "reserveCooldown")[0].(uint64)
 		p.Chain.AdjustTime(time.Duration(cooldown) * time.Second)
 		l.check("cooldown over")
-		reserved := p.Chain.Call(l.r.Handler, l.hAbi, "reservedLiquidityPerUser", l.id, lp.Addr)[0].(*big.Int)
-		rc, err = p.Chain.Send(lp, l.r.Handler, l.hAbi, "withdrawReserveLiquidity", l.payload(new(big.Int).Div(reserved, big.NewInt(2))))
-		if err != nil {
-			t.Fatal(err)
+		w = l.prepareWithdraw(lp, "1") // not "max" again: that answer is cached; the reserved withdrawal does not depend on shares
+		if w.WithdrawReserved == nil {
+			t.Fatalf("no reserved withdrawal prepared: %+v", w)
 		}
+		rc = l.sendWithdrawal(lp, w.WithdrawReserved)
 		l.withdraw[lp.Addr] = append(l.withdraw[lp.Addr], lpWithdrawal{"withdrawReserved", rc})
 		l.check("reserved withdrawal")
 	}
 
 	// A plain withdrawal of what can be burnt now.
-	shares := new(big.Int).Div(l.balance(lp2.Addr), big.NewInt(3))
-	rc, err = p.Chain.Send(lp2, p.PositionManager, pt.PositionManager.ABI, "burnPosition", l.r.Handler, l.payload(shares))
-	if err != nil {
-		t.Fatal(err)
+	w := l.prepareWithdraw(lp2, "max") // what options leave free
+	if w.Withdraw == nil {
+		t.Fatalf("no withdrawal prepared: %+v", w)
 	}
+	rc = l.sendWithdrawal(lp2, w.Withdraw)
 	l.burnt(lp2.Addr, rc, "burn")
 	l.check("withdrawal")
+}
+
+// prepare asks the gateway for a prepared transaction.
+func (l *lpLife) prepare(path, query string, out any) {
+	l.t.Helper()
+	l.ix.Sync() // the markets a deposit can serve come from the subgraph
+	rec := httptest.NewRecorder()
+	l.gw.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path+"?"+query, nil))
+	if rec.Code != http.StatusOK {
+		l.t.Fatalf("%s?%s: %d %s", path, query, rec.Code, rec.Body)
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), out); err != nil {
+		l.t.Fatal(err)
+	}
+}
+
+// prepareWithdraw asks GET /clamm/withdraw/prepare for shares ("max" or a count).
+func (l *lpLife) prepareWithdraw(lp *pt.Account, shares string) service.PreparedWithdrawal {
+	l.t.Helper()
+	var w service.PreparedWithdrawal
+	l.prepare(gateway.PathWithdrawPrepare, fmt.Sprintf("chainId=42161&user=%s&handler=%s&pool=%s&hook=%s&tickLower=%d&tickUpper=%d&shares=%s",
+		lp.Addr.Hex(), l.r.Handler.Hex(), l.r.Pool.Hex(), l.r.Hook.Hex(), l.r.TickLower, l.r.TickUpper, shares), &w)
+	return w
+}
+
+// sendWithdrawal sends a prepared withdrawal, reservation or reserved
+// withdrawal at once and checks it burnt the shares and paid the tokens
+// the gateway said.
+func (l *lpLife) sendWithdrawal(lp *pt.Account, w *service.WithdrawTx) *types.Receipt {
+	l.t.Helper()
+	shares, _ := new(big.Int).SetString(w.Shares, 10)
+	return l.sendPrepared(lp, w.Tx, w.Receive, shares, 1)
+}
+
+// sendPrepared sends tx from lp and checks the moves: each token's balance
+// changes by sign x its amount (-1: paid, 1: received), the share balance
+// by -sign x shares.
+func (l *lpLife) sendPrepared(lp *pt.Account, tx service.Tx, tokens []service.TokenAmount, shares *big.Int, sign int64) *types.Receipt {
+	l.t.Helper()
+	before := make([]*big.Int, len(tokens))
+	for i, ta := range tokens {
+		before[i] = l.p.Balance(common.HexToAddress(ta.Token.Address), lp.Addr)
+	}
+	sharesBefore := l.balance(lp.Addr)
+	rc, err := l.p.Chain.SendRaw(lp, common.HexToAddress(tx.To), hexutil.MustDecode(tx.Data), "prepared")
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	for i, ta := range tokens {
+		moved := new(big.Int).Sub(l.p.Balance(common.HexToAddress(ta.Token.Address), lp.Addr), before[i])
+		if want, _ := new(big.Int).SetString(ta.Amount, 10); want == nil || moved.Cmp(new(big.Int).Mul(want, big.NewInt(sign))) != 0 {
+			l.t.Errorf("prepared transaction moved %s of %s, the gateway said %s (sign %d)", moved, ta.Token.Symbol, ta.Amount, sign)
+		}
+	}
+	if moved := new(big.Int).Sub(l.balance(lp.Addr), sharesBefore); moved.Cmp(new(big.Int).Mul(shares, big.NewInt(-sign))) != 0 {
+		l.t.Errorf("prepared transaction moved %s shares, the gateway said %s", moved, shares)
+	}
+	return rc
 }
 
 // payload is the handler's position payload of the range with amount
@@ -183,12 +257,23 @@ func (l *lpLife) payload(amount *big.Int) []byte {
 	return b
 }
 
+// deposit deposits what liquidity stands for now through the gateway's
+// prepared deposit (GET /clamm/deposit/prepare), sent at once as it came,
+// and checks it moved exactly the tokens and shares the gateway said.
 func (l *lpLife) deposit(lp *pt.Account, liquidity *big.Int) *types.Receipt {
 	l.t.Helper()
-	rc, err := l.p.Chain.Send(lp, l.p.PositionManager, pt.PositionManager.ABI, "mintPosition", l.r.Handler, l.payload(liquidity))
-	if err != nil {
-		l.t.Fatal(err)
+	pull := l.p.Chain.Call(l.r.Handler, l.hAbi, "tokensToPullForMint", l.payload(liquidity))[1].([]*big.Int)
+	amount := new(big.Int).Add(pull[0], pull[1]) // one of them is 0: the range is out of range
+	l.step++
+	amount.Add(amount, big.NewInt(int64(l.step))) // a new cache key each time
+	var d service.PreparedDeposit
+	l.prepare(gateway.PathDepositPrepare, fmt.Sprintf("chainId=42161&handler=%s&pool=%s&hook=%s&tickLower=%d&tickUpper=%d&amount=%s&user=%s",
+		l.r.Handler.Hex(), l.r.Pool.Hex(), l.r.Hook.Hex(), l.r.TickLower, l.r.TickUpper, amount, lp.Addr.Hex()), &d)
+	if !d.Simulated || len(d.Approvals) != 0 || len(d.Ranges) != 1 || d.Ranges[0].Shares == nil {
+		l.t.Fatalf("prepared deposit: simulated %v, approvals %v, ranges %+v", d.Simulated, d.Approvals, d.Ranges)
 	}
+	shares, _ := new(big.Int).SetString(*d.Ranges[0].Shares, 10)
+	rc := l.sendPrepared(lp, d.Tx, d.Tokens, shares, -1)
 	minted := l.p.Find(rc, "LogMintedPosition").Args["liquidityMinted"].(*big.Int)
 	l.addPrincipal(lp.Addr, minted)
 	l.deposits[lp.Addr] = append(l.deposits[lp.Addr], rc)
