@@ -92,10 +92,11 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	seen[validate(http.MethodGet, gateway.PathStrikesChain+"?chainId=42161", nil)] = true                                      // 400
 	seen[validate(http.MethodGet, gateway.PathExercisePrepare+"?"+query(prepareParams, "optionId", "999", false), nil)] = true // 404
 	seen[validate(http.MethodPost, strikes, nil)] = true                                                                       // 405
-	// The fake node knows no position manager's handler whitelist and no
-	// LP position: a deposit is refused (422), a withdrawal not found (404).
-	if code := validate(http.MethodGet, depositQry, nil); code != http.StatusUnprocessableEntity {
-		t.Errorf("deposit on the fakes: %d, want 422", code)
+	// The fake node keeps no LP positions and no token allowances: a
+	// deposit answers with the approvals it needs (200), a withdrawal finds
+	// no position (404).
+	if code := validate(http.MethodGet, depositQry, nil); code != http.StatusOK {
+		t.Errorf("deposit on the fakes: %d, want 200", code)
 	}
 	if code := validate(http.MethodGet, withdrawQry, nil); code != http.StatusNotFound {
 		t.Errorf("withdrawal on the fakes: %d, want 404", code)
@@ -201,7 +202,10 @@ func TestInternalErrorMatchesOpenAPI(t *testing.T) {
 	}
 	cfg := config.Default()
 	srv, err := gateway.New(gateway.DefaultOptions(service.New(map[uint64]*service.Upstreams{
-		42161: {Config: cfg.Chains[42161], Chain: panicking{}, Strikes: panicking{}, Subgraph: subgraph.New("http://sg.invalid", subgraph.Options{})}})))
+		42161: {Config: cfg.Chains[42161], Chain: panicking{}, Strikes: panicking{}, Subgraph: subgraph.New("http://sg.invalid", subgraph.Options{}),
+			// The strikes chain's block comes first (the subgraph's indexed
+			// block), then the panicking chain read.
+			Meta: indexedAt{subgraph.Meta{Block: 7, Hash: "0x07", Timestamp: 1}}}})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,3 +219,8 @@ func TestInternalErrorMatchesOpenAPI(t *testing.T) {
 		t.Fatal("500 is not documented")
 	}
 }
+
+// indexedAt is a subgraph that has indexed m.
+type indexedAt struct{ m subgraph.Meta }
+
+func (i indexedAt) Meta(context.Context) (subgraph.Meta, error) { return i.m, nil }

@@ -279,17 +279,29 @@ type scratch struct {
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // endpoint builds the operation's handler: parse, key, hit, else fill
-// through the cache. The fill closure is built only on a miss.
+// through the cache. The fill closure is built only on a miss. Every
+// operation takes the optional block parameter and pins its answer
+// (pinned.go): that is a property of the table, not of an entry.
 func (a api[Req]) endpoint() endpoint {
+	a.params = append(append([]string(nil), a.params...), "block")
+	a.optional = append(append([]string(nil), a.optional...), "block")
 	return endpoint{path: a.path, operation: a.operation, params: a.params, optional: a.optional, handler: func(s *Server) http.HandlerFunc {
 		policy := s.policy(a.ttl)
 		return func(w http.ResponseWriter, r *http.Request) {
 			sc := scratchPool.Get().(*scratch)
 			sc.p = params{}
-			req, err := a.parseRequest(s, r, &sc.p)
+			req, at, err := a.parseRequest(s, r, &sc.p)
 			var key string
 			if err == nil {
-				key = a.key(newKey(sc.kb[:0], a.name), req).String()
+				k := a.key(newKey(sc.kb[:0], a.name), req)
+				if at.want != 0 {
+					// Asked at a block: keyed by its number and its hash
+					// now, so an answer cached before a reorg replaced
+					// the block is never served after it.
+					at.ref, err = s.blockAt(r, at)
+					k = k.uint(at.want).str(at.ref.Hash)
+				}
+				key = k.String()
 			}
 			scratchPool.Put(sc)
 			if err != nil {
@@ -300,20 +312,23 @@ func (a api[Req]) endpoint() endpoint {
 				return
 			}
 			s.serveCached(w, r, key, policy, func(ctx context.Context) (entry, error) {
-				body, block, err := a.call(ctx, s.opts.Service, req)
-				if err != nil {
-					return entry{}, err
-				}
-				return encode(body, block)
+				return s.fillPinned(ctx, at, func(ctx context.Context) (any, uint64, error) {
+					return a.call(ctx, s.opts.Service, req)
+				})
 			})
 		}
 	}}
 }
 
-func (a api[Req]) parseRequest(s *Server, r *http.Request, p *params) (Req, error) {
+func (a api[Req]) parseRequest(s *Server, r *http.Request, p *params) (Req, pinAsk, error) {
+	var zero Req
 	if err := p.readOnly(r, a.params); err != nil {
-		var zero Req
-		return zero, err
+		return zero, pinAsk{}, err
 	}
-	return a.parse(s, p)
+	req, err := a.parse(s, p)
+	if err != nil {
+		return zero, pinAsk{}, err
+	}
+	want, err := p.blockNumber()
+	return req, pinAsk{chain: p.chain, want: want}, err
 }

@@ -4,6 +4,8 @@ import (
 	"math/big"
 	"strconv"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
@@ -46,13 +48,7 @@ func parseDeposit(s *Server, p *params) (req depositRequest, err error) {
 	if req.ChainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
 		return req, err
 	}
-	if req.Handler, err = p.address("handler"); err != nil {
-		return req, err
-	}
-	if req.Pool, err = p.address("pool"); err != nil {
-		return req, err
-	}
-	if req.Hook, err = p.address("hook"); err != nil {
+	if req.Handler, req.Pool, req.Hook, err = p.handlerPoolHook(); err != nil {
 		return req, err
 	}
 	if err = req.parseRange(p); err != nil {
@@ -134,13 +130,7 @@ func parseWithdraw(s *Server, p *params) (req withdrawRequest, err error) {
 	if req.User == ([20]byte{}) {
 		return req, problem.InvalidParam("user", "user must be the position's holder (the transactions are simulated from it)")
 	}
-	if req.Handler, err = p.address("handler"); err != nil {
-		return req, err
-	}
-	if req.Pool, err = p.address("pool"); err != nil {
-		return req, err
-	}
-	if req.Hook, err = p.address("hook"); err != nil {
+	if req.Handler, req.Pool, req.Hook, err = p.handlerPoolHook(); err != nil {
 		return req, err
 	}
 	if req.TickLower, err = p.tick("tickLower"); err != nil {
@@ -163,6 +153,18 @@ func parseWithdraw(s *Server, p *params) (req withdrawRequest, err error) {
 		return req, problem.InvalidParam("shares", "shares must be max or a decimal number of shares from 1 to 2^128-1")
 	}
 	return req, nil
+}
+
+// handlerPoolHook reads the three addresses that name a handler's ranges.
+func (p *params) handlerPoolHook() (handler, pool, hook common.Address, err error) {
+	if handler, err = p.address("handler"); err != nil {
+		return
+	}
+	if pool, err = p.address("pool"); err != nil {
+		return
+	}
+	hook, err = p.address("hook")
+	return
 }
 
 // tick reads a signed integer tick within Uniswap's [-887272, 887272].

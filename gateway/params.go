@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"sort"
@@ -23,14 +24,17 @@ import (
 // cost a tenth. A query of more than maxPairs pairs (no client of ours
 // sends one) is scanned per name instead.
 type params struct {
-	raw  string
-	n    int
-	over bool             // more than maxPairs pairs: lookups scan raw
-	keys [maxPairs]string // query-unescaped
-	vals [maxPairs]string // raw; unescaped when read
+	raw string
+	n   int
+	// chain is the chainId parsed (0 before): the block parameter's
+	// checks need it, whatever the endpoint's request type.
+	chain uint64
+	over  bool             // more than maxPairs pairs: lookups scan raw
+	keys  [maxPairs]string // query-unescaped
+	vals  [maxPairs]string // raw; unescaped when read
 }
 
-const maxPairs = 8 // an endpoint takes at most eight (a prepared purchase)
+const maxPairs = 11 // an endpoint takes at most ten (a prepared deposit), and block
 
 // read splits r's query into p, in place: p is the caller's, on its stack.
 func (p *params) read(r *http.Request) {
@@ -225,6 +229,7 @@ func (p *params) chainID(known map[uint64]bool, hint func(uint64) string) (uint6
 	}
 	id, err := strconv.ParseUint(s, 10, 64)
 	if err == nil && known[id] {
+		p.chain = id
 		return id, nil
 	}
 	ids := make([]string, 0, len(known))
@@ -294,4 +299,22 @@ func (p *params) uint256(name string) (string, error) {
 		return "", problem.InvalidParam(name, "%s must be at most 2^256-1", name)
 	}
 	return s, nil
+}
+
+// blockNumber is the optional block parameter: the block the answer is to
+// be true at (0 when absent: the subgraph's indexed block).
+func (p *params) blockNumber() (uint64, error) {
+	_, n, err := p.lookup("block")
+	if err != nil || n == 0 {
+		return 0, err
+	}
+	s, err := p.digits("block", 20)
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || v == 0 {
+		return 0, problem.InvalidParam("block", "block must be a block number from 1 to %d", uint64(math.MaxUint64))
+	}
+	return v, nil
 }

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -115,10 +116,14 @@ type Server struct {
 // entry is a cached response: encoded bytes plus what the headers need, so a
 // hit does no encoding at all.
 type entry struct {
-	body          []byte
-	blockHeader   []string // X-Subgraph-Block, built once at fill time
-	contentLength []string // so net/http writes the body as is, not chunked
-	etag          []string // strong validator: hash of the body
+	body        []byte
+	blockHeader []string // X-Subgraph-Block, built once at fill time
+	// ref is the block the answer is true at; blockNumber, blockHash and
+	// blockTime its X-Block-* header values (pinned.go).
+	ref                               block.Ref
+	blockNumber, blockHash, blockTime []string
+	contentLength                     []string // so net/http writes the body as is, not chunked
+	etag                              []string // strong validator: hash of the body
 	// gz is the body gzipped once at fill time (nil: under compressMin),
 	// with its own length and validator, for clients that accept gzip.
 	gz       []byte
@@ -340,6 +345,15 @@ func (s *Server) writeEntry(w http.ResponseWriter, r *http.Request, e entry, p c
 	if e.blockHeader != nil {
 		h["X-Subgraph-Block"] = e.blockHeader
 	}
+	if e.blockNumber != nil {
+		h["X-Block-Number"] = e.blockNumber
+		if e.blockHash != nil {
+			h["X-Block-Hash"] = e.blockHash
+		}
+		if e.blockTime != nil {
+			h["X-Block-Timestamp"] = e.blockTime
+		}
+	}
 	if inm := r.Header["If-None-Match"]; len(inm) > 0 && etagMatches(inm, etag[0]) {
 		w.WriteHeader(http.StatusNotModified)
 		return
@@ -376,15 +390,6 @@ func etagMatches(header []string, etag string) bool {
 		}
 	}
 	return false
-}
-
-// encode marshals v once, at fill time; hits reuse the bytes.
-func encode(v any, block uint64) (entry, error) {
-	body, err := marshal(v)
-	if err != nil {
-		return entry{}, fmt.Errorf("encode response: %w", err)
-	}
-	return newEntry(body, block, etagOf(body), gzipBody(body)), nil
 }
 
 // marshal is json.Marshal without HTML escaping: responses are JSON for

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 )
@@ -62,8 +63,10 @@ func (s *Server) sharedReadiness(ctx context.Context) map[string]string {
 // JSON and the gzip bytes decode to it: a record that does not match, or
 // does not parse, is a miss rather than a wrong answer.
 //
-// Layout: block (8 bytes, 0 = none), ETag length (1 byte), ETag, body
-// length (4 bytes), body, gzip bytes (the rest; none under compressMin).
+// Layout: the answer's block (number and time, 8 bytes each; hash length,
+// 1 byte; hash), subgraph block (8 bytes, 0 = none), ETag length (1
+// byte), ETag, body length (4 bytes), body, gzip bytes (the rest; none
+// under compressMin).
 type entryCodec struct{}
 
 func (entryCodec) Encode(v any) ([]byte, error) {
@@ -79,36 +82,59 @@ func (entryCodec) Encode(v any) ([]byte, error) {
 	if len(tag) > 255 || int64(len(e.body)) > math.MaxUint32 {
 		return nil, errors.New("etag or body too long")
 	}
-	b := make([]byte, 9, 13+len(tag)+len(e.body)+len(e.gz))
-	binary.BigEndian.PutUint64(b, block)
-	b[8] = byte(len(tag))
-	b = binary.BigEndian.AppendUint32(append(b, tag...), uint32(len(e.body)))
+	if len(e.ref.Hash) > 255 {
+		return nil, errors.New("block hash too long")
+	}
+	b := make([]byte, 0, 17+len(e.ref.Hash)+13+len(tag)+len(e.body)+len(e.gz))
+	b = binary.BigEndian.AppendUint64(b, e.ref.Number)
+	b = binary.BigEndian.AppendUint64(b, uint64(e.ref.Timestamp))
+	b = append(append(b, byte(len(e.ref.Hash))), e.ref.Hash...)
+	return encodeRest(b, block, tag, e)
+}
+
+func encodeRest(b []byte, block uint64, tag string, e entry) ([]byte, error) {
+	b = binary.BigEndian.AppendUint64(b, block)
+	b = append(append(b, byte(len(tag))), tag...)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(e.body)))
 	return append(append(b, e.body...), e.gz...), nil
 }
 
 var errSharedEntry = errors.New("shared cache record does not decode")
 
 func (entryCodec) Decode(b []byte) (any, error) {
-	if len(b) < 13 || len(b) < 13+int(b[8]) {
+	if len(b) < 17 || len(b) < 17+int(b[16]) {
 		return nil, errSharedEntry
+	}
+	ref := block.Ref{Number: binary.BigEndian.Uint64(b), Timestamp: int64(binary.BigEndian.Uint64(b[8:])), Hash: string(b[17 : 17+int(b[16])])}
+	e, err := decodeRest(b[17+int(b[16]):])
+	if err != nil {
+		return nil, err
+	}
+	e.setBlock(ref)
+	return e, nil
+}
+
+func decodeRest(b []byte) (entry, error) {
+	if len(b) < 13 || len(b) < 13+int(b[8]) {
+		return entry{}, errSharedEntry
 	}
 	block := binary.BigEndian.Uint64(b)
 	tag := string(b[9 : 9+int(b[8])])
 	rest := b[9+int(b[8]):]
 	n := binary.BigEndian.Uint32(rest)
 	if uint64(n) > uint64(len(rest)-4) {
-		return nil, errSharedEntry
+		return entry{}, errSharedEntry
 	}
 	body, gz := rest[4:4+n], rest[4+n:]
 	if tag != etagOf(body) || !json.Valid(body) {
 		// Anyone who can write to the Redis can compute a matching ETag:
 		// a body that is not JSON is not one of ours either.
-		return nil, errSharedEntry
+		return entry{}, errSharedEntry
 	}
 	if len(gz) == 0 {
 		gz = nil
 	} else if checkGzip(gz, body) != nil {
-		return nil, errSharedEntry
+		return entry{}, errSharedEntry
 	}
 	return newEntry(body, block, tag, gz), nil
 }

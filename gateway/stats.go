@@ -5,8 +5,11 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
-// maxUnix bounds from and to (unix seconds): past year 5000, no block.
-const maxUnix = 1e11
+// maxUnix bounds from and to (unix seconds) at 2^31-1 (2038-01-19): the
+// subgraph's day records are keyed by an Int start, and GraphQL's Int is
+// 32 bits, so a later bound would be a query Graph Node refuses (a 502)
+// rather than the client's 400.
+const maxUnix = 1<<31 - 1
 
 // parseStats reads a statistics request: chainId, optionMarket and the
 // half-open window [from, to) of unix seconds, at most

@@ -21,7 +21,7 @@ func TestStatsParamErrors(t *testing.T) {
 		statsQuery + "&from=1763553600":                                 "to",
 		statsQuery + "&from=-1&to=1763704800":                           "from",
 		statsQuery + "&from=1763553600.5&to=1763704800":                 "from",
-		statsQuery + "&from=1763553600&to=100000000001":                 "to",
+		statsQuery + "&from=2147400000&to=2147483648":                   "to", // past 2^31-1: GraphQL Int
 		statsQuery + "&from=1763704800&to=1763704800":                   "to",
 		statsQuery + "&from=1763704800&to=1763553600":                   "to",
 		statsQuery + "&from=1700000000&to=1731622401":                   "to", // 366 days and a second

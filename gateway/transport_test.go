@@ -149,7 +149,12 @@ func TestUpstreamConnectionsAreReusedUnderMissLoad(t *testing.T) {
 		wg.Wait()
 	}
 	t.Logf("%d connections opened for %d fills", opened.Load(), 3*fills)
-	if n := opened.Load(); n > fills+8 {
+	// net/http returns a connection to the idle pool a moment after its
+	// body is read, so under a loaded machine a new request sometimes
+	// dials before its predecessor's connection is back: the bound leaves
+	// room for that (73 were seen at load 18) and is still far below the
+	// 164 measured with net/http's default two idle connections per host.
+	if n := opened.Load(); n > fills+fills/2 {
 		t.Errorf("%d connections opened for 3 rounds of %d fills", n, fills)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
@@ -113,6 +114,13 @@ func idPages[T any](ctx context.Context, c *Client, q idQuery[T]) ([]T, Meta, er
 				return nil, Meta{}, garbage(fmt.Errorf("%s: _meta: %w", doc, err))
 			}
 			meta = m.meta()
+			if raw, ok := out["head"]; ok {
+				var h metaJSON
+				if json.Unmarshal(raw, &h) == nil {
+					hm := h.meta()
+					meta.Head = block.Ref{Number: hm.Block, Hash: hm.Hash, Timestamp: hm.Timestamp}
+				}
+			}
 		}
 		var list []T
 		if err := json.Unmarshal(out[field], &list); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	graphql "github.com/hasura/go-graphql-client"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
@@ -73,17 +74,23 @@ func New(url string, opts Options) *Client {
 	return &Client{gql: graphql.NewClient(url, opts.HTTPClient), docs: opts.Docs, timeout: opts.Timeout, pageSize: opts.PageSize, maxPages: 100, maxBytes: opts.MaxBytes}
 }
 
-// Meta is Graph Node's _meta: which block the answer reflects.
+// Meta is Graph Node's _meta: which block the answer reflects. Hash is
+// empty when the query asked a block by number (Graph Node gives none).
 type Meta struct {
-	Block             uint64
-	Timestamp         int64
+	Block     uint64
+	Hash      string
+	Timestamp int64
+	// Head is the subgraph's indexed head when the document also asked it
+	// unpinned (`head: _meta`), zero otherwise.
+	Head              block.Ref
 	HasIndexingErrors bool
 }
 
 type metaJSON struct {
 	Block struct {
-		Number    uint64 `json:"number"`
-		Timestamp *int64 `json:"timestamp"`
+		Number    uint64  `json:"number"`
+		Hash      *string `json:"hash"`
+		Timestamp *int64  `json:"timestamp"`
 	} `json:"block"`
 	HasIndexingErrors bool `json:"hasIndexingErrors"`
 }
@@ -92,6 +99,9 @@ func (m metaJSON) meta() Meta {
 	out := Meta{Block: m.Block.Number, HasIndexingErrors: m.HasIndexingErrors}
 	if m.Block.Timestamp != nil {
 		out.Timestamp = *m.Block.Timestamp
+	}
+	if m.Block.Hash != nil {
+		out.Hash = strings.ToLower(*m.Block.Hash)
 	}
 	return out
 }
@@ -108,6 +118,18 @@ func (c *Client) execSized(ctx context.Context, name string, vars map[string]any
 	if !ok {
 		return 0, fmt.Errorf("subgraph: no document %q", name)
 	}
+	pin, claimed, err := pinVar(ctx, doc, vars)
+	if err != nil {
+		return 0, err
+	}
+	n, err := c.run(ctx, doc, vars, out)
+	if claimed {
+		resolvePin(pin, out, err)
+	}
+	return n, err
+}
+
+func (c *Client) run(ctx context.Context, doc queries.Document, vars map[string]any, out any) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	data, err := c.gql.ExecRaw(ctx, doc.Text, vars, graphql.OperationName(doc.OperationName))
@@ -155,6 +177,9 @@ func classify(err error) error {
 	}
 	code, msg := problem.SubgraphError, "the subgraph answered with GraphQL errors"
 	for _, ge := range gerrs {
+		if be := blockError(ge.Message, err); be != nil {
+			return be
+		}
 		if strings.Contains(ge.Message, "indexing_error") || strings.Contains(strings.ToLower(ge.Message), "indexing error") {
 			code, msg = problem.SubgraphIndexingError, "the subgraph reports an indexing error; its data cannot be trusted"
 		}

@@ -40,6 +40,9 @@ func CallError(src problem.Source, err error) error {
 func nodeError(src problem.Source, re rpc.Error, err error) *problem.Error {
 	msg := strings.ToLower(re.Error())
 	cause := &problem.Cause{Text: fmt.Sprintf("JSON-RPC error %d: %s", re.ErrorCode(), problem.Scrub(re.Error())), Err: err}
+	if be := blockError(re, cause); be != nil {
+		return be
+	}
 	switch {
 	case re.ErrorCode() == -32005 || strings.Contains(msg, "rate limit") || strings.Contains(msg, "too many requests"):
 		return problem.Wrap(src.Unavailable, cause, "the rpc node refused the call (JSON-RPC error %d, rate limited)", re.ErrorCode())

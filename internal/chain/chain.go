@@ -22,6 +22,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -222,13 +223,17 @@ func (r *Reader) ethCall(ctx context.Context, arg map[string]any) ([]byte, error
 	return out, nil
 }
 
-// rawEthCall is one eth_call of arg at the latest block within the call
-// deadline, its error as the node gave it.
+// rawEthCall is one eth_call of arg at the answer's block (blockParam)
+// within the call deadline, its error as the node gave it.
 func (r *Reader) rawEthCall(ctx context.Context, arg map[string]any) (hexutil.Bytes, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
+	at, err := r.blockParam(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var out hexutil.Bytes
-	err := r.rpc.CallContext(ctx, &out, "eth_call", arg, "latest")
+	err = r.rpc.CallContext(ctx, &out, "eth_call", arg, at)
 	return out, err
 }
 
@@ -292,11 +297,14 @@ func upstreamGarbage(err error) error {
 
 // Market returns the market's immutables: from the cache, or read cold in
 // one round (market getters, pool, tokens and slot0 in one ChainedRead).
+// Immutables are the same at every block, so the read is not pinned to the
+// answer's (package block): it runs at the head alongside the subgraph's
+// first page instead of waiting for the block that page resolves.
 func (r *Reader) Market(ctx context.Context, market common.Address) (*MarketInfo, error) {
 	if info, _, ok := r.immutables.Peek(market.Hex()); ok {
 		return info, nil
 	}
-	info, _, err := r.cold(ctx, market)
+	info, _, err := r.cold(block.Without(ctx), market)
 	return info, err
 }
 

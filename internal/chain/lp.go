@@ -2,6 +2,7 @@ package chain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 
@@ -257,6 +258,12 @@ func (r *Reader) ProbeActions(ctx context.Context, p Probe) ([]ActionOutcome, []
 		return nil, nil, err
 	}
 	for _, el := range batch {
+		var re rpc.Error
+		if errors.As(el.Error, &re) && re.ErrorCode() == -32602 {
+			// Invalid params: a node without eth_call's state or block
+			// overrides; say so, the operator can act on it.
+			return nil, nil, problem.Wrap(problem.RPCError, el.Error, "the rpc node refused eth_call with a state and a block override (JSON-RPC error -32602), which simulating a liquidity provider's transaction needs")
+		}
 		if el.Error != nil {
 			return nil, nil, classify(el.Error)
 		}

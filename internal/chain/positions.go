@@ -99,6 +99,10 @@ func (r *Reader) aggregateBatch(ctx context.Context, batches [][]Call) ([][]Resu
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
+	at, err := r.blockParam(ctx)
+	if err != nil {
+		return nil, err
+	}
 	raws := make([]hexutil.Bytes, len(batches))
 	elems := make([]rpc.BatchElem, len(batches))
 	for i, calls := range batches {
@@ -107,7 +111,7 @@ func (r *Reader) aggregateBatch(ctx context.Context, batches [][]Call) ([][]Resu
 			return nil, err
 		}
 		elems[i] = rpc.BatchElem{Method: "eth_call", Result: &raws[i],
-			Args: []any{map[string]any{"to": r.multicall, "data": hexutil.Bytes(data)}, "latest"}}
+			Args: []any{map[string]any{"to": r.multicall, "data": hexutil.Bytes(data)}, at}}
 	}
 	if err := bc.BatchCallContext(ctx, elems); err != nil {
 		return nil, classify(err)

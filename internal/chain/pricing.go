@@ -31,7 +31,11 @@ func (r *Reader) ReadPricing(ctx context.Context, market, user common.Address, a
 		}
 		chunks = append(chunks, data)
 	}
-	head, answers, err := r.pricingBatch(ctx, user, chunks, "latest")
+	at, err := r.blockParam(ctx)
+	if err != nil {
+		return contracts.PricingHead{}, nil, err
+	}
+	head, answers, err := r.pricingBatch(ctx, user, chunks, at)
 	var moved *blockMoved
 	if errors.As(err, &moved) {
 		// the chunks saw different blocks: again, at the first one's
@@ -80,7 +84,7 @@ func (r *Reader) pricingBatch(ctx context.Context, user common.Address, chunks [
 // none), at block, in one JSON-RPC batch (single calls when the Caller
 // cannot batch). The first revert is a *RevertError.
 func (r *Reader) callsAt(ctx context.Context, from common.Address, calls [][]byte, block string) ([]hexutil.Bytes, error) {
-	if len(calls) == 1 && block == "latest" {
+	if len(calls) == 1 {
 		out, err := r.ethCallRaw(ctx, callArg(from, nil, calls[0])) // no "to": the node runs the code
 		return []hexutil.Bytes{out}, err
 	}

@@ -152,11 +152,15 @@ type exerciseResult struct {
 func (r *Reader) callBatch(ctx context.Context, from, market common.Address, calls [][]byte) ([]exerciseResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
+	at, err := r.blockParam(ctx)
+	if err != nil {
+		return nil, err
+	}
 	outs := make([]hexutil.Bytes, len(calls))
 	batch := make([]rpc.BatchElem, len(calls))
 	for i, data := range calls {
 		batch[i] = rpc.BatchElem{Method: "eth_call", Result: &outs[i],
-			Args: []any{map[string]any{"from": from, "to": market, "data": hexutil.Bytes(data)}, "latest"}}
+			Args: []any{map[string]any{"from": from, "to": market, "data": hexutil.Bytes(data)}, at}}
 	}
 	if err := r.sendBatch(ctx, batch); err != nil {
 		return nil, err

@@ -58,6 +58,8 @@ func TestWrongDocumentsAreRefusedAsGraphNodeRefusesThem(t *testing.T) {
 		{"nested first of 1001", `{ markets { dayData(first: 1001) { start } } }`, nil, ""},
 		{"unknown field", `{ strikes { price } }`, nil, "Type `Strike` has no field `price`"},
 		{"unknown orderBy", `{ strikes(orderBy: price) { id } }`, nil, "Invalid value provided for argument `orderBy`: Enum(\"price\")"},
+		{"Int variable past 32 bits", `query Q($s: Int!) { marketDayDatas(where: {start_gte: $s}) { id } }`, map[string]any{"s": 3000000000},
+			"Int cannot represent non 32-bit signed integer value: 3000000000 (variable `s`)"},
 		{"missing variable", `query Q($first: Int!) { markets(first: $first) { id } }`, nil, "No value provided for required variable `first`"},
 		{"block not yet indexed", `{ markets(block: {number: 11}) { id } }`, nil,
 			"Failed to decode `block.number` value: `subgraph " + graphnode.Deployment + " has only indexed up to block number 10 and data for block number 11 is therefore not yet available`"},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -172,7 +173,43 @@ func (s *Store) prepare(req Request) (*ast.QueryDocument, *ast.OperationDefiniti
 	if err != nil {
 		return nil, nil, nil, gqlErrors(err)
 	}
+	if e := intVariablesFit(op, vars); e != nil {
+		return nil, nil, nil, []Error{*e}
+	}
 	return doc, op, vars, nil
+}
+
+// intVariablesFit refuses an Int variable outside 32 bits, as GraphQL's
+// Int is (gqlparser coerces any Go integer). Graph Node's own wording for
+// this refusal is not reproduced; the gateway treats any GraphQL error
+// alike, and what matters is that such a query fails here as it would
+// there, not silently succeeds.
+func intVariablesFit(op *ast.OperationDefinition, vars map[string]any) *Error {
+	for _, v := range op.VariableDefinitions {
+		if base := v.Type; base.Elem == nil && base.NamedType == "Int" {
+			if n, ok := asInt64(vars[v.Variable]); ok && (n < math.MinInt32 || n > math.MaxInt32) {
+				return &Error{Message: fmt.Sprintf("Int cannot represent non 32-bit signed integer value: %d (variable `%s`)", n, v.Variable),
+					Locations: []Location{{Line: v.Position.Line, Column: v.Position.Column}}}
+			}
+		}
+	}
+	return nil
+}
+
+// asInt64 reads a coerced integer variable.
+func asInt64(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), true
+	case int64:
+		return n, true
+	case float64:
+		return int64(n), n == float64(int64(n))
+	case json.Number:
+		i, err := n.Int64()
+		return i, err == nil
+	}
+	return 0, false
 }
 
 func gqlErrors(err error) []Error {

@@ -112,6 +112,14 @@ var (
 	SubgraphLagging       = declare("SUBGRAPH_LAGGING", KindUpstreamUnavailable, "the subgraph's block trails the chain head by more than CLAMM_MAX_LAG_BLOCKS (readiness only: answers are still served, with X-Subgraph-Block)")
 )
 
+// The block an answer is pinned to (the subgraph's indexed block, or the
+// one the client asked for with `block`).
+var (
+	BlockNotIndexed = declare("BLOCK_NOT_INDEXED", KindUnprocessable, "the subgraph has not indexed the block asked for yet (the message says how far it has); ask again later or ask an earlier block")
+	BlockPruned     = declare("BLOCK_PRUNED", KindUnprocessable, "the subgraph or the RPC node no longer holds the state of the block asked for (pruned history); ask a more recent block")
+	BlockNotFound   = declare("BLOCK_NOT_FOUND", KindUnprocessable, "the RPC node has no block with that number: a block past its head, or one it has not seen yet")
+)
+
 // The gateway's own limits and configuration.
 var (
 	UpstreamNotConfigured = declare("UPSTREAM_NOT_CONFIGURED", KindUpstreamUnavailable, "the chain has no live upstreams configured")

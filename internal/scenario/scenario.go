@@ -305,6 +305,10 @@ func (p Pool) SqrtPriceX96() (*big.Int, error) {
 // subgraph's entities are indexed from its history (Index).
 func (s *Scenario) Populate(node *chaintest.Node) {
 	node.Lock()
+	// The node names blocks as the scenario's indexed subgraph does, so
+	// both halves of an answer name one block alike.
+	chainID := s.ChainID
+	node.Hashes = func(n uint64) common.Hash { return blockHash(chainID, n) }
 	for a, t := range s.Tokens {
 		node.Tokens[a] = &chaintest.Token{Decimals: t.Decimals, Symbol: t.Symbol}
 	}

@@ -85,11 +85,12 @@ type Upstreams struct {
 // Service answers the gateway's three questions.
 type Service struct {
 	chains map[uint64]*Upstreams
+	heads  heads // each chain's subgraph head as last seen (pin.go)
 }
 
 // New returns a service over the given chains.
 func New(chains map[uint64]*Upstreams) *Service {
-	return &Service{chains: chains}
+	return &Service{chains: chains, heads: heads{maxAge: DefaultHeadMaxAge}}
 }
 
 // ChainIDs are the chains the service serves (live, recorded or given

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
@@ -57,6 +58,8 @@ func (u *UniV3) Quote(ctx context.Context, reqs []Request) ([]Quote, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// At the answer's block, learnt by the position read before the quotes.
+	at := block.Known(ctx, "latest")
 	outs := make([]hexutil.Bytes, len(reqs))
 	batch := make([]rpc.BatchElem, len(reqs))
 	for i, r := range reqs {
@@ -69,7 +72,7 @@ func (u *UniV3) Quote(ctx context.Context, reqs []Request) ([]Quote, error) {
 		}
 		batch[i] = rpc.BatchElem{
 			Method: "eth_call",
-			Args:   []any{map[string]any{"to": u.Quoter, "data": hexutil.Bytes(data)}, "latest"},
+			Args:   []any{map[string]any{"to": u.Quoter, "data": hexutil.Bytes(data)}, at},
 			Result: &outs[i],
 		}
 	}

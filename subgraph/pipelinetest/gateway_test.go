@@ -35,6 +35,16 @@ import (
 // chain's configuration first.
 func liveGateway(t *testing.T, p *pt.Protocol, ix *Indexer, adjust ...func(*config.Chain)) (*app.App, string) {
 	t.Helper()
+	return liveGatewayWith(t, p, ix, func(cfg *config.Config) {
+		for _, f := range adjust {
+			f(cfg.Chains[42161])
+		}
+	})
+}
+
+// liveGatewayWith is liveGateway with the whole configuration adjusted.
+func liveGatewayWith(t *testing.T, p *pt.Protocol, ix *Indexer, adjust func(*config.Config)) (*app.App, string) {
+	t.Helper()
 	sub := httptest.NewServer(ix.Serve())
 	t.Cleanup(sub.Close)
 	node := httptest.NewServer(RPCHandler(p.Chain.RPC()))
@@ -42,9 +52,7 @@ func liveGateway(t *testing.T, p *pt.Protocol, ix *Indexer, adjust ...func(*conf
 	cfg := config.Default()
 	ch := cfg.Chains[42161]
 	ch.SubgraphURL, ch.RPCURL = sub.URL, node.URL
-	for _, f := range adjust {
-		f(ch)
-	}
+	adjust(cfg)
 	a, err := app.New(app.Options{Config: cfg})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,8 @@ import (
 // keccak256(abi.encode(handler, app)) set to true (contracts.WhitelistKey).
 type PositionManager struct {
 	Whitelist map[common.Hash]bool
+	// Handlers are those Allow paired with an app: whitelistedHandlers.
+	Handlers map[common.Address]bool
 }
 
 // Allow whitelists handler for app (an option market).
@@ -23,6 +25,10 @@ func (pm *PositionManager) Allow(handler, app common.Address) {
 		pm.Whitelist = map[common.Hash]bool{}
 	}
 	pm.Whitelist[contracts.WhitelistKey(handler, app)] = true
+	if pm.Handlers == nil {
+		pm.Handlers = map[common.Address]bool{}
+	}
+	pm.Handlers[handler] = true
 }
 
 // Handler is a single-tick liquidity handler as the strikes chain sees it.

@@ -56,8 +56,11 @@ func holdingsCall(h *Handler, data []byte) (ret []byte, ok, answered bool) {
 		return nil, false, false
 	}
 	m, err := contracts.HoldingsHandler.MethodById(data[:4])
-	if err != nil || (m.Name == "reserveCooldown" || m.Name == "reservedLiquidityPerUser") && h.Version == 1 {
-		return nil, false, err == nil
+	if err != nil || !holdingsReads[m.Name] {
+		return nil, false, false // convertToAssets and the like: another part of the fake answers them
+	}
+	if (m.Name == "reserveCooldown" || m.Name == "reservedLiquidityPerUser") && h.Version == 1 {
+		return nil, false, true
 	}
 	lp := h.LP
 	ret, ok = dispatch(contracts.HoldingsHandler, data, func(name string, args []any) ([]any, bool) {
@@ -84,6 +87,9 @@ func holdingsCall(h *Handler, data []byte) (ret []byte, ok, answered bool) {
 	}
 	return ret, ok, true
 }
+
+// holdingsReads are the getters holdingsCall answers.
+var holdingsReads = map[string]bool{"lockedBlockDuration": true, "reserveCooldown": true, "balanceOf": true, "tokenIds": true, "reservedLiquidityPerUser": true}
 
 func orZero(x *big.Int) *big.Int {
 	if x == nil {

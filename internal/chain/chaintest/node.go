@@ -7,6 +7,7 @@ package chaintest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 )
@@ -98,6 +100,18 @@ type Node struct {
 	// NoCreateCalls makes the node refuse eth_call without `to` (as some
 	// providers might), so the gateway's Multicall3 fallback is exercised.
 	NoCreateCalls bool
+	// OnlyAt, when set, makes the node answer eth_call at that block
+	// number only, and refuse any other block (the head included) as a
+	// node that pruned it would: a test that an answer's reads were all
+	// made at its pinned block. Fork changes every block hash, as a reorg
+	// would (BlockHash).
+	OnlyAt uint64
+	Fork   uint64
+	// Hashes, when set, gives block hashes (a scenario's, so the node and
+	// the scenario's subgraph name one block alike); a Fork replaces them.
+	Hashes func(number uint64) common.Hash
+	// CallBlocks counts the block parameters eth_calls were made at.
+	CallBlocks map[string]int
 
 	requests atomic.Int64
 	calls    atomic.Int64
@@ -219,8 +233,14 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 		n.mu.Lock()
 		resp.Result = hexutil.EncodeUint64(n.BlockNumber)
 		n.mu.Unlock()
+	case "eth_getBlockByNumber":
+		n.header(req, &resp)
 	case "eth_call":
 		n.calls.Add(1)
+		if e := n.callBlock(req); e != nil {
+			resp.Error = e
+			return resp
+		}
 		var arg struct {
 			From common.Address `json:"from"`
 			To   common.Address `json:"to"`
@@ -282,12 +302,26 @@ func (n *Node) call(from, to common.Address, data []byte) ([]byte, bool) {
 		if ret, ok, answered := positionManagerOf(m, data); answered {
 			return ret, ok
 		}
+		if ret, ok, answered := approvedPool(m, data); answered {
+			return ret, ok
+		}
 		return n.marketCall(m, from, data)
 	}
 	if pm, ok := n.PositionManagers[to]; ok {
+		if ret, ok, answered := lpPositionManagerCall(pm, data); answered {
+			return ret, ok
+		}
 		return positionManagerCall(pm, data)
 	}
 	if h, ok := n.Handlers[to]; ok {
+		// A handler with LP state (holdings.go) answers its holders' reads
+		// from it; lpHandlerCall's zero balances are for handlers without.
+		if ret, ok, answered := holdingsCall(h, data); answered {
+			return ret, ok
+		}
+		if ret, ok, answered := n.lpHandlerCall(h, data); answered {
+			return ret, ok
+		}
 		return handlerCall(h, data)
 	}
 	if h, ok := n.Hooks[to]; ok {
@@ -493,4 +527,87 @@ func dispatch(a abi.ABI, data []byte, fn func(name string, args []any) ([]any, b
 		panic(fmt.Sprintf("chaintest: pack %s: %v", method.Name, err))
 	}
 	return ret, true
+}
+
+// BlockHash is the hash the fake node gives block number, on fork: the
+// scenarios' subgraph heads carry the same, so the two halves of an answer
+// name one block.
+func BlockHash(number, fork uint64) common.Hash {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:], number)
+	binary.BigEndian.PutUint64(b[8:], fork)
+	return crypto.Keccak256Hash([]byte("chaintest block"), b[:])
+}
+
+// header answers eth_getBlockByNumber: the head for "latest", any block up
+// to it by number (null past it, as a node does), with the head's time
+// less 1 s per block before it.
+func (n *Node) header(req rpcRequest, resp *rpcResponse) {
+	var tag string
+	if len(req.Params) < 1 || json.Unmarshal(req.Params[0], &tag) != nil {
+		resp.Error = &RPCError{Code: -32602, Message: "invalid params"}
+		return
+	}
+	n.mu.Lock()
+	head, ts := n.BlockNumber, n.BlockTimestamp
+	n.mu.Unlock()
+	num := head
+	if tag != "latest" {
+		v, err := hexutil.DecodeUint64(tag)
+		if err != nil {
+			resp.Error = &RPCError{Code: -32602, Message: "invalid block number"}
+			return
+		}
+		if v > head {
+			resp.Result = json.RawMessage("null")
+			return
+		}
+		num, ts = v, ts-(head-v)
+	}
+	resp.Result = map[string]any{"number": hexutil.EncodeUint64(num), "hash": n.HashOf(num).Hex(), "timestamp": hexutil.EncodeUint64(ts)}
+}
+
+// callBlock checks an eth_call's block parameter: counted, and refused
+// past the head ("header not found") or, under OnlyAt, at any other block
+// ("missing trie node", as a pruned node says).
+func (n *Node) callBlock(req rpcRequest) *RPCError {
+	tag := "latest"
+	if len(req.Params) > 1 {
+		_ = json.Unmarshal(req.Params[1], &tag)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.CallBlocks == nil {
+		n.CallBlocks = map[string]int{}
+	}
+	n.CallBlocks[tag]++
+	num := n.BlockNumber
+	if tag != "latest" {
+		v, err := hexutil.DecodeUint64(tag)
+		if err != nil {
+			return &RPCError{Code: -32602, Message: "invalid block number"}
+		}
+		if v > n.BlockNumber {
+			return &RPCError{Code: -32000, Message: "header not found"}
+		}
+		num = v
+	}
+	if n.OnlyAt != 0 && num != n.OnlyAt {
+		return &RPCError{Code: -32000, Message: "missing trie node " + n.hashOf(num).Hex()[2:] + " (path )"}
+	}
+	return nil
+}
+
+// HashOf is the hash the node gives block number now.
+func (n *Node) HashOf(number uint64) common.Hash {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.hashOf(number)
+}
+
+func (n *Node) hashOf(number uint64) common.Hash {
+	if n.Hashes != nil && n.Fork == 0 {
+		return n.Hashes(number)
+	}
+	return BlockHash(number, n.Fork)
 }

@@ -1,0 +1,182 @@
+// Package block pins one answer to one block. The gateway puts a Pin in
+// the context of every fill; the subgraph client and the chain reader read
+// it, so every subgraph query of the answer asks `block: { number: N }` and
+// every eth_call runs at N, and no service method, reader signature or
+// endpoint needs code of its own to take part. The first read that learns
+// the block (the subgraph's `_meta` in the same document as its first page,
+// or the chain's head header on routes without a subgraph) resolves the
+// pin; reads that need N before it is known wait for it.
+package block
+
+import (
+	"context"
+	"strconv"
+	"sync"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+)
+
+// Ref is the block an answer is true at.
+type Ref struct {
+	Number    uint64
+	Hash      string // 0x-hex, lowercase; "" when no source gave it
+	Timestamp int64  // unix seconds; 0 when no source gave it
+}
+
+// Who says which kind of read may resolve a pin asked at the head.
+type Who int
+
+const (
+	// Anyone: the first read to claim it (routes reading the chain only:
+	// the block their simulation runs at).
+	Anyone Who = iota
+	// Subgraph: only the subgraph's answer; chain reads wait for it, so a
+	// chain read racing the first subgraph page cannot pick a head the
+	// subgraph has not indexed.
+	Subgraph
+)
+
+// Pin is one answer's block: asked (Want, 0 for the subgraph's indexed
+// head) and, once known, resolved.
+type Pin struct {
+	// Want is the block the client asked for (0: none).
+	Want uint64
+
+	mu      sync.Mutex
+	who     Who
+	claimed bool
+	done    chan struct{}
+	ref     Ref
+	err     error
+}
+
+type pinKey struct{}
+
+// With returns ctx carrying a new pin asking for want (0: the head).
+func With(ctx context.Context, want uint64) (context.Context, *Pin) {
+	p := &Pin{Want: want, done: make(chan struct{})}
+	return context.WithValue(ctx, pinKey{}, p), p
+}
+
+// From returns ctx's pin, nil when the read is not part of a pinned answer
+// (readiness probes, start checks): such reads go to the head as before.
+func From(ctx context.Context) *Pin {
+	p, _ := ctx.Value(pinKey{}).(*Pin)
+	return p
+}
+
+// ResolvedBy says which kind of read may resolve the pin. Services that
+// read the subgraph first call it before they start.
+func (p *Pin) ResolvedBy(who Who) {
+	p.mu.Lock()
+	p.who = who
+	p.mu.Unlock()
+}
+
+// Claim reports whether the caller, a read of kind who, is the one to
+// resolve the pin: true once, to the first permitted claimant, while the
+// pin is unresolved. A claimant must call Resolve or Fail.
+func (p *Pin) Claim(who Who) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.claimed || (p.who != Anyone && p.who != who) {
+		return false
+	}
+	p.claimed = true
+	return true
+}
+
+// Resolve sets the pin's block and releases the reads waiting for it. A
+// second resolution keeps the first.
+func (p *Pin) Resolve(r Ref) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	p.claimed, p.ref = true, r
+	close(p.done)
+}
+
+// Fill completes a resolved ref with a hash and time learned later (a
+// block asked by number, whose hash Graph Node does not give).
+func (p *Pin) Fill(hash string, timestamp int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ref.Hash == "" {
+		p.ref.Hash = hash
+	}
+	if p.ref.Timestamp == 0 {
+		p.ref.Timestamp = timestamp
+	}
+}
+
+// Fail releases the waiting reads with err (the claimant's read failed).
+func (p *Pin) Fail(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	p.claimed, p.err = true, err
+	close(p.done)
+}
+
+// Resolved returns the block when it is known.
+func (p *Pin) Resolved() (Ref, bool) {
+	select {
+	case <-p.done:
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.ref, p.err == nil
+	default:
+		return Ref{}, false
+	}
+}
+
+// Wait returns the block once it is resolved, or the claimant's error.
+// It does not watch a context: every claimant ends (each read has its own
+// deadline) and resolves or fails the pin, and a waiter that gave up at
+// its deadline would report the deadline where the claimant's own error
+// (a subgraph timeout, say) is the one to name.
+func (p *Pin) Wait() (Ref, error) {
+	<-p.done
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ref, p.err
+}
+
+// Tag is a JSON-RPC block parameter for n: hex quantity.
+func Tag(n uint64) string { return hexutil.EncodeUint64(n) }
+
+// Decimal is n in decimal, for headers and messages.
+func Decimal(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// Known is the JSON-RPC block parameter of ctx's pin when its block is
+// already known (asked, or resolved), else fallback: for readers that run
+// after an answer's first read and do not resolve a pin themselves (swap
+// quotes).
+func Known(ctx context.Context, fallback string) string {
+	p := From(ctx)
+	if p == nil {
+		return fallback
+	}
+	if p.Want != 0 {
+		return Tag(p.Want)
+	}
+	if r, ok := p.Resolved(); ok {
+		return Tag(r.Number)
+	}
+	return fallback
+}
+
+// Without returns ctx with no pin: for reads of facts that no block
+// changes (a market's immutables), which then need not wait for the
+// answer's block and run alongside its first subgraph page.
+func Without(ctx context.Context) context.Context {
+	return context.WithValue(ctx, pinKey{}, (*Pin)(nil))
+}
