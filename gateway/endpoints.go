@@ -23,6 +23,9 @@ const (
 	PathOptionsChain      = "/clamm/options-chain"
 	PathDepositPrepare    = "/clamm/deposit/prepare"
 	PathWithdrawPrepare   = "/clamm/withdraw/prepare"
+	PathDepositHistory    = "/clamm/deposit/history"
+	PathWithdrawHistory   = "/clamm/withdraw/history"
+	PathDepositPositions  = "/clamm/deposit/positions"
 	PathStats             = "/clamm/stats"
 	PathHealthz           = "/healthz"
 	PathReadyz            = "/readyz"
@@ -165,6 +168,33 @@ var apiEndpoints = []endpoint{
 		call: func(ctx context.Context, svc *service.Service, r service.StatsRequest) (any, uint64, error) {
 			res, err := svc.MarketStats(ctx, r)
 			return res, res.Block(), err
+		},
+	}.endpoint(),
+	// The liquidity provider's reads move with transactions: cached with the
+	// history TTL, as purchase positions are (the positions' value moves
+	// with the price and the donation lock; the TTL bounds how old it is).
+	api[service.LPRequest]{
+		path: PathDepositHistory, name: "lpdeposits", operation: "depositHistory", params: lpParams, optional: lpOptional, ttl: ttlHistory,
+		parse: parseLP, key: lpKey,
+		call: func(ctx context.Context, svc *service.Service, r service.LPRequest) (any, uint64, error) {
+			res, err := svc.LPDepositHistory(ctx, r)
+			return res.Records, res.Block, err
+		},
+	}.endpoint(),
+	api[service.LPRequest]{
+		path: PathWithdrawHistory, name: "lpwithdrawals", operation: "withdrawHistory", params: lpParams, optional: lpOptional, ttl: ttlHistory,
+		parse: parseLP, key: lpKey,
+		call: func(ctx context.Context, svc *service.Service, r service.LPRequest) (any, uint64, error) {
+			res, err := svc.LPWithdrawHistory(ctx, r)
+			return res.Records, res.Block, err
+		},
+	}.endpoint(),
+	api[service.LPRequest]{
+		path: PathDepositPositions, name: "lppositions", operation: "depositPositions", params: lpParams, optional: lpOptional, ttl: ttlHistory,
+		parse: parseLP, key: lpKey,
+		call: func(ctx context.Context, svc *service.Service, r service.LPRequest) (any, uint64, error) {
+			res, err := svc.LPPositions(ctx, r)
+			return res.Records, res.Block, err
 		},
 	}.endpoint(),
 }

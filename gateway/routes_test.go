@@ -23,16 +23,17 @@ func TestDirectRoutesMatchRouter(t *testing.T) {
 	router := s.routes().(*mux.Router)
 	api := map[string]bool{PathStrikesChain: true, PathExerciseHistory: true, PathExercisePrepare: true,
 		PathPurchaseHistory: true, PathPurchasePositions: true, PathOptionMarkets: true,
-		PathPurchaseQuote: true, PathPurchasePrepare: true, PathOptionsChain: true, PathStats: true, PathDepositPrepare: true, PathWithdrawPrepare: true}
+		PathPurchaseQuote: true, PathPurchasePrepare: true, PathOptionsChain: true, PathStats: true, PathDepositPrepare: true, PathWithdrawPrepare: true,
+		PathDepositHistory: true, PathWithdrawHistory: true, PathDepositPositions: true}
 	paths := []string{PathStrikesChain, PathExerciseHistory, PathExercisePrepare, PathPurchaseHistory, PathPurchasePositions, PathOptionMarkets,
-		PathPurchaseQuote, PathPurchasePrepare, PathOptionsChain, PathStats, PathDepositPrepare, PathWithdrawPrepare, PathHealthz, PathReadyz, PathOpenAPI, PathDocs, PathMetrics,
+		PathPurchaseQuote, PathPurchasePrepare, PathOptionsChain, PathStats, PathDepositPrepare, PathWithdrawPrepare, PathDepositHistory, PathWithdrawHistory, PathDepositPositions, PathHealthz, PathReadyz, PathOpenAPI, PathDocs, PathMetrics,
 		PathStrikesChain + "/", "/clamm//strikes-chain", "/CLAMM/strikes-chain", "/clamm", "/"}
 	inTable := map[string]bool{}
 	for _, rt := range s.table() {
 		inTable[rt.path] = true
 	}
-	if len(inTable) != 16 { // no metrics configured: no /metrics
-		t.Errorf("table has %d routes, want 16", len(inTable))
+	if len(inTable) != len(api)+4 { // the API, /healthz, /readyz, /openapi.json, /docs; no metrics configured: no /metrics
+		t.Errorf("table has %d routes, want %d", len(inTable), len(api)+4)
 	}
 	methods := []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodOptions, "PATCH"}
 	for _, path := range paths {

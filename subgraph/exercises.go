@@ -75,12 +75,20 @@ type list struct{ doc, field string }
 // through, the list under field decoded and each entity checked by
 // complete (a failure is garbage from the subgraph).
 func userPage[T any](ctx context.Context, c *Client, l list, q HistoryQuery, complete func(T) error) ([]T, Meta, error) {
-	doc, field := l.doc, l.field
+	doc := l.doc
 	if q.First < 1 || q.First > MaxFirst || q.Skip < 0 || q.Skip > MaxSkip {
 		return nil, Meta{}, fmt.Errorf("%s: first %d / skip %d outside Graph Node's limits", doc, q.First, q.Skip)
 	}
-	var out map[string]json.RawMessage
 	vars := map[string]any{"user": LowerHex(q.User), "market": LowerHex(q.Market), "first": q.First, "skip": q.Skip}
+	return runPage(ctx, c, l, vars, q.First, complete)
+}
+
+// runPage runs one page's document with vars and decodes the list field
+// and _meta, refusing a page longer than first, an incomplete entity or
+// one listed twice.
+func runPage[T any](ctx context.Context, c *Client, l list, vars map[string]any, first int, complete func(T) error) ([]T, Meta, error) {
+	doc, field := l.doc, l.field
+	var out map[string]json.RawMessage
 	if err := c.exec(ctx, doc, vars, &out); err != nil {
 		return nil, Meta{}, err
 	}
@@ -92,11 +100,11 @@ func userPage[T any](ctx context.Context, c *Client, l list, q HistoryQuery, com
 	if err := json.Unmarshal(out[field], &list); err != nil || list == nil {
 		return nil, Meta{}, garbage(fmt.Errorf("%s: %s: %v", doc, field, err))
 	}
-	if len(list) > q.First {
+	if len(list) > first {
 		// Graph Node never answers more than first: a page this long is
 		// not the page asked for, and would make the caller read (and the
 		// gateway cache) more than the client asked.
-		return nil, Meta{}, garbage(fmt.Errorf("%s: %d %s for first %d", doc, len(list), field, q.First))
+		return nil, Meta{}, garbage(fmt.Errorf("%s: %d %s for first %d", doc, len(list), field, first))
 	}
 	seen := make(map[string]bool, len(list))
 	for _, e := range list {

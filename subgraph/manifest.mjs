@@ -26,7 +26,7 @@ const handlerEvents = [
       ['LogUnusePosition(uint256,uint128)', 'handleUnusePosition'],
       ['LogDonation(uint256,uint128)', 'handleDonation'],
 ];
-const handlerEntities = ['Strike', 'StrikeRef', 'Pool', 'DailyDonation', 'DailyFeeCompound'];
+const handlerEntities = ['Strike', 'StrikeRef', 'Pool', 'DailyDonation', 'DailyFeeCompound', 'LpPosition', 'LpDeposit', 'LpWithdrawal', 'LpShareMove'];
 
 const managerEvents = [
   ['LogUpdateWhitelistHandler(address,bool)', 'handleWhitelistHandler'],
@@ -77,6 +77,8 @@ const kinds = {
       ...handlerEvents,
       ['LogReservedLiquidity(uint256,uint128,address)', 'handleReservedLiquidity'],
       ['LogWithdrawReservedLiquidity(uint256,uint128,address)', 'handleWithdrawReservedLiquidity'],
+      // LP shares (src/lp.ts): ERC-6909
+      ['Transfer(address,indexed address,indexed address,indexed uint256,uint256)', 'handleShareTransfer'],
     ],
   },
   handler1: {
@@ -87,6 +89,9 @@ const kinds = {
       ['LogMintedPosition(uint256,uint128,address,address,int24,int24)', 'handleMintedPositionV1'],
       ['LogBurnedPosition(uint256,uint128,address,address,int24,int24)', 'handleBurnedPositionV1'],
       ...handlerEvents,
+      // LP shares (src/lp.ts): the V1 handler's are ERC-1155
+      ['TransferSingle(indexed address,indexed address,indexed address,uint256,uint256)', 'handleShareTransferSingle'],
+      ['TransferBatch(indexed address,indexed address,indexed address,uint256[],uint256[])', 'handleShareTransferBatch'],
     ],
   },
   pool: {

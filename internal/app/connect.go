@@ -73,6 +73,7 @@ func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*servi
 		Hooks:     reader,
 		Pricing:   reader,
 		LP:        reader,
+		Holdings:  chain.NewHoldingsReader(reader),
 		Quoters:   quoters,
 		Head:      reader,
 		Meta:      sg,

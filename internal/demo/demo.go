@@ -101,6 +101,12 @@ var Requests = []Request{
 	{"history-alice-page2-at-block", "/clamm/exercise/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=5&skip=5&block=402123456", 0},
 	{"strikes-weth-usdc-10-at-block", "/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=10&putsReach=10&block=402123456", 0},
 	{"options-chain-weth-usdc", "/clamm/options-chain?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&callsReach=10&putsReach=10&ttls=3600,86400", 0},
+	// The liquidity providers carol and dave (internal/scenario's LPs).
+	{"lp-deposits-carol", "/clamm/deposit/history?chainId=42161&user=0xCA20100000000000000000000000000000000003&first=100&skip=0", 0},
+	{"lp-withdrawals-carol", "/clamm/withdraw/history?chainId=42161&user=0xCA20100000000000000000000000000000000003&first=100&skip=0", 0},
+	{"lp-positions-carol", "/clamm/deposit/positions?chainId=42161&user=0xCA20100000000000000000000000000000000003&first=100&skip=0", 0},
+	{"lp-positions-carol-uniswap", "/clamm/deposit/positions?chainId=42161&user=0xCA20100000000000000000000000000000000003&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&first=5&skip=0", 0},
+	{"lp-positions-bob", "/clamm/deposit/positions?chainId=42161&user=0xB0B0000000000000000000000000000000000002&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&first=100&skip=0", http.StatusNotFound},
 	{"stats-weth-usdc", "/clamm/stats?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&from=1763553600&to=1763704800", 0},
 	{"stats-weth-usdc-one-day", "/clamm/stats?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&from=1763596800&to=1763683200", 0},
 	{"deposit-prepare-alice", "/clamm/deposit/prepare?chainId=42161&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&hook=0x0000000000000000000000000000000000000000&tickLower=-196200&tickUpper=-196180&amount=1000000000000000000&user=0xA11CE00000000000000000000000000000000001", 0},

@@ -110,6 +110,7 @@ func Index(st **graphnode.Store, node *chaintest.Node, scenarios []*Scenario) er
 		return err
 	}
 	*st = loaded
+	populateHoldings(node, loaded)
 	return nil
 }
 

@@ -71,6 +71,9 @@ type Upstreams struct {
 	// LP reads liquidity providers' state and runs their transactions;
 	// nil: the chain cannot prepare deposits and withdrawals.
 	LP LPReader
+	// Holdings reads liquidity providers' positions at the head; nil: the
+	// chain cannot serve the LP reads.
+	Holdings HoldingsReader
 	// Quoters maps a swapperId to its quoter.
 	Quoters map[string]swap.Quoter
 	// Head and Meta are readiness's probes, declared by whoever builds the

@@ -18,6 +18,8 @@ import {
   LogMintedPosition as LogMintedPositionV1,
 } from '../generated/templates/HandlerV1/UniswapV3SingleTickLiquidityHandler';
 import { ZERO, dayStart, ensurePool, hex, poolPrice } from './common';
+import { recordBurn, recordDeposit, recordReserve, recordWithdrawReserved } from './lp';
+export { handleShareTransfer, handleShareTransferBatch, handleShareTransferSingle } from './lp';
 
 const ZERO_ADDRESS = Address.zero();
 
@@ -138,24 +140,38 @@ function addTotal(strike: Strike | null, delta: BigInt): void {
   strike.save();
 }
 
+// The account of a mint or burn event whose two addresses are (hook, user)
+// or (user, hook): the one that is not the resolved hook.
+function userOf(strike: Strike, a: Address, b: Address): Address {
+  return Address.fromBytes(strike.hook).equals(a) ? b : a;
+}
+
 export function handleMintedPositionV2(e: LogMintedPosition): void {
   const p = e.params;
-  addTotal(resolveStrike(e.address, p.tokenId, p.pool, p.hook, p.user, p.tickLower, p.tickUpper), p.liquidityMinted);
+  const strike = resolveStrike(e.address, p.tokenId, p.pool, p.hook, p.user, p.tickLower, p.tickUpper);
+  addTotal(strike, p.liquidityMinted);
+  if (strike != null) recordDeposit(e, strike, userOf(strike, p.hook, p.user), p.liquidityMinted);
 }
 
 export function handleBurnedPositionV2(e: LogBurnedPosition): void {
   const p = e.params;
-  addTotal(resolveStrike(e.address, p.tokenId, p.pool, p.hook, p.user, p.tickLower, p.tickUpper), p.liquidityBurned.neg());
+  const strike = resolveStrike(e.address, p.tokenId, p.pool, p.hook, p.user, p.tickLower, p.tickUpper);
+  addTotal(strike, p.liquidityBurned.neg());
+  if (strike != null) recordBurn(e, strike, userOf(strike, p.hook, p.user), p.liquidityBurned);
 }
 
 export function handleMintedPositionV1(e: LogMintedPositionV1): void {
   const p = e.params;
-  addTotal(resolveStrikeV1(e.address, p.tokenId, p.pool, p.tickLower, p.tickUpper), p.liquidityMinted);
+  const strike = resolveStrikeV1(e.address, p.tokenId, p.pool, p.tickLower, p.tickUpper);
+  addTotal(strike, p.liquidityMinted);
+  if (strike != null) recordDeposit(e, strike, p.user, p.liquidityMinted);
 }
 
 export function handleBurnedPositionV1(e: LogBurnedPositionV1): void {
   const p = e.params;
-  addTotal(resolveStrikeV1(e.address, p.tokenId, p.pool, p.tickLower, p.tickUpper), p.liquidityBurned.neg());
+  const strike = resolveStrikeV1(e.address, p.tokenId, p.pool, p.tickLower, p.tickUpper);
+  addTotal(strike, p.liquidityBurned.neg());
+  if (strike != null) recordBurn(e, strike, p.user, p.liquidityBurned);
 }
 
 function dayID(strike: Strike, start: i32): string {
@@ -229,6 +245,7 @@ export function handleReservedLiquidity(e: LogReservedLiquidity): void {
   if (strike == null) return;
   strike.reservedLiquidity = strike.reservedLiquidity.plus(e.params.liquidityReserved);
   strike.save();
+  recordReserve(e, strike, e.params.user, e.params.liquidityReserved);
 }
 
 export function handleWithdrawReservedLiquidity(e: LogWithdrawReservedLiquidity): void {
@@ -236,4 +253,5 @@ export function handleWithdrawReservedLiquidity(e: LogWithdrawReservedLiquidity)
   if (strike == null) return;
   strike.reservedLiquidity = strike.reservedLiquidity.minus(e.params.liquidityWithdrawn);
   strike.save();
+  recordWithdrawReserved(e, strike, e.params.user, e.params.liquidityWithdrawn);
 }

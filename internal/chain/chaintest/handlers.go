@@ -36,6 +36,8 @@ type Handler struct {
 	// Version 1 answers tokenIds with V1's 12 words, else V2's 13.
 	Version int
 	Paused  bool
+	// LP, when set, answers the liquidity providers' reads (holdings.go).
+	LP *HandlerLP
 }
 
 // positionManagerOf answers an option market's positionManager().
@@ -68,6 +70,9 @@ var (
 )
 
 func handlerCall(h *Handler, data []byte) ([]byte, bool) {
+	if ret, ok, answered := holdingsCall(h, data); answered {
+		return ret, ok
+	}
 	if len(data) == 4 && (bytes.Equal(data, lockedBlockDurationID) || bytes.Equal(data, reserveCooldownID) && h.Version != 1) {
 		return common.LeftPadBytes([]byte{1}, 32), true
 	}

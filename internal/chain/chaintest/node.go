@@ -314,6 +314,11 @@ func (n *Node) call(from, to common.Address, data []byte) ([]byte, bool) {
 		return positionManagerCall(pm, data)
 	}
 	if h, ok := n.Handlers[to]; ok {
+		// A handler with LP state (holdings.go) answers its holders' reads
+		// from it; lpHandlerCall's zero balances are for handlers without.
+		if ret, ok, answered := holdingsCall(h, data); answered {
+			return ret, ok
+		}
 		if ret, ok, answered := n.lpHandlerCall(h, data); answered {
 			return ret, ok
 		}
@@ -366,6 +371,9 @@ func (n *Node) chainedRead(calls []contracts.ChainedCall) ([]byte, bool) {
 func (n *Node) multicall3(data []byte) ([]byte, bool) {
 	if len(data) < 4 {
 		return nil, false
+	}
+	if bytes.Equal(data[:4], contracts.Multicall3Block.Methods["getBlockNumber"].ID) {
+		return common.LeftPadBytes(new(big.Int).SetUint64(n.BlockNumber).Bytes(), 32), true
 	}
 	method, err := contracts.Multicall3.MethodById(data[:4])
 	if err != nil {

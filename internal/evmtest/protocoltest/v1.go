@@ -17,7 +17,7 @@ var V1TTLs = []uint64{600, 3600, 4 * 3600, 24 * 3600}
 // paired with it, the prime pool approved, an IV set for V1TTLs.
 func (p *Protocol) DeployV1() {
 	c := p.Chain
-	p.HandlerV1 = c.Deploy(HandlerV1, p.Factory)
+	p.HandlerV1 = c.Deploy(HandlerV1, p.Factory, p.Router)
 	p.MarketV1 = c.Deploy(MarketV1, p.PositionManager, p.CallAsset, p.PutAsset, p.Pool)
 	p.register(p.HandlerV1, HandlerV1.ABI)
 	p.register(p.MarketV1, MarketV1.ABI)

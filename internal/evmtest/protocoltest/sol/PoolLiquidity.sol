@@ -9,8 +9,9 @@ import {IPool, IFactory} from "./Interfaces.sol";
 /// @notice What both test handlers share: liquidity added to a real Uniswap
 /// V3 pool through pool.mint and the mint callback (stryke-xyz/clamm's
 /// LiquidityManager: the caller of addLiquidity pays; the callback accepts
-/// only the factory's pool of the key), and ERC6909 shares as the handlers'
-/// solmate-derived ERC6909 (Transfer event with the caller first).
+/// only the factory's pool of the key). Shares are the handler's own
+/// tokens: ERC6909Shares below for V2, OpenZeppelin's ERC1155 for V1, as in
+/// the real handlers.
 abstract contract PoolLiquidity {
     using SafeERC20 for IERC20;
 
@@ -27,10 +28,7 @@ abstract contract PoolLiquidity {
         uint256 amount1Min;
     }
 
-    event Transfer(address caller, address indexed from, address indexed to, uint256 indexed id, uint256 amount);
-
     address public immutable factory;
-    mapping(address => mapping(uint256 => uint256)) public balanceOf;
 
     constructor(address _factory) {
         factory = _factory;
@@ -69,6 +67,14 @@ abstract contract PoolLiquidity {
     function _price(IPool pool) internal view returns (uint160 p) {
         (p,,,,,,) = pool.slot0();
     }
+}
+
+/// @notice The V2 handlers' shares: stryke-xyz/clamm's solmate-derived
+/// ERC6909 (Transfer event with the caller first; balanceOf(owner, id)).
+abstract contract ERC6909Shares {
+    event Transfer(address caller, address indexed from, address indexed to, uint256 indexed id, uint256 amount);
+
+    mapping(address => mapping(uint256 => uint256)) public balanceOf;
 
     function _mint(address to, uint256 id, uint256 amount) internal {
         balanceOf[to][id] += amount;

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.26;
 
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {Pausable} from "@openzeppelin/contracts/security/Pausable.sol";
+import {ERC1155} from "@openzeppelin/contracts/token/ERC1155/ERC1155.sol";
 import {ClammMath} from "./ClammMath.sol";
-import {IPool} from "./Interfaces.sol";
+import {IPool, ISwapRouter} from "./Interfaces.sol";
 import {PoolLiquidity} from "./PoolLiquidity.sol";
 
 /// @notice Test stand-in for UniswapV3SingleTickLiquidityHandler (V1, stryke-xyz/clamm):
@@ -15,10 +18,14 @@ import {PoolLiquidity} from "./PoolLiquidity.sol";
 /// keccak256(abi.encode(handler, pool, tickLower, tickUpper)); tokenIds
 /// returns V1's 12-field TokenIdInfo. Use has no availability check of its
 /// own (the pool's burn refuses more than the position holds); unuse has
-/// the same re-mint rule as V2; burn pays the burner's share of the owed
-/// fees as the real one does. Unlike the real V1 it does not compound fees
-/// on mint.
-contract TestSingleTickHandlerV1 is PoolLiquidity, Pausable, AccessControl {
+/// the same re-mint rule as V2. Its shares are OpenZeppelin ERC1155 tokens
+/// (TransferSingle events, safe-transfer checks on mint), as the real V1's.
+/// As the real one it compounds owed fees on a mint into an existing range
+/// (its own condition: any fee owed, then V2's amount check) and pays a
+/// burner its share of the owed fees.
+contract TestSingleTickHandlerV1 is PoolLiquidity, ERC1155, Pausable, AccessControl {
+    using SafeERC20 for IERC20;
+
     struct TokenIdInfo {
         uint128 totalLiquidity;
         uint128 totalSupply;
@@ -43,21 +50,26 @@ contract TestSingleTickHandlerV1 is PoolLiquidity, Pausable, AccessControl {
 
     event LogMintedPosition(uint256 tokenId, uint128 liquidityMinted, address pool, address user, int24 tickLower, int24 tickUpper);
     event LogBurnedPosition(uint256 tokenId, uint128 liquidityBurned, address pool, address user, int24 tickLower, int24 tickUpper);
+    event LogFeeCompound(address handler, IPool pool, uint256 tokenId, int24 tickLower, int24 tickUpper, uint128 liquidity);
     event LogUsePosition(uint256 tokenId, uint128 liquidityUsed);
     event LogUnusePosition(uint256 tokenId, uint128 liquidityUnused);
     event LogDonation(uint256 tokenId, uint128 liquidityDonated);
     event LogUpdateWhitelistedApp(address _app, bool _status);
+    event LogUpdatedLockedBlockDuration(uint64 _newLockedBlockDuration);
 
     error UniswapV3SingleTickLiquidityHandler__NotWhitelisted();
     error UniswapV3SingleTickLiquidityHandler__InRangeLP();
 
     mapping(uint256 => TokenIdInfo) public tokenIds;
     mapping(address => bool) public whitelistedApps;
+    ISwapRouter public immutable swapRouter;
     uint64 public lockedBlockDuration = 100;
+    uint64 public newLockedBlockDuration;
 
     bytes32 public constant PAUSER_ROLE = keccak256("P");
 
-    constructor(address _factory) PoolLiquidity(_factory) {
+    constructor(address _factory, address _swapRouter) PoolLiquidity(_factory) ERC1155("") {
+        swapRouter = ISwapRouter(_swapRouter);
         _grantRole(DEFAULT_ADMIN_ROLE, msg.sender);
         _grantRole(PAUSER_ROLE, msg.sender);
     }
@@ -101,11 +113,56 @@ contract TestSingleTickHandlerV1 is PoolLiquidity, Pausable, AccessControl {
         if (a0 > 0 && a1 > 0) revert UniswapV3SingleTickLiquidityHandler__InRangeLP();
         uint128 liquidity = _add(tki, p, a0, a1);
         _feeCalculation(tki, p);
-        shares = tki.totalSupply > 0 ? _convertToShares(liquidity, tokenId) : liquidity;
+        if (tki.totalSupply > 0) {
+            _compound(tki, p, tokenId, a0 > 0);
+            shares = _convertToShares(liquidity, tokenId);
+        } else {
+            shares = liquidity;
+        }
         tki.totalLiquidity += liquidity;
         tki.totalSupply += uint128(shares);
-        _mint(context, tokenId, shares);
+        _mint(context, tokenId, shares, "");
         emit LogMintedPosition(tokenId, liquidity, address(p.pool), context, p.tickLower, p.tickUpper);
+    }
+
+    /// @dev The real V1 rule: owed fees above 0 in either token, and the
+    /// amounts for 2 units of liquidity above the owed fees of either
+    /// token; then collect, swap the other token into the range's token
+    /// through the SwapRouter, re-add as liquidity.
+    function _compound(TokenIdInfo storage tki, Params memory p, uint256 tokenId, bool isAmount0) private {
+        if (tki.tokensOwed0 == 0 && tki.tokensOwed1 == 0) return;
+        uint160 sa = ClammMath.sqrtRatioAtTick(p.tickLower);
+        uint160 sb = ClammMath.sqrtRatioAtTick(p.tickUpper);
+        if (
+            ClammMath.amount0ForLiquidity(sa, sb, 2) <= tki.tokensOwed0
+                && ClammMath.amount1ForLiquidity(sa, sb, 2) <= tki.tokensOwed1
+        ) return;
+        (uint256 c0, uint256 c1) = p.pool.collect(address(this), p.tickLower, p.tickUpper, tki.tokensOwed0, tki.tokensOwed1);
+        (tki.tokensOwed0, tki.tokensOwed1) = (0, 0);
+        uint256 out;
+        if (isAmount0 ? c1 > 0 : c0 > 0) {
+            address tin = isAmount0 ? tki.token1 : tki.token0;
+            IERC20(tin).safeIncreaseAllowance(address(swapRouter), isAmount0 ? c1 : c0);
+            out = swapRouter.exactInputSingle(
+                ISwapRouter.ExactInputSingleParams({
+                    tokenIn: tin,
+                    tokenOut: isAmount0 ? tki.token0 : tki.token1,
+                    fee: tki.fee,
+                    recipient: address(this),
+                    deadline: block.timestamp,
+                    amountIn: isAmount0 ? c1 : c0,
+                    amountOutMinimum: 0,
+                    sqrtPriceLimitX96: 0
+                })
+            );
+        }
+        uint256 d0 = c0 + (isAmount0 ? out : 0);
+        uint256 d1 = c1 + (isAmount0 ? 0 : out);
+        (uint128 lf,,,) = TestSingleTickHandlerV1(address(this)).addLiquidity(
+            AddLiquidityParams(tki.token0, tki.token1, tki.fee, address(this), p.tickLower, p.tickUpper, d0, d1, d0, d1)
+        );
+        tki.totalLiquidity += lf;
+        emit LogFeeCompound(address(this), p.pool, tokenId, p.tickLower, p.tickUpper, lf);
     }
 
     /// @dev Burns `shares` as the real V1 does: no availability check of its
@@ -194,6 +251,10 @@ contract TestSingleTickHandlerV1 is PoolLiquidity, Pausable, AccessControl {
         tki.totalLiquidity += liquidity;
         tki.donatedLiquidity = _donationLocked(tokenId) + liquidity;
         tki.lastDonation = uint64(block.number);
+        if (newLockedBlockDuration != 0) {
+            lockedBlockDuration = newLockedBlockDuration;
+            newLockedBlockDuration = 0;
+        }
         amounts = new uint256[](2);
         (amounts[0], amounts[1]) = (a0, a1);
         emit LogDonation(tokenId, liquidity);
@@ -263,6 +324,15 @@ contract TestSingleTickHandlerV1 is PoolLiquidity, Pausable, AccessControl {
     function updateWhitelistedApps(address _app, bool _status) external onlyRole(DEFAULT_ADMIN_ROLE) {
         whitelistedApps[_app] = _status;
         emit LogUpdateWhitelistedApp(_app, _status);
+    }
+
+    function updateLockedBlockDuration(uint64 _newLockedBlockDuration) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        newLockedBlockDuration = _newLockedBlockDuration;
+        emit LogUpdatedLockedBlockDuration(_newLockedBlockDuration);
+    }
+
+    function supportsInterface(bytes4 interfaceId) public view override(ERC1155, AccessControl) returns (bool) {
+        return super.supportsInterface(interfaceId);
     }
 
     function emergencyPause() external onlyRole(PAUSER_ROLE) {

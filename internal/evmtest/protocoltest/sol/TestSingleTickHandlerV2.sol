@@ -8,7 +8,7 @@ import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {Pausable} from "@openzeppelin/contracts/security/Pausable.sol";
 import {ClammMath} from "./ClammMath.sol";
 import {IHook, IPool, ISwapRouter} from "./Interfaces.sol";
-import {PoolLiquidity} from "./PoolLiquidity.sol";
+import {ERC6909Shares, PoolLiquidity} from "./PoolLiquidity.sol";
 
 /// @notice Test stand-in for UniswapV3SingleTickLiquidityHandlerV2 (stryke-xyz/clamm):
 /// the same ABI, getters (tokenIds returns TokenIdInfo in the real field
@@ -21,7 +21,7 @@ import {PoolLiquidity} from "./PoolLiquidity.sol";
 /// liquidityUsed, adds the excess to totalLiquidity and zeroes
 /// liquidityUsed; fees are compounded on mint when the real condition
 /// holds; reserving burns shares and emits LogBurnedPosition.
-contract TestSingleTickHandlerV2 is PoolLiquidity, Pausable, AccessControl {
+contract TestSingleTickHandlerV2 is PoolLiquidity, ERC6909Shares, Pausable, AccessControl {
     using SafeERC20 for IERC20;
 
     struct TokenIdInfo {
