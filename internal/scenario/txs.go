@@ -142,7 +142,8 @@ func (p *position) use(l *big.Int, who string) error {
 }
 
 // otherUse is OtherApp's use of each listed range beyond the scenario's
-// open options, ten minutes before the head.
+// open options, in the ten minutes before the head (a second apart, more
+// to a second past 600 ranges).
 func (h *history) otherUse() {
 	for i, k := range h.order {
 		p := h.ranges[k]
@@ -150,7 +151,7 @@ func (h *history) otherUse() {
 			continue
 		}
 		gap := h.gap(p)
-		h.add(&tx{ts: h.s.Block.Timestamp - 600 + int64(i), from: OtherApp, to: OtherApp, build: func(uint64) ([]types.Log, error) {
+		h.add(&tx{ts: h.s.Block.Timestamp - 600 + int64(i%600), from: OtherApp, to: OtherApp, build: func(uint64) ([]types.Log, error) {
 			if err := p.use(gap, "OtherApp"); err != nil {
 				return nil, err
 			}
