@@ -80,14 +80,15 @@ func userPage[T any](ctx context.Context, c *Client, l list, q HistoryQuery, com
 		return nil, Meta{}, fmt.Errorf("%s: first %d / skip %d outside Graph Node's limits", doc, q.First, q.Skip)
 	}
 	vars := map[string]any{"user": LowerHex(q.User), "market": LowerHex(q.Market), "first": q.First, "skip": q.Skip}
-	return runPage(ctx, c, l, vars, q.First, complete)
+	return runPage(ctx, c, l, vars, complete)
 }
 
-// runPage runs one page's document with vars and decodes the list field
-// and _meta, refusing a page longer than first, an incomplete entity or
-// one listed twice.
-func runPage[T any](ctx context.Context, c *Client, l list, vars map[string]any, first int, complete func(T) error) ([]T, Meta, error) {
+// runPage runs one page's document with vars (whose "first" is the page's
+// int length) and decodes the list field and _meta, refusing a page
+// longer than first, an incomplete entity or one listed twice.
+func runPage[T any](ctx context.Context, c *Client, l list, vars map[string]any, complete func(T) error) ([]T, Meta, error) {
 	doc, field := l.doc, l.field
+	first, _ := vars["first"].(int)
 	var out map[string]json.RawMessage
 	if err := c.exec(ctx, doc, vars, &out); err != nil {
 		return nil, Meta{}, err

@@ -131,5 +131,5 @@ func lpPage[T identified](ctx context.Context, c *Client, l lpList, q LPQuery, c
 		return nil, Meta{}, fmt.Errorf("%s: first %d / skip %d outside Graph Node's limits", l.doc, q.First, q.Skip)
 	}
 	vars := map[string]any{"where": q.where(l.extra), "first": q.First, "skip": q.Skip}
-	return runPage(ctx, c, l.list, vars, q.First, complete)
+	return runPage(ctx, c, l.list, vars, complete)
 }
