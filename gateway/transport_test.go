@@ -53,17 +53,22 @@ func TestUnreachableAndHangingUpstreams(t *testing.T) {
 		name, subgraphURL, rpcURL string
 		status                    int
 		code                      string
+		timeout                   time.Duration
 	}{
-		{"rpc refused", sgSrv.URL, closedURL(t), 503, "RPC_UNAVAILABLE"},
-		{"subgraph refused", closedURL(t), rpcSrv.URL, 503, "SUBGRAPH_UNAVAILABLE"},
-		{"rpc hangs", sgSrv.URL, hang.URL, 504, "RPC_TIMEOUT"},
-		{"subgraph hangs", hang.URL, rpcSrv.URL, 504, "SUBGRAPH_TIMEOUT"},
+		// A refusal is immediate: the deadline is long so that the working
+		// upstream (asked first, for the block, when pinning has none yet)
+		// is not cut on a loaded machine. A hang is cut at a shorter one, still
+		// long enough for the working upstream under load.
+		{"rpc refused", sgSrv.URL, closedURL(t), 503, "RPC_UNAVAILABLE", 10 * time.Second},
+		{"subgraph refused", closedURL(t), rpcSrv.URL, 503, "SUBGRAPH_UNAVAILABLE", 10 * time.Second},
+		{"rpc hangs", sgSrv.URL, hang.URL, 504, "RPC_TIMEOUT", time.Second},
+		{"subgraph hangs", hang.URL, rpcSrv.URL, 504, "SUBGRAPH_TIMEOUT", time.Second},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := arbitrumOnly()
 			cfg.Chains[42161].SubgraphURL, cfg.Chains[42161].RPCURL = c.subgraphURL, c.rpcURL
-			cfg.UpstreamTimeout = config.Duration(200 * time.Millisecond)
+			cfg.UpstreamTimeout = config.Duration(c.timeout)
 			srv := newApp(t, app.Options{Config: cfg})
 			for _, path := range []string{strikes, gateway.PathExerciseHistory + "?" + query(historyParams, "", "", false)} {
 				rec := get(t, srv, path)
