@@ -187,6 +187,9 @@ func (d *deposit) layout() error {
 		}
 		pull, _ := clamm.RangeAmount(t[0], t[1], l, d.heldIs0)
 		minted, _ := clamm.LiquidityForAmount(t[0], t[1], pull, d.heldIs0)
+		if pull.Sign() == 0 || minted.Sign() == 0 { // the pool's mint(0) reverts
+			return problem.New(problem.DepositTooSmall, "%s split over %d ranges pulls %s into range [%d, %d], which mints no liquidity", d.req.Amount, n, pull, t[0], t[1]).On("amount")
+		}
 		strikeTick := clamm.PutStrikeTick(t[0], t[1])
 		if heldIsCall {
 			strikeTick = clamm.CallStrikeTick(t[0], t[1])

@@ -23,8 +23,11 @@ type WithdrawRequest struct {
 
 // PreparedWithdrawal is the user's position in the range and the
 // transactions that take out what can be taken now, each simulated from
-// the user on its own at the head (they do not depend on each other: send
-// any of them, in any order).
+// the user on its own at the head. They are alternatives on today's state,
+// not a sequence, and the order matters: burning all the free liquidity can
+// empty the handler's pool position so a later reserveLiquidity reverts
+// (NP), and a reservation leaves fewer shares to burn. Send one, then ask
+// again.
 type PreparedWithdrawal struct {
 	Handler         LPHandler        `json:"handler"`
 	Pool            string           `json:"pool"`

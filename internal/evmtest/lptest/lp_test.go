@@ -226,6 +226,13 @@ func TestDepositRefusals(t *testing.T) {
 	tiny := req
 	tiny.Amount = big.NewInt(1)
 	want("one unit over two ranges", "DEPOSIT_TOO_SMALL", tiny)
+	for _, below := range []int{(s.tick/10)*10 - 10, (s.tick/10)*10 - 20} {
+		one := req // one unit below the price: liquidity > 0, but the amount it pulls or mints is 0
+		one.TickLower, one.TickUpper, one.Amount = below-10, below, big.NewInt(1)
+		want("one unit below the price", "DEPOSIT_TOO_SMALL", one)
+		one.TickLower, one.TickUpper = below+10+20, below+10+30 // and above it
+		want("one unit above the price", "DEPOSIT_TOO_SMALL", one)
+	}
 
 	p.Chain.MustSend(u, p.CallAsset, pt.Token.ABI, "approve", p.PositionManager, big.NewInt(5))
 	d, err := s.svc.PrepareDeposit(ctx, req)
