@@ -147,6 +147,14 @@ func decodeLP(q LPQuery, res []Result) (*LPState, error) {
 		t.Symbol = decodeSymbol(res[base+1].Data)
 		st.Balances[k], st.Allowances[k] = word(res[base+2]), word(res[base+3])
 	}
+	// The block, its time and the user's shares have no sensible default:
+	// read as 0 they would simulate at block 1, hide a passed cooldown or
+	// answer "not held". A failed read is the node's fault.
+	for _, i := range []int{lpTimestamp, lpBlock, lpShares} {
+		if !res[i].OK || len(res[i].Data) < 32 {
+			return nil, upstreamGarbage(fmt.Errorf("handler %s: read %d of the position's state failed", q.Handler.Hex(), i))
+		}
+	}
 	st.Timestamp, st.Block = word(res[lpTimestamp]).Uint64(), word(res[lpBlock]).Uint64()
 	if res[lpPaused].OK {
 		st.Paused, _ = unpackOne[bool](contracts.Handler, "paused", res[lpPaused].Data)

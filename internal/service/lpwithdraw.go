@@ -152,9 +152,13 @@ func (w *withdrawal) read(ctx context.Context) error {
 		pos.V1 = true
 		q.TokenID = pos.TokenID()
 		q.PositionManager = st.PositionManager
-		if st, err = w.up.LP.LPState(ctx, q); err != nil {
-			return err
+		// The re-read knows nothing of the position managers: keep the
+		// first read's verdict on them (HandlerNotWhitelisted) in err.
+		v1, rerr := w.up.LP.LPState(ctx, q)
+		if rerr != nil {
+			return rerr
 		}
+		st = v1
 	}
 	w.st, w.id, w.pos = st, q.TokenID, pos
 	if st.Shares.Sign() == 0 && st.Reserved.Sign() == 0 {
