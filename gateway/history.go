@@ -18,13 +18,17 @@ func parseHistory(s *Server, p *params) (service.HistoryRequest, error) {
 	if req.Market, err = p.address("optionMarket"); err != nil {
 		return req, err
 	}
-	// GraphQL semantics, bounded by Graph Node's own limits so a request the
-	// subgraph would refuse is a 400 here, not a 502.
-	if req.First, err = p.intRange("first", 1, service.MaxFirst); err != nil {
-		return req, err
+	req.First, req.Skip, err = p.page()
+	return req, err
+}
+
+// page reads first and skip: GraphQL semantics, bounded by Graph Node's
+// own limits so a request the subgraph would refuse is a 400 here, not a
+// 502.
+func (p *params) page() (first, skip int, err error) {
+	if first, err = p.intRange("first", 1, service.MaxFirst); err != nil {
+		return 0, 0, err
 	}
-	if req.Skip, err = p.intRange("skip", 0, service.MaxSkip); err != nil {
-		return req, err
-	}
-	return req, nil
+	skip, err = p.intRange("skip", 0, service.MaxSkip)
+	return first, skip, err
 }

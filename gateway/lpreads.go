@@ -30,13 +30,8 @@ func parseLP(s *Server, p *params) (service.LPRequest, error) {
 	if req.Handler, err = p.optionalAddress("handler"); err != nil {
 		return req, err
 	}
-	if req.First, err = p.intRange("first", 1, service.MaxFirst); err != nil {
-		return req, err
-	}
-	if req.Skip, err = p.intRange("skip", 0, service.MaxSkip); err != nil {
-		return req, err
-	}
-	return req, nil
+	req.First, req.Skip, err = p.page()
+	return req, err
 }
 
 // optionalAddress is address for a parameter that may be left out (nil
