@@ -57,7 +57,7 @@ func parseDeposit(s *Server, p *params) (req depositRequest, err error) {
 	if req.amount, err = p.uint256("amount"); err != nil {
 		return req, err
 	}
-	if req.amount == "0" || len(req.amount) > len(maxUint128) || (len(req.amount) == len(maxUint128) && req.amount > maxUint128) {
+	if !isUint128(req.amount) {
 		return req, problem.InvalidParam("amount", "amount must be from 1 to 2^128-1 base units of the ranges' token")
 	}
 	if req.User, err = p.address("user"); err != nil {
@@ -149,7 +149,7 @@ func parseWithdraw(s *Server, p *params) (req withdrawRequest, err error) {
 	if req.shares, err = p.uint256("shares"); err != nil {
 		return req, problem.InvalidParam("shares", "shares must be max or a decimal number of shares from 1 to 2^128-1")
 	}
-	if req.shares == "0" || len(req.shares) > len(maxUint128) || (len(req.shares) == len(maxUint128) && req.shares > maxUint128) {
+	if !isUint128(req.shares) {
 		return req, problem.InvalidParam("shares", "shares must be max or a decimal number of shares from 1 to 2^128-1")
 	}
 	return req, nil
@@ -194,4 +194,10 @@ func (p *params) tick(name string) (int, error) {
 func (p *params) has(name string) bool {
 	_, n, _ := p.lookup(name)
 	return n > 0
+}
+
+// isUint128 reports whether d, decimal digits without leading zeros (as
+// params.uint256 gives them), is from 1 to 2^128-1.
+func isUint128(d string) bool {
+	return d != "0" && (len(d) < len(maxUint128) || len(d) == len(maxUint128) && d <= maxUint128)
 }

@@ -175,10 +175,7 @@ func (w *withdrawal) read(ctx context.Context) error {
 // to withdraw.
 func (w *withdrawal) plan() error {
 	st, r := w.st, w.st.Range
-	free := new(big.Int).Sub(r.TotalLiquidity, r.LiquidityUsed)
-	if free.Sign() < 0 {
-		free.SetInt64(0)
-	}
+	free := freeLiquidity(r)
 	// convertToAssets(s) = ceil(s * (T + 1 - locked) / S) <= free holds
 	// for any lock when s * (T + 1) <= free * S.
 	can := sharesFor(free, r)
@@ -322,10 +319,7 @@ func (w *withdrawal) response() PreparedWithdrawal {
 	if taken == nil {
 		taken = new(big.Int)
 	}
-	free := new(big.Int).Sub(st.Range.TotalLiquidity, st.Range.LiquidityUsed)
-	if free.Sign() < 0 {
-		free.SetInt64(0)
-	}
+	free := freeLiquidity(st.Range)
 	return PreparedWithdrawal{
 		Handler: lpHandler(w.up, w.req.Handler, st.Format), Pool: w.req.Pool.Hex(), Hook: w.req.Hook.Hex(), Refused: []Refusal{},
 		TickLower: w.req.TickLower, TickUpper: w.req.TickUpper, TokenID: w.id.String(), PositionManager: st.PositionManager.Hex(),
@@ -353,4 +347,14 @@ func methodOf(data []byte) string {
 		}
 	}
 	return "the transaction"
+}
+
+// freeLiquidity is a range's liquidity not used by options now: what a
+// burn can take (never below 0, however the handler's figures stand).
+func freeLiquidity(r chain.RangeState) *big.Int {
+	free := new(big.Int).Sub(r.TotalLiquidity, r.LiquidityUsed)
+	if free.Sign() < 0 {
+		free.SetInt64(0)
+	}
+	return free
 }
