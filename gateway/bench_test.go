@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math/big"
@@ -19,6 +20,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
@@ -216,14 +218,27 @@ func (f *flights) inFlight() time.Duration {
 // miss latency, the time upstream round trips were actually in flight
 // (ms-upstream), the latency minus the nominal critical path
 // (ms-over-nominal) and minus the measured one (ms-gateway: what the
-// gateway itself adds). Nominal critical paths:
+// gateway itself adds). Each gateway is started as the command starts it
+// (the start check, which also reads the subgraph's `_meta`) before
+// anything is timed. Nominal critical paths, every read at one block
+// (docs/api.md, "One block per answer"):
 //
 //	strikes (market immutables cached): slot0s, handlers' pause and
-//	  whitelist (RPC, one aggregate3) -> strikes (subgraph)                 = 120 ms
-//	strikes, first sight of a market:   ChainedRead (RPC) -> subgraph        = 120 ms
+//	  whitelist (RPC, one aggregate3) -> strikes (subgraph) -> hook
+//	  probes (RPC)                                                         = 140 ms
+//	strikes-first-sight, a started gateway that has not seen the market:
+//	  ChainedRead (RPC) -> strikes (subgraph) -> hook probes (RPC)        = 140 ms
+//	strikes-stale-head, the same with the head past the fresh age: the
+//	  same path, one `_meta` alongside (the background refresh)           = 140 ms
+//	strikes-unseen-head, the same with no head remembered (a gateway idle
+//	  past the stale bound with no readiness probes, or not started):
+//	  _meta (subgraph) -> ChainedRead (RPC) -> strikes -> hook probes    = 240 ms
 //	history: market (cached) || exercises (subgraph)                        = 100 ms
-//	prepare uni-v3: position (RPC) -> quotes (RPC batch) -> simulate (RPC) =  60 ms
-//	prepare 1inch:  position (RPC) -> quotes (1inch, legs in parallel) -> simulate (RPC) = 190 ms
+//	prepare uni-v3: head header (RPC) -> position (RPC) -> quotes (RPC
+//	  batch) -> legs simulated in sequence (RPC batch) -> the whole
+//	  exercise simulated (RPC)                                             = 100 ms
+//	prepare 1inch:  head header (RPC) -> position (RPC) -> quotes (1inch,
+//	  legs in parallel) -> legs in sequence (RPC) -> whole (RPC)           = 230 ms
 func BenchmarkColdPath(b *testing.B) {
 	const sub, rpcD, quote = 100 * time.Millisecond, 20 * time.Millisecond, 150 * time.Millisecond
 	demo, err := scenario.Load(filepath.Join(root, "testdata/scenarios/arbitrum-weth-usdc.json"))
@@ -232,36 +247,55 @@ func BenchmarkColdPath(b *testing.B) {
 	}
 	f := scenario.NewFakes(b, demo[0])
 	log := &flights{}
-	connect := func() *gateway.Server {
-		return newApp(b, app.Options{Transports: map[uint64]upstream.Transports{42161: {Subgraph: slow{sub, transport(f.Subgraph), log},
+	// connect builds a gateway; started, it runs the start check as the
+	// command does (which remembers each chain's subgraph head). With
+	// staleHead, that head is past the fresh age (within the stale bound)
+	// as it is a second after the start or the last readiness probe.
+	connect := func(started, staleHead bool) *gateway.Server {
+		a, err := app.New(app.Options{Config: arbitrumOnly(), Transports: map[uint64]upstream.Transports{42161: {Subgraph: slow{sub, transport(f.Subgraph), log},
 			RPC: slow{rpcD, transport(f.Node), log}, Quote: slow{quote, transport(f.OneInch), log}}},
 			Gateway: func(o *gateway.Options) { o.CacheMaxEntries, o.CacheMaxBytes = 100000, 1<<30 }})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if staleHead {
+			a.Service.SetHeadAges(service.HeadAges{Strikes: 15 * time.Second, Quotes: 2 * time.Second})
+		}
+		if started {
+			if _, err := a.Service.CheckChainIDs(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return a.Server
+	}
+	strikesAt := func(i int) string {
+		return fmt.Sprintf("%s?optionMarket=%s&chainId=42161&callsReach=%d&putsReach=100", gateway.PathStrikesChain, wethUSDC, 1+i%1000)
 	}
 	cases := []struct {
 		name     string
 		critical time.Duration
 		warm     bool // market immutables read once before timing
+		started  bool // a new gateway per miss: started (start check) or not
+		stale    bool // its head past the fresh age
 		path     func(i int) string
 	}{
-		{"strikes", 120 * time.Millisecond, true, func(i int) string {
-			return fmt.Sprintf("%s?optionMarket=%s&chainId=42161&callsReach=%d&putsReach=100", gateway.PathStrikesChain, wethUSDC, 1+i%1000)
-		}},
-		{"strikes-first-sight", 120 * time.Millisecond, false, func(i int) string {
-			return fmt.Sprintf("%s?optionMarket=%s&chainId=42161&callsReach=%d&putsReach=100", gateway.PathStrikesChain, wethUSDC, 1+i%1000)
-		}},
-		{"history", 100 * time.Millisecond, true, func(i int) string {
+		{"strikes", 140 * time.Millisecond, true, true, false, strikesAt},
+		{"strikes-first-sight", 140 * time.Millisecond, false, true, false, strikesAt},
+		{"strikes-stale-head", 140 * time.Millisecond, false, true, true, strikesAt},
+		{"strikes-unseen-head", 240 * time.Millisecond, false, false, false, strikesAt},
+		{"history", 100 * time.Millisecond, true, true, false, func(i int) string {
 			return fmt.Sprintf("%s?chainId=42161&user=%s&optionMarket=%s&first=%d&skip=0", gateway.PathExerciseHistory, alice, wethUSDC, 1+i%1000)
 		}},
-		{"prepare-uni-v3", 60 * time.Millisecond, true, func(i int) string {
+		{"prepare-uni-v3", 100 * time.Millisecond, true, true, false, func(i int) string {
 			return fmt.Sprintf("%s?chainId=42161&optionMarket=%s&optionId=110&swapperId=uni-v3&slippage=0.%06d", gateway.PathExercisePrepare, wethUSDC, 1+i%999999)
 		}},
-		{"prepare-1inch", 190 * time.Millisecond, true, func(i int) string {
+		{"prepare-1inch", 230 * time.Millisecond, true, true, false, func(i int) string {
 			return fmt.Sprintf("%s?chainId=42161&optionMarket=%s&optionId=110&swapperId=1inch&slippage=0.%06d", gateway.PathExercisePrepare, wethUSDC, 1+i%999999)
 		}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			srv := connect()
+			srv := connect(c.started, c.stale)
 			if c.warm {
 				if rec := get(b, srv, c.path(0)); rec.Code != http.StatusOK {
 					b.Fatalf("warm-up: %d %s", rec.Code, rec.Body)
@@ -272,7 +306,7 @@ func BenchmarkColdPath(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if !c.warm {
 					b.StopTimer()
-					srv = connect() // a new reader: the market is unseen again
+					srv = connect(c.started, c.stale) // a new reader: the market is unseen again
 					b.StartTimer()
 				}
 				path := c.path(1 + i%900) // 0 is the warm-up's key

@@ -14,6 +14,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
 const aliceHistory = gateway.PathExerciseHistory + "?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=" + wethUSDC + "&first=5&skip=0"
@@ -27,7 +28,7 @@ func pinnedApp(t *testing.T) (*app.App, *scenario.Fakes) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.Service.SetHeadMaxAge(0)
+	a.Service.SetHeadAges(service.HeadAges{})
 	return a, f
 }
 

@@ -173,7 +173,18 @@ func newService(o Options) (*service.Service, map[uint64]string, error) {
 		}
 		ups[id] = u
 	}
-	return service.New(ups), modes, nil
+	svc := service.New(ups)
+	svc.SetHeadAges(headAges(cfg))
+	return svc, modes, nil
+}
+
+// headAges are how old a subgraph head a strikes-chain or quote miss may
+// pin its chain read to without asking `_meta` first: as old as a hit of
+// the same answer may be (its TTL), refreshed in the background past
+// service.DefaultHeadFresh, the refresh cut at the upstream timeout.
+func headAges(cfg *config.Config) service.HeadAges {
+	return service.HeadAges{Fresh: service.DefaultHeadFresh, Strikes: cfg.StrikesTTL.D(), Quotes: cfg.PrepareTTL.D(),
+		RefreshTimeout: cfg.UpstreamTimeout.D()}
 }
 
 // newGateway is the HTTP face of svc, tuned by the configuration, with

@@ -18,26 +18,71 @@ import (
 //     markets) resolve it from `_meta` in the same document as their first
 //     page: no round trip of its own;
 //   - routes that must read the chain before the subgraph (the strikes
-//     chain, and the quotes and options chain built on it) take the
-//     subgraph's indexed block as last seen, at most HeadMaxAge old, and
-//     ask `_meta` first only when none is that recent (pinIndexed);
+//     chain, and the quotes, options chain and statistics built on it)
+//     take the subgraph's indexed block as last seen, with no round trip
+//     of their own while it is younger than the answer's stale bound
+//     (pinIndexed, HeadAges): the strikes document asks the unpinned head
+//     for free, readiness probes and the start check record what their
+//     `_meta` read, and a head older than HeadAges.Fresh starts one
+//     background `_meta` so the next miss has a fresh one. Only a head
+//     older than the stale bound (an idle gateway without readiness
+//     probes), or none, makes the miss ask `_meta` first;
 //   - routes that read the chain only (prepared exercises) run at the
 //     head, whose header the first read fetches: the block the
 //     simulation ran at is the block the answer names.
 
-// DefaultHeadMaxAge is how old the subgraph's indexed block, as last seen,
-// may be for a strikes-chain miss to pin to it without asking again: about
-// one block on the fastest chains served, so an answer is never more than
-// that behind the subgraph.
-const DefaultHeadMaxAge = time.Second
+// DefaultHeadFresh is how old the subgraph's indexed block, as last seen,
+// may be for a strikes-chain miss to pin to it without refreshing it:
+// about one block on the fastest chains served.
+const DefaultHeadFresh = time.Second
+
+// HeadAges say how old a remembered subgraph head a miss may pin its chain
+// read to. The composition root sets the stale bounds to the TTLs of the
+// answers that pin this way (CLAMM_STRIKES_TTL, CLAMM_PREPARE_TTL): a hit
+// of such an answer may already be that old, so an answer filled at a head
+// seen that long ago is no staler than a hit. The zero value reuses no
+// head: every miss asks `_meta` first (and BlockAt asks the node every
+// time), as tests that move the chain between two requests need.
+type HeadAges struct {
+	// Fresh: a head younger than this is used as is; an older one still
+	// within the stale bound is used and refreshed in the background.
+	Fresh time.Duration
+	// Strikes bounds the head of strikes chains, options chains and
+	// statistics (cached for CLAMM_STRIKES_TTL).
+	Strikes time.Duration
+	// Quotes bounds the head of purchase quotes and prepared purchases
+	// (cached for CLAMM_PREPARE_TTL).
+	Quotes time.Duration
+	// RefreshTimeout is the background refresh's deadline (0: the
+	// subgraph client's own).
+	RefreshTimeout time.Duration
+}
+
+// staleFor names which stale bound of HeadAges an answer is under.
+type staleFor int
+
+const (
+	staleStrikes staleFor = iota
+	staleQuotes
+)
+
+func (a HeadAges) bound(f staleFor) time.Duration {
+	if f == staleQuotes {
+		return a.Quotes
+	}
+	return a.Strikes
+}
 
 // heads remembers each chain's subgraph head as last seen.
 type heads struct {
-	mu     sync.Mutex
-	maxAge time.Duration
-	seen   map[uint64]headSeen
-	// blocks memoises BlockAt for maxAge: a client paging at one block
-	// asks the node once a second, not once per page.
+	mu   sync.Mutex
+	ages HeadAges
+	seen map[uint64]headSeen
+	// refreshing marks the chains whose background `_meta` is in flight:
+	// never more than one per chain.
+	refreshing map[uint64]bool
+	// blocks memoises BlockAt for ages.Fresh: a client paging at one
+	// block asks the node once a second, not once per page.
 	blocks map[blockKey]headSeen
 }
 
@@ -50,26 +95,52 @@ type blockKey struct {
 	chain, number uint64
 }
 
-// SetHeadMaxAge sets how old a remembered subgraph head, or a block's
-// remembered hash (BlockAt), may be: 0 asks `_meta` on every strikes-chain
-// miss and the node on every request asked at a block. Tests that move
-// the chain between two requests set 0, as no clock moves there.
-func (s *Service) SetHeadMaxAge(d time.Duration) {
+// SetHeadAges sets how old a remembered subgraph head may be (HeadAges),
+// and a block's remembered hash (BlockAt, for a.Fresh). The composition
+// root sets it from the configuration; tests that move the chain between
+// two requests set the zero value, as no clock moves there.
+func (s *Service) SetHeadAges(a HeadAges) {
 	s.heads.mu.Lock()
-	s.heads.maxAge = d
+	s.heads.ages = a
 	s.heads.mu.Unlock()
 }
 
-func (h *heads) recent(chainID uint64, now time.Time) (block.Ref, bool) {
+// recent returns chainID's head as last seen when a miss under bound f may
+// pin to it, and whether it is past the fresh age and no refresh is under
+// way (the caller is then the one to start it: marked refreshing here).
+func (h *heads) recent(chainID uint64, f staleFor, now time.Time) (r block.Ref, ok, refresh bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s, ok := h.seen[chainID]
-	return s.ref, ok && now.Sub(s.at) < h.maxAge
+	s, seen := h.seen[chainID]
+	if !seen {
+		return block.Ref{}, false, false
+	}
+	age := now.Sub(s.at)
+	if age < h.ages.Fresh {
+		return s.ref, true, false
+	}
+	if age >= h.ages.bound(f) {
+		return block.Ref{}, false, false
+	}
+	if h.refreshing[chainID] {
+		return s.ref, true, false
+	}
+	if h.refreshing == nil {
+		h.refreshing = map[uint64]bool{}
+	}
+	h.refreshing[chainID] = true
+	return s.ref, true, true
+}
+
+func (h *heads) refreshed(chainID uint64) {
+	h.mu.Lock()
+	delete(h.refreshing, chainID)
+	h.mu.Unlock()
 }
 
 func (h *heads) saw(chainID uint64, r block.Ref, now time.Time) {
-	if r.Hash == "" {
-		return // a block asked by number: not a head
+	if r.Hash == "" || r.Number == 0 {
+		return // a block asked by number, or a `_meta` without one: not a head
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -79,6 +150,12 @@ func (h *heads) saw(chainID uint64, r block.Ref, now time.Time) {
 	if old, ok := h.seen[chainID]; !ok || r.Number >= old.ref.Number {
 		h.seen[chainID] = headSeen{ref: r, at: now}
 	}
+}
+
+// sawMeta records a `_meta` read (a readiness probe's, the start check's,
+// a refresh's) as chainID's head.
+func (h *heads) sawMeta(chainID uint64, m subgraph.Meta, now time.Time) {
+	h.saw(chainID, block.Ref{Number: m.Block, Hash: m.Hash, Timestamp: m.Timestamp}, now)
 }
 
 // subgraphFirst says the answer's block comes from its first subgraph
@@ -101,9 +178,10 @@ func (s *Service) remember(ctx context.Context, chainID uint64) {
 }
 
 // pinIndexed resolves ctx's pin to the subgraph's indexed block before a
-// chain read that must come first: the head last seen when it is recent,
+// chain read that must come first: the head last seen when it is within
+// f's stale bound (refreshed in the background once past the fresh age),
 // else the subgraph's `_meta` (one round trip, then remembered).
-func (s *Service) pinIndexed(ctx context.Context, chainID uint64, up *Upstreams) error {
+func (s *Service) pinIndexed(ctx context.Context, chainID uint64, up *Upstreams, f staleFor) error {
 	p := block.From(ctx)
 	if p == nil || p.Want != 0 {
 		return nil
@@ -113,7 +191,10 @@ func (s *Service) pinIndexed(ctx context.Context, chainID uint64, up *Upstreams)
 		return err
 	}
 	now := time.Now()
-	if r, ok := s.heads.recent(chainID, now); ok {
+	if r, ok, refresh := s.heads.recent(chainID, f, now); ok {
+		if refresh {
+			go s.refreshHead(context.WithoutCancel(ctx), chainID, up)
+		}
 		p.Resolve(r)
 		return nil
 	}
@@ -126,10 +207,33 @@ func (s *Service) pinIndexed(ctx context.Context, chainID uint64, up *Upstreams)
 		p.Fail(err)
 		return err
 	}
-	r := block.Ref{Number: m.Block, Hash: m.Hash, Timestamp: m.Timestamp}
-	s.heads.saw(chainID, r, now)
-	p.Resolve(r)
+	s.heads.sawMeta(chainID, m, now)
+	p.Resolve(block.Ref{Number: m.Block, Hash: m.Hash, Timestamp: m.Timestamp})
 	return nil
+}
+
+// refreshHead reads chainID's subgraph head in the background, detached
+// from the request that started it (ctx carries its values, not its
+// end), so the next miss pins to a fresh one. A failure is dropped: the
+// head stays as it was and ages past the stale bound, after which a miss
+// asks `_meta` itself and reports what goes wrong.
+func (s *Service) refreshHead(ctx context.Context, chainID uint64, up *Upstreams) {
+	defer s.heads.refreshed(chainID)
+	if up.Meta == nil {
+		return
+	}
+	s.heads.mu.Lock()
+	timeout := s.heads.ages.RefreshTimeout
+	s.heads.mu.Unlock()
+	ctx = block.Without(ctx)
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	if m, err := up.Meta.Meta(ctx); err == nil {
+		s.heads.sawMeta(chainID, m, time.Now())
+	}
 }
 
 var errNoMeta = subgraphGarbage(errString("the chain's subgraph declares no _meta reader"))
@@ -176,7 +280,7 @@ func (s *Service) BlockAt(ctx context.Context, chainID, n uint64) (block.Ref, er
 	now, k := time.Now(), blockKey{chainID, n}
 	s.heads.mu.Lock()
 	seen, hit := s.heads.blocks[k]
-	maxAge := s.heads.maxAge
+	maxAge := s.heads.ages.Fresh
 	s.heads.mu.Unlock()
 	if hit && now.Sub(seen.at) < maxAge {
 		return seen.ref, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -55,7 +56,10 @@ func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainRe
 		wg.Add(1)
 		go func(id uint64, up *Upstreams) {
 			defer wg.Done()
-			r := probe(ctx, id, up, maxLag)
+			r, m := probe(ctx, id, up, maxLag)
+			// What _meta read is the subgraph's head now: a strikes-chain
+			// miss soon after pins to it without asking (pin.go).
+			s.heads.sawMeta(id, m, time.Now())
 			mu.Lock()
 			out = append(out, r)
 			mu.Unlock()
@@ -74,7 +78,9 @@ func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainRe
 // is reported (as INTERNAL: a wiring bug) and the chain is not ready.
 var errNoProbe = errors.New("readiness: no probe declared for this upstream")
 
-func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) ChainReadiness {
+// probe checks one chain, and returns with its readiness the subgraph's
+// _meta as read (zero when it could not be read).
+func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) (ChainReadiness, subgraph.Meta) {
 	r := ChainReadiness{ChainID: id, Configured: true}
 	var head uint64
 	var meta subgraph.Meta
@@ -124,5 +130,8 @@ func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) ChainRe
 		}
 	}
 	r.Ready = len(r.Problems) == 0
-	return r
+	if metaErr != nil {
+		return r, subgraph.Meta{}
+	}
+	return r, meta
 }

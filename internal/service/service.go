@@ -88,9 +88,11 @@ type Service struct {
 	heads  heads // each chain's subgraph head as last seen (pin.go)
 }
 
-// New returns a service over the given chains.
+// New returns a service over the given chains. It reuses a subgraph head
+// seen within DefaultHeadFresh and none older; the composition root sets
+// the stale bounds from the configuration (SetHeadAges).
 func New(chains map[uint64]*Upstreams) *Service {
-	return &Service{chains: chains, heads: heads{maxAge: DefaultHeadMaxAge}}
+	return &Service{chains: chains, heads: heads{ages: HeadAges{Fresh: DefaultHeadFresh}}}
 }
 
 // ChainIDs are the chains the service serves (live, recorded or given

@@ -120,7 +120,7 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 	if up.Strikes == nil {
 		return StrikesChain{}, fmt.Errorf("chain %d has no strikes reader", req.ChainID)
 	}
-	if err := s.pinIndexed(ctx, req.ChainID, up); err != nil {
+	if err := s.pinIndexed(ctx, req.ChainID, up, staleStrikes); err != nil {
 		return StrikesChain{}, err
 	}
 	p := &strikesPlan{up: up, extra: up.Config.MarketPools[req.Market]}
