@@ -390,9 +390,12 @@ func writeLarge(w http.ResponseWriter, r *http.Request, body []byte) {
 		return
 	}
 	wc.HoldNextWrite()
+	// Deferred: a panic between the two writes (recovered by the
+	// middleware, the connection kept) must not leave the header block
+	// held for the next answer's first write to carry.
+	defer func() { _ = wc.FlushHeld() }()
 	f.Flush()
 	_, _ = w.Write(body)
-	_ = wc.FlushHeld() // a write error reaches net/http on its next write
 }
 
 // etagMatches implements If-None-Match's comparison (weak, RFC 9110

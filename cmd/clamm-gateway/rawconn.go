@@ -121,13 +121,6 @@ func (c *jsonErrorConn) writeWithHeld(p []byte) (int, error) {
 	return int(max(0, min(n, int64(len(p))))), err
 }
 
-// Close sends anything still held first (a handler that never wrote the
-// body it announced), then closes.
-func (c *jsonErrorConn) Close() error {
-	_ = c.FlushHeld()
-	return c.Conn.Close()
-}
-
 // rawAnswer is a rewritten answer and what it says.
 type rawAnswer struct {
 	out    []byte
