@@ -219,8 +219,8 @@ func (f *flights) inFlight() time.Duration {
 // (ms-upstream), the latency minus the nominal critical path
 // (ms-over-nominal) and minus the measured one (ms-gateway: what the
 // gateway itself adds). Each gateway is started as the command starts it
-// (the start check, which also reads the subgraph's `_meta`) before
-// anything is timed. Nominal critical paths, every read at one block
+// (the start check, and the read of each chain's subgraph head the command
+// makes beside binding its listener) before anything is timed. Nominal critical paths, every read at one block
 // (docs/api.md, "One block per answer"):
 //
 //	strikes (market immutables cached): slot0s, handlers' pause and
@@ -247,8 +247,8 @@ func BenchmarkColdPath(b *testing.B) {
 	}
 	f := scenario.NewFakes(b, demo[0])
 	log := &flights{}
-	// connect builds a gateway; started, it runs the start check as the
-	// command does (which remembers each chain's subgraph head). With
+	// connect builds a gateway; started, it runs the start check and reads
+	// each chain's subgraph head as the command does. With
 	// staleHead, that head is past the fresh age (within the stale bound)
 	// as it is a second after the start or the last readiness probe.
 	connect := func(started, staleHead bool) *gateway.Server {
@@ -259,12 +259,14 @@ func BenchmarkColdPath(b *testing.B) {
 			b.Fatal(err)
 		}
 		if staleHead {
-			a.Service.SetHeadAges(service.HeadAges{Strikes: 15 * time.Second, Quotes: 2 * time.Second})
+			a.Service.SetHeadAges(service.HeadAges{Strikes: 7500 * time.Millisecond, Quotes: time.Second})
 		}
 		if started {
 			if _, err := a.Service.CheckChainIDs(context.Background()); err != nil {
 				b.Fatal(err)
 			}
+			a.Service.SeedHeads(context.Background()) // beside the listener's bind, in the command
+
 		}
 		return a.Server
 	}

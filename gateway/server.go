@@ -364,7 +364,7 @@ func (s *Server) writeEntry(w http.ResponseWriter, r *http.Request, e entry, p c
 		return
 	}
 	if len(body) >= connBuffer {
-		writeLarge(w, r, body)
+		writeLarge(w, r, body, len(body) > connBuffer && r.ProtoMajor == 1)
 		return
 	}
 	_, _ = w.Write(body) // shares one write with the headers
@@ -374,16 +374,23 @@ func (s *Server) writeEntry(w http.ResponseWriter, r *http.Request, e entry, p c
 // Left to itself net/http copies such a body into its 4 KiB connection
 // buffer behind the headers and writes it in pieces; with the headers
 // flushed first the buffer is empty and the body goes to the socket as
-// is (under load this cut a 6 KB hit's kernel work by a sixth). On a
-// connection that coalesces writes (WriteCoalescer) the flushed headers
-// are held and leave with the body in one system call.
-func writeLarge(w http.ResponseWriter, r *http.Request, body []byte) {
+// is (under load this cut a 6 KB hit's kernel work by a sixth). When
+// coalesce holds and the connection coalesces writes (WriteCoalescer), the
+// flushed headers are held and leave with the body in one system call.
+// The caller asks it only for HTTP/1 (an HTTP/2 connection's frames are
+// written by its own goroutine, not the handler's) and for bodies longer
+// than the buffer: one of exactly 4 KiB is still copied into it, so its
+// headers would leave alone anyway.
+func writeLarge(w http.ResponseWriter, r *http.Request, body []byte, coalesce bool) {
 	f, ok := exchangeOf(w).ResponseWriter.(http.Flusher)
 	if !ok {
 		_, _ = w.Write(body)
 		return
 	}
-	wc := coalescerOf(r.Context())
+	var wc WriteCoalescer
+	if coalesce {
+		wc = coalescerOf(r.Context())
+	}
 	if wc == nil {
 		f.Flush()
 		_, _ = w.Write(body)

@@ -110,6 +110,16 @@ func (c *jsonErrorConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
+// CloseWrite half-closes the connection when the one underneath can
+// (net/http's closeWriteAndWait, after an answer it closes on): wrapped,
+// the TCP connection's method would be hidden.
+func (c *jsonErrorConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
 // writeWithHeld sends the held bytes and p in one writev (net.Buffers on a
 // TCP connection) and reports how much of p went out.
 func (c *jsonErrorConn) writeWithHeld(p []byte) (int, error) {

@@ -112,6 +112,13 @@ func build(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	for id, cerr := range unreachable {
 		logger.Warn("could not confirm the rpc node's chain id at start", "chainId", id, "error", problem.Scrub(cerr.Error()))
 	}
+	// Each chain's subgraph head, read beside binding the listener, so the
+	// first strikes-chain miss pins without asking (service.SeedHeads).
+	go func() {
+		seedCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.UpstreamTimeout.D())
+		defer cancel()
+		a.Service.SeedHeads(seedCtx)
+	}()
 	return a, logger, nil
 }
 
@@ -173,16 +180,14 @@ func printBanner(w io.Writer, addr string, modes map[uint64]string) {
 	}
 }
 
-// httpServer bounds what a slow or idle client can hold: a request must
-// arrive within 5 s, the answer may take the request timeout plus 5 s to
-// write, idle keep-alives close after 2 minutes. The API reads no request
-// body, so the whole request has the headers' deadline: net/http then sets
-// one read deadline per request instead of two.
+// httpServer bounds what a slow or idle client can hold: headers must
+// arrive within 5 s, a request within 10 s, the answer may take the request
+// timeout plus 5 s to write, idle keep-alives close after 2 minutes.
 func httpServer(h http.Handler, requestTimeout time.Duration) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       5 * time.Second,
+		ReadTimeout:       10 * time.Second,
 		// Large hits leave in one write on the listener's connections
 		// (gateway.WriteCoalescer).
 		ConnContext:  gateway.ConnContext,

@@ -179,11 +179,12 @@ func newService(o Options) (*service.Service, map[uint64]string, error) {
 }
 
 // headAges are how old a subgraph head a strikes-chain or quote miss may
-// pin its chain read to without asking `_meta` first: as old as a hit of
-// the same answer may be (its TTL), refreshed in the background past
-// service.DefaultHeadFresh, the refresh cut at the upstream timeout.
+// pin its chain read to without asking `_meta` first: half the answer's
+// TTL (a hit of it is then at most one and a half TTLs behind the head),
+// refreshed in the background past service.DefaultHeadFresh, the refresh
+// cut at the upstream timeout.
 func headAges(cfg *config.Config) service.HeadAges {
-	return service.HeadAges{Fresh: service.DefaultHeadFresh, Strikes: cfg.StrikesTTL.D(), Quotes: cfg.PrepareTTL.D(),
+	return service.HeadAges{Fresh: service.DefaultHeadFresh, Strikes: cfg.StrikesTTL.D() / 2, Quotes: cfg.PrepareTTL.D() / 2,
 		RefreshTimeout: cfg.UpstreamTimeout.D()}
 }
 

@@ -58,7 +58,7 @@ var settings = []setting{
 		doc:   "deadline of one client request"},
 	{env: "CLAMM_STRIKES_TTL", json: "strikesTTL", def: "15s", field: func(c *Config) any { return &c.StrikesTTL },
 		check: func(c *Config) error { return positive(c.StrikesTTL) },
-		doc:   "how long a strikes-chain answer is served from cache, and how old a subgraph block it may be built at without asking the subgraph first"},
+		doc:   "how long a strikes-chain answer is served from cache, and, halved, how old a subgraph block it may be built at without asking the subgraph first"},
 	{env: "CLAMM_HISTORY_TTL", json: "historyTTL", def: "10s", field: func(c *Config) any { return &c.HistoryTTL },
 		check: func(c *Config) error { return positive(c.HistoryTTL) },
 		doc:   "how long an exercise-history page is served from cache"},

@@ -37,12 +37,13 @@ import (
 const DefaultHeadFresh = time.Second
 
 // HeadAges say how old a remembered subgraph head a miss may pin its chain
-// read to. The composition root sets the stale bounds to the TTLs of the
-// answers that pin this way (CLAMM_STRIKES_TTL, CLAMM_PREPARE_TTL): a hit
-// of such an answer may already be that old, so an answer filled at a head
-// seen that long ago is no staler than a hit. The zero value reuses no
-// head: every miss asks `_meta` first (and BlockAt asks the node every
-// time), as tests that move the chain between two requests need.
+// read to. The composition root sets the stale bounds to half the TTLs of
+// the answers that pin this way (CLAMM_STRIKES_TTL, CLAMM_PREPARE_TTL):
+// such an answer is cached for its TTL from its fill, so a hit of it is at
+// most one and a half TTLs behind the head (docs/api.md says so). The
+// fresh age never exceeds a stale bound. The zero value reuses no head:
+// every miss asks `_meta` first (and BlockAt asks the node every time), as
+// tests that move the chain between two requests need.
 type HeadAges struct {
 	// Fresh: a head younger than this is used as is; an older one still
 	// within the stale bound is used and refreshed in the background.
@@ -115,12 +116,12 @@ func (h *heads) recent(chainID uint64, f staleFor, now time.Time) (r block.Ref, 
 	if !seen {
 		return block.Ref{}, false, false
 	}
-	age := now.Sub(s.at)
+	age, bound := now.Sub(s.at), h.ages.bound(f)
+	if age >= bound {
+		return block.Ref{}, false, false
+	}
 	if age < h.ages.Fresh {
 		return s.ref, true, false
-	}
-	if age >= h.ages.bound(f) {
-		return block.Ref{}, false, false
 	}
 	if h.refreshing[chainID] {
 		return s.ref, true, false
@@ -193,7 +194,7 @@ func (s *Service) pinIndexed(ctx context.Context, chainID uint64, up *Upstreams,
 	now := time.Now()
 	if r, ok, refresh := s.heads.recent(chainID, f, now); ok {
 		if refresh {
-			go s.refreshHead(context.WithoutCancel(ctx), chainID, up)
+			go s.refreshHead(chainID, up)
 		}
 		p.Resolve(r)
 		return nil
@@ -212,12 +213,15 @@ func (s *Service) pinIndexed(ctx context.Context, chainID uint64, up *Upstreams,
 	return nil
 }
 
-// refreshHead reads chainID's subgraph head in the background, detached
-// from the request that started it (ctx carries its values, not its
-// end), so the next miss pins to a fresh one. A failure is dropped: the
-// head stays as it was and ages past the stale bound, after which a miss
-// asks `_meta` itself and reports what goes wrong.
-func (s *Service) refreshHead(ctx context.Context, chainID uint64, up *Upstreams) {
+// refreshHead reads chainID's subgraph head in the background, on a
+// context of its own (none of the request's values: not its fill's memory
+// lease, which the read would otherwise charge and wait on, nor its trace
+// span, ended by then), so the next miss pins to a fresh one. A failure is
+// dropped: the head stays as it was and ages past the stale bound, after
+// which a miss asks `_meta` itself and reports what goes wrong. The read
+// is bounded by RefreshTimeout (else the subgraph client's own deadline);
+// nothing waits for it at shutdown, as it writes nothing but the head.
+func (s *Service) refreshHead(chainID uint64, up *Upstreams) {
 	defer s.heads.refreshed(chainID)
 	if up.Meta == nil {
 		return
@@ -225,14 +229,15 @@ func (s *Service) refreshHead(ctx context.Context, chainID uint64, up *Upstreams
 	s.heads.mu.Lock()
 	timeout := s.heads.ages.RefreshTimeout
 	s.heads.mu.Unlock()
-	ctx = block.Without(ctx)
+	ctx := context.Background()
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
+	at := time.Now() // the head is as old as the question, not the answer
 	if m, err := up.Meta.Meta(ctx); err == nil {
-		s.heads.sawMeta(chainID, m, time.Now())
+		s.heads.sawMeta(chainID, m, at)
 	}
 }
 

@@ -141,3 +141,41 @@ func TestQuotesUseTheirOwnStaleBound(t *testing.T) {
 		t.Error("a quote took a head past its bound")
 	}
 }
+
+// A stale bound shorter than the fresh age wins: a head older than the
+// bound is never used, however fresh the fresh age would call it.
+func TestStaleBoundCapsTheFreshAge(t *testing.T) {
+	var h heads
+	h.ages = HeadAges{Fresh: time.Second, Strikes: 500 * time.Millisecond}
+	t0 := time.Unix(1_700_000_000, 0)
+	h.saw(42161, block.Ref{Number: 7, Hash: "0x07"}, t0)
+	if _, ok, _ := h.recent(42161, staleStrikes, t0.Add(400*time.Millisecond)); !ok {
+		t.Fatal("a head inside both bounds was not used")
+	}
+	if _, ok, _ := h.recent(42161, staleStrikes, t0.Add(600*time.Millisecond)); ok {
+		t.Fatal("a head past the stale bound was used because the fresh age is longer")
+	}
+}
+
+// A head read by a seed is stamped when it was asked, not when a slow
+// answer arrived: it ages from the question.
+func TestSeededHeadAgesFromTheQuestion(t *testing.T) {
+	g := &gatedMeta{release: make(chan struct{}), answer: subgraph.Meta{Block: 9, Hash: "0x09", Timestamp: 1}}
+	s := &Service{chains: map[uint64]*Upstreams{42161: {Meta: g}}}
+	before := time.Now()
+	done := make(chan struct{})
+	go func() { s.SeedHeads(context.Background()); close(done) }()
+	for deadline := time.Now().Add(30 * time.Second); g.count() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the seed never asked `_meta`")
+		}
+	}
+	time.Sleep(20 * time.Millisecond) // the answer comes later than the question
+	answered := time.Now()
+	close(g.release)
+	<-done
+	seen := s.heads.seen[42161]
+	if seen.ref.Number != 9 || seen.at.Before(before) || !seen.at.Before(answered) {
+		t.Fatalf("head %+v stamped at %v; asked after %v, answered at %v", seen.ref, seen.at, before, answered)
+	}
+}

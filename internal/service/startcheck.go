@@ -16,26 +16,12 @@ import (
 // (returned, naming CLAMM_CHAIN_<id>_RPC_URL): served on, every answer
 // would be another network's. A node that cannot be asked now is not: it
 // is reported in unreachable (for a warning) and readiness keeps checking.
-//
-// Alongside, each chain's subgraph `_meta` is read and remembered as its
-// head, so the first strikes-chain miss of a new gateway pins its chain
-// read without asking (pin.go). Those reads run in parallel with the
-// checks; one that fails only leaves its chain unseeded.
 func (s *Service) CheckChainIDs(ctx context.Context) (unreachable map[uint64]error, err error) {
 	ids := make([]uint64, 0, len(s.chains))
 	for id := range s.chains {
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	seeding, stopSeeding := context.WithCancel(ctx)
-	seeded := s.seedHeads(seeding, ids)
-	defer func() {
-		if err != nil {
-			stopSeeding() // the start stops: its heads are not needed
-		}
-		<-seeded
-		stopSeeding()
-	}()
 	unreachable = map[uint64]error{}
 	for _, id := range ids {
 		c, ok := s.chains[id].Chain.(ChainChecker)
@@ -53,28 +39,27 @@ func (s *Service) CheckChainIDs(ctx context.Context) (unreachable map[uint64]err
 	return unreachable, nil
 }
 
-// seedHeads reads the `_meta` of every chain in ids that has a reader, in
-// parallel, and remembers each one read; the channel closes when all are
-// done.
-func (s *Service) seedHeads(ctx context.Context, ids []uint64) <-chan struct{} {
-	done := make(chan struct{})
+// SeedHeads reads every chain's subgraph `_meta`, in parallel, and
+// remembers each one read as the chain's head, so the first strikes-chain
+// miss of a new gateway pins its chain read without asking (pin.go). The
+// command runs it in the background at start, beside binding its
+// listener: a subgraph slow to answer delays no start, and a request that
+// comes before it ends asks `_meta` itself. A read that fails only leaves
+// its chain unseeded. It returns when every read has ended.
+func (s *Service) SeedHeads(ctx context.Context) {
 	var wg sync.WaitGroup
-	for _, id := range ids {
-		up := s.chains[id]
+	for id, up := range s.chains {
 		if up.Meta == nil {
 			continue
 		}
 		wg.Add(1)
 		go func(id uint64, m MetaReader) {
 			defer wg.Done()
+			at := time.Now()
 			if meta, err := m.Meta(ctx); err == nil {
-				s.heads.sawMeta(id, meta, time.Now())
+				s.heads.sawMeta(id, meta, at)
 			}
 		}(id, up.Meta)
 	}
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
-	return done
+	wg.Wait()
 }
