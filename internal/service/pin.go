@@ -28,8 +28,9 @@ import (
 //     older than the stale bound (an idle gateway without readiness
 //     probes), or none, makes the miss ask `_meta` first;
 //   - routes that read the chain only (prepared exercises) run at the
-//     head, whose header the first read fetches: the block the
-//     simulation ran at is the block the answer names.
+//     head, whose header the first read fetches in the same round trip
+//     (package chain, aggregateFirst): the block the simulation ran at
+//     is the block the answer names.
 
 // DefaultHeadFresh is how old the subgraph's indexed block, as last seen,
 // may be for a strikes-chain miss to pin to it without refreshing it:
