@@ -14,8 +14,10 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/pprof"
 	"os"
@@ -30,7 +32,7 @@ func main() {
 	path := flag.String("path", "/", "path to answer")
 	bodyFile := flag.String("body", "", "file holding the response body")
 	headerFile := flag.String("headers", "", `file of response headers to write ("Name: value" lines); default Content-Type: application/json`)
-	direct := flag.Bool("direct", false, "flush the headers before a body of 4 KiB or more, as the gateway does")
+	direct := flag.Bool("direct", false, "write a body of 4 KiB or more as the gateway does: headers flushed and held, then sent with the body in one writev")
 	pprofAddr := flag.String("pprof", "", "address for net/http/pprof (off when empty)")
 	plain := flag.Bool("net", false, "serve through a plain net/http handler, not gorilla/mux")
 	flag.Parse()
@@ -51,13 +53,18 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	answer := func(w http.ResponseWriter, _ *http.Request) {
+	answer := func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		for _, kv := range headers {
 			h[kv.name] = kv.values
 		}
 		if *direct && len(body) >= 4<<10 {
+			wc, _ := r.Context().Value(connKey{}).(*coalescingConn)
+			wc.hold = true
 			w.(http.Flusher).Flush()
+			_, _ = w.Write(body)
+			wc.flushHeld()
+			return
 		}
 		_, _ = w.Write(body)
 	}
@@ -75,8 +82,13 @@ func main() {
 		r.HandleFunc(*path, answer).Methods(http.MethodGet)
 		handler = r
 	}
-	srv := &http.Server{Addr: *listen, Handler: handler, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 2 * time.Minute}
-	if err := srv.ListenAndServe(); err != nil {
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 2 * time.Minute,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) }}
+	ln, err := net.Listen("tcp", *listen)
+	if err == nil {
+		err = srv.Serve(coalescingListener{ln})
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bare:", err)
 		os.Exit(1)
 	}
@@ -105,4 +117,53 @@ func readHeaders(file string) ([]header, error) {
 type header struct {
 	name   string
 	values []string
+}
+
+// coalescingListener gives connections that can hold one write back and
+// send it with the next in one writev: the gateway's write pattern for a
+// large hit (cmd/clamm-gateway, rawconn.go), written again here so the
+// floor does not link the gateway.
+type coalescingListener struct{ net.Listener }
+
+func (l coalescingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &coalescingConn{Conn: c}, nil
+}
+
+type connKey struct{}
+
+type coalescingConn struct {
+	net.Conn
+	hold, full bool
+	held       []byte
+	iov        [2][]byte
+	bufs       net.Buffers
+}
+
+func (c *coalescingConn) Write(p []byte) (int, error) {
+	if c.hold {
+		c.hold, c.full = false, true
+		c.held = append(c.held[:0], p...)
+		return len(p), nil
+	}
+	if !c.full {
+		return c.Conn.Write(p)
+	}
+	c.full = false
+	c.iov[0], c.iov[1] = c.held, p
+	c.bufs = c.iov[:]
+	_, err := c.bufs.WriteTo(c.Conn)
+	c.iov[1] = nil
+	return len(p), err
+}
+
+func (c *coalescingConn) flushHeld() {
+	c.hold = false
+	if c.full {
+		c.full = false
+		_, _ = c.Conn.Write(c.held)
+	}
 }

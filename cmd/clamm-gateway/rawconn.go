@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
@@ -36,25 +37,88 @@ func (l jsonErrorListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return jsonErrorConn{c, l.refused}, nil
+	return &jsonErrorConn{Conn: c, refused: l.refused}, nil
 }
 
+// jsonErrorConn rewrites net/http's own text answers (above) and
+// coalesces a large hit's header block with its body
+// (gateway.WriteCoalescer). Only the goroutine serving the connection
+// writes to it (net/http serves one request of a connection at a time and
+// writes from the handler's goroutine), so its state needs no lock.
 type jsonErrorConn struct {
 	net.Conn
 	refused func(status int, code *problem.Code, msg string)
+
+	hold hold
+	held []byte // the header block held back, reused across responses
+	iov  [2][]byte
+	bufs net.Buffers // points into iov: writev without an allocation
 }
 
-func (c jsonErrorConn) Write(p []byte) (int, error) {
-	if a, ok := rewriteRawError(p); ok {
-		if c.refused != nil {
-			c.refused(a.status, a.code, a.msg)
-		}
-		if _, err := c.Conn.Write(a.out); err != nil {
-			return 0, err
-		}
+// hold is where a coalesced write stands.
+type hold uint8
+
+const (
+	holdNone  hold = iota
+	holdArmed      // the next write is held back
+	holdFull       // held holds it; the next write takes it along
+)
+
+var _ gateway.WriteCoalescer = (*jsonErrorConn)(nil)
+
+// HoldNextWrite implements gateway.WriteCoalescer.
+func (c *jsonErrorConn) HoldNextWrite() {
+	if c.hold == holdNone {
+		c.hold = holdArmed
+	}
+}
+
+// FlushHeld implements gateway.WriteCoalescer.
+func (c *jsonErrorConn) FlushHeld() error {
+	state := c.hold
+	c.hold = holdNone
+	if state != holdFull {
+		return nil
+	}
+	_, err := c.Conn.Write(c.held)
+	return err
+}
+
+func (c *jsonErrorConn) Write(p []byte) (int, error) {
+	switch c.hold {
+	case holdArmed:
+		c.held = append(c.held[:0], p...)
+		c.hold = holdFull
 		return len(p), nil
+	case holdFull:
+		c.hold = holdNone
+		return c.writeWithHeld(p)
+	}
+	// Only a status line of 4xx or 5xx can be net/http's own answer:
+	// everything else (every hit, every body) passes on one compare.
+	if len(p) > 12 && p[0] == 'H' && p[9] >= '4' {
+		if a, ok := rewriteRawError(p); ok {
+			if c.refused != nil {
+				c.refused(a.status, a.code, a.msg)
+			}
+			if _, err := c.Conn.Write(a.out); err != nil {
+				return 0, err
+			}
+			return len(p), nil
+		}
 	}
 	return c.Conn.Write(p)
+}
+
+// writeWithHeld sends the held bytes and p in one writev (net.Buffers on a
+// TCP connection) and reports how much of p went out.
+func (c *jsonErrorConn) writeWithHeld(p []byte) (int, error) {
+	c.iov[0], c.iov[1] = c.held, p
+	c.bufs = c.iov[:]
+	n, err := c.bufs.WriteTo(c.Conn)
+	c.iov[1] = nil // p is the caller's
+	n -= int64(len(c.held))
+	return int(max(0, min(n, int64(len(p))))), err
 }
 
 // rawAnswer is a rewritten answer and what it says.

@@ -173,16 +173,21 @@ func printBanner(w io.Writer, addr string, modes map[uint64]string) {
 	}
 }
 
-// httpServer bounds what a slow or idle client can hold: headers must
-// arrive within 5 s, a request within 10 s, the answer may take the request
-// timeout plus 5 s to write, idle keep-alives close after 2 minutes.
+// httpServer bounds what a slow or idle client can hold: a request must
+// arrive within 5 s, the answer may take the request timeout plus 5 s to
+// write, idle keep-alives close after 2 minutes. The API reads no request
+// body, so the whole request has the headers' deadline: net/http then sets
+// one read deadline per request instead of two.
 func httpServer(h http.Handler, requestTimeout time.Duration) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      requestTimeout + 5*time.Second,
-		IdleTimeout:       2 * time.Minute,
+		ReadTimeout:       5 * time.Second,
+		// Large hits leave in one write on the listener's connections
+		// (gateway.WriteCoalescer).
+		ConnContext:  gateway.ConnContext,
+		WriteTimeout: requestTimeout + 5*time.Second,
+		IdleTimeout:  2 * time.Minute,
 		// Above the gateway's own bound, which it answers in the JSON
 		// shape (gateway.MaxHeaderBytes); past this net/http answers 431
 		// before any handler runs, made JSON by jsonErrorListener.

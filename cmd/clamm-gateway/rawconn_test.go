@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// recordingConn records each write it is given, in order.
+type recordingConn struct {
+	net.Conn
+	writes []string
+}
+
+func (c *recordingConn) Write(p []byte) (int, error) {
+	c.writes = append(c.writes, string(p))
+	return len(p), nil
+}
+
+// A held write leaves before the write that follows it, and only then; a
+// hold with nothing written, or ended by FlushHeld, sends what it holds
+// and nothing else.
+func TestHeldWriteLeavesWithTheNext(t *testing.T) {
+	rec := &recordingConn{}
+	c := &jsonErrorConn{Conn: rec}
+	check := func(step string, want ...string) {
+		t.Helper()
+		if strings.Join(rec.writes, "|") != strings.Join(want, "|") {
+			t.Fatalf("%s: writes %q, want %q", step, rec.writes, want)
+		}
+	}
+	c.HoldNextWrite()
+	if n, err := c.Write([]byte("HTTP/1.1 200 OK\r\n\r\n")); n != 19 || err != nil {
+		t.Fatalf("held write: %d %v", n, err)
+	}
+	check("held")
+	if n, err := c.Write([]byte("body")); n != 4 || err != nil {
+		t.Fatalf("body write: %d %v", n, err)
+	}
+	// net.Buffers on a connection without writev writes each buffer in
+	// turn: the order is what this test can see.
+	check("body", "HTTP/1.1 200 OK\r\n\r\n", "body")
+	if err := c.FlushHeld(); err != nil {
+		t.Fatal(err)
+	}
+	check("flush after the body took the held bytes", "HTTP/1.1 200 OK\r\n\r\n", "body")
+
+	rec.writes = nil
+	c.HoldNextWrite()
+	if err := c.FlushHeld(); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = c.Write([]byte("plain"))
+	check("a hold that held nothing", "plain")
+
+	rec.writes = nil
+	c.HoldNextWrite()
+	_, _ = c.Write([]byte("headers only"))
+	_ = c.FlushHeld()
+	check("held then flushed", "headers only")
+}
+
+// net/http's own text answers are still rewritten with the fast path in
+// front of rewriteRawError.
+func TestRawErrorStillRewrittenOnTheConnection(t *testing.T) {
+	rec := &recordingConn{}
+	c := &jsonErrorConn{Conn: rec}
+	raw := "HTTP/1.1 400 Bad Request: missing required Host header" + rawErrorHeaders + "400 Bad Request: missing required Host header"
+	if n, err := c.Write([]byte(raw)); n != len(raw) || err != nil {
+		t.Fatalf("%d %v", n, err)
+	}
+	if len(rec.writes) != 1 || !strings.Contains(rec.writes[0], `"code":"MALFORMED_REQUEST"`) {
+		t.Fatalf("not rewritten: %q", rec.writes)
+	}
+}
+
+// On the served demo, one keep-alive connection carries large hits (their
+// headers held and sent with the body), HEAD, 304 and small answers in a
+// row, each whole and in order, through the real listener and server.
+func TestCoalescedAnswersOnOneConnection(t *testing.T) {
+	base, _, _, stop := start(t, nil)
+	defer stop()
+	const large = "/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=100&putsReach=100"
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	r := bufio.NewReader(conn)
+	do := func(method, path string, header ...string) (*http.Response, []byte) {
+		t.Helper()
+		req := method + " " + path + " HTTP/1.1\r\nHost: x\r\n" + strings.Join(header, "") + "\r\n"
+		if _, err := conn.Write([]byte(req)); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(r, &http.Request{Method: method})
+		if err != nil {
+			t.Fatalf("%s %s: %.300v", method, path, err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatalf("%s %s body: %v", method, path, err)
+		}
+		return resp, body
+	}
+	_, miss := do("GET", large)
+	if len(miss) < 4<<10 {
+		t.Fatalf("the strikes chain is %d bytes: too small to be written as a large hit", len(miss))
+	}
+	hit, body := do("GET", large)
+	if hit.Header.Get("X-Cache") != "HIT" || !bytes.Equal(body, miss) || hit.ContentLength != int64(len(body)) {
+		t.Fatalf("hit: %s, %d bytes (Content-Length %d), equal to the miss: %v", hit.Header.Get("X-Cache"), len(body), hit.ContentLength, bytes.Equal(body, miss))
+	}
+	if head, b := do("HEAD", large); head.StatusCode != 200 || len(b) != 0 {
+		t.Fatalf("HEAD: %d, %d body bytes", head.StatusCode, len(b))
+	}
+	if nm, b := do("GET", large, "If-None-Match: "+hit.Header.Get("Etag")+"\r\n"); nm.StatusCode != http.StatusNotModified || len(b) != 0 {
+		t.Fatalf("If-None-Match: %d, %d body bytes", nm.StatusCode, len(b))
+	}
+	if small, b := do("GET", "/healthz"); small.StatusCode != 200 || len(b) == 0 {
+		t.Fatalf("healthz: %d %q", small.StatusCode, b)
+	}
+	if again, b := do("GET", large); again.StatusCode != 200 || !bytes.Equal(b, miss) {
+		t.Fatalf("hit after the others: %d, equal %v", again.StatusCode, bytes.Equal(b, miss))
+	}
+}
