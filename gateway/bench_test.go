@@ -234,11 +234,11 @@ func (f *flights) inFlight() time.Duration {
 //	  past the stale bound with no readiness probes, or not started):
 //	  _meta (subgraph) -> ChainedRead (RPC) -> strikes -> hook probes    = 240 ms
 //	history: market (cached) || exercises (subgraph)                        = 100 ms
-//	prepare uni-v3: head header (RPC) -> position (RPC) -> quotes (RPC
-//	  batch) -> legs simulated in sequence (RPC batch) -> the whole
-//	  exercise simulated (RPC)                                             = 100 ms
-//	prepare 1inch:  head header (RPC) -> position (RPC) -> quotes (1inch,
-//	  legs in parallel) -> legs in sequence (RPC) -> whole (RPC)           = 230 ms
+//	prepare uni-v3: position with the head's header (RPC batch) -> quotes
+//	  (RPC batch) -> legs simulated in sequence (RPC batch) -> the whole
+//	  exercise simulated (RPC)                                             =  80 ms
+//	prepare 1inch:  position with the header (RPC) -> quotes (1inch, legs
+//	  in parallel) -> legs in sequence (RPC) -> whole (RPC)                = 210 ms
 func BenchmarkColdPath(b *testing.B) {
 	const sub, rpcD, quote = 100 * time.Millisecond, 20 * time.Millisecond, 150 * time.Millisecond
 	demo, err := scenario.Load(filepath.Join(root, "testdata/scenarios/arbitrum-weth-usdc.json"))
@@ -288,10 +288,10 @@ func BenchmarkColdPath(b *testing.B) {
 		{"history", 100 * time.Millisecond, true, true, false, func(i int) string {
 			return fmt.Sprintf("%s?chainId=42161&user=%s&optionMarket=%s&first=%d&skip=0", gateway.PathExerciseHistory, alice, wethUSDC, 1+i%1000)
 		}},
-		{"prepare-uni-v3", 100 * time.Millisecond, true, true, false, func(i int) string {
+		{"prepare-uni-v3", 80 * time.Millisecond, true, true, false, func(i int) string {
 			return fmt.Sprintf("%s?chainId=42161&optionMarket=%s&optionId=110&swapperId=uni-v3&slippage=0.%06d", gateway.PathExercisePrepare, wethUSDC, 1+i%999999)
 		}},
-		{"prepare-1inch", 230 * time.Millisecond, true, true, false, func(i int) string {
+		{"prepare-1inch", 210 * time.Millisecond, true, true, false, func(i int) string {
 			return fmt.Sprintf("%s?chainId=42161&optionMarket=%s&optionId=110&swapperId=1inch&slippage=0.%06d", gateway.PathExercisePrepare, wethUSDC, 1+i%999999)
 		}},
 	}

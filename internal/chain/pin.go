@@ -2,12 +2,14 @@ package chain
 
 import (
 	"context"
+	"math/big"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
@@ -17,8 +19,9 @@ import (
 // answer (readiness, start checks) it is "latest". A block the client
 // asked for is known before anything is read; the head is learnt from the
 // subgraph's first page (the read waits for it) or, on routes that read the
-// chain only, from the head's header, read here once per answer: the block
-// a simulation runs at is the one the answer names.
+// chain only, from the head's header, read here once per answer (or with
+// the answer's first read: aggregateFirst): the block a simulation runs at
+// is the one the answer names.
 func (r *Reader) blockParam(ctx context.Context) (string, error) {
 	p := block.From(ctx)
 	if p == nil {
@@ -46,24 +49,120 @@ func (r *Reader) blockParam(ctx context.Context) (string, error) {
 	return block.Tag(ref.Number), nil
 }
 
+// aggregateFirst is AggregateResults for a read that may be its answer's
+// first (a prepared exercise's position): when it is the one to resolve
+// the pin at the head, it sends the head's header and the calls at
+// "latest" in one JSON-RPC batch, the calls with the block number they ran
+// at (headNumberCalls), and pins the answer to the header's block when the
+// two agree: no round trip for the header before the reads. When they do
+// not (a block landed between the two, or a node load-balanced across
+// heads), the pin still takes the header's block and the calls are read
+// again there. Elsewhere it is AggregateResults at the answer's block.
+func (r *Reader) aggregateFirst(ctx context.Context, calls []Call) ([]Result, error) {
+	p := block.From(ctx)
+	bc, batch := r.rpc.(batchCaller)
+	if p == nil || p.Want != 0 || !batch {
+		return r.AggregateResults(ctx, calls)
+	}
+	if _, ok := p.Resolved(); ok || !p.Claim(block.Anyone) {
+		return r.AggregateResults(ctx, calls) // at the pin's block, once known
+	}
+	ref, res, err := r.headAndAggregate(ctx, bc, calls)
+	if err != nil {
+		p.Fail(err)
+		return nil, err
+	}
+	p.Resolve(ref)
+	if res == nil {
+		return r.AggregateResults(ctx, calls)
+	}
+	return res, nil
+}
+
+// headNumberCalls read the number of the block a call runs at: ArbSys's
+// on Arbitrum, where block.number is not the chain's own; Multicall3's
+// getBlockNumber elsewhere (ArbSys's address holds no code there).
+func (r *Reader) headNumberCalls() []Call {
+	return []Call{{contracts.ArbSysAddress, pack(contracts.ArbSys, "arbBlockNumber")}, {r.multicall, pack(contracts.Multicall3, "getBlockNumber")}}
+}
+
+// headAndAggregate sends the head's header and calls (with
+// headNumberCalls) at "latest" in one batch. It returns the header and
+// the calls' results when they ran at the header's block, the header and
+// nil when they did not.
+func (r *Reader) headAndAggregate(ctx context.Context, bc batchCaller, calls []Call) (block.Ref, []Result, error) {
+	all := append(append(make([]Call, 0, len(calls)+2), calls...), r.headNumberCalls()...)
+	data, err := packAggregate(all)
+	if err != nil {
+		return block.Ref{}, nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	var h *headerJSON
+	var raw hexutil.Bytes
+	elems := []rpc.BatchElem{
+		{Method: "eth_getBlockByNumber", Args: []any{"latest", false}, Result: &h},
+		{Method: "eth_call", Args: []any{map[string]any{"to": r.multicall, "data": hexutil.Bytes(data)}, "latest"}, Result: &raw},
+	}
+	if err := bc.BatchCallContext(ctx, elems); err != nil {
+		return block.Ref{}, nil, classify(err)
+	}
+	for _, el := range elems {
+		if el.Error != nil {
+			return block.Ref{}, nil, classify(el.Error)
+		}
+	}
+	if h == nil {
+		return block.Ref{}, nil, problem.New(problem.RPCError, "the rpc node has no latest block")
+	}
+	ref := h.ref()
+	res, err := unpackAggregate(raw, len(all))
+	if err != nil {
+		return block.Ref{}, nil, err
+	}
+	if n, ok := ranAt(res[len(calls):]); !ok || n != ref.Number {
+		return ref, nil, nil
+	}
+	return ref, res[:len(calls)], nil
+}
+
+// ranAt is the block number headNumberCalls answered: ArbSys's when it
+// answered a word, else Multicall3's.
+func ranAt(res []Result) (uint64, bool) {
+	for _, x := range res {
+		if x.OK && len(x.Data) == 32 {
+			n := new(big.Int).SetBytes(x.Data)
+			return n.Uint64(), n.IsUint64()
+		}
+	}
+	return 0, false
+}
+
+// headerJSON is the part of eth_getBlockByNumber's answer a pin needs.
+type headerJSON struct {
+	Number    hexutil.Uint64 `json:"number"`
+	Hash      string         `json:"hash"`
+	Timestamp hexutil.Uint64 `json:"timestamp"`
+}
+
+func (h *headerJSON) ref() block.Ref {
+	return block.Ref{Number: uint64(h.Number), Hash: strings.ToLower(h.Hash), Timestamp: int64(h.Timestamp)}
+}
+
 // Header reads a block's number, hash and time (eth_getBlockByNumber
 // without transactions); tag is "latest" or a hex number. A block the node
 // does not know is BLOCK_NOT_FOUND.
 func (r *Reader) Header(ctx context.Context, tag string) (block.Ref, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	var h *struct {
-		Number    hexutil.Uint64 `json:"number"`
-		Hash      string         `json:"hash"`
-		Timestamp hexutil.Uint64 `json:"timestamp"`
-	}
+	var h *headerJSON
 	if err := r.rpc.CallContext(ctx, &h, "eth_getBlockByNumber", tag, false); err != nil {
 		return block.Ref{}, classify(err)
 	}
 	if h == nil {
 		return block.Ref{}, problem.New(problem.BlockNotFound, "the rpc node has no block %s", tagText(tag))
 	}
-	return block.Ref{Number: uint64(h.Number), Hash: strings.ToLower(h.Hash), Timestamp: int64(h.Timestamp)}, nil
+	return h.ref(), nil
 }
 
 // HeaderAt is Header of block n.

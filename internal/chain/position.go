@@ -77,7 +77,7 @@ func (r *Reader) Position(ctx context.Context, market common.Address, optionID *
 	for i := 0; i < speculativeLegs; i++ {
 		calls = append(calls, Call{market, pack(m, "opTickMap", optionID, big.NewInt(int64(i)))})
 	}
-	res, err := r.AggregateResults(ctx, calls)
+	res, err := r.aggregateFirst(ctx, calls) // a prepared exercise's first read: it learns the answer's block
 	if err != nil {
 		return nil, err
 	}

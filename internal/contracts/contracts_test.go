@@ -28,6 +28,7 @@ func TestSelectors(t *testing.T) {
 		{OptionMarketV2, "multicall", "ac9650d8"},
 		{QuoterV2, "quoteExactInputSingle", "c6a5026a"},
 		{Multicall3, "aggregate3", "82ad56cb"},
+		{ArbSys, "arbBlockNumber", "a3b1b31d"}, // keccak256("arbBlockNumber()")
 		{ERC20, "decimals", "313ce567"},
 		{ERC20, "symbol", "95d89b41"},
 		{Pool, "slot0", "3850c7bd"},

@@ -22,14 +22,15 @@ import (
 //     take the subgraph's indexed block as last seen, with no round trip
 //     of their own while it is younger than the answer's stale bound
 //     (pinIndexed, HeadAges): the strikes document asks the unpinned head
-//     for free, readiness probes and the start check record what their
+//     for free, readiness probes and the read at start (SeedHeads) record what their
 //     `_meta` read, and a head older than HeadAges.Fresh starts one
 //     background `_meta` so the next miss has a fresh one. Only a head
 //     older than the stale bound (an idle gateway without readiness
 //     probes), or none, makes the miss ask `_meta` first;
 //   - routes that read the chain only (prepared exercises) run at the
-//     head, whose header the first read fetches: the block the
-//     simulation ran at is the block the answer names.
+//     head, whose header the first read fetches in the same round trip
+//     (package chain, aggregateFirst): the block the simulation ran at
+//     is the block the answer names.
 
 // DefaultHeadFresh is how old the subgraph's indexed block, as last seen,
 // may be for a strikes-chain miss to pin to it without refreshing it:

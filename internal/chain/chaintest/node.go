@@ -112,6 +112,11 @@ type Node struct {
 	Hashes func(number uint64) common.Hash
 	// CallBlocks counts the block parameters eth_calls were made at.
 	CallBlocks map[string]int
+	// ArbitrumL1Block, when set, makes the node number blocks as
+	// Arbitrum does: block.number (Multicall3's getBlockNumber) answers
+	// this estimate of Ethereum's block, and only ArbSys (0x64)
+	// arbBlockNumber answers the node's own, BlockNumber.
+	ArbitrumL1Block uint64
 
 	requests atomic.Int64
 	calls    atomic.Int64
@@ -295,6 +300,12 @@ func (n *Node) call(from, to common.Address, data []byte) ([]byte, bool) {
 	if to == n.Multicall3 {
 		return n.multicall3(data)
 	}
+	if to == contracts.ArbSysAddress && n.ArbitrumL1Block != 0 {
+		if len(data) < 4 || !bytes.Equal(data[:4], contracts.ArbSys.Methods["arbBlockNumber"].ID) {
+			return nil, false
+		}
+		return common.LeftPadBytes(new(big.Int).SetUint64(n.BlockNumber).Bytes(), 32), true
+	}
 	if len(data) < 4 {
 		return nil, len(data) == 0
 	}
@@ -373,7 +384,11 @@ func (n *Node) multicall3(data []byte) ([]byte, bool) {
 		return nil, false
 	}
 	if bytes.Equal(data[:4], contracts.Multicall3Block.Methods["getBlockNumber"].ID) {
-		return common.LeftPadBytes(new(big.Int).SetUint64(n.BlockNumber).Bytes(), 32), true
+		number := n.BlockNumber
+		if n.ArbitrumL1Block != 0 {
+			number = n.ArbitrumL1Block // block.number on Arbitrum
+		}
+		return common.LeftPadBytes(new(big.Int).SetUint64(number).Bytes(), 32), true
 	}
 	method, err := contracts.Multicall3.MethodById(data[:4])
 	if err != nil {
