@@ -62,12 +62,14 @@ type Policy struct {
 
 // Options configure a Cache.
 type Options struct {
+	// MaxEntries bounds the entries (oldest write evicted first); required.
 	MaxEntries int
 	// MaxBytes bounds the sum of Size over entries; 0 means no byte bound.
 	MaxBytes int64
 	// Size measures an entry; nil counts every entry as 0 bytes.
 	Size func(any) int64
-	// FillTimeout is the deadline of one fill, independent of any caller.
+	// FillTimeout is the deadline of one fill, independent of any caller;
+	// required.
 	FillTimeout time.Duration
 	// OnRefreshError, if set, hears about failed background refreshes.
 	OnRefreshError func(key string, err error)
@@ -112,15 +114,20 @@ type Cache[V any] struct {
 
 // New returns an empty cache. go-cache's janitor drops expired entries once
 // a minute; their bytes count against MaxBytes until then.
+//
+// MaxEntries and FillTimeout are required: every caller states its bound
+// (a constant of its package, or validated configuration), so a zero is a
+// wiring mistake and New panics naming the field rather than picking a
+// bound of its own. So does Shared without a Codec.
 func New[V any](opts Options) *Cache[V] {
 	if opts.Shared != nil && opts.Codec == nil {
 		panic("cache: Options.Shared without a Codec")
 	}
 	if opts.MaxEntries <= 0 {
-		opts.MaxEntries = 10000
+		panic("cache: Options.MaxEntries must be positive")
 	}
 	if opts.FillTimeout <= 0 {
-		opts.FillTimeout = 30 * time.Second
+		panic("cache: Options.FillTimeout must be positive")
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

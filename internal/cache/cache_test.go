@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -86,7 +87,7 @@ func TestCancelledFirstWaiterDoesNotFailOthers(t *testing.T) {
 }
 
 func TestErrorsAreNotStored(t *testing.T) {
-	c := New[int](Options{MaxEntries: 10})
+	c := New[int](Options{MaxEntries: 10, FillTimeout: time.Minute})
 	boom := errors.New("boom")
 	if _, _, _, err := c.Get(context.Background(), "k", minute, func(context.Context) (int, error) { return 0, boom }); !errors.Is(err, boom) {
 		t.Fatal(err)
@@ -104,7 +105,7 @@ func TestErrorsAreNotStored(t *testing.T) {
 }
 
 func TestPanickingFillBecomesError(t *testing.T) {
-	c := New[int](Options{MaxEntries: 10})
+	c := New[int](Options{MaxEntries: 10, FillTimeout: time.Minute})
 	_, _, _, err := c.Get(context.Background(), "k", minute, func(context.Context) (int, error) { panic("bad") })
 	if err == nil {
 		t.Fatal("no error")
@@ -119,7 +120,7 @@ func TestStaleWhileRevalidateAndStaleIfError(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	c := New[int](Options{MaxEntries: 10, Now: clock})
+	c := New[int](Options{MaxEntries: 10, FillTimeout: time.Minute, Now: clock})
 	p := Policy{TTL: time.Minute, Grace: time.Hour}
 	c.Set("k", 1, p)
 	if _, st, _, _ := c.Get(context.Background(), "k", p, nil); st != Hit {
@@ -179,7 +180,7 @@ func waitFor(t *testing.T, cond func() bool) {
 }
 
 func TestEntryAndByteBounds(t *testing.T) {
-	c := New[[]byte](Options{MaxEntries: 100, MaxBytes: 10_000, Size: func(v any) int64 { return int64(len(v.([]byte))) }})
+	c := New[[]byte](Options{MaxEntries: 100, FillTimeout: time.Minute, MaxBytes: 10_000, Size: func(v any) int64 { return int64(len(v.([]byte))) }})
 	for i := 0; i < 1000; i++ {
 		c.Set(fmt.Sprint(i), make([]byte, 50), minute)
 	}
@@ -214,7 +215,7 @@ func TestMillionKeysStayWithinBound(t *testing.T) {
 		t.Skip("a million inserts")
 	}
 	const bound = 8 << 20
-	c := New[[]byte](Options{MaxEntries: 1 << 30, MaxBytes: bound, Size: func(v any) int64 { return int64(len(v.([]byte))) + 256 }})
+	c := New[[]byte](Options{MaxEntries: 1 << 30, FillTimeout: time.Minute, MaxBytes: bound, Size: func(v any) int64 { return int64(len(v.([]byte))) + 256 }})
 	var base runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&base)
@@ -240,7 +241,7 @@ func TestMillionKeysStayWithinBound(t *testing.T) {
 // (its answer stored) before the process goes on to close the shared tier.
 func TestDrainWaitsForBackgroundRefresh(t *testing.T) {
 	now := time.Unix(1000, 0)
-	c := New[string](Options{Now: func() time.Time { return now }})
+	c := New[string](Options{MaxEntries: 10, FillTimeout: time.Minute, Now: func() time.Time { return now }})
 	p := Policy{TTL: time.Second, Grace: time.Minute}
 	if _, _, _, err := c.Get(context.Background(), "k", p, func(context.Context) (string, error) { return "v1", nil }); err != nil {
 		t.Fatal(err)
@@ -271,5 +272,22 @@ func TestDrainWaitsForBackgroundRefresh(t *testing.T) {
 	}
 	if err := c.Drain(context.Background()); err != nil {
 		t.Fatalf("nothing running: %v", err)
+	}
+}
+
+// New refuses a missing bound, naming it, instead of choosing one.
+func TestNewRefusesZeroBounds(t *testing.T) {
+	for name, opts := range map[string]Options{
+		"MaxEntries":  {FillTimeout: time.Minute},
+		"FillTimeout": {MaxEntries: 10},
+	} {
+		func() {
+			defer func() {
+				if r, _ := recover().(string); !strings.Contains(r, name) {
+					t.Errorf("zero %s: panic %q", name, r)
+				}
+			}()
+			New[int](opts)
+		}()
 	}
 }
