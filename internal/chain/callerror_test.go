@@ -12,6 +12,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
+	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
@@ -26,7 +27,7 @@ func fakeNode(t *testing.T, node *chaintest.Node) (*chain.Reader, *rpc.Client) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	return chain.NewReader(c, chain.Options{Multicall3: node.Multicall3}), c
+	return readertest.NewReader(t, c, node.Multicall3), c
 }
 
 // Only a revert is the contract's answer; every other JSON-RPC error of a

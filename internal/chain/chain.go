@@ -100,27 +100,30 @@ type Reader struct {
 	seenHandlers *cache.Cache[[]common.Address]
 }
 
-// Options configure a Reader.
+// Options configure a Reader. Both durations are required: the composition
+// root passes them from validated configuration (CLAMM_UPSTREAM_TIMEOUT,
+// CLAMM_IMMUTABLES_TTL), and tests from chaintest.
 type Options struct {
 	Multicall3    common.Address
 	CallTimeout   time.Duration // deadline of one eth_call
-	ImmutablesTTL time.Duration
+	ImmutablesTTL time.Duration // how long a market's immutable facts are kept
 }
 
-// NewReader returns a reader over rpc.
-func NewReader(c Caller, opts Options) *Reader {
+// NewReader returns a reader over rpc. A zero or negative duration in opts is
+// refused with an error naming it, not replaced by one of the reader's own.
+func NewReader(c Caller, opts Options) (*Reader, error) {
 	if opts.CallTimeout <= 0 {
-		opts.CallTimeout = 10 * time.Second
+		return nil, errors.New("chain: CallTimeout must be positive")
 	}
 	if opts.ImmutablesTTL <= 0 {
-		opts.ImmutablesTTL = 24 * time.Hour
+		return nil, errors.New("chain: ImmutablesTTL must be positive")
 	}
 	r := &Reader{
 		rpc: c, multicall: opts.Multicall3, timeout: opts.CallTimeout, ttl: opts.ImmutablesTTL,
 		immutables: cache.New[*MarketInfo](cache.Options{MaxEntries: 4096, FillTimeout: opts.CallTimeout}),
 	}
 	r.facts, r.seenHandlers = newFactCaches(opts.CallTimeout)
-	return r
+	return r, nil
 }
 
 // Result is one call's outcome inside an aggregate3 batch.

@@ -30,7 +30,7 @@ func (refusingNode) BatchCallContext(_ context.Context, b []rpc.BatchElem) error
 // A node that refuses eth_call's overrides is named as such (an operator
 // can change nodes), a 502, not a generic failure.
 func TestProbeOnANodeWithoutOverrides(t *testing.T) {
-	r := NewReader(refusingNode{}, Options{})
+	r := newTestReader(t, refusingNode{}, common.Address{})
 	_, _, err := r.ProbeActions(context.Background(), Probe{Signer: common.Address{1}, Block: 2, Actions: []Action{{To: common.Address{2}}}})
 	p := problem.As(err)
 	if p == nil || p.Code != problem.RPCError || !strings.Contains(err.Error(), "state and a block override") {

@@ -49,7 +49,7 @@ func testReader(t *testing.T, n *chaintest.Node) *Reader {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewReader(c, Options{Multicall3: n.Multicall3})
+	return newTestReader(t, c, n.Multicall3)
 }
 
 // A market's first read gives the same answer as one ChainedRead and, on

@@ -91,7 +91,7 @@ func TestFirstReadAtAnotherBlockIsReadAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := NewReader(movingHead{c, n}, Options{Multicall3: n.Multicall3})
+	r := newTestReader(t, movingHead{c, n}, n.Multicall3)
 	ctx, pin := block.With(context.Background(), 0)
 	if _, err := r.Position(ctx, tMarket, big.NewInt(7)); err != nil {
 		t.Fatal(err)

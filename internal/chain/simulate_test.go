@@ -92,7 +92,7 @@ func TestSimulateSequence(t *testing.T) {
 	// Leg 2 earns 100, less 30 for each earlier leg that ran (impact).
 	impact := func(leg int, before []int) int64 { return 100 - 30*int64(len(before)) }
 	m := &market{profit: impact}
-	r := NewReader(m, Options{})
+	r := newTestReader(t, m, common.Address{})
 	out, err := r.SimulateSequence(context.Background(), common.Address{1}, common.Address{2}, params(3))
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func TestSimulateSequence(t *testing.T) {
 	}
 
 	m = &market{profit: impact, reverts: map[int]string{1: "DopexV2OptionMarket__NotEnoughAfterSwap"}}
-	r = NewReader(m, Options{})
+	r = newTestReader(t, m, common.Address{})
 	p := params(4)
 	p.LiquidityToExercise[3] = new(big.Int) // not a candidate
 	out, err = r.SimulateSequence(context.Background(), common.Address{1}, common.Address{2}, p)
@@ -122,14 +122,14 @@ func TestSimulateSequence(t *testing.T) {
 
 	// A leg adding nothing (here: the third leg to run) is left out.
 	m = &market{profit: func(leg int, before []int) int64 { return 100 - 50*int64(len(before)) }}
-	out, err = NewReader(m, Options{}).SimulateSequence(context.Background(), common.Address{1}, common.Address{2}, params(3))
+	out, err = newTestReader(t, m, common.Address{}).SimulateSequence(context.Background(), common.Address{1}, common.Address{2}, params(3))
 	if err != nil || !out[1].Exercised || out[2].Exercised || out[2].Reason != NoProfit {
 		t.Fatalf("%v %+v", err, out)
 	}
 
 	// A market-level revert (not the owner) is not a leg's fault.
 	m = &market{profit: impact, reverts: map[int]string{0: "DopexV2OptionMarket__NotOwnerOrDelegator"}}
-	_, err = NewReader(m, Options{}).SimulateSequence(context.Background(), common.Address{1}, common.Address{2}, params(2))
+	_, err = newTestReader(t, m, common.Address{}).SimulateSequence(context.Background(), common.Address{1}, common.Address{2}, params(2))
 	var rev *RevertError
 	if !errors.As(err, &rev) || rev.Reason != "DopexV2OptionMarket__NotOwnerOrDelegator" {
 		t.Fatalf("market-level revert: %v", err)
@@ -141,7 +141,7 @@ func TestSimulateSequence(t *testing.T) {
 func TestSimulationNodeFailure(t *testing.T) {
 	for _, nodeErr := range []error{jsonErr{-32000, "header not found", nil}, jsonErr{-32005, "rate limited", "0x"}, jsonErr{-32603, "internal error", nil}} {
 		m := &market{nodeErr: nodeErr}
-		r := NewReader(m, Options{})
+		r := newTestReader(t, m, common.Address{})
 		_, err := r.SimulateSequence(context.Background(), common.Address{1}, common.Address{2}, params(2))
 		want := problem.KindUpstreamError
 		if nodeErr.(jsonErr).code == -32005 {

@@ -161,6 +161,7 @@ func TestBadValuesAreRefusedNamingTheVariable(t *testing.T) {
 		{"CLAMM_MAX_FILLS", "-1"},
 		{"CLAMM_REDIS_TIMEOUT", "-1s"},
 		{"CLAMM_REDIS_TIMEOUT", "0"},
+		{"CLAMM_IMMUTABLES_TTL", "0s"}, // once silently 24 h (the chain reader's own default)
 	} {
 		_, err := Load(env(map[string]string{c.name: c.value}))
 		if err == nil || !strings.Contains(err.Error(), c.name) {

@@ -66,7 +66,7 @@ var settings = []setting{
 		check: func(c *Config) error { return positive(c.PrepareTTL) },
 		doc:   "how long a prepared exercise (its quotes) is served from cache; the same bounds purchase quotes as `CLAMM_STRIKES_TTL` bounds strikes chains"},
 	{env: "CLAMM_IMMUTABLES_TTL", json: "immutablesTTL", def: "24h", field: func(c *Config) any { return &c.ImmutablesTTL },
-		check: func(c *Config) error { return notNegative(c.ImmutablesTTL) },
+		check: func(c *Config) error { return positive(c.ImmutablesTTL) },
 		doc:   "how long a market's immutable facts (assets, pool, fee) are kept"},
 	{env: "CLAMM_CACHE_MAX_ENTRIES", json: "cacheMaxEntries", def: "10000", field: func(c *Config) any { return &c.CacheMaxEntries },
 		check: func(c *Config) error { return positive(c.CacheMaxEntries) },

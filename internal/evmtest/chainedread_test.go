@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	reader "github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
@@ -28,7 +29,7 @@ func TestChainedReadMarketSnapshotOnRealContracts(t *testing.T) {
 	p := pt.Deploy(t, pt.Config{Inverted: true})
 	c, market := p.Chain, p.Market
 
-	r := reader.NewReader(c.RPC(), reader.Options{})
+	r := readertest.NewReader(t, c.RPC(), common.Address{})
 	info, st, err := r.MarketSnapshot(context.Background(), market)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
-	reader "github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 )
 
@@ -40,7 +40,7 @@ func TestFirstReadAtTheHeadIsNumberedByTheEVM(t *testing.T) {
 	p := pt.Deploy(t, pt.Config{})
 	mc := p.DeployMulticall3()
 	c := &countingRPC{Client: p.Chain.RPC()}
-	r := reader.NewReader(c, reader.Options{Multicall3: mc})
+	r := readertest.NewReader(t, c, mc)
 	var head struct {
 		Number hexutil.Uint64 `json:"number"`
 		Hash   string         `json:"hash"`

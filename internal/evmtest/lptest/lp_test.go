@@ -14,7 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -53,7 +53,7 @@ func deploy(t *testing.T) *setup {
 	p := pt.Deploy(t, pt.Config{})
 	p.DeployV1()
 	_, tick := p.Slot0(p.Pool)
-	reader := chain.NewReader(p.Chain.RPC(), chain.Options{Multicall3: p.DeployMulticall3()})
+	reader := readertest.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
 	ch := &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{
 		p.Handler: {Name: "uniswap"}, p.HandlerV1: {Name: "uniswap", Deprecated: true}}}
 	up := &service.Upstreams{Config: ch, Subgraph: &marketsSubgraph{p: p}, Chain: reader, Strikes: reader, Hooks: reader, Pricing: reader, LP: reader}
@@ -485,7 +485,7 @@ func TestWithdrawV1(t *testing.T) {
 func TestDepositInvertedByStrikes(t *testing.T) {
 	p := pt.Deploy(t, pt.Config{Inverted: true})
 	_, tick := p.Slot0(p.Pool)
-	reader := chain.NewReader(p.Chain.RPC(), chain.Options{Multicall3: p.DeployMulticall3()})
+	reader := readertest.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
 	ch := &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{p.Handler: {Name: "uniswap"}}}
 	g := &marketsSubgraph{p: p}
 	up := &service.Upstreams{Config: ch, Subgraph: g, Chain: reader, Strikes: reader, Hooks: reader, Pricing: reader, LP: reader}

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
@@ -70,7 +71,7 @@ func oneInchAPI(t *testing.T, p *pt.Protocol) *httptest.Server {
 
 func newService(t *testing.T, p *pt.Protocol) *service.Service {
 	rc := p.Chain.RPC()
-	reader := chain.NewReader(rc, chain.Options{})
+	reader := readertest.NewReader(t, rc, common.Address{})
 	ch := &config.Chain{ID: chainID, Swappers: map[string]*config.Swapper{
 		"uni-v3": {Kind: "uniswap-v3", Address: p.Swapper, Quoter: p.Quoter},
 		"1inch":  {Kind: "1inch", Address: p.OneInchSwapper},

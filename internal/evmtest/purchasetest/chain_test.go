@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
@@ -45,7 +46,7 @@ func TestOptionsChainOneRoundTrip(t *testing.T) {
 	mc := p.DeployMulticall3()
 	fresh := func() (*service.Service, *counting) {
 		c := &counting{Caller: p.Chain.RPC()}
-		reader := chain.NewReader(c, chain.Options{Multicall3: mc})
+		reader := readertest.NewReader(t, c, mc)
 		up := *s.upstreams()
 		up.Chain, up.Strikes, up.Hooks, up.Pricing = reader, reader, reader, reader
 		return service.New(map[uint64]*service.Upstreams{chainID: &up}), c
