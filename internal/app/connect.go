@@ -48,23 +48,9 @@ func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*servi
 	if err != nil {
 		return nil, fmt.Errorf("chain %d: %w", ch.ID, err)
 	}
-	if o.Getenv == nil {
-		o.Getenv = func(string) string { return "" }
-	}
-	quoters := map[string]swap.Quoter{}
-	for id, sw := range ch.Swappers {
-		contracts := swap.Contracts{Address: sw.Address, ByDex: sw.ByDex}
-		switch sw.Kind {
-		case "uniswap-v3":
-			quoters[id] = &swap.UniV3{RPC: rc, Quoter: sw.Quoter, Timeout: o.UpstreamTimeout, Contracts: contracts}
-		case "1inch":
-			key := ""
-			if sw.APIKeyEnv != "" {
-				key = o.Getenv(sw.APIKeyEnv)
-			}
-			quoters[id] = &swap.OneInch{BaseURL: sw.APIBaseURL, APIKey: key, ChainID: ch.ID,
-				HTTP: quoteHTTP, Timeout: o.UpstreamTimeout, Contracts: contracts}
-		}
+	quoters, err := newQuoters(ch, rc, quoteHTTP, o)
+	if err != nil {
+		return nil, err
 	}
 	sg := subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout, MaxBytes: o.Upstream.MaxBody})
 	return &service.Upstreams{
@@ -81,6 +67,40 @@ func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*servi
 		Head:      reader,
 		Meta:      sg,
 	}, nil
+}
+
+// newQuoters builds a chain's configured swappers' quoters, uni-v3 quoting
+// through rc, 1inch through hc.
+func newQuoters(ch *config.Chain, rc swap.BatchCaller, hc *http.Client, o connectOptions) (map[string]swap.Quoter, error) {
+	if o.Getenv == nil {
+		o.Getenv = func(string) string { return "" }
+	}
+	quoters := map[string]swap.Quoter{}
+	for id, sw := range ch.Swappers {
+		contracts := swap.Contracts{Address: sw.Address, ByDex: sw.ByDex}
+		var (
+			q   swap.Quoter
+			err error
+		)
+		switch sw.Kind {
+		case "uniswap-v3":
+			q, err = swap.NewUniV3(swap.UniV3{RPC: rc, Quoter: sw.Quoter, Timeout: o.UpstreamTimeout, Contracts: contracts})
+		case "1inch":
+			key := ""
+			if sw.APIKeyEnv != "" {
+				key = o.Getenv(sw.APIKeyEnv)
+			}
+			q, err = swap.NewOneInch(swap.OneInch{BaseURL: sw.APIBaseURL, APIKey: key, ChainID: ch.ID,
+				HTTP: hc, Timeout: o.UpstreamTimeout, Contracts: contracts})
+		default:
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("chain %d swapper %s: %w", ch.ID, id, err)
+		}
+		quoters[id] = q
+	}
+	return quoters, nil
 }
 
 // traced makes one client span per upstream call, named by the upstream,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/big"
 	"testing"
+	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
@@ -39,7 +40,7 @@ func TestUniV3QuoteAndSwapDataAgainstRealContracts(t *testing.T) {
 		{TokenIn: tokenA, TokenOut: tokenB, AmountIn: amounts[0], Fee: fee, Slippage: slip},
 		{TokenIn: tokenB, TokenOut: tokenA, AmountIn: amounts[1], Fee: fee, Slippage: slip},
 	}
-	q := &swap.UniV3{RPC: p.Chain.RPC(), Quoter: p.Quoter}
+	q := &swap.UniV3{RPC: p.Chain.RPC(), Quoter: p.Quoter, Timeout: time.Minute}
 	quotes, err := q.Quote(ctx, reqs)
 	if err != nil {
 		t.Fatal(err)

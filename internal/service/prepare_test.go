@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -190,7 +191,7 @@ func TestPrepareWorkedExample(t *testing.T) {
 			Data: chain.OptionData{OpTickArrayLen: 1, TickLower: lo, TickUpper: hi, Expiry: big.NewInt(200), IsCall: true},
 			Legs: []chain.OptionLeg{{TickLower: lo, TickUpper: hi, LiquidityToUse: l}}}},
 		Quoters: map[string]swap.Quoter{"uni-v3": &swap.UniV3{RPC: fixedQuote{big.NewInt(10500)}, Quoter: common.HexToAddress("0x61fFE014bA17989E743c5F6cB21bF9697530B21e"),
-			Contracts: swap.Contracts{Address: cfg.Chains[42161].Swappers["uni-v3"].Address}}},
+			Timeout: time.Minute, Contracts: swap.Contracts{Address: cfg.Chains[42161].Swappers["uni-v3"].Address}}},
 	}
 	svc := service.New(map[uint64]*service.Upstreams{42161: up})
 	got, err := svc.PrepareExercise(context.Background(), service.PrepareRequest{ChainID: 42161, Market: market, OptionID: big.NewInt(1), SwapperID: "uni-v3", Slippage: slippage(t, "1")})

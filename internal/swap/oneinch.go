@@ -3,6 +3,7 @@ package swap
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -32,11 +33,22 @@ type OneInch struct {
 	APIKey  string // sent as a bearer token; never logged
 	ChainID uint64
 	HTTP    *http.Client
+	// Timeout is the deadline of one leg's quote; required (NewOneInch).
 	Timeout time.Duration
 	// Router is the router the OneInchSwapper forwards to; zero means
 	// AggregationRouterV5 (tests deploy their own).
 	Router common.Address
 	Contracts
+}
+
+// NewOneInch returns o after checking what configuration must supply: a
+// Timeout of zero or below is refused naming it, not replaced by one of the
+// quoter's own (the composition root passes CLAMM_UPSTREAM_TIMEOUT).
+func NewOneInch(o OneInch) (*OneInch, error) {
+	if o.Timeout <= 0 {
+		return nil, errors.New("swap: 1inch Timeout must be positive")
+	}
+	return &o, nil
 }
 
 // Explain implements Quoter. OneInchSwapper's bare require(success) drops
@@ -88,11 +100,10 @@ func (o *OneInch) Quote(ctx context.Context, reqs []Request) ([]Quote, error) {
 }
 
 func (o *OneInch) one(ctx context.Context, r Request) (Quote, error) {
-	timeout := o.Timeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
+	if o.Timeout <= 0 { // a literal that skipped NewOneInch
+		return Quote{}, errors.New("swap: 1inch Timeout must be positive")
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	q := url.Values{
 		"src":             {r.TokenIn.Hex()},

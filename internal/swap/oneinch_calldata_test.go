@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -76,7 +77,7 @@ func TestOneInchCalldataChecks(t *testing.T) {
 	}))
 	defer srv.Close()
 	slip, _ := clamm.ParseSlippage("1", 50)
-	o := &OneInch{BaseURL: srv.URL, ChainID: 42161}
+	o := &OneInch{BaseURL: srv.URL, ChainID: 42161, Timeout: time.Minute}
 	req := Request{AmountIn: big.NewInt(500), Receiver: market, Slippage: slip}
 	for _, bad := range [][]byte{answer(499, market), answer(500, common.Address{9})} {
 		data = bad

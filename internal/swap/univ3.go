@@ -25,10 +25,21 @@ type BatchCaller interface {
 
 // UniV3 quotes through a Uniswap V3 QuoterV2.
 type UniV3 struct {
-	RPC     BatchCaller
-	Quoter  common.Address
+	RPC    BatchCaller
+	Quoter common.Address
+	// Timeout is the deadline of one batch of quotes; required (NewUniV3).
 	Timeout time.Duration
 	Contracts
+}
+
+// NewUniV3 returns u after checking what configuration must supply: a
+// Timeout of zero or below is refused naming it, not replaced by one of the
+// quoter's own (the composition root passes CLAMM_UPSTREAM_TIMEOUT).
+func NewUniV3(u UniV3) (*UniV3, error) {
+	if u.Timeout <= 0 {
+		return nil, errors.New("swap: uni-v3 Timeout must be positive")
+	}
+	return &u, nil
 }
 
 // Explain implements Quoter: SwapRouter's reverts carry their reason.
@@ -52,11 +63,10 @@ func (u *UniV3) Quote(ctx context.Context, reqs []Request) ([]Quote, error) {
 	if u.Quoter == (common.Address{}) {
 		return nil, problem.New(problem.QuoteNotConfigured, "the uni-v3 swapper has no QuoterV2 configured on this chain")
 	}
-	timeout := u.Timeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
+	if u.Timeout <= 0 { // a literal that skipped NewUniV3
+		return nil, errors.New("swap: uni-v3 Timeout must be positive")
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, u.Timeout)
 	defer cancel()
 	// At the answer's block, learnt by the position read before the quotes.
 	at := block.Known(ctx, "latest")

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -56,7 +57,7 @@ func TestBatchWithOneFailedElement(t *testing.T) {
 	t.Parallel()
 	slip, _ := clamm.ParseSlippage("1", 50)
 	reqs := []Request{{AmountIn: big.NewInt(1), Slippage: slip}, {AmountIn: big.NewInt(2), Slippage: slip}}
-	q := &UniV3{Quoter: common.HexToAddress("0x61fFE014bA17989E743c5F6cB21bF9697530B21e")}
+	q := &UniV3{Quoter: common.HexToAddress("0x61fFE014bA17989E743c5F6cB21bF9697530B21e"), Timeout: time.Minute}
 	for _, c := range []struct {
 		err  error
 		code *problem.Code
@@ -104,7 +105,7 @@ func TestBatchNodeFailuresAreNotReverts(t *testing.T) {
 	defer c.Close()
 	slip, _ := clamm.ParseSlippage("1", 50)
 	reqs := []Request{{AmountIn: big.NewInt(1), Slippage: slip}}
-	q := &UniV3{RPC: c, Quoter: common.HexToAddress("0x61fFE014bA17989E743c5F6cB21bF9697530B21e")}
+	q := &UniV3{RPC: c, Quoter: common.HexToAddress("0x61fFE014bA17989E743c5F6cB21bF9697530B21e"), Timeout: time.Minute}
 	for _, tc := range []struct {
 		fault chaintest.RPCError
 		code  *problem.Code

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -79,9 +80,9 @@ func newService(t *testing.T, p *pt.Protocol) *service.Service {
 	return service.New(map[uint64]*service.Upstreams{chainID: {
 		Config: ch, Chain: reader, Positions: positions{reader, p},
 		Quoters: map[string]swap.Quoter{
-			"uni-v3": &swap.UniV3{RPC: rc, Quoter: p.Quoter, Contracts: swap.Contracts{Address: p.Swapper}},
+			"uni-v3": &swap.UniV3{RPC: rc, Quoter: p.Quoter, Timeout: time.Minute, Contracts: swap.Contracts{Address: p.Swapper}},
 			"1inch": &swap.OneInch{BaseURL: oneInchAPI(t, p).URL, ChainID: chainID, Router: p.OneInchRouter,
-				Contracts: swap.Contracts{Address: p.OneInchSwapper}},
+				Timeout: time.Minute, Contracts: swap.Contracts{Address: p.OneInchSwapper}},
 		},
 	}})
 }
