@@ -41,37 +41,43 @@ type Client struct {
 	maxBytes int64
 }
 
-// Options configure a Client.
+// Options configure a Client. Timeout and MaxBytes are required: the
+// composition root passes CLAMM_UPSTREAM_TIMEOUT and the upstream body
+// bound, tests subgraphtest's.
 type Options struct {
-	HTTPClient *http.Client
-	Docs       queries.Set
+	HTTPClient *http.Client  // nil: http.DefaultClient
+	Docs       queries.Set   // nil: the embedded documents
 	Timeout    time.Duration // deadline of one query
-	PageSize   int           // strikes per page, at most MaxFirst
-	// MaxBytes bounds one answer however many pages it takes (0: 32 MiB):
-	// a subgraph paging without end cannot grow one request's memory
-	// past what a single answer may hold.
+	// PageSize is strikes per page; 0 (or more than Graph Node's MaxFirst)
+	// means MaxFirst, the protocol's own bound, not a configured value.
+	PageSize int
+	// MaxBytes bounds one answer however many pages it takes: a subgraph
+	// paging without end cannot grow one request's memory past what a
+	// single answer may hold.
 	MaxBytes int64
 }
 
 // New returns a client for the Graph Node query URL. The library's retry
-// option is left off: it sleeps without watching the context.
-func New(url string, opts Options) *Client {
+// option is left off: it sleeps without watching the context. A zero or
+// negative Timeout or MaxBytes is refused, naming it, not replaced by a
+// bound of the client's own.
+func New(url string, opts Options) (*Client, error) {
+	if opts.Timeout <= 0 {
+		return nil, errors.New("subgraph: Timeout must be positive")
+	}
+	if opts.MaxBytes <= 0 {
+		return nil, errors.New("subgraph: MaxBytes must be positive")
+	}
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = http.DefaultClient
 	}
 	if opts.Docs == nil {
 		opts.Docs = queries.Embedded()
 	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = 10 * time.Second
-	}
 	if opts.PageSize <= 0 || opts.PageSize > MaxFirst {
 		opts.PageSize = MaxFirst
 	}
-	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = 32 << 20
-	}
-	return &Client{gql: graphql.NewClient(url, opts.HTTPClient), docs: opts.Docs, timeout: opts.Timeout, pageSize: opts.PageSize, maxPages: 100, maxBytes: opts.MaxBytes}
+	return &Client{gql: graphql.NewClient(url, opts.HTTPClient), docs: opts.Docs, timeout: opts.Timeout, pageSize: opts.PageSize, maxPages: 100, maxBytes: opts.MaxBytes}, nil
 }
 
 // Meta is Graph Node's _meta: which block the answer reflects. Hash is

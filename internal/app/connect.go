@@ -52,7 +52,10 @@ func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*servi
 	if err != nil {
 		return nil, err
 	}
-	sg := subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout, MaxBytes: o.Upstream.MaxBody})
+	sg, err := subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout, MaxBytes: o.Upstream.MaxBody})
+	if err != nil {
+		return nil, fmt.Errorf("chain %d: %w", ch.ID, err)
+	}
 	return &service.Upstreams{
 		Config:    ch,
 		Subgraph:  sg,
