@@ -25,9 +25,9 @@ import (
 //     take the subgraph's indexed block as last seen, with no round trip
 //     of their own while it is younger than the answer's stale bound
 //     (pinIndexed, HeadAges): the strikes document asks the unpinned head
-//     for free, readiness probes and the read at start (SeedHeads) record what their
-//     `_meta` read, and a head older than HeadAges.Fresh starts one
-//     background `_meta` so the next miss has a fresh one. Only a head
+//     for free, readiness probes and the read at start (SeedHeads) record
+//     what their `_meta` read, and a head older than HeadAges.Fresh starts
+//     one background `_meta` so the next miss has a fresh one. Only a head
 //     older than the stale bound (an idle gateway without readiness
 //     probes), or none, makes the miss ask `_meta` first (one read shared
 //     by the misses that ask at the same time: readHead);
