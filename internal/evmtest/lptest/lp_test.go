@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -419,8 +420,8 @@ func (s *setup) checkSent(t *testing.T, u *pt.Account, handler common.Address, i
 }
 
 // A V1 position: max burns what options leave free, no reservation is
-// offered, more than free is a 422, and a paused handler or a stranger
-// are refused.
+// offered, more than free is a 422, and a paused handler, a handler the
+// position manager does not take or a stranger are refused.
 func TestWithdrawV1(t *testing.T) {
 	s := deploy(t)
 	p := s.p
@@ -452,6 +453,26 @@ func TestWithdrawV1(t *testing.T) {
 		t.Errorf("paused: %v", err)
 	}
 	p.Pause(p.HandlerV1, false)
+	// Off the position manager's whitelist, or the position manager off
+	// the handler's apps, burnPosition would revert: the answer says why,
+	// though the V1 range is read twice (V2's id, then V1's) and the
+	// second read knows nothing of the position managers.
+	for _, off := range []struct {
+		what   string
+		to     common.Address
+		abi    abi.ABI
+		method string
+		arg    common.Address
+	}{
+		{"handler off the position manager", p.PositionManager, pt.PositionManager.ABI, "updateWhitelistHandler", p.HandlerV1},
+		{"position manager off the handler's apps", p.HandlerV1, pt.HandlerV1.ABI, "updateWhitelistedApps", p.PositionManager},
+	} {
+		p.Chain.MustSend(p.Owner, off.to, off.abi, off.method, off.arg, false)
+		if _, err := s.svc.PrepareWithdraw(ctx, req); code(err) != "HANDLER_NOT_WHITELISTED" {
+			t.Errorf("%s: %v", off.what, err)
+		}
+		p.Chain.MustSend(p.Owner, off.to, off.abi, off.method, off.arg, true)
+	}
 	w, err := s.svc.PrepareWithdraw(ctx, req)
 	if err != nil {
 		t.Fatal(err)
