@@ -294,3 +294,41 @@ func TestStrikesMissUsesAStaleHeadAndRefreshesIt(t *testing.T) {
 		}
 	})
 }
+
+// Concurrent strikes misses on a gateway that has seen no head share one
+// `_meta` read: the first miss's read is held until every miss has asked,
+// and all of them pin to what it answers.
+func TestConcurrentMissesWithNoHeadShareOneMeta(t *testing.T) {
+	a, f, log := loggedApp(t)
+	log.mu.Lock()
+	log.hold = make(chan struct{})
+	log.mu.Unlock()
+	const misses = 8
+	type answer struct {
+		block uint64
+		err   error
+	}
+	answers := make(chan answer, misses)
+	for i := range misses {
+		go func(k int) {
+			n, err := tryStrikesMiss(t, a, 20+k)
+			answers <- answer{n, err}
+		}(i)
+	}
+	// Every miss is waiting on the one read now, or past the point where
+	// it would have asked its own; give the others time to ask if they do.
+	eventually(t, "the first `_meta`", func() bool { return log.count("Meta") > 0 })
+	time.Sleep(50 * time.Millisecond)
+	log.mu.Lock()
+	close(log.hold)
+	log.hold = nil
+	log.mu.Unlock()
+	for range misses {
+		if got := <-answers; got.err != nil || got.block != f.Node.BlockNumber {
+			t.Errorf("a miss names block %d (%v), the subgraph's indexed block is %d", got.block, got.err, f.Node.BlockNumber)
+		}
+	}
+	if n := log.count("Meta"); n != 1 {
+		t.Errorf("%d misses asked `_meta` %d times, want once: %v", misses, n, log.reset())
+	}
+}

@@ -105,6 +105,16 @@ func lpState(ctx context.Context, up *Upstreams, q chain.LPQuery, pms []common.A
 	return st, problem.New(problem.HandlerNotWhitelisted, "handler %s is not whitelisted on the position manager of any option market on chain %d (whitelistedHandlers, whitelistedApps)", q.Handler.Hex(), up.Config.ID).On("handler")
 }
 
+// noHookOnV1 refuses a hook on a range of a V1 handler (format): V1
+// ranges have none (neither their token id nor their payload has the
+// field), and a deposit or withdrawal named with one names no range.
+func noHookOnV1(format int, handler, hook common.Address) error {
+	if format == chain.HandlerFormatV1 && hook != (common.Address{}) {
+		return problem.InvalidParam("hook", "handler %s is a V1 handler: its ranges have no hook (give the zero address)", handler.Hex())
+	}
+	return nil
+}
+
 // lpHandler is the handler's registry entry and generation.
 func lpHandler(up *Upstreams, h common.Address, format int) LPHandler {
 	out := LPHandler{Address: h.Hex(), Version: "V2"}

@@ -135,8 +135,8 @@ func (d *deposit) read(ctx context.Context) error {
 	if d.st, err = lpState(ctx, d.up, q, pms); err != nil {
 		return err
 	}
-	if d.st.Format == chain.HandlerFormatV1 && d.req.Hook != (common.Address{}) {
-		return problem.InvalidParam("hook", "handler %s is a V1 handler: its ranges have no hook (give the zero address)", d.req.Handler.Hex())
+	if err := noHookOnV1(d.st.Format, d.req.Handler, d.req.Hook); err != nil {
+		return err
 	}
 	if d.st.Paused {
 		return problem.New(problem.HandlerPaused, "handler %s is paused: mintPosition would revert (Pausable: paused)", d.req.Handler.Hex()).On("handler")
@@ -168,7 +168,7 @@ func (d *deposit) layout() error {
 	n := int64(len(ticks))
 	share, extra := new(big.Int).QuoRem(d.req.Amount, big.NewInt(n), new(big.Int))
 	info := d.market.Info
-	m := clamm.Market{Token0IsCall: info.Token0IsCall(), Decimals0: int(d.st.Tokens[0].Decimals), Decimals1: int(d.st.Tokens[1].Decimals)}
+	m := d.clammMarket()
 	heldIsCall := d.heldIs0 == info.Token0IsCall()
 	for i, t := range ticks {
 		amt := new(big.Int).Set(share)
@@ -209,6 +209,12 @@ func (d *deposit) layout() error {
 	}
 	d.ticks = ticks
 	return nil
+}
+
+// clammMarket is the market whose assets name the side and the strikes,
+// with the pool's token decimals, for the strike maths.
+func (d *deposit) clammMarket() clamm.Market {
+	return clamm.Market{Token0IsCall: d.market.Info.Token0IsCall(), Decimals0: int(d.st.Tokens[0].Decimals), Decimals1: int(d.st.Tokens[1].Decimals)}
 }
 
 // position is range t of the request's handler, pool and hook.
@@ -276,7 +282,7 @@ func (d *deposit) rangeTicks() ([][2]int, error) {
 
 func (d *deposit) strikeTicks(sp int) ([][2]int, error) {
 	info := d.market.Info
-	m := clamm.Market{Token0IsCall: info.Token0IsCall(), Decimals0: int(d.st.Tokens[0].Decimals), Decimals1: int(d.st.Tokens[1].Decimals)}
+	m := d.clammMarket()
 	// tick ≈ log_1.0001(price / 10^(d0-d1)), or of 10^(d1-d0) / price when
 	// the call asset is token1; the window is widened a spacing each way
 	// and every range in it is checked by its exact strike.
@@ -359,10 +365,7 @@ func (d *deposit) finish(ctx context.Context) (PreparedDeposit, error) {
 	if pull, err = handlerPull(res); err != nil {
 		return PreparedDeposit{}, err
 	}
-	held := 1
-	if d.heldIs0 {
-		held = 0
-	}
+	held := d.held()
 	for i := range d.ranges {
 		amts, _ := decodePull(res[i]) // decoded above
 		d.ranges[i].Pull = amts[held].String()
@@ -383,11 +386,7 @@ func (d *deposit) finish(ctx context.Context) (PreparedDeposit, error) {
 }
 
 func (d *deposit) response(multicall []byte) PreparedDeposit {
-	st := d.st
-	k := 1
-	if d.heldIs0 {
-		k = 0
-	}
+	st, k := d.st, d.held()
 	side := "put"
 	if d.heldIs0 == d.market.Info.Token0IsCall() {
 		side = "call"
@@ -404,14 +403,20 @@ func (d *deposit) response(multicall []byte) PreparedDeposit {
 	}
 }
 
+// held is the index among the pool's tokens (0 or 1) of the token the
+// ranges hold: the one the deposit is of.
+func (d *deposit) held() int {
+	if d.heldIs0 {
+		return 0
+	}
+	return 1
+}
+
 // localPull is what the ranges ask for by the maths (out-of-range ranges
 // ask a fixed amount of their token, whatever the price inside the side).
 func (d *deposit) localPull() []*big.Int {
 	pull := []*big.Int{new(big.Int), new(big.Int)}
-	k := 1
-	if d.heldIs0 {
-		k = 0
-	}
+	k := d.held()
 	for _, r := range d.ranges {
 		v, _ := new(big.Int).SetString(r.Pull, 10)
 		pull[k].Add(pull[k], v)

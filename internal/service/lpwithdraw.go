@@ -145,10 +145,11 @@ func (w *withdrawal) read(ctx context.Context) error {
 	if st == nil {
 		return err
 	}
+	// herr, not err: err holds the first read's verdict (below).
+	if herr := noHookOnV1(st.Format, w.req.Handler, w.req.Hook); herr != nil {
+		return herr
+	}
 	if st.Format == chain.HandlerFormatV1 {
-		if w.req.Hook != (common.Address{}) {
-			return problem.InvalidParam("hook", "handler %s is a V1 handler: its ranges have no hook (give the zero address)", w.req.Handler.Hex())
-		}
 		pos.V1 = true
 		q.TokenID = pos.TokenID()
 		q.PositionManager = st.PositionManager

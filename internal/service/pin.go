@@ -2,8 +2,11 @@ package service
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
@@ -22,11 +25,12 @@ import (
 //     take the subgraph's indexed block as last seen, with no round trip
 //     of their own while it is younger than the answer's stale bound
 //     (pinIndexed, HeadAges): the strikes document asks the unpinned head
-//     for free, readiness probes and the read at start (SeedHeads) record what their
-//     `_meta` read, and a head older than HeadAges.Fresh starts one
-//     background `_meta` so the next miss has a fresh one. Only a head
+//     for free, readiness probes and the read at start (SeedHeads) record
+//     what their `_meta` read, and a head older than HeadAges.Fresh starts
+//     one background `_meta` so the next miss has a fresh one. Only a head
 //     older than the stale bound (an idle gateway without readiness
-//     probes), or none, makes the miss ask `_meta` first;
+//     probes), or none, makes the miss ask `_meta` first (one read shared
+//     by the misses that ask at the same time: readHead);
 //   - routes that read the chain only (prepared exercises) run at the
 //     head, whose header the first read fetches in the same round trip
 //     (package chain, aggregateFirst): the block the simulation ran at
@@ -83,6 +87,8 @@ type heads struct {
 	// refreshing marks the chains whose background `_meta` is in flight:
 	// never more than one per chain.
 	refreshing map[uint64]bool
+	// flight shares one `_meta` read among the callers of readHead.
+	flight singleflight.Group
 	// blocks memoises BlockAt for ages.Fresh: a client paging at one
 	// block asks the node once a second, not once per page.
 	blocks map[blockKey]headSeen
@@ -204,41 +210,61 @@ func (s *Service) pinIndexed(ctx context.Context, chainID uint64, up *Upstreams,
 		p.Fail(errNoMeta)
 		return errNoMeta
 	}
-	m, err := up.Meta.Meta(block.Without(ctx)) // this read resolves the pin: it must not wait for it
-	if err != nil {
-		p.Fail(err)
-		return err
+	var m subgraph.Meta
+	select {
+	case res := <-s.readHead(chainID, up):
+		if res.Err != nil {
+			p.Fail(res.Err)
+			return res.Err
+		}
+		m = res.Val.(subgraph.Meta)
+	case <-ctx.Done():
+		p.Fail(ctx.Err())
+		return ctx.Err()
 	}
-	s.heads.sawMeta(chainID, m, now)
 	p.Resolve(block.Ref{Number: m.Block, Hash: m.Hash, Timestamp: m.Timestamp})
 	return nil
 }
 
-// refreshHead reads chainID's subgraph head in the background, on a
-// context of its own (none of the request's values: not its fill's memory
-// lease, which the read would otherwise charge and wait on, nor its trace
-// span, ended by then), so the next miss pins to a fresh one. A failure is
-// dropped: the head stays as it was and ages past the stale bound, after
-// which a miss asks `_meta` itself and reports what goes wrong. The read
-// is bounded by RefreshTimeout (else the subgraph client's own deadline);
-// nothing waits for it at shutdown, as it writes nothing but the head.
+// readHead reads chainID's subgraph `_meta` and remembers it as the head,
+// once for every caller that asks while it is under way: the misses of a
+// gateway that has seen no head (at start, after a quiet spell) and the
+// background refresh share one read instead of each asking. The read runs
+// on a context of its own (none of a request's values: not its fill's
+// memory lease, which the read would otherwise charge and wait on, nor its
+// trace span; no request's end cuts it short for the others), bounded by
+// RefreshTimeout, else the subgraph client's own deadline.
+func (s *Service) readHead(chainID uint64, up *Upstreams) <-chan singleflight.Result {
+	return s.heads.flight.DoChan(strconv.FormatUint(chainID, 10), func() (any, error) {
+		s.heads.mu.Lock()
+		timeout := s.heads.ages.RefreshTimeout
+		s.heads.mu.Unlock()
+		ctx := context.Background()
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+		at := time.Now() // the head is as old as the question, not the answer
+		m, err := up.Meta.Meta(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.heads.sawMeta(chainID, m, at)
+		return m, nil
+	})
+}
+
+// refreshHead reads chainID's subgraph head in the background (readHead,
+// shared with any miss asking at the same time), so the next miss pins to
+// a fresh one. A failure is dropped: the head stays as it was and ages
+// past the stale bound, after which a miss asks `_meta` itself and reports
+// what goes wrong. Nothing waits for it at shutdown: it writes nothing but
+// the head.
 func (s *Service) refreshHead(chainID uint64, up *Upstreams) {
 	defer s.heads.refreshed(chainID)
-	if up.Meta == nil {
-		return
-	}
-	s.heads.mu.Lock()
-	timeout := s.heads.ages.RefreshTimeout
-	s.heads.mu.Unlock()
-	ctx := context.Background()
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	at := time.Now() // the head is as old as the question, not the answer
-	if m, err := up.Meta.Meta(ctx); err == nil {
-		s.heads.sawMeta(chainID, m, at)
+	if up.Meta != nil {
+		<-s.readHead(chainID, up)
 	}
 }
 
