@@ -88,20 +88,13 @@ func (p *Pin) Claim(who Who) bool {
 
 // Resolve sets the pin's block and releases the reads waiting for it. A
 // second resolution keeps the first.
-func (p *Pin) Resolve(r Ref) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	p.claimed, p.ref = true, r
-	close(p.done)
-}
+func (p *Pin) Resolve(r Ref) { p.settle(r, nil) }
 
 // Fail releases the waiting reads with err (the claimant's read failed).
-func (p *Pin) Fail(err error) {
+func (p *Pin) Fail(err error) { p.settle(Ref{}, err) }
+
+// settle ends the pin once: its block or its claimant's error.
+func (p *Pin) settle(r Ref, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	select {
@@ -109,7 +102,7 @@ func (p *Pin) Fail(err error) {
 		return
 	default:
 	}
-	p.claimed, p.err = true, err
+	p.claimed, p.ref, p.err = true, r, err
 	close(p.done)
 }
 

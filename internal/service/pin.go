@@ -84,9 +84,6 @@ type heads struct {
 	mu   sync.Mutex
 	ages HeadAges
 	seen map[uint64]headSeen
-	// refreshing marks the chains whose background `_meta` is in flight:
-	// never more than one per chain.
-	refreshing map[uint64]bool
 	// flight shares one `_meta` read among the callers of readHead.
 	flight singleflight.Group
 	// blocks memoises BlockAt for ages.Fresh: a client paging at one
@@ -114,8 +111,8 @@ func (s *Service) SetHeadAges(a HeadAges) {
 }
 
 // recent returns chainID's head as last seen when a miss under bound f may
-// pin to it, and whether it is past the fresh age and no refresh is under
-// way (the caller is then the one to start it: marked refreshing here).
+// pin to it, and whether it is past the fresh age (the caller then starts
+// a refresh, or joins the one under way: readHead).
 func (h *heads) recent(chainID uint64, f staleFor, now time.Time) (r block.Ref, ok, refresh bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -127,23 +124,7 @@ func (h *heads) recent(chainID uint64, f staleFor, now time.Time) (r block.Ref, 
 	if age >= bound {
 		return block.Ref{}, false, false
 	}
-	if age < h.ages.Fresh {
-		return s.ref, true, false
-	}
-	if h.refreshing[chainID] {
-		return s.ref, true, false
-	}
-	if h.refreshing == nil {
-		h.refreshing = map[uint64]bool{}
-	}
-	h.refreshing[chainID] = true
-	return s.ref, true, true
-}
-
-func (h *heads) refreshed(chainID uint64) {
-	h.mu.Lock()
-	delete(h.refreshing, chainID)
-	h.mu.Unlock()
+	return s.ref, true, age >= h.ages.Fresh
 }
 
 func (h *heads) saw(chainID uint64, r block.Ref, now time.Time) {
@@ -200,8 +181,12 @@ func (s *Service) pinIndexed(ctx context.Context, chainID uint64, up *Upstreams,
 	}
 	now := time.Now()
 	if r, ok, refresh := s.heads.recent(chainID, f, now); ok {
-		if refresh {
-			go s.refreshHead(chainID, up)
+		if refresh && up.Meta != nil {
+			// In the background: DoChan reads in a goroutine of its own,
+			// or joins the read under way, and nothing waits for it. A
+			// failure is dropped; the head then ages past the stale bound
+			// and a miss asks `_meta` itself and reports what goes wrong.
+			s.readHead(chainID, up)
 		}
 		p.Resolve(r)
 		return nil
@@ -255,19 +240,6 @@ func (s *Service) readHead(chainID uint64, up *Upstreams) <-chan singleflight.Re
 	})
 }
 
-// refreshHead reads chainID's subgraph head in the background (readHead,
-// shared with any miss asking at the same time), so the next miss pins to
-// a fresh one. A failure is dropped: the head stays as it was and ages
-// past the stale bound, after which a miss asks `_meta` itself and reports
-// what goes wrong. Nothing waits for it at shutdown: it writes nothing but
-// the head.
-func (s *Service) refreshHead(chainID uint64, up *Upstreams) {
-	defer s.heads.refreshed(chainID)
-	if up.Meta != nil {
-		<-s.readHead(chainID, up)
-	}
-}
-
 var errNoMeta = subgraphGarbage(errString("the chain's subgraph declares no _meta reader"))
 
 type errString string
@@ -301,13 +273,9 @@ var _ HeaderReader = (*chain.Reader)(nil)
 // asked at a block by this hash, so an answer cached before a reorg
 // replaced the block is not served after it. Remembered for a second.
 func (s *Service) BlockAt(ctx context.Context, chainID, n uint64) (block.Ref, error) {
-	up, err := s.upstreams(chainID, false)
+	hr, err := s.headerReader(chainID)
 	if err != nil {
 		return block.Ref{}, err
-	}
-	hr, ok := up.Chain.(HeaderReader)
-	if !ok {
-		return block.Ref{}, errString("the chain reader cannot read headers")
 	}
 	now, k := time.Now(), blockKey{chainID, n}
 	s.heads.mu.Lock()
@@ -334,13 +302,22 @@ func (s *Service) BlockAt(ctx context.Context, chainID, n uint64) (block.Ref, er
 // (everything it needed was cached): the chain's head, as the answer is
 // true there.
 func (s *Service) Head(ctx context.Context, chainID uint64) (block.Ref, error) {
-	up, err := s.upstreams(chainID, false)
+	hr, err := s.headerReader(chainID)
 	if err != nil {
 		return block.Ref{}, err
 	}
+	return hr.Header(ctx, "latest")
+}
+
+// headerReader is chainID's chain reader as a reader of headers.
+func (s *Service) headerReader(chainID uint64) (HeaderReader, error) {
+	up, err := s.upstreams(chainID, false)
+	if err != nil {
+		return nil, err
+	}
 	hr, ok := up.Chain.(HeaderReader)
 	if !ok {
-		return block.Ref{}, errString("the chain reader cannot read headers")
+		return nil, errString("the chain reader cannot read headers")
 	}
-	return hr.Header(ctx, "latest")
+	return hr, nil
 }
