@@ -56,20 +56,27 @@ func newChain(t *testing.T, call Call) *chain {
 		}
 		return next(to, data, block)
 	}
-	for _, ds := range []string{"HandlerV2_uniswap", "HandlerV2_pancake", "HandlerV1_uniswap", "OptionMarketV2_0x501b", "OptionMarketV1_0x764f", "Pool", "PositionManager"} {
-		src, err := LoadDataSource(ds)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, err := New(context.Background(), src.Wasm, store, Options{Call: call, ABIs: src.ABIs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(h.Close)
-		c.hosts[ds] = h
-	}
+	c.load("arbitrum-one", call, "HandlerV2_uniswap", "HandlerV2_pancake", "HandlerV1_uniswap", "OptionMarketV2_0x501b", "OptionMarketV1_0x764f", "Pool", "PositionManager")
 	c.next(1000, 1_700_000_000, common.Address{0xee})
 	return c
+}
+
+// load runs the named data sources of network's built manifest on c's
+// store, eth_calls answered by call.
+func (c *chain) load(network string, call Call, sources ...string) {
+	c.t.Helper()
+	for _, ds := range sources {
+		src, err := LoadNetworkDataSource(network, ds)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		h, err := New(context.Background(), src.Wasm, c.store, Options{Call: call, ABIs: src.ABIs, Network: network})
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		c.t.Cleanup(h.Close)
+		c.hosts[ds] = h
+	}
 }
 
 // next starts a new block with one transaction from `from`.

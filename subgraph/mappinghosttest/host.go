@@ -87,6 +87,7 @@ type Host struct {
 	Logs    []Log
 	Created []Created
 	trap    error
+	network string
 }
 
 // Options configures a Host.
@@ -96,6 +97,9 @@ type Options struct {
 	// ABIs are the names the data source lists under mapping.abis: as in
 	// Graph Node, ethereum.call can bind only those.
 	ABIs []string
+	// Network is the Graph Node network the data source is of (its
+	// manifest's `network`), which dataSource.network() answers.
+	Network string
 }
 
 // hostFuncs are the Graph Node functions this host provides, by import name.
@@ -118,6 +122,7 @@ var hostFuncs = map[string]func(h *Host, args []uint64) uint64{
 	"crypto.keccak256":              (*Host).keccak256,
 	"log.log":                       (*Host).log,
 	"dataSource.create":             (*Host).dataSourceCreate,
+	"dataSource.network":            (*Host).dataSourceNetwork,
 	"ethereum.call":                 (*Host).ethereumCall,
 }
 
@@ -143,7 +148,7 @@ func New(ctx context.Context, path string, store *Store, opt Options) (*Host, er
 		}
 		declared[name] = a
 	}
-	h := &Host{store: store, abis: declared, call: opt.Call, ctx: ctx}
+	h := &Host{store: store, abis: declared, call: opt.Call, ctx: ctx, network: opt.Network}
 	rt := wazero.NewRuntime(ctx)
 	h.rt = rt
 	compiled, err := rt.CompileModule(ctx, code)
@@ -626,6 +631,11 @@ func (h *Host) dataSourceCreate(a []uint64) uint64 {
 	}
 	h.Created = append(h.Created, Created{Template: name, Params: params})
 	return 0
+}
+
+// dataSource.network: the data source's network, as its manifest names it.
+func (h *Host) dataSourceNetwork(a []uint64) uint64 {
+	return uint64(h.heap.newString(h.network))
 }
 
 // Prerequisites reports, in one line naming scripts/test-setup.sh, whether

@@ -71,7 +71,7 @@ func (ix *Indexer) Watch(addr common.Address, name string, start uint64) error {
 	key := ds.Wasm + "|" + strings.Join(ds.ABIs, ",")
 	h, ok := ix.hosts[key]
 	if !ok {
-		h, err = New(context.Background(), ds.Wasm, ix.Store, Options{Call: ix.call, ABIs: ds.ABIs})
+		h, err = New(context.Background(), ds.Wasm, ix.Store, Options{Call: ix.call, ABIs: ds.ABIs, Network: ix.network})
 		if err != nil {
 			return err
 		}
