@@ -120,9 +120,6 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 	if up.Strikes == nil {
 		return StrikesChain{}, fmt.Errorf("chain %d has no strikes reader", req.ChainID)
 	}
-	if err := s.pinIndexed(ctx, req.ChainID, up, staleStrikes); err != nil {
-		return StrikesChain{}, err
-	}
 	p := &strikesPlan{up: up, extra: up.Config.MarketPools[req.Market]}
 	if p.view, err = up.Strikes.StrikesView(ctx, req.Market, p.extra, registryHandlers(up.Config)); err != nil {
 		return StrikesChain{}, err
@@ -130,9 +127,6 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 	q := p.windows(req)
 	if err := p.fetch(ctx, q); err != nil {
 		return StrikesChain{}, err
-	}
-	if p.meta.Head.Number != 0 {
-		s.heads.saw(req.ChainID, p.meta.Head, time.Now())
 	}
 	p.admitted = func(common.Address) bool { return true }
 	if !req.keepHooked {
@@ -198,7 +192,6 @@ func (p *strikesPlan) fetch(ctx context.Context, q subgraph.StrikesQuery) error 
 	if p.ranges, p.meta, err = p.up.Subgraph.Strikes(ctx, q); err != nil {
 		return err
 	}
-	p.meta = pinnedMeta(ctx, p.meta)
 	var unseen []common.Address
 	for _, r := range p.ranges {
 		if _, ok := p.view.Handlers[r.Handler.Addr()]; !ok {
