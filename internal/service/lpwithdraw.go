@@ -155,7 +155,7 @@ func (w *withdrawal) read(ctx context.Context) error {
 		q.PositionManager = st.PositionManager
 		// The re-read knows nothing of the position managers: keep the
 		// first read's verdict on them (HandlerNotWhitelisted) in err.
-		v1, rerr := w.up.LP.LPState(ctx, q)
+		v1, rerr := w.up.Chain.LPState(ctx, q)
 		if rerr != nil {
 			return rerr
 		}
@@ -274,7 +274,7 @@ func (w *withdrawal) simulate(ctx context.Context) (PreparedWithdrawal, error) {
 			views = append(views, chain.Call{Target: h, Data: pack(contracts.HandlerLP, "convertToAssets", p.shares, w.id)})
 		}
 	}
-	outcomes, res, err := w.up.LP.ProbeActions(ctx, chain.Probe{Signer: w.req.User, Block: st.Block + 1, Tokens: []common.Address{st.Pool.Token0, st.Pool.Token1}, Actions: actions, Views: views})
+	outcomes, res, err := w.up.Chain.ProbeActions(ctx, chain.Probe{Signer: w.req.User, Block: st.Block + 1, Tokens: []common.Address{st.Pool.Token0, st.Pool.Token1}, Actions: actions, Views: views})
 	if err != nil {
 		return PreparedWithdrawal{}, err
 	}
