@@ -65,7 +65,7 @@ func TestTestOnly(t *testing.T) {
 		"testing/iotest":    true,
 		"os":                false,
 		"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest":  true,
-		"github.com/clamm-gateway/clamm-gateway/internal/scenario":         true,
+		"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario": true,
 		"github.com/clamm-gateway/clamm-gateway/internal/replay":           false,
 		"github.com/clamm-gateway/clamm-gateway/internal/scenarios":        true,
 		"github.com/clamm-gateway/clamm-gateway/internal/attestation":      false,

@@ -21,7 +21,7 @@ import (
 // gives them (clamm.ExerciseLeg, clamm.SwapAtPrice), the pools' head
 // prices, the market's counts and sums (premiums, sizes) and the head block.
 func TestIndexedStoreIsTheScenario(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "scenarios", "*.json"))
+	files, err := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "scenarios", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenarios: %v", err)
 	}
@@ -167,7 +167,7 @@ func (c checker) exercises(s *Scenario) {
 // The index of a set of scenarios is cached by their content: a changed
 // scenario is indexed anew.
 func TestIndexFollowsTheScenario(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "scenarios", "arbitrum-weth-usdc.json"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "scenarios", "arbitrum-weth-usdc.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
