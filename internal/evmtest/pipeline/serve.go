@@ -1,4 +1,4 @@
-package pipelinetest
+package pipeline
 
 import (
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"

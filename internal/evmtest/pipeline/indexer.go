@@ -1,4 +1,4 @@
-// Package pipelinetest runs the options subgraph's compiled mappings over
+// Package pipeline runs the options subgraph's compiled mappings over
 // the logs of transactions executed on the simulated EVM (the test protocol
 // of internal/evmtest/protocoltest next to real Uniswap V3), the way Graph
 // Node indexes a chain: block by block, each block's logs in log-index
@@ -6,7 +6,7 @@
 // names, eth_calls answered by the chain at the trigger's block. The store it
 // fills is then checked against the contracts' own getters. It is a test
 // harness, not an indexer: one chain, from block 0, no reorgs.
-package pipelinetest
+package pipeline
 
 import (
 	"context"

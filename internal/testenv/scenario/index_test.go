@@ -12,13 +12,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"
-	"github.com/clamm-gateway/clamm-gateway/internal/prereq"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/mappinghosttest"
 )
-
-func TestMain(m *testing.M) {
-	prereq.Main(m, mappinghosttest.Prerequisites)
-}
 
 // What the compiled mappings write for each scenario's history is the
 // state the scenario states: every listed range's liquidity, its daily
@@ -27,7 +21,7 @@ func TestMain(m *testing.M) {
 // gives them (clamm.ExerciseLeg, clamm.SwapAtPrice), the pools' head
 // prices, the market's counts and sums (premiums, sizes) and the head block.
 func TestIndexedStoreIsTheScenario(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "scenarios", "*.json"))
+	files, err := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "scenarios", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenarios: %v", err)
 	}
@@ -173,7 +167,7 @@ func (c checker) exercises(s *Scenario) {
 // The index of a set of scenarios is cached by their content: a changed
 // scenario is indexed anew.
 func TestIndexFollowsTheScenario(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "scenarios", "arbitrum-weth-usdc.json"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "scenarios", "arbitrum-weth-usdc.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

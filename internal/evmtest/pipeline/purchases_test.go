@@ -1,4 +1,4 @@
-package pipelinetest
+package pipeline
 
 import (
 	"encoding/json"
