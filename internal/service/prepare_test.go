@@ -21,9 +21,9 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
-	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
