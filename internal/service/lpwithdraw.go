@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
@@ -212,14 +213,9 @@ func (w *withdrawal) plan() error {
 }
 
 // sharesFor is the most shares whose convertToAssets is at most liquidity
-// whatever donation is still locked: ceil(s * (T + 1 - locked) / S) <= L
-// holds for every lock when s * (T + 1) <= L * S.
+// whatever donation is still locked (clamm.ShareRange.SharesWithin).
 func sharesFor(liquidity *big.Int, r chain.RangeState) *big.Int {
-	if r.TotalSupply.Sign() == 0 {
-		return new(big.Int)
-	}
-	s := new(big.Int).Mul(liquidity, r.TotalSupply)
-	return s.Quo(s, new(big.Int).Add(r.TotalLiquidity, big.NewInt(1)))
+	return clamm.ShareRange{TotalLiquidity: r.TotalLiquidity, TotalSupply: r.TotalSupply}.SharesWithin(liquidity)
 }
 
 // reservedNow is the reserved liquidity withdrawReserveLiquidity takes now:
