@@ -98,7 +98,8 @@ type Reader struct {
 	// facts and seenHandlers serve the strikes chain (strikes.go).
 	facts        *cache.Cache[fact]
 	seenHandlers *cache.Cache[[]common.Address]
-	// slot0 names the slot0 layout of a pool (Options.Slot0).
+	holdings     *HoldingsReader
+	// slot0Layout names the slot0 layout of a pool (Options.Slot0).
 	slot0Layout func(common.Address) contracts.Slot0Layout
 }
 
@@ -129,8 +130,13 @@ func NewReader(c Caller, opts Options) (*Reader, error) {
 		immutables: cache.New[*MarketInfo](cache.Options{MaxEntries: 4096, FillTimeout: opts.CallTimeout}),
 	}
 	r.facts, r.seenHandlers = newFactCaches(opts.CallTimeout)
+	r.holdings = NewHoldingsReader(r)
 	return r, nil
 }
+
+// Holdings is the reader of liquidity providers' positions over r's node,
+// one per reader, so its cache of pools' tokens is shared by every read.
+func (r *Reader) Holdings() *HoldingsReader { return r.holdings }
 
 // Result is one call's outcome inside an aggregate3 batch.
 type Result struct {

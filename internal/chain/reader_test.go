@@ -14,7 +14,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
-	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 )
 
 // A market already seen reads only its pool's slot0; a short or

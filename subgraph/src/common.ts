@@ -8,6 +8,18 @@ import { readSlot0 } from './slot0';
 export const ZERO = BigInt.zero();
 export const DAY = 86400;
 
+// A 32-byte big-endian word as an unsigned BigInt.
+export function wordToBigInt(w: Bytes): BigInt {
+  const le = new Uint8Array(w.length);
+  for (let i = 0; i < w.length; i++) le[i] = w[w.length - 1 - i];
+  return BigInt.fromUnsignedBytes(changetype<Bytes>(le));
+}
+
+// The address in the low 20 bytes of a 32-byte word (an indexed address topic).
+export function wordToAddress(w: Bytes): Address {
+  return Address.fromBytes(Bytes.fromUint8Array(w.slice(12, 32)));
+}
+
 // The UTC midnight (unix seconds) of a block.
 export function dayStart(block: ethereum.Block): i32 {
   const t = block.timestamp.toI32();
@@ -47,4 +59,15 @@ export function ensurePool(address: Address, handler: Address | null = null): Po
 export function poolPrice(address: Bytes): BigInt {
   const pool = Pool.load(hex(address));
   return pool == null ? ZERO : pool.sqrtPriceX96;
+}
+
+const TWO16 = BigInt.fromI32(65536);
+
+// The position of an event's log in the chain: blockNumber × 2^32 +
+// logIndex (a block's logs are numbered from 0, far below 2^32). Lists
+// ordered by it are in chain order with no ties, where a timestamp ties
+// every record of a block (and of several blocks on chains faster than a
+// block a second) and Graph Node then breaks the tie by id.
+export function logOrder(e: ethereum.Event): BigInt {
+  return e.block.number.times(TWO16).times(TWO16).plus(e.logIndex);
 }

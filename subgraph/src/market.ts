@@ -15,25 +15,13 @@ import {
   Transfer,
 } from '../generated/templates/MarketV2/DopexV2OptionMarketV2';
 import { LogMintOption as LogMintOptionV1 } from '../generated/templates/MarketV1/DopexV2OptionMarket';
-import { ZERO, dayStart, ensurePool, hex, poolPrice } from './common';
+import { ZERO, dayStart, ensurePool, hex, logOrder, poolPrice, wordToAddress, wordToBigInt } from './common';
 import { addCallPurchase, addExercise, countBuyer, initDayStats } from './stats';
 import { DopexV2OptionMarket } from '../generated/templates/MarketV1/DopexV2OptionMarket';
 
 // keccak256("Transfer(address,address,uint256)"): ERC721's (four topics, the
 // id indexed) and ERC20's (three topics, the amount in data) share it.
 export const TRANSFER_TOPIC = Bytes.fromHexString('0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef');
-
-// A 32-byte big-endian word as an unsigned BigInt.
-export function wordToBigInt(w: Bytes): BigInt {
-  const le = new Uint8Array(w.length);
-  for (let i = 0; i < w.length; i++) le[i] = w[w.length - 1 - i];
-  return BigInt.fromUnsignedBytes(changetype<Bytes>(le));
-}
-
-// The address in the low 20 bytes of a 32-byte word (an indexed address topic).
-export function wordToAddress(w: Bytes): Address {
-  return Address.fromBytes(Bytes.fromUint8Array(w.slice(12, 32)));
-}
 
 // Who holds option tokenId when its purchase transaction ends: the last
 // receiver of the market's ERC721 Transfer of that id in the receipt. A
@@ -123,6 +111,7 @@ function newOption(e: ethereum.Event, tokenId: BigInt, owner: Address, isCall: b
   option.state = 'Open';
   option.isCall = isCall;
   option.mintTimestamp = e.block.timestamp;
+  option.mintLogOrder = logOrder(e);
   option.mintTxHash = e.transaction.hash;
   option.exerciseCount = 0;
   return option;
@@ -232,6 +221,7 @@ function minted(e: ethereum.Event, user: Address, tokenId: BigInt, isCall: boole
   purchase.sqrtPriceX96 = market == null ? ZERO : poolPrice(Bytes.fromHexString(market.primePool));
   purchase.blockNumber = e.block.number;
   purchase.timestamp = e.block.timestamp;
+  purchase.logOrder = logOrder(e);
   purchase.txHash = e.transaction.hash;
   purchase.save();
 
@@ -327,6 +317,7 @@ export function handleExerciseOption(e: LogExerciseOption): void {
   x.sqrtPriceX96 = market == null ? ZERO : poolPrice(Bytes.fromHexString(market.primePool));
   x.blockNumber = e.block.number;
   x.timestamp = e.block.timestamp;
+  x.logOrder = logOrder(e);
   x.txHash = e.transaction.hash;
   x.save();
   addExercise(d, market, option.isCall, e.params.totalProfit, x.sqrtPriceX96);

@@ -88,16 +88,17 @@ func deploy(t *testing.T) *setup {
 			p.Hook24h:        {Name: "BoundedTTLHook_0Day", MaxTTL: config.Duration(24 * time.Hour)},
 			s.pr.WeekendHook: {Name: "WeekendHook", NoWeekends: true},
 		}}
-	s.up = &service.Upstreams{Config: ch, Subgraph: s.g, Chain: reader, Strikes: reader, Hooks: reader, Pricing: reader}
+	s.up = &service.Upstreams{Config: ch, Subgraph: s.g, Chain: reader}
 	s.svc = service.New(map[uint64]*service.Upstreams{chainID: s.up})
 	return s
 }
 
 func (s *setup) upstreams() *service.Upstreams { return s.up }
 
-func (s *setup) key(tick int) string {
+// key is the strike's price at tick, as the strikes chain keys it.
+func (s *setup) key(tick int) float64 {
 	m := clamm.Market{Token0IsCall: s.p.Token0 == s.p.CallAsset, Decimals0: 18, Decimals1: 6}
-	return clamm.FormatPrice(m.TickPrice(tick))
+	return m.TickPrice(tick)
 }
 
 func (s *setup) callReq(ttl uint64, amount *big.Int, user common.Address) service.PurchaseRequest {
