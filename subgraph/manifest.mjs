@@ -17,7 +17,7 @@ const registry = JSON.parse(readFileSync(new URL('./networks.json', import.meta.
 const networks = Object.fromEntries(Object.entries(registry).filter(([name]) => !name.startsWith('_')));
 
 // manifestFile is the manifest of network, relative to subgraph/.
-export function manifestFile(network) {
+function manifestFile(network) {
   return network === 'arbitrum-one' ? 'subgraph.yaml' : `subgraph.${network}.yaml`;
 }
 
