@@ -18,6 +18,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
@@ -236,7 +237,7 @@ func TestStrikesMissUsesAStaleHeadAndRefreshesIt(t *testing.T) {
 		if n := strikesMiss(t, a, 1); n != seen {
 			t.Errorf("the miss named block %d, want the head seen, %d", n, seen)
 		}
-		eventually(t, "one background `_meta`", func() bool { return log.count("Meta") >= 1 })
+		eventually.True(t, "one background `_meta`", func() bool { return log.count("Meta") >= 1 })
 		// The next misses, at the head the first one's strikes document
 		// saw, start no second refresh while one is in flight.
 		for k := 2; k <= 4; k++ {
@@ -262,11 +263,11 @@ func TestStrikesMissUsesAStaleHeadAndRefreshesIt(t *testing.T) {
 		if n := strikesMiss(t, a, 1); n != seen {
 			t.Fatalf("named %d, want %d", n, seen)
 		}
-		eventually(t, "the refresh tried", func() bool { return log.count("Meta") >= 1 })
+		eventually.True(t, "the refresh tried", func() bool { return log.count("Meta") >= 1 })
 		// The failure is no head and no error: the next misses still pin
 		// to the head seen, and try again.
 		k := 1
-		eventually(t, "a second refresh after the failed one", func() bool {
+		eventually.True(t, "a second refresh after the failed one", func() bool {
 			k++
 			if n := strikesMiss(t, a, k); n != seen {
 				t.Fatalf("named %d, want %d", n, seen)
@@ -317,7 +318,7 @@ func TestConcurrentMissesWithNoHeadShareOneMeta(t *testing.T) {
 	}
 	// Every miss is waiting on the one read now, or past the point where
 	// it would have asked its own; give the others time to ask if they do.
-	eventually(t, "the first `_meta`", func() bool { return log.count("Meta") > 0 })
+	eventually.True(t, "the first `_meta`", func() bool { return log.count("Meta") > 0 })
 	time.Sleep(50 * time.Millisecond)
 	log.mu.Lock()
 	close(log.hold)

@@ -26,6 +26,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier/redistest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
@@ -165,7 +166,7 @@ func TestFleetFillsOncePerKey(t *testing.T) {
 	// Hold the fill until the two replicas without the lease wait for it:
 	// the misses were concurrent across the fleet, not one after another.
 	<-g.arrived
-	eventually(t, "two replicas wait on the lease", func() bool {
+	eventually.True(t, "two replicas wait on the lease", func() bool {
 		waiting := 0
 		for _, r := range fleet {
 			if r.sharedMetric(t, `clamm_cache_shared_results_total{result="wait"}`) > 0 {
@@ -273,7 +274,7 @@ func TestDeadLeaseHolderIsTakenOver(t *testing.T) {
 		go func() { defer wg.Done(); recs[i] = get(t, others[i%2].srv, strikes) }()
 	}
 	for _, r := range others {
-		eventually(t, "the replica waits on the lease", func() bool {
+		eventually.True(t, "the replica waits on the lease", func() bool {
 			return r.sharedMetric(t, `clamm_cache_shared_results_total{result="wait"}`) > 0
 		})
 	}

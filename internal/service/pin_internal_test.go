@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
@@ -62,17 +63,6 @@ func pinOnce(t *testing.T, s *Service, up *Upstreams, cancelAfter bool) block.Re
 	return r
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 30s for: %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // A head past the fresh age but within the stale bound pins at once and
 // starts one refresh, detached from the request (cancelled here as soon
 // as the pin is resolved) and under the refresh deadline; a second miss
@@ -90,7 +80,7 @@ func TestStaleHeadIsRefreshedInTheBackground(t *testing.T) {
 	if r := pinOnce(t, s, up, true); r != seen {
 		t.Fatalf("pinned to %+v, want the head seen %+v", r, seen)
 	}
-	waitFor(t, "the refresh to ask", func() bool { return m.count() == 1 })
+	eventually.True(t, "the refresh to ask", func() bool { return m.count() == 1 })
 	if r := pinOnce(t, s, up, false); r != seen || m.count() != 1 {
 		t.Fatalf("second miss: %+v with %d refreshes, want %+v and one", r, m.count(), seen)
 	}
@@ -101,7 +91,7 @@ func TestStaleHeadIsRefreshedInTheBackground(t *testing.T) {
 		t.Fatalf("the refresh's context: deadline set %v, err %v, pinned %v", ok, ctx.Err(), block.From(ctx) != nil)
 	}
 	close(m.release)
-	waitFor(t, "the refreshed head", func() bool { return pinOnce(t, s, up, false).Number == 9 })
+	eventually.True(t, "the refreshed head", func() bool { return pinOnce(t, s, up, false).Number == 9 })
 
 	// A failed refresh: the head stays, no error reaches a miss, and the
 	// next miss starts another.
@@ -109,7 +99,7 @@ func TestStaleHeadIsRefreshedInTheBackground(t *testing.T) {
 	m.err, m.answer = errors.New("subgraph down"), subgraph.Meta{}
 	m.mu.Unlock()
 	before := m.count()
-	waitFor(t, "two refreshes after the failure", func() bool {
+	eventually.True(t, "two refreshes after the failure", func() bool {
 		if r := pinOnce(t, s, up, false); r.Number != 9 {
 			t.Fatalf("pinned to %+v after a failed refresh, want block 9", r)
 		}

@@ -1,7 +1,7 @@
 // Package testenv is the home of test support: the stated market scenarios
 // that feed the fakes (scenario), the per-test prerequisite checks
-// (prereq), and here the gateway's clients built with the configuration's
-// defaults. Fakes of one upstream
+// (prereq), polling with a deadline (eventually), and here the gateway's
+// clients built with the configuration's defaults. Fakes of one upstream
 // stay beside the package they fake (chaintest, graphnodetest, swaptest,
 // redistest); the EVM harnesses are under internal/evmtest. The served
 // binary links none of it.
