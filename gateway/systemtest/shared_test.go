@@ -477,8 +477,9 @@ func TestLeaseWithoutExpiryIsTakenOver(t *testing.T) {
 
 // Requests waiting on a lease another replica holds (alive, renewing, its
 // fill hung) end at their deadline with the documented 504 TIMEOUT: the
-// one that started the wait and those that joined it later, whose own
-// deadline had not passed when the shared wait ended.
+// one that started the wait and those that joined it after it had started
+// (seen in the replica's metrics, not after a pause), whose own deadline
+// had not passed when the shared wait ended.
 func TestWaitOnAnotherReplicasLeaseEndsIn504(t *testing.T) {
 	rds := redistest.Start(t)
 	f := newFakesOnly(t)
@@ -498,7 +499,11 @@ func TestWaitOnAnotherReplicasLeaseEndsIn504(t *testing.T) {
 	for i := range recs {
 		wg.Add(1)
 		go func() { defer wg.Done(); recs[i] = get(t, waiter.srv, strikes) }()
-		time.Sleep(30 * time.Millisecond) // each joins the wait later than the one before
+		if i == 0 {
+			eventually.True(t, "the first request waits on the lease", func() bool {
+				return waiter.sharedMetric(t, `clamm_cache_shared_results_total{result="wait"}`) > 0
+			})
+		}
 	}
 	wg.Wait()
 	for i, rec := range recs {

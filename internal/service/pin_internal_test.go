@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
@@ -150,22 +151,24 @@ func TestStaleBoundCapsTheFreshAge(t *testing.T) {
 // A head read by a seed is stamped when it was asked, not when a slow
 // answer arrived: it ages from the question.
 func TestSeededHeadAgesFromTheQuestion(t *testing.T) {
-	g := &gatedMeta{release: make(chan struct{}), answer: subgraph.Meta{Block: 9, Hash: "0x09", Timestamp: 1}}
-	s := &Service{chains: map[uint64]*Upstreams{42161: {Meta: g}}}
-	before := time.Now()
-	done := make(chan struct{})
-	go func() { s.SeedHeads(context.Background()); close(done) }()
-	for deadline := time.Now().Add(30 * time.Second); g.count() == 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the seed never asked `_meta`")
+	// In a bubble the clock moves only when every goroutine waits: the
+	// seed asks at asked, and its answer comes a minute later.
+	synctest.Test(t, func(t *testing.T) {
+		g := &gatedMeta{release: make(chan struct{}), answer: subgraph.Meta{Block: 9, Hash: "0x09", Timestamp: 1}}
+		s := &Service{chains: map[uint64]*Upstreams{42161: {Meta: g}}}
+		asked := time.Now()
+		done := make(chan struct{})
+		go func() { s.SeedHeads(context.Background()); close(done) }()
+		synctest.Wait()
+		if g.count() != 1 {
+			t.Fatalf("the seed asked `_meta` %d times, want once", g.count())
 		}
-	}
-	time.Sleep(20 * time.Millisecond) // the answer comes later than the question
-	answered := time.Now()
-	close(g.release)
-	<-done
-	seen := s.heads.seen[42161]
-	if seen.ref.Number != 9 || seen.at.Before(before) || !seen.at.Before(answered) {
-		t.Fatalf("head %+v stamped at %v; asked after %v, answered at %v", seen.ref, seen.at, before, answered)
-	}
+		time.Sleep(time.Minute)
+		close(g.release)
+		<-done
+		seen := s.heads.seen[42161]
+		if seen.ref.Number != 9 || !seen.at.Equal(asked) {
+			t.Fatalf("head %+v stamped at %v; asked at %v, answered a minute later", seen.ref, seen.at, asked)
+		}
+	})
 }

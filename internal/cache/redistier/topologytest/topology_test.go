@@ -127,9 +127,8 @@ func cli(addr string, args ...string) (string, error) {
 
 // replicas are caches of gateway replicas, each on its own tier (its own
 // connections) to one deployment.
-func replicas(t *testing.T, url string, n int) []*cache.Cache[string] {
+func replicas(t *testing.T, url string, n int) (out []*cache.Cache[string], tiers []*redistier.Tier) {
 	t.Helper()
-	var out []*cache.Cache[string]
 	for range n {
 		tr, err := redistier.New(redistier.Options{URL: url, Prefix: config.Default().RedisPrefix, OpTimeout: 2 * time.Second, LeaseTTL: time.Second})
 		if err != nil {
@@ -137,8 +136,9 @@ func replicas(t *testing.T, url string, n int) []*cache.Cache[string] {
 		}
 		t.Cleanup(func() { _ = tr.Close() })
 		out = append(out, cache.New[string](cache.Options{MaxEntries: 1000, FillTimeout: 20 * time.Second, Shared: tr, Codec: redistest.TextCodec{}}))
+		tiers = append(tiers, tr)
 	}
-	return out
+	return out, tiers
 }
 
 var policy = cache.Policy{TTL: time.Minute, Grace: time.Minute}
@@ -219,7 +219,7 @@ func TestSentinel(t *testing.T) {
 	replica := start(t, dir, "replicaof 127.0.0.1 "+strconv.Itoa(primary.port))
 	sentinel := start(t, dir, "sentinel monitor fleet 127.0.0.1 "+strconv.Itoa(primary.port)+" 1",
 		"sentinel down-after-milliseconds fleet 500", "sentinel failover-timeout fleet 2000")
-	reps := replicas(t, "redis+sentinel://"+sentinel.addr()+"?master_name=fleet", 2)
+	reps, _ := replicas(t, "redis+sentinel://"+sentinel.addr()+"?master_name=fleet", 2)
 	fillOnce(t, reps, []string{"a", "b", "c"})
 
 	primary.stop()
@@ -267,7 +267,7 @@ func TestCluster(t *testing.T) {
 		}
 		return true
 	})
-	reps := replicas(t, "redis+cluster://"+nodes[0].addr(), 2)
+	reps, tiers := replicas(t, "redis+cluster://"+nodes[0].addr(), 2)
 	keys := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
 	fillOnce(t, reps, keys)
 	slots := map[string]bool{}
@@ -286,10 +286,15 @@ func TestCluster(t *testing.T) {
 	keepAnswering(t, reps, "during")
 	// Keys whose slots the living nodes serve are still shared. A key of
 	// the stopped node's slots fails its command, and the tier skips
-	// Redis for its back-off (1 s): each attempt comes after one.
+	// Redis for its back-off (1 s): each attempt waits until neither
+	// tier is backing off (not for a pause longer than the back-off).
 	i := 0
 	eventually.True(t, "a key shared through the two living nodes", func() bool {
-		time.Sleep(1100 * time.Millisecond)
+		for _, tr := range tiers {
+			if down, _ := tr.Degraded(); down {
+				return false
+			}
+		}
 		i++
 		key := fmt.Sprint("after-", i)
 		if _, _, _, err := reps[0].Get(context.Background(), key, policy, func(context.Context) (string, error) { return "shared", nil }); err != nil {
