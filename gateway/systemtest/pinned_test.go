@@ -12,9 +12,9 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 )
 
@@ -29,7 +29,7 @@ func pinnedApp(t *testing.T) (*app.App, *scenario.Fakes) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.Service.SetHeadAges(service.HeadAges{})
+	a.Pins.SetHeadAges(block.HeadAges{})
 	return a, f
 }
 

@@ -100,9 +100,6 @@ func (s *Service) OptionsChainOf(ctx context.Context, req OptionsChainRequest) (
 	if up.Pricing == nil {
 		return OptionsChain{}, fmt.Errorf("chain %d has no pricing reader", req.ChainID)
 	}
-	if err := s.pinIndexed(ctx, req.ChainID, up, staleStrikes); err != nil {
-		return OptionsChain{}, err
-	}
 	set, err := s.strikesOf(ctx, up, strikesAsk{market: req.Market, callsReach: req.CallsReach, putsReach: req.PutsReach})
 	if err != nil {
 		return OptionsChain{}, err

@@ -114,9 +114,6 @@ func (s *Service) quote(ctx context.Context, req PurchaseRequest) (*quoteState, 
 	if up.Pricing == nil {
 		return nil, fmt.Errorf("chain %d has no pricing reader", req.ChainID)
 	}
-	if err := s.pinIndexed(ctx, req.ChainID, up, staleQuotes); err != nil {
-		return nil, err
-	}
 	cands, err := s.strikeRanges(ctx, up, req)
 	if err != nil {
 		return nil, err

@@ -111,11 +111,6 @@ func (s *Service) MarketStats(ctx context.Context, req StatsRequest) (MarketStat
 	if up.Strikes == nil {
 		return MarketStats{}, problem.New(problem.UpstreamNotConfigured, "chain %d has no strikes reader configured", req.ChainID)
 	}
-	// The chain is read first (the market's pools and ranges' facts), at
-	// the subgraph's indexed block (pin.go).
-	if err := s.pinIndexed(ctx, req.ChainID, up, staleStrikes); err != nil {
-		return MarketStats{}, err
-	}
 	view, err := up.Strikes.StrikesView(ctx, req.Market, up.Config.MarketPools[req.Market], registryHandlers(up.Config))
 	if err != nil {
 		return MarketStats{}, err

@@ -114,9 +114,6 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 	if err != nil {
 		return StrikesChain{}, err
 	}
-	if err := s.pinIndexed(ctx, req.ChainID, up, staleStrikes); err != nil {
-		return StrikesChain{}, err
-	}
 	set, err := s.strikesOf(ctx, up, strikesAsk{market: req.Market, callsReach: req.CallsReach, putsReach: req.PutsReach})
 	if err != nil {
 		return StrikesChain{}, err
@@ -221,9 +218,6 @@ func (s *Service) strikesOf(ctx context.Context, up *Upstreams, ask strikesAsk) 
 	if err := p.fetch(ctx, q); err != nil {
 		return nil, err
 	}
-	if p.meta.Head.Number != 0 {
-		s.heads.saw(up.Config.ID, p.meta.Head, time.Now())
-	}
 	p.admitted = func(common.Address) bool { return true }
 	if !ask.keepHooked {
 		if p.admitted, err = s.hookAdmission(ctx, up, p.view, p.ranges); err != nil {
@@ -314,7 +308,6 @@ func (p *strikesPlan) fetch(ctx context.Context, q subgraph.StrikesQuery) error 
 	if p.ranges, p.meta, err = p.up.Subgraph.Strikes(ctx, q); err != nil {
 		return err
 	}
-	p.meta = pinnedMeta(ctx, p.meta)
 	var unseen []common.Address
 	for _, r := range p.ranges {
 		if _, ok := p.view.Handlers[r.Handler.Addr()]; !ok {
