@@ -126,7 +126,7 @@ func cli(addr string, args ...string) (string, error) {
 }
 
 // replicas are caches of gateway replicas, each on its own tier (its own
-// connections) to one deployment.
+// connections) to one deployment, and those tiers.
 func replicas(t *testing.T, url string, n int) (out []*cache.Cache[string], tiers []*redistier.Tier) {
 	t.Helper()
 	for range n {
