@@ -11,7 +11,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
-	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
@@ -80,7 +80,8 @@ func TestSlot0ReadByTheLayoutOfThePoolsDEX(t *testing.T) {
 	}
 	_, c := fakeNode(t, f.Node)
 	reader := func(layout *contracts.Slot0Layout) *chain.Reader {
-		opts := readertest.Options(f.Node.Multicall3)
+		d := config.Default()
+		opts := chain.Options{Multicall3: f.Node.Multicall3, CallTimeout: d.UpstreamTimeout.D(), ImmutablesTTL: d.ImmutablesTTL.D()}
 		opts.Slot0 = func(p common.Address) contracts.Slot0Layout {
 			if p == prime {
 				return *layout
