@@ -64,6 +64,7 @@ var (
 	OneInchRouter   = mustOwn("FakeAggregationRouterV5")
 	TTLHook         = mustOwn("TestBoundedTTLHook")
 	AutoExercise    = mustOwn("TestAutoExerciseTimeBased")
+	OpenSettlement  = mustOwn("TestOpenSettlement")
 	Token           = mustOwn("TestToken")
 	OptionPricing   = mustOwn("TestOptionPricing")
 	FeeStrategy     = mustOwn("TestFeeStrategy")
@@ -73,7 +74,7 @@ var (
 
 // own lists every protocol artifact, for decoding errors and logs.
 func own() []Artifact {
-	return []Artifact{MarketV2, MarketV1, HandlerV1, PositionManager, HandlerV2, SwapRouterSwap, OneInchSwap, OneInchRouter, TTLHook, AutoExercise, Token, OptionPricing, FeeStrategy, WeekendHook}
+	return []Artifact{MarketV2, MarketV1, HandlerV1, PositionManager, HandlerV2, SwapRouterSwap, OneInchSwap, OneInchRouter, TTLHook, AutoExercise, OpenSettlement, Token, OptionPricing, FeeStrategy, WeekendHook}
 }
 
 // nodeModules is ../testdata/node_modules, found from this source file so

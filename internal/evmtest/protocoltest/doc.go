@@ -1,7 +1,9 @@
 // Package protocoltest is a heavy test-only package: it deploys a Stryke
 // CLAMM stand-in (option markets V2 and V1, position manager, single-tick
 // handlers V2 and V1, SwapRouterSwapper, OneInchSwapper and a fake 1inch
-// AggregationRouterV5, a 24h TTL hook, an AutoExerciseTimeBased delegate;
+// AggregationRouterV5, a 24h TTL hook, an AutoExerciseTimeBased delegate
+// whose executor role the deployer holds, and on demand an OpenSettlement
+// settler (DeployOpenSettlement, OpenSettle);
 // Solidity in sol/, compiled by ../testdata/compile.mjs, CI diffs the
 // artifacts) next to the real Uniswap V3 contracts from npm (factory,
 // pools, NonfungiblePositionManager, SwapRouter, QuoterV2) on
