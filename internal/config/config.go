@@ -81,6 +81,14 @@ type Chain struct {
 	Hooks       map[common.Address]HookRules        `json:"hooks"`
 	Swappers    map[string]*Swapper                 `json:"swappers"`
 	MarketPools map[common.Address][]common.Address `json:"marketPools,omitempty"`
+	// AutoExerciser is the chain's AutoExerciseTimeBased, the protocol's
+	// keeper contract an owner makes its exercise delegate to be exercised
+	// in the last minutes before expiry (zero: the chain has none known).
+	// Settlers are the accounts the markets approved to settle expired
+	// options. Both come from the deployments registry
+	// (subgraph/networks.json), with their evidence there.
+	AutoExerciser common.Address   `json:"autoExerciser,omitempty"`
+	Settlers      []common.Address `json:"settlers,omitempty"`
 	// usd holds the chain's entries of Config.USDStablecoins.
 	usd map[common.Address]bool
 }
@@ -157,6 +165,16 @@ func (c *Chain) HandlerInfo(addr common.Address) Handler {
 		return h
 	}
 	return Handler{Name: "unknown"}
+}
+
+// IsSettler reports whether the registry lists addr as a settler of the chain.
+func (c *Chain) IsSettler(addr common.Address) bool {
+	for _, s := range c.Settlers {
+		if s == addr {
+			return true
+		}
+	}
+	return false
 }
 
 // Duration is a time.Duration written as "15s" in JSON.

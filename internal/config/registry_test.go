@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
 )
 
 // The gateway's default handlers are the subgraph registry's
@@ -76,6 +78,68 @@ func TestDefaultHandlersAreTheRegistrys(t *testing.T) {
 		sort.Strings(want)
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("chain %s: defaults.json handlers\n%s\nsubgraph/networks.json handlers\n%s", id, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// The gateway's default auto-exerciser and settlers are the registry's
+// (subgraph/networks.json autoExerciser, settlers), chain by chain.
+func TestDefaultPeripheryIsTheRegistrys(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "subgraph", "networks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var networks map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &networks); err != nil {
+		t.Fatal(err)
+	}
+	type entry struct {
+		Address string `json:"address"`
+		From    string `json:"from"`
+	}
+	want := map[uint64]string{} // chain id -> "autoExerciser | settlers sorted"
+	for name, n := range networks {
+		if strings.HasPrefix(name, "_") {
+			continue
+		}
+		var net struct {
+			ChainID       uint64  `json:"chainId"`
+			AutoExerciser *entry  `json:"autoExerciser"`
+			Settlers      []entry `json:"settlers"`
+		}
+		if err := json.Unmarshal(n, &net); err != nil {
+			t.Fatal(err)
+		}
+		ae := ""
+		if net.AutoExerciser != nil {
+			ae = strings.ToLower(net.AutoExerciser.Address)
+			if net.AutoExerciser.From == "" {
+				t.Errorf("%s: auto-exerciser without evidence", name)
+			}
+		}
+		var ss []string
+		for _, s := range net.Settlers {
+			if s.From == "" {
+				t.Errorf("%s: settler %s without evidence", name, s.Address)
+			}
+			ss = append(ss, strings.ToLower(s.Address))
+		}
+		sort.Strings(ss)
+		want[net.ChainID] = ae + " | " + strings.Join(ss, " ")
+	}
+	for id, ch := range Default().Chains {
+		got := ""
+		if ch.AutoExerciser != (common.Address{}) {
+			got = strings.ToLower(ch.AutoExerciser.Hex())
+		}
+		var ss []string
+		for _, s := range ch.Settlers {
+			ss = append(ss, strings.ToLower(s.Hex()))
+		}
+		sort.Strings(ss)
+		got += " | " + strings.Join(ss, " ")
+		if got != want[id] {
+			t.Errorf("chain %d: defaults.json %q, subgraph/networks.json %q", id, got, want[id])
 		}
 	}
 }
