@@ -66,6 +66,7 @@ func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*servi
 		Pricing:   reader,
 		LP:        reader,
 		Holdings:  chain.NewHoldingsReader(reader),
+		Delegates: reader,
 		Quoters:   quoters,
 		Head:      reader,
 		Meta:      sg,

@@ -33,6 +33,12 @@ type PurchaseRecord struct {
 	TxHash       string  `json:"txHash"`
 	SizeToken    Token   `json:"sizeToken"`
 	PremiumToken Token   `json:"premiumToken"`
+	// Outcome is what became of the option by the answer's block: open,
+	// exercised (by whom), expired, settled or expired worthless.
+	Outcome Outcome `json:"outcome"`
+	// option is the option as indexed, for its outcome once the answer's
+	// block time is known.
+	option subgraph.PurchasedOption
 }
 
 // PurchaseHistory returns a page of the options the user bought on a
@@ -40,14 +46,18 @@ type PurchaseRecord struct {
 // bought and then transferred stays in its buyer's history (the positions
 // endpoint follows ownership). Reads run as for ExerciseHistory.
 func (s *Service) PurchaseHistory(ctx context.Context, req HistoryRequest) (PurchaseHistory, error) {
-	records, block, err := userRecords(ctx, s, req, Subgraph.PurchaseHistory, func(p subgraph.Purchase, info *chain.MarketInfo, m clamm.Market) (PurchaseRecord, error) {
+	records, meta, err := userRecords(ctx, s, req, Subgraph.PurchaseHistory, func(p subgraph.Purchase, info *chain.MarketInfo, m clamm.Market) (PurchaseRecord, error) {
 		r, err := purchaseRecord(p, info, m)
 		if err != nil {
 			return r, fmt.Errorf("purchase %s: %w", p.ID, err)
 		}
 		return r, nil
 	})
-	return PurchaseHistory{Records: records, Block: block}, err
+	for i := range records {
+		o := records[i].option
+		records[i].Outcome = outcomeOf(o.Fate, o.LastSettlement, o.Expiry.Int, meta.Timestamp)
+	}
+	return PurchaseHistory{Records: records, Block: meta.Block}, err
 }
 
 func purchaseRecord(p subgraph.Purchase, info *chain.MarketInfo, m clamm.Market) (PurchaseRecord, error) {
@@ -74,6 +84,7 @@ func purchaseRecord(p subgraph.Purchase, info *chain.MarketInfo, m clamm.Market)
 		Timestamp:    p.Timestamp.String(),
 		TxHash:       p.TxHash,
 		SizeToken:    tokenJSON(info.PutAsset),
+		option:       o,
 	}
 	if p.IsCall {
 		r.Type = "call"

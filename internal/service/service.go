@@ -55,6 +55,15 @@ type Subgraph interface {
 	PurchasePositions(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.HeldOption, subgraph.Meta, error)
 	OptionMarkets(ctx context.Context) ([]subgraph.Market, subgraph.Meta, error)
 	StatsSubgraph
+	ExpirySubgraph
+}
+
+// ExpirySubgraph is what the expiry reads ask the subgraph: settlements,
+// options expiring in a window, owners' enabled delegates.
+type ExpirySubgraph interface {
+	SettlementHistory(ctx context.Context, q subgraph.SettlementQuery) ([]subgraph.Settlement, subgraph.Meta, error)
+	ExpiringOptions(ctx context.Context, q subgraph.ExpiringQuery) ([]subgraph.ExpiringOption, subgraph.Meta, error)
+	ExerciseDelegates(ctx context.Context, q subgraph.DelegatesQuery) ([]subgraph.ExerciseDelegate, subgraph.Meta, error)
 }
 
 // Upstreams are one chain's configuration and clients. Subgraph and Chain
@@ -74,6 +83,9 @@ type Upstreams struct {
 	// Holdings reads liquidity providers' positions at the head; nil: the
 	// chain cannot serve the LP reads.
 	Holdings HoldingsReader
+	// Delegates reads exercise delegates and the auto-exerciser and
+	// simulates the delegate transaction; nil: the chain cannot.
+	Delegates DelegateReader
 	// Quoters maps a swapperId to its quoter.
 	Quoters map[string]swap.Quoter
 	// Head and Meta are readiness's probes, declared by whoever builds the
