@@ -81,14 +81,17 @@ type Chain struct {
 	Hooks       map[common.Address]HookRules        `json:"hooks"`
 	Swappers    map[string]*Swapper                 `json:"swappers"`
 	MarketPools map[common.Address][]common.Address `json:"marketPools,omitempty"`
-	// AutoExerciser is the chain's AutoExerciseTimeBased, the protocol's
-	// keeper contract an owner makes its exercise delegate to be exercised
-	// in the last minutes before expiry (zero: the chain has none known).
-	// Settlers are the accounts the markets approved to settle expired
-	// options. Both come from the deployments registry
-	// (subgraph/networks.json), with their evidence there.
-	AutoExerciser common.Address   `json:"autoExerciser,omitempty"`
-	Settlers      []common.Address `json:"settlers,omitempty"`
+	// AutoExerciser is the protocol's AutoExerciseTimeBased on this chain,
+	// the contract a holder delegates exercise to; Router its ClammRouterV2
+	// (purchases and deposits made for a receiver); LimitOrders its
+	// LimitOrders. Each is the one the public frontend names, with its
+	// evidence in subgraph/networks.json (periphery); zero where none is known.
+	AutoExerciser common.Address `json:"autoExerciser,omitempty"`
+	Router        common.Address `json:"router,omitempty"`
+	LimitOrders   common.Address `json:"limitOrders,omitempty"`
+	// Settlers are the accounts the markets' updateAddress approved to
+	// settle expired options (subgraph/networks.json periphery.settlers).
+	Settlers []common.Address `json:"settlers,omitempty"`
 	// usd holds the chain's entries of Config.USDStablecoins.
 	usd map[common.Address]bool
 }
