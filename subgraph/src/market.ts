@@ -419,8 +419,8 @@ export function handleSettleOption(e: LogSettleOption): void {
   if (market != null) settlementMoves(st, logs, start, e, market, option.isCall);
   st.sqrtPriceX96 = market == null ? ZERO : poolPrice(Bytes.fromHexString(market.primePool));
   st.blockNumber = e.block.number;
-  st.logIndex = e.logIndex;
   st.timestamp = e.block.timestamp;
+  st.logOrder = logOrder(e);
   st.txHash = e.transaction.hash;
   st.save();
   settlementLegs(st.id, id, logs, start, e.logIndex, market != null && market.version == 1);
