@@ -59,7 +59,7 @@ func (s *Service) ExpiringOptions(ctx context.Context, req ExpiringRequest) (Exp
 	if up.Positions == nil {
 		return ExpiringOptions{}, problem.New(problem.UpstreamNotConfigured, "chain %d has no position reader configured", req.ChainID)
 	}
-	if err := s.pinIndexed(ctx, req.ChainID, up, staleStrikes); err != nil {
+	if err := s.pinIndexed(ctx, req.ChainID, up, staleQuotes); err != nil {
 		return ExpiringOptions{}, err
 	}
 	now, err := answerTime(ctx, up)

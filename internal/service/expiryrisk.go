@@ -334,7 +334,7 @@ func statusOf(in riskInput, r ExpiryRisk, why string) (string, string) {
 		if reason == "" {
 			reason = why
 		}
-		if reason == "" {
+		if reason = strings.TrimPrefix(reason, "not in the money: "); reason == "" {
 			reason = "exercising it now would pay nothing"
 		}
 		return StatusOutOfTheMoney, "out of the money: " + reason
