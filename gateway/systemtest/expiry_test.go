@@ -12,7 +12,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
-	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 )
 
 // wantError checks an answer's status, code and the parameter it names,

@@ -110,3 +110,19 @@ func (r *Reader) SimulateDelegate(ctx context.Context, user, market, delegate co
 	}
 	return data, nil
 }
+
+// BlockTime is the answer's block's time (Multicall3's
+// getCurrentBlockTimestamp at that block): what opens a window of expiries
+// before the subgraph is asked, and what tells an expired option from an
+// open one when the subgraph's page, asked by number, names no time.
+func (r *Reader) BlockTime(ctx context.Context) (int64, error) {
+	raw, err := r.EthCall(ctx, r.multicall, pack(contracts.Multicall3, "getCurrentBlockTimestamp"))
+	if err != nil {
+		return 0, err
+	}
+	t, err := unpackOne[*big.Int](contracts.Multicall3, "getCurrentBlockTimestamp", raw)
+	if err != nil || !t.IsInt64() {
+		return 0, upstreamGarbage(fmt.Errorf("getCurrentBlockTimestamp: %v", err))
+	}
+	return t.Int64(), nil
+}

@@ -57,9 +57,6 @@ func (s *Service) PrepareDelegate(ctx context.Context, req DelegateRequest) (Pre
 	if err != nil {
 		return PreparedDelegate{}, err
 	}
-	if up.Delegates == nil {
-		return PreparedDelegate{}, problem.New(problem.UpstreamNotConfigured, "chain %d has no delegate reader configured", req.ChainID)
-	}
 	delegate, err := delegateOf(up, req)
 	if err != nil {
 		return PreparedDelegate{}, err
@@ -72,11 +69,11 @@ func (s *Service) PrepareDelegate(ctx context.Context, req DelegateRequest) (Pre
 	if auto {
 		ae = delegate
 	}
-	terms, enabled, err := up.Delegates.DelegateView(ctx, req.Market, ae, []chain.Delegation{{Owner: req.User, Delegate: delegate}})
+	terms, enabled, err := up.Chain.DelegateView(ctx, req.Market, ae, []chain.Delegation{{Owner: req.User, Delegate: delegate}})
 	if err != nil {
 		return PreparedDelegate{}, err
 	}
-	data, err := up.Delegates.SimulateDelegate(ctx, req.User, req.Market, delegate, req.Enable)
+	data, err := up.Chain.SimulateDelegate(ctx, req.User, req.Market, delegate, req.Enable)
 	if err != nil {
 		var rev *chain.RevertError
 		if errors.As(err, &rev) {

@@ -8,7 +8,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -45,7 +44,9 @@ const MaxExpiringCandidates = subgraph.MaxFirst
 
 // ExpiringOptions returns the market's options that expire within the
 // window and are in the money now, soonest expiry first (ties by token
-// id), paged over those. The subgraph names every option of the market not
+// id), paged over those. The answer's block time (read from the chain at
+// that block: the gateway pins the answer to the subgraph's indexed head)
+// opens the window; the subgraph names every option of the market not
 // settled whose expiry lies in [block time, block time + within]; the
 // chain, at the same block, has the last word on owner and liquidity left;
 // each candidate's value is what the prepared exercise would pay (quoted
@@ -56,13 +57,7 @@ func (s *Service) ExpiringOptions(ctx context.Context, req ExpiringRequest) (Exp
 	if err != nil {
 		return ExpiringOptions{}, err
 	}
-	if up.Positions == nil {
-		return ExpiringOptions{}, problem.New(problem.UpstreamNotConfigured, "chain %d has no position reader configured", req.ChainID)
-	}
-	if err := s.pinIndexed(ctx, req.ChainID, up, staleQuotes); err != nil {
-		return ExpiringOptions{}, err
-	}
-	now, err := answerTime(ctx, up)
+	now, err := up.Chain.BlockTime(ctx)
 	if err != nil {
 		return ExpiringOptions{}, err
 	}
@@ -81,29 +76,7 @@ func (s *Service) ExpiringOptions(ctx context.Context, req ExpiringRequest) (Exp
 	for i, in := range page {
 		out[i] = ExpiringRecord{Owner: in.pos.Owner.Hex(), PositionRecord: *in.rec}
 	}
-	return ExpiringOptions{Records: out, Block: pinnedMeta(ctx, meta).Block}, nil
-}
-
-// answerTime is the answer's block time: the pin's, else its header's
-// (or the head's, outside a pinned answer).
-func answerTime(ctx context.Context, up *Upstreams) (int64, error) {
-	hr, ok := up.Chain.(HeaderReader)
-	p := block.From(ctx)
-	if p != nil {
-		r, resolved := p.Resolved()
-		if resolved && r.Timestamp != 0 {
-			return r.Timestamp, nil
-		}
-		if resolved && ok {
-			h, err := hr.HeaderAt(ctx, r.Number)
-			return h.Timestamp, err
-		}
-	}
-	if !ok {
-		return 0, errString("the chain reader cannot read headers")
-	}
-	h, err := hr.Header(ctx, "latest")
-	return h.Timestamp, err
+	return ExpiringOptions{Records: out, Block: meta.Block}, nil
 }
 
 // expiringCandidates reads the market and the options expiring in the
@@ -142,7 +115,7 @@ func expiringCandidates(ctx context.Context, up *Upstreams, req ExpiringRequest,
 	for i, o := range list {
 		ids[i] = o.TokenID.Int
 	}
-	pos, err := up.Positions.Positions(ctx, req.Market, ids)
+	pos, err := up.Chain.Positions(ctx, req.Market, ids)
 	if err != nil {
 		return mk, nil, meta, err
 	}

@@ -16,11 +16,12 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
-// DelegateReader reads who may exercise for whom and simulates the
-// delegate transaction (package chain).
+// DelegateReader reads who may exercise for whom, simulates the delegate
+// transaction and reads the answer's block time (package chain).
 type DelegateReader interface {
 	DelegateView(ctx context.Context, market, autoExerciser common.Address, qs []chain.Delegation) (*chain.AutoExerciser, []bool, error)
 	SimulateDelegate(ctx context.Context, user, market, delegate common.Address, status bool) ([]byte, error)
+	BlockTime(ctx context.Context) (int64, error)
 }
 
 // What an open option's owner should know as it nears expiry
@@ -127,9 +128,6 @@ func (s *Service) expiryRisks(ctx context.Context, up *Upstreams, mk marketAt, i
 	if len(ins) == 0 {
 		return nil
 	}
-	if up.Delegates == nil {
-		return problem.New(problem.UpstreamNotConfigured, "chain %d has no delegate reader configured", up.Config.ID)
-	}
 	owners := distinctOwners(ins)
 	var (
 		ae    *chain.AutoExerciser
@@ -147,7 +145,7 @@ func (s *Service) expiryRisks(ctx context.Context, up *Upstreams, mk marketAt, i
 				qs = append(qs, chain.Delegation{Owner: o, Delegate: up.Config.AutoExerciser})
 			}
 		}
-		ae, opted, err = up.Delegates.DelegateView(gctx, mk.addr, up.Config.AutoExerciser, qs)
+		ae, opted, err = up.Chain.DelegateView(gctx, mk.addr, up.Config.AutoExerciser, qs)
 		return
 	})
 	g.Go(func() (err error) {
@@ -262,7 +260,7 @@ func exerciseValue(ctx context.Context, up *Upstreams, sid string, mk marketAt, 
 	if err := p.quote(ctx); err != nil {
 		return worthless(err)
 	}
-	outcomes, err := up.Positions.SimulateSequence(ctx, pos.Owner, mk.addr, p.params)
+	outcomes, err := up.Chain.SimulateSequence(ctx, pos.Owner, mk.addr, p.params)
 	if err != nil {
 		return worthless(simulationError(err))
 	}

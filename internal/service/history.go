@@ -82,7 +82,7 @@ func (s *Service) ExerciseHistory(ctx context.Context, req HistoryRequest) (Exer
 // userRecords reads a market's immutables and one page of a user's
 // entities from the subgraph in parallel, and builds a record from each
 // entity; an entity that does not build is garbage from the subgraph. It
-// returns the records and the answer's block (pinnedMeta).
+// returns the records and the page's _meta.
 func userRecords[E, R any](ctx context.Context, s *Service, req HistoryRequest,
 	read func(Subgraph, context.Context, subgraph.HistoryQuery) ([]E, subgraph.Meta, error),
 	build func(E, *chain.MarketInfo, clamm.Market) (R, error)) ([]R, subgraph.Meta, error) {
@@ -90,7 +90,6 @@ func userRecords[E, R any](ctx context.Context, s *Service, req HistoryRequest,
 	if err != nil {
 		return nil, subgraph.Meta{}, err
 	}
-	subgraphFirst(ctx)
 	var (
 		info *chain.MarketInfo
 		list []E
@@ -115,8 +114,7 @@ func userRecords[E, R any](ctx context.Context, s *Service, req HistoryRequest,
 		}
 		records = append(records, r)
 	}
-	s.remember(ctx, req.ChainID)
-	return records, pinnedMeta(ctx, meta), nil
+	return records, meta, nil
 }
 
 func exerciseRecord(e subgraph.Exercise, info *chain.MarketInfo, m clamm.Market) (ExerciseRecord, error) {

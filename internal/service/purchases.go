@@ -53,9 +53,19 @@ func (s *Service) PurchaseHistory(ctx context.Context, req HistoryRequest) (Purc
 		}
 		return r, nil
 	})
+	if err != nil {
+		return PurchaseHistory{}, err
+	}
+	now := meta.Timestamp
+	if now == 0 && len(records) > 0 { // a page asked by number names no time: the chain's at that block
+		up, _ := s.upstreams(req.ChainID, true)
+		if now, err = up.Chain.BlockTime(ctx); err != nil {
+			return PurchaseHistory{}, err
+		}
+	}
 	for i := range records {
 		o := records[i].option
-		records[i].Outcome = outcomeOf(o.Fate, o.LastSettlement, o.Expiry.Int, meta.Timestamp)
+		records[i].Outcome = outcomeOf(o.Fate, o.LastSettlement, o.Expiry.Int, now)
 	}
 	return PurchaseHistory{Records: records, Block: meta.Block}, err
 }

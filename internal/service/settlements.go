@@ -88,7 +88,6 @@ func (s *Service) SettlementHistory(ctx context.Context, req SettlementRequest) 
 	if err != nil {
 		return SettlementHistory{}, err
 	}
-	subgraphFirst(ctx)
 	var (
 		list []subgraph.Settlement
 		meta subgraph.Meta
@@ -116,8 +115,7 @@ func (s *Service) SettlementHistory(ctx context.Context, req SettlementRequest) 
 		}
 		records = append(records, r)
 	}
-	s.remember(ctx, req.ChainID)
-	return SettlementHistory{Records: records, Block: pinnedMeta(ctx, meta).Block}, nil
+	return SettlementHistory{Records: records, Block: meta.Block}, nil
 }
 
 // marketInfos reads the immutables of the settlements' markets, in parallel.

@@ -88,7 +88,7 @@ func deploy(t *testing.T) *setup {
 			p.Hook24h:        {Name: "BoundedTTLHook_0Day", MaxTTL: config.Duration(24 * time.Hour)},
 			s.pr.WeekendHook: {Name: "WeekendHook", NoWeekends: true},
 		}}
-	s.up = &service.Upstreams{Config: ch, Subgraph: s.g, Chain: reader, Strikes: reader, Hooks: reader, Pricing: reader}
+	s.up = &service.Upstreams{Config: ch, Subgraph: s.g, Chain: reader}
 	s.svc = service.New(map[uint64]*service.Upstreams{chainID: s.up})
 	return s
 }
