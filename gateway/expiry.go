@@ -23,13 +23,7 @@ var (
 func parseDelegate(s *Server, p *params) (service.DelegateRequest, error) {
 	var req service.DelegateRequest
 	var err error
-	if req.ChainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
-		return req, err
-	}
-	if req.Market, err = p.address("optionMarket"); err != nil {
-		return req, err
-	}
-	if req.User, err = p.address("user"); err != nil {
+	if req.ChainID, req.Market, req.User, err = p.marketUser(s); err != nil {
 		return req, err
 	}
 	if req.Delegate, err = p.optionalAddress("delegate"); err != nil {
@@ -37,6 +31,18 @@ func parseDelegate(s *Server, p *params) (service.DelegateRequest, error) {
 	}
 	req.Enable, err = p.boolean("enable")
 	return req, err
+}
+
+// marketUser reads chainId, optionMarket and user, in that order.
+func (p *params) marketUser(s *Server) (chainID uint64, market, user common.Address, err error) {
+	if chainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
+		return
+	}
+	if market, err = p.address("optionMarket"); err != nil {
+		return
+	}
+	user, err = p.address("user")
+	return
 }
 
 // boolean reads "true" or "false", nothing else (no 1/0, no case

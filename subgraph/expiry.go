@@ -30,7 +30,7 @@ type Settlement struct {
 }
 
 // SettledLeg is the liquidity a settlement took off one leg, with the
-// leg's range (nil when the option's legs were not recorded).
+// leg's range.
 type SettledLeg struct {
 	Index     int       `json:"index"`
 	Liquidity BigInt    `json:"liquidity"`
@@ -73,7 +73,7 @@ func (c *Client) SettlementHistory(ctx context.Context, q SettlementQuery) ([]Se
 			return fmt.Errorf("settlement %s lacks fields", s.ID)
 		}
 		for i, l := range s.Legs {
-			if l.Liquidity.Int == nil || l.Index != i {
+			if l.Liquidity.Int == nil || l.Leg == nil || l.Index < 0 || (i > 0 && l.Index <= s.Legs[i-1].Index) {
 				return fmt.Errorf("settlement %s: leg %d of index %d", s.ID, i, l.Index)
 			}
 		}

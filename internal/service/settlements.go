@@ -68,16 +68,12 @@ type SettlementRecord struct {
 	TxHash      string  `json:"txHash"`
 }
 
-// SettledLegRecord is the liquidity a settlement returned to one leg's
-// range (0 for a leg it skipped).
+// SettledLegRecord is one leg of a settlement: its index and range, and
+// the liquidity the settlement returned to the range (0 for a leg it
+// skipped).
 type SettledLegRecord struct {
-	Index     int    `json:"index"`
-	Handler   string `json:"handler"`
-	Pool      string `json:"pool"`
-	Hook      string `json:"hook"`
-	TickLower int    `json:"tickLower"`
-	TickUpper int    `json:"tickUpper"`
-	Liquidity string `json:"liquidity"`
+	Index int `json:"index"`
+	PositionLeg
 }
 
 // SettlementHistory returns a page of the settlements of the options the
@@ -166,11 +162,9 @@ func settlementRecord(st subgraph.Settlement, info *chain.MarketInfo, known bool
 		r.Outcome = OutcomeSettled
 	}
 	for i, l := range st.Legs {
-		r.Legs[i] = SettledLegRecord{Index: l.Index, Liquidity: l.Liquidity.String()}
-		if l.Leg != nil {
-			r.Legs[i].Handler, r.Legs[i].Pool, r.Legs[i].Hook = l.Leg.Handler.Addr().Hex(), l.Leg.Pool.Addr().Hex(), l.Leg.Hook.Addr().Hex()
-			r.Legs[i].TickLower, r.Legs[i].TickUpper = l.Leg.TickLower, l.Leg.TickUpper
-		}
+		g := l.Leg // the subgraph client refuses a leg without its range
+		r.Legs[i] = SettledLegRecord{Index: l.Index, PositionLeg: PositionLeg{Handler: g.Handler.Addr().Hex(), Pool: g.Pool.Addr().Hex(),
+			Hook: g.Hook.Addr().Hex(), TickLower: g.TickLower, TickUpper: g.TickUpper, Liquidity: l.Liquidity.String()}}
 	}
 	return r, nil
 }

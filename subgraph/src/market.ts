@@ -482,14 +482,20 @@ function settlementMoves(st: Settlement, logs: ethereum.Log[], start: i32, e: et
   }
 }
 
-// One SettlementLeg per leg of the option, in index order: the liquidity of
-// the span's LogUnusePosition from the leg's handler for the leg's range,
-// each matched after the previous leg's (0 when the leg was skipped).
+// The most legs an option can have: mintOption refuses more than 20
+// (DopexV2OptionMarket__MaxOptionBuyReached), a split copies the count.
+const MAX_LEGS = 20;
+
+// One SettlementLeg per recorded leg of the option, in index order: the
+// liquidity of the span's LogUnusePosition from the leg's handler for the
+// leg's range, each matched after the previous leg's (0 when the leg was
+// skipped). A leg whose opTickMap read reverted at mint has no OptionLeg
+// and no SettlementLeg.
 function settlementLegs(settlementId: string, optionId: string, logs: ethereum.Log[], start: i32, at: BigInt, v1: boolean): void {
   let cursor = start;
-  for (let index = 0; ; index++) {
+  for (let index = 0; index < MAX_LEGS; index++) {
     const leg = OptionLeg.load(optionId + '-' + index.toString());
-    if (leg == null) break;
+    if (leg == null) continue;
     const handler = Address.fromBytes(leg.handler);
     const pool = Address.fromBytes(leg.pool);
     const tokenId = v1 ? positionIdV1(handler, pool, leg.tickLower, leg.tickUpper) : positionId(handler, pool, Address.fromBytes(leg.hook), leg.tickLower, leg.tickUpper);

@@ -84,15 +84,11 @@ func (s *Scenario) settlementAmounts(st Settlement) ([]settlementLeg, *big.Int, 
 	if st.Timestamp <= o.Expiry {
 		return nil, nil, fmt.Errorf("option %d settled at %d, not after its expiry %d", o.TokenID, st.Timestamp, o.Expiry)
 	}
-	pool, ok := s.primePool()
-	if !ok {
-		return nil, nil, fmt.Errorf("no prime pool")
+	a, err := s.assetsOf(o)
+	if err != nil {
+		return nil, nil, err
 	}
-	collateral := s.Market.PutAsset
-	if o.IsCall {
-		collateral = s.Market.CallAsset
-	}
-	is0 := collateral == pool.Token0
+	is0 := a.is0
 	sqrt, err := clamm.SqrtRatioAtTick(st.Tick)
 	if err != nil {
 		return nil, nil, err
@@ -135,33 +131,22 @@ func (h *history) settle(st Settlement) error {
 	if !ok {
 		return fmt.Errorf("settlement of unknown option %d", st.TokenID)
 	}
-	pool, _ := s.primePool()
-	m := s.Market.Address
-	use, get := s.Market.PutAsset, s.Market.CallAsset
-	if o.IsCall {
-		use, get = get, use
+	a, err := s.assetsOf(o)
+	if err != nil {
+		return err
 	}
-	is0 := use == pool.Token0
+	m := s.Market.Address
 	h.add(&tx{ts: st.Timestamp, hash: st.TxHash, from: st.Settler, to: m, build: func(uint64) ([]types.Log, error) {
 		legs, _, err := s.settlementAmounts(st)
 		if err != nil {
 			return nil, err
 		}
-		sqrt, _ := clamm.SqrtRatioAtTick(st.Tick)
 		var out []types.Log
 		for i, l := range o.Legs {
 			p := h.ranges[rangeKey{l.Handler, l.Pool, l.Hook, l.TickLower, l.TickUpper}]
 			sl := legs[i]
 			if sl.inTheMoney {
-				in, got := new(big.Int).Set(sl.leg.AmountToSwap), new(big.Int).Neg(sl.swapOut)
-				a0, a1 := in, got
-				if !is0 {
-					a0, a1 = got, in
-				}
-				out = append(out, ev.erc20(use, m, h.swapper, sl.leg.AmountToSwap),
-					ev.log(pool.Address, ev.swap, h.swapper, h.swapper, a0, a1, sqrt, new(big.Int), i24(st.Tick)),
-					ev.erc20(get, h.swapper, m, sl.swapOut),
-					ev.erc20(get, m, st.Settler, sl.settlerGets))
+				out = append(append(out, h.swapLogs(a, sl.leg.AmountToSwap, sl.swapOut, st.Tick)...), ev.erc20(a.get, m, st.Settler, sl.settlerGets))
 			}
 			out = append(out, ev.log(l.Handler, ev.unuse, p.id, sl.liquidity))
 			p.used.Sub(p.used, sl.liquidity)

@@ -5,28 +5,7 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {Multicall} from "@openzeppelin/contracts/utils/Multicall.sol";
-
-interface IOptionMarketSettle {
-    struct OptionData {
-        uint256 opTickArrayLen;
-        int24 tickLower;
-        int24 tickUpper;
-        uint256 expiry;
-        bool isCall;
-    }
-
-    struct SettleOptionParams {
-        uint256 optionId;
-        address[] swapper;
-        bytes[] swapData;
-        uint256[] liquidityToSettle;
-    }
-
-    function opData(uint256 id) external view returns (OptionData memory);
-    function settleOption(SettleOptionParams calldata p) external;
-    function callAsset() external view returns (address);
-    function putAsset() external view returns (address);
-}
+import {IOptionMarketLite} from "./Periphery.sol";
 
 /// @notice As stryke-xyz/clamm's OpenSettlement (src/periphery): once the
 /// market has made it a settler, anyone may settle an expired option
@@ -53,10 +32,10 @@ contract TestOpenSettlement is AccessControl, Multicall {
         _grantRole(DEFAULT_ADMIN_ROLE, msg.sender);
     }
 
-    function openSettle(IOptionMarketSettle market, uint256 tokenId, IOptionMarketSettle.SettleOptionParams calldata _params)
+    function openSettle(IOptionMarketLite market, uint256 tokenId, IOptionMarketLite.SettleOptionParams calldata _params)
         public
     {
-        IOptionMarketSettle.OptionData memory od = market.opData(tokenId);
+        IOptionMarketLite.OptionData memory od = market.opData(tokenId);
         if (od.expiry >= block.timestamp) revert OpenSettlement__NotExpired();
         if (block.timestamp - od.expiry <= timeToSettle) revert OpenSettlement__TooSoonOpenSettle();
         market.settleOption(_params);

@@ -49,8 +49,16 @@ interface IOptionMarketLite {
         uint256[] liquidityToExercise;
     }
 
+    struct SettleOptionParams {
+        uint256 optionId;
+        address[] swapper;
+        bytes[] swapData;
+        uint256[] liquidityToSettle;
+    }
+
     function opData(uint256 id) external view returns (OptionData memory);
     function exerciseOption(ExerciseOptionParams calldata p) external;
+    function settleOption(SettleOptionParams calldata p) external;
     function callAsset() external view returns (address);
     function putAsset() external view returns (address);
     function ownerOf(uint256 id) external view returns (address);
