@@ -290,7 +290,11 @@ func refusalText(h HookRules, addr string, ttl uint64) string {
 
 // fill takes each admitted range's free liquidity in order until the
 // amount is covered, as a buyer filling a size from the strike's list
-// does; the last range gives only what is still missing.
+// does: each leg the largest liquidity whose amount stays within what is
+// still missing (the whole range when it holds less). It stops at a range
+// of which what is left cannot buy one base unit: mintOption requires
+// collateral in every leg, so a leg of liquidity worth nothing would make
+// the whole purchase revert.
 func (st *quoteState) fill(c strikeCandidates, amount *big.Int) error {
 	free := new(big.Int)
 	for _, r := range c.ranges {
@@ -312,8 +316,8 @@ func (st *quoteState) fill(c strikeCandidates, amount *big.Int) error {
 		if err != nil {
 			return err
 		}
-		if l.liquidity.Sign() == 0 {
-			continue
+		if l.amount.Sign() == 0 {
+			break
 		}
 		st.legs = append(st.legs, l)
 		left.Sub(left, l.amount)
@@ -338,9 +342,11 @@ func shortOf(c strikeCandidates, free, amount *big.Int) error {
 	return problem.New(problem.PurchaseInsufficientLiquidity, "%s", msg)
 }
 
-// legFor is the leg that withdraws at most `take` of the range's token.
+// legFor is the leg that withdraws the most of the range's token that is
+// at most `take`: the largest liquidity whose amount fits (the pool's burn
+// rounds it down), at most the range's free liquidity.
 func legFor(r strike, take *big.Int) (chosenLeg, error) {
-	l, err := clamm.LiquidityForAmount(r.tickLower, r.tickUpper, take, r.heldIs0)
+	l, err := clamm.MaxLiquidityWithin(r.tickLower, r.tickUpper, take, r.heldIs0)
 	if err != nil {
 		return chosenLeg{}, err
 	}

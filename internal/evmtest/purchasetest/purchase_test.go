@@ -393,3 +393,55 @@ func TestPreparedPutAndShortBalance(t *testing.T) {
 		t.Errorf("a buyer without the collateral: %v", err)
 	}
 }
+
+// A put on the USDC side at a strike with two ranges at the same ticks (no
+// hook, and the 24h hook, as the frontends deposit): one unit of liquidity
+// there is worth far less than one USDC base unit. The prepared purchase
+// never carries a leg of zero collateral (mintOption requires collateral in
+// every leg and would revert), each leg takes the most liquidity whose
+// amount fits, and sent at once it buys exactly what it says.
+func TestPreparedPutOverTwoRangesHasNoEmptyLeg(t *testing.T) {
+	s := deploy(t)
+	p := s.p
+	hooked := pt.Range{Hook: p.Hook24h, TickLower: s.put.TickLower, TickUpper: s.put.TickUpper}
+	if _, _, err := p.Deposit(p.Users[0], hooked, e18(1)); err != nil {
+		t.Fatal(err)
+	}
+	s.g.ranges = append(s.g.ranges, hooked)
+	buyer := p.Users[1]
+	slip, _ := clamm.ParseSlippage("1", 50)
+	putIs0 := p.Token0 == p.PutAsset
+	one, _ := clamm.RangeAmount(s.put.TickLower, s.put.TickUpper, p.RangeInfo(s.put).TotalLiquidity, putIs0)
+	for _, amount := range []*big.Int{big.NewInt(1_000_000_000), big.NewInt(123_456_789), new(big.Int).Add(one, big.NewInt(5_000_000))} {
+		put := service.PurchaseRequest{ChainID: chainID, Market: p.Market, Strike: s.key(s.put.TickLower), TTL: 3600, Amount: amount, User: buyer.Addr}
+		got, err := s.svc.PreparePurchase(context.Background(), service.PurchasePrepareRequest{PurchaseRequest: put, Slippage: slip})
+		if err != nil {
+			t.Fatalf("amount %s: %v", amount, err)
+		}
+		if !got.Simulated {
+			t.Fatalf("amount %s: not simulated", amount)
+		}
+		left := new(big.Int).Set(amount)
+		for i, l := range got.Quote.Legs {
+			liq, amt := mustInt(t, l.Liquidity), mustInt(t, l.Amount)
+			// the whole range, or one more unit of liquidity would exceed what was left
+			info := p.RangeInfo(pt.Range{Hook: common.HexToAddress(l.Hook), TickLower: l.TickLower, TickUpper: l.TickUpper})
+			whole := liq.Cmp(new(big.Int).Sub(info.TotalLiquidity, info.LiquidityUsed)) == 0
+			next, _ := clamm.RangeAmount(l.TickLower, l.TickUpper, new(big.Int).Add(liq, big.NewInt(1)), putIs0)
+			if amt.Sign() == 0 || (!whole && next.Cmp(left) <= 0) {
+				t.Errorf("amount %s: leg %d %+v (one more unit of liquidity: %s, left %s)", amount, i, l, next, left)
+			}
+			left.Sub(left, amt)
+		}
+		spent, ev, err := s.sendPrepared(t, buyer, got)
+		if err != nil {
+			t.Fatalf("amount %s: %d legs %+v: %v", amount, len(got.Quote.Legs), got.Quote.Legs, err)
+		}
+		if spent.String() != got.Quote.Cost || ev.Args["totalAssetWithdrawn"].(*big.Int).String() != got.Quote.Size {
+			t.Errorf("amount %s: spent %s (quoted %s), withdrew %v (size %s)", amount, spent, got.Quote.Cost, ev.Args["totalAssetWithdrawn"], got.Quote.Size)
+		}
+		if amount.Cmp(one) < 0 && (len(got.Quote.Legs) != 1 || got.Quote.Size != amount.String()) {
+			t.Errorf("amount %s within the first range: legs %+v, size %s", amount, got.Quote.Legs, got.Quote.Size)
+		}
+	}
+}
