@@ -3,6 +3,7 @@ package purchasetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
@@ -443,5 +445,77 @@ func TestPreparedPutOverTwoRangesHasNoEmptyLeg(t *testing.T) {
 		if amount.Cmp(one) < 0 && (len(got.Quote.Legs) != 1 || got.Quote.Size != amount.String()) {
 			t.Errorf("amount %s within the first range: legs %+v, size %s", amount, got.Quote.Legs, got.Quote.Size)
 		}
+	}
+}
+
+// laggingSubgraph answers the strikes query as the subgraph did at one
+// block: one that has not indexed the blocks since.
+type laggingSubgraph struct {
+	service.Subgraph
+	strikes []subgraph.Strike
+	meta    subgraph.Meta
+}
+
+func (g *laggingSubgraph) Strikes(_ context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, subgraph.Meta, error) {
+	var out []subgraph.Strike
+	for _, r := range g.strikes {
+		if r.TickLower >= q.TickLowerMin && r.TickLower <= q.TickLowerMax && (q.TickUpper == nil || (r.TickUpper >= q.TickUpper[0] && r.TickUpper <= q.TickUpper[1])) {
+			out = append(out, r)
+		}
+	}
+	return out, g.meta, nil
+}
+
+// A prepared purchase is read at the answer's block (the subgraph's, which
+// lags) and simulated at the chain's head, which it names: a range used up
+// since the answer's block is caught there (a 422 naming the head), not
+// certified by a simulation at the lagging block.
+func TestPreparedPurchaseSimulatesAtTheHead(t *testing.T) {
+	s := deploy(t)
+	p := s.p
+	ctx := context.Background()
+	all, meta, err := s.g.Strikes(ctx, subgraph.StrikesQuery{TickLowerMin: clamm.MinTick, TickLowerMax: clamm.MaxTick})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.up.Subgraph = &laggingSubgraph{strikes: all, meta: meta}
+	n := meta.Block
+	hdr, err := p.Chain.Client().HeaderByNumber(ctx, new(big.Int).SetUint64(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func() context.Context { // the answer's block: the subgraph's
+		pctx, pin := block.With(ctx, n)
+		pin.Resolve(block.Ref{Number: n, Hash: hdr.Hash().Hex(), Timestamp: int64(hdr.Time)})
+		return pctx
+	}
+	slip, _ := clamm.ParseSlippage("1", 50)
+	req := service.PurchasePrepareRequest{Slippage: slip, PurchaseRequest: service.PurchaseRequest{ChainID: chainID, Market: p.Market,
+		Strike: s.key(s.put.TickLower), TTL: 3600, Amount: big.NewInt(1_000_000_000), User: p.Users[1].Addr}}
+
+	p.Chain.Commit() // the head moves on; nothing changes for this purchase
+	head, _ := p.Chain.Client().HeaderByNumber(ctx, nil)
+	got, err := s.svc.PreparePurchase(at(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Simulated || got.SimulatedAt == nil || got.SimulatedAt.Number != head.Number.Uint64() || got.SimulatedAt.Hash != head.Hash().Hex() ||
+		got.SimulatedAt.Timestamp != int64(head.Time) || got.Quote.Block != n || head.Number.Uint64() <= n {
+		t.Fatalf("read at %d, simulated %v at %+v; the head is %d %s", got.Quote.Block, got.Simulated, got.SimulatedAt, head.Number, head.Hash().Hex())
+	}
+
+	// Another buyer takes the whole range after the subgraph's block.
+	info := p.RangeInfo(s.put)
+	free := new(big.Int).Sub(info.TotalLiquidity, info.LiquidityUsed)
+	if _, _, err := p.Buy(p.Users[2], pt.Option{TickLower: s.put.TickLower, TickUpper: s.put.TickUpper, TTL: 3600, Legs: []pt.Leg{{Range: s.put, Liquidity: free}}}); err != nil {
+		t.Fatal(err)
+	}
+	head, _ = p.Chain.Client().HeaderByNumber(ctx, nil)
+	_, err = s.svc.PreparePurchase(at(), req)
+	if code(err) != "PURCHASE_WOULD_REVERT" || !strings.Contains(err.Error(), fmt.Sprintf("at block %d", head.Number)) {
+		t.Errorf("the range was used up at block %d: %v", head.Number, err)
+	}
+	if q, err := s.svc.QuotePurchase(at(), req.PurchaseRequest); err != nil || q.Block != n {
+		t.Errorf("the quote at the answer's block %d: %+v, %v", n, q, err)
 	}
 }
