@@ -167,8 +167,11 @@ func TestQuoteEqualsTheMarket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mustInt(t, anon.Premium).Cmp(mustInt(t, q.Premium)) <= 0 || mustInt(t, anon.IV).Cmp(mustInt(t, q.IV)) <= 0 {
-		t.Errorf("no discount: premium %s IV %s; the xSYK holder: %s IV %s", anon.Premium, anon.IV, q.Premium, q.IV)
+	if q.IV == nil || anon.IV == nil || q.IVSource != "getVolatility4" {
+		t.Fatalf("IV %v from %q: the pricing has the 4-argument getVolatility", q.IV, q.IVSource)
+	}
+	if mustInt(t, anon.Premium).Cmp(mustInt(t, q.Premium)) <= 0 || mustInt(t, *anon.IV).Cmp(mustInt(t, *q.IV)) <= 0 {
+		t.Errorf("no discount: premium %s IV %s; the xSYK holder: %s IV %s", anon.Premium, *anon.IV, q.Premium, *q.IV)
 	}
 	// Puts: the market prices total * 10^putDecimals / strike.
 	put := service.PurchaseRequest{ChainID: chainID, Market: p.Market, Strike: s.key(s.put.TickLower), TTL: 86400, Amount: big.NewInt(1_000_000)}
@@ -517,5 +520,71 @@ func TestPreparedPurchaseSimulatesAtTheHead(t *testing.T) {
 	}
 	if q, err := s.svc.QuotePurchase(at(), req.PurchaseRequest); err != nil || q.Block != n {
 		t.Errorf("the quote at the answer's block %d: %+v, %v", n, q, err)
+	}
+}
+
+// A market whose feeTo is zero charges no protocol fee (mintOption asks
+// getFee only when feeTo is set): the quote says fees 0 without asking
+// getFee (which would answer, and be wrong), and the prepared purchase
+// sent at once costs exactly the premium.
+func TestNoFeeWhenFeeToIsZero(t *testing.T) {
+	s := deploy(t)
+	p := s.p
+	p.Chain.MustSend(p.Owner, p.Market, pt.MarketV2.ABI, "updateFees", common.Address{}, big.NewInt(0))
+	buyer := p.Users[1]
+	slip, _ := clamm.ParseSlippage("1", 50)
+	got, err := s.svc.PreparePurchase(context.Background(), service.PurchasePrepareRequest{PurchaseRequest: s.callReq(3600, big.NewInt(1e15), buyer.Addr), Slippage: slip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := got.Quote
+	if wouldBe := p.Chain.Call(p.Market, pt.MarketV2.ABI, "getFee", mustInt(t, q.Size), mustInt(t, q.Premium))[0].(*big.Int); wouldBe.Sign() == 0 {
+		t.Fatal("getFee answers 0: the test shows nothing")
+	}
+	if q.Fees != "0" || q.Cost != q.Premium {
+		t.Errorf("feeTo zero: fees %s, cost %s, premium %s", q.Fees, q.Cost, q.Premium)
+	}
+	spent, ev, err := s.sendPrepared(t, buyer, got)
+	if err != nil || spent.String() != q.Cost || ev.Args["protocolFees"].(*big.Int).Sign() != 0 {
+		t.Errorf("sent: %v, spent %s (quoted %s), event %v", err, spent, q.Cost, ev)
+	}
+}
+
+// On a market priced by OptionPricingLinearV2's generation, whose
+// getVolatility takes three arguments, the IV reported is the one the
+// premium is priced at (that getVolatility's answer for the strike, skewed
+// away from the table's), in the quote and in the options chain, whose
+// Greeks are computed from it.
+func TestIVFromLinearV2Pricing(t *testing.T) {
+	p := pt.Deploy(t, pt.Config{})
+	_, tick := p.Slot0(p.Pool)
+	lo := (tick/10)*10 + 100
+	r := pt.Range{TickLower: lo, TickUpper: lo + 10}
+	if _, _, err := p.Deposit(p.Users[0], r, e18(1)); err != nil {
+		t.Fatal(err)
+	}
+	pr := p.DeployPricingLinearV2(pt.PricingConfig{IVs: map[uint64]uint64{3600: 50}, FeePercentage: 340000}, 10000, 1000)
+	reader := readertest.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
+	up := &service.Upstreams{Config: &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{p.Handler: {Name: "uniswap"}}},
+		Subgraph: &rangesSubgraph{p: p, ranges: []pt.Range{r}}, Chain: reader, Strikes: reader, Hooks: reader, Pricing: reader}
+	svc := service.New(map[uint64]*service.Upstreams{chainID: up})
+	s := &setup{p: p}
+	ctx := context.Background()
+	q, err := svc.QuotePurchase(ctx, service.PurchaseRequest{ChainID: chainID, Market: p.Market, IsCall: true, Strike: s.key(r.TickUpper), TTL: 3600, Amount: big.NewInt(1e15)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	strike, last := mustInt(t, q.StrikePrice), mustInt(t, q.MarkPrice)
+	want := p.Chain.Call(pr.Pricing, pt.PricingLinearV2.ABI, "getVolatility", strike, last, big.NewInt(50))[0].(*big.Int)
+	if q.IV == nil || *q.IV != want.String() || q.IVSource != "getVolatility3" || q.BaseIV != "50" || want.String() == q.BaseIV {
+		t.Errorf("iv %v from %q (base %s); the pricing prices at %s", q.IV, q.IVSource, q.BaseIV, want)
+	}
+	oc, err := svc.OptionsChainOf(ctx, service.OptionsChainRequest{StrikesRequest: service.StrikesRequest{ChainID: chainID, Market: p.Market, CallsReach: 20, PutsReach: 20}, TTLs: []uint64{3600}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := oc.Expiries[0].Options[0]
+	if o.IV == nil || *o.IV != want.String() || o.IVSource == nil || *o.IVSource != "getVolatility3" || o.Greeks == nil {
+		t.Errorf("options chain: %+v; the pricing prices at %s", o, want)
 	}
 }

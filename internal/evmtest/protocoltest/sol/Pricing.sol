@@ -126,17 +126,28 @@ contract TestOptionPricing is Ownable {
             revert();
         }
         iv = getVolatility(strike, lastPrice, iv, ttl);
-        uint256 sqrtYears = Math.sqrt((ttl * 1e18) / 365 days); // 1e9 = one year
-        uint256 atm = (lastPrice * iv * sqrtYears * 4) / (10 * 100 * 1e9);
-        uint256 dist = strike > lastPrice ? strike - lastPrice : lastPrice - strike;
-        uint256 timeValue = (atm * lastPrice) / (lastPrice + 4 * dist);
-        uint256 intrinsic;
-        if (isPut && strike > lastPrice) intrinsic = strike - lastPrice;
-        if (!isPut && lastPrice > strike) intrinsic = lastPrice - strike;
-        uint256 price = intrinsic + timeValue;
-        uint256 floor = (lastPrice * minOptionPricePercentage) / 1e10;
-        return price < floor ? floor : price;
+        return testOptionPrice(isPut, ttl, strike, lastPrice, iv, minOptionPricePercentage);
     }
+}
+
+/// @dev The test pricings' price model (not Black-Scholes): intrinsic value
+/// at lastPrice plus a time value of 0.4 * lastPrice * iv * sqrt(ttl / 365
+/// days), shrinking with the strike's distance from the price, floored at
+/// minPct (1e10 = 100%) of lastPrice.
+function testOptionPrice(bool isPut, uint256 ttl, uint256 strike, uint256 lastPrice, uint256 iv, uint256 minPct)
+    pure
+    returns (uint256)
+{
+    uint256 sqrtYears = Math.sqrt((ttl * 1e18) / 365 days); // 1e9 = one year
+    uint256 atm = (lastPrice * iv * sqrtYears * 4) / (10 * 100 * 1e9);
+    uint256 dist = strike > lastPrice ? strike - lastPrice : lastPrice - strike;
+    uint256 timeValue = (atm * lastPrice) / (lastPrice + 4 * dist);
+    uint256 intrinsic;
+    if (isPut && strike > lastPrice) intrinsic = strike - lastPrice;
+    if (!isPut && lastPrice > strike) intrinsic = lastPrice - strike;
+    uint256 price = intrinsic + timeValue;
+    uint256 floor = (lastPrice * minPct) / 1e10;
+    return price < floor ? floor : price;
 }
 
 /// @notice Test stand-in for DopexV2ClammFeeStrategyV2: the fee is
