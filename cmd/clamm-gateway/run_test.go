@@ -20,7 +20,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier/redistest"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
-	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine and the test.

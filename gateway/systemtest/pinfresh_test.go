@@ -15,10 +15,10 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"
-	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
@@ -165,7 +165,7 @@ func TestStrikesMissAfterStartOrProbeAsksNoMetaFirst(t *testing.T) {
 			if unreachable, err := a.Service.CheckChainIDs(context.Background()); err != nil || len(unreachable) != 0 {
 				t.Fatalf("start check: %v %v", unreachable, err)
 			}
-			a.Service.SeedHeads(context.Background())
+			a.Pins.SeedHeads(context.Background())
 		}},
 		{"readiness probe", func(t *testing.T, a *app.App) {
 			if rec := get(t, a.Server, gateway.PathReadyz); rec.Code != http.StatusOK {
@@ -178,7 +178,7 @@ func TestStrikesMissAfterStartOrProbeAsksNoMetaFirst(t *testing.T) {
 			// No head ages past the fresh age here, however slow the
 			// machine: a background refresh's `_meta` would look like one
 			// asked first.
-			a.Service.SetHeadAges(service.HeadAges{Fresh: time.Hour, Strikes: time.Hour})
+			a.Pins.SetHeadAges(block.HeadAges{Fresh: time.Hour, Strikes: time.Hour})
 			seed.run(t, a)
 			if log.count("Meta") != 1 {
 				t.Fatalf("the %s asked `_meta` %d times, want once: %v", seed.name, log.count("Meta"), log.ops)
@@ -208,22 +208,22 @@ func TestStrikesMissAfterStartOrProbeAsksNoMetaFirst(t *testing.T) {
 // head); one past the stale bound makes the miss ask `_meta` first. Ages
 // are set rather than waited for: no clock is read here.
 func TestStrikesMissUsesAStaleHeadAndRefreshesIt(t *testing.T) {
-	seeded := func(t *testing.T, ages service.HeadAges) (*app.App, *scenario.Fakes, *upstreamLog) {
+	seeded := func(t *testing.T, ages block.HeadAges) (*app.App, *scenario.Fakes, *upstreamLog) {
 		a, f, log := loggedApp(t)
-		a.Service.SetHeadAges(ages)
-		a.Service.SeedHeads(context.Background())
+		a.Pins.SetHeadAges(ages)
+		a.Pins.SeedHeads(context.Background())
 		log.reset()
 		return a, f, log
 	}
 	t.Run("fresh", func(t *testing.T) {
-		a, _, log := seeded(t, service.HeadAges{Fresh: time.Hour, Strikes: time.Hour})
+		a, _, log := seeded(t, block.HeadAges{Fresh: time.Hour, Strikes: time.Hour})
 		strikesMiss(t, a, 7)
 		if log.count("Meta") != 0 {
 			t.Errorf("a miss with a fresh head asked `_meta`: %v", log.reset())
 		}
 	})
 	t.Run("stale within the bound", func(t *testing.T) {
-		a, f, log := seeded(t, service.HeadAges{Strikes: time.Hour})
+		a, f, log := seeded(t, block.HeadAges{Strikes: time.Hour})
 		seen := f.Node.BlockNumber
 		next := advanceSubgraph(f)
 		hold := make(chan struct{})
@@ -251,7 +251,7 @@ func TestStrikesMissUsesAStaleHeadAndRefreshesIt(t *testing.T) {
 		}
 	})
 	t.Run("refresh fails", func(t *testing.T) {
-		a, f, log := seeded(t, service.HeadAges{Strikes: time.Hour})
+		a, f, log := seeded(t, block.HeadAges{Strikes: time.Hour})
 		seen := f.Node.BlockNumber
 		f.Subgraph.Fail = func(op string) *graphnodetest.Failure {
 			if op == "Meta" {
@@ -275,7 +275,7 @@ func TestStrikesMissUsesAStaleHeadAndRefreshesIt(t *testing.T) {
 		})
 	})
 	t.Run("past the bound", func(t *testing.T) {
-		a, _, log := seeded(t, service.HeadAges{})
+		a, _, log := seeded(t, block.HeadAges{})
 		strikesMiss(t, a, 7)
 		if ops := log.reset(); !metaBeforeChain(ops) {
 			t.Errorf("a miss with a head past the stale bound did not ask `_meta` first: %v", ops)
@@ -284,7 +284,7 @@ func TestStrikesMissUsesAStaleHeadAndRefreshesIt(t *testing.T) {
 	// A purchase quote is cached for the prepare TTL, not the strikes
 	// chain's: its own bound applies.
 	t.Run("quote past its own bound", func(t *testing.T) {
-		a, _, log := seeded(t, service.HeadAges{Strikes: time.Hour})
+		a, _, log := seeded(t, block.HeadAges{Strikes: time.Hour})
 		rec := get(t, a.Server, quoteQuery)
 		if rec.Code != http.StatusOK {
 			t.Fatalf("quote: %d %s", rec.Code, rec.Body)

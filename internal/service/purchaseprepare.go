@@ -105,7 +105,7 @@ func (s *Service) PreparePurchase(ctx context.Context, req PurchasePrepareReques
 		out.Approval, err = approval(st.token, req.Market, maxCost, allowance)
 		return out, err
 	}
-	at, err := st.up.Pricing.SimulateAtHead(ctx, req.User, req.Market, data)
+	at, err := st.up.Chain.SimulateAtHead(ctx, req.User, req.Market, data)
 	if err != nil {
 		if rev, ok := err.(*chain.RevertError); ok {
 			return PreparedPurchase{}, problem.Wrap(problem.PurchaseWouldRevert, err, "mintOption reverts when simulated from %s at block %d (the chain's head): %s", req.User.Hex(), at.Number, rev.Reason)

@@ -57,7 +57,7 @@ func deploy(t *testing.T) *setup {
 	reader := readertest.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
 	ch := &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{
 		p.Handler: {Name: "uniswap"}, p.HandlerV1: {Name: "uniswap", Deprecated: true}}}
-	up := &service.Upstreams{Config: ch, Subgraph: &marketsSubgraph{p: p}, Chain: reader, Strikes: reader, Hooks: reader, Pricing: reader, LP: reader}
+	up := &service.Upstreams{Config: ch, Subgraph: &marketsSubgraph{p: p}, Chain: reader}
 	return &setup{p: p, svc: service.New(map[uint64]*service.Upstreams{chainID: up}), tick: tick}
 }
 
@@ -518,7 +518,7 @@ func TestDepositInvertedByStrikes(t *testing.T) {
 	reader := readertest.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
 	ch := &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{p.Handler: {Name: "uniswap"}}}
 	g := &marketsSubgraph{p: p}
-	up := &service.Upstreams{Config: ch, Subgraph: g, Chain: reader, Strikes: reader, Hooks: reader, Pricing: reader, LP: reader}
+	up := &service.Upstreams{Config: ch, Subgraph: g, Chain: reader}
 	s := &setup{p: p, svc: service.New(map[uint64]*service.Upstreams{chainID: up}), tick: tick}
 	ctx := context.Background()
 	for _, c := range []struct {

@@ -78,7 +78,7 @@ func newService(t *testing.T, p *pt.Protocol) *service.Service {
 		"1inch":  {Kind: "1inch", Address: p.OneInchSwapper},
 	}}
 	return service.New(map[uint64]*service.Upstreams{chainID: {
-		Config: ch, Chain: reader, Positions: positions{reader, p},
+		Config: ch, Chain: positions{reader, p},
 		Quoters: map[string]swap.Quoter{
 			"uni-v3": &swap.UniV3{RPC: rc, Quoter: p.Quoter, Timeout: time.Minute, Contracts: swap.Contracts{Address: p.Swapper}},
 			"1inch": &swap.OneInch{BaseURL: oneInchAPI(t, p).URL, ChainID: chainID, Router: p.OneInchRouter,

@@ -48,7 +48,7 @@ func TestOptionsChainOneRoundTrip(t *testing.T) {
 		c := &counting{Caller: p.Chain.RPC()}
 		reader := readertest.NewReader(t, c, mc)
 		up := *s.upstreams()
-		up.Chain, up.Strikes, up.Hooks, up.Pricing = reader, reader, reader, reader
+		up.Chain = reader
 		return service.New(map[uint64]*service.Upstreams{chainID: &up}), c
 	}
 	ctx := context.Background()

@@ -90,7 +90,7 @@ func deploy(t *testing.T) *setup {
 			p.Hook24h:        {Name: "BoundedTTLHook_0Day", MaxTTL: config.Duration(24 * time.Hour)},
 			s.pr.WeekendHook: {Name: "WeekendHook", NoWeekends: true},
 		}}
-	s.up = &service.Upstreams{Config: ch, Subgraph: s.g, Chain: reader, Strikes: reader, Hooks: reader, Pricing: reader}
+	s.up = &service.Upstreams{Config: ch, Subgraph: s.g, Chain: reader}
 	s.svc = service.New(map[uint64]*service.Upstreams{chainID: s.up})
 	return s
 }
@@ -566,7 +566,7 @@ func TestIVFromLinearV2Pricing(t *testing.T) {
 	pr := p.DeployPricingLinearV2(pt.PricingConfig{IVs: map[uint64]uint64{3600: 50}, FeePercentage: 340000}, 10000, 1000)
 	reader := readertest.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
 	up := &service.Upstreams{Config: &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{p.Handler: {Name: "uniswap"}}},
-		Subgraph: &rangesSubgraph{p: p, ranges: []pt.Range{r}}, Chain: reader, Strikes: reader, Hooks: reader, Pricing: reader}
+		Subgraph: &rangesSubgraph{p: p, ranges: []pt.Range{r}}, Chain: reader}
 	svc := service.New(map[uint64]*service.Upstreams{chainID: up})
 	s := &setup{p: p}
 	ctx := context.Background()

@@ -18,6 +18,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier/redistest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/prereq"
 )
 
 // freePort finds a loopback port free now, below 55000 so that a cluster
@@ -65,9 +66,7 @@ func (s *server) stop() {
 // use") and is started again on another port.
 func start(t *testing.T, dir string, lines ...string) *server {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Fatal("redis-server is not on PATH: run scripts/test-setup.sh")
-	}
+	prereq.Programs(t, "redis-server", "redis-cli")
 	for attempt := 1; ; attempt++ {
 		s := launch(t, dir, lines)
 		eventually(t, 10*time.Second, "redis on "+s.addr()+" answers PING or exits", func() bool {
