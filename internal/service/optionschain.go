@@ -96,7 +96,7 @@ type chainRow struct {
 // strike and ttl at one block; the Greeks are computed from its IV and
 // price. No premium is computed here.
 func (s *Service) OptionsChainOf(ctx context.Context, req OptionsChainRequest) (OptionsChain, error) {
-	up, err := s.strikesUpstreams(req.ChainID)
+	up, err := s.upstreams(req.ChainID, true)
 	if err != nil {
 		return OptionsChain{}, err
 	}

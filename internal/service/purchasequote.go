@@ -110,7 +110,7 @@ func (s *Service) QuotePurchase(ctx context.Context, req PurchaseRequest) (Purch
 }
 
 func (s *Service) quote(ctx context.Context, req PurchaseRequest) (*quoteState, error) {
-	up, err := s.strikesUpstreams(req.ChainID)
+	up, err := s.upstreams(req.ChainID, true)
 	if err != nil {
 		return nil, err
 	}
