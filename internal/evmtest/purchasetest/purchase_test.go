@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
@@ -513,6 +514,8 @@ func TestPreparedPurchaseSimulatesAtTheHead(t *testing.T) {
 	if _, _, err := p.Buy(p.Users[2], pt.Option{TickLower: s.put.TickLower, TickUpper: s.put.TickUpper, TTL: 3600, Legs: []pt.Leg{{Range: s.put, Liquidity: free}}}); err != nil {
 		t.Fatal(err)
 	}
+	// Every figure of the first answer is the contracts' at the block it names.
+	s.figuresAt(t, got, n, p.Users[1].Addr, slip)
 	head, _ = p.Chain.Client().HeaderByNumber(ctx, nil)
 	_, err = s.svc.PreparePurchase(at(), req)
 	if code(err) != "PURCHASE_WOULD_REVERT" || !strings.Contains(err.Error(), fmt.Sprintf("at block %d", head.Number)) {
@@ -586,5 +589,68 @@ func TestIVFromLinearV2Pricing(t *testing.T) {
 	o := oc.Expiries[0].Options[0]
 	if o.IV == nil || *o.IV != want.String() || o.IVSource == nil || *o.IVSource != "getVolatility3" || o.Greeks == nil {
 		t.Errorf("options chain: %+v; the pricing prices at %s", o, want)
+	}
+}
+
+// figuresAt checks every figure of a prepared put against the contracts'
+// getters at block n, the block the answer names, from the buyer: the
+// strike, mark price, IVs, premium and fee the market and its pricing
+// give there, each leg's liquidity within the range's free liquidity then
+// and its amount what the pool gives for it, the buyer's allowance and
+// balance then, and the cost cap from the slippage.
+func (s *setup) figuresAt(t *testing.T, got service.PreparedPurchase, n uint64, buyer common.Address, slip clamm.Slippage) {
+	t.Helper()
+	p, q := s.p, got.Quote
+	at := func(to common.Address, a abi.ABI, method string, args ...any) *big.Int {
+		t.Helper()
+		out, err := p.Chain.TryCallAt(buyer, to, n, a, method, args...)
+		if err != nil {
+			t.Fatalf("%s at %d: %v", method, n, err)
+		}
+		return out[0].(*big.Int)
+	}
+	hdr, err := p.Chain.Client().HeaderByNumber(context.Background(), new(big.Int).SetUint64(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ttl := new(big.Int).SetUint64(q.TTL)
+	strike := at(p.Market, pt.MarketV2.ABI, "getPricePerCallAssetViaTick", p.Pool, big.NewInt(int64(q.StrikeTick)))
+	last := at(p.Market, pt.MarketV2.ABI, "getCurrentPricePerCallAsset", p.Pool)
+	base := at(s.pr.Pricing, pt.OptionPricing.ABI, "ttlToVol", ttl)
+	vol := at(s.pr.Pricing, pt.OptionPricing.ABI, "getVolatility", strike, last, base, ttl)
+	size := mustInt(t, q.Size)
+	amount := new(big.Int).Div(new(big.Int).Mul(size, big.NewInt(1e6)), strike) // a put: size * 10^putDecimals / strike
+	premium := at(p.Market, pt.MarketV2.ABI, "getPremiumAmount", true, new(big.Int).SetUint64(hdr.Time+q.TTL), strike, last, amount)
+	fee := at(p.Market, pt.MarketV2.ABI, "getFee", size, premium)
+	cost := new(big.Int).Add(premium, fee)
+	want := map[string][2]string{
+		"block": {fmt.Sprint(q.Block), fmt.Sprint(n)}, "timestamp": {fmt.Sprint(q.Timestamp), fmt.Sprint(hdr.Time)},
+		"strikePrice": {q.StrikePrice, strike.String()}, "markPrice": {q.MarkPrice, last.String()},
+		"baseIv": {q.BaseIV, base.String()}, "iv": {fmt.Sprint(*q.IV), vol.String()},
+		"premium": {q.Premium, premium.String()}, "fees": {q.Fees, fee.String()}, "cost": {q.Cost, cost.String()},
+		"allowance": {got.Allowance, at(p.PutAsset, pt.Token.ABI, "allowance", buyer, p.Market).String()},
+		"balance": {got.Balance, at(p.PutAsset, pt.Token.ABI, "balanceOf", buyer).String()},
+		"maxCostAllowance": {got.MaxCostAllowance, slip.MaxIn(cost).String()},
+	}
+	sum := new(big.Int)
+	for i, l := range q.Legs {
+		r := pt.Range{Hook: common.HexToAddress(l.Hook), TickLower: l.TickLower, TickUpper: l.TickUpper}
+		ids, err := p.Chain.TryCallAt(buyer, common.HexToAddress(l.Handler), n, pt.HandlerV2.ABI, "tokenIds", p.TokenID(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		free := new(big.Int).Sub(ids[0].(*big.Int), ids[2].(*big.Int)) // totalLiquidity - liquidityUsed
+		liq := mustInt(t, l.Liquidity)
+		amt, _ := clamm.RangeAmount(l.TickLower, l.TickUpper, liq, p.Token0 == p.PutAsset)
+		if liq.Cmp(free) > 0 || l.Amount != amt.String() {
+			t.Errorf("leg %d at %d: liquidity %s of %s free, amount %s (the pool gives %s)", i, n, liq, free, l.Amount, amt)
+		}
+		sum.Add(sum, amt)
+	}
+	want["size"] = [2]string{q.Size, sum.String()}
+	for k, v := range want {
+		if v[0] != v[1] {
+			t.Errorf("%s: %s, the contracts at block %d: %s", k, v[0], n, v[1])
+		}
 	}
 }
