@@ -628,8 +628,8 @@ func (s *setup) figuresAt(t *testing.T, got service.PreparedPurchase, n uint64, 
 		"strikePrice": {q.StrikePrice, strike.String()}, "markPrice": {q.MarkPrice, last.String()},
 		"baseIv": {q.BaseIV, base.String()}, "iv": {fmt.Sprint(*q.IV), vol.String()},
 		"premium": {q.Premium, premium.String()}, "fees": {q.Fees, fee.String()}, "cost": {q.Cost, cost.String()},
-		"allowance": {got.Allowance, at(p.PutAsset, pt.Token.ABI, "allowance", buyer, p.Market).String()},
-		"balance": {got.Balance, at(p.PutAsset, pt.Token.ABI, "balanceOf", buyer).String()},
+		"allowance":        {got.Allowance, at(p.PutAsset, pt.Token.ABI, "allowance", buyer, p.Market).String()},
+		"balance":          {got.Balance, at(p.PutAsset, pt.Token.ABI, "balanceOf", buyer).String()},
 		"maxCostAllowance": {got.MaxCostAllowance, slip.MaxIn(cost).String()},
 	}
 	sum := new(big.Int)
