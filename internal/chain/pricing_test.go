@@ -12,7 +12,6 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
-	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 )
 
@@ -46,34 +45,15 @@ func TestSimulateAtHeadNamesTheHead(t *testing.T) {
 	}
 }
 
-// movingHead3 lands a block after the batch's calls and before its header
-// read: the simulation is asked again at the header's block.
-type movingHead3 struct {
-	*rpc.Client
-	n *chaintest.Node
-}
-
-func (m movingHead3) BatchCallContext(ctx context.Context, b []rpc.BatchElem) error {
-	if len(b) != 3 || b[0].Method != "eth_getBlockByNumber" {
-		return m.Client.BatchCallContext(ctx, b)
-	}
-	if err := m.Client.BatchCallContext(ctx, b[1:]); err != nil {
-		return err
-	}
-	m.n.Lock()
-	m.n.BlockNumber++
-	m.n.BlockTimestamp++
-	m.n.Unlock()
-	return m.Client.BatchCallContext(ctx, b[:1])
-}
-
+// A block landing after the batch's calls and before its header read:
+// the simulation is asked again at the header's block.
 func TestSimulateAtHeadAgainWhenABlockLands(t *testing.T) {
 	n := positionNode(t)
 	c, err := rpc.DialOptions(context.Background(), "http://node.invalid", rpc.WithHTTPClient(&http.Client{Transport: inProcess{n}}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newTestReader(t, movingHead3{c, n}, n.Multicall3)
+	r := newTestReader(t, movingHead{c, n}, n.Multicall3)
 	ref, err := r.SimulateAtHead(context.Background(), common.Address{}, tMarket, pack(contracts.OptionMarketV2, "name"))
 	if err != nil {
 		t.Fatal(err)

@@ -9,11 +9,7 @@ import "math/big"
 // or getLiquidityForAmount1 (mulDiv(amount, 2^96, sb - sa)), rounding
 // down, so the range's amount for the result never exceeds `amount`.
 func LiquidityForAmount(tickLower, tickUpper int, amount *big.Int, heldIs0 bool) (*big.Int, error) {
-	sa, err := SqrtRatioAtTick(tickLower)
-	if err != nil {
-		return nil, err
-	}
-	sb, err := SqrtRatioAtTick(tickUpper)
+	sa, sb, err := sqrtRange(tickLower, tickUpper)
 	if err != nil {
 		return nil, err
 	}
@@ -55,11 +51,7 @@ func RangeAmount(tickLower, tickUpper int, liquidity *big.Int, heldIs0 bool) (*b
 // searches upwards (doubling, then halving), checking each candidate with
 // the pool's own rounding.
 func MaxLiquidityWithin(tickLower, tickUpper int, amount *big.Int, heldIs0 bool) (*big.Int, error) {
-	sa, err := SqrtRatioAtTick(tickLower)
-	if err != nil {
-		return nil, err
-	}
-	sb, err := SqrtRatioAtTick(tickUpper)
+	sa, sb, err := sqrtRange(tickLower, tickUpper)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,7 @@
 pragma solidity 0.8.26;
 
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
-import {testOptionPrice} from "./Pricing.sol";
+import {TestPricingBase, testOptionPrice} from "./Pricing.sol";
 
 /// @notice Test stand-in for stryke-xyz/clamm's OptionPricingLinearV2, the
 /// generation before OptionPricingLinearV2_1, with what a gateway can
@@ -20,7 +20,7 @@ import {testOptionPrice} from "./Pricing.sol";
 ///     minOptionPricePercentage (1e10 = 100%) of lastPrice.
 /// The price model is the test protocol's (testOptionPrice), not
 /// Black-Scholes: the gateway reads prices, never computes them.
-contract TestOptionPricingLinearV2 is Ownable {
+contract TestOptionPricingLinearV2 is Ownable, TestPricingBase {
     uint256 public constant VOLATILITY_PRECISION = 1e4;
 
     uint256 public volatilityOffset;
@@ -46,22 +46,6 @@ contract TestOptionPricingLinearV2 is Ownable {
         }
     }
 
-    function getOptionPrice(bool isPut, uint256 expiry, uint256 strike, uint256 lastPrice)
-        external
-        view
-        returns (uint256)
-    {
-        return _price(isPut, expiry - block.timestamp, strike, lastPrice);
-    }
-
-    function getOptionPriceViaTTL(bool isPut, uint256 ttl, uint256 strike, uint256 lastPrice)
-        external
-        view
-        returns (uint256)
-    {
-        return _price(isPut, ttl, strike, lastPrice);
-    }
-
     function getVolatility(uint256 strike, uint256 lastPrice, uint256 volatility) public view returns (uint256) {
         uint256 ratio = (strike * 1e6) / lastPrice; // 1e6 is the price itself
         uint256 dist = ratio > 1e6 ? ratio - 1e6 : 1e6 - ratio;
@@ -69,7 +53,7 @@ contract TestOptionPricingLinearV2 is Ownable {
         return (volatility * scale) / VOLATILITY_PRECISION;
     }
 
-    function _price(bool isPut, uint256 ttl, uint256 strike, uint256 lastPrice) private view returns (uint256) {
+    function _price(bool isPut, uint256 ttl, uint256 strike, uint256 lastPrice) internal view override returns (uint256) {
         uint256 iv = ttlToVol[ttl];
         if (iv == 0) revert();
         return testOptionPrice(isPut, ttl, strike, lastPrice, getVolatility(strike, lastPrice, iv), minOptionPricePercentage);
