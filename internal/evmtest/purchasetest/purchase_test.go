@@ -13,12 +13,12 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
-	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
@@ -85,7 +85,7 @@ func deploy(t *testing.T) *setup {
 		}
 	}
 	s.g = &rangesSubgraph{p: p, ranges: []pt.Range{s.plain, s.hooked, s.weekend, s.put}}
-	reader := readertest.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
+	reader := testenv.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
 	ch := &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{p.Handler: {Name: "uniswap"}},
 		Hooks: map[common.Address]config.HookRules{
 			p.Hook24h:        {Name: "BoundedTTLHook_0Day", MaxTTL: config.Duration(24 * time.Hour)},
@@ -567,7 +567,7 @@ func TestIVFromLinearV2Pricing(t *testing.T) {
 		t.Fatal(err)
 	}
 	pr := p.DeployPricingLinearV2(pt.PricingConfig{IVs: map[uint64]uint64{3600: 50}, FeePercentage: 340000}, 10000, 1000)
-	reader := readertest.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
+	reader := testenv.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
 	up := &service.Upstreams{Config: &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{p.Handler: {Name: "uniswap"}}},
 		Subgraph: &rangesSubgraph{p: p, ranges: []pt.Range{r}}, Chain: reader}
 	svc := service.New(map[uint64]*service.Upstreams{chainID: up})
