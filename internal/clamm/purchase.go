@@ -43,11 +43,12 @@ func RangeAmount(tickLower, tickUpper int, liquidity *big.Int, heldIs0 bool) (*b
 // MaxLiquidityWithin is the largest liquidity L whose RangeAmount over the
 // one-sided range [tickLower, tickUpper] is at most amount: what a purchase
 // leg can borrow for `amount` of the held token, the pool's burn rounding
-// the amount down. LiquidityForAmount rounds the other way round and can
-// stop short of it: over a range where one unit of liquidity is worth less
-// than one base unit (a USDC put range, a WBTC call range) many more units
-// still fit, and over any token1 range the round trip usually loses one
-// base unit. It starts from LiquidityForAmount, which always fits, and
+// the amount down. LiquidityForAmount, which rounds the liquidity down
+// from the amount, can stop short of it: over a range where one unit of
+// liquidity is worth less than one base unit (a USDC put range, a WBTC call
+// range) many more units still fit, and over a token1 range the round trip
+// amount -> liquidity -> amount usually loses one base unit. It starts
+// from LiquidityForAmount, which always fits, and
 // searches upwards (doubling, then halving), checking each candidate with
 // the pool's own rounding.
 func MaxLiquidityWithin(tickLower, tickUpper int, amount *big.Int, heldIs0 bool) (*big.Int, error) {
