@@ -12,6 +12,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
@@ -44,7 +45,7 @@ type HookProber interface {
 // purchase (package chain).
 type PricingReader interface {
 	ReadPricing(ctx context.Context, market, user common.Address, asks []contracts.PricingAsk) (contracts.PricingHead, []contracts.PricingAnswer, error)
-	SimulateCall(ctx context.Context, from, to common.Address, data []byte) ([]byte, error)
+	SimulateAtHead(ctx context.Context, from, to common.Address, data []byte) (block.Ref, error)
 }
 
 // Chain is what the use cases and readiness ask of one chain's node: one
