@@ -12,13 +12,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"
-	"github.com/clamm-gateway/clamm-gateway/internal/prereq"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/mappinghosttest"
 )
-
-func TestMain(m *testing.M) {
-	prereq.Main(m, mappinghosttest.Prerequisites)
-}
 
 // What the compiled mappings write for each scenario's history is the
 // state the scenario states: every listed range's liquidity, its daily

@@ -5,11 +5,10 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/prereq"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/mappinghosttest"
 )
 
 // TestMain stops at once, in one line, when what these tests need beyond
 // Go modules is missing, instead of failing test by test.
 func TestMain(m *testing.M) {
-	prereq.Main(m, protocoltest.Prerequisites, mappinghosttest.Prerequisites)
+	prereq.Main(m, protocoltest.Prerequisites)
 }
