@@ -14,7 +14,13 @@ import (
 // http.Handler (a test server) and as an http.RoundTripper (in process,
 // the demo's subgraph).
 type Server struct {
-	Store *Store
+	Store Querier
+}
+
+// Querier answers a GraphQL request: the in-memory Store, or the embedded
+// indexer's store on disk.
+type Querier interface {
+	Query(Request) Response
 }
 
 // Answer returns the body Graph Node would send for a request body.
