@@ -181,7 +181,7 @@ func (s *Store) Set(typ, id string, data Entity, block uint64) error {
 	if vs := s.entities[typ][id]; len(vs) > 0 {
 		cur, inserted = s.at(typ, id, ^uint64(0)), vs[0].block
 	}
-	merged, err := s.schema.Apply(typ, id, cur, inserted, data, block)
+	merged, err := s.schema.Apply(Write{Type: typ, ID: id, Data: data, Block: block}, cur, inserted)
 	if err != nil {
 		return err
 	}
@@ -189,13 +189,22 @@ func (s *Store) Set(typ, id string, data Entity, block uint64) error {
 	return nil
 }
 
-// Apply is Graph Node's store.set of data over cur, the entity as it is
-// (nil if absent; inserted is the block of its first version): data's
-// fields merged over cur's (a field set to null removed), the result
-// checked against the schema. An immutable entity can be written again
-// only in the block that inserted it: Graph Node inserts it at the block's
-// end, and a later insert violates the table's constraint.
-func (s *Schema) Apply(typ, id string, cur Entity, inserted uint64, data Entity, block uint64) (Entity, error) {
+// Write is one store.set: the entity's type and id, the fields written and
+// the block being indexed.
+type Write struct {
+	Type, ID string
+	Data     Entity
+	Block    uint64
+}
+
+// Apply is Graph Node's store.set of w over cur, the entity as it is (nil
+// if absent; inserted is the block of its first version): w's fields
+// merged over cur's (a field set to null removed), the result checked
+// against the schema. An immutable entity can be written again only in the
+// block that inserted it: Graph Node inserts it at the block's end, and a
+// later insert violates the table's constraint.
+func (s *Schema) Apply(w Write, cur Entity, inserted uint64) (Entity, error) {
+	typ, id, data, block := w.Type, w.ID, w.Data, w.Block
 	t := s.Types[typ]
 	if t == nil {
 		return nil, fmt.Errorf("entity type %s is not in the schema", typ)

@@ -1,0 +1,164 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
+)
+
+// Writer gathers one block's changes, as Graph Node's entity cache does:
+// the mappings' store.get sees the block's own writes first, then the
+// store; nothing reaches the disk before Commit, which writes them with
+// the block pointer in one transaction. A Writer is used by one goroutine.
+type Writer struct {
+	st      *Store
+	block   graphnode.Block
+	changes map[key]*change
+	created []DataSource
+}
+
+type key struct{ typ, id string }
+
+// change is an entity's state at the end of the block so far (nil:
+// removed) and the block it was first inserted at (0 and fresh when the
+// block inserts it).
+type change struct {
+	entity   graphnode.Entity
+	inserted uint64
+}
+
+// Begin starts block b's changes.
+func (st *Store) Begin(b graphnode.Block) *Writer {
+	return &Writer{st: st, block: b, changes: map[key]*change{}}
+}
+
+// Schema is the store's schema.
+func (w *Writer) Schema() *graphnode.Schema { return w.st.schema }
+
+// Get returns an entity as the block has left it so far (nil if absent).
+func (w *Writer) Get(typ, id string) (graphnode.Entity, error) {
+	c, err := w.current(typ, id)
+	if err != nil || c == nil {
+		return nil, err
+	}
+	return c.entity, nil
+}
+
+// current is the entity's latest state: the block's change, or the
+// store's open version (nil if neither).
+func (w *Writer) current(typ, id string) (*change, error) {
+	if c, ok := w.changes[key{typ, id}]; ok {
+		return c, nil
+	}
+	var raw []byte
+	var lower int64
+	err := w.st.db.QueryRow(`SELECT data, lower FROM entities WHERE type = ? AND id = ? AND upper = ?`, typ, id, int64(open)).Scan(&raw, &lower)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	e, err := w.st.schema.DecodeEntity(typ, raw)
+	if err != nil {
+		return nil, fmt.Errorf("stored %s[%s]: %w", typ, id, err)
+	}
+	return &change{entity: e, inserted: uint64(lower)}, nil
+}
+
+// Set is store.set at the writer's block (block must be it).
+func (w *Writer) Set(typ, id string, data graphnode.Entity, block uint64) error {
+	if block != w.block.Number {
+		return fmt.Errorf("store.set at block %d while indexing block %d", block, w.block.Number)
+	}
+	c, err := w.current(typ, id)
+	if err != nil {
+		return err
+	}
+	var cur graphnode.Entity
+	inserted := block
+	if c != nil && c.entity != nil {
+		cur, inserted = c.entity, c.inserted
+	}
+	merged, err := w.st.schema.Apply(graphnode.Write{Type: typ, ID: id, Data: data, Block: block}, cur, inserted)
+	if err != nil {
+		return err
+	}
+	w.changes[key{typ, id}] = &change{entity: merged, inserted: inserted}
+	return nil
+}
+
+// Remove is store.remove at the writer's block.
+func (w *Writer) Remove(typ, id string, block uint64) error {
+	if err := w.st.schema.CanRemove(typ, id); err != nil {
+		return err
+	}
+	c, err := w.current(typ, id)
+	if err != nil {
+		return err
+	}
+	if c != nil && c.entity != nil {
+		w.changes[key{typ, id}] = &change{}
+	}
+	return nil
+}
+
+// Create records a data source the block's mappings created.
+func (w *Writer) Create(d DataSource) { w.created = append(w.created, d) }
+
+// Commit writes the block's changes, its data sources and the block
+// pointer in one transaction.
+func (w *Writer) Commit(ctx context.Context) error {
+	st := w.st
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	keys := make([]key, 0, len(w.changes))
+	for k := range w.changes {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].typ != keys[j].typ {
+			return keys[i].typ < keys[j].typ
+		}
+		return keys[i].id < keys[j].id
+	})
+	b := int64(w.block.Number)
+	return st.tx(ctx, func(tx *sql.Tx) error {
+		closeStmt, err := tx.PrepareContext(ctx, `UPDATE entities SET upper = ? WHERE type = ? AND id = ? AND upper = ?`)
+		if err != nil {
+			return err
+		}
+		defer closeStmt.Close()
+		insert, err := tx.PrepareContext(ctx, `INSERT INTO entities(type, id, lower, upper, data) VALUES (?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer insert.Close()
+		for _, k := range keys {
+			if _, err := closeStmt.ExecContext(ctx, b, k.typ, k.id, int64(open)); err != nil {
+				return err
+			}
+			e := w.changes[k].entity
+			if e == nil {
+				continue
+			}
+			raw, err := graphnode.EncodeEntity(e)
+			if err != nil {
+				return err
+			}
+			if _, err := insert.ExecContext(ctx, k.typ, k.id, b, int64(open), raw); err != nil {
+				return fmt.Errorf("%s[%s] at block %d: %w", k.typ, k.id, b, err)
+			}
+		}
+		for _, d := range w.created {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO sources(address, name, start) VALUES (?, ?, ?)`, d.Address, d.Name, int64(d.Start)); err != nil {
+				return err
+			}
+		}
+		return setHead(ctx, tx, w.block, len(keys) > 0 || len(w.created) > 0)
+	})
+}
