@@ -31,6 +31,7 @@ type Subgraph struct {
 	call     Call
 	hosts    map[string]*Host // by compiled mapping file and ABIs
 	sources  map[common.Address]*source
+	handled  int64
 	// OnLog, if set, receives every log.log of the mappings with the data
 	// source and handler that wrote it.
 	OnLog func(ds, handler string, l Log)
@@ -130,6 +131,23 @@ func (sg *Subgraph) Watch(ctx context.Context, w Watched) error {
 	}
 	sg.sources[w.Address] = &source{ds: ds, host: h, start: w.Start}
 	return nil
+}
+
+// Handled is how many triggers the mappings have run (failed ones too).
+func (sg *Subgraph) Handled() int64 { return sg.handled }
+
+// Unwatch stops indexing addr: a reorg reverted the block that created
+// its data source, or the block failed.
+func (sg *Subgraph) Unwatch(addr common.Address) { delete(sg.sources, addr) }
+
+// NeedsReceipt reports whether the handler of lg (if any) declares
+// `receipt: true`.
+func (sg *Subgraph) NeedsReceipt(lg types.Log) bool {
+	src := sg.sources[lg.Address]
+	if src == nil || len(lg.Topics) == 0 {
+		return false
+	}
+	return src.ds.Handlers[lg.Topics[0]].Receipt
 }
 
 // subgraphFile reads a file of the embedded build.
@@ -238,6 +256,7 @@ func (sg *Subgraph) run(ctx context.Context, lg BlockLog, b Block) ([]Watched, e
 	if err != nil {
 		return nil, err
 	}
+	sg.handled++
 	out, err := src.host.Handle(ctx, Trigger{Handler: eh.Handler, Event: eh.Event, Log: lg.Log, Block: b, Tx: tx})
 	if sg.OnLog != nil {
 		for _, l := range out.Logs {

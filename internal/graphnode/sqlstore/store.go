@@ -274,3 +274,39 @@ func (st *Store) Size() int64 {
 	}
 	return n
 }
+
+// Blocks lists the blocks the store holds at or below n, newest first, at
+// most limit: where a reorg's common ancestor is looked for.
+func (st *Store) Blocks(ctx context.Context, n uint64, limit int) ([]graphnode.Block, error) {
+	rows, err := st.db.QueryContext(ctx, `SELECT number, hash, parent, timestamp FROM blocks WHERE number <= ? ORDER BY number DESC LIMIT ?`, int64(n), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []graphnode.Block
+	for rows.Next() {
+		var b graphnode.Block
+		var num, ts int64
+		if err := rows.Scan(&num, &b.Hash, &b.ParentHash, &ts); err != nil {
+			return nil, err
+		}
+		b.Number, b.Timestamp = uint64(num), uint64(ts)
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+// Reset empties the store but for its identity: a reorg deeper than every
+// block it holds is indexed again from the start.
+func (st *Store) Reset(ctx context.Context) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.tx(ctx, func(tx *sql.Tx) error {
+		for _, q := range []string{`DELETE FROM meta WHERE key <> 'identity'`, `DELETE FROM blocks`, `DELETE FROM entities`, `DELETE FROM sources`} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -31,6 +31,13 @@ type change struct {
 	inserted uint64
 }
 
+// Error is a failure of the database itself (a disk error), which the
+// caller may retry, as opposed to a write the schema refuses.
+type Error struct{ Err error }
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
 // Begin starts block b's changes.
 func (st *Store) Begin(b graphnode.Block) *Writer {
 	return &Writer{st: st, block: b, changes: map[key]*change{}}
@@ -61,7 +68,7 @@ func (w *Writer) current(typ, id string) (*change, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, &Error{err}
 	}
 	e, err := w.st.schema.DecodeEntity(typ, raw)
 	if err != nil {
