@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
@@ -26,7 +27,8 @@ const PathExample = "/clamm/example/swappers"
 // and nothing else.
 func WithExampleEndpoint(o *Options) {
 	o.extra = append(o.extra, api[uint64]{
-		path: PathExample, name: "example", operation: "exampleSwappers", params: marketsParams, ttl: ttlStrikes,
+		path: PathExample, name: "example", operation: "exampleSwappers", params: marketsParams,
+		ttl: ttlStrikes, pin: block.ChainHead, // it reads nothing: true at the head
 		parse: func(s *Server, p *params) (uint64, error) { return p.chainID(s.chains, s.opts.ServeHint) },
 		key:   func(k cacheKey, chainID uint64) cacheKey { return k.uint(chainID) },
 		call: func(_ context.Context, svc *service.Service, chainID uint64) (any, uint64, error) {

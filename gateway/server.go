@@ -170,6 +170,11 @@ func New(opts Options) (*Server, error) {
 		swappers:  map[uint64][]string{},
 		endpoints: append(append([]endpoint{}, apiEndpoints...), opts.extra...),
 	}
+	for _, e := range s.endpoints {
+		if !e.pin.Stated() {
+			return nil, fmt.Errorf("gateway: endpoint %s states no pin strategy (package block)", e.path)
+		}
+	}
 	copts := cache.Options{
 		MaxEntries: opts.CacheMaxEntries, MaxBytes: opts.CacheMaxBytes, FillTimeout: opts.RequestTimeout,
 		Size: func(v any) int64 { e := v.(entry); return int64(len(e.body)+len(e.gz)) + entryOverhead },
