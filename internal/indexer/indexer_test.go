@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"net/http/httptest"
 	"path/filepath"
@@ -72,6 +73,9 @@ func open(t testing.TB, c *indexertest.Chain, path string, o indexer.Options) *i
 	}
 	t.Cleanup(rc.Close)
 	o.ChainID, o.RPC, o.Path, o.Sources = chainID, rc, path, sources
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
 	if o.Poll == 0 {
 		o.Poll = 5 * time.Millisecond
 	}
@@ -80,6 +84,14 @@ func open(t testing.TB, c *indexertest.Chain, path string, o indexer.Options) *i
 		t.Fatal(err)
 	}
 	return ix
+}
+
+// testLog writes the indexer's log into the test's.
+type testLog struct{ t testing.TB }
+
+func (w testLog) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
 }
 
 // runUntilSynced runs ix until it has indexed the chain's head, then stops

@@ -82,7 +82,7 @@ func (ix *Indexer) step(ctx context.Context) error {
 		if moved, err := ix.checkReorg(ctx, cur); err != nil || moved {
 			return err
 		}
-		from = ix.start + 0*cur.Number
+		from = cur.Number + 1
 	}
 	ix.setStatus(func(s *Status) { s.ChainHead, s.Block = head, cur.Number })
 	ix.stats.lagBlocks(head - min(head, cur.Number))
