@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -67,6 +68,9 @@ type Options struct {
 	// Gateway, if set, adjusts the gateway's options before it is built
 	// (tests shorten timeouts or add a rate limit this way).
 	Gateway func(*gateway.Options)
+	// Index opens the embedded index of a chain configured with an RPC URL
+	// and no subgraph URL; nil refuses such a chain.
+	Index OpenIndex
 }
 
 // App is the assembled service.
@@ -77,15 +81,20 @@ type App struct {
 	Modes map[uint64]string
 	// Shared is the cache tier replicas share (nil without a Redis URL).
 	Shared *redistier.Tier
+	// Indexes are the chains the gateway indexes itself (RunIndexes runs
+	// them).
+	Indexes map[uint64]Index
 }
 
 // Close releases what New opened beyond memory: the shared tier's
-// connections. Call it after the server has stopped serving.
+// connections and the indexes' stores. Call it after the server has
+// stopped serving and the indexes have stopped running.
 func (a *App) Close() error {
+	err := closeIndexes(a.Indexes)
 	if a.Shared != nil {
-		return a.Shared.Close()
+		err = errors.Join(err, a.Shared.Close())
 	}
-	return nil
+	return err
 }
 
 // New builds every chain's clients, the service over them, and the
@@ -94,21 +103,22 @@ func New(o Options) (*App, error) {
 	if o.Config == nil {
 		return nil, errors.New("app: Config is required")
 	}
-	svc, modes, err := newService(o)
+	svc, modes, indexes, err := newService(o)
 	if err != nil {
 		return nil, err
 	}
-	a := &App{Service: svc, Modes: modes}
+	a := &App{Service: svc, Modes: modes, Indexes: indexes}
 	var shared gateway.SharedTier // stays a nil interface without Redis
 	if redisURL := o.Config.RedisURL; redisURL != "" {
 		// Connected lazily: a Redis down at start is a degraded tier, not
 		// a failure to start.
 		if a.Shared, err = redistier.New(redistier.Options{URL: redisURL, Prefix: o.Config.RedisPrefix, OpTimeout: o.Config.RedisTimeout.D()}); err != nil {
+			_ = a.Close()
 			return nil, err
 		}
 		shared = a.Shared
 	}
-	if a.Server, err = newGateway(o, svc, shared); err != nil {
+	if a.Server, err = newGateway(o, svc, shared, subgraphHandlers(indexes)); err != nil {
 		_ = a.Close()
 		return nil, err
 	}
@@ -116,10 +126,18 @@ func New(o Options) (*App, error) {
 }
 
 // newService connects each chain: through the given transports, live when
-// both URLs are set, from the embedded demo recordings when the chain has
-// some (and the demo is on), otherwise with no clients (its requests answer
-// 503 UPSTREAM_NOT_CONFIGURED).
-func newService(o Options) (*service.Service, map[uint64]string, error) {
+// both URLs are set, through its own index when only the RPC URL is (or
+// the subgraph URL is `embedded`), from the embedded demo recordings when
+// the chain has some (and the demo is on), otherwise with no clients (its
+// requests answer 503 UPSTREAM_NOT_CONFIGURED).
+func newService(o Options) (svc *service.Service, modes map[uint64]string, indexes map[uint64]Index, err error) {
+	indexes = map[uint64]Index{}
+	defer func() {
+		if err != nil {
+			_ = closeIndexes(indexes)
+			indexes = nil
+		}
+	}()
 	cfg := o.Config
 	demoChains := map[uint64]bool{}
 	if o.Demo {
@@ -128,14 +146,8 @@ func newService(o Options) (*service.Service, map[uint64]string, error) {
 		}
 	}
 	ups := map[uint64]*service.Upstreams{}
-	modes := map[uint64]string{}
-	uo := upstream.Options{MaxBody: o.MaxBody, Budget: o.Budget, MaxConnsPerHost: cfg.MaxFills, Metrics: o.Metrics}
-	if uo.MaxBody <= 0 {
-		uo.MaxBody = upstream.DefaultMaxBody
-	}
-	if uo.Budget == nil {
-		uo.Budget = upstream.NewBudget(upstream.DefaultBudget)
-	}
+	modes = map[uint64]string{}
+	uo := upstreamOptions(o)
 	for _, id := range cfg.ChainIDs() {
 		ch := cfg.Chains[id]
 		tr, given := o.Transports[id]
@@ -149,10 +161,16 @@ func newService(o Options) (*service.Service, map[uint64]string, error) {
 			}
 		case ch.Live():
 			modes[id] = ModeLive
+		case ch.Indexed():
+			var idx Index
+			if ch, tr, idx, err = openIndexed(o, ch); err != nil {
+				return nil, nil, nil, err
+			}
+			indexes[id], modes[id] = idx, ModeIndexed
 		case demoChains[id]:
 			r, err := demo.Transports(id)
 			if err != nil {
-				return nil, nil, fmt.Errorf("demo chain %d: %w", id, err)
+				return nil, nil, nil, fmt.Errorf("demo chain %d: %w", id, err)
 			}
 			c := *ch
 			c.SubgraphURL, c.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
@@ -169,13 +187,28 @@ func newService(o Options) (*service.Service, map[uint64]string, error) {
 			Queries: o.Queries, Getenv: o.Getenv, Upstream: uo,
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
+		}
+		if idx := indexes[id]; idx != nil {
+			u.Indexing = idx.Status
 		}
 		ups[id] = u
 	}
-	svc := service.New(ups)
+	svc = service.New(ups)
 	svc.SetHeadAges(headAges(cfg))
-	return svc, modes, nil
+	return svc, modes, indexes, nil
+}
+
+// upstreamOptions are the bounds every chain's upstream transports share.
+func upstreamOptions(o Options) upstream.Options {
+	uo := upstream.Options{MaxBody: o.MaxBody, Budget: o.Budget, MaxConnsPerHost: o.Config.MaxFills, Metrics: o.Metrics}
+	if uo.MaxBody <= 0 {
+		uo.MaxBody = upstream.DefaultMaxBody
+	}
+	if uo.Budget == nil {
+		uo.Budget = upstream.NewBudget(upstream.DefaultBudget)
+	}
+	return uo
 }
 
 // headAges are how old a subgraph head a strikes-chain or quote miss may
@@ -190,7 +223,7 @@ func headAges(cfg *config.Config) service.HeadAges {
 
 // newGateway is the HTTP face of svc, tuned by the configuration, with
 // shared (may be nil) as its cache's second tier.
-func newGateway(o Options, svc *service.Service, shared gateway.SharedTier) (*gateway.Server, error) {
+func newGateway(o Options, svc *service.Service, shared gateway.SharedTier, subgraphs map[uint64]http.Handler) (*gateway.Server, error) {
 	cfg := o.Config
 	opts := gateway.Options{
 		Service:           svc,
@@ -216,12 +249,16 @@ func newGateway(o Options, svc *service.Service, shared gateway.SharedTier) (*ga
 		Version:           o.Version,
 		Metrics:           o.Metrics,
 		Shared:            shared,
+		Subgraphs:         subgraphs,
 	}
 	if o.Gateway != nil {
 		o.Gateway(&opts)
 	}
 	return gateway.New(opts)
 }
+
+// Redactor is redactor for other packages' logs (the embedded indexer's).
+func Redactor(cfg *config.Config) func(string) string { return redactor(cfg) }
 
 // redactor replaces every configured upstream URL in log text by its
 // redacted form: transport errors quote the full URL, keys included.

@@ -37,12 +37,13 @@ func Record(ro RecordOptions) error {
 	c := *cfg
 	c.UpstreamTimeout = config.Duration(20 * time.Second) // a slow live upstream is still worth recording
 	o := Options{Config: &c, Getenv: getenv, Transports: recorders, Logger: slog.New(slog.DiscardHandler)}
-	svc, _, err := newService(o)
+	svc, _, indexes, err := newService(o)
 	if err != nil {
 		return err
 	}
+	defer closeIndexes(indexes)
 	for pass := 0; pass < 2; pass++ {
-		gw, err := newGateway(o, svc, nil) // recordings come from the upstreams, never a shared cache
+		gw, err := newGateway(o, svc, nil, nil) // recordings come from the upstreams, never a shared cache
 		if err != nil {
 			return err
 		}

@@ -65,7 +65,31 @@ type Options struct {
 	Poll time.Duration
 	// Progress is how often progress is logged while behind (0: 10 s).
 	Progress time.Duration
+	// CallTimeout bounds each call to the node (0: 60 s).
+	CallTimeout time.Duration
+	// Redact, if set, cleans every error text the indexer logs or reports
+	// (transport errors quote the node's URL, which may hold a key).
+	Redact func(string) string
 }
+
+// manifestOf is the manifest the chain is indexed with: the given one, or
+// the embedded build's for the chain's network, or, on a chain the
+// deployments registry does not list (a local chain) whose data sources
+// are given, the default network's (its templates index any address).
+func manifestOf(o Options) (*mapping.Manifest, error) {
+	if o.Manifest != nil {
+		return o.Manifest, nil
+	}
+	m, err := mapping.ForChain(o.ChainID)
+	if err != nil && o.Sources != nil {
+		return mapping.Network(DefaultNetwork)
+	}
+	return m, err
+}
+
+// DefaultNetwork is the network whose build indexes a chain the registry
+// does not list.
+const DefaultNetwork = "arbitrum-one"
 
 // Indexer indexes one chain. Run it; query it through Query (or the
 // http.Handler Server gives); read its state through Status.
@@ -84,30 +108,19 @@ type Indexer struct {
 	mu     sync.Mutex
 	status Status
 	stats  stats
+	// closeRPC, if set, closes the node's client (ForChain dialled it).
+	closeRPC func()
 }
 
 // Status is an indexer's state, as /readyz shows it.
-type Status struct {
-	ChainID uint64 `json:"chainId"`
-	// State is "starting", "indexing" (behind the head), "synced" (at the
-	// head, following it) or "failed" (stopped: Error says why).
-	State      string `json:"state"`
-	StartBlock uint64 `json:"startBlock"`
-	// Block is the last block indexed; ChainHead the node's head when last
-	// asked.
-	Block     uint64 `json:"block"`
-	ChainHead uint64 `json:"chainHead"`
-	// Error is why indexing stopped, or the last transient failure it is
-	// retrying past.
-	Error string `json:"error,omitempty"`
-}
+type Status = graphnode.Indexing
 
 // The states of Status.
 const (
-	StateStarting = "starting"
-	StateIndexing = "indexing"
-	StateSynced   = "synced"
-	StateFailed   = "failed"
+	StateStarting = graphnode.IndexingStarting
+	StateIndexing = graphnode.IndexingBehind
+	StateSynced   = graphnode.IndexingSynced
+	StateFailed   = graphnode.IndexingFailed
 )
 
 // Open opens the chain's store (creating it, or emptying one another
@@ -118,12 +131,9 @@ func Open(ctx context.Context, o Options) (*Indexer, error) {
 		return nil, errors.New("indexer: ChainID, RPC and Path are required")
 	}
 	o = withDefaults(o)
-	m := o.Manifest
-	if m == nil {
-		var err error
-		if m, err = mapping.ForChain(o.ChainID); err != nil {
-			return nil, err
-		}
+	m, err := manifestOf(o)
+	if err != nil {
+		return nil, err
 	}
 	sources := o.Sources
 	if sources == nil {
@@ -136,7 +146,7 @@ func Open(ctx context.Context, o Options) (*Indexer, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix := &Indexer{opts: o, log: o.Logger, manifest: m, node: &node{rpc: o.RPC, counts: &methodCounts{}}}
+	ix := &Indexer{opts: o, log: o.Logger, manifest: m, node: &node{rpc: o.RPC, counts: &methodCounts{}, timeout: o.CallTimeout}}
 	ix.size = sizer{min: 1, max: o.MaxRange, small: 1000}
 	ix.size.size.Store(o.Range)
 	st, reset, err := sqlstore.Open(o.Path, schema, identity(o.ChainID, m, sources))
@@ -180,6 +190,12 @@ func withDefaults(o Options) Options {
 	}
 	if o.Progress <= 0 {
 		o.Progress = 10 * time.Second
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = time.Minute
+	}
+	if o.Redact == nil {
+		o.Redact = func(s string) string { return s }
 	}
 	return o
 }
@@ -248,6 +264,9 @@ func slicesCompact(s []string) []string {
 // returned.
 func (ix *Indexer) Close() error {
 	ix.sg.Close()
+	if ix.closeRPC != nil {
+		ix.closeRPC()
+	}
 	return ix.store.Close()
 }
 

@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -20,7 +21,9 @@ import (
 // methods, each call counted by method (a batch's calls one by one, as
 // providers bill them).
 type node struct {
-	rpc             *rpc.Client
+	rpc *rpc.Client
+	// timeout bounds each call (a batch is one call).
+	timeout         time.Duration
 	counts          *methodCounts
 	noBlockReceipts atomic.Bool // eth_getBlockReceipts answered "method not found"
 }
@@ -51,6 +54,8 @@ func (m *methodCounts) snapshot() map[string]int64 {
 
 func (n *node) call(ctx context.Context, out any, method string, args ...any) error {
 	n.counts.add(method, 1)
+	ctx, cancel := context.WithTimeout(ctx, n.timeout)
+	defer cancel()
 	return n.rpc.CallContext(ctx, out, method, args...)
 }
 
@@ -63,6 +68,8 @@ func (n *node) batch(ctx context.Context, calls []rpc.BatchElem) error {
 	for _, c := range calls {
 		n.counts.add(c.Method, 1)
 	}
+	ctx, cancel := context.WithTimeout(ctx, n.timeout)
+	defer cancel()
 	if err := n.rpc.BatchCallContext(ctx, calls); err != nil {
 		return err
 	}

@@ -31,13 +31,14 @@ func (ix *Indexer) Run(ctx context.Context) error {
 			pause = time.Second
 			continue
 		}
+		msg := ix.opts.Redact(err.Error())
 		if fatal(err) {
-			ix.setStatus(func(s *Status) { s.State, s.Error = StateFailed, err.Error() })
-			ix.log.Error("indexing stopped", "chainId", ix.opts.ChainID, "err", err)
+			ix.setStatus(func(s *Status) { s.State, s.Error = StateFailed, msg })
+			ix.log.Error("indexing stopped", "chainId", ix.opts.ChainID, "err", msg)
 			return err
 		}
-		ix.setStatus(func(s *Status) { s.Error = err.Error() })
-		ix.log.Warn("indexing failed, retrying", "chainId", ix.opts.ChainID, "in", pause, "err", err)
+		ix.setStatus(func(s *Status) { s.Error = msg })
+		ix.log.Warn("indexing failed, retrying", "chainId", ix.opts.ChainID, "in", pause, "err", msg)
 		select {
 		case <-ctx.Done():
 			return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -80,6 +81,10 @@ type Upstreams struct {
 	// upstreams: a chain whose upstreams declare none cannot report ready.
 	Head Prober
 	Meta MetaReader
+	// Indexing, set on a chain the gateway indexes itself, says where its
+	// indexer stands: readiness shows it and stays unready until it has
+	// reached the head.
+	Indexing func() graphnode.Indexing
 }
 
 // Service answers the gateway's three questions.
