@@ -262,9 +262,11 @@ func get(h http.Handler, path string) (int, string) {
 	return rec.Code, rec.Body.String()
 }
 
-// strikes are a call's and a put's strike of the strikes chain answer.
-func strikes(t *testing.T, body string) (call, put string) {
+// strikes are a call's and a put's strike of the strikes chain the
+// emulated gateway answers.
+func (w *world) strikes(t *testing.T) (call, put string) {
 	t.Helper()
+	_, body := get(w.emulated().Server, gateway.PathStrikesChain+fmt.Sprintf("?chainId=%d&optionMarket=%s&callsReach=20&putsReach=20", chainID, w.p.Market.Hex()))
 	var chain []map[string]struct {
 		Type string `json:"type"`
 	}
@@ -335,10 +337,27 @@ func (w *world) now() uint64 {
 }
 
 // sameAnswers asks both gateways every request; each route must answer
-// 200 at least once (a route both refuse proves nothing).
+// 200 at least once (a route both refuse proves nothing), unless the
+// history leaves a route nothing to answer (every option expired).
 func sameAnswers(t *testing.T, what string, want, got http.Handler, paths []string) {
 	t.Helper()
-	ok, last := map[string]bool{}, map[string]string{}
+	for route, answered := range compare(t, what, want, got, paths) {
+		if !answered.ok {
+			t.Errorf("%s: %s never answered 200 (the comparison proves nothing there): %s", what, route, answered.last)
+		}
+	}
+}
+
+type answered struct {
+	ok   bool
+	last string
+}
+
+// compare asks both gateways every request and fails on any difference;
+// it returns, by route, whether one answered 200.
+func compare(t *testing.T, what string, want, got http.Handler, paths []string) map[string]answered {
+	t.Helper()
+	out := map[string]answered{}
 	for _, path := range paths {
 		wc, wb := get(want, path)
 		gc, gb := get(got, path)
@@ -346,14 +365,9 @@ func sameAnswers(t *testing.T, what string, want, got http.Handler, paths []stri
 			t.Errorf("%s: %s\n emulator %d %.500s\n indexed  %d %.500s", what, path, wc, wb, gc, gb)
 		}
 		route, _, _ := strings.Cut(path, "?")
-		ok[route] = ok[route] || wc == http.StatusOK
-		last[route] = fmt.Sprintf("%s: %d %.300s", path, wc, wb)
+		out[route] = answered{ok: out[route].ok || wc == http.StatusOK, last: fmt.Sprintf("%s: %d %.300s", path, wc, wb)}
 	}
-	for route, answered := range ok {
-		if !answered {
-			t.Errorf("%s: %s never answered 200 (the comparison proves nothing there): %s", what, route, last[route])
-		}
-	}
+	return out
 }
 
 // A gateway given only the RPC URL indexes the chain itself and answers
@@ -369,9 +383,7 @@ func TestOnlyAnRPCURLAnswersAsGraphNode(t *testing.T) {
 	head := w.p.Chain.BlockNumber()
 	g.synced(t, head)
 	ref := w.emulated()
-	_, sc := get(ref.Server, gateway.PathStrikesChain+fmt.Sprintf("?chainId=%d&optionMarket=%s&callsReach=20&putsReach=20", chainID, w.p.Market.Hex()))
-	call, put := strikes(t, sc)
-	paths := w.requests(call, put)
+	paths := w.requests(w.strikes(t))
 	sameAnswers(t, "first start", ref.Server, g.app.Server, paths)
 
 	// Readiness shows where indexing stands.
@@ -404,4 +416,72 @@ func TestOnlyAnRPCURLAnswersAsGraphNode(t *testing.T) {
 		t.Errorf("the restart asked eth_getLogs %d times for one new block: it read the history again", n)
 	}
 	sameAnswers(t, "after the restart", w.emulated().Server, again.app.Server, paths)
+}
+
+// A reorg of several blocks on the simulated chain: the blocks holding a
+// purchase, a delegation and a swap are replaced by a longer branch
+// without them. The index reverts them and indexes the new branch, and
+// its store then equals a fresh index of the chain as it now is.
+func TestReorgEqualsAFreshIndex(t *testing.T) {
+	w := newWorld(t)
+	w.history()
+	g := w.indexed(t.TempDir())
+	ctx := context.Background()
+	fork, err := w.p.Chain.Client().HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.synced(t, fork.Number.Uint64())
+	p := w.p
+	info := p.RangeInfo(w.rPut)
+	free := new(big.Int).Sub(info.TotalLiquidity, info.LiquidityUsed)
+	if _, _, err := p.Buy(w.users[3], pt.Option{IsCall: false, TickLower: w.rPut.TickLower, TickUpper: w.rPut.TickUpper, TTL: 3600,
+		Legs: []pt.Leg{{Range: w.rPut, Liquidity: free.Div(free, big.NewInt(10))}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Delegate(w.users[3], w.users[0].Addr, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.SwapToTick(w.users[2], p.Fee, w.rCall.TickLower-5*p.TickSpacing); err != nil {
+		t.Fatal(err)
+	}
+	orphaned := p.Chain.BlockNumber()
+	if orphaned-fork.Number.Uint64() < 3 {
+		t.Fatalf("setup: %d blocks to orphan", orphaned-fork.Number.Uint64())
+	}
+	g.synced(t, orphaned)
+	before := dump(t, g)
+
+	if err := p.Chain.Backend.Fork(fork.Hash()); err != nil {
+		t.Fatal(err)
+	}
+	for p.Chain.BlockNumber() <= orphaned {
+		p.Chain.Commit()
+	}
+	head := p.Chain.BlockNumber()
+	if h, _ := p.Chain.Client().HeaderByNumber(ctx, new(big.Int).SetUint64(fork.Number.Uint64()+1)); h == nil || h.ParentHash != fork.Hash() {
+		t.Fatal("setup: the chain did not switch to the new branch")
+	}
+	g.synced(t, head)
+	after := dump(t, g)
+	fresh := w.indexed(t.TempDir())
+	fresh.synced(t, head)
+	want := dump(t, fresh)
+	if after != want {
+		t.Errorf("after the reorg the store differs from a fresh index of the new chain")
+	}
+	if after == before {
+		t.Errorf("setup: the reorg changed nothing the index holds")
+	}
+	compare(t, "after the reorg", w.emulated().Server, g.app.Server, w.requests(w.strikes(t)))
+}
+
+// dump is the index's entity versions, as text.
+func dump(t *testing.T, g *indexed) string {
+	t.Helper()
+	vs, err := g.app.Indexes[chainID].(*indexer.Indexer).Store().Dump(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprint(vs)
 }
