@@ -29,6 +29,7 @@ import (
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/subgraph/pipelinetest"
 )
 
@@ -451,6 +452,16 @@ func TestReorgEqualsAFreshIndex(t *testing.T) {
 	}
 	g.synced(t, orphaned)
 	before := dump(t, g)
+	// An answer pinned to an orphaned block, cached before the reorg. (The
+	// service remembers a block's hash for a second, DefaultHeadFresh: in
+	// that second an asked block's answer is keyed by the hash it last
+	// saw. Here it remembers nothing, so the key names the node's block.)
+	g.app.Service.SetHeadAges(service.HeadAges{Fresh: time.Nanosecond, Strikes: time.Second, Quotes: time.Second})
+	pinned := fmt.Sprintf("%s?chainId=%d&optionMarket=%s&user=%s&first=100&skip=0&block=%d", gateway.PathPurchaseHistory, chainID, p.Market.Hex(),
+		w.users[3].Addr.Hex(), fork.Number.Uint64()+1)
+	if code, _ := get(g.app.Server, pinned); code != http.StatusOK {
+		t.Fatalf("pinned answer before the reorg: %d", code)
+	}
 
 	if err := p.Chain.Backend.Fork(fork.Hash()); err != nil {
 		t.Fatal(err)
@@ -472,6 +483,22 @@ func TestReorgEqualsAFreshIndex(t *testing.T) {
 	}
 	if after == before {
 		t.Errorf("setup: the reorg changed nothing the index holds")
+	}
+	// The same block number now names the new branch's block: the answer
+	// cached for the orphaned one is not served.
+	rec := httptest.NewRecorder()
+	g.app.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, pinned, nil))
+	code, now := rec.Code, rec.Body.String()
+	nb, err := p.Chain.Client().HeaderByNumber(ctx, new(big.Int).SetUint64(fork.Number.Uint64()+1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != http.StatusOK || !strings.EqualFold(rec.Header().Get("X-Block-Hash"), nb.Hash().Hex()) || rec.Header().Get("X-Cache") == "HIT" {
+		t.Errorf("after the reorg the answer pinned to the orphaned block was served again: %d %s %s (block now %s)", code,
+			rec.Header().Get("X-Cache"), rec.Header().Get("X-Block-Hash"), nb.Hash().Hex())
+	}
+	if _, want := get(w.emulated().Server, pinned); now != want {
+		t.Errorf("pinned answer after the reorg\n indexed  %.300s\n emulator %.300s", now, want)
 	}
 	compare(t, "after the reorg", w.emulated().Server, g.app.Server, w.requests(w.strikes(t)))
 }
