@@ -161,34 +161,51 @@ func (ix *Indexer) ahead(ctx context.Context, from, to uint64, f filter) <-chan 
 // sync indexes [from, to]. It returns early, with nil, after a block whose
 // mappings created data sources: their logs were not in the filter the
 // ranges after it were fetched with, so the caller starts again after it.
-func (ix *Indexer) sync(ctx context.Context, from, to uint64) error {
+func (ix *Indexer) sync(ctx context.Context, from, to uint64) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer func() {
+		// A range's blocks commit together with its last pointer; a
+		// failure drops the range's staged blocks, and the next step
+		// starts again after the last range committed.
+		if err != nil {
+			ix.store.Discard()
+		}
+	}()
 	f := ix.filter()
 	for ch := range ix.ahead(ctx, from, to, f) {
 		r := <-ch
 		if r.err != nil {
 			return r.err
 		}
-		for _, b := range r.c.blocks {
-			created, err := ix.apply(ctx, b)
-			if err != nil {
-				return err
-			}
-			if len(created) > 0 {
-				return nil
-			}
-		}
-		if n := len(r.c.blocks); n == 0 || uint64(r.c.blocks[n-1].header.Number) < r.c.to {
-			if err := ix.store.Advance(ctx, graphBlock(r.c.end)); err != nil {
-				return err
-			}
+		created, err := ix.applyChunk(ctx, r.c)
+		if err != nil || created {
+			return err
 		}
 		ix.stats.advanced(r.c.to-r.c.from+1, to-r.c.to)
 		ix.setStatus(func(s *Status) { s.Block = r.c.to })
 		ix.progress(r.c.to, to)
 	}
 	return nil
+}
+
+// applyChunk indexes a fetched range's blocks and commits them with the
+// range's last block as the pointer. After a block whose mappings created
+// data sources it commits up to that block and stops (created).
+func (ix *Indexer) applyChunk(ctx context.Context, c *chunk) (created bool, err error) {
+	for _, b := range c.blocks {
+		made, err := ix.apply(ctx, b)
+		if err != nil {
+			return false, err
+		}
+		if len(made) > 0 {
+			return true, ix.store.Flush(ctx)
+		}
+	}
+	if n := len(c.blocks); n == 0 || uint64(c.blocks[n-1].header.Number) < c.to {
+		return false, ix.store.Advance(ctx, graphBlock(c.end))
+	}
+	return false, ix.store.Flush(ctx)
 }
 
 func graphBlock(h header) graphnode.Block {
@@ -225,7 +242,7 @@ func (ix *Indexer) apply(ctx context.Context, b *blockData) (created []mapping.W
 	for _, c := range created {
 		w.Create(sqlstore.DataSource{Address: strings.ToLower(c.Address.Hex()), Name: c.Name, Start: c.Start})
 	}
-	if err := w.Commit(ctx); err != nil {
+	if err := w.Stage(ctx); err != nil {
 		return created, err
 	}
 	ix.stats.events(int(ix.sg.Handled() - before))

@@ -47,7 +47,7 @@ CREATE INDEX IF NOT EXISTS blocks_hash ON blocks(hash);
 CREATE TABLE IF NOT EXISTS entities (
 	type TEXT NOT NULL, id TEXT NOT NULL, lower INTEGER NOT NULL, upper INTEGER NOT NULL, data BLOB NOT NULL,
 	PRIMARY KEY (type, id, lower)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS entities_upper ON entities(upper, lower);
+CREATE INDEX IF NOT EXISTS entities_lower ON entities(lower);
 CREATE TABLE IF NOT EXISTS sources (
 	address TEXT PRIMARY KEY, name TEXT NOT NULL, start INTEGER NOT NULL) WITHOUT ROWID;
 `
@@ -57,8 +57,11 @@ type Store struct {
 	db     *sql.DB
 	schema *graphnode.Schema
 	path   string
-	// mu serialises the writer (one block at a time) against Revert.
-	mu sync.Mutex
+	// mu serialises the writer (one block at a time) against Revert; it
+	// guards the open batch and the cache.
+	mu    sync.Mutex
+	batch *batch
+	cache entityCache
 }
 
 // DataSource is a data source the mappings created: its address (0x-hex),
@@ -75,7 +78,7 @@ type DataSource struct {
 // are not what this build's mappings write, and the second result says so.
 func Open(path string, s *graphnode.Schema, identity string) (*Store, bool, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
-		"?_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(off)"
+		"?_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(off)&_pragma=cache_size(-16384)"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, false, err
@@ -114,8 +117,13 @@ func (st *Store) init(identity string) (bool, error) {
 	})
 }
 
-// Close closes the database.
-func (st *Store) Close() error { return st.db.Close() }
+// Close commits what was staged and closes the database.
+func (st *Store) Close() error {
+	st.mu.Lock()
+	err := st.flush()
+	st.mu.Unlock()
+	return errors.Join(err, st.db.Close())
+}
 
 // Schema is the schema the store checks entities against.
 func (st *Store) Schema() *graphnode.Schema { return st.schema }
@@ -158,24 +166,38 @@ func head(ctx context.Context, q queryer) (graphnode.Block, bool, error) {
 	return b, true, nil
 }
 
+// The statements that move the pointer and record a block.
+const (
+	setHeadSQL  = `INSERT INTO meta(key, value) VALUES ('head', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`
+	setBlockSQL = `INSERT INTO blocks(number, hash, parent, timestamp, changes) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT(number) DO UPDATE SET hash = excluded.hash, parent = excluded.parent, timestamp = excluded.timestamp,
+		changes = max(blocks.changes, excluded.changes)`
+)
+
+// execer runs a statement: a transaction, or one of its prepared
+// statements' owner.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
 // setHead writes the block pointer and the block, in tx.
-func setHead(ctx context.Context, tx *sql.Tx, b graphnode.Block, changes bool) error {
+func setHead(ctx context.Context, tx execer, b graphnode.Block, changes bool) error {
 	raw, err := json.Marshal(b)
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('head', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, string(raw)); err != nil {
+	if _, err := tx.ExecContext(ctx, setHeadSQL, string(raw)); err != nil {
 		return err
 	}
-	flag := 0
-	if changes {
-		flag = 1
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO blocks(number, hash, parent, timestamp, changes) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT(number) DO UPDATE SET hash = excluded.hash, parent = excluded.parent, timestamp = excluded.timestamp,
-		changes = max(blocks.changes, excluded.changes)`,
-		int64(b.Number), b.Hash, b.ParentHash, int64(b.Timestamp), flag)
+	_, err = tx.ExecContext(ctx, setBlockSQL, int64(b.Number), b.Hash, b.ParentHash, int64(b.Timestamp), flag(changes))
 	return err
+}
+
+func flag(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Advance moves the block pointer to b, a block with no changes (the end
@@ -183,7 +205,14 @@ func setHead(ctx context.Context, tx *sql.Tx, b graphnode.Block, changes bool) e
 func (st *Store) Advance(ctx context.Context, b graphnode.Block) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.tx(ctx, func(tx *sql.Tx) error { return setHead(ctx, tx, b, false) })
+	bt, err := st.open(ctx)
+	if err != nil {
+		return err
+	}
+	if err := bt.stageBlock(ctx, b, false); err != nil {
+		return err
+	}
+	return st.flush()
 }
 
 // Block returns the hash of block n as indexed, if the store holds it.
@@ -236,6 +265,10 @@ func (st *Store) Revert(ctx context.Context, to uint64) error {
 	if !ok {
 		return fmt.Errorf("revert to block %d, which the store does not hold", to)
 	}
+	if err := st.flush(); err != nil {
+		return err
+	}
+	st.cache.clear()
 	return st.tx(ctx, func(tx *sql.Tx) error {
 		for _, q := range []string{
 			`DELETE FROM entities WHERE lower > ?`,
@@ -258,6 +291,9 @@ func (st *Store) Revert(ctx context.Context, to uint64) error {
 func (st *Store) Prune(ctx context.Context, before uint64) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := st.flush(); err != nil {
+		return err
+	}
 	_, err := st.db.ExecContext(ctx, `DELETE FROM blocks WHERE number < ? AND changes = 0
 		AND number <> (SELECT json_extract(value, '$.number') FROM meta WHERE key = 'head')`, int64(before))
 	return err
@@ -301,6 +337,10 @@ func (st *Store) Blocks(ctx context.Context, n uint64, limit int) ([]graphnode.B
 func (st *Store) Reset(ctx context.Context) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := st.flush(); err != nil {
+		return err
+	}
+	st.cache.clear()
 	return st.tx(ctx, func(tx *sql.Tx) error {
 		for _, q := range []string{`DELETE FROM meta WHERE key <> 'identity'`, `DELETE FROM blocks`, `DELETE FROM entities`, `DELETE FROM sources`} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {

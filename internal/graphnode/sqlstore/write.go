@@ -2,8 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"sort"
 
@@ -24,11 +22,14 @@ type Writer struct {
 type key struct{ typ, id string }
 
 // change is an entity's state at the end of the block so far (nil:
-// removed) and the block it was first inserted at (0 and fresh when the
-// block inserts it).
+// removed), the block it was first inserted at, and whether the store
+// holds an open version of it (which the block then closes), starting at
+// block lower.
 type change struct {
 	entity   graphnode.Entity
 	inserted uint64
+	stored   bool
+	lower    uint64
 }
 
 // Error is a failure of the database itself (a disk error), which the
@@ -61,20 +62,9 @@ func (w *Writer) current(typ, id string) (*change, error) {
 	if c, ok := w.changes[key{typ, id}]; ok {
 		return c, nil
 	}
-	var raw []byte
-	var lower int64
-	err := w.st.db.QueryRow(`SELECT data, lower FROM entities WHERE type = ? AND id = ? AND upper = ?`, typ, id, int64(open)).Scan(&raw, &lower)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, &Error{err}
-	}
-	e, err := w.st.schema.DecodeEntity(typ, raw)
-	if err != nil {
-		return nil, fmt.Errorf("stored %s[%s]: %w", typ, id, err)
-	}
-	return &change{entity: e, inserted: uint64(lower)}, nil
+	w.st.mu.Lock()
+	defer w.st.mu.Unlock()
+	return w.st.read(typ, id)
 }
 
 // Set is store.set at the writer's block (block must be it).
@@ -95,7 +85,11 @@ func (w *Writer) Set(typ, id string, data graphnode.Entity, block uint64) error 
 	if err != nil {
 		return err
 	}
-	w.changes[key{typ, id}] = &change{entity: merged, inserted: inserted}
+	nc := &change{entity: merged, inserted: inserted}
+	if c != nil {
+		nc.stored, nc.lower = c.stored, c.lower
+	}
+	w.changes[key{typ, id}] = nc
 	return nil
 }
 
@@ -109,7 +103,7 @@ func (w *Writer) Remove(typ, id string, block uint64) error {
 		return err
 	}
 	if c != nil && c.entity != nil {
-		w.changes[key{typ, id}] = &change{}
+		w.changes[key{typ, id}] = &change{stored: c.stored, lower: c.lower}
 	}
 	return nil
 }
@@ -118,11 +112,19 @@ func (w *Writer) Remove(typ, id string, block uint64) error {
 func (w *Writer) Create(d DataSource) { w.created = append(w.created, d) }
 
 // Commit writes the block's changes, its data sources and the block
-// pointer in one transaction.
+// pointer, and commits them (with any block staged before) in one
+// transaction.
 func (w *Writer) Commit(ctx context.Context) error {
-	st := w.st
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	if err := w.Stage(ctx); err != nil {
+		return err
+	}
+	return w.st.Flush(ctx)
+}
+
+// Stage writes the block's changes, its data sources and the block pointer
+// into the open batch: they commit with the next Flush, in one
+// transaction with the blocks staged before and after.
+func (w *Writer) Stage(ctx context.Context) error {
 	keys := make([]key, 0, len(w.changes))
 	for k := range w.changes {
 		keys = append(keys, k)
@@ -133,39 +135,7 @@ func (w *Writer) Commit(ctx context.Context) error {
 		}
 		return keys[i].id < keys[j].id
 	})
-	b := int64(w.block.Number)
-	return st.tx(ctx, func(tx *sql.Tx) error {
-		closeStmt, err := tx.PrepareContext(ctx, `UPDATE entities SET upper = ? WHERE type = ? AND id = ? AND upper = ?`)
-		if err != nil {
-			return err
-		}
-		defer closeStmt.Close()
-		insert, err := tx.PrepareContext(ctx, `INSERT INTO entities(type, id, lower, upper, data) VALUES (?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer insert.Close()
-		for _, k := range keys {
-			if _, err := closeStmt.ExecContext(ctx, b, k.typ, k.id, int64(open)); err != nil {
-				return err
-			}
-			e := w.changes[k].entity
-			if e == nil {
-				continue
-			}
-			raw, err := graphnode.EncodeEntity(e)
-			if err != nil {
-				return err
-			}
-			if _, err := insert.ExecContext(ctx, k.typ, k.id, b, int64(open), raw); err != nil {
-				return fmt.Errorf("%s[%s] at block %d: %w", k.typ, k.id, b, err)
-			}
-		}
-		for _, d := range w.created {
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO sources(address, name, start) VALUES (?, ?, ?)`, d.Address, d.Name, int64(d.Start)); err != nil {
-				return err
-			}
-		}
-		return setHead(ctx, tx, w.block, len(keys) > 0 || len(w.created) > 0)
-	})
+	w.st.mu.Lock()
+	defer w.st.mu.Unlock()
+	return w.st.applyBlock(ctx, w, keys)
 }
