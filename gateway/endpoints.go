@@ -302,8 +302,9 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // endpoint builds the operation's handler: parse, key, hit, else fill
 // through the cache. The fill closure is built only on a miss. Every
-// operation takes the optional block parameter and pins its answer
-// (pinned.go): that is a property of the table, not of an entry.
+// operation takes the optional block parameter, handled alike whatever its
+// pin strategy, and pins its answer (pinned.go): the parameter is a
+// property of the table, the strategy a column of each entry.
 func (a api[Req]) endpoint() endpoint {
 	a.params = append(append([]string(nil), a.params...), "block")
 	a.optional = append(append([]string(nil), a.optional...), "block")
@@ -316,12 +317,12 @@ func (a api[Req]) endpoint() endpoint {
 			var key string
 			if err == nil {
 				k := a.key(newKey(sc.kb[:0], a.name), req)
-				if at.want != 0 {
+				if at.Want != 0 {
 					// Asked at a block: keyed by its number and its hash
 					// now, so an answer cached before a reorg replaced
 					// the block is never served after it.
-					at.ref, err = s.blockAt(r, at)
-					k = k.uint(at.want).str(at.ref.Hash)
+					at.At, err = s.blockAt(r, at)
+					k = k.uint(at.Want).str(at.At.Hash)
 				}
 				key = k.String()
 			}
@@ -334,7 +335,7 @@ func (a api[Req]) endpoint() endpoint {
 				return
 			}
 			s.serveCached(w, r, key, policy, func(ctx context.Context) (entry, error) {
-				return s.fillPinned(ctx, at, func(ctx context.Context) (any, uint64, error) {
+				return s.fillPinned(ctx, at, a.pin, func(ctx context.Context) (any, uint64, error) {
 					return a.call(ctx, s.opts.Service, req)
 				})
 			})
@@ -342,15 +343,15 @@ func (a api[Req]) endpoint() endpoint {
 	}}
 }
 
-func (a api[Req]) parseRequest(s *Server, r *http.Request, p *params) (Req, pinAsk, error) {
+func (a api[Req]) parseRequest(s *Server, r *http.Request, p *params) (Req, block.Ask, error) {
 	var zero Req
 	if err := p.readOnly(r, a.params); err != nil {
-		return zero, pinAsk{}, err
+		return zero, block.Ask{}, err
 	}
 	req, err := a.parse(s, p)
 	if err != nil {
-		return zero, pinAsk{}, err
+		return zero, block.Ask{}, err
 	}
 	want, err := p.blockNumber()
-	return req, pinAsk{chain: p.chain, want: want}, err
+	return req, block.Ask{Chain: p.chain, Want: want}, err
 }

@@ -10,10 +10,12 @@ import (
 
 // DefaultOptions are the options the composition root would pass for the
 // default configuration, over svc: for tests that build a Server alone.
+// Its pins know no chain: tests whose answers need one set their own.
 func DefaultOptions(svc *service.Service) Options {
 	c := config.Default()
+	pins, _ := block.New(nil, block.HeadAges{}) // no chain: nothing to refuse
 	return Options{
-		Service: svc, RequestTimeout: c.RequestTimeout.D(), StrikesTTL: c.StrikesTTL.D(),
+		Service: svc, Pins: pins, RequestTimeout: c.RequestTimeout.D(), StrikesTTL: c.StrikesTTL.D(),
 		HistoryTTL: c.HistoryTTL.D(), PrepareTTL: c.PrepareTTL.D(), CacheMaxEntries: c.CacheMaxEntries,
 		CacheMaxBytes: c.CacheMaxBytes, StaleGrace: c.StaleGrace.D(), MaxFills: c.MaxFills, MaxLagBlocks: c.MaxLagBlocks,
 	}

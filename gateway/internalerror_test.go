@@ -11,15 +11,16 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
 )
 
 // panicking stands in for a chain reader with a bug.
-type panicking struct{ service.MarketReader }
+type panicking struct{ service.Chain }
 
 func (panicking) MarketSnapshot(context.Context, common.Address) (*chain.MarketInfo, chain.PoolState, error) {
 	panic("a bug")
@@ -46,11 +47,15 @@ func TestInternalErrorMatchesOpenAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := config.Default()
-	srv, err := gateway.New(gateway.DefaultOptions(service.New(map[uint64]*service.Upstreams{
-		42161: {Config: cfg.Chains[42161], Chain: panicking{}, Strikes: panicking{}, Subgraph: subgraphtest.New(t, "http://sg.invalid", subgraph.Options{}),
-			// The strikes chain's block comes first (the subgraph's indexed
-			// block), then the panicking chain read.
-			Meta: indexedAt{subgraph.Meta{Block: 7, Hash: "0x07", Timestamp: 1}}}})))
+	o := gateway.DefaultOptions(service.New(map[uint64]*service.Upstreams{
+		42161: {Config: cfg.Chains[42161], Chain: panicking{}, Subgraph: testenv.NewSubgraph(t, "http://sg.invalid", subgraph.Options{})}}))
+	// The strikes chain's block comes first (the subgraph's indexed
+	// block), then the panicking chain read.
+	at := &indexedAt{r: block.Ref{Number: 7, Hash: "0x07", Timestamp: 1}}
+	if o.Pins, err = block.New(map[uint64]block.Sources{42161: {Indexed: at, Headers: at}}, block.HeadAges{}); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := gateway.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +70,13 @@ func TestInternalErrorMatchesOpenAPI(t *testing.T) {
 	}
 }
 
-// indexedAt is a subgraph that has indexed m.
-type indexedAt struct{ m subgraph.Meta }
+// indexedAt is a subgraph that has indexed r, over a chain whose headers
+// the test never asks for.
+type indexedAt struct {
+	r    block.Ref
+	seen block.Seen
+	block.HeaderReader
+}
 
-func (i indexedAt) Meta(context.Context) (subgraph.Meta, error) { return i.m, nil }
+func (i *indexedAt) IndexedHead(context.Context) (block.Ref, error) { return i.r, nil }
+func (i *indexedAt) Seen() *block.Seen                              { return &i.seen }

@@ -72,7 +72,8 @@ const kinds = {
     abi: 'UniswapV3SingleTickLiquidityHandlerV2',
     entities: handlerEntities,
     events: [
-      ['LogMintedPosition(uint256,uint128,address,address,address,int24,int24)', 'handleMintedPositionV2'],
+      // the receipt: who holds the minted shares when the transaction ends (a router's receiver)
+      ['LogMintedPosition(uint256,uint128,address,address,address,int24,int24)', 'handleMintedPositionV2', true],
       ['LogBurnedPosition(uint256,uint128,address,address,address,int24,int24)', 'handleBurnedPositionV2'],
       ...handlerEvents,
       ['LogReservedLiquidity(uint256,uint128,address)', 'handleReservedLiquidity'],

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
@@ -111,6 +111,7 @@ func idPages[T any](ctx context.Context, c *Client, q idQuery[T]) ([]T, Meta, er
 		}
 		v["after"], v["first"] = after, c.pageSize
 		var out map[string]json.RawMessage
+		at := time.Now()
 		n, err := c.execSized(ctx, doc, v, &out)
 		if err != nil {
 			return nil, Meta{}, err
@@ -123,14 +124,8 @@ func idPages[T any](ctx context.Context, c *Client, q idQuery[T]) ([]T, Meta, er
 			if err := json.Unmarshal(out["_meta"], &m); err != nil {
 				return nil, Meta{}, garbage(fmt.Errorf("%s: _meta: %w", doc, err))
 			}
-			meta = m.meta()
-			if raw, ok := out["head"]; ok {
-				var h metaJSON
-				if json.Unmarshal(raw, &h) == nil {
-					hm := h.meta()
-					meta.Head = block.Ref{Number: hm.Block, Hash: hm.Hash, Timestamp: hm.Timestamp}
-				}
-			}
+			meta = answerMeta(ctx, m)
+			c.sawHead(out["head"], at)
 		}
 		var list []T
 		if err := json.Unmarshal(out[field], &list); err != nil {

@@ -18,9 +18,9 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
-	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
@@ -259,13 +259,13 @@ func BenchmarkColdPath(b *testing.B) {
 			b.Fatal(err)
 		}
 		if staleHead {
-			a.Service.SetHeadAges(service.HeadAges{Strikes: 7500 * time.Millisecond, Quotes: time.Second})
+			a.Pins.SetHeadAges(block.HeadAges{Strikes: 7500 * time.Millisecond, Quotes: time.Second})
 		}
 		if started {
 			if _, err := a.Service.CheckChainIDs(context.Background()); err != nil {
 				b.Fatal(err)
 			}
-			a.Service.SeedHeads(context.Background()) // beside the listener's bind, in the command
+			a.Pins.SeedHeads(context.Background()) // beside the listener's bind, in the command
 
 		}
 		return a.Server

@@ -11,14 +11,16 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"
-	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
@@ -165,7 +167,7 @@ func TestStrikesMissAfterStartOrProbeAsksNoMetaFirst(t *testing.T) {
 			if unreachable, err := a.Service.CheckChainIDs(context.Background()); err != nil || len(unreachable) != 0 {
 				t.Fatalf("start check: %v %v", unreachable, err)
 			}
-			a.Service.SeedHeads(context.Background())
+			a.Pins.SeedHeads(context.Background())
 		}},
 		{"readiness probe", func(t *testing.T, a *app.App) {
 			if rec := get(t, a.Server, gateway.PathReadyz); rec.Code != http.StatusOK {
@@ -178,7 +180,7 @@ func TestStrikesMissAfterStartOrProbeAsksNoMetaFirst(t *testing.T) {
 			// No head ages past the fresh age here, however slow the
 			// machine: a background refresh's `_meta` would look like one
 			// asked first.
-			a.Service.SetHeadAges(service.HeadAges{Fresh: time.Hour, Strikes: time.Hour})
+			a.Pins.SetHeadAges(block.HeadAges{Fresh: time.Hour, Strikes: time.Hour})
 			seed.run(t, a)
 			if log.count("Meta") != 1 {
 				t.Fatalf("the %s asked `_meta` %d times, want once: %v", seed.name, log.count("Meta"), log.ops)
@@ -208,22 +210,22 @@ func TestStrikesMissAfterStartOrProbeAsksNoMetaFirst(t *testing.T) {
 // head); one past the stale bound makes the miss ask `_meta` first. Ages
 // are set rather than waited for: no clock is read here.
 func TestStrikesMissUsesAStaleHeadAndRefreshesIt(t *testing.T) {
-	seeded := func(t *testing.T, ages service.HeadAges) (*app.App, *scenario.Fakes, *upstreamLog) {
+	seeded := func(t *testing.T, ages block.HeadAges) (*app.App, *scenario.Fakes, *upstreamLog) {
 		a, f, log := loggedApp(t)
-		a.Service.SetHeadAges(ages)
-		a.Service.SeedHeads(context.Background())
+		a.Pins.SetHeadAges(ages)
+		a.Pins.SeedHeads(context.Background())
 		log.reset()
 		return a, f, log
 	}
 	t.Run("fresh", func(t *testing.T) {
-		a, _, log := seeded(t, service.HeadAges{Fresh: time.Hour, Strikes: time.Hour})
+		a, _, log := seeded(t, block.HeadAges{Fresh: time.Hour, Strikes: time.Hour})
 		strikesMiss(t, a, 7)
 		if log.count("Meta") != 0 {
 			t.Errorf("a miss with a fresh head asked `_meta`: %v", log.reset())
 		}
 	})
 	t.Run("stale within the bound", func(t *testing.T) {
-		a, f, log := seeded(t, service.HeadAges{Strikes: time.Hour})
+		a, f, log := seeded(t, block.HeadAges{Strikes: time.Hour})
 		seen := f.Node.BlockNumber
 		next := advanceSubgraph(f)
 		hold := make(chan struct{})
@@ -236,7 +238,7 @@ func TestStrikesMissUsesAStaleHeadAndRefreshesIt(t *testing.T) {
 		if n := strikesMiss(t, a, 1); n != seen {
 			t.Errorf("the miss named block %d, want the head seen, %d", n, seen)
 		}
-		eventually(t, "one background `_meta`", func() bool { return log.count("Meta") >= 1 })
+		eventually.True(t, "one background `_meta`", func() bool { return log.count("Meta") >= 1 })
 		// The next misses, at the head the first one's strikes document
 		// saw, start no second refresh while one is in flight.
 		for k := 2; k <= 4; k++ {
@@ -251,7 +253,7 @@ func TestStrikesMissUsesAStaleHeadAndRefreshesIt(t *testing.T) {
 		}
 	})
 	t.Run("refresh fails", func(t *testing.T) {
-		a, f, log := seeded(t, service.HeadAges{Strikes: time.Hour})
+		a, f, log := seeded(t, block.HeadAges{Strikes: time.Hour})
 		seen := f.Node.BlockNumber
 		f.Subgraph.Fail = func(op string) *graphnodetest.Failure {
 			if op == "Meta" {
@@ -262,11 +264,11 @@ func TestStrikesMissUsesAStaleHeadAndRefreshesIt(t *testing.T) {
 		if n := strikesMiss(t, a, 1); n != seen {
 			t.Fatalf("named %d, want %d", n, seen)
 		}
-		eventually(t, "the refresh tried", func() bool { return log.count("Meta") >= 1 })
+		eventually.True(t, "the refresh tried", func() bool { return log.count("Meta") >= 1 })
 		// The failure is no head and no error: the next misses still pin
 		// to the head seen, and try again.
 		k := 1
-		eventually(t, "a second refresh after the failed one", func() bool {
+		eventually.True(t, "a second refresh after the failed one", func() bool {
 			k++
 			if n := strikesMiss(t, a, k); n != seen {
 				t.Fatalf("named %d, want %d", n, seen)
@@ -275,7 +277,7 @@ func TestStrikesMissUsesAStaleHeadAndRefreshesIt(t *testing.T) {
 		})
 	})
 	t.Run("past the bound", func(t *testing.T) {
-		a, _, log := seeded(t, service.HeadAges{})
+		a, _, log := seeded(t, block.HeadAges{})
 		strikesMiss(t, a, 7)
 		if ops := log.reset(); !metaBeforeChain(ops) {
 			t.Errorf("a miss with a head past the stale bound did not ask `_meta` first: %v", ops)
@@ -284,7 +286,7 @@ func TestStrikesMissUsesAStaleHeadAndRefreshesIt(t *testing.T) {
 	// A purchase quote is cached for the prepare TTL, not the strikes
 	// chain's: its own bound applies.
 	t.Run("quote past its own bound", func(t *testing.T) {
-		a, _, log := seeded(t, service.HeadAges{Strikes: time.Hour})
+		a, _, log := seeded(t, block.HeadAges{Strikes: time.Hour})
 		rec := get(t, a.Server, quoteQuery)
 		if rec.Code != http.StatusOK {
 			t.Fatalf("quote: %d %s", rec.Code, rec.Body)
@@ -296,39 +298,46 @@ func TestStrikesMissUsesAStaleHeadAndRefreshesIt(t *testing.T) {
 }
 
 // Concurrent strikes misses on a gateway that has seen no head share one
-// `_meta` read: the first miss's read is held until every miss has asked,
-// and all of them pin to what it answers.
+// `_meta` read: the first miss's read is held until every miss has asked
+// or waits on it, and all of them pin to what it answers. The gateway runs
+// over in-process fakes and its misses in a bubble, so "every miss has
+// asked or waits" is synctest.Wait, not a pause long enough on this
+// machine. (The gateway is built outside the bubble: its caches' janitors
+// run for the process's life, which a bubble may not outlive.)
 func TestConcurrentMissesWithNoHeadShareOneMeta(t *testing.T) {
 	a, f, log := loggedApp(t)
-	log.mu.Lock()
-	log.hold = make(chan struct{})
-	log.mu.Unlock()
-	const misses = 8
-	type answer struct {
-		block uint64
-		err   error
-	}
-	answers := make(chan answer, misses)
-	for i := range misses {
-		go func(k int) {
-			n, err := tryStrikesMiss(t, a, 20+k)
-			answers <- answer{n, err}
-		}(i)
-	}
-	// Every miss is waiting on the one read now, or past the point where
-	// it would have asked its own; give the others time to ask if they do.
-	eventually(t, "the first `_meta`", func() bool { return log.count("Meta") > 0 })
-	time.Sleep(50 * time.Millisecond)
-	log.mu.Lock()
-	close(log.hold)
-	log.hold = nil
-	log.mu.Unlock()
-	for range misses {
-		if got := <-answers; got.err != nil || got.block != f.Node.BlockNumber {
-			t.Errorf("a miss names block %d (%v), the subgraph's indexed block is %d", got.block, got.err, f.Node.BlockNumber)
+	synctest.Test(t, func(t *testing.T) {
+		hold := make(chan struct{})
+		log.mu.Lock()
+		log.hold = hold
+		log.mu.Unlock()
+		const misses = 8
+		type answer struct {
+			block uint64
+			err   error
 		}
-	}
-	if n := log.count("Meta"); n != 1 {
-		t.Errorf("%d misses asked `_meta` %d times, want once: %v", misses, n, log.reset())
-	}
+		answers := make(chan answer, misses)
+		for i := range misses {
+			go func(k int) {
+				n, err := tryStrikesMiss(t, a, 20+k)
+				answers <- answer{n, err}
+			}(i)
+		}
+		synctest.Wait() // every miss waits: on the held `_meta` read, or on one of its own
+		if n := log.count("Meta"); n != 1 {
+			t.Errorf("%d misses asked `_meta` %d times before any answer, want once: %v", misses, n, log.reset())
+		}
+		log.mu.Lock()
+		close(hold)
+		log.hold = nil // a channel of the bubble: no request after it may wait on it
+		log.mu.Unlock()
+		for range misses {
+			if got := <-answers; got.err != nil || got.block != f.Node.BlockNumber {
+				t.Errorf("a miss names block %d (%v), the subgraph's indexed block is %d", got.block, got.err, f.Node.BlockNumber)
+			}
+		}
+		if n := log.count("Meta"); n != 1 {
+			t.Errorf("%d misses asked `_meta` %d times, want once: %v", misses, n, log.reset())
+		}
+	})
 }

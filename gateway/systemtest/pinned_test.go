@@ -12,10 +12,10 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
-	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 )
 
 const aliceHistory = gateway.PathExerciseHistory + "?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=" + wethUSDC + "&first=5&skip=0"
@@ -29,7 +29,7 @@ func pinnedApp(t *testing.T) (*app.App, *scenario.Fakes) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.Service.SetHeadAges(service.HeadAges{})
+	a.Pins.SetHeadAges(block.HeadAges{})
 	return a, f
 }
 

@@ -14,12 +14,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
@@ -77,6 +77,8 @@ type Options struct {
 type App struct {
 	Server  *gateway.Server
 	Service *service.Service
+	// Pins choose the block each answer is read at (package block).
+	Pins *block.Pins
 	// Modes says how each configured chain is served (ModeLive, ...).
 	Modes map[uint64]string
 	// Shared is the cache tier replicas share (nil without a Redis URL).
@@ -103,11 +105,11 @@ func New(o Options) (*App, error) {
 	if o.Config == nil {
 		return nil, errors.New("app: Config is required")
 	}
-	svc, modes, indexes, err := newService(o)
+	w, err := newService(o)
 	if err != nil {
 		return nil, err
 	}
-	a := &App{Service: svc, Modes: modes, Indexes: indexes}
+	a := &App{Service: w.svc, Pins: w.pins, Modes: w.modes, Indexes: w.indexes}
 	var shared gateway.SharedTier // stays a nil interface without Redis
 	if redisURL := o.Config.RedisURL; redisURL != "" {
 		// Connected lazily: a Redis down at start is a degraded tier, not
@@ -118,85 +120,103 @@ func New(o Options) (*App, error) {
 		}
 		shared = a.Shared
 	}
-	if a.Server, err = newGateway(o, svc, shared, subgraphHandlers(indexes)); err != nil {
+	if a.Server, err = newGateway(o, w, shared); err != nil {
 		_ = a.Close()
 		return nil, err
 	}
 	return a, nil
 }
 
+// wired is what newService builds: the service over every chain, the
+// pins over the connected ones, how each is served, and the indexes of
+// those the gateway indexes itself.
+type wired struct {
+	svc     *service.Service
+	pins    *block.Pins
+	modes   map[uint64]string
+	indexes map[uint64]Index
+}
+
 // newService connects each chain: through the given transports, live when
 // both URLs are set, through its own index when only the RPC URL is (or
 // the subgraph URL is `embedded`), from the embedded demo recordings when
 // the chain has some (and the demo is on), otherwise with no clients (its
-// requests answer 503 UPSTREAM_NOT_CONFIGURED).
-func newService(o Options) (svc *service.Service, modes map[uint64]string, indexes map[uint64]Index, err error) {
-	indexes = map[uint64]Index{}
+// requests answer 503 UPSTREAM_NOT_CONFIGURED). The pins read the
+// connected chains.
+func newService(o Options) (w wired, err error) {
+	cfg := o.Config
+	w = wired{modes: map[uint64]string{}, indexes: map[uint64]Index{}}
 	defer func() {
 		if err != nil {
-			_ = closeIndexes(indexes)
-			indexes = nil
+			_ = closeIndexes(w.indexes)
+			w = wired{}
 		}
 	}()
-	cfg := o.Config
-	demoChains := map[uint64]bool{}
-	if o.Demo {
-		for _, id := range demo.Chains() {
-			demoChains[id] = true
-		}
-	}
 	ups := map[uint64]*service.Upstreams{}
-	modes = map[uint64]string{}
+	sources := map[uint64]block.Sources{}
 	uo := upstreamOptions(o)
 	for _, id := range cfg.ChainIDs() {
-		ch := cfg.Chains[id]
-		tr, given := o.Transports[id]
-		switch {
-		case given:
-			modes[id] = ModeTransports
-			if ch.SubgraphURL == "" || ch.RPCURL == "" {
-				c := *ch
-				c.SubgraphURL, c.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
-				ch = &c
-			}
-		case ch.Live():
-			modes[id] = ModeLive
-		case ch.Indexed():
-			var idx Index
-			if ch, tr, idx, err = openIndexed(o, ch); err != nil {
-				return nil, nil, nil, err
-			}
-			indexes[id], modes[id] = idx, ModeIndexed
-		case demoChains[id]:
-			r, err := demo.Transports(id)
-			if err != nil {
-				return nil, nil, nil, fmt.Errorf("demo chain %d: %w", id, err)
-			}
-			c := *ch
-			c.SubgraphURL, c.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
-			ch = &c
-			tr = upstream.Transports{Subgraph: r.Subgraph, RPC: r.RPC, Quote: r.Quote}
-			modes[id] = ModeDemo
-		default:
+		ch, tr, mode, err := w.route(o, cfg.Chains[id])
+		if err != nil {
+			return w, err
+		}
+		w.modes[id] = mode
+		if mode == ModeNotConfigured {
 			ups[id] = &service.Upstreams{Config: ch}
-			modes[id] = ModeNotConfigured
 			continue
 		}
-		u, err := connect(ch, tr, connectOptions{
+		u, src, err := connect(ch, tr, connectOptions{
 			UpstreamTimeout: cfg.UpstreamTimeout.D(), ImmutablesTTL: cfg.ImmutablesTTL.D(),
 			Queries: o.Queries, Getenv: o.Getenv, Upstream: uo,
 		})
 		if err != nil {
-			return nil, nil, nil, err
+			return w, err
 		}
-		if idx := indexes[id]; idx != nil {
+		if idx := w.indexes[id]; idx != nil {
 			u.Indexing = idx.Status
 		}
-		ups[id] = u
+		ups[id], sources[id] = u, src
 	}
-	svc = service.New(ups)
-	svc.SetHeadAges(headAges(cfg))
-	return svc, modes, indexes, nil
+	if w.pins, err = block.New(sources, headAges(cfg)); err != nil {
+		return w, err
+	}
+	w.svc = service.New(ups)
+	return w, nil
+}
+
+// route decides how a chain is served and gives the chain as its clients
+// see it with the transports that replace the network (opening its index
+// when the gateway indexes it).
+func (w *wired) route(o Options, ch *config.Chain) (*config.Chain, upstream.Transports, string, error) {
+	id := ch.ID
+	tr, given := o.Transports[id]
+	switch {
+	case given:
+		if ch.SubgraphURL == "" || ch.RPCURL == "" {
+			c := *ch
+			c.SubgraphURL, c.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
+			ch = &c
+		}
+		return ch, tr, ModeTransports, nil
+	case ch.Live():
+		return ch, tr, ModeLive, nil
+	case ch.Indexed():
+		c, tr, idx, err := openIndexed(o, ch)
+		if err != nil {
+			return nil, tr, "", err
+		}
+		w.indexes[id] = idx
+		return c, tr, ModeIndexed, nil
+	case o.Demo && slices.Contains(demo.Chains(), id):
+		r, err := demo.Transports(id)
+		if err != nil {
+			return nil, tr, "", fmt.Errorf("demo chain %d: %w", id, err)
+		}
+		c := *ch
+		c.SubgraphURL, c.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
+		return &c, upstream.Transports{Subgraph: r.Subgraph, RPC: r.RPC, Quote: r.Quote}, ModeDemo, nil
+	}
+	return ch, tr, ModeNotConfigured, nil
 }
 
 // upstreamOptions are the bounds every chain's upstream transports share.
@@ -211,22 +231,24 @@ func upstreamOptions(o Options) upstream.Options {
 	return uo
 }
 
-// headAges are how old a subgraph head a strikes-chain or quote miss may
-// pin its chain read to without asking `_meta` first: half the answer's
-// TTL (a hit of it is then at most one and a half TTLs behind the head),
-// refreshed in the background past service.DefaultHeadFresh, the refresh
-// cut at the upstream timeout.
-func headAges(cfg *config.Config) service.HeadAges {
-	return service.HeadAges{Fresh: service.DefaultHeadFresh, Strikes: cfg.StrikesTTL.D() / 2, Quotes: cfg.PrepareTTL.D() / 2,
+// headAges are how old a subgraph head an IndexedHead miss (strikes
+// chains, quotes) may pin its chain read to without asking `_meta` first:
+// half the answer's TTL (a hit of it is then at most one and a half TTLs
+// behind the head), refreshed in the background past
+// block.DefaultHeadFresh, the refresh cut at the upstream timeout.
+func headAges(cfg *config.Config) block.HeadAges {
+	return block.HeadAges{Fresh: block.DefaultHeadFresh, Strikes: cfg.StrikesTTL.D() / 2, Quotes: cfg.PrepareTTL.D() / 2,
 		RefreshTimeout: cfg.UpstreamTimeout.D()}
 }
 
-// newGateway is the HTTP face of svc, tuned by the configuration, with
-// shared (may be nil) as its cache's second tier.
-func newGateway(o Options, svc *service.Service, shared gateway.SharedTier, subgraphs map[uint64]http.Handler) (*gateway.Server, error) {
+// newGateway is the HTTP face of the wired service, tuned by the
+// configuration, with shared (may be nil) as its cache's second tier and
+// the indexes' query APIs.
+func newGateway(o Options, w wired, shared gateway.SharedTier) (*gateway.Server, error) {
 	cfg := o.Config
 	opts := gateway.Options{
-		Service:           svc,
+		Service:           w.svc,
+		Pins:              w.pins,
 		AccessLog:         o.AccessLog,
 		AccessLevel:       o.AccessLevel,
 		Logger:            o.Logger,
@@ -249,7 +271,7 @@ func newGateway(o Options, svc *service.Service, shared gateway.SharedTier, subg
 		Version:           o.Version,
 		Metrics:           o.Metrics,
 		Shared:            shared,
-		Subgraphs:         subgraphs,
+		Subgraphs:         subgraphHandlers(w.indexes),
 	}
 	if o.Gateway != nil {
 		o.Gateway(&opts)

@@ -76,10 +76,6 @@ func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Po
 	if err != nil {
 		return Positions{}, err
 	}
-	if up.Positions == nil {
-		return Positions{}, problem.New(problem.UpstreamNotConfigured, "chain %d has no position reader configured", req.ChainID)
-	}
-	subgraphFirst(ctx)
 	var (
 		info *chain.MarketInfo
 		pool chain.PoolState
@@ -100,7 +96,7 @@ func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Po
 	for i, h := range held {
 		ids[i] = h.TokenID.Int
 	}
-	pos, err := up.Positions.Positions(ctx, req.Market, ids)
+	pos, err := up.Chain.Positions(ctx, req.Market, ids)
 	if err != nil {
 		return Positions{}, err
 	}
@@ -124,8 +120,7 @@ func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Po
 		}
 		records = append(records, r)
 	}
-	s.remember(ctx, req.ChainID)
-	return Positions{Records: records, Block: pinnedMeta(ctx, meta).Block}, nil
+	return Positions{Records: records, Block: meta.Block}, nil
 }
 
 func hasLiquidity(p *chain.Position) bool {

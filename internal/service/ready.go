@@ -2,10 +2,8 @@ package service
 
 import (
 	"context"
-	"errors"
 	"sort"
 	"sync"
-	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -60,11 +58,10 @@ func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainRe
 		wg.Add(1)
 		go func(id uint64, up *Upstreams) {
 			defer wg.Done()
-			r, m := probe(ctx, id, up, maxLag)
-			// What _meta read is the subgraph's head: a strikes-chain miss
-			// soon after pins to it without asking (pin.go). It is as old
-			// as the question, not as the slowest of the probe's answers.
-			s.heads.sawMeta(id, m.Meta, m.at)
+			// What `_meta` reads is the subgraph's head: the subgraph
+			// client remembers it, and an answer soon after pins to it
+			// without asking (package block).
+			r := probe(ctx, id, up, maxLag)
 			mu.Lock()
 			out = append(out, r)
 			mu.Unlock()
@@ -107,48 +104,25 @@ func indexing(r *ChainReadiness, up *Upstreams) {
 	r.Problems = append(r.Problems, code.Name())
 }
 
-// errNoProbe is the probe result of an upstream that declares no probe: it
-// is reported (as INTERNAL: a wiring bug) and the chain is not ready.
-var errNoProbe = errors.New("readiness: no probe declared for this upstream")
-
-// metaAt is a `_meta` answer and when it was asked.
-type metaAt struct {
-	subgraph.Meta
-	at time.Time
-}
-
-// probe checks one chain, and returns with its readiness the subgraph's
-// _meta as read (zero when it could not be read).
-func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) (ChainReadiness, metaAt) {
+// probe checks one chain.
+func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) ChainReadiness {
 	r := ChainReadiness{ChainID: id, Configured: true}
 	var head uint64
 	var meta subgraph.Meta
-	var asked time.Time
 	var headErr, metaErr, chainErr error
 	var wg sync.WaitGroup
 	wg.Add(3)
 	go func() {
 		defer wg.Done()
-		if c, ok := up.Chain.(ChainChecker); ok {
-			chainErr = c.CheckChainID(ctx, id)
-		}
+		chainErr = up.Chain.CheckChainID(ctx, id)
 	}()
 	go func() {
 		defer wg.Done()
-		if up.Head == nil {
-			headErr = errNoProbe
-			return
-		}
-		head, headErr = up.Head.BlockNumber(ctx)
+		head, headErr = up.Chain.BlockNumber(ctx)
 	}()
 	go func() {
 		defer wg.Done()
-		if up.Meta == nil {
-			metaErr = errNoProbe
-			return
-		}
-		asked = time.Now()
-		meta, metaErr = up.Meta.Meta(ctx)
+		meta, metaErr = up.Subgraph.Meta(ctx)
 	}()
 	wg.Wait()
 	if chainErr != nil {
@@ -172,8 +146,5 @@ func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) (ChainR
 	}
 	indexing(&r, up)
 	r.Ready = len(r.Problems) == 0
-	if metaErr != nil {
-		return r, metaAt{}
-	}
-	return r, metaAt{meta, asked}
+	return r
 }

@@ -114,9 +114,6 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 	if err != nil {
 		return StrikesChain{}, err
 	}
-	if err := s.pinIndexed(ctx, req.ChainID, up, staleStrikes); err != nil {
-		return StrikesChain{}, err
-	}
 	set, err := s.strikesOf(ctx, up, strikesAsk{market: req.Market, callsReach: req.CallsReach, putsReach: req.PutsReach})
 	if err != nil {
 		return StrikesChain{}, err
@@ -135,14 +132,7 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 
 // strikesUpstreams are the chain's clients for a read built on the strikes.
 func (s *Service) strikesUpstreams(chainID uint64) (*Upstreams, error) {
-	up, err := s.upstreams(chainID, true)
-	if err != nil {
-		return nil, err
-	}
-	if up.Strikes == nil {
-		return nil, fmt.Errorf("chain %d has no strikes reader", chainID)
-	}
-	return up, nil
+	return s.upstreams(chainID, true)
 }
 
 // strikesAsk is what the typed strikes core reads: the strikes chain's
@@ -211,7 +201,7 @@ func marketPools(up *Upstreams, market common.Address) []common.Address {
 func (s *Service) strikesOf(ctx context.Context, up *Upstreams, ask strikesAsk) (*strikeSet, error) {
 	p := &strikesPlan{up: up, extra: marketPools(up, ask.market)}
 	var err error
-	if p.view, err = up.Strikes.StrikesView(ctx, ask.market, p.extra, registryHandlers(up.Config)); err != nil {
+	if p.view, err = up.Chain.StrikesView(ctx, ask.market, p.extra, registryHandlers(up.Config)); err != nil {
 		return nil, err
 	}
 	q, ok := p.windows(ask)
@@ -220,9 +210,6 @@ func (s *Service) strikesOf(ctx context.Context, up *Upstreams, ask strikesAsk) 
 	}
 	if err := p.fetch(ctx, q); err != nil {
 		return nil, err
-	}
-	if p.meta.Head.Number != 0 {
-		s.heads.saw(up.Config.ID, p.meta.Head, time.Now())
 	}
 	p.admitted = func(common.Address) bool { return true }
 	if !ask.keepHooked {
@@ -314,7 +301,6 @@ func (p *strikesPlan) fetch(ctx context.Context, q subgraph.StrikesQuery) error 
 	if p.ranges, p.meta, err = p.up.Subgraph.Strikes(ctx, q); err != nil {
 		return err
 	}
-	p.meta = pinnedMeta(ctx, p.meta)
 	var unseen []common.Address
 	for _, r := range p.ranges {
 		if _, ok := p.view.Handlers[r.Handler.Addr()]; !ok {
@@ -324,7 +310,7 @@ func (p *strikesPlan) fetch(ctx context.Context, q subgraph.StrikesQuery) error 
 	if len(unseen) == 0 {
 		return nil
 	}
-	return p.up.Strikes.HandlerViews(ctx, p.view, unseen)
+	return p.up.Chain.HandlerViews(ctx, p.view, unseen)
 }
 
 // place turns each range the market can buy into a strike on its side of

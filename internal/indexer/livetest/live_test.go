@@ -25,12 +25,12 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/evmtest/pipeline"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/pipelinetest"
 )
 
 const chainID = pt.ChainID
@@ -80,7 +80,7 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	p := pt.Deploy(t, pt.Config{})
 	w := &world{t: t, p: p, mc: p.DeployMulticall3(), users: p.Users[:4]}
-	w.node = &counting{next: pipelinetest.RPCHandler(p.Chain.RPC()), calls: map[string]*atomic.Int64{}}
+	w.node = &counting{next: pipeline.RPCHandler(p.Chain.RPC()), calls: map[string]*atomic.Int64{}}
 	for _, m := range []string{"eth_getLogs", "eth_getBlockByNumber", "eth_getBlockReceipts", "eth_call"} {
 		w.node.calls[m] = new(atomic.Int64)
 	}
@@ -242,7 +242,7 @@ func (g *indexed) synced(t *testing.T, head uint64) graphnode.Indexing {
 // emulated is the gateway reading the same chain through the Graph Node
 // emulator over what the compiled mappings write when fed every block.
 func (w *world) emulated() *app.App {
-	ix := pipelinetest.New(w.t, w.p)
+	ix := pipeline.New(w.t, w.p)
 	ix.Sync()
 	sub := httptest.NewServer(ix.Serve())
 	w.t.Cleanup(sub.Close)
@@ -456,7 +456,7 @@ func TestReorgEqualsAFreshIndex(t *testing.T) {
 	// service remembers a block's hash for a second, DefaultHeadFresh: in
 	// that second an asked block's answer is keyed by the hash it last
 	// saw. Here it remembers nothing, so the key names the node's block.)
-	g.app.Service.SetHeadAges(service.HeadAges{Fresh: time.Nanosecond, Strikes: time.Second, Quotes: time.Second})
+	g.app.Pins.SetHeadAges(block.HeadAges{Fresh: time.Nanosecond, Strikes: time.Second, Quotes: time.Second})
 	pinned := fmt.Sprintf("%s?chainId=%d&optionMarket=%s&user=%s&first=100&skip=0&block=%d", gateway.PathPurchaseHistory, chainID, p.Market.Hex(),
 		w.users[3].Addr.Hex(), fork.Number.Uint64()+1)
 	if code, _ := get(g.app.Server, pinned); code != http.StatusOK {
