@@ -16,6 +16,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -96,6 +97,10 @@ type Upstreams struct {
 	Subgraph Subgraph
 	// Quoters maps a swapperId to its quoter.
 	Quoters map[string]swap.Quoter
+	// Indexing, set on a chain the gateway indexes itself, says where its
+	// indexer stands: readiness shows it and stays unready until it has
+	// reached the head.
+	Indexing func() graphnode.Indexing
 }
 
 // Service answers the gateway's operations, one method each. Which block
