@@ -1,4 +1,4 @@
-package mappinghosttest
+package mapping
 
 import (
 	"bytes"
@@ -45,7 +45,7 @@ func TestWhitelistRecordsKnownAndUnreadable(t *testing.T) {
 	if n := len(c.store.All("Deployment")); n != 4 {
 		t.Errorf("%d deployments, want 4", n)
 	}
-	if created := c.hosts["PositionManager"].Created; len(created) != 0 {
+	if created := c.created["PositionManager"]; len(created) != 0 {
 		t.Errorf("data sources created %v", created)
 	}
 	for _, a := range probed {
@@ -60,13 +60,10 @@ func TestWhitelistRecordsKnownAndUnreadable(t *testing.T) {
 
 // networkChain is a chain of network's data sources whose eth_calls call
 // answers.
-func networkChain(t *testing.T, network string, call Call, sources ...string) *chain {
+func networkChain(t *testing.T, network string, call testCall, sources ...string) *chain {
 	t.Helper()
-	store, err := NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &chain{t: t, store: store, hosts: map[string]*Host{}, seeds: map[common.Address]*big.Int{}}
+	c := &chain{t: t, store: newStore(t), hosts: map[string]*Host{}, seeds: map[common.Address]*big.Int{},
+		logs: map[string][]Log{}, created: map[string][]Created{}}
 	c.load(network, call, sources...)
 	c.next(300_000_000, 1_738_000_000, common.Address{0xee})
 	return c
@@ -81,7 +78,7 @@ type answers struct {
 
 // caller answers eth_calls from per-contract answers (raw bytes under the
 // name "slot0raw" answer slot0 as is), recording every contract probed.
-func caller(t *testing.T, contracts map[common.Address]answers, probed *[]common.Address) Call {
+func caller(t *testing.T, contracts map[common.Address]answers, probed *[]common.Address) testCall {
 	return func(to common.Address, data []byte, _ uint64) ([]byte, bool, error) {
 		*probed = append(*probed, to)
 		a, ok := contracts[to]
@@ -149,11 +146,11 @@ func TestPositionManagerV2WhitelistsDiscover(t *testing.T) {
 		}
 	}
 	created := map[string]string{}
-	for _, cr := range c.hosts[ds].Created {
+	for _, cr := range c.created[ds] {
 		created[strings.ToLower(cr.Params[0])] = cr.Template
 	}
 	if len(created) != 3 || created[strings.ToLower(h3.Hex())] != "HandlerV2" || created[strings.ToLower(m.Hex())] != "MarketV2" || created[strings.ToLower(pool.Hex())] != "Pool" {
-		t.Errorf("data sources created %v", c.hosts[ds].Created)
+		t.Errorf("data sources created %v", c.created[ds])
 	}
 	mk := c.store.Get("Market", strings.ToLower(m.Hex()))
 	if mk == nil || mk["primePool"].Str != strings.ToLower(pool.Hex()) || !bytes.Equal(mk["putAsset"].Bytes, usdc.Bytes()) {
