@@ -18,6 +18,7 @@ import (
 // mappings read from receipts (ERC20 and ERC6909 Transfer).
 type events struct {
 	marketInit, mint, mintV1, exercise, nft abi.Event
+	updateAddress                           abi.Event
 	whitelist, whitelistApp                 abi.Event
 	minted, burned, mintedV1, burnedV1      abi.Event
 	use, unuse, donation, feeCompound       abi.Event
@@ -44,7 +45,7 @@ func loadEvents() *events {
 	h2, h1, pool := get("UniswapV3SingleTickLiquidityHandlerV2"), get("UniswapV3SingleTickLiquidityHandler"), get("Pool")
 	e := &events{
 		marketInit: m2.Events["LogOptionsMarketInitialized"], mint: m2.Events["LogMintOption"], mintV1: m1.Events["LogMintOption"],
-		exercise: m2.Events["LogExerciseOption"], nft: m2.Events["Transfer"],
+		exercise: m2.Events["LogExerciseOption"], nft: m2.Events["Transfer"], updateAddress: m2.Events["LogUpdateAddress"],
 		whitelist: pm.Events["LogUpdateWhitelistHandler"], whitelistApp: pm.Events["LogUpdateWhitelistHandlerWithApp"],
 		minted: h2.Events["LogMintedPosition"], burned: h2.Events["LogBurnedPosition"],
 		mintedV1: h1.Events["LogMintedPosition"], burnedV1: h1.Events["LogBurnedPosition"],

@@ -40,6 +40,9 @@ type Market struct {
 	// Pricing is the market's optionPricing() and fee strategy (pricing.go);
 	// nil: the market has none (a V1 market).
 	Pricing *Pricing
+	// ApprovedPools are the pools approvedPools answers true for; nil:
+	// the prime pool alone.
+	ApprovedPools []common.Address
 }
 
 // VersionOTMFE makes a Market answer as Stryke's OptionMarketOTMFE: a
