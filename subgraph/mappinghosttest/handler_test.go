@@ -18,18 +18,18 @@ import (
 // chain feeds real ABI-encoded logs to the compiled data sources of one
 // store, numbering log indexes within a block as a node would.
 type chain struct {
-	t      *testing.T
-	seeds  map[common.Address]*big.Int // slot0 sqrtPriceX96 answers by pool
+	t     *testing.T
+	seeds map[common.Address]*big.Int // slot0 sqrtPriceX96 answers by pool
 	// pairs answers a pool's token0() and token1() (reverting for a pool
 	// without an entry); approved answers a market's approvedPools(pool)
 	// (false without an entry).
 	pairs    map[common.Address][2]common.Address
 	approved map[[2]common.Address]bool
-	store  *Store
-	hosts  map[string]*Host
-	block  Block
-	tx     Tx
-	logIdx uint
+	store    *Store
+	hosts    map[string]*Host
+	block    Block
+	tx       Tx
+	logIdx   uint
 }
 
 func newChain(t *testing.T, call Call) *chain {
