@@ -193,6 +193,10 @@ func (panicking) HandlerViews(context.Context, *chain.StrikesView, []common.Addr
 	panic("a bug")
 }
 
+func (panicking) PoolViews(context.Context, *chain.StrikesView, []common.Address) error {
+	panic("a bug")
+}
+
 // The documented 500 through a real route: a bug in a fill becomes the
 // JSON error shape, its text only in the log.
 func TestInternalErrorMatchesOpenAPI(t *testing.T) {

@@ -34,6 +34,9 @@ const (
 	StatsDayBuyers    = "stats_day_buyers"
 	StatsPurchases    = "stats_purchases"
 	StatsExercises    = "stats_exercises"
+	StatsRanges       = "stats_ranges"
+	OpenOptions       = "open_options"
+	MarketPools       = "market_pools"
 )
 
 // Document is one GraphQL operation.

@@ -23,17 +23,26 @@ type StrikesView struct {
 	// Version is MarketV1 or MarketV2, by name() (position.go's rule).
 	Version         int
 	PositionManager common.Address
-	// Pools holds the prime pool and every other pool asked for.
+	// Pools holds the prime pool and every other pool asked for (or
+	// remembered for the market: pools.go), each with whether the market
+	// approves it now.
 	Pools map[common.Address]PoolView
 	// Handlers holds every handler asked for.
 	Handlers map[common.Address]HandlerView
 }
 
-// PoolView is a pool's current tick and price and its immutables.
+// PoolView is a pool's current tick and price, its immutables, and
+// whether the view's market approves it now (approvedPools(pool): mintOption
+// reverts PoolNotApproved for a leg in a pool it does not approve).
 type PoolView struct {
 	PoolState
 	TickSpacing    int
 	Token0, Token1 common.Address
+	Approved       bool
+	// approvalRead: Approved was read in this view's round trips (it is
+	// not, for the prime pool of a market read for the first time, until
+	// PoolViews).
+	approvalRead bool
 }
 
 // Handler payload formats, by the size of a tokenIds answer.
@@ -78,6 +87,7 @@ type strikesRead struct {
 	marketN    int // marketReads at the front when the immutables were not cached
 	pmAt       int // positionManager(), then name(), when not cached; -1 otherwise
 	pools      []poolAt
+	approvals  []approvalAt // approvedPools(pool) of the market (pools.go)
 	handlers   []handlerAt
 	view       *StrikesView
 	pmFromCall bool // whitelist calls target the answer of pmAt
@@ -168,6 +178,7 @@ func (r *Reader) newStrikesRead(market common.Address, pools, handlers []common.
 	if cached && age < r.ttl {
 		rd.view.Info = info
 		rd.calls = append(rd.calls, contracts.ChainedCall{Target: info.Pool, Data: pack(contracts.Pool, "slot0")})
+		rd.addApproval(market, info.Pool)
 	} else {
 		rd.calls = marketReads(market)
 		rd.marketN = len(rd.calls)
@@ -181,8 +192,8 @@ func (r *Reader) newStrikesRead(market common.Address, pools, handlers []common.
 			contracts.ChainedCall{Target: market, Data: pack(contracts.MarketPositionManager, "positionManager")},
 			contracts.ChainedCall{Target: market, Data: pack(contracts.OptionMarketV2, "name")})
 	}
-	for _, p := range pools {
-		rd.addPool(r, p)
+	for _, p := range r.poolsFor(market, pools) {
+		rd.addPool(r, market, p)
 	}
 	rd.addHandlers(r, market, r.handlersFor(market, handlers))
 	return rd
@@ -216,6 +227,9 @@ func (r *Reader) decodeStrikesView(market common.Address, rd *strikesRead, res [
 	if err := r.decodePools(rd, res); err != nil {
 		return nil, err
 	}
+	if err := rd.decodeApprovals(res); err != nil {
+		return nil, err
+	}
 	return v, r.decodeHandlers(rd, res)
 }
 
@@ -243,7 +257,7 @@ func (r *Reader) HandlerViews(ctx context.Context, v *StrikesView, handlers []co
 	return r.decodeHandlers(rd, res)
 }
 
-func (rd *strikesRead) addPool(r *Reader, p common.Address) {
+func (rd *strikesRead) addPool(r *Reader, market, p common.Address) {
 	if p == (common.Address{}) || slices.ContainsFunc(rd.pools, func(x poolAt) bool { return x.pool == p }) {
 		return
 	}
@@ -262,6 +276,7 @@ func (rd *strikesRead) addPool(r *Reader, p common.Address) {
 			contracts.ChainedCall{Target: p, Data: pack(contracts.Pool, "token1")})
 	}
 	rd.pools = append(rd.pools, at)
+	rd.addApproval(market, p)
 }
 
 func (rd *strikesRead) addHandlers(r *Reader, market common.Address, handlers []common.Address) {
@@ -327,16 +342,16 @@ func (r *Reader) decodePools(rd *strikesRead, res []Result) error {
 		if at.immutables >= 0 {
 			var err error
 			if pv, err = decodePoolFacts(res[at.immutables : at.immutables+3]); err != nil {
-				return unsupported(v.Info.Market, fmt.Sprintf("configured market pool %s does not answer tickSpacing/token0/token1", at.pool.Hex()), err)
+				return unsupported(v.Info.Market, fmt.Sprintf("market pool %s does not answer tickSpacing/token0/token1", at.pool.Hex()), err)
 			}
 			pair := map[common.Address]bool{v.Info.Token0: true, v.Info.Token1: true}
 			if !pair[pv.Token0] || !pair[pv.Token1] || pv.Token0 == pv.Token1 {
-				return unsupported(v.Info.Market, fmt.Sprintf("configured market pool %s does not hold the market's assets", at.pool.Hex()), nil)
+				return unsupported(v.Info.Market, fmt.Sprintf("market pool %s does not hold the market's assets", at.pool.Hex()), nil)
 			}
 			r.facts.Set(poolFactKey(at.pool), fact{pool: pv}, cache.Policy{TTL: r.ttl})
 		}
 		if !res[at.slot0].OK {
-			return unsupported(v.Info.Market, fmt.Sprintf("configured market pool %s does not answer slot0", at.pool.Hex()), nil)
+			return unsupported(v.Info.Market, fmt.Sprintf("market pool %s does not answer slot0", at.pool.Hex()), nil)
 		}
 		st, err := decodeSlot0(res[at.slot0].Data)
 		if err != nil {

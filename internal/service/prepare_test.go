@@ -215,6 +215,9 @@ func (s stubMarket) Market(context.Context, common.Address) (*chain.MarketInfo, 
 func (s stubMarket) MarketSnapshot(context.Context, common.Address) (*chain.MarketInfo, chain.PoolState, error) {
 	return s.info, chain.PoolState{}, nil
 }
+func (s stubMarket) PoolStates(context.Context, []common.Address) (map[common.Address]chain.PoolState, error) {
+	return nil, nil
+}
 
 type stubPositions struct{ pos *chain.Position }
 

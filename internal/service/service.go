@@ -24,6 +24,9 @@ import (
 type MarketReader interface {
 	Market(ctx context.Context, market common.Address) (*chain.MarketInfo, error)
 	MarketSnapshot(ctx context.Context, market common.Address) (*chain.MarketInfo, chain.PoolState, error)
+	// PoolStates reads pools' slot0 in one round trip (positions judge a
+	// leg at its own pool's price).
+	PoolStates(ctx context.Context, pools []common.Address) (map[common.Address]chain.PoolState, error)
 }
 
 // StrikesReader reads what the strikes chain needs from the chain (package
@@ -32,6 +35,9 @@ type StrikesReader interface {
 	StrikesView(ctx context.Context, market common.Address, pools, handlers []common.Address) (*chain.StrikesView, error)
 	StrikesViews(ctx context.Context, markets, handlers []common.Address) ([]*chain.StrikesView, []error, error)
 	HandlerViews(ctx context.Context, v *chain.StrikesView, handlers []common.Address) error
+	// PoolViews adds pools a later read named, and approvals not read yet
+	// (pools.go).
+	PoolViews(ctx context.Context, v *chain.StrikesView, pools []common.Address) error
 }
 
 // HookProber asks hooks whether they would admit a purchase now (package
@@ -55,6 +61,7 @@ type Subgraph interface {
 	PurchasePositions(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.HeldOption, subgraph.Meta, error)
 	OptionMarkets(ctx context.Context) ([]subgraph.Market, subgraph.Meta, error)
 	StatsSubgraph
+	PoolsSubgraph
 }
 
 // Upstreams are one chain's configuration and clients. Subgraph and Chain

@@ -108,7 +108,8 @@ const day = 86400
 // tick, the k-th range above starts at base + k*spacing, the k-th below at
 // base - k*spacing, k from 1 to the side's reach. The range holding a pool's
 // current tick is neither a call nor a put and is left out, as are ranges
-// without liquidity and ranges the market cannot use now: of a handler its
+// without liquidity and ranges the market cannot use now: in a pool it does
+// not approve (approvedPools; the pools come from marketView), of a handler its
 // position manager has not whitelisted for it, of a paused handler, of a
 // handler whose payload format is the other market version's, or behind a
 // hook that does not admit the market (hookAdmission).
@@ -123,8 +124,8 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 	if err := s.pinIndexed(ctx, req.ChainID, up, staleStrikes); err != nil {
 		return StrikesChain{}, err
 	}
-	p := &strikesPlan{up: up, extra: up.Config.MarketPools[req.Market]}
-	if p.view, err = up.Strikes.StrikesView(ctx, req.Market, p.extra, registryHandlers(up.Config)); err != nil {
+	p := &strikesPlan{up: up}
+	if p.view, err = marketView(ctx, up, req.Market); err != nil {
 		return StrikesChain{}, err
 	}
 	q := p.windows(req)
@@ -151,8 +152,7 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 // market's view, each pool's window, and the ranges the subgraph returned.
 type strikesPlan struct {
 	up     *Upstreams
-	extra  []common.Address // the market's pools beyond its own
-	view   *chain.StrikesView
+	view   *chain.StrikesView        // with every pool the market approves (marketView)
 	byPool map[common.Address]window // each pool's window
 	ranges []subgraph.Strike
 	meta   subgraph.Meta
@@ -170,7 +170,7 @@ func (p *strikesPlan) windows(req StrikesRequest) subgraph.StrikesQuery {
 	if !info.Token0IsCall() {
 		reachAbove, reachBelow = req.PutsReach, req.CallsReach
 	}
-	pools := append([]common.Address{info.Pool}, p.extra...)
+	pools := p.view.ApprovedPools()
 	p.byPool = make(map[common.Address]window, len(pools))
 	var q subgraph.StrikesQuery
 	for i, pool := range pools {

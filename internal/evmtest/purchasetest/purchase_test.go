@@ -50,6 +50,12 @@ func (g *rangesSubgraph) Strikes(_ context.Context, q subgraph.StrikesQuery) ([]
 	return out, subgraph.Meta{Block: g.p.Chain.BlockNumber(), Timestamp: int64(g.p.Chain.Now())}, nil
 }
 
+// MarketPools names no pool beyond the prime pool, which the market reads
+// itself: the test's ranges are all in it.
+func (g *rangesSubgraph) MarketPools(context.Context, common.Address) ([]common.Address, subgraph.Meta, error) {
+	return nil, subgraph.Meta{}, nil
+}
+
 type setup struct {
 	p       *pt.Protocol
 	pr      *pt.Pricing
