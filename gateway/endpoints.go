@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
@@ -36,10 +37,15 @@ const (
 
 // apiEndpoints is the API: one entry per operation, from which the router,
 // the hit path, the route metrics and the contract test are derived.
-// Adding an operation is one entry here and one service method.
+// Adding an operation is one entry here and one service method. Each entry
+// states, beside how long its answers are cached (ttl), how the block they
+// are true at is chosen (pin: package block's Strategy, by which upstream
+// the answer reads first); an entry that states none fails
+// TestEveryEndpointStatesItsPin.
 var apiEndpoints = []endpoint{
 	api[service.StrikesRequest]{
-		path: PathStrikesChain, name: "strikes", operation: "strikesChain", params: strikesParams, ttl: ttlStrikes,
+		path: PathStrikesChain, name: "strikes", operation: "strikesChain", params: strikesParams,
+		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes),
 		parse: parseStrikes,
 		key: func(k cacheKey, r service.StrikesRequest) cacheKey {
 			return k.uint(r.ChainID).addr(r.Market).int(r.CallsReach).int(r.PutsReach)
@@ -50,7 +56,8 @@ var apiEndpoints = []endpoint{
 		},
 	}.endpoint(),
 	api[service.HistoryRequest]{
-		path: PathExerciseHistory, name: "history", operation: "exerciseHistory", params: historyParams, ttl: ttlHistory,
+		path: PathExerciseHistory, name: "history", operation: "exerciseHistory", params: historyParams,
+		ttl: ttlHistory, pin: block.SubgraphFirst,
 		parse: parseHistory, key: historyKey,
 		call: func(ctx context.Context, svc *service.Service, r service.HistoryRequest) (any, uint64, error) {
 			res, err := svc.ExerciseHistory(ctx, r)
@@ -58,7 +65,8 @@ var apiEndpoints = []endpoint{
 		},
 	}.endpoint(),
 	api[prepareRequest]{
-		path: PathExercisePrepare, name: "prepare", operation: "prepareExercise", params: prepareParams, ttl: ttlPrepare,
+		path: PathExercisePrepare, name: "prepare", operation: "prepareExercise", params: prepareParams,
+		ttl: ttlPrepare, pin: block.ChainHead,
 		parse: parsePrepare,
 		key: func(k cacheKey, r prepareRequest) cacheKey {
 			return k.uint(r.ChainID).addr(r.Market).str(r.optionID).str(r.SwapperID).slippage(r.Slippage)
@@ -73,7 +81,8 @@ var apiEndpoints = []endpoint{
 	// change only with transactions; the value moves with the price, and the
 	// TTL bounds how old a value can be.
 	api[service.HistoryRequest]{
-		path: PathPurchaseHistory, name: "purchases", operation: "purchaseHistory", params: historyParams, ttl: ttlHistory,
+		path: PathPurchaseHistory, name: "purchases", operation: "purchaseHistory", params: historyParams,
+		ttl: ttlHistory, pin: block.SubgraphFirst,
 		parse: parseHistory, key: historyKey,
 		call: func(ctx context.Context, svc *service.Service, r service.HistoryRequest) (any, uint64, error) {
 			res, err := svc.PurchaseHistory(ctx, r)
@@ -81,7 +90,8 @@ var apiEndpoints = []endpoint{
 		},
 	}.endpoint(),
 	api[service.HistoryRequest]{
-		path: PathPurchasePositions, name: "positions", operation: "purchasePositions", params: historyParams, ttl: ttlHistory,
+		path: PathPurchasePositions, name: "positions", operation: "purchasePositions", params: historyParams,
+		ttl: ttlHistory, pin: block.SubgraphFirst,
 		parse: parseHistory, key: historyKey,
 		call: func(ctx context.Context, svc *service.Service, r service.HistoryRequest) (any, uint64, error) {
 			res, err := svc.PurchasePositions(ctx, r)
@@ -92,7 +102,8 @@ var apiEndpoints = []endpoint{
 	// same chain facts (which handlers a market can use now), and their sums
 	// move with every purchase as strikes' liquidity does.
 	api[uint64]{
-		path: PathOptionMarkets, name: "markets", operation: "optionMarkets", params: marketsParams, ttl: ttlStrikes,
+		path: PathOptionMarkets, name: "markets", operation: "optionMarkets", params: marketsParams,
+		ttl: ttlStrikes, pin: block.SubgraphFirst,
 		parse: func(s *Server, p *params) (uint64, error) { return p.chainID(s.chains, s.opts.ServeHint) },
 		key:   func(k cacheKey, chainID uint64) cacheKey { return k.uint(chainID) },
 		call: func(ctx context.Context, svc *service.Service, chainID uint64) (any, uint64, error) {
@@ -103,7 +114,8 @@ var apiEndpoints = []endpoint{
 	// A quote moves with every block (price, IVs): cached like a prepared
 	// exercise, briefly and never served stale.
 	api[purchaseRequest]{
-		path: PathPurchaseQuote, name: "quote", operation: "purchaseQuote", params: quoteParams, ttl: ttlPrepare,
+		path: PathPurchaseQuote, name: "quote", operation: "purchaseQuote", params: quoteParams,
+		ttl: ttlPrepare, pin: block.IndexedHead(block.StaleQuotes),
 		parse: parsePurchase,
 		key:   func(k cacheKey, r purchaseRequest) cacheKey { return r.key(k) },
 		call: func(ctx context.Context, svc *service.Service, r purchaseRequest) (any, uint64, error) {
@@ -112,7 +124,8 @@ var apiEndpoints = []endpoint{
 		},
 	}.endpoint(),
 	api[purchasePrepareRequest]{
-		path: PathPurchasePrepare, name: "purchase", operation: "preparePurchase", params: purchaseParams, ttl: ttlPrepare,
+		path: PathPurchasePrepare, name: "purchase", operation: "preparePurchase", params: purchaseParams,
+		ttl: ttlPrepare, pin: block.IndexedHead(block.StaleQuotes),
 		parse: parsePurchasePrepare,
 		key: func(k cacheKey, r purchasePrepareRequest) cacheKey {
 			return r.key(k).slippage(r.slippage)
@@ -124,7 +137,8 @@ var apiEndpoints = []endpoint{
 	}.endpoint(),
 	// The options chain is the strikes chain priced: cached with its TTL.
 	api[chainRequest]{
-		path: PathOptionsChain, name: "chain", operation: "optionsChain", params: chainParams, ttl: ttlStrikes,
+		path: PathOptionsChain, name: "chain", operation: "optionsChain", params: chainParams,
+		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes),
 		parse: parseOptionsChain,
 		key:   func(k cacheKey, r chainRequest) cacheKey { return r.key(k) },
 		call: func(ctx context.Context, svc *service.Service, r chainRequest) (any, uint64, error) {
@@ -136,7 +150,8 @@ var apiEndpoints = []endpoint{
 	// hold, the cooldown): cached like a prepared exercise, briefly and
 	// never served stale.
 	api[depositRequest]{
-		path: PathDepositPrepare, name: "deposit", operation: "prepareDeposit", params: depositParams, ttl: ttlPrepare,
+		path: PathDepositPrepare, name: "deposit", operation: "prepareDeposit", params: depositParams,
+		ttl: ttlPrepare, pin: block.SubgraphFirst,
 		optional: []string{"minStrike", "maxStrike", "tickLower", "tickUpper"}, // a range is given one way or the other
 		parse:    parseDeposit,
 		key:      func(k cacheKey, r depositRequest) cacheKey { return r.key(k) },
@@ -146,7 +161,8 @@ var apiEndpoints = []endpoint{
 		},
 	}.endpoint(),
 	api[withdrawRequest]{
-		path: PathWithdrawPrepare, name: "withdraw", operation: "prepareWithdraw", params: withdrawParams, ttl: ttlPrepare,
+		path: PathWithdrawPrepare, name: "withdraw", operation: "prepareWithdraw", params: withdrawParams,
+		ttl: ttlPrepare, pin: block.SubgraphFirst,
 		parse: parseWithdraw,
 		key:   func(k cacheKey, r withdrawRequest) cacheKey { return r.key(k) },
 		call: func(ctx context.Context, svc *service.Service, r withdrawRequest) (any, uint64, error) {
@@ -160,7 +176,8 @@ var apiEndpoints = []endpoint{
 	// true at one block; the hosted API's five stats routes returned bare
 	// USD numbers, which lose the tokens and base units.
 	api[service.StatsRequest]{
-		path: PathStats, name: "stats", operation: "marketStats", params: statsParams, ttl: ttlStrikes,
+		path: PathStats, name: "stats", operation: "marketStats", params: statsParams,
+		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes),
 		parse: parseStats,
 		key: func(k cacheKey, r service.StatsRequest) cacheKey {
 			return k.uint(r.ChainID).addr(r.Market).uint(uint64(r.From)).uint(uint64(r.To))
@@ -174,7 +191,8 @@ var apiEndpoints = []endpoint{
 	// history TTL, as purchase positions are (the positions' value moves
 	// with the price and the donation lock; the TTL bounds how old it is).
 	api[service.LPRequest]{
-		path: PathDepositHistory, name: "lpdeposits", operation: "depositHistory", params: lpParams, optional: lpOptional, ttl: ttlHistory,
+		path: PathDepositHistory, name: "lpdeposits", operation: "depositHistory", params: lpParams, optional: lpOptional,
+		ttl: ttlHistory, pin: block.SubgraphFirst,
 		parse: parseLP, key: lpKey,
 		call: func(ctx context.Context, svc *service.Service, r service.LPRequest) (any, uint64, error) {
 			res, err := svc.LPDepositHistory(ctx, r)
@@ -182,7 +200,8 @@ var apiEndpoints = []endpoint{
 		},
 	}.endpoint(),
 	api[service.LPRequest]{
-		path: PathWithdrawHistory, name: "lpwithdrawals", operation: "withdrawHistory", params: lpParams, optional: lpOptional, ttl: ttlHistory,
+		path: PathWithdrawHistory, name: "lpwithdrawals", operation: "withdrawHistory", params: lpParams, optional: lpOptional,
+		ttl: ttlHistory, pin: block.SubgraphFirst,
 		parse: parseLP, key: lpKey,
 		call: func(ctx context.Context, svc *service.Service, r service.LPRequest) (any, uint64, error) {
 			res, err := svc.LPWithdrawHistory(ctx, r)
@@ -190,7 +209,8 @@ var apiEndpoints = []endpoint{
 		},
 	}.endpoint(),
 	api[service.LPRequest]{
-		path: PathDepositPositions, name: "lppositions", operation: "depositPositions", params: lpParams, optional: lpOptional, ttl: ttlHistory,
+		path: PathDepositPositions, name: "lppositions", operation: "depositPositions", params: lpParams, optional: lpOptional,
+		ttl: ttlHistory, pin: block.SubgraphFirst,
 		parse: parseLP, key: lpKey,
 		call: func(ctx context.Context, svc *service.Service, r service.LPRequest) (any, uint64, error) {
 			res, err := svc.LPPositions(ctx, r)
@@ -250,6 +270,7 @@ type endpoint struct {
 	operation string
 	params    []string
 	optional  []string
+	pin       block.Strategy
 	handler   func(s *Server) http.HandlerFunc
 }
 
@@ -262,6 +283,7 @@ type api[Req any] struct {
 	params                []string
 	optional              []string // of params, those that may be left out (the parser decides)
 	ttl                   ttlClass
+	pin                   block.Strategy // how the answer's block is chosen
 	parse                 func(s *Server, p *params) (Req, error)
 	key                   func(k cacheKey, r Req) cacheKey
 	call                  func(ctx context.Context, svc *service.Service, r Req) (any, uint64, error)
@@ -280,12 +302,13 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // endpoint builds the operation's handler: parse, key, hit, else fill
 // through the cache. The fill closure is built only on a miss. Every
-// operation takes the optional block parameter and pins its answer
-// (pinned.go): that is a property of the table, not of an entry.
+// operation takes the optional block parameter, handled alike whatever its
+// pin strategy, and pins its answer (pinned.go): the parameter is a
+// property of the table, the strategy a column of each entry.
 func (a api[Req]) endpoint() endpoint {
 	a.params = append(append([]string(nil), a.params...), "block")
 	a.optional = append(append([]string(nil), a.optional...), "block")
-	return endpoint{path: a.path, operation: a.operation, params: a.params, optional: a.optional, handler: func(s *Server) http.HandlerFunc {
+	return endpoint{path: a.path, operation: a.operation, params: a.params, optional: a.optional, pin: a.pin, handler: func(s *Server) http.HandlerFunc {
 		policy := s.policy(a.ttl)
 		return func(w http.ResponseWriter, r *http.Request) {
 			sc := scratchPool.Get().(*scratch)
@@ -294,12 +317,12 @@ func (a api[Req]) endpoint() endpoint {
 			var key string
 			if err == nil {
 				k := a.key(newKey(sc.kb[:0], a.name), req)
-				if at.want != 0 {
+				if at.Want != 0 {
 					// Asked at a block: keyed by its number and its hash
 					// now, so an answer cached before a reorg replaced
 					// the block is never served after it.
-					at.ref, err = s.blockAt(r, at)
-					k = k.uint(at.want).str(at.ref.Hash)
+					at.At, err = s.blockAt(r, at)
+					k = k.uint(at.Want).str(at.At.Hash)
 				}
 				key = k.String()
 			}
@@ -312,7 +335,7 @@ func (a api[Req]) endpoint() endpoint {
 				return
 			}
 			s.serveCached(w, r, key, policy, func(ctx context.Context) (entry, error) {
-				return s.fillPinned(ctx, at, func(ctx context.Context) (any, uint64, error) {
+				return s.fillPinned(ctx, at, a.pin, func(ctx context.Context) (any, uint64, error) {
 					return a.call(ctx, s.opts.Service, req)
 				})
 			})
@@ -320,15 +343,15 @@ func (a api[Req]) endpoint() endpoint {
 	}}
 }
 
-func (a api[Req]) parseRequest(s *Server, r *http.Request, p *params) (Req, pinAsk, error) {
+func (a api[Req]) parseRequest(s *Server, r *http.Request, p *params) (Req, block.Ask, error) {
 	var zero Req
 	if err := p.readOnly(r, a.params); err != nil {
-		return zero, pinAsk{}, err
+		return zero, block.Ask{}, err
 	}
 	req, err := a.parse(s, p)
 	if err != nil {
-		return zero, pinAsk{}, err
+		return zero, block.Ask{}, err
 	}
 	want, err := p.blockNumber()
-	return req, pinAsk{chain: p.chain, want: want}, err
+	return req, block.Ask{Chain: p.chain, Want: want}, err
 }

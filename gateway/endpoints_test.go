@@ -56,7 +56,7 @@ func sortedCopy(s []string) []string { c := slices.Clone(s); slices.Sort(c); ret
 // the same operationId and the same required query parameters.
 func TestEveryEndpointIsDocumented(t *testing.T) {
 	t.Parallel()
-	srv, _ := newFakeServer(t)
+	srv := demoServer(t, nil)
 	if len(srv.Operations()) < 6 {
 		t.Fatalf("%d operations", len(srv.Operations()))
 	}
@@ -72,7 +72,7 @@ func TestEveryEndpointIsDocumented(t *testing.T) {
 // finds it missing from the document).
 func TestOneEntryMakesAnEndpoint(t *testing.T) {
 	m := metrics.New()
-	srv, _ := newFakeServerWith(t, func(o *gateway.Options) { o.Metrics = m; gateway.WithExampleEndpoint(o) })
+	srv := demoServer(t, func(o *gateway.Options) { o.Metrics = m; gateway.WithExampleEndpoint(o) })
 	first := get(t, srv, gateway.PathExample+"?chainId=42161")
 	second := get(t, srv, gateway.PathExample+"?chainId=42161")
 	if first.Code != http.StatusOK || first.Header().Get("X-Cache") != "MISS" || second.Header().Get("X-Cache") != "HIT" ||

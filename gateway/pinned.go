@@ -10,43 +10,29 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
-// pinAsk is what a request says about its answer's block: its chain, the
-// block asked for (0: none, the subgraph's indexed block) and, once read
-// from the node, that block's hash and time.
-type pinAsk struct {
-	chain uint64
-	want  uint64
-	ref   block.Ref
-}
-
-// blockAt reads the block a request asks for from the node (remembered by
-// the service for a second): a block past the node's head is refused
+// blockAt reads the block a request asks for from the node (remembered
+// for a while by the pins): a block past the node's head is refused
 // before any other read.
-func (s *Server) blockAt(r *http.Request, at pinAsk) (block.Ref, error) {
+func (s *Server) blockAt(r *http.Request, at block.Ask) (block.Ref, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 	defer cancel()
-	return s.opts.Service.BlockAt(ctx, at.chain, at.want)
+	return s.opts.Pins.BlockAt(ctx, at.Chain, at.Want)
 }
 
-// fillPinned runs one answer's reads under one pin (package block): at the
-// block asked for, resolved already, or at the block the answer's first
-// read resolves. The answer carries that block.
-func (s *Server) fillPinned(ctx context.Context, at pinAsk, call func(context.Context) (any, uint64, error)) (entry, error) {
-	ctx, pin := block.With(ctx, at.want)
-	if at.want != 0 {
-		pin.Resolve(at.ref)
-	}
-	body, subgraphBlock, err := call(ctx)
+// fillPinned runs one answer's reads under one pin (block.Pins.Run): at
+// the block asked for, else at the block the route's strategy chooses. The
+// answer carries that block.
+func (s *Server) fillPinned(ctx context.Context, at block.Ask, pin block.Strategy, call func(context.Context) (any, uint64, error)) (entry, error) {
+	var (
+		body          any
+		subgraphBlock uint64
+	)
+	ref, err := s.opts.Pins.Run(ctx, at, pin, func(ctx context.Context) (err error) {
+		body, subgraphBlock, err = call(ctx)
+		return err
+	})
 	if err != nil {
 		return entry{}, err
-	}
-	ref, ok := pin.Resolved()
-	if !ok {
-		// Nothing the answer read needed the chain or the subgraph
-		// (every fact was cached): it is true at the head.
-		if ref, err = s.opts.Service.Head(ctx, at.chain); err != nil {
-			return entry{}, err
-		}
 	}
 	if subgraphBlock != 0 && subgraphBlock != ref.Number {
 		// A replacement query document without $block reads the head:

@@ -18,8 +18,8 @@ const (
 )
 
 // purchaseRequest is a quote request with its amount as canonical digits
-// and its strike as given: the fill makes the big.Int and the strikes
-// chain's key, so a hit allocates neither.
+// and its strike as given: the fill makes the big.Int and the strike's
+// price, so a hit allocates neither.
 type purchaseRequest struct {
 	service.PurchaseRequest
 	amount, strike string
@@ -29,8 +29,7 @@ type purchaseRequest struct {
 func (r purchaseRequest) request() service.PurchaseRequest {
 	out := r.PurchaseRequest
 	out.Amount, _ = new(big.Int).SetString(r.amount, 10) // validated digits
-	f, _ := strconv.ParseFloat(r.strike, 64)             // validated number
-	out.Strike = clamm.FormatPrice(f)
+	out.Strike, _ = strconv.ParseFloat(r.strike, 64)     // validated number
 	return out
 }
 

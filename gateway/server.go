@@ -27,7 +27,10 @@ type Options struct {
 	// Service answers the requests; its ChainIDs and Swappers are the only
 	// chainId and swapperId values accepted (any other is a 400).
 	Service *service.Service
-	Logger  *slog.Logger
+	// Pins choose the block each answer is read at, by the strategy its
+	// endpoint states (package block).
+	Pins   *block.Pins
+	Logger *slog.Logger
 	// AccessLog, if set, receives the one-line-per-request access log as
 	// JSON lines (hand-formatted, in slog's JSON shape); nil: no access
 	// log. Lines below AccessLevel are skipped: at slog.LevelWarn only
@@ -137,32 +140,8 @@ const entryOverhead = 256
 
 // New validates opts and builds the server.
 func New(opts Options) (*Server, error) {
-	if opts.Service == nil {
-		return nil, errors.New("gateway: Service is required")
-	}
-	if len(opts.Service.ChainIDs())+len(opts.Service.UnservedChainIDs()) == 0 {
-		return nil, errors.New("gateway: no chain configured")
-	}
-	if opts.Redact == nil {
-		opts.Redact = func(s string) string { return s }
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	// Validated configuration supplies these (internal/config); a zero
-	// here is a wiring mistake, not a default.
-	for name, ok := range map[string]bool{
-		"RequestTimeout": opts.RequestTimeout > 0, "StrikesTTL": opts.StrikesTTL > 0,
-		"HistoryTTL": opts.HistoryTTL > 0, "PrepareTTL": opts.PrepareTTL > 0,
-		"MaxFills": opts.MaxFills > 0, "MaxLagBlocks": opts.MaxLagBlocks > 0,
-		"CacheMaxEntries": opts.CacheMaxEntries > 0, "CacheMaxBytes": opts.CacheMaxBytes > 0,
-	} {
-		if !ok {
-			return nil, fmt.Errorf("gateway: %s must be positive", name)
-		}
-	}
-	if opts.ReadyTTL <= 0 {
-		opts.ReadyTTL = time.Second
+	if err := opts.validate(); err != nil {
+		return nil, err
 	}
 	s := &Server{
 		opts:      opts,
@@ -198,6 +177,47 @@ func New(opts Options) (*Server, error) {
 	}
 	s.handler = s.middleware(s.routes())
 	return s, nil
+}
+
+// validate refuses options a server cannot run with, naming what is
+// wrong, and fills the defaults of the optional ones.
+func (opts *Options) validate() error {
+	if opts.Service == nil {
+		return errors.New("gateway: Service is required")
+	}
+	if opts.Pins == nil {
+		return errors.New("gateway: Pins is required")
+	}
+	if len(opts.Service.ChainIDs())+len(opts.Service.UnservedChainIDs()) == 0 {
+		return errors.New("gateway: no chain configured")
+	}
+	if opts.Redact == nil {
+		opts.Redact = func(s string) string { return s }
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	// Validated configuration supplies these (internal/config); a zero
+	// here is a wiring mistake, not a default.
+	for name, ok := range map[string]bool{
+		"RequestTimeout": opts.RequestTimeout > 0, "StrikesTTL": opts.StrikesTTL > 0,
+		"HistoryTTL": opts.HistoryTTL > 0, "PrepareTTL": opts.PrepareTTL > 0,
+		"MaxFills": opts.MaxFills > 0, "MaxLagBlocks": opts.MaxLagBlocks > 0,
+		"CacheMaxEntries": opts.CacheMaxEntries > 0, "CacheMaxBytes": opts.CacheMaxBytes > 0,
+	} {
+		if !ok {
+			return fmt.Errorf("gateway: %s must be positive", name)
+		}
+	}
+	if opts.ReadyTTL <= 0 {
+		opts.ReadyTTL = time.Second
+	}
+	for _, e := range append(append([]endpoint{}, apiEndpoints...), opts.extra...) {
+		if !e.pin.Stated() {
+			return fmt.Errorf("gateway: endpoint %s states no pin strategy (package block)", e.path)
+		}
+	}
+	return nil
 }
 
 // ServeHTTP implements http.Handler.

@@ -121,7 +121,7 @@ func runPage[T any](ctx context.Context, c *Client, l list, vars map[string]any,
 			seen[id] = true
 		}
 	}
-	return list, meta.meta(), nil
+	return list, answerMeta(ctx, meta), nil
 }
 
 // identified is an entity with its Graph Node id: an id appears once in

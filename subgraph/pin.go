@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -48,8 +49,10 @@ func pinVar(ctx context.Context, doc queries.Document, vars map[string]any) (*bl
 }
 
 // resolvePin resolves a claimed pin from the answer's `_meta`, or fails it
-// with the read's error.
-func resolvePin(p *block.Pin, out any, err error) {
+// with the read's error. The block it resolves to is the subgraph's
+// indexed head, read from a question asked at at: the client remembers it
+// (Seen).
+func (c *Client) resolvePin(p *block.Pin, out any, err error, at time.Time) {
 	if err != nil {
 		p.Fail(err)
 		return
@@ -64,8 +67,41 @@ func resolvePin(p *block.Pin, out any, err error) {
 		p.Fail(garbage(fmt.Errorf("_meta: %v", err)))
 		return
 	}
-	meta := m.meta()
-	p.Resolve(block.Ref{Number: meta.Block, Hash: meta.Hash, Timestamp: meta.Timestamp})
+	ref := m.meta().ref()
+	c.seen.Saw(ref, at)
+	p.Resolve(ref)
+}
+
+// answerMeta is an answer page's `_meta` with what its pin knows: a page
+// asked by number carries no hash or time from Graph Node, and the pin
+// (resolved by the header the client asked for, or by the head this or an
+// earlier read saw) has them. A page at another block than the pin's (a
+// document without $block) keeps its own: the gateway refuses the answer.
+func answerMeta(ctx context.Context, m metaJSON) Meta {
+	out := m.meta()
+	p := block.From(ctx)
+	if p == nil {
+		return out
+	}
+	if r, ok := p.Resolved(); ok && r.Number == out.Block {
+		out.Hash = r.Hash
+		if r.Timestamp != 0 {
+			out.Timestamp = r.Timestamp
+		}
+	}
+	return out
+}
+
+// Seen is the subgraph's indexed head as this client last read it: by
+// Meta (readiness probes), by an answer's first page that resolved its pin,
+// by the strikes document's unpinned `head`.
+func (c *Client) Seen() *block.Seen { return &c.seen }
+
+// IndexedHead reads the subgraph's indexed head now (`_meta`). Its caller
+// (package block's Pins) remembers what it reads itself.
+func (c *Client) IndexedHead(ctx context.Context) (block.Ref, error) {
+	m, err := c.meta(ctx)
+	return m.ref(), err
 }
 
 // blockError names a GraphQL error about the pinned block (Graph Node's
@@ -91,4 +127,14 @@ func blockError(msg string, err error) error {
 		return problem.Wrap(problem.BlockNotFound, err, "the subgraph knows no block with that hash")
 	}
 	return nil
+}
+
+// sawHead remembers the indexed head a document asked for beside its
+// pinned answer (`head: _meta`, at no block: the strikes document), read
+// from a question asked at at. Nothing happens when the document has none.
+func (c *Client) sawHead(raw json.RawMessage, at time.Time) {
+	var h metaJSON
+	if len(raw) > 0 && json.Unmarshal(raw, &h) == nil {
+		c.seen.Saw(h.meta().ref(), at)
+	}
 }

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
@@ -42,12 +42,18 @@ type DailyCompound struct {
 }
 
 // StrikesQuery selects the ranges of some pools whose tickLower is inside
-// [TickLowerMin, TickLowerMax].
+// [TickLowerMin, TickLowerMax] and, when TickUpper is set, whose tickUpper
+// is inside [TickUpper[0], TickUpper[1]] (nil: any): a purchase quote asks
+// for the ranges of one strike only.
 type StrikesQuery struct {
 	Pools        []common.Address
 	TickLowerMin int
 	TickLowerMax int
+	TickUpper    *[2]int
 }
+
+// Uniswap's tick bounds: tickUpper unbounded is tickUpper in [minTick, maxTick].
+const minTick, maxTick = -887272, 887272
 
 // Strikes returns every strike matching q, paging by id until a short page.
 // Meta is that of the first page: the block the answer reflects.
@@ -56,7 +62,11 @@ func (c *Client) Strikes(ctx context.Context, q StrikesQuery) ([]Strike, Meta, e
 	for i, p := range q.Pools {
 		pools[i] = LowerHex(p)
 	}
-	vars := map[string]any{"pools": pools, "tickLowerMin": q.TickLowerMin, "tickLowerMax": q.TickLowerMax}
+	upper := [2]int{minTick, maxTick}
+	if q.TickUpper != nil {
+		upper = *q.TickUpper
+	}
+	vars := map[string]any{"pools": pools, "tickLowerMin": q.TickLowerMin, "tickLowerMax": q.TickLowerMax, "tickUpperMin": upper[0], "tickUpperMax": upper[1]}
 	return idPages(ctx, c, idQuery[Strike]{doc: queries.Strikes, field: "strikes", vars: vars, id: func(s Strike) string { return s.ID }, check: func(s Strike) error {
 		if s.TotalLiquidity.Int == nil || s.UsedLiquidity.Int == nil {
 			return garbage(fmt.Errorf("strike %s lacks liquidity fields", s.ID))
@@ -101,6 +111,7 @@ func idPages[T any](ctx context.Context, c *Client, q idQuery[T]) ([]T, Meta, er
 		}
 		v["after"], v["first"] = after, c.pageSize
 		var out map[string]json.RawMessage
+		at := time.Now()
 		n, err := c.execSized(ctx, doc, v, &out)
 		if err != nil {
 			return nil, Meta{}, err
@@ -113,14 +124,8 @@ func idPages[T any](ctx context.Context, c *Client, q idQuery[T]) ([]T, Meta, er
 			if err := json.Unmarshal(out["_meta"], &m); err != nil {
 				return nil, Meta{}, garbage(fmt.Errorf("%s: _meta: %w", doc, err))
 			}
-			meta = m.meta()
-			if raw, ok := out["head"]; ok {
-				var h metaJSON
-				if json.Unmarshal(raw, &h) == nil {
-					hm := h.meta()
-					meta.Head = block.Ref{Number: hm.Block, Hash: hm.Hash, Timestamp: hm.Timestamp}
-				}
-			}
+			meta = answerMeta(ctx, m)
+			c.sawHead(out["head"], at)
 		}
 		var list []T
 		if err := json.Unmarshal(out[field], &list); err != nil {

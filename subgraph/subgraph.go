@@ -39,6 +39,8 @@ type Client struct {
 	pageSize int
 	maxPages int
 	maxBytes int64
+	// seen is the indexed head as last read (Seen).
+	seen block.Seen
 }
 
 // Options configure a Client. Timeout and MaxBytes are required: the
@@ -80,16 +82,18 @@ func New(url string, opts Options) (*Client, error) {
 	return &Client{gql: graphql.NewClient(url, opts.HTTPClient), docs: opts.Docs, timeout: opts.Timeout, pageSize: opts.PageSize, maxPages: 100, maxBytes: opts.MaxBytes}, nil
 }
 
-// Meta is Graph Node's _meta: which block the answer reflects. Hash is
-// empty when the query asked a block by number (Graph Node gives none).
+// Meta is Graph Node's _meta: which block the answer reflects. Graph Node
+// gives no hash for a block asked by number: an answer's pages take it
+// from the answer's pin (package block), and it is empty without one.
 type Meta struct {
-	Block     uint64
-	Hash      string
-	Timestamp int64
-	// Head is the subgraph's indexed head when the document also asked it
-	// unpinned (`head: _meta`), zero otherwise.
-	Head              block.Ref
+	Block             uint64
+	Hash              string
+	Timestamp         int64
 	HasIndexingErrors bool
+}
+
+func (m Meta) ref() block.Ref {
+	return block.Ref{Number: m.Block, Hash: m.Hash, Timestamp: m.Timestamp}
 }
 
 type metaJSON struct {
@@ -128,9 +132,10 @@ func (c *Client) execSized(ctx context.Context, name string, vars map[string]any
 	if err != nil {
 		return 0, err
 	}
+	at := time.Now()
 	n, err := c.run(ctx, doc, vars, out)
 	if claimed {
-		resolvePin(pin, out, err)
+		c.resolvePin(pin, out, err, at)
 	}
 	return n, err
 }
@@ -257,8 +262,18 @@ func (a Address) Addr() common.Address { return common.Address(a) }
 // LowerHex is how Graph Node stores and compares Bytes: lowercase with 0x.
 func LowerHex(a common.Address) string { return strings.ToLower(a.Hex()) }
 
-// Meta asks which block the subgraph has indexed.
+// Meta asks which block the subgraph has indexed, and remembers it as the
+// head seen (Seen).
 func (c *Client) Meta(ctx context.Context) (Meta, error) {
+	at := time.Now()
+	m, err := c.meta(ctx)
+	if err == nil {
+		c.seen.Saw(m.ref(), at)
+	}
+	return m, err
+}
+
+func (c *Client) meta(ctx context.Context) (Meta, error) {
 	var out struct {
 		Meta metaJSON `json:"_meta"`
 	}

@@ -113,11 +113,11 @@ func build(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		logger.Warn("could not confirm the rpc node's chain id at start", "chainId", id, "error", problem.Scrub(cerr.Error()))
 	}
 	// Each chain's subgraph head, read beside binding the listener, so the
-	// first strikes-chain miss pins without asking (service.SeedHeads).
+	// first strikes-chain miss pins without asking (block.Pins.SeedHeads).
 	go func() {
 		seedCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.UpstreamTimeout.D())
 		defer cancel()
-		a.Service.SeedHeads(seedCtx)
+		a.Pins.SeedHeads(seedCtx)
 	}()
 	return a, logger, nil
 }

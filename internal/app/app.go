@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
@@ -73,6 +74,8 @@ type Options struct {
 type App struct {
 	Server  *gateway.Server
 	Service *service.Service
+	// Pins choose the block each answer is read at (package block).
+	Pins *block.Pins
 	// Modes says how each configured chain is served (ModeLive, ...).
 	Modes map[uint64]string
 	// Shared is the cache tier replicas share (nil without a Redis URL).
@@ -94,11 +97,11 @@ func New(o Options) (*App, error) {
 	if o.Config == nil {
 		return nil, errors.New("app: Config is required")
 	}
-	svc, modes, err := newService(o)
+	svc, pins, modes, err := newService(o)
 	if err != nil {
 		return nil, err
 	}
-	a := &App{Service: svc, Modes: modes}
+	a := &App{Service: svc, Pins: pins, Modes: modes}
 	var shared gateway.SharedTier // stays a nil interface without Redis
 	if redisURL := o.Config.RedisURL; redisURL != "" {
 		// Connected lazily: a Redis down at start is a degraded tier, not
@@ -108,7 +111,7 @@ func New(o Options) (*App, error) {
 		}
 		shared = a.Shared
 	}
-	if a.Server, err = newGateway(o, svc, shared); err != nil {
+	if a.Server, err = newGateway(o, svc, pins, shared); err != nil {
 		_ = a.Close()
 		return nil, err
 	}
@@ -118,8 +121,8 @@ func New(o Options) (*App, error) {
 // newService connects each chain: through the given transports, live when
 // both URLs are set, from the embedded demo recordings when the chain has
 // some (and the demo is on), otherwise with no clients (its requests answer
-// 503 UPSTREAM_NOT_CONFIGURED).
-func newService(o Options) (*service.Service, map[uint64]string, error) {
+// 503 UPSTREAM_NOT_CONFIGURED). The pins read the connected chains.
+func newService(o Options) (*service.Service, *block.Pins, map[uint64]string, error) {
 	cfg := o.Config
 	demoChains := map[uint64]bool{}
 	if o.Demo {
@@ -128,6 +131,7 @@ func newService(o Options) (*service.Service, map[uint64]string, error) {
 		}
 	}
 	ups := map[uint64]*service.Upstreams{}
+	sources := map[uint64]block.Sources{}
 	modes := map[uint64]string{}
 	uo := upstream.Options{MaxBody: o.MaxBody, Budget: o.Budget, MaxConnsPerHost: cfg.MaxFills, Metrics: o.Metrics}
 	if uo.MaxBody <= 0 {
@@ -152,7 +156,7 @@ func newService(o Options) (*service.Service, map[uint64]string, error) {
 		case demoChains[id]:
 			r, err := demo.Transports(id)
 			if err != nil {
-				return nil, nil, fmt.Errorf("demo chain %d: %w", id, err)
+				return nil, nil, nil, fmt.Errorf("demo chain %d: %w", id, err)
 			}
 			c := *ch
 			c.SubgraphURL, c.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
@@ -164,36 +168,39 @@ func newService(o Options) (*service.Service, map[uint64]string, error) {
 			modes[id] = ModeNotConfigured
 			continue
 		}
-		u, err := connect(ch, tr, connectOptions{
+		u, src, err := connect(ch, tr, connectOptions{
 			UpstreamTimeout: cfg.UpstreamTimeout.D(), ImmutablesTTL: cfg.ImmutablesTTL.D(),
 			Queries: o.Queries, Getenv: o.Getenv, Upstream: uo,
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		ups[id] = u
+		ups[id], sources[id] = u, src
 	}
-	svc := service.New(ups)
-	svc.SetHeadAges(headAges(cfg))
-	return svc, modes, nil
+	pins, err := block.New(sources, headAges(cfg))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return service.New(ups), pins, modes, nil
 }
 
-// headAges are how old a subgraph head a strikes-chain or quote miss may
-// pin its chain read to without asking `_meta` first: half the answer's
-// TTL (a hit of it is then at most one and a half TTLs behind the head),
-// refreshed in the background past service.DefaultHeadFresh, the refresh
-// cut at the upstream timeout.
-func headAges(cfg *config.Config) service.HeadAges {
-	return service.HeadAges{Fresh: service.DefaultHeadFresh, Strikes: cfg.StrikesTTL.D() / 2, Quotes: cfg.PrepareTTL.D() / 2,
+// headAges are how old a subgraph head an IndexedHead miss (strikes
+// chains, quotes) may pin its chain read to without asking `_meta` first:
+// half the answer's TTL (a hit of it is then at most one and a half TTLs
+// behind the head), refreshed in the background past
+// block.DefaultHeadFresh, the refresh cut at the upstream timeout.
+func headAges(cfg *config.Config) block.HeadAges {
+	return block.HeadAges{Fresh: block.DefaultHeadFresh, Strikes: cfg.StrikesTTL.D() / 2, Quotes: cfg.PrepareTTL.D() / 2,
 		RefreshTimeout: cfg.UpstreamTimeout.D()}
 }
 
 // newGateway is the HTTP face of svc, tuned by the configuration, with
 // shared (may be nil) as its cache's second tier.
-func newGateway(o Options, svc *service.Service, shared gateway.SharedTier) (*gateway.Server, error) {
+func newGateway(o Options, svc *service.Service, pins *block.Pins, shared gateway.SharedTier) (*gateway.Server, error) {
 	cfg := o.Config
 	opts := gateway.Options{
 		Service:           svc,
+		Pins:              pins,
 		AccessLog:         o.AccessLog,
 		AccessLevel:       o.AccessLevel,
 		Logger:            o.Logger,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
@@ -31,9 +32,10 @@ type connectOptions struct {
 
 // connect builds a chain's subgraph client, chain reader and quoters from
 // its configured URLs over tr (nil fields: the network), each transport
-// stacked by upstream.For. Nothing is dialled yet: HTTP clients connect on
-// first use.
-func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*service.Upstreams, error) {
+// stacked by upstream.For, and returns them as the service's upstreams and
+// the pins' sources. Nothing is dialled yet: HTTP clients connect on first
+// use.
+func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*service.Upstreams, block.Sources, error) {
 	tr = upstream.For(tr, o.Upstream)
 	// traced: a span per upstream call when tracing is on (otelhttp's
 	// client side, which also sends the request's traceparent on).
@@ -42,19 +44,19 @@ func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*servi
 	quoteHTTP := &http.Client{Transport: traced("quote", tr.Quote)}
 	rc, err := rpc.DialOptions(context.Background(), ch.RPCURL, rpc.WithHTTPClient(rpcHTTP))
 	if err != nil {
-		return nil, fmt.Errorf("chain %d rpc %s: %w", ch.ID, config.Redact(ch.RPCURL), err)
+		return nil, block.Sources{}, fmt.Errorf("chain %d rpc %s: %w", ch.ID, config.Redact(ch.RPCURL), err)
 	}
 	reader, err := chain.NewReader(rc, chain.Options{Multicall3: ch.Multicall3, CallTimeout: o.UpstreamTimeout, ImmutablesTTL: o.ImmutablesTTL})
 	if err != nil {
-		return nil, fmt.Errorf("chain %d: %w", ch.ID, err)
+		return nil, block.Sources{}, fmt.Errorf("chain %d: %w", ch.ID, err)
 	}
 	quoters, err := newQuoters(ch, rc, quoteHTTP, o)
 	if err != nil {
-		return nil, err
+		return nil, block.Sources{}, err
 	}
 	sg, err := subgraph.New(ch.SubgraphURL, subgraph.Options{HTTPClient: sub, Docs: o.Queries, Timeout: o.UpstreamTimeout, MaxBytes: o.Upstream.MaxBody})
 	if err != nil {
-		return nil, fmt.Errorf("chain %d: %w", ch.ID, err)
+		return nil, block.Sources{}, fmt.Errorf("chain %d: %w", ch.ID, err)
 	}
 	return &service.Upstreams{
 		Config:    ch,
@@ -69,7 +71,7 @@ func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*servi
 		Quoters:   quoters,
 		Head:      reader,
 		Meta:      sg,
-	}, nil
+	}, block.Sources{Indexed: sg, Headers: reader}, nil
 }
 
 // newQuoters builds a chain's configured swappers' quoters, uni-v3 quoting

@@ -28,7 +28,7 @@ type RecordOptions struct {
 
 // Record runs each path through the real gateway over the given chains'
 // transports, so that recorders in front of them see what a live gateway
-// asks. Each path runs twice, on two gateways sharing one service: once
+// asks. Each path runs twice, on two gateways sharing one service and its pins: once
 // with every cache cold and once with the market immutables warm, so both
 // RPC paths a live gateway takes are recorded.
 func Record(ro RecordOptions) error {
@@ -37,12 +37,12 @@ func Record(ro RecordOptions) error {
 	c := *cfg
 	c.UpstreamTimeout = config.Duration(20 * time.Second) // a slow live upstream is still worth recording
 	o := Options{Config: &c, Getenv: getenv, Transports: recorders, Logger: slog.New(slog.DiscardHandler)}
-	svc, _, err := newService(o)
+	svc, pins, _, err := newService(o)
 	if err != nil {
 		return err
 	}
 	for pass := 0; pass < 2; pass++ {
-		gw, err := newGateway(o, svc, nil) // recordings come from the upstreams, never a shared cache
+		gw, err := newGateway(o, svc, pins, nil) // recordings come from the upstreams, never a shared cache
 		if err != nil {
 			return err
 		}

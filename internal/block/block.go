@@ -1,11 +1,19 @@
-// Package block pins one answer to one block. The gateway puts a Pin in
-// the context of every fill; the subgraph client and the chain reader read
-// it, so every subgraph query of the answer asks `block: { number: N }` and
-// every eth_call runs at N, and no service method, reader signature or
-// endpoint needs code of its own to take part. The first read that learns
-// the block (the subgraph's `_meta` in the same document as its first page,
-// or the chain's head header on routes without a subgraph) resolves the
-// pin; reads that need N before it is known wait for it.
+// Package block is the one home of "which block is this answer at".
+// Every answer is read at one block. Each endpoint states how that block
+// is chosen (a Strategy, in the gateway's endpoint table beside its TTL);
+// the gateway runs each fill under one Pin (Pins.Run), at the block the
+// client asked for or the one the strategy chooses. The pin travels in
+// the context: the subgraph client and the chain reader read it, so every
+// subgraph query of the answer asks `block: { number: N }` and every
+// eth_call runs at N, and no use case or reader signature needs code of
+// its own to take part. The first read that learns the block (the
+// subgraph's `_meta` in the same document as its first page, or the
+// chain's head header on routes without a subgraph) resolves the pin;
+// reads that need N before it is known wait for it. Pins keep what the
+// choice needs: each chain's subgraph head as last seen (Seen) with its
+// stale bounds (HeadAges) and one shared refresh, and the headers of the
+// blocks clients ask for; the composition root hands them each chain's
+// subgraph and header reader.
 package block
 
 import (
@@ -27,8 +35,8 @@ type Ref struct {
 type Who int
 
 const (
-	// Anyone: the first read to claim it (routes reading the chain only:
-	// the block their simulation runs at).
+	// Anyone: the first read to claim it (ChainHead answers: the block
+	// their simulation runs at).
 	Anyone Who = iota
 	// Subgraph: only the subgraph's answer; chain reads wait for it, so a
 	// chain read racing the first subgraph page cannot pick a head the
@@ -65,8 +73,8 @@ func From(ctx context.Context) *Pin {
 	return p
 }
 
-// ResolvedBy says which kind of read may resolve the pin. Services that
-// read the subgraph first call it before they start.
+// ResolvedBy says which kind of read may resolve the pin: Run says
+// Subgraph for SubgraphFirst answers before their first read.
 func (p *Pin) ResolvedBy(who Who) {
 	p.mu.Lock()
 	p.who = who

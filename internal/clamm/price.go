@@ -1,6 +1,7 @@
 package clamm
 
 import (
+	"math"
 	"math/big"
 	"strconv"
 )
@@ -67,6 +68,35 @@ func CallStrikeTick(tickLower, tickUpper int) int { return tickUpper }
 
 // PutStrikeTick: see CallStrikeTick.
 func PutStrikeTick(tickLower, tickUpper int) int { return tickLower }
+
+// StrikeTick is the tick whose TickPrice is exactly price, and whether
+// there is one: the inverse of the strikes chain's key, for a client that
+// names a strike by the key it was shown. Neighbouring ticks' prices differ
+// by a factor of 1.0001, far more than a float64's precision, so at most
+// one tick matches; the logarithm only says where to look.
+func (m Market) StrikeTick(price float64) (int, bool) {
+	if !(price > 0) || math.IsInf(price, 0) {
+		return 0, false
+	}
+	// log10(price) = t*log10(1.0001) + (dec0-dec1) when token0 is the call
+	// asset, (dec1-dec0) - t*log10(1.0001) otherwise.
+	est := (math.Log10(price) - float64(m.Decimals0-m.Decimals1)) / math.Log10(1.0001)
+	if !m.Token0IsCall {
+		est = (float64(m.Decimals1-m.Decimals0) - math.Log10(price)) / math.Log10(1.0001)
+	}
+	if math.IsNaN(est) || est < MinTick-2 || est > MaxTick+2 {
+		return 0, false
+	}
+	t0 := int(math.Round(est))
+	for d := 0; d <= 2; d++ {
+		for _, t := range []int{t0 - d, t0 + d} {
+			if t >= MinTick && t <= MaxTick && m.TickPrice(t) == price {
+				return t, true
+			}
+		}
+	}
+	return 0, false
+}
 
 // FormatPrice is the shortest decimal string that parses back to p, never in
 // exponent form: the strike key of the strikes chain.

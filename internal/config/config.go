@@ -81,6 +81,14 @@ type Chain struct {
 	Hooks       map[common.Address]HookRules        `json:"hooks"`
 	Swappers    map[string]*Swapper                 `json:"swappers"`
 	MarketPools map[common.Address][]common.Address `json:"marketPools,omitempty"`
+	// AutoExerciser is the protocol's AutoExerciseTimeBased on this chain,
+	// the contract a holder delegates exercise to; Router its ClammRouterV2
+	// (purchases and deposits made for a receiver); LimitOrders its
+	// LimitOrders. Each is the one the public frontend names, with its
+	// evidence in subgraph/networks.json (periphery); zero where none is known.
+	AutoExerciser common.Address `json:"autoExerciser,omitempty"`
+	Router        common.Address `json:"router,omitempty"`
+	LimitOrders   common.Address `json:"limitOrders,omitempty"`
 	// usd holds the chain's entries of Config.USDStablecoins.
 	usd map[common.Address]bool
 }

@@ -32,6 +32,9 @@ func TestDefaults(t *testing.T) {
 	if arb.Swappers["uni-v3"].Address != common.HexToAddress("0x985A3f3D6822F037968d48Aa3F7D7d990D72F333") {
 		t.Fatal("uni-v3 swapper")
 	}
+	if arb.AutoExerciser != common.HexToAddress("0xb223eD797742E096632c39d1b2e0c313750B25FE") || c.Chains[5000].Router != common.HexToAddress("0xb1eF5f36cBa3e741F8264BcfaCeF590686FDfE68") {
+		t.Fatalf("periphery: auto-exerciser %s, Mantle router %s", arb.AutoExerciser, c.Chains[5000].Router)
+	}
 	if u := arb.HandlerInfo(common.HexToAddress("0x1")); u.Name != "unknown" {
 		t.Fatalf("unregistered handler: %+v", u)
 	}

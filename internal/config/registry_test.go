@@ -10,12 +10,27 @@ import (
 	"testing"
 )
 
-// The gateway's default handlers are the subgraph registry's
-// (subgraph/networks.json, from which the manifests are written): on every
-// chain the same addresses, each with the same dex name and deprecation.
-// Read as raw JSON on both sides, so the registry stays the one source
-// whatever shape the config code takes.
-func TestDefaultHandlersAreTheRegistrys(t *testing.T) {
+// registryNetwork is the part of a subgraph/networks.json network the
+// gateway's defaults repeat.
+type registryNetwork struct {
+	ChainID  int `json:"chainId"`
+	Handlers []struct {
+		Address    string `json:"address"`
+		Dex        string `json:"dex"`
+		Deprecated bool   `json:"deprecated"`
+	} `json:"handlers"`
+	Periphery struct {
+		AutoExerciser, Router, LimitOrders struct {
+			Address string `json:"address"`
+			From    string `json:"from"`
+		}
+	} `json:"periphery"`
+}
+
+// registry reads subgraph/networks.json by chain id, as raw JSON, so the
+// registry stays the one source whatever shape the config code takes.
+func registry(t *testing.T) map[string]registryNetwork {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "..", "subgraph", "networks.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -24,58 +39,92 @@ func TestDefaultHandlersAreTheRegistrys(t *testing.T) {
 	if err := json.Unmarshal(raw, &networks); err != nil {
 		t.Fatal(err)
 	}
-	registry := map[string][]string{} // chain id -> sorted "address name deprecated"
+	out := map[string]registryNetwork{}
 	for name, n := range networks {
 		if strings.HasPrefix(name, "_") {
 			continue
 		}
-		var net struct {
-			ChainID  int `json:"chainId"`
-			Handlers []struct {
-				Address    string `json:"address"`
-				Dex        string `json:"dex"`
-				Deprecated bool   `json:"deprecated"`
-			} `json:"handlers"`
-		}
+		var net registryNetwork
 		if err := json.Unmarshal(n, &net); err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", name, err)
 		}
-		id := strconv.Itoa(net.ChainID)
-		for _, h := range net.Handlers {
-			if h.Dex == "" {
-				t.Errorf("%s handler %s has no dex name", name, h.Address)
-			}
-			registry[id] = append(registry[id], strings.ToLower(h.Address)+" "+h.Dex+" "+strconv.FormatBool(h.Deprecated))
-		}
+		out[strconv.Itoa(net.ChainID)] = net
 	}
+	return out
+}
+
+// defaultChain is the part of a defaults.json chain the registry holds.
+type defaultChain struct {
+	Handlers map[string]struct {
+		Name       string `json:"name"`
+		Deprecated bool   `json:"deprecated"`
+	} `json:"handlers"`
+	AutoExerciser string `json:"autoExerciser"`
+	Router        string `json:"router"`
+	LimitOrders   string `json:"limitOrders"`
+}
+
+func defaultChains(t *testing.T) map[string]defaultChain {
+	t.Helper()
 	var defaults struct {
-		Chains map[string]struct {
-			Handlers map[string]struct {
-				Name       string `json:"name"`
-				Deprecated bool   `json:"deprecated"`
-			} `json:"handlers"`
-		} `json:"chains"`
+		Chains map[string]defaultChain `json:"chains"`
 	}
-	rawDefaults, err := os.ReadFile("defaults.json")
+	raw, err := os.ReadFile("defaults.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(rawDefaults, &defaults); err != nil {
+	if err := json.Unmarshal(raw, &defaults); err != nil {
 		t.Fatal(err)
 	}
-	if len(defaults.Chains) != len(registry) {
-		t.Errorf("defaults name %d chains, the registry %d", len(defaults.Chains), len(registry))
+	return defaults.Chains
+}
+
+// The gateway's default handlers are the subgraph registry's
+// (subgraph/networks.json, from which the manifests are written): on every
+// chain the same addresses, each with the same dex name and deprecation.
+func TestDefaultHandlersAreTheRegistrys(t *testing.T) {
+	reg, defaults := registry(t), defaultChains(t)
+	if len(defaults) != len(reg) {
+		t.Errorf("defaults name %d chains, the registry %d", len(defaults), len(reg))
 	}
-	for id, c := range defaults.Chains {
-		var got []string
+	for id, c := range defaults {
+		var got, want []string
 		for addr, h := range c.Handlers {
 			got = append(got, strings.ToLower(addr)+" "+h.Name+" "+strconv.FormatBool(h.Deprecated))
 		}
-		want := registry[id]
+		for _, h := range reg[id].Handlers {
+			if h.Dex == "" {
+				t.Errorf("chain %s handler %s has no dex name", id, h.Address)
+			}
+			want = append(want, strings.ToLower(h.Address)+" "+h.Dex+" "+strconv.FormatBool(h.Deprecated))
+		}
 		sort.Strings(got)
 		sort.Strings(want)
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("chain %s: defaults.json handlers\n%s\nsubgraph/networks.json handlers\n%s", id, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// The auto-exerciser, router and limit orders the defaults serve are the
+// registry's periphery, and every one the registry names has its evidence.
+func TestDefaultPeripheryIsTheRegistrys(t *testing.T) {
+	reg, defaults := registry(t), defaultChains(t)
+	for id, c := range defaults {
+		p := reg[id].Periphery
+		for _, row := range []struct {
+			name, got, want, from string
+		}{
+			{"autoExerciser", c.AutoExerciser, p.AutoExerciser.Address, p.AutoExerciser.From},
+			{"router", c.Router, p.Router.Address, p.Router.From},
+			{"limitOrders", c.LimitOrders, p.LimitOrders.Address, p.LimitOrders.From},
+		} {
+			if !strings.EqualFold(row.got, row.want) {
+				t.Errorf("chain %s %s: defaults.json %q, subgraph/networks.json %q", id, row.name, row.got, row.want)
+			}
+			if row.want != "" && row.from == "" {
+				t.Errorf("chain %s %s %s has no evidence (from)", id, row.name, row.want)
+			}
 		}
 	}
 }

@@ -89,7 +89,6 @@ func userRecords[E, R any](ctx context.Context, s *Service, req HistoryRequest,
 	if err != nil {
 		return nil, 0, err
 	}
-	subgraphFirst(ctx)
 	var (
 		info *chain.MarketInfo
 		list []E
@@ -114,8 +113,7 @@ func userRecords[E, R any](ctx context.Context, s *Service, req HistoryRequest,
 		}
 		records = append(records, r)
 	}
-	s.remember(ctx, req.ChainID)
-	return records, pinnedMeta(ctx, meta).Block, nil
+	return records, meta.Block, nil
 }
 
 func exerciseRecord(e subgraph.Exercise, info *chain.MarketInfo, m clamm.Market) (ExerciseRecord, error) {

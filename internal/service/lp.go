@@ -48,7 +48,6 @@ type lpMarkets struct {
 // with the handler (one round trip, as the strikes chain reads them).
 func marketsFor(ctx context.Context, up *Upstreams, handler common.Address) (lpMarkets, error) {
 	var out lpMarkets
-	subgraphFirst(ctx) // the answer's block is the markets page's (pin.go)
 	markets, _, err := up.Subgraph.OptionMarkets(ctx)
 	if err != nil {
 		return out, err

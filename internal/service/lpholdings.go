@@ -91,7 +91,7 @@ func (s *Service) LPPositions(ctx context.Context, req LPRequest) (LPPositions, 
 			return LPPositions{}, err
 		}
 	}
-	out := LPPositions{Block: pinnedMeta(ctx, meta).Block, Records: []LPPositionRecord{}}
+	out := LPPositions{Block: meta.Block, Records: []LPPositionRecord{}}
 	for i, h := range held {
 		p := view.Positions[i]
 		if p.Shares.Sign() == 0 && (p.Reserved == nil || p.Reserved.Sign() == 0) {

@@ -154,7 +154,7 @@ func (s *Service) lpHistory(ctx context.Context, req LPRequest, withdrawals bool
 	if err != nil {
 		return LPHistory{}, err
 	}
-	out := LPHistory{Records: make([]LPHistoryRecord, len(recs)), Block: pinnedMeta(ctx, meta).Block}
+	out := LPHistory{Records: make([]LPHistoryRecord, len(recs)), Block: meta.Block}
 	for i, r := range recs {
 		if out.Records[i], err = historyRecord(up, r, tokens[r.Pool.Addr()], withdrawals); err != nil {
 			return LPHistory{}, err

@@ -107,13 +107,10 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 	if up.Strikes == nil {
 		return OptionMarkets{}, problem.New(problem.UpstreamNotConfigured, "chain %d has no strikes reader configured", chainID)
 	}
-	subgraphFirst(ctx)
 	markets, meta, err := up.Subgraph.OptionMarkets(ctx)
 	if err != nil {
 		return OptionMarkets{}, err
 	}
-	s.remember(ctx, chainID)
-	meta = pinnedMeta(ctx, meta)
 	if meta.Timestamp <= 0 {
 		// Without the indexed block's time there is no "last complete
 		// day" (an operator's query document may have dropped it).

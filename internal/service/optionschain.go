@@ -8,6 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 )
@@ -79,34 +80,32 @@ type Greeks struct {
 
 // chainRow is one strike and side of the strikes chain, ranges summed.
 type chainRow struct {
-	key   string
 	isPut bool
 	tick  int
-	avail *big.Int
-	token Token
+	price float64
+	avail *big.Int // free, in token
+	token chain.Token
 }
 
 // OptionsChainOf prices the strikes chain: after the strikes chain's own
-// reads, one eth_call (contracts.PricingRead) asks the market's pricing
-// contract for every strike and ttl at one block; the Greeks are computed
-// from its IV and price. No premium is computed here.
+// reads (the typed strikes, strikesOf), one eth_call
+// (contracts.PricingRead) asks the market's pricing contract for every
+// strike and ttl at one block; the Greeks are computed from its IV and
+// price. No premium is computed here.
 func (s *Service) OptionsChainOf(ctx context.Context, req OptionsChainRequest) (OptionsChain, error) {
-	sc, err := s.StrikesChain(ctx, req.StrikesRequest)
-	if err != nil {
-		return OptionsChain{}, err
-	}
-	up, err := s.upstreams(req.ChainID, true)
+	up, err := s.strikesUpstreams(req.ChainID)
 	if err != nil {
 		return OptionsChain{}, err
 	}
 	if up.Pricing == nil {
 		return OptionsChain{}, fmt.Errorf("chain %d has no pricing reader", req.ChainID)
 	}
-	info, err := up.Chain.Market(ctx, req.Market)
+	set, err := s.strikesOf(ctx, up, strikesAsk{market: req.Market, callsReach: req.CallsReach, putsReach: req.PutsReach})
 	if err != nil {
 		return OptionsChain{}, err
 	}
-	rows := chainRows(sc)
+	info := set.view.Info
+	rows := chainRows(set.strikes)
 	asks := make([]contracts.PricingAsk, 0, len(rows)*len(req.TTLs))
 	for _, ttl := range req.TTLs {
 		for _, r := range rows {
@@ -124,7 +123,7 @@ func (s *Service) OptionsChainOf(ctx context.Context, req OptionsChainRequest) (
 	out := OptionsChain{
 		MarkPrice: clamm.FormatUnits(head.LastPrice, putDec), MarkPriceRaw: head.LastPrice.String(),
 		CallAsset: tokenJSON(info.CallAsset), PutAsset: tokenJSON(info.PutAsset), Pricing: head.Pricing.Hex(),
-		Block: head.BlockNumber.Uint64(), Timestamp: head.Timestamp.Uint64(), subgraph: sc.Block,
+		Block: head.BlockNumber.Uint64(), Timestamp: head.Timestamp.Uint64(), subgraph: set.meta.Block,
 	}
 	for i, ttl := range req.TTLs {
 		out.Expiries = append(out.Expiries, expiry(ttl, rows, answers[i*len(rows):(i+1)*len(rows)], head.LastPrice, putDec))
@@ -135,29 +134,23 @@ func (s *Service) OptionsChainOf(ctx context.Context, req OptionsChainRequest) (
 // SubgraphBlock is the block the strikes chain's subgraph data reflects.
 func (c OptionsChain) SubgraphBlock() uint64 { return c.subgraph }
 
-// chainRows groups the strikes chain's entries by strike and side, in the
-// chain's order (ascending strike).
-func chainRows(sc StrikesChain) []chainRow {
+// chainRows groups the strikes by strike tick and side, in the chain's
+// order (ascending strike).
+func chainRows(strikes []strike) []chainRow {
 	var rows []chainRow
-	at := map[string]int{}
-	for _, e := range sc.Entries {
-		for key, st := range e {
-			id := key + "/" + st.Type
-			avail, _ := new(big.Int).SetString(st.Meta.AvailableTokenLiquidity, 10)
-			if avail == nil {
-				avail = new(big.Int)
-			}
-			if i, ok := at[id]; ok {
-				rows[i].avail.Add(rows[i].avail, avail)
-				continue
-			}
-			tick := st.Meta.TickLower
-			if st.Type == "call" {
-				tick = st.Meta.TickUpper
-			}
-			at[id] = len(rows)
-			rows = append(rows, chainRow{key: key, isPut: st.Type == "put", tick: tick, avail: avail, token: st.Token})
+	type id struct {
+		isCall bool
+		tick   int
+	}
+	at := map[id]int{}
+	for _, st := range strikes {
+		k := id{st.isCall, st.tick}
+		if i, ok := at[k]; ok {
+			rows[i].avail.Add(rows[i].avail, st.freeAmount)
+			continue
 		}
+		at[k] = len(rows)
+		rows = append(rows, chainRow{isPut: !st.isCall, tick: st.tick, price: st.price, avail: new(big.Int).Set(st.freeAmount), token: st.token})
 	}
 	return rows
 }
@@ -172,8 +165,8 @@ func expiry(ttl uint64, rows []chainRow, answers []contracts.PricingAnswer, last
 	spot, _ := new(big.Float).SetInt(last).Float64()
 	for i, r := range rows {
 		a := answers[i]
-		o := ChainOption{Strike: r.key, StrikeTick: r.tick, Type: "call", Token: r.token,
-			AvailableTokenLiquidity: r.avail.String(), AvailableLiquidity: clamm.FormatUnits(r.avail, atoiDec(r.token.Decimals))}
+		o := ChainOption{Strike: clamm.FormatPrice(r.price), StrikeTick: r.tick, Type: "call", Token: tokenJSON(r.token),
+			AvailableTokenLiquidity: r.avail.String(), AvailableLiquidity: clamm.FormatUnits(r.avail, int(r.token.Decimals))}
 		if r.isPut {
 			o.Type = "put"
 		}

@@ -81,7 +81,6 @@ func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Po
 	if up.Positions == nil {
 		return Positions{}, problem.New(problem.UpstreamNotConfigured, "chain %d has no position reader configured", req.ChainID)
 	}
-	subgraphFirst(ctx)
 	var (
 		info *chain.MarketInfo
 		pool chain.PoolState
@@ -130,8 +129,7 @@ func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Po
 		}
 		records = append(records, r)
 	}
-	s.remember(ctx, req.ChainID)
-	return Positions{Records: records, Block: pinnedMeta(ctx, meta).Block}, nil
+	return Positions{Records: records, Block: meta.Block}, nil
 }
 
 func hasLiquidity(p *chain.Position) bool {

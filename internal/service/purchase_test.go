@@ -3,6 +3,7 @@ package service_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"math/big"
 	"sync/atomic"
@@ -92,8 +93,51 @@ func TestOptionsChainBatchesAndRetries(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Code != problem.RPCError {
 		t.Errorf("a PricingRead answer that does not decode: %v", err)
 	}
-	q := service.PurchaseRequest{ChainID: 42161, Market: sc.Market.Address, IsCall: true, Strike: "3004.9080590767317", TTL: 86400, Amount: big.NewInt(1e18)}
+	q := service.PurchaseRequest{ChainID: 42161, Market: sc.Market.Address, IsCall: true, Strike: 3004.9080590767317, TTL: 86400, Amount: big.NewInt(1e18)}
 	if _, err = svc.QuotePurchase(ctx, q); !errors.As(err, &pe) || pe.Code != problem.RPCError {
 		t.Errorf("quote on the same answer: %v", err)
+	}
+}
+
+// A quote reads the ranges of the strike it names and no other: the
+// subgraph's answer holds only ranges struck at that tick (a call's upper
+// tick, a put's lower), whatever else lies within reach of the price.
+func TestQuoteReadsOnlyItsStrike(t *testing.T) {
+	sc := loadScenario(t, "testdata/scenarios/arbitrum-weth-usdc.json")
+	ctx := context.Background()
+	for _, c := range []struct {
+		isCall bool
+		strike float64
+		tick   int
+		amount int64
+	}{{true, 3004.9080590767317, -196240, 1e18}, {false, 2995.90729282992, -196270, 5e9}} {
+		svc, f := newService(t, sc)
+		var ranges []struct{ TickLower, TickUpper int }
+		f.Subgraph.Rewrite = func(op string, body []byte) []byte {
+			if op == "Strikes" {
+				var ans struct {
+					Data struct {
+						Strikes []struct{ TickLower, TickUpper int }
+					}
+				}
+				if err := json.Unmarshal(body, &ans); err != nil {
+					t.Error(err)
+				}
+				ranges = append(ranges, ans.Data.Strikes...)
+			}
+			return body
+		}
+		q, err := svc.QuotePurchase(ctx, service.PurchaseRequest{ChainID: 42161, Market: sc.Market.Address, IsCall: c.isCall, Strike: c.strike, TTL: 3600, Amount: big.NewInt(c.amount)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q.StrikeTick != c.tick || len(ranges) == 0 {
+			t.Fatalf("strike tick %d (want %d), %d ranges read", q.StrikeTick, c.tick, len(ranges))
+		}
+		for _, r := range ranges {
+			if at := r.TickLower; (c.isCall && r.TickUpper != c.tick) || (!c.isCall && at != c.tick) {
+				t.Errorf("call %v at %d: the quote read the range [%d, %d]", c.isCall, c.tick, r.TickLower, r.TickUpper)
+			}
+		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
-	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
@@ -105,7 +104,7 @@ func (s *Service) PreparePurchase(ctx context.Context, req PurchasePrepareReques
 }
 
 func approval(token, spender common.Address, amount, current *big.Int) (*Approval, error) {
-	data, err := contracts.ERC20Approve.Pack("approve", spender, amount)
+	data, err := clamm.ApproveCalldata(spender, amount)
 	if err != nil {
 		return nil, err
 	}
@@ -113,31 +112,13 @@ func approval(token, spender common.Address, amount, current *big.Int) (*Approva
 		Tx: Tx{To: token.Hex(), Data: hexutil.Encode(data)}}, nil
 }
 
-// mintTicks is OptionTicks as the market's ABI names it.
-type mintTicks struct {
-	Handler        common.Address
-	Pool           common.Address
-	Hook           common.Address
-	TickLower      *big.Int
-	TickUpper      *big.Int
-	LiquidityToUse *big.Int
-}
-
 // mintCalldata is mintOption(OptionParams) for the quote's legs. The
 // option's ticks are the first leg's (every leg shares the strike tick,
 // which is all the market checks).
 func (st *quoteState) mintCalldata(req PurchasePrepareRequest, maxCost *big.Int) ([]byte, error) {
-	ticks := make([]mintTicks, len(st.legs))
+	legs := make([]clamm.MintLeg, len(st.legs))
 	for i, l := range st.legs {
-		ticks[i] = mintTicks{l.handler, l.pool, l.hook, big.NewInt(int64(l.tickLower)), big.NewInt(int64(l.tickUpper)), l.liquidity}
+		legs[i] = clamm.MintLeg{Handler: l.handler, Pool: l.pool, Hook: l.hook, TickLower: l.tickLower, TickUpper: l.tickUpper, Liquidity: l.liquidity}
 	}
-	params := struct {
-		OptionTicks      []mintTicks
-		TickLower        *big.Int
-		TickUpper        *big.Int
-		Ttl              *big.Int
-		IsCall           bool
-		MaxCostAllowance *big.Int
-	}{ticks, big.NewInt(int64(st.tickLow)), big.NewInt(int64(st.tickHigh)), new(big.Int).SetUint64(req.TTL), req.IsCall, maxCost}
-	return contracts.MintOption.Pack("mintOption", params)
+	return clamm.MintOptionCalldata(clamm.MintParams{Legs: legs, TickLower: st.tickLow, TickUpper: st.tickHigh, TTL: req.TTL, IsCall: req.IsCall, MaxCostAllowance: maxCost})
 }

@@ -1,7 +1,6 @@
 package service
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/big"
@@ -20,9 +19,9 @@ type PurchaseRequest struct {
 	ChainID uint64
 	Market  common.Address
 	IsCall  bool
-	// Strike is the strikes chain's key for the strike, exactly as that
-	// chain shows it (its shortest round-trip decimal).
-	Strike string
+	// Strike is the strike's price in whole put assets per call asset, as
+	// the strikes chain's key shows it: the market's price of one tick.
+	Strike float64
 	TTL    uint64
 	// Amount is the collateral to buy, in base units of the asset the
 	// strike's ranges hold (the call asset for calls, the put asset for puts).
@@ -108,15 +107,12 @@ func (s *Service) QuotePurchase(ctx context.Context, req PurchaseRequest) (Purch
 }
 
 func (s *Service) quote(ctx context.Context, req PurchaseRequest) (*quoteState, error) {
-	up, err := s.upstreams(req.ChainID, true)
+	up, err := s.strikesUpstreams(req.ChainID)
 	if err != nil {
 		return nil, err
 	}
-	if up.Pricing == nil || up.Strikes == nil {
+	if up.Pricing == nil {
 		return nil, fmt.Errorf("chain %d has no pricing reader", req.ChainID)
-	}
-	if err := s.pinIndexed(ctx, req.ChainID, up, staleQuotes); err != nil {
-		return nil, err
 	}
 	cands, err := s.strikeRanges(ctx, up, req)
 	if err != nil {
@@ -141,8 +137,7 @@ func (s *Service) quote(ctx context.Context, req PurchaseRequest) (*quoteState, 
 	if err := st.price(req, head, answers[0], total); err != nil {
 		return nil, err
 	}
-	st.q.StrikeTick, st.q.Token = cands.strikeTick, cands.token
-	st.token = common.HexToAddress(cands.token.Address)
+	st.q.StrikeTick, st.q.Token, st.token = cands.strikeTick, tokenJSON(cands.token), cands.token.Address
 	return st, nil
 }
 
@@ -174,7 +169,7 @@ func (st *quoteState) price(req PurchaseRequest, head contracts.PricingHead, a c
 		kind = "call"
 	}
 	st.q = PurchaseQuote{
-		Type: kind, Strike: req.Strike, TTL: req.TTL, Amount: req.Amount.String(), Size: total.String(),
+		Type: kind, Strike: clamm.FormatPrice(req.Strike), TTL: req.TTL, Amount: req.Amount.String(), Size: total.String(),
 		Premium: a.Premium.String(), Fees: a.Fee.String(), Cost: new(big.Int).Add(a.Premium, a.Fee).String(),
 		IV: vol.String(), BaseIV: a.BaseVol.String(), MarkPrice: head.LastPrice.String(), StrikePrice: a.Strike.String(),
 		Legs: st.legJSON(), User: req.User.Hex(), Block: head.BlockNumber.Uint64(), Timestamp: head.Timestamp.Uint64(),
@@ -207,59 +202,35 @@ func pricingReadError(err error) error {
 // strikeCandidates are the buyable ranges at one strike on one side.
 type strikeCandidates struct {
 	strikeTick int
-	token      Token
-	ranges     []candidate
+	token      chain.Token
+	ranges     []strike
 	refused    []string // why ranges with free liquidity were left out
 	refusedAmt *big.Int
 }
 
-type candidate struct {
-	s       Strike
-	heldIs0 bool
-	avail   *big.Int // token amount
-}
-
-// strikeRanges are the strikes chain's ranges at the requested key and
-// side with free liquidity. The chain is read at the widest reach (1000
-// steps each side), so every key a strikes chain can show is found.
+// strikeRanges are the buyable ranges at the strike and side asked with
+// free liquidity, in the strikes chain's order: the typed strikes core
+// asked for that one strike (no other range is read), hooks kept for
+// admitted to ask with the buyer's ttl.
 func (s *Service) strikeRanges(ctx context.Context, up *Upstreams, req PurchaseRequest) (strikeCandidates, error) {
-	sc, err := s.StrikesChain(ctx, StrikesRequest{ChainID: req.ChainID, Market: req.Market, CallsReach: 1000, PutsReach: 1000, keepHooked: true})
+	set, err := s.strikesOf(ctx, up, strikesAsk{market: req.Market, at: &strikeAt{isCall: req.IsCall, price: req.Strike}, keepHooked: true})
 	if err != nil {
 		return strikeCandidates{}, err
-	}
-	info, err := up.Chain.Market(ctx, req.Market)
-	if err != nil {
-		return strikeCandidates{}, err
-	}
-	// A range holds its pool's token0 exactly when the held token's address
-	// sorts below the other asset's (Uniswap orders token0 < token1).
-	kind, other := "put", info.CallAsset.Address
-	if req.IsCall {
-		kind, other = "call", info.PutAsset.Address
 	}
 	out := strikeCandidates{refusedAmt: new(big.Int)}
-	for _, e := range sc.Entries {
-		st, ok := e[req.Strike]
-		if !ok || st.Type != kind {
+	for _, st := range set.strikes {
+		if st.freeAmount.Sign() == 0 {
 			continue
 		}
-		avail, _ := new(big.Int).SetString(st.Meta.AvailableTokenLiquidity, 10)
-		if avail == nil || avail.Sign() == 0 {
-			continue
-		}
-		tick := st.Meta.TickLower
-		if req.IsCall {
-			tick = st.Meta.TickUpper
-		}
-		if len(out.ranges) == 0 {
-			out.strikeTick, out.token = tick, st.Token
-		} else if tick != out.strikeTick {
-			continue // another tick whose price prints the same: not this strike
-		}
-		out.ranges = append(out.ranges, candidate{s: st, heldIs0: bytes.Compare(common.HexToAddress(st.Token.Address).Bytes(), other.Bytes()) < 0, avail: avail})
+		out.strikeTick, out.token = st.tick, st.token
+		out.ranges = append(out.ranges, st)
 	}
 	if len(out.ranges) == 0 {
-		return out, problem.New(problem.PurchaseInsufficientLiquidity, "no buyable %s range with free liquidity at strike %s: available 0 (the strikes chain lists the strikes that have some)", kind, req.Strike)
+		kind := "put"
+		if req.IsCall {
+			kind = "call"
+		}
+		return out, problem.New(problem.PurchaseInsufficientLiquidity, "no buyable %s range with free liquidity at strike %s: available 0 (the strikes chain lists the strikes that have some)", kind, clamm.FormatPrice(req.Strike))
 	}
 	return out, nil
 }
@@ -271,9 +242,9 @@ func (s *Service) admitted(ctx context.Context, up *Upstreams, req PurchaseReque
 	var qs []chain.HookQuestion
 	var idx []int
 	for i, r := range c.ranges {
-		if hook := common.HexToAddress(r.s.Meta.Hook); hook != (common.Address{}) {
-			qs = append(qs, chain.HookQuestion{Hook: hook, Market: req.Market, Pool: common.HexToAddress(r.s.Handler.Pool), TTL: req.TTL,
-				TickLower: r.s.Meta.TickLower, TickUpper: r.s.Meta.TickUpper, IsPut: !req.IsCall})
+		if r.hook != (common.Address{}) {
+			qs = append(qs, chain.HookQuestion{Hook: r.hook, Market: req.Market, Pool: r.pool, TTL: req.TTL,
+				TickLower: r.tickLower, TickUpper: r.tickUpper, IsPut: !req.IsCall})
 			idx = append(idx, i)
 		}
 	}
@@ -289,8 +260,8 @@ func (s *Service) admitted(ctx context.Context, up *Upstreams, req PurchaseReque
 		if !a.Admits {
 			r := c.ranges[idx[j]]
 			refused[idx[j]] = true
-			c.refused = append(c.refused, refusalText(r.s.Meta.HookRules, r.s.Meta.Hook, req.TTL))
-			c.refusedAmt.Add(c.refusedAmt, r.avail)
+			c.refused = append(c.refused, refusalText(hookRules(up.Config, r.hook), r.hook.Hex(), req.TTL))
+			c.refusedAmt.Add(c.refusedAmt, r.freeAmount)
 		}
 	}
 	kept := c.ranges[:0:0]
@@ -320,7 +291,7 @@ func refusalText(h HookRules, addr string, ttl uint64) string {
 func (st *quoteState) fill(c strikeCandidates, amount *big.Int) error {
 	free := new(big.Int)
 	for _, r := range c.ranges {
-		free.Add(free, r.avail)
+		free.Add(free, r.freeAmount)
 	}
 	if free.Cmp(amount) < 0 {
 		return shortOf(c, free, amount)
@@ -330,7 +301,7 @@ func (st *quoteState) fill(c strikeCandidates, amount *big.Int) error {
 		if left.Sign() == 0 {
 			break
 		}
-		take := r.avail
+		take := r.freeAmount
 		if take.Cmp(left) > 0 {
 			take = left
 		}
@@ -357,35 +328,25 @@ func shortOf(c strikeCandidates, free, amount *big.Int) error {
 		return problem.New(problem.PurchaseHookRefused, "%s %s is free at this strike, but only %s of it in ranges whose hooks admit this purchase: %s",
 			new(big.Int).Add(free, c.refusedAmt), tok.Symbol, free, strings.Join(c.refused, "; "))
 	}
-	msg := fmt.Sprintf("not enough free liquidity at this strike: available %s (%s %s), asked %s", free, clamm.FormatUnits(free, atoiDec(tok.Decimals)), tok.Symbol, amount)
+	msg := fmt.Sprintf("not enough free liquidity at this strike: available %s (%s %s), asked %s", free, clamm.FormatUnits(free, int(tok.Decimals)), tok.Symbol, amount)
 	if len(c.refused) > 0 {
 		msg += fmt.Sprintf("; %s more under hooks that refuse this purchase: %s", c.refusedAmt, strings.Join(c.refused, "; "))
 	}
 	return problem.New(problem.PurchaseInsufficientLiquidity, "%s", msg)
 }
 
-func atoiDec(s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
-	}
-	return n
-}
-
 // legFor is the leg that withdraws at most `take` of the range's token.
-func legFor(r candidate, take *big.Int) (chosenLeg, error) {
-	m := r.s.Meta
-	l, err := clamm.LiquidityForAmount(m.TickLower, m.TickUpper, take, r.heldIs0)
+func legFor(r strike, take *big.Int) (chosenLeg, error) {
+	l, err := clamm.LiquidityForAmount(r.tickLower, r.tickUpper, take, r.heldIs0)
 	if err != nil {
 		return chosenLeg{}, err
 	}
-	if avail, ok := new(big.Int).SetString(m.AvailableLiquidity, 10); ok && l.Cmp(avail) > 0 {
-		l = avail
+	if l.Cmp(r.free) > 0 {
+		l = r.free
 	}
-	amt, err := clamm.RangeAmount(m.TickLower, m.TickUpper, l, r.heldIs0)
+	amt, err := clamm.RangeAmount(r.tickLower, r.tickUpper, l, r.heldIs0)
 	if err != nil {
 		return chosenLeg{}, err
 	}
-	return chosenLeg{handler: common.HexToAddress(r.s.Handler.Handler.Address), pool: common.HexToAddress(r.s.Handler.Pool),
-		hook: common.HexToAddress(m.Hook), tickLower: m.TickLower, tickUpper: m.TickUpper, liquidity: l, amount: amt}, nil
+	return chosenLeg{handler: r.handler, pool: r.pool, hook: r.hook, tickLower: r.tickLower, tickUpper: r.tickUpper, liquidity: l, amount: amt}, nil
 }

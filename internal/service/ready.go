@@ -5,7 +5,6 @@ import (
 	"errors"
 	"sort"
 	"sync"
-	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -56,11 +55,10 @@ func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainRe
 		wg.Add(1)
 		go func(id uint64, up *Upstreams) {
 			defer wg.Done()
-			r, m := probe(ctx, id, up, maxLag)
-			// What _meta read is the subgraph's head: a strikes-chain miss
-			// soon after pins to it without asking (pin.go). It is as old
-			// as the question, not as the slowest of the probe's answers.
-			s.heads.sawMeta(id, m.Meta, m.at)
+			// What `_meta` reads is the subgraph's head: the subgraph
+			// client remembers it, and an answer soon after pins to it
+			// without asking (package block).
+			r := probe(ctx, id, up, maxLag)
 			mu.Lock()
 			out = append(out, r)
 			mu.Unlock()
@@ -79,19 +77,11 @@ func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainRe
 // is reported (as INTERNAL: a wiring bug) and the chain is not ready.
 var errNoProbe = errors.New("readiness: no probe declared for this upstream")
 
-// metaAt is a `_meta` answer and when it was asked.
-type metaAt struct {
-	subgraph.Meta
-	at time.Time
-}
-
-// probe checks one chain, and returns with its readiness the subgraph's
-// _meta as read (zero when it could not be read).
-func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) (ChainReadiness, metaAt) {
+// probe checks one chain.
+func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) ChainReadiness {
 	r := ChainReadiness{ChainID: id, Configured: true}
 	var head uint64
 	var meta subgraph.Meta
-	var asked time.Time
 	var headErr, metaErr, chainErr error
 	var wg sync.WaitGroup
 	wg.Add(3)
@@ -115,7 +105,6 @@ func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) (ChainR
 			metaErr = errNoProbe
 			return
 		}
-		asked = time.Now()
 		meta, metaErr = up.Meta.Meta(ctx)
 	}()
 	wg.Wait()
@@ -139,8 +128,5 @@ func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) (ChainR
 		}
 	}
 	r.Ready = len(r.Problems) == 0
-	if metaErr != nil {
-		return r, metaAt{}
-	}
-	return r, metaAt{meta, asked}
+	return r
 }

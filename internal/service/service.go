@@ -89,17 +89,17 @@ type Upstreams struct {
 	Meta MetaReader
 }
 
-// Service answers the gateway's three questions.
+// Service answers the gateway's operations, one method each. Which block
+// an answer is read at is not its concern: the gateway runs each call
+// under the pin its endpoint states (package block), and the readers it
+// is given read at that block.
 type Service struct {
 	chains map[uint64]*Upstreams
-	heads  heads // each chain's subgraph head as last seen (pin.go)
 }
 
-// New returns a service over the given chains. It reuses a subgraph head
-// seen within DefaultHeadFresh and none older; the composition root sets
-// the stale bounds from the configuration (SetHeadAges).
+// New returns a service over the given chains.
 func New(chains map[uint64]*Upstreams) *Service {
-	return &Service{chains: chains, heads: heads{ages: HeadAges{Fresh: DefaultHeadFresh}}}
+	return &Service{chains: chains}
 }
 
 // ChainIDs are the chains the service serves (live, recorded or given

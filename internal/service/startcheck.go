@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"sync"
-	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
@@ -37,29 +35,4 @@ func (s *Service) CheckChainIDs(ctx context.Context) (unreachable map[uint64]err
 		}
 	}
 	return unreachable, nil
-}
-
-// SeedHeads reads every chain's subgraph `_meta`, in parallel, and
-// remembers each one read as the chain's head, so the first strikes-chain
-// miss of a new gateway pins its chain read without asking (pin.go). The
-// command runs it in the background at start, beside binding its
-// listener: a subgraph slow to answer delays no start, and a request that
-// comes before it ends asks `_meta` itself. A read that fails only leaves
-// its chain unseeded. It returns when every read has ended.
-func (s *Service) SeedHeads(ctx context.Context) {
-	var wg sync.WaitGroup
-	for id, up := range s.chains {
-		if up.Meta == nil {
-			continue
-		}
-		wg.Add(1)
-		go func(id uint64, m MetaReader) {
-			defer wg.Done()
-			at := time.Now()
-			if meta, err := m.Meta(ctx); err == nil {
-				s.heads.sawMeta(id, meta, at)
-			}
-		}(id, up.Meta)
-	}
-	wg.Wait()
 }

@@ -109,11 +109,6 @@ func (s *Service) MarketStats(ctx context.Context, req StatsRequest) (MarketStat
 	if up.Strikes == nil {
 		return MarketStats{}, problem.New(problem.UpstreamNotConfigured, "chain %d has no strikes reader configured", req.ChainID)
 	}
-	// The chain is read first (the market's pools and ranges' facts), at
-	// the subgraph's indexed block (pin.go).
-	if err := s.pinIndexed(ctx, req.ChainID, up, staleStrikes); err != nil {
-		return MarketStats{}, err
-	}
 	view, err := marketView(ctx, up, req.Market)
 	if err != nil {
 		return MarketStats{}, err
@@ -197,7 +192,6 @@ func readStats(ctx context.Context, up *Upstreams, view *chain.StrikesView, req 
 	if r.meta.Block == 0 {
 		r.meta = meta
 	}
-	r.meta = pinnedMeta(ctx, r.meta)
 	return r, nil
 }
 

@@ -23,10 +23,6 @@ type StrikesRequest struct {
 	Market     common.Address
 	CallsReach int
 	PutsReach  int
-	// keepHooked keeps the ranges whose hook refuses the market now: a
-	// purchase quote asks each hook itself, with the buyer's ttl, and says
-	// which hook refuses and why instead of finding no liquidity.
-	keepHooked bool
 }
 
 // StrikesChain is the answer: entries in response order and the subgraph
@@ -101,7 +97,8 @@ type HookRules struct {
 const day = 86400
 
 // StrikesChain lists the strikes of a market within reach of the current
-// tick (domain.md section 6) that the market can buy now.
+// tick (domain.md section 6) that the market can buy now: the typed
+// strikes (strikesOf), each rendered under its price's key.
 //
 // Each pool's ranges are placed by that pool's own tick and tick spacing:
 // reach counts tick-spacing steps from the pool's spacing-aligned current
@@ -114,42 +111,125 @@ const day = 86400
 // handler whose payload format is the other market version's, or behind a
 // hook that does not admit the market (hookAdmission).
 func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (StrikesChain, error) {
-	up, err := s.upstreams(req.ChainID, true)
+	up, err := s.strikesUpstreams(req.ChainID)
 	if err != nil {
 		return StrikesChain{}, err
 	}
-	if up.Strikes == nil {
-		return StrikesChain{}, fmt.Errorf("chain %d has no strikes reader", req.ChainID)
-	}
-	if err := s.pinIndexed(ctx, req.ChainID, up, staleStrikes); err != nil {
+	set, err := s.strikesOf(ctx, up, strikesAsk{market: req.Market, callsReach: req.CallsReach, putsReach: req.PutsReach})
+	if err != nil {
 		return StrikesChain{}, err
 	}
-	p := &strikesPlan{up: up}
-	if p.view, err = marketView(ctx, up, req.Market); err != nil {
-		return StrikesChain{}, err
-	}
-	q := p.windows(req)
-	if err := p.fetch(ctx, q); err != nil {
-		return StrikesChain{}, err
-	}
-	if p.meta.Head.Number != 0 {
-		s.heads.saw(req.ChainID, p.meta.Head, time.Now())
-	}
-	p.admitted = func(common.Address) bool { return true }
-	if !req.keepHooked {
-		if p.admitted, err = s.hookAdmission(ctx, up, p.view, p.ranges); err != nil {
+	aprDay := lastCompleteDay(set.meta.Timestamp)
+	entries := make([]StrikeEntry, len(set.strikes))
+	for i, st := range set.strikes {
+		w, err := st.render(up.Config, aprDay)
+		if err != nil {
 			return StrikesChain{}, err
 		}
+		entries[i] = StrikeEntry{clamm.FormatPrice(st.price): w}
 	}
-	placed, err := p.place()
-	if err != nil {
-		return StrikesChain{}, err
-	}
-	return StrikesChain{Entries: order(placed), Block: p.meta.Block}, nil
+	return StrikesChain{Entries: entries, Block: set.meta.Block}, nil
 }
 
-// strikesPlan is what StrikesChain carries from phase to phase: the
-// market's view, each pool's window, and the ranges the subgraph returned.
+// strikesUpstreams are the chain's clients for a read built on the strikes.
+func (s *Service) strikesUpstreams(chainID uint64) (*Upstreams, error) {
+	up, err := s.upstreams(chainID, true)
+	if err != nil {
+		return nil, err
+	}
+	if up.Strikes == nil {
+		return nil, fmt.Errorf("chain %d has no strikes reader", chainID)
+	}
+	return up, nil
+}
+
+// strikesAsk is what the typed strikes core reads: the strikes chain's
+// windows (a reach each side), or the one strike a quote names (at).
+type strikesAsk struct {
+	market                common.Address
+	callsReach, putsReach int
+	// at, when set, asks for the ranges struck at one price on one side
+	// only, wherever they lie: a quote reads no other strike.
+	at *strikeAt
+	// keepHooked keeps the ranges whose hook refuses the market now: a
+	// purchase quote asks each hook itself, with the buyer's ttl, and says
+	// which hook refuses and why instead of finding no liquidity.
+	keepHooked bool
+}
+
+// strikeAt names a strike by its price (the strikes chain's key, put-asset
+// units per call asset) and side.
+type strikeAt struct {
+	isCall bool
+	price  float64
+}
+
+// strike is one range the market can buy, seen as a strike: the typed
+// core the strikes chain renders and the quote and options chain consume.
+type strike struct {
+	isCall bool
+	// tick is the strike tick: a call's upper tick, a put's lower tick
+	// (the tick the market prices the strike at); price is the market's
+	// price of it in whole put assets per call asset, the chain's key.
+	tick                 int
+	price                float64
+	handler, pool, hook  common.Address
+	handlerInfo          config.Handler
+	tickLower, tickUpper int
+	// token is the asset the range holds (token0 when heldIs0).
+	token   chain.Token
+	heldIs0 bool
+	// liquidity and free are the range's total and free Uniswap liquidity
+	// (free floored at 0); amount and freeAmount the same in token.
+	liquidity, free    *big.Int
+	amount, freeAmount *big.Int
+	// daily are the range's premium donations and fee compounds (its APR).
+	donations []subgraph.DailyRecord
+	compounds []subgraph.DailyCompound
+}
+
+// strikeSet is the typed strikes of one ask, in the strikes chain's order,
+// with the subgraph block they reflect and the market's view.
+type strikeSet struct {
+	strikes []strike
+	meta    subgraph.Meta
+	view    *chain.StrikesView
+}
+
+// strikesOf reads the strikes an ask names: the market's view (every pool
+// it approves and their prices, which handlers it can use: marketView), the
+// ranges of those pools from the
+// subgraph, which hooks admit it (unless keepHooked), and each range placed
+// on its side of its own pool's tick.
+func (s *Service) strikesOf(ctx context.Context, up *Upstreams, ask strikesAsk) (*strikeSet, error) {
+	p := &strikesPlan{up: up}
+	var err error
+	if p.view, err = marketView(ctx, up, ask.market); err != nil {
+		return nil, err
+	}
+	q, ok := p.windows(ask)
+	if !ok {
+		return &strikeSet{view: p.view}, nil // no tick has that price: no strike
+	}
+	if err := p.fetch(ctx, q); err != nil {
+		return nil, err
+	}
+	p.admitted = func(common.Address) bool { return true }
+	if !ask.keepHooked {
+		if p.admitted, err = s.hookAdmission(ctx, up, p.view, p.ranges); err != nil {
+			return nil, err
+		}
+	}
+	placed, err := p.place(ask.at)
+	if err != nil {
+		return nil, err
+	}
+	order(placed)
+	return &strikeSet{strikes: placed, meta: p.meta, view: p.view}, nil
+}
+
+// strikesPlan is what strikesOf carries from phase to phase: the market's
+// view, each pool's window, and the ranges the subgraph returned.
 type strikesPlan struct {
 	up     *Upstreams
 	view   *chain.StrikesView        // with every pool the market approves (marketView)
@@ -160,21 +240,33 @@ type strikesPlan struct {
 	admitted func(hook common.Address) bool
 }
 
+// market is the market's pair as clamm prices it.
+func (p *strikesPlan) market() clamm.Market {
+	info := p.view.Info
+	tok0, tok1 := info.TokenByAddress(info.Token0), info.TokenByAddress(info.Token1)
+	return clamm.Market{Token0IsCall: info.Token0IsCall(), Decimals0: int(tok0.Decimals), Decimals1: int(tok1.Decimals)}
+}
+
 // windows places each pool's window by its own tick and spacing and
 // returns the one subgraph query over their union. Above a pool's tick a
 // range holds token0; below, token1. Calls are the side holding the call
-// asset.
-func (p *strikesPlan) windows(req StrikesRequest) subgraph.StrikesQuery {
+// asset. A strike asked by price (at) has every pool's window span the
+// ticks and the query ask for the ranges struck at its tick alone; false
+// when no tick has that price.
+func (p *strikesPlan) windows(ask strikesAsk) (subgraph.StrikesQuery, bool) {
 	info := p.view.Info
-	reachAbove, reachBelow := req.CallsReach, req.PutsReach
+	reachAbove, reachBelow := ask.callsReach, ask.putsReach
 	if !info.Token0IsCall() {
-		reachAbove, reachBelow = req.PutsReach, req.CallsReach
+		reachAbove, reachBelow = ask.putsReach, ask.callsReach
 	}
 	pools := p.view.ApprovedPools()
 	p.byPool = make(map[common.Address]window, len(pools))
 	var q subgraph.StrikesQuery
 	for i, pool := range pools {
 		w := poolWindow(p.view.Pools[pool], reachAbove, reachBelow)
+		if ask.at != nil {
+			w.lo, w.hi = clamm.MinTick, clamm.MaxTick
+		}
 		p.byPool[pool] = w
 		if i == 0 || w.lo < q.TickLowerMin {
 			q.TickLowerMin = w.lo
@@ -186,7 +278,20 @@ func (p *strikesPlan) windows(req StrikesRequest) subgraph.StrikesQuery {
 			q.Pools = append(q.Pools, pool)
 		}
 	}
-	return q
+	if ask.at == nil {
+		return q, true
+	}
+	t, ok := p.market().StrikeTick(ask.at.price)
+	if !ok {
+		return q, false
+	}
+	// A call is struck at its range's upper tick, a put at its lower.
+	if ask.at.isCall {
+		q.TickLowerMax, q.TickUpper = t-1, &[2]int{t, t}
+	} else {
+		q.TickLowerMin, q.TickLowerMax, q.TickUpper = t, t, &[2]int{t + 1, clamm.MaxTick}
+	}
+	return q, true
 }
 
 // fetch runs the one query over the union of the pools' windows (each
@@ -198,7 +303,6 @@ func (p *strikesPlan) fetch(ctx context.Context, q subgraph.StrikesQuery) error 
 	if p.ranges, p.meta, err = p.up.Subgraph.Strikes(ctx, q); err != nil {
 		return err
 	}
-	p.meta = pinnedMeta(ctx, p.meta)
 	var unseen []common.Address
 	for _, r := range p.ranges {
 		if _, ok := p.view.Handlers[r.Handler.Addr()]; !ok {
@@ -211,23 +315,18 @@ func (p *strikesPlan) fetch(ctx context.Context, q subgraph.StrikesQuery) error 
 	return p.up.Strikes.HandlerViews(ctx, p.view, unseen)
 }
 
-// placedStrike is a strike with its price, for ordering.
-type placedStrike struct {
-	price float64
-	key   string
-	s     Strike
-}
-
 // place turns each range the market can buy into a strike on its side of
 // its pool's tick; ranges holding the tick or outside the window are left
-// out, and a range that cannot be is the subgraph's garbage.
-func (p *strikesPlan) place() ([]placedStrike, error) {
+// out, and a range that cannot be is the subgraph's garbage. With at, only
+// the strikes at its price and side are kept (a subgraph document that
+// does not bound tickUpper returns more).
+func (p *strikesPlan) place(at *strikeAt) ([]strike, error) {
 	info := p.view.Info
 	tok0, tok1 := info.TokenByAddress(info.Token0), info.TokenByAddress(info.Token1)
-	m := clamm.Market{Token0IsCall: info.Token0IsCall(), Decimals0: int(tok0.Decimals), Decimals1: int(tok1.Decimals)}
-	aprDay := lastCompleteDay(p.meta.Timestamp)
-	out := make([]placedStrike, 0, len(p.ranges))
-	for _, r := range p.ranges {
+	m := p.market()
+	out := make([]strike, 0, len(p.ranges))
+	for i := range p.ranges {
+		r := &p.ranges[i]
 		if r.TickLower >= r.TickUpper || r.TickLower < clamm.MinTick || r.TickUpper > clamm.MaxTick {
 			return nil, subgraphGarbage(fmt.Errorf("strike %s has ticks [%d, %d]", r.ID, r.TickLower, r.TickUpper))
 		}
@@ -248,61 +347,101 @@ func (p *strikesPlan) place() ([]placedStrike, error) {
 		default:
 			continue // holds the pool's current tick, or outside its window
 		}
-		st, strikeTick, err := p.strike(r, held, heldIs0, aprDay)
+		st, err := p.strike(r, held, heldIs0)
 		if err != nil {
 			return nil, err
 		}
-		price := m.TickPrice(strikeTick)
-		out = append(out, placedStrike{price: price, key: clamm.FormatPrice(price), s: st})
+		if st.price = m.TickPrice(st.tick); at != nil && (at.isCall != st.isCall || at.price != st.price) {
+			continue
+		}
+		out = append(out, st)
 	}
 	return out, nil
 }
 
-// strike is range r seen as a strike on the side holding held, and its
-// strike tick.
-func (p *strikesPlan) strike(r subgraph.Strike, held chain.Token, heldIs0 bool, aprDay int64) (Strike, int, error) {
-	isCall := held.Address == p.view.Info.CallAsset.Address
-	strikeTick := clamm.PutStrikeTick(r.TickLower, r.TickUpper)
-	kind := "put"
-	if isCall {
-		strikeTick, kind = clamm.CallStrikeTick(r.TickLower, r.TickUpper), "call"
+// strike is range r seen as a strike on the side holding held.
+func (p *strikesPlan) strike(r *subgraph.Strike, held chain.Token, heldIs0 bool) (strike, error) {
+	st := strike{
+		isCall: held.Address == p.view.Info.CallAsset.Address, tick: clamm.PutStrikeTick(r.TickLower, r.TickUpper),
+		handler: r.Handler.Addr(), pool: r.Pool.Addr(), hook: r.Hook.Addr(), handlerInfo: p.up.Config.HandlerInfo(r.Handler.Addr()),
+		tickLower: r.TickLower, tickUpper: r.TickUpper, token: held, heldIs0: heldIs0,
+		liquidity: r.TotalLiquidity.Int, donations: r.DailyDonations, compounds: r.DailyFeeCompounds,
 	}
-	st, err := strikeFigures(r, held, heldIs0, aprDay)
-	if err != nil {
-		return Strike{}, 0, err
+	if st.isCall {
+		st.tick = clamm.CallStrikeTick(r.TickLower, r.TickUpper)
 	}
-	st.Type = kind
-	st.Meta.HookRules = hookRules(p.up.Config, r.Hook.Addr())
-	h := p.up.Config.HandlerInfo(r.Handler.Addr())
-	st.Handler = Handler{Name: h.Name, Deprecated: h.Deprecated, Handler: HandlerRef{Address: r.Handler.Addr().Hex()}, Pool: r.Pool.Addr().Hex()}
-	return st, strikeTick, nil
+	st.free = new(big.Int).Sub(st.liquidity, r.UsedLiquidity.Int)
+	if st.free.Sign() < 0 {
+		// used above total is a legitimate on-chain state: reserveLiquidity
+		// moves L out of totalLiquidity without checking liquidityUsed
+		// (contract-behaviour.md 3.3). Nothing is buyable then, as the
+		// handler's checked subtraction would revert.
+		st.free.SetInt64(0)
+	}
+	var err error
+	if st.amount, err = clamm.RangeAmount(r.TickLower, r.TickUpper, st.liquidity, heldIs0); err != nil {
+		return strike{}, subgraphGarbage(err)
+	}
+	if st.freeAmount, err = clamm.RangeAmount(r.TickLower, r.TickUpper, st.free, heldIs0); err != nil {
+		return strike{}, subgraphGarbage(err)
+	}
+	return st, nil
 }
 
 // order sorts strikes by price, then handler name, handler, hook and pool
-// (the same sort a client would need for a stable list), and
-// keys each by its price.
-func order(out []placedStrike) []StrikeEntry {
+// (the same sort a client would need for a stable list; addresses compare
+// as the checksummed text the answer shows).
+func order(out []strike) {
 	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
+		a, b := &out[i], &out[j]
 		if a.price != b.price {
 			return a.price < b.price
 		}
-		if a.s.Handler.Name != b.s.Handler.Name {
-			return a.s.Handler.Name < b.s.Handler.Name
+		if a.handlerInfo.Name != b.handlerInfo.Name {
+			return a.handlerInfo.Name < b.handlerInfo.Name
 		}
-		if a.s.Handler.Handler.Address != b.s.Handler.Handler.Address {
-			return a.s.Handler.Handler.Address < b.s.Handler.Handler.Address
+		if a.handler != b.handler {
+			return a.handler.Hex() < b.handler.Hex()
 		}
-		if a.s.Meta.Hook != b.s.Meta.Hook {
-			return a.s.Meta.Hook < b.s.Meta.Hook
+		if a.hook != b.hook {
+			return a.hook.Hex() < b.hook.Hex()
 		}
-		return a.s.Handler.Pool < b.s.Handler.Pool
+		return a.pool.Hex() < b.pool.Hex()
 	})
-	entries := make([]StrikeEntry, len(out))
-	for i, k := range out {
-		entries[i] = StrikeEntry{k.key: k.s}
+}
+
+// render is the strike as the strikes chain shows it: figures in the held
+// token, the hook's rules, the APR of the last complete day before aprDay.
+func (st *strike) render(c *config.Chain, aprDay int64) (Strike, error) {
+	apr, err := st.apr(aprDay)
+	if err != nil {
+		return Strike{}, subgraphGarbage(err)
 	}
-	return entries
+	kind := "put"
+	if st.isCall {
+		kind = "call"
+	}
+	dec := int(st.token.Decimals)
+	used := new(big.Int).Sub(st.liquidity, st.free)
+	return Strike{
+		Type:               kind,
+		TotalLiquidity:     clamm.FormatUnits(st.amount, dec),
+		AvailableLiquidity: clamm.FormatUnits(st.freeAmount, dec),
+		Utilization:        clamm.Percent(used, st.liquidity),
+		APR:                apr,
+		Handler:            Handler{Name: st.handlerInfo.Name, Deprecated: st.handlerInfo.Deprecated, Handler: HandlerRef{Address: st.handler.Hex()}, Pool: st.pool.Hex()},
+		Token:              tokenJSON(st.token),
+		Meta: StrikeMeta{
+			Hook:                    st.hook.Hex(),
+			TickLower:               st.tickLower,
+			TickUpper:               st.tickUpper,
+			TotalTokenLiquidity:     st.amount.String(),
+			AvailableTokenLiquidity: st.freeAmount.String(),
+			TotalLiquidity:          st.liquidity.String(),
+			AvailableLiquidity:      st.free.String(),
+			HookRules:               hookRules(c, st.hook),
+		},
+	}, nil
 }
 
 // window is where a pool's strikes within reach lie: ranges whose tickLower
@@ -370,60 +509,7 @@ func hookRules(c *config.Chain, hook common.Address) HookRules {
 	return out
 }
 
-// strikeFigures converts a range's liquidity into the token it holds.
-func strikeFigures(r subgraph.Strike, held chain.Token, heldIs0 bool, aprDay int64) (Strike, error) {
-	total := r.TotalLiquidity.Int
-	avail := new(big.Int).Sub(total, r.UsedLiquidity.Int)
-	if avail.Sign() < 0 {
-		// used above total is a legitimate on-chain state: reserveLiquidity
-		// moves L out of totalLiquidity without checking liquidityUsed
-		// (contract-behaviour.md 3.3). Nothing is buyable then, as the
-		// handler's checked subtraction would revert.
-		avail.SetInt64(0)
-	}
-	used := new(big.Int).Sub(total, avail)
-	pick := func(l *big.Int) (*big.Int, error) {
-		a0, a1, err := clamm.RangeAmounts(r.TickLower, r.TickUpper, l)
-		if err != nil {
-			return nil, err
-		}
-		if heldIs0 {
-			return a0, nil
-		}
-		return a1, nil
-	}
-	totalTok, err := pick(total)
-	if err != nil {
-		return Strike{}, subgraphGarbage(err)
-	}
-	availTok, err := pick(avail)
-	if err != nil {
-		return Strike{}, subgraphGarbage(err)
-	}
-	apr, err := rangeAPR(r, heldIs0, totalTok, aprDay)
-	if err != nil {
-		return Strike{}, subgraphGarbage(err)
-	}
-	dec := int(held.Decimals)
-	return Strike{
-		TotalLiquidity:     clamm.FormatUnits(totalTok, dec),
-		AvailableLiquidity: clamm.FormatUnits(availTok, dec),
-		Utilization:        clamm.Percent(used, total),
-		APR:                apr,
-		Token:              tokenJSON(held),
-		Meta: StrikeMeta{
-			Hook:                    r.Hook.Addr().Hex(),
-			TickLower:               r.TickLower,
-			TickUpper:               r.TickUpper,
-			TotalTokenLiquidity:     totalTok.String(),
-			AvailableTokenLiquidity: availTok.String(),
-			TotalLiquidity:          total.String(),
-			AvailableLiquidity:      avail.String(),
-		},
-	}, nil
-}
-
-// rangeAPR is the strike's APR in percent:
+// apr is the strike's APR in percent:
 //
 //	apr = (donated + compounded) / totalTokenLiquidity * 365 * 100
 //
@@ -432,15 +518,15 @@ func strikeFigures(r subgraph.Strike, held chain.Token, heldIs0 bool, aprDay int
 // each converted from liquidity units to the held token at the day's recorded
 // sqrtPriceX96 (LiquidityAmounts.getAmountsForLiquidity, then the other
 // token's part valued at that price). "0" when there is no record for that day.
-func rangeAPR(r subgraph.Strike, heldIs0 bool, totalTok *big.Int, aprDay int64) (string, error) {
-	if aprDay <= 0 || totalTok.Sign() == 0 {
+func (st *strike) apr(aprDay int64) (string, error) {
+	if aprDay <= 0 || st.amount.Sign() == 0 {
 		return "0", nil
 	}
-	sa, err := clamm.SqrtRatioAtTick(r.TickLower)
+	sa, err := clamm.SqrtRatioAtTick(st.tickLower)
 	if err != nil {
 		return "", err
 	}
-	sb, err := clamm.SqrtRatioAtTick(r.TickUpper)
+	sb, err := clamm.SqrtRatioAtTick(st.tickUpper)
 	if err != nil {
 		return "", err
 	}
@@ -450,15 +536,15 @@ func rangeAPR(r subgraph.Strike, heldIs0 bool, totalTok *big.Int, aprDay int64) 
 			return
 		}
 		a0, a1 := clamm.AmountsForLiquidity(sqrtP, sa, sb, l)
-		earned.Add(earned, valueIn(a0, a1, sqrtP, heldIs0))
+		earned.Add(earned, valueIn(a0, a1, sqrtP, st.heldIs0))
 	}
-	for _, d := range r.DailyDonations {
+	for _, d := range st.donations {
 		add(d.Donation.Int, d.SqrtPriceX96.Int, d.Start)
 	}
-	for _, c := range r.DailyFeeCompounds {
+	for _, c := range st.compounds {
 		add(c.Compound.Int, c.SqrtPriceX96.Int, c.Start)
 	}
-	return clamm.Percent(earned.Mul(earned, big.NewInt(365)), totalTok), nil
+	return clamm.Percent(earned.Mul(earned, big.NewInt(365)), st.amount), nil
 }
 
 // valueIn expresses amounts (a0, a1) in token0 (heldIs0) or token1 at the

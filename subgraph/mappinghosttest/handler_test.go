@@ -424,7 +424,7 @@ func TestMissingBuildSaysHowToBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = New(context.Background(), filepath.Join(t.TempDir(), "absent.wasm"), store, Options{})
-	if err == nil || !strings.Contains(err.Error(), "scripts/test-setup.sh") {
+	if err == nil || !strings.Contains(err.Error(), "npm run build") {
 		t.Fatalf("err = %v", err)
 	}
 }

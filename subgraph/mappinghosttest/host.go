@@ -40,8 +40,9 @@ func Dir() string {
 	return filepath.Dir(filepath.Dir(file))
 }
 
-// BuildHint says how to produce the build output the tests run.
-const BuildHint = "build the subgraph first: run scripts/test-setup.sh"
+// BuildHint says how to get back the build output the tests run, which is
+// committed.
+const BuildHint = "subgraph/build is committed: restore it (git checkout -- subgraph/build) or rebuild it (npm ci and npm run build in subgraph/)"
 
 // Store is the entity store shared by every data source of one test: the
 // Graph Node emulator's versioned store (internal/graphnode), so what the

@@ -11,9 +11,9 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
 // The chain moves, and the subgraph indexes it, between two requests:
@@ -63,8 +63,8 @@ func TestPagesContinueAtTheFirstAnswersBlock(t *testing.T) {
 		cfg.StrikesTTL, cfg.HistoryTTL = config.Duration(time.Nanosecond), config.Duration(time.Nanosecond)
 		cfg.StaleGrace = config.Duration(time.Nanosecond)
 	})
-	ix.Sync()                                 // the Multicall3 deployment's block
-	a.Service.SetHeadAges(service.HeadAges{}) // no clock moves here: every miss asks where the subgraph is
+	ix.Sync()                            // the Multicall3 deployment's block
+	a.Pins.SetHeadAges(block.HeadAges{}) // no clock moves here: every miss asks where the subgraph is
 	first := p.Chain.BlockNumber()
 	history := gateway.PathPurchaseHistory + "?chainId=42161&user=" + buyer.Addr.Hex() + "&optionMarket=" + p.Market.Hex()
 	strikes := gateway.PathStrikesChain + "?chainId=42161&optionMarket=" + p.Market.Hex() + "&callsReach=5&putsReach=5"

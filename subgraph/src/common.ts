@@ -55,3 +55,14 @@ export function poolPrice(address: Bytes): BigInt {
   const pool = Pool.load(hex(address));
   return pool == null ? ZERO : pool.sqrtPriceX96;
 }
+
+const TWO16 = BigInt.fromI32(65536);
+
+// The position of an event's log in the chain: blockNumber × 2^32 +
+// logIndex (a block's logs are numbered from 0, far below 2^32). Lists
+// ordered by it are in chain order with no ties, where a timestamp ties
+// every record of a block (and of several blocks on chains faster than a
+// block a second) and Graph Node then breaks the tie by id.
+export function logOrder(e: ethereum.Event): BigInt {
+  return e.block.number.times(TWO16).times(TWO16).plus(e.logIndex);
+}

@@ -8,7 +8,7 @@ import { Address, BigInt, ethereum } from '@graphprotocol/graph-ts';
 import { LpDeposit, LpPosition, LpShareMove, LpWithdrawal, Strike } from '../generated/schema';
 import { Transfer } from '../generated/templates/HandlerV2/UniswapV3SingleTickLiquidityHandlerV2';
 import { TransferBatch, TransferSingle } from '../generated/templates/HandlerV1/UniswapV3SingleTickLiquidityHandler';
-import { ZERO, hex, poolPrice } from './common';
+import { ZERO, hex, logOrder, poolPrice } from './common';
 
 const ZERO_ADDRESS = Address.zero();
 
@@ -33,13 +33,17 @@ function loadPosition(handler: Address, tokenId: BigInt, user: Address, e: ether
     pos.reservedLiquidity = ZERO;
     pos.open = false;
     pos.openedAt = e.block.timestamp;
+    pos.openedLogOrder = logOrder(e);
   }
   return pos;
 }
 
 function savePosition(pos: LpPosition, e: ethereum.Event): void {
   const open = pos.shares.gt(ZERO) || pos.reservedLiquidity.gt(ZERO);
-  if (open && !pos.open) pos.openedAt = e.block.timestamp;
+  if (open && !pos.open) {
+    pos.openedAt = e.block.timestamp;
+    pos.openedLogOrder = logOrder(e);
+  }
   pos.open = open;
   pos.updatedAt = e.block.timestamp;
   pos.save();
@@ -146,6 +150,7 @@ export function recordDeposit(e: ethereum.Event, strike: Strike, user: Address, 
   d.sqrtPriceX96 = poolPrice(strike.pool);
   d.blockNumber = e.block.number;
   d.timestamp = e.block.timestamp;
+  d.logOrder = logOrder(e);
   d.txHash = e.transaction.hash;
   d.save();
 }
@@ -166,6 +171,7 @@ function withdrawal(e: ethereum.Event, strike: Strike, user: Address, liquidity:
   w.sqrtPriceX96 = poolPrice(strike.pool);
   w.blockNumber = e.block.number;
   w.timestamp = e.block.timestamp;
+  w.logOrder = logOrder(e);
   w.txHash = e.transaction.hash;
   return w;
 }

@@ -16,7 +16,7 @@ import {
   Transfer,
 } from '../generated/templates/MarketV2/DopexV2OptionMarketV2';
 import { LogMintOption as LogMintOptionV1 } from '../generated/templates/MarketV1/DopexV2OptionMarket';
-import { ZERO, dayStart, ensurePool, hex, poolPrice } from './common';
+import { ZERO, dayStart, ensurePool, hex, logOrder, poolPrice } from './common';
 import { addCallPurchase, addExercise, countBuyer, initDayStats } from './stats';
 import { DopexV2OptionMarket } from '../generated/templates/MarketV1/DopexV2OptionMarket';
 import { marketKnown, marketUpdated } from './approval';
@@ -126,6 +126,7 @@ function newOption(e: ethereum.Event, tokenId: BigInt, owner: Address, isCall: b
   option.state = 'Open';
   option.isCall = isCall;
   option.mintTimestamp = e.block.timestamp;
+  option.mintLogOrder = logOrder(e);
   option.mintTxHash = e.transaction.hash;
   option.exerciseCount = 0;
   return option;
@@ -301,6 +302,7 @@ function minted(e: ethereum.Event, user: Address, tokenId: BigInt, isCall: boole
   purchase.sqrtPriceX96 = market == null ? ZERO : poolPrice(Bytes.fromHexString(market.primePool));
   purchase.blockNumber = e.block.number;
   purchase.timestamp = e.block.timestamp;
+  purchase.logOrder = logOrder(e);
   purchase.txHash = e.transaction.hash;
   purchase.save();
 
@@ -397,6 +399,7 @@ export function handleExerciseOption(e: LogExerciseOption): void {
   x.sqrtPriceX96 = market == null ? ZERO : poolPrice(Bytes.fromHexString(market.primePool));
   x.blockNumber = e.block.number;
   x.timestamp = e.block.timestamp;
+  x.logOrder = logOrder(e);
   x.txHash = e.transaction.hash;
   x.save();
   addExercise(d, market, option.isCall, e.params.totalProfit, x.sqrtPriceX96);

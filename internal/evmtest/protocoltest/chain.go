@@ -43,6 +43,9 @@ type Chain struct {
 	// it off, transactions wait in the pool until Commit: several in one block.
 	AutoCommit bool
 	pending    []common.Hash
+	// sent counts each account's transactions waiting for the block: the
+	// pool's pending nonce may not count them yet when the next is signed.
+	sent map[common.Address]uint64
 }
 
 // NewChain starts a simulated chain with n funded accounts (at least one).
@@ -175,6 +178,14 @@ func (c *Chain) SendRaw(from *Account, to common.Address, data []byte, label str
 	}
 	opts := *from.opts
 	opts.GasLimit = 16_000_000
+	if !c.AutoCommit {
+		n, err := c.Client().NonceAt(ctx, from.Addr, nil)
+		if err != nil {
+			c.T.Fatal(err)
+		}
+		opts.Nonce = new(big.Int).SetUint64(n + c.sent[from.Addr])
+		c.sent[from.Addr]++
+	}
 	bound := bind.NewBoundContract(to, abi.ABI{}, c.Client(), c.Client(), c.Client())
 	tx, err := bound.RawTransact(&opts, data)
 	if err != nil {
@@ -260,9 +271,10 @@ func decodeRevert(method string, err error) error {
 // receipts and are not simulated first.
 func (c *Chain) Block(fn func()) []*types.Receipt {
 	c.T.Helper()
-	c.AutoCommit, c.pending = false, nil
+	c.AutoCommit, c.pending, c.sent = false, nil, map[common.Address]uint64{}
 	defer func() { c.AutoCommit = true }()
 	fn()
+	c.awaitPending()
 	c.Backend.Commit()
 	var out []*types.Receipt
 	for _, h := range c.pending {
@@ -274,6 +286,34 @@ func (c *Chain) Block(fn func()) []*types.Receipt {
 	}
 	c.pending = nil
 	return out
+}
+
+// awaitPending waits until the pool holds every transaction Block's fn
+// sent as executable: the pool promotes an account's next nonce in its own
+// loop, and a block sealed before that leaves the transaction out (at most
+// ten seconds, as AdjustTime).
+func (c *Chain) awaitPending() {
+	ctx := context.Background()
+	deadline := time.Now().Add(10 * time.Second)
+	for addr, n := range c.sent {
+		for {
+			mined, err := c.Client().NonceAt(ctx, addr, nil)
+			if err != nil {
+				c.T.Fatal(err)
+			}
+			pending, err := c.Client().PendingNonceAt(ctx, addr)
+			if err != nil {
+				c.T.Fatal(err)
+			}
+			if pending >= mined+n {
+				break
+			}
+			if time.Now().After(deadline) {
+				c.T.Fatalf("the pool holds %d of %s's %d transactions", pending-mined, addr, n)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 }
 
 // BlockNumber is the number of the latest block.

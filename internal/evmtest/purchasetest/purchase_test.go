@@ -101,9 +101,10 @@ func deploy(t *testing.T) *setup {
 
 func (s *setup) upstreams() *service.Upstreams { return s.up }
 
-func (s *setup) key(tick int) string {
+// key is the strike's price at tick, as the strikes chain keys it.
+func (s *setup) key(tick int) float64 {
 	m := clamm.Market{Token0IsCall: s.p.Token0 == s.p.CallAsset, Decimals0: 18, Decimals1: 6}
-	return clamm.FormatPrice(m.TickPrice(tick))
+	return m.TickPrice(tick)
 }
 
 func (s *setup) callReq(ttl uint64, amount *big.Int, user common.Address) service.PurchaseRequest {

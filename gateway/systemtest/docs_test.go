@@ -1,0 +1,171 @@
+package systemtest
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
+)
+
+// userDocs are the pages written for users: the README and docs/.
+func userDocs(t *testing.T) []string {
+	t.Helper()
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("docs/*.md: %v (%d pages)", err, len(pages))
+	}
+	return append([]string{filepath.Join(root, "README.md")}, pages...)
+}
+
+// An example is one curl line of a page: the URL it asks, its headers,
+// the status its comment shows (200 when it shows none) and the pattern
+// its `| grep` looks for in the answer.
+type example struct {
+	page, line string
+	url        string
+	headers    [][2]string
+	status     int
+	grep       string // a regexp, (?i) when the grep is -i
+	withHead   bool   // curl -i: the grep reads the header lines too
+}
+
+var (
+	exampleURL    = regexp.MustCompile(`'?(localhost:8080[^'\s]*)'?`)
+	exampleHeader = regexp.MustCompile(`-H '([^:']+):\s*([^']*)'`)
+	exampleStatus = regexp.MustCompile(`#\s*(\d{3})\s*$`)
+	exampleGrep   = regexp.MustCompile(`\|\s*grep\s+((?:-\w+\s+)*)'([^']*)'`)
+	curlInclude   = regexp.MustCompile(`^curl\s+(?:-\w+\s+)*-\w*i`)
+)
+
+func examples(t *testing.T) []example {
+	t.Helper()
+	var out []example
+	for _, page := range userDocs(t) {
+		raw, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(raw), "\n") {
+			l := strings.TrimSpace(line)
+			if !strings.HasPrefix(l, "curl ") {
+				continue
+			}
+			m := exampleURL.FindStringSubmatch(l)
+			if m == nil {
+				t.Errorf("%s: a curl example that asks no localhost:8080 URL: %s", page, l)
+				continue
+			}
+			ex := example{page: page, line: l, url: m[1], status: http.StatusOK}
+			for _, h := range exampleHeader.FindAllStringSubmatch(l, -1) {
+				ex.headers = append(ex.headers, [2]string{h[1], h[2]})
+			}
+			if s := exampleStatus.FindStringSubmatch(l); s != nil {
+				ex.status, _ = strconv.Atoi(s[1])
+			}
+			if g := exampleGrep.FindStringSubmatch(l); g != nil {
+				ex.grep = "(?m)" + g[2]
+				if strings.Contains(g[1], "i") {
+					ex.grep = "(?i)" + ex.grep
+				}
+			}
+			ex.withHead = curlInclude.MatchString(l)
+			out = append(out, ex)
+		}
+	}
+	return out
+}
+
+// Every example command in the README and docs/ runs against the demo, as
+// `go run ./cmd/clamm-gateway` serves it, and gets the status it is shown
+// with; a `| grep` in it finds its pattern. An ETag placeholder is the
+// ETag of the example before it.
+func TestDocExamplesAnswerAsShown(t *testing.T) {
+	t.Parallel()
+	a, err := app.New(app.Options{Config: config.Default(), Demo: true, Metrics: metrics.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := examples(t)
+	if len(all) < 20 {
+		t.Fatalf("only %d examples found: is the README's format still the one this test reads?", len(all))
+	}
+	lastETag := ""
+	for _, ex := range all {
+		req := httptest.NewRequest(http.MethodGet, strings.TrimPrefix(ex.url, "localhost:8080"), nil)
+		for _, h := range ex.headers {
+			v := h[1]
+			if strings.Contains(v, "<the ETag above>") {
+				v = lastETag
+			}
+			req.Header.Set(h[0], v)
+		}
+		rec := httptest.NewRecorder()
+		a.Server.ServeHTTP(rec, req)
+		if rec.Code != ex.status {
+			t.Errorf("%s: %s\n  answered %d, the page shows %d: %s", ex.page, ex.line, rec.Code, ex.status, rec.Body)
+		}
+		text := rec.Body.String()
+		if ex.withHead {
+			var head strings.Builder
+			for k, vs := range rec.Header() {
+				for _, v := range vs {
+					head.WriteString(k + ": " + v + "\n")
+				}
+			}
+			text = head.String() + text
+		}
+		if ex.grep != "" && !regexp.MustCompile(ex.grep).MatchString(text) {
+			t.Errorf("%s: %s\n  the answer has no line matching %q", ex.page, ex.line, ex.grep)
+		}
+		if e := rec.Header().Get("ETag"); e != "" {
+			lastETag = e
+		}
+	}
+}
+
+var (
+	mdLink      = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	issueNumber = regexp.MustCompile(`(?i)\bissues?\s*#?\d+|(^|[\s(])#\d+\b`)
+)
+
+// The README fits on a few screens, every relative link of the user docs
+// resolves to a file of the repository, and no page names a tracker's
+// issue numbers, which a user cannot see.
+func TestUserDocsHold(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(readme), "\n"); n >= 250 {
+		t.Errorf("README.md has %d lines; keep it under 250 and move detail to docs/", n)
+	}
+	pages := append(userDocs(t), filepath.Join(root, "CHANGELOG.md"), filepath.Join(root, "RELIABILITY.md"), filepath.Join(root, "BENCHMARKS.md"))
+	for _, page := range pages {
+		raw, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(string(raw), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "#") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			target, _, _ = strings.Cut(target, "#")
+			if _, err := os.Stat(filepath.Join(filepath.Dir(page), target)); err != nil {
+				t.Errorf("%s links to %s, which is not in the repository", page, m[1])
+			}
+		}
+		if m := issueNumber.FindString(string(raw)); m != "" {
+			t.Errorf("%s names an issue number (%q): users cannot see the tracker", page, m)
+		}
+	}
+}

@@ -1,0 +1,322 @@
+package block
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// gatedIndexer is a subgraph whose `_meta` answers wait for release; it
+// keeps each call's context.
+type gatedIndexer struct {
+	mu      sync.Mutex
+	calls   []context.Context
+	release chan struct{}
+	answer  Ref
+	err     error
+	seen    Seen
+}
+
+func (g *gatedIndexer) IndexedHead(ctx context.Context) (Ref, error) {
+	g.mu.Lock()
+	g.calls = append(g.calls, ctx)
+	rel := g.release
+	g.mu.Unlock()
+	select {
+	case <-rel:
+	case <-ctx.Done():
+		return Ref{}, ctx.Err()
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.answer, g.err
+}
+
+func (g *gatedIndexer) Seen() *Seen { return &g.seen }
+
+func (g *gatedIndexer) count() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.calls)
+}
+
+// headers is a node whose head is head; it counts the headers read.
+type headers struct {
+	mu    sync.Mutex
+	head  Ref
+	reads int
+}
+
+func (h *headers) Header(context.Context, string) (Ref, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.reads++
+	return h.head, nil
+}
+
+func (h *headers) HeaderAt(_ context.Context, n uint64) (Ref, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.reads++
+	if n > h.head.Number {
+		return Ref{}, problem.New(problem.BlockNotFound, "no block %d", n)
+	}
+	return Ref{Number: n, Hash: "0xb" + Decimal(n)}, nil
+}
+
+func (h *headers) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.reads
+}
+
+func newPins(t *testing.T, g *gatedIndexer, h *headers, ages HeadAges) *Pins {
+	t.Helper()
+	p, err := New(map[uint64]Sources{1: {Indexed: g, Headers: h}}, ages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// pinOnce runs an answer that reads nothing the way a strikes-chain miss
+// is run, and returns its block; cancelAfter ends the request as soon as
+// its read starts.
+func pinOnce(t *testing.T, p *Pins, cancelAfter bool) Ref {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var pinned Ref
+	r, err := p.Run(ctx, Ask{Chain: 1}, IndexedHead(StaleStrikes), func(ctx context.Context) error {
+		var ok bool
+		if pinned, ok = From(ctx).Resolved(); !ok {
+			t.Fatal("the pin is not resolved before the answer's first read")
+		}
+		if cancelAfter {
+			cancel() // the request is over; its refresh is not
+		}
+		return nil
+	})
+	if err != nil || r != pinned {
+		t.Fatalf("Run: %+v %v; the read saw %+v", r, err, pinned)
+	}
+	return r
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 30s for: %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A head past the fresh age but within the stale bound pins at once and
+// starts one refresh, detached from the request (cancelled here as soon
+// as the pin is resolved) and under the refresh deadline; a second miss
+// while it runs starts none; its result is the next misses' head. A
+// failed refresh leaves the head as it was and lets the next miss try
+// again. Ages are set, not waited for.
+func TestStaleHeadIsRefreshedInTheBackground(t *testing.T) {
+	seen := Ref{Number: 5, Hash: "0x05", Timestamp: 50}
+	g := &gatedIndexer{release: make(chan struct{}), answer: Ref{Number: 9, Hash: "0x09", Timestamp: 90}}
+	p := newPins(t, g, &headers{}, HeadAges{Strikes: time.Hour, RefreshTimeout: time.Hour})
+	g.seen.Saw(seen, time.Now())
+
+	if r := pinOnce(t, p, true); r != seen {
+		t.Fatalf("pinned to %+v, want the head seen %+v", r, seen)
+	}
+	waitFor(t, "the refresh to ask", func() bool { return g.count() == 1 })
+	if r := pinOnce(t, p, false); r != seen || g.count() != 1 {
+		t.Fatalf("second miss: %+v with %d refreshes, want %+v and one", r, g.count(), seen)
+	}
+	g.mu.Lock()
+	ctx := g.calls[0]
+	g.mu.Unlock()
+	if _, ok := ctx.Deadline(); !ok || ctx.Err() != nil || From(ctx) != nil {
+		t.Fatalf("the refresh's context: deadline set %v, err %v, pinned %v", ok, ctx.Err(), From(ctx) != nil)
+	}
+	close(g.release)
+	waitFor(t, "the refreshed head", func() bool { return pinOnce(t, p, false).Number == 9 })
+
+	// A failed refresh: the head stays, no error reaches a miss, and the
+	// next miss starts another.
+	g.mu.Lock()
+	g.err, g.answer = errors.New("subgraph down"), Ref{}
+	g.mu.Unlock()
+	before := g.count()
+	waitFor(t, "two refreshes after the failure", func() bool {
+		if r := pinOnce(t, p, false); r.Number != 9 {
+			t.Fatalf("pinned to %+v after a failed refresh, want block 9", r)
+		}
+		return g.count() >= before+2
+	})
+
+	// Past the stale bound the miss asks itself, and fails with the
+	// subgraph's error before its read.
+	p.SetHeadAges(HeadAges{})
+	read := false
+	if _, err := p.Run(context.Background(), Ask{Chain: 1}, IndexedHead(StaleStrikes), func(context.Context) error { read = true; return nil }); err == nil || read {
+		t.Fatalf("a miss past the stale bound: %v, read %v; want the `_meta` error and no read", err, read)
+	}
+}
+
+// Each answer is under its own stale bound, and a stale bound shorter
+// than the fresh age wins: a head older than the bound is never used,
+// however fresh the fresh age would call it.
+func TestHeadUsableUnderItsOwnBound(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		ages         HeadAges
+		age          time.Duration
+		stale        Stale
+		use, refresh bool
+	}{
+		{"fresh", HeadAges{Fresh: time.Second, Strikes: time.Hour}, 0, StaleStrikes, true, false},
+		{"past fresh, within the bound", HeadAges{Fresh: time.Second, Strikes: time.Hour}, time.Minute, StaleStrikes, true, true},
+		{"a quote past its own bound", HeadAges{Strikes: time.Hour, Quotes: time.Nanosecond}, time.Second, StaleQuotes, false, false},
+		{"a strikes chain within its bound", HeadAges{Strikes: time.Hour, Quotes: time.Nanosecond}, time.Second, StaleStrikes, true, true},
+		{"inside both", HeadAges{Fresh: time.Second, Strikes: 500 * time.Millisecond}, 400 * time.Millisecond, StaleStrikes, true, false},
+		{"past the bound, fresh by the fresh age", HeadAges{Fresh: time.Second, Strikes: 500 * time.Millisecond}, 600 * time.Millisecond, StaleStrikes, false, false},
+		{"the zero ages", HeadAges{}, 0, StaleStrikes, false, false},
+	} {
+		if use, refresh := c.ages.usable(c.age, c.stale); use != c.use || refresh != c.refresh {
+			t.Errorf("%s: use %v refresh %v, want %v %v", c.name, use, refresh, c.use, c.refresh)
+		}
+	}
+}
+
+// A head read by a seed is stamped when it was asked, not when a slow
+// answer arrived: it ages from the question.
+func TestSeededHeadAgesFromTheQuestion(t *testing.T) {
+	g := &gatedIndexer{release: make(chan struct{}), answer: Ref{Number: 9, Hash: "0x09", Timestamp: 1}}
+	p := newPins(t, g, &headers{}, HeadAges{})
+	before := time.Now()
+	done := make(chan struct{})
+	go func() { p.SeedHeads(context.Background()); close(done) }()
+	waitFor(t, "the seed to ask `_meta`", func() bool { return g.count() > 0 })
+	time.Sleep(20 * time.Millisecond) // the answer comes later than the question
+	answered := time.Now()
+	close(g.release)
+	<-done
+	r, at, ok := g.seen.Last()
+	if !ok || r.Number != 9 || at.Before(before) || !at.Before(answered) {
+		t.Fatalf("head %+v stamped at %v; asked after %v, answered at %v", r, at, before, answered)
+	}
+}
+
+// A block the client asks for is the answer's block whatever the route's
+// strategy: resolved before the first read, with no `_meta` or header of
+// its own. Without one, each strategy decides who resolves the pin, and
+// an answer that read nothing is at the chain's head.
+func TestRunAppliesTheStrategy(t *testing.T) {
+	g := &gatedIndexer{release: make(chan struct{}), answer: Ref{Number: 9, Hash: "0x09"}}
+	close(g.release)
+	h := &headers{head: Ref{Number: 12, Hash: "0x0c"}}
+	p := newPins(t, g, h, HeadAges{})
+	asked := Ref{Number: 7, Hash: "0x07", Timestamp: 70}
+	for _, s := range []Strategy{SubgraphFirst, IndexedHead(StaleStrikes), IndexedHead(StaleQuotes), ChainHead} {
+		r, err := p.Run(context.Background(), Ask{Chain: 1, Want: 7, At: asked}, s, func(ctx context.Context) error {
+			if Known(ctx, "latest") != "0x7" {
+				t.Errorf("%+v: the read does not know the block asked", s)
+			}
+			return nil
+		})
+		if err != nil || r != asked {
+			t.Errorf("%+v asked at 7: %+v %v", s, r, err)
+		}
+	}
+	if g.count() != 0 || h.count() != 0 {
+		t.Errorf("a block asked for read `_meta` %d times and %d headers", g.count(), h.count())
+	}
+
+	claims := map[Strategy][2]bool{ // who may claim: a chain read, the subgraph
+		SubgraphFirst: {false, true},
+		ChainHead:     {true, true},
+	}
+	for s, want := range claims {
+		r, err := p.Run(context.Background(), Ask{Chain: 1}, s, func(ctx context.Context) error {
+			pin := From(ctx)
+			if got := [2]bool{pin.Claim(Anyone), pin.Claim(Subgraph)}; got[0] != want[0] || (!got[0] && got[1] != want[1]) {
+				t.Errorf("%+v: claims (chain, subgraph) %v, want %v", s, got, want)
+			}
+			return nil // and resolves nothing: everything was cached
+		})
+		if err != nil || r != h.head {
+			t.Errorf("%+v, an answer that read nothing: %+v %v, want the head", s, r, err)
+		}
+	}
+	if r, err := p.Run(context.Background(), Ask{Chain: 1}, IndexedHead(StaleStrikes), func(context.Context) error { return nil }); err != nil || r.Number != 9 {
+		t.Errorf("IndexedHead with no head seen: %+v %v, want the subgraph's indexed block", r, err)
+	}
+	if _, err := p.Run(context.Background(), Ask{Chain: 1}, Strategy{}, func(context.Context) error { return nil }); !errors.Is(err, errUnstated) {
+		t.Errorf("an unstated strategy: %v", err)
+	}
+	if _, err := p.Run(context.Background(), Ask{Chain: 2}, IndexedHead(StaleStrikes), func(context.Context) error { return nil }); problem.As(err).Code != problem.UpstreamNotConfigured {
+		t.Errorf("a chain without sources: %v", err)
+	}
+}
+
+// A block a client asks for is read from the node once per fresh age (a
+// client paging at one block), every time with the zero ages; one past the
+// node's head is the node's BLOCK_NOT_FOUND.
+func TestBlockAtIsRemembered(t *testing.T) {
+	h := &headers{head: Ref{Number: 12}}
+	p := newPins(t, &gatedIndexer{}, h, HeadAges{Fresh: time.Hour})
+	for range 3 {
+		if r, err := p.BlockAt(context.Background(), 1, 10); err != nil || r.Hash != "0xb10" {
+			t.Fatalf("BlockAt: %+v %v", r, err)
+		}
+	}
+	if h.count() != 1 {
+		t.Errorf("%d header reads for one block within the fresh age, want 1", h.count())
+	}
+	p.SetHeadAges(HeadAges{})
+	_, _ = p.BlockAt(context.Background(), 1, 10)
+	if h.count() != 2 {
+		t.Errorf("the zero ages remembered a header")
+	}
+	if _, err := p.BlockAt(context.Background(), 1, 13); problem.As(err).Code != problem.BlockNotFound {
+		t.Errorf("past the head: %v", err)
+	}
+}
+
+// Pins need both readers of every chain: a chain without one is refused
+// when the app is built, naming what it lacks.
+func TestNewNamesAMissingSource(t *testing.T) {
+	for _, c := range []struct {
+		src  Sources
+		want string
+	}{
+		{Sources{Headers: &headers{}}, "Sources.Indexed"},
+		{Sources{Indexed: &gatedIndexer{}}, "Sources.Headers"},
+	} {
+		if _, err := New(map[uint64]Sources{42161: c.src}, HeadAges{}); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "42161") {
+			t.Errorf("%+v: %v, want an error naming chain 42161 and %s", c.src, err, c.want)
+		}
+	}
+}
+
+// A head without a hash or number is none, and an older block does not
+// replace a newer one.
+func TestSeenKeepsTheNewestHead(t *testing.T) {
+	var s Seen
+	if _, _, ok := s.Last(); ok {
+		t.Fatal("the zero Seen has seen a head")
+	}
+	t0 := time.Unix(1_700_000_000, 0)
+	s.Saw(Ref{Number: 8}, t0)
+	s.Saw(Ref{Number: 9, Hash: "0x09"}, t0)
+	s.Saw(Ref{Number: 7, Hash: "0x07"}, t0.Add(time.Second))
+	if r, at, ok := s.Last(); !ok || r.Number != 9 || !at.Equal(t0) {
+		t.Errorf("last %+v at %v, want block 9 at %v", r, at, t0)
+	}
+}
