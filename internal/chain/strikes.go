@@ -37,6 +37,7 @@ type StrikesView struct {
 type PoolView struct {
 	PoolState
 	TickSpacing    int
+	Fee            uint32 // fee(): the pool's fee tier, hundredths of a basis point
 	Token0, Token1 common.Address
 	Approved       bool
 	// approvalRead: Approved was read in this view's round trips (it is
@@ -95,7 +96,7 @@ type strikesRead struct {
 
 type poolAt struct {
 	pool              common.Address
-	slot0, immutables int // immutables: tickSpacing, token0, token1 from here; -1 when cached
+	slot0, immutables int // immutables: tickSpacing, token0, token1, fee from here; -1 when cached
 }
 
 type handlerAt struct {
@@ -208,7 +209,7 @@ func (r *Reader) decodeStrikesView(market common.Address, rd *strikesRead, res [
 			return nil, err
 		}
 		v.Info = info
-		v.Pools[info.Pool] = PoolView{PoolState: st, TickSpacing: info.TickSpacing, Token0: info.Token0, Token1: info.Token1}
+		v.Pools[info.Pool] = PoolView{PoolState: st, TickSpacing: info.TickSpacing, Fee: info.Fee, Token0: info.Token0, Token1: info.Token1}
 	} else {
 		if !res[0].OK {
 			return nil, badMarketState(&CallFailedError{Index: 0, Target: v.Info.Pool, Revert: res[0].Data})
@@ -217,7 +218,7 @@ func (r *Reader) decodeStrikesView(market common.Address, rd *strikesRead, res [
 		if err != nil {
 			return nil, upstreamGarbage(fmt.Errorf("slot0 of %s: %w", v.Info.Pool.Hex(), err))
 		}
-		v.Pools[v.Info.Pool] = PoolView{PoolState: st, TickSpacing: v.Info.TickSpacing, Token0: v.Info.Token0, Token1: v.Info.Token1}
+		v.Pools[v.Info.Pool] = PoolView{PoolState: st, TickSpacing: v.Info.TickSpacing, Fee: v.Info.Fee, Token0: v.Info.Token0, Token1: v.Info.Token1}
 	}
 	if rd.pmAt >= 0 {
 		if err := r.decodeMarketFacts(market, res[rd.pmAt], res[rd.pmAt+1], v); err != nil {
@@ -273,7 +274,8 @@ func (rd *strikesRead) addPool(r *Reader, market, p common.Address) {
 		rd.calls = append(rd.calls,
 			contracts.ChainedCall{Target: p, Data: pack(contracts.Pool, "tickSpacing")},
 			contracts.ChainedCall{Target: p, Data: pack(contracts.Pool, "token0")},
-			contracts.ChainedCall{Target: p, Data: pack(contracts.Pool, "token1")})
+			contracts.ChainedCall{Target: p, Data: pack(contracts.Pool, "token1")},
+			contracts.ChainedCall{Target: p, Data: pack(contracts.Pool, "fee")})
 	}
 	rd.pools = append(rd.pools, at)
 	rd.addApproval(market, p)
@@ -341,8 +343,8 @@ func (r *Reader) decodePools(rd *strikesRead, res []Result) error {
 		pv := v.Pools[at.pool]
 		if at.immutables >= 0 {
 			var err error
-			if pv, err = decodePoolFacts(res[at.immutables : at.immutables+3]); err != nil {
-				return unsupported(v.Info.Market, fmt.Sprintf("market pool %s does not answer tickSpacing/token0/token1", at.pool.Hex()), err)
+			if pv, err = decodePoolFacts(res[at.immutables : at.immutables+4]); err != nil {
+				return unsupported(v.Info.Market, fmt.Sprintf("market pool %s does not answer tickSpacing/token0/token1/fee", at.pool.Hex()), err)
 			}
 			pair := map[common.Address]bool{v.Info.Token0: true, v.Info.Token1: true}
 			if !pair[pv.Token0] || !pair[pv.Token1] || pv.Token0 == pv.Token1 {
@@ -380,8 +382,18 @@ func decodePoolFacts(res []Result) (PoolView, error) {
 	if pv.Token0, err = unpackAddress(contracts.Pool, "token0", res[1].Data); err != nil {
 		return pv, err
 	}
-	pv.Token1, err = unpackAddress(contracts.Pool, "token1", res[2].Data)
-	return pv, err
+	if pv.Token1, err = unpackAddress(contracts.Pool, "token1", res[2].Data); err != nil {
+		return pv, err
+	}
+	fee, err := unpackOne[*big.Int](contracts.Pool, "fee", res[3].Data)
+	if err != nil {
+		return pv, err
+	}
+	if !fee.IsUint64() || fee.Uint64() >= 1_000_000 {
+		return pv, fmt.Errorf("fee %s", fee)
+	}
+	pv.Fee = uint32(fee.Uint64())
+	return pv, nil
 }
 
 func (r *Reader) decodeHandlers(rd *strikesRead, res []Result) error {

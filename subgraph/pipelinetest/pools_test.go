@@ -24,7 +24,8 @@ import (
 // tier) with updateAddress, whose LogUpdateAddress names no pool, and
 // nothing is configured for it: the subgraph's compiled mappings find the
 // approval by reading approvedPools, and the live gateway then lists the
-// pool's ranges in the strikes chain, quotes a call whose legs are in both
+// pool's ranges in the strikes chain and the pool among the market's in
+// the option markets, quotes a call whose legs are in both
 // pools (the prepared mintOption, sent as built, mints it), counts the
 // pool's ranges in TVL and its legs in open interest, and judges each
 // leg of a position at its own pool's price (a call whose prime-pool
@@ -173,9 +174,13 @@ func (s *poolsSetup) approvedOnChain(pool common.Address) bool {
 // subgraph has read that the market does not approve it.
 func (s *poolsSetup) beforeApproval() {
 	t := s.t
-	listedBy := s.strikes(s.gateway())
+	a := s.gateway()
+	listedBy := s.strikes(a)
 	if len(listedBy[s.pool2]) != 0 || len(listedBy[s.pool3]) != 0 || len(listedBy[s.p.Pool]) == 0 {
 		t.Fatalf("before the approval: ranges by pool %v", listedBy)
+	}
+	if m := marketOf(t, a, s.p); len(m.Pools) != 1 || m.Pools[0].Address != s.p.Pool.Hex() {
+		t.Errorf("before the approval: option markets' pools %+v", m.Pools)
 	}
 	if approved, found := s.storeApproval(s.pool2); !found || approved || s.approvedOnChain(s.pool2) {
 		t.Fatalf("before the approval: subgraph %v (found %v), chain %v", approved, found, s.approvedOnChain(s.pool2))
@@ -187,7 +192,14 @@ func (s *poolsSetup) beforeApproval() {
 func (s *poolsSetup) approve() {
 	t := s.t
 	s.p.ApprovePool(s.p.Market, s.pool2, true)
-	listedBy := s.strikes(s.gateway())
+	a := s.gateway()
+	listedBy := s.strikes(a)
+	// the option markets list the pools a purchase can use: the prime
+	// pool, then the second by address; not the third
+	m := marketOf(t, a, s.p)
+	if len(m.Pools) != 2 || m.Pools[0].Address != s.p.Pool.Hex() || m.Pools[1].Address != s.pool2.Hex() || m.Pools[1].Fee != 3000 || m.Pools[1].TickSpacing != 60 {
+		t.Errorf("option markets' pools %+v", m.Pools)
+	}
 	if approved, _ := s.storeApproval(s.pool2); !approved || !s.approvedOnChain(s.pool2) {
 		t.Fatalf("after the approval: subgraph %v, chain %v", approved, s.approvedOnChain(s.pool2))
 	}
