@@ -343,7 +343,10 @@ func (r *Reader) decodePools(rd *strikesRead, res []Result) error {
 		pv := v.Pools[at.pool]
 		if at.immutables >= 0 {
 			var err error
-			if pv, err = decodePoolFacts(res[at.immutables : at.immutables+4]); err != nil {
+			if pv, err = decodePoolFacts(res[at.immutables : at.immutables+3]); err == nil {
+				pv.Fee, err = decodePoolFee(res[at.immutables+3])
+			}
+			if err != nil {
 				return unsupported(v.Info.Market, fmt.Sprintf("market pool %s does not answer tickSpacing/token0/token1/fee", at.pool.Hex()), err)
 			}
 			pair := map[common.Address]bool{v.Info.Token0: true, v.Info.Token1: true}
@@ -382,18 +385,23 @@ func decodePoolFacts(res []Result) (PoolView, error) {
 	if pv.Token0, err = unpackAddress(contracts.Pool, "token0", res[1].Data); err != nil {
 		return pv, err
 	}
-	if pv.Token1, err = unpackAddress(contracts.Pool, "token1", res[2].Data); err != nil {
-		return pv, err
+	pv.Token1, err = unpackAddress(contracts.Pool, "token1", res[2].Data)
+	return pv, err
+}
+
+// decodePoolFee is a pool's fee() answer: its fee tier, below 100%.
+func decodePoolFee(r Result) (uint32, error) {
+	if !r.OK {
+		return 0, &CallFailedError{Revert: r.Data}
 	}
-	fee, err := unpackOne[*big.Int](contracts.Pool, "fee", res[3].Data)
+	fee, err := unpackOne[*big.Int](contracts.Pool, "fee", r.Data)
 	if err != nil {
-		return pv, err
+		return 0, err
 	}
 	if !fee.IsUint64() || fee.Uint64() >= 1_000_000 {
-		return pv, fmt.Errorf("fee %s", fee)
+		return 0, fmt.Errorf("fee %s", fee)
 	}
-	pv.Fee = uint32(fee.Uint64())
-	return pv, nil
+	return uint32(fee.Uint64()), nil
 }
 
 func (r *Reader) decodeHandlers(rd *strikesRead, res []Result) error {
