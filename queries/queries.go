@@ -36,7 +36,6 @@ const (
 	StatsExercises    = "stats_exercises"
 	StatsRanges       = "stats_ranges"
 	OpenOptions       = "open_options"
-	MarketPools       = "market_pools"
 )
 
 // Document is one GraphQL operation.

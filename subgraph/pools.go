@@ -2,6 +2,7 @@ package subgraph
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -9,7 +10,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
 
-// marketPool is a MarketPool as MarketPools reads it.
+// marketPool is a MarketPool as a document's marketPools selects it.
 type marketPool struct {
 	ID   string `json:"id"`
 	Pool struct {
@@ -17,26 +18,49 @@ type marketPool struct {
 	} `json:"pool"`
 }
 
-// MarketPools returns the pools the subgraph last read the market as
-// approving (MarketPool.approved), in id order.
-func (c *Client) MarketPools(ctx context.Context, market common.Address) ([]common.Address, Meta, error) {
-	vars := map[string]any{"market": LowerHex(market)}
-	prefix := LowerHex(market) + "-"
-	list, meta, err := idPages(ctx, c, idQuery[marketPool]{doc: queries.MarketPools, field: "marketPools", vars: vars, id: func(p marketPool) string { return p.ID }, check: func(p marketPool) error {
-		if p.Pool.ID == (Address{}) || p.ID != prefix+LowerHex(p.Pool.ID.Addr()) {
-			return fmt.Errorf("market pool %q is not of market %s and its pool", p.ID, market.Hex())
-		}
-		return nil
-	}})
-	if err != nil {
-		return nil, Meta{}, err
-	}
-	out := make([]common.Address, len(list))
-	for i, p := range list {
-		out[i] = p.Pool.ID.Addr()
-	}
-	return out, meta, nil
+// namedPools reads a document's marketPools root field: the pools the
+// subgraph last read a market as approving (MarketPool.approved), asked
+// beside the document's own list (strikes, ranges) at the same block.
+type namedPools struct {
+	market common.Address
+	pools  []common.Address
 }
+
+// marketPoolsOf sets the $market variable of a document that asks the
+// market's pools (none for the zero address: the document's marketPools
+// then matches nothing) and returns the reader of its answer.
+func marketPoolsOf(market common.Address, vars map[string]any) *namedPools {
+	vars["market"] = LowerHex(market)
+	return &namedPools{market: market}
+}
+
+// read takes the pools from the first page; a document without
+// marketPools names none.
+func (n *namedPools) read(page map[string]json.RawMessage) error {
+	raw, ok := page["marketPools"]
+	if !ok || n.market == (common.Address{}) {
+		return nil
+	}
+	var list []marketPool
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return fmt.Errorf("marketPools: %w", err)
+	}
+	if len(list) > maxMarketPools {
+		return fmt.Errorf("marketPools: %d pools, at most %d asked", len(list), maxMarketPools)
+	}
+	prefix := LowerHex(n.market) + "-"
+	for _, p := range list {
+		if p.Pool.ID == (Address{}) || p.ID != prefix+LowerHex(p.Pool.ID.Addr()) {
+			return fmt.Errorf("market pool %q is not of market %s and its pool", p.ID, n.market.Hex())
+		}
+		n.pools = append(n.pools, p.Pool.ID.Addr())
+	}
+	return nil
+}
+
+// maxMarketPools is how many approved pools a document asks per market
+// (the marketPools field's first).
+const maxMarketPools = 32
 
 // OpenOption is an option that still holds collateral: some leg has
 // liquidity left (Option.hasLiquidity), expired or not.
@@ -96,16 +120,20 @@ type StatsRange struct {
 }
 
 // StatsRanges returns every range of the pools with liquidity deposited
-// or reserved, paging by id until a short page.
-func (c *Client) StatsRanges(ctx context.Context, pools []common.Address) ([]StatsRange, Meta, error) {
+// or reserved, paging by id until a short page, and the pools the
+// subgraph last read market as approving (none for the zero address).
+func (c *Client) StatsRanges(ctx context.Context, market common.Address, pools []common.Address) ([]StatsRange, []common.Address, Meta, error) {
 	ps := make([]string, len(pools))
 	for i, p := range pools {
 		ps[i] = LowerHex(p)
 	}
-	return idPages(ctx, c, idQuery[StatsRange]{doc: queries.StatsRanges, field: "strikes", vars: map[string]any{"pools": ps}, id: func(r StatsRange) string { return r.ID }, check: func(r StatsRange) error {
+	vars := map[string]any{"pools": ps}
+	named := marketPoolsOf(market, vars)
+	ranges, meta, err := idPages(ctx, c, idQuery[StatsRange]{doc: queries.StatsRanges, field: "strikes", vars: vars, id: func(r StatsRange) string { return r.ID }, check: func(r StatsRange) error {
 		if r.TotalLiquidity.Int == nil || r.UsedLiquidity.Int == nil || r.ReservedLiquidity.Int == nil {
 			return fmt.Errorf("range %s lacks its liquidity", r.ID)
 		}
 		return nil
-	}})
+	}, firstPage: named.read})
+	return ranges, named.pools, meta, err
 }

@@ -53,17 +53,19 @@ func (rd *strikesRead) decodeApprovals(res []Result) error {
 	return nil
 }
 
-// PoolViews completes v with pools a later read named (the subgraph's
-// approved pools of the market): the price, immutables and approval of each
-// pool not in v yet, and the approval of any pool of v not read yet (the
-// prime pool of a market read for the first time, whose address its own
-// answer gave). One round trip, none when there is nothing to read. The
-// new pools are remembered for the market, so the next StrikesView reads
+// CompleteView completes v with what a later read (the subgraph's
+// answer) named that v lacks, in one round trip, none when there is
+// nothing to read: each pool not in v (its price, immutables and
+// approval: the subgraph's approved pools of the market), the approval of
+// any pool of v not read yet (the prime pool of a market read for the
+// first time, whose address that read's own answer gave), and each
+// handler not in v (pause, whitelisting, format). The new pools and
+// handlers are remembered for the market, so the next StrikesView reads
 // them in its own round trip.
-func (r *Reader) PoolViews(ctx context.Context, v *StrikesView, pools []common.Address) error {
+func (r *Reader) CompleteView(ctx context.Context, v *StrikesView, pools, handlers []common.Address) error {
 	market := v.Info.Market
 	rd := &strikesRead{pmAt: -1, view: v}
-	var added []common.Address
+	var added, todo []common.Address
 	for _, p := range pools {
 		if _, ok := v.Pools[p]; !ok && p != (common.Address{}) && !slices.Contains(added, p) {
 			added = append(added, p)
@@ -75,10 +77,18 @@ func (r *Reader) PoolViews(ctx context.Context, v *StrikesView, pools []common.A
 			rd.addApproval(market, p)
 		}
 	}
+	for _, h := range handlers {
+		if _, ok := v.Handlers[h]; !ok && !slices.Contains(todo, h) {
+			todo = append(todo, h)
+		}
+	}
+	rd.addHandlers(r, market, todo)
 	if len(rd.calls) == 0 {
 		return nil
 	}
-	res, err := r.AggregateResults(ctx, rd.plain())
+	// As a ChainedRead, which needs no Multicall3: this round mostly
+	// completes a market's first read, which is one too.
+	res, err := r.chainedReadOrRounds(ctx, rd.calls)
 	if err != nil {
 		return err
 	}
@@ -88,8 +98,26 @@ func (r *Reader) PoolViews(ctx context.Context, v *StrikesView, pools []common.A
 	if err := rd.decodeApprovals(res); err != nil {
 		return err
 	}
+	if err := r.decodeHandlers(rd, res); err != nil {
+		return err
+	}
 	r.rememberPools(market, added)
+	r.rememberHandlers(market, todo)
 	return nil
+}
+
+// PoolsToRead are the pools whose ranges a read of v's market may list:
+// those the market approves and those whose approval is not read yet (the
+// answer's completion reads it: CompleteView), the prime pool first, the
+// others in ascending order.
+func (v *StrikesView) PoolsToRead() []common.Address {
+	var out []common.Address
+	for _, p := range viewPools(v) {
+		if pv := v.Pools[p]; !pv.approvalRead || pv.Approved {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // ApprovedPools are the pools of v the market approves now: the prime

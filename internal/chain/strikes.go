@@ -108,7 +108,7 @@ type handlerAt struct {
 // market's immutables (when not cached), the slot0 of each of pools, and
 // each handler's pause flag, whitelisting for this market and (once)
 // payload format. Handlers seen in earlier answers for this market (see
-// HandlerViews) are read too, so a market's handlers cost no extra round
+// CompleteView) are read too, so a market's handlers cost no extra round
 // trip after the first time they appear.
 //
 // Pause and whitelist can change at any block and are read afresh on every
@@ -232,30 +232,6 @@ func (r *Reader) decodeStrikesView(market common.Address, rd *strikesRead, res [
 		return nil, err
 	}
 	return v, r.decodeHandlers(rd, res)
-}
-
-// HandlerViews reads the state of handlers a subgraph answer named that
-// StrikesView did not read (one more round trip), adds them to v, and
-// remembers them for the market so the next StrikesView reads them in its
-// own round trip.
-func (r *Reader) HandlerViews(ctx context.Context, v *StrikesView, handlers []common.Address) error {
-	var todo []common.Address
-	for _, h := range handlers {
-		if _, ok := v.Handlers[h]; !ok && !slices.Contains(todo, h) {
-			todo = append(todo, h)
-		}
-	}
-	if len(todo) == 0 {
-		return nil
-	}
-	r.rememberHandlers(v.Info.Market, todo)
-	rd := &strikesRead{pmAt: -1, view: v}
-	rd.addHandlers(r, v.Info.Market, todo)
-	res, err := r.runStrikesRead(ctx, rd)
-	if err != nil {
-		return err
-	}
-	return r.decodeHandlers(rd, res)
 }
 
 func (rd *strikesRead) addPool(r *Reader, market, p common.Address) {

@@ -187,19 +187,18 @@ func TestStrikesSecondPoolByItsOwnTick(t *testing.T) {
 }
 
 // Round trips: a market seen for the first time is one ChainedRead (the
-// market, both pools, the registry's handlers), then one round for the
-// market's approvedPools of its prime pool (whose address the first
-// round's answer gave) and of the pool the subgraph names, then one round
-// for the two handlers outside the registry the subgraph named, then one
-// probing the ranges' hooks for admission; from then on those pools and
-// handlers are read with the pool prices, so a miss is two RPC round trips
-// (state, hook probe).
+// market, both pools, the registry's handlers), then one round for the two
+// handlers outside the registry the subgraph named and the market's
+// approvedPools of its prime pool (whose address the first round's answer
+// gave), then one probing the ranges' hooks for admission; from then on
+// those handlers are read with the pool prices, so a miss is two RPC round
+// trips (state, hook probe).
 func TestStrikesRoundTrips(t *testing.T) {
 	sc := loadBuyable(t)
 	svc, f := newService(t, sc)
 	strikesOf(t, svc, sc, 10)
-	if n := f.Node.Requests(); n != 4 {
-		t.Errorf("first sight: %d rpc round trips, want 4", n)
+	if n := f.Node.Requests(); n != 3 {
+		t.Errorf("first sight: %d rpc round trips, want 3", n)
 	}
 	before := f.Node.Requests()
 	strikesOf(t, svc, sc, 10)
@@ -251,9 +250,9 @@ func TestStrikesBuyableWithoutCreateCalls(t *testing.T) {
 	if string(g) != string(w) {
 		t.Errorf("answers differ:\n%s\n%s", g, w)
 	}
-	// The refused ChainedRead, two Multicall3 rounds, the approvals'
-	// round, the unregistered handlers' round, the hook probe (refused as a
-	// ChainedRead, then one Multicall3 round).
+	// The refused ChainedRead, two Multicall3 rounds, the unregistered
+	// handlers' round (with the prime pool's approval) and the hook probe
+	// (each refused as a ChainedRead, then one Multicall3 round).
 	if n := f.Node.Requests(); n != 7 {
 		t.Errorf("rpc round trips: %d, want 7", n)
 	}

@@ -223,12 +223,12 @@ func (f marketFacts) market(m subgraph.Market, v *chain.StrikesView) OptionMarke
 
 // approvedPools completes each market's view with the pools the subgraph
 // names as approved that the view lacks, and the approvals it has not read
-// (a market read for the first time): chain.Reader.PoolViews, for every
+// (a market read for the first time): chain.Reader.CompleteView, for every
 // market at once, each a round trip only when it has something to read.
 func approvedPools(ctx context.Context, up *Upstreams, markets []subgraph.Market, views []*chain.StrikesView) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for i, m := range markets {
-		g.Go(func() error { return up.Strikes.PoolViews(gctx, views[i], m.ApprovedPools()) })
+		g.Go(func() error { return up.Strikes.CompleteView(gctx, views[i], m.ApprovedPools(), nil) })
 	}
 	return g.Wait()
 }

@@ -22,11 +22,12 @@ func poolsOf(strikes []service.Strike) map[common.Address]int {
 func noMarketPools(*config.Chain) {}
 
 // Without any configuration the strikes chain lists the second pool the
-// market approved: the subgraph names it (MarketPool), the chain confirms
-// approvedPools in the round trip of the pool prices. The first answer
-// costs one round trip more for it (with the prime pool's approval, whose
-// address the first round gave); the pool is then read with the others,
-// so a warm miss is two round trips as with configured pools.
+// market approved: the strikes document names it (MarketPool, beside the
+// ranges), the chain confirms approvedPools. The first answer reads the
+// pool's price and approval in the round the unregistered handlers need
+// anyway, then its ranges in one more query; the pool is then read with
+// the others, so a warm miss is two RPC round trips and one query, as with
+// configured pools.
 func TestStrikesFindApprovedPoolsWithoutConfiguration(t *testing.T) {
 	sc := loadBuyable(t)
 	configured, _ := newService(t, sc)
@@ -39,13 +40,13 @@ func TestStrikesFindApprovedPoolsWithoutConfiguration(t *testing.T) {
 	if got[buyPool2] != want[buyPool2] || got[sc.Market.PrimePool] != want[sc.Market.PrimePool] {
 		t.Errorf("ranges by pool %v, want %v (as configured)", got, want)
 	}
-	if n := f.Node.Requests(); n != 4 {
-		t.Errorf("first sight: %d rpc round trips, want 4", n)
+	if n, q := f.Node.Requests(), f.Subgraph.Requests(); n != 3 || q != 2 {
+		t.Errorf("first sight: %d rpc round trips and %d queries, want 3 and 2", n, q)
 	}
-	before := f.Node.Requests()
+	rpc, queries := f.Node.Requests(), f.Subgraph.Requests()
 	strikesOf(t, svc, sc, 10)
-	if n := f.Node.Requests() - before; n != 2 {
-		t.Errorf("warm: %d rpc round trips, want 2", n)
+	if n, q := f.Node.Requests()-rpc, f.Subgraph.Requests()-queries; n != 2 || q != 1 {
+		t.Errorf("warm: %d rpc round trips and %d queries, want 2 and 1", n, q)
 	}
 }
 

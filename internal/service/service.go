@@ -34,10 +34,9 @@ type MarketReader interface {
 type StrikesReader interface {
 	StrikesView(ctx context.Context, market common.Address, pools, handlers []common.Address) (*chain.StrikesView, error)
 	StrikesViews(ctx context.Context, markets, handlers []common.Address) ([]*chain.StrikesView, []error, error)
-	HandlerViews(ctx context.Context, v *chain.StrikesView, handlers []common.Address) error
-	// PoolViews adds pools a later read named, and approvals not read yet
-	// (pools.go).
-	PoolViews(ctx context.Context, v *chain.StrikesView, pools []common.Address) error
+	// CompleteView adds the pools and handlers a later read named, and
+	// approvals not read yet (pools.go).
+	CompleteView(ctx context.Context, v *chain.StrikesView, pools, handlers []common.Address) error
 }
 
 // HookProber asks hooks whether they would admit a purchase now (package
@@ -55,13 +54,12 @@ type PricingReader interface {
 
 // Subgraph is the part of the subgraph client the service uses.
 type Subgraph interface {
-	Strikes(ctx context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, subgraph.Meta, error)
+	Strikes(ctx context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, []common.Address, subgraph.Meta, error)
 	ExerciseHistory(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.Exercise, subgraph.Meta, error)
 	PurchaseHistory(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.Purchase, subgraph.Meta, error)
 	PurchasePositions(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.HeldOption, subgraph.Meta, error)
 	OptionMarkets(ctx context.Context) ([]subgraph.Market, subgraph.Meta, error)
 	StatsSubgraph
-	PoolsSubgraph
 }
 
 // Upstreams are one chain's configuration and clients. Subgraph and Chain

@@ -117,7 +117,7 @@ func (s *Service) MarketStats(ctx context.Context, req StatsRequest) (MarketStat
 	if err != nil {
 		return MarketStats{}, err
 	}
-	if err := unseenHandlers(ctx, up, view, r.ranges); err != nil {
+	if err := r.completeRanges(ctx, up, view); err != nil {
 		return MarketStats{}, err
 	}
 	info := view.Info
@@ -138,15 +138,17 @@ func (s *Service) MarketStats(ctx context.Context, req StatsRequest) (MarketStat
 
 // statsRead is what the subgraph holds for a window: the whole days'
 // records and buyers, the partial days' events, the ranges of the pools
-// the market approves, and its options that still hold collateral.
+// the market may approve (asked) with the pools the subgraph has it
+// approving (named), and its options that still hold collateral.
 type statsRead struct {
-	days      []subgraph.StatsDay
-	buyers    []subgraph.StatsBuyer
-	purchases []subgraph.StatsPurchase
-	exercises []subgraph.StatsExercise
-	ranges    []subgraph.StatsRange
-	open      []subgraph.OpenOption
-	meta      subgraph.Meta
+	days         []subgraph.StatsDay
+	buyers       []subgraph.StatsBuyer
+	purchases    []subgraph.StatsPurchase
+	exercises    []subgraph.StatsExercise
+	ranges       []subgraph.StatsRange
+	asked, named []common.Address
+	open         []subgraph.OpenOption
+	meta         subgraph.Meta
 }
 
 // statsSpans cuts [from, to) into the whole UTC days inside it, [dayFrom,
@@ -183,7 +185,8 @@ func readStats(ctx context.Context, up *Upstreams, view *chain.StrikesView, req 
 		g.Go(func() (err error) { xs[i], _, err = sg.StatsExercises(gctx, q); return err })
 	}
 	var meta subgraph.Meta
-	g.Go(func() (err error) { r.ranges, meta, err = sg.StatsRanges(gctx, view.ApprovedPools()); return err })
+	r.asked = view.PoolsToRead()
+	g.Go(func() (err error) { r.ranges, r.named, meta, err = sg.StatsRanges(gctx, req.Market, r.asked); return err })
 	g.Go(func() (err error) { r.open, _, err = sg.OpenOptions(gctx, req.Market); return err })
 	if err := g.Wait(); err != nil {
 		return nil, err
@@ -202,7 +205,7 @@ type StatsSubgraph interface {
 	StatsDayBuyers(ctx context.Context, q subgraph.StatsQuery) ([]subgraph.StatsBuyer, subgraph.Meta, error)
 	StatsPurchases(ctx context.Context, q subgraph.StatsQuery) ([]subgraph.StatsPurchase, subgraph.Meta, error)
 	StatsExercises(ctx context.Context, q subgraph.StatsQuery) ([]subgraph.StatsExercise, subgraph.Meta, error)
-	StatsRanges(ctx context.Context, pools []common.Address) ([]subgraph.StatsRange, subgraph.Meta, error)
+	StatsRanges(ctx context.Context, market common.Address, pools []common.Address) ([]subgraph.StatsRange, []common.Address, subgraph.Meta, error)
 	OpenOptions(ctx context.Context, market common.Address) ([]subgraph.OpenOption, subgraph.Meta, error)
 }
 
@@ -234,21 +237,31 @@ func (v valuer) amounts(call, put, callInPut *big.Int) StatsAmounts {
 	return out
 }
 
-// unseenHandlers reads the handlers of ranges outside the registry (one
-// round, as the strikes chain does), so whether the market can buy from
-// them is known rather than assumed.
-func unseenHandlers(ctx context.Context, up *Upstreams, view *chain.StrikesView, ranges []subgraph.StatsRange) error {
-	var unseen []common.Address
-	seen := map[common.Address]bool{}
-	for _, r := range ranges {
-		h := r.Handler.Addr()
-		if _, ok := view.Handlers[h]; !ok && !seen[h] {
-			seen[h] = true
-			unseen = append(unseen, h)
-		}
+// completeRanges reads what the ranges' answer named that the view lacks
+// (pools the subgraph has the market approving, approvals not read yet,
+// handlers outside the registry: one round, as the strikes chain does, so
+// whether the market can buy from them is known rather than assumed) and,
+// for an approved pool named for the first time, its ranges (one more
+// query).
+func (r *statsRead) completeRanges(ctx context.Context, up *Upstreams, view *chain.StrikesView) error {
+	fresh, err := completeView(ctx, up, view, r.asked, r.named, statsHandlers(r.ranges))
+	if err != nil || len(fresh) == 0 {
+		return err
 	}
-	if len(unseen) == 0 {
-		return nil
+	more, _, _, err := up.Subgraph.StatsRanges(ctx, common.Address{}, fresh)
+	if err != nil {
+		return err
 	}
-	return up.Strikes.HandlerViews(ctx, view, unseen)
+	r.ranges = append(r.ranges, more...)
+	_, err = completeView(ctx, up, view, nil, nil, statsHandlers(more))
+	return err
+}
+
+// statsHandlers are the handlers of ranges.
+func statsHandlers(ranges []subgraph.StatsRange) []common.Address {
+	out := make([]common.Address, len(ranges))
+	for i, r := range ranges {
+		out[i] = r.Handler.Addr()
+	}
+	return out
 }

@@ -69,12 +69,12 @@ func tvl(view *chain.StrikesView, ranges []subgraph.StatsRange, v valuer) (Stats
 	sums := [2][2]*big.Int{{new(big.Int), new(big.Int)}, {new(big.Int), new(big.Int)}} // [all|reserved][call|put]
 	for _, r := range ranges {
 		pv, ok := view.Pools[r.Pool.Addr()]
-		if !ok || !pv.Approved {
+		if !ok {
 			return out, subgraphGarbage(fmt.Errorf("range %s is on pool %s, which was not asked for", r.ID, r.Pool.Addr().Hex()))
 		}
 		total := new(big.Int).Add(r.TotalLiquidity.Int, r.ReservedLiquidity.Int)
-		if !buyable(view, r.Handler.Addr()) || total.Sign() <= 0 {
-			continue
+		if !pv.Approved || !buyable(view, r.Handler.Addr()) || total.Sign() <= 0 {
+			continue // a pool the market does not approve (its approval read after the query)
 		}
 		callIs0 := pv.Token0 == view.Info.CallAsset.Address
 		for i, l := range []*big.Int{total, r.ReservedLiquidity.Int} {

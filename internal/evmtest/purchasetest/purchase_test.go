@@ -34,7 +34,7 @@ type rangesSubgraph struct {
 	ranges []pt.Range
 }
 
-func (g *rangesSubgraph) Strikes(_ context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, subgraph.Meta, error) {
+func (g *rangesSubgraph) Strikes(_ context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, []common.Address, subgraph.Meta, error) {
 	var out []subgraph.Strike
 	for _, r := range g.ranges {
 		if r.TickLower < q.TickLowerMin || r.TickLower > q.TickLowerMax {
@@ -47,13 +47,9 @@ func (g *rangesSubgraph) Strikes(_ context.Context, q subgraph.StrikesQuery) ([]
 			TotalLiquidity: subgraph.BigInt{Int: info.TotalLiquidity}, UsedLiquidity: subgraph.BigInt{Int: info.LiquidityUsed},
 		})
 	}
-	return out, subgraph.Meta{Block: g.p.Chain.BlockNumber(), Timestamp: int64(g.p.Chain.Now())}, nil
-}
-
-// MarketPools names no pool beyond the prime pool, which the market reads
-// itself: the test's ranges are all in it.
-func (g *rangesSubgraph) MarketPools(context.Context, common.Address) ([]common.Address, subgraph.Meta, error) {
-	return nil, subgraph.Meta{}, nil
+	// no pool beyond the prime pool, which the market reads itself: the
+	// test's ranges are all in it
+	return out, nil, subgraph.Meta{Block: g.p.Chain.BlockNumber(), Timestamp: int64(g.p.Chain.Now())}, nil
 }
 
 type setup struct {
