@@ -30,8 +30,8 @@ func marketView(ctx context.Context, up *Upstreams, market common.Address) (*cha
 // a market read for the first time) and the handlers of its ranges. It
 // returns the pools the market approves that the answer did not cover
 // (asked): their ranges are still to be read.
-func completeView(ctx context.Context, up *Upstreams, view *chain.StrikesView, asked, named, handlers []common.Address) ([]common.Address, error) {
-	if err := up.Strikes.CompleteView(ctx, view, named, handlers); err != nil {
+func completeView(ctx context.Context, up *Upstreams, view *chain.StrikesView, asked []common.Address, named namedBy) ([]common.Address, error) {
+	if err := up.Strikes.CompleteView(ctx, view, named.pools, named.handlers); err != nil {
 		return nil, err
 	}
 	var fresh []common.Address
@@ -41,4 +41,10 @@ func completeView(ctx context.Context, up *Upstreams, view *chain.StrikesView, a
 		}
 	}
 	return fresh, nil
+}
+
+// namedBy is what a subgraph answer named: the pools it has the market
+// approving, and the handlers of its ranges.
+type namedBy struct {
+	pools, handlers []common.Address
 }

@@ -186,7 +186,10 @@ func readStats(ctx context.Context, up *Upstreams, view *chain.StrikesView, req 
 	}
 	var meta subgraph.Meta
 	r.asked = view.PoolsToRead()
-	g.Go(func() (err error) { r.ranges, r.named, meta, err = sg.StatsRanges(gctx, req.Market, r.asked); return err })
+	g.Go(func() (err error) {
+		r.ranges, r.named, meta, err = sg.StatsRanges(gctx, req.Market, r.asked)
+		return err
+	})
 	g.Go(func() (err error) { r.open, _, err = sg.OpenOptions(gctx, req.Market); return err })
 	if err := g.Wait(); err != nil {
 		return nil, err
@@ -244,7 +247,7 @@ func (v valuer) amounts(call, put, callInPut *big.Int) StatsAmounts {
 // for an approved pool named for the first time, its ranges (one more
 // query).
 func (r *statsRead) completeRanges(ctx context.Context, up *Upstreams, view *chain.StrikesView) error {
-	fresh, err := completeView(ctx, up, view, r.asked, r.named, statsHandlers(r.ranges))
+	fresh, err := completeView(ctx, up, view, r.asked, namedBy{r.named, statsHandlers(r.ranges)})
 	if err != nil || len(fresh) == 0 {
 		return err
 	}
@@ -253,7 +256,7 @@ func (r *statsRead) completeRanges(ctx context.Context, up *Upstreams, view *cha
 		return err
 	}
 	r.ranges = append(r.ranges, more...)
-	_, err = completeView(ctx, up, view, nil, nil, statsHandlers(more))
+	_, err = completeView(ctx, up, view, nil, namedBy{handlers: statsHandlers(more)})
 	return err
 }
 

@@ -305,7 +305,7 @@ func (p *strikesPlan) fetch(ctx context.Context, ask strikesAsk, q subgraph.Stri
 	if p.ranges, named, p.meta, err = p.up.Subgraph.Strikes(ctx, q); err != nil {
 		return err
 	}
-	fresh, err := completeView(ctx, p.up, p.view, q.Pools, named, rangeHandlers(p.ranges))
+	fresh, err := completeView(ctx, p.up, p.view, q.Pools, namedBy{named, rangeHandlers(p.ranges)})
 	if err != nil || len(fresh) == 0 {
 		return err
 	}
@@ -315,7 +315,7 @@ func (p *strikesPlan) fetch(ctx context.Context, ask strikesAsk, q subgraph.Stri
 		return err
 	}
 	p.ranges = append(p.ranges, more...)
-	_, err = completeView(ctx, p.up, p.view, nil, nil, rangeHandlers(more))
+	_, err = completeView(ctx, p.up, p.view, nil, namedBy{handlers: rangeHandlers(more)})
 	return err
 }
 
