@@ -77,7 +77,8 @@ const kinds = {
     extraAbis: ['DopexV2OptionMarketV2'],
     entities: handlerEntities,
     events: [
-      ['LogMintedPosition(uint256,uint128,address,address,address,int24,int24)', 'handleMintedPositionV2'],
+      // the receipt: who holds the minted shares when the transaction ends (a router's receiver)
+      ['LogMintedPosition(uint256,uint128,address,address,address,int24,int24)', 'handleMintedPositionV2', true],
       ['LogBurnedPosition(uint256,uint128,address,address,address,int24,int24)', 'handleBurnedPositionV2'],
       ...handlerEvents,
       ['LogReservedLiquidity(uint256,uint128,address)', 'handleReservedLiquidity'],

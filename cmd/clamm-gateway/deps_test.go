@@ -35,18 +35,25 @@ func TestServedBinaryLinksNoTestPackage(t *testing.T) {
 	}
 }
 
-// testOnly reports whether an import path names a test package (its last
-// element ends in "test", or it is the testing package) or a scenario
-// package (a path element starting with "scenario").
-// internal/synctest is the one exception: package sync imports it.
+// testOnly reports whether an import path names test code: the testing
+// package, a package in or under a folder whose name ends in "test"
+// (internal/evmtest/pipeline too), anything in the test-support home
+// internal/testenv, or a scenario package (a path element starting with
+// "scenario"). internal/synctest is the one exception: package sync
+// imports it.
 func testOnly(pkg string) bool {
 	if pkg == "internal/synctest" {
 		return false
 	}
-	last := pkg[strings.LastIndex(pkg, "/")+1:]
-	return strings.HasSuffix(last, "test") ||
-		pkg == "testing" || strings.HasPrefix(pkg, "testing/") ||
-		strings.Contains("/"+pkg, "/scenario")
+	if pkg == "testing" || strings.HasPrefix(pkg, "testing/") {
+		return true
+	}
+	for _, el := range strings.Split(pkg, "/") {
+		if strings.HasSuffix(el, "test") || el == "testenv" || strings.HasPrefix(el, "scenario") {
+			return true
+		}
+	}
+	return false
 }
 
 func TestTestOnly(t *testing.T) {
@@ -57,11 +64,13 @@ func TestTestOnly(t *testing.T) {
 		"testing":           true,
 		"testing/iotest":    true,
 		"os":                false,
-		"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest": true,
-		"github.com/clamm-gateway/clamm-gateway/internal/scenario":        true,
-		"github.com/clamm-gateway/clamm-gateway/internal/replay":          false,
-		"github.com/clamm-gateway/clamm-gateway/internal/scenarios":       true,
-		"github.com/clamm-gateway/clamm-gateway/internal/contest/x":       false,
+		"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest":  true,
+		"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario": true,
+		"github.com/clamm-gateway/clamm-gateway/internal/replay":           false,
+		"github.com/clamm-gateway/clamm-gateway/internal/scenarios":        true,
+		"github.com/clamm-gateway/clamm-gateway/internal/attestation":      false,
+		"github.com/clamm-gateway/clamm-gateway/internal/evmtest/pipeline": true,
+		"github.com/clamm-gateway/clamm-gateway/internal/testenv/prereq":   true,
 	} {
 		if got := testOnly(pkg); got != want {
 			t.Errorf("testOnly(%q) = %v, want %v", pkg, got, want)

@@ -15,7 +15,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
-	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 )
 
 const aliceHistory = gateway.PathExerciseHistory + "?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=" + wethUSDC + "&first=5&skip=0"

@@ -100,6 +100,7 @@ type Reader struct {
 	facts        *cache.Cache[fact]
 	seenHandlers *cache.Cache[[]common.Address]
 	seenPools    *cache.Cache[[]common.Address]
+	holdings     *HoldingsReader
 }
 
 // Options configure a Reader. Both durations are required: the composition
@@ -126,8 +127,13 @@ func NewReader(c Caller, opts Options) (*Reader, error) {
 	}
 	r.facts, r.seenHandlers = newFactCaches(opts.CallTimeout)
 	r.seenPools = cache.New[[]common.Address](cache.Options{MaxEntries: 4096, FillTimeout: opts.CallTimeout})
+	r.holdings = NewHoldingsReader(r)
 	return r, nil
 }
+
+// Holdings is the reader of liquidity providers' positions over r's node,
+// one per reader, so its cache of pools' tokens is shared by every read.
+func (r *Reader) Holdings() *HoldingsReader { return r.holdings }
 
 // Result is one call's outcome inside an aggregate3 batch.
 type Result struct {

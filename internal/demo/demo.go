@@ -101,7 +101,7 @@ var Requests = []Request{
 	{"history-alice-page2-at-block", "/clamm/exercise/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=5&skip=5&block=402123456", 0},
 	{"strikes-weth-usdc-10-at-block", "/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=10&putsReach=10&block=402123456", 0},
 	{"options-chain-weth-usdc", "/clamm/options-chain?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&callsReach=10&putsReach=10&ttls=3600,86400", 0},
-	// The liquidity providers carol and dave (internal/scenario's LPs).
+	// The liquidity providers carol and dave (internal/testenv/scenario's LPs).
 	{"lp-deposits-carol", "/clamm/deposit/history?chainId=42161&user=0xCA20100000000000000000000000000000000003&first=100&skip=0", 0},
 	{"lp-withdrawals-carol", "/clamm/withdraw/history?chainId=42161&user=0xCA20100000000000000000000000000000000003&first=100&skip=0", 0},
 	{"lp-positions-carol", "/clamm/deposit/positions?chainId=42161&user=0xCA20100000000000000000000000000000000003&first=100&skip=0", 0},

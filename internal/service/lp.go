@@ -56,7 +56,7 @@ func marketsFor(ctx context.Context, up *Upstreams, handler common.Address) (lpM
 	for i, m := range markets {
 		addrs[i] = m.ID.Addr()
 	}
-	views, errs, err := up.Strikes.StrikesViews(ctx, addrs, []common.Address{handler})
+	views, errs, err := up.Chain.StrikesViews(ctx, addrs, []common.Address{handler})
 	if err != nil {
 		return out, err
 	}
@@ -94,7 +94,7 @@ func lpState(ctx context.Context, up *Upstreams, q chain.LPQuery, pms []common.A
 	for _, pm := range pms {
 		q.PositionManager = pm
 		var err error
-		if st, err = up.LP.LPState(ctx, q); err != nil {
+		if st, err = up.Chain.LPState(ctx, q); err != nil {
 			return nil, err
 		}
 		if st.HandlerWhitelisted && st.AppWhitelisted {
@@ -128,14 +128,7 @@ func lpHandler(up *Upstreams, h common.Address, format int) LPHandler {
 
 // lpUpstreams are the chain's clients for an LP operation.
 func (s *Service) lpUpstreams(chainID uint64) (*Upstreams, error) {
-	up, err := s.upstreams(chainID, true)
-	if err != nil {
-		return nil, err
-	}
-	if up.LP == nil || up.Strikes == nil {
-		return nil, problem.New(problem.UpstreamNotConfigured, "chain %d has no liquidity reader configured", chainID)
-	}
-	return up, nil
+	return s.upstreams(chainID, true)
 }
 
 // probeRevert is the 422 of a simulated transaction that reverted.

@@ -358,7 +358,7 @@ func (d *deposit) finish(ctx context.Context) (PreparedDeposit, error) {
 		actions = []chain.Action{{To: pm, Data: multicall}}
 	}
 	tokens := []common.Address{st.Pool.Token0, st.Pool.Token1}
-	outcomes, res, err := d.up.LP.ProbeActions(ctx, chain.Probe{Signer: d.req.User, Block: d.st.Block + 1, Tokens: tokens, Actions: actions, Views: views})
+	outcomes, res, err := d.up.Chain.ProbeActions(ctx, chain.Probe{Signer: d.req.User, Block: d.st.Block + 1, Tokens: tokens, Actions: actions, Views: views})
 	if err != nil {
 		return PreparedDeposit{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"math/big"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
@@ -87,7 +88,7 @@ func (s *Service) LPPositions(ctx context.Context, req LPRequest) (LPPositions, 
 	}
 	view := &chain.HoldingsView{}
 	if len(keys) > 0 {
-		if view, err = up.Holdings.Positions(ctx, req.User, keys); err != nil {
+		if view, err = up.Chain.Holdings().Positions(ctx, req.User, keys); err != nil {
 			return LPPositions{}, err
 		}
 	}
@@ -138,24 +139,15 @@ type figures struct {
 	assets, withdrawable, locked, principal, earned *big.Int
 }
 
-// holdingFigures computes, from the head's reads, what the handler's own
-// getters and checks give: convertToAssets(shares) =
-// ceil(shares * (totalLiquidity + 1 - donationLocked) / totalSupply), where
-// donationLocked = donatedLiquidity - donatedLiquidity * (block -
-// lastDonation) / lockedBlockDuration until lastDonation +
-// lockedBlockDuration, 0 from then; and burnPosition's check
+// holdingFigures computes, from the block's reads, what the handler's own
+// getters and checks give (clamm.ShareRange: convertToAssets with the
+// donation still locked at block), and burnPosition's check
 // totalLiquidity - liquidityUsed >= the liquidity burnt.
 func holdingFigures(p chain.Holding, block uint64, principal *big.Int) figures {
 	rg := p.Range
-	assets := new(big.Int)
-	if rg.TotalSupply.Sign() > 0 && p.Shares.Sign() > 0 {
-		worth := new(big.Int).Add(rg.TotalLiquidity, big.NewInt(1))
-		worth.Sub(worth, donationLocked(rg, p.LockedBlockDuration, block))
-		if worth.Sign() > 0 {
-			assets.Mul(p.Shares, worth)
-			assets = ceilDiv(assets, rg.TotalSupply)
-		}
-	}
+	sr := clamm.ShareRange{TotalLiquidity: rg.TotalLiquidity, TotalSupply: rg.TotalSupply, DonatedLiquidity: rg.DonatedLiquidity,
+		LastDonation: rg.LastDonation, LockedBlockDuration: p.LockedBlockDuration}
+	assets := sr.ConvertToAssets(p.Shares, block)
 	free := nonNegative(new(big.Int).Sub(rg.TotalLiquidity, rg.LiquidityUsed))
 	locked := nonNegative(new(big.Int).Sub(assets, free))
 	if principal == nil {
@@ -165,15 +157,6 @@ func holdingFigures(p chain.Holding, block uint64, principal *big.Int) figures {
 		assets: assets, withdrawable: new(big.Int).Sub(assets, locked), locked: locked,
 		principal: principal, earned: nonNegative(new(big.Int).Sub(assets, principal)),
 	}
-}
-
-func donationLocked(rg chain.HoldingRange, duration, block uint64) *big.Int {
-	if block >= rg.LastDonation+duration || duration == 0 || block < rg.LastDonation {
-		return new(big.Int)
-	}
-	decayed := new(big.Int).Mul(rg.DonatedLiquidity, new(big.Int).SetUint64(block-rg.LastDonation))
-	decayed.Quo(decayed, new(big.Int).SetUint64(duration))
-	return decayed.Sub(rg.DonatedLiquidity, decayed)
 }
 
 // principalAt is the subgraph's principal for the shares the chain shows:
@@ -217,12 +200,4 @@ func nonNegative(x *big.Int) *big.Int {
 		return x.SetInt64(0)
 	}
 	return x
-}
-
-func ceilDiv(a, b *big.Int) *big.Int {
-	q, m := new(big.Int).QuoRem(a, b, new(big.Int))
-	if m.Sign() > 0 {
-		q.Add(q, big.NewInt(1))
-	}
-	return q
 }

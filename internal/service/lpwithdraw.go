@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
@@ -155,7 +156,7 @@ func (w *withdrawal) read(ctx context.Context) error {
 		q.PositionManager = st.PositionManager
 		// The re-read knows nothing of the position managers: keep the
 		// first read's verdict on them (HandlerNotWhitelisted) in err.
-		v1, rerr := w.up.LP.LPState(ctx, q)
+		v1, rerr := w.up.Chain.LPState(ctx, q)
 		if rerr != nil {
 			return rerr
 		}
@@ -212,14 +213,9 @@ func (w *withdrawal) plan() error {
 }
 
 // sharesFor is the most shares whose convertToAssets is at most liquidity
-// whatever donation is still locked: ceil(s * (T + 1 - locked) / S) <= L
-// holds for every lock when s * (T + 1) <= L * S.
+// whatever donation is still locked (clamm.ShareRange.SharesWithin).
 func sharesFor(liquidity *big.Int, r chain.RangeState) *big.Int {
-	if r.TotalSupply.Sign() == 0 {
-		return new(big.Int)
-	}
-	s := new(big.Int).Mul(liquidity, r.TotalSupply)
-	return s.Quo(s, new(big.Int).Add(r.TotalLiquidity, big.NewInt(1)))
+	return clamm.ShareRange{TotalLiquidity: r.TotalLiquidity, TotalSupply: r.TotalSupply}.SharesWithin(liquidity)
 }
 
 // reservedNow is the reserved liquidity withdrawReserveLiquidity takes now:
@@ -274,7 +270,7 @@ func (w *withdrawal) simulate(ctx context.Context) (PreparedWithdrawal, error) {
 			views = append(views, chain.Call{Target: h, Data: pack(contracts.HandlerLP, "convertToAssets", p.shares, w.id)})
 		}
 	}
-	outcomes, res, err := w.up.LP.ProbeActions(ctx, chain.Probe{Signer: w.req.User, Block: st.Block + 1, Tokens: []common.Address{st.Pool.Token0, st.Pool.Token1}, Actions: actions, Views: views})
+	outcomes, res, err := w.up.Chain.ProbeActions(ctx, chain.Probe{Signer: w.req.User, Block: st.Block + 1, Tokens: []common.Address{st.Pool.Token0, st.Pool.Token1}, Actions: actions, Views: views})
 	if err != nil {
 		return PreparedWithdrawal{}, err
 	}

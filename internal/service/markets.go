@@ -109,9 +109,6 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 	if err != nil {
 		return OptionMarkets{}, err
 	}
-	if up.Strikes == nil {
-		return OptionMarkets{}, problem.New(problem.UpstreamNotConfigured, "chain %d has no strikes reader configured", chainID)
-	}
 	markets, meta, err := up.Subgraph.OptionMarkets(ctx)
 	if err != nil {
 		return OptionMarkets{}, err
@@ -155,7 +152,7 @@ func marketViews(ctx context.Context, up *Upstreams, markets []subgraph.Market, 
 	for i, m := range markets {
 		addrs[i] = m.ID.Addr()
 	}
-	views, errs, err := up.Strikes.StrikesViews(ctx, addrs, handlers)
+	views, errs, err := up.Chain.StrikesViews(ctx, addrs, handlers)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +225,7 @@ func (f marketFacts) market(m subgraph.Market, v *chain.StrikesView) OptionMarke
 func approvedPools(ctx context.Context, up *Upstreams, markets []subgraph.Market, views []*chain.StrikesView) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for i, m := range markets {
-		g.Go(func() error { return up.Strikes.CompleteView(gctx, views[i], m.ApprovedPools(), nil) })
+		g.Go(func() error { return up.Chain.CompleteView(gctx, views[i], m.ApprovedPools(), nil) })
 	}
 	return g.Wait()
 }
@@ -269,10 +266,7 @@ func (s *Service) probeHooks(ctx context.Context, up *Upstreams, views []*chain.
 	if len(qs) == 0 {
 		return nil, nil
 	}
-	if up.Hooks == nil {
-		return nil, problem.New(problem.UpstreamNotConfigured, "chain %d has no hook reader configured", up.Config.ID)
-	}
-	answers, err := up.Hooks.ProbeHooks(ctx, qs)
+	answers, err := up.Chain.ProbeHooks(ctx, qs)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ import (
 // pool, the configured pools and those remembered from earlier answers,
 // with their prices and approvals, and the handlers (chain.StrikesView).
 func marketView(ctx context.Context, up *Upstreams, market common.Address) (*chain.StrikesView, error) {
-	return up.Strikes.StrikesView(ctx, market, up.Config.MarketPools[market], registryHandlers(up.Config))
+	return up.Chain.StrikesView(ctx, market, up.Config.MarketPools[market], registryHandlers(up.Config))
 }
 
 // completeView reads, in one round trip and only when there is something
@@ -31,7 +31,7 @@ func marketView(ctx context.Context, up *Upstreams, market common.Address) (*cha
 // returns the pools the market approves that the answer did not cover
 // (asked): their ranges are still to be read.
 func completeView(ctx context.Context, up *Upstreams, view *chain.StrikesView, asked []common.Address, named namedBy) ([]common.Address, error) {
-	if err := up.Strikes.CompleteView(ctx, view, named.pools, named.handlers); err != nil {
+	if err := up.Chain.CompleteView(ctx, view, named.pools, named.handlers); err != nil {
 		return nil, err
 	}
 	var fresh []common.Address

@@ -10,7 +10,6 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
-	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
@@ -105,9 +104,6 @@ func (s *Service) MarketStats(ctx context.Context, req StatsRequest) (MarketStat
 	up, err := s.upstreams(req.ChainID, true)
 	if err != nil {
 		return MarketStats{}, err
-	}
-	if up.Strikes == nil {
-		return MarketStats{}, problem.New(problem.UpstreamNotConfigured, "chain %d has no strikes reader configured", req.ChainID)
 	}
 	view, err := marketView(ctx, up, req.Market)
 	if err != nil {

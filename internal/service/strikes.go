@@ -133,14 +133,7 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 
 // strikesUpstreams are the chain's clients for a read built on the strikes.
 func (s *Service) strikesUpstreams(chainID uint64) (*Upstreams, error) {
-	up, err := s.upstreams(chainID, true)
-	if err != nil {
-		return nil, err
-	}
-	if up.Strikes == nil {
-		return nil, fmt.Errorf("chain %d has no strikes reader", chainID)
-	}
-	return up, nil
+	return s.upstreams(chainID, true)
 }
 
 // strikesAsk is what the typed strikes core reads: the strikes chain's

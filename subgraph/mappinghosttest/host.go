@@ -628,13 +628,3 @@ func (h *Host) dataSourceCreate(a []uint64) uint64 {
 	h.Created = append(h.Created, Created{Template: name, Params: params})
 	return 0
 }
-
-// Prerequisites reports, in one line naming scripts/test-setup.sh, whether
-// the built subgraph the mapping tests run is missing: a test package
-// calls it from TestMain and stops at once.
-func Prerequisites() error {
-	if _, err := os.Stat(filepath.Join(Dir(), "build", "subgraph.yaml")); err != nil {
-		return fmt.Errorf("subgraph/build is missing (the subgraph is not built): run scripts/test-setup.sh")
-	}
-	return nil
-}

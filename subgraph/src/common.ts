@@ -8,6 +8,18 @@ import { poolKnown } from './approval';
 export const ZERO = BigInt.zero();
 export const DAY = 86400;
 
+// A 32-byte big-endian word as an unsigned BigInt.
+export function wordToBigInt(w: Bytes): BigInt {
+  const le = new Uint8Array(w.length);
+  for (let i = 0; i < w.length; i++) le[i] = w[w.length - 1 - i];
+  return BigInt.fromUnsignedBytes(changetype<Bytes>(le));
+}
+
+// The address in the low 20 bytes of a 32-byte word (an indexed address topic).
+export function wordToAddress(w: Bytes): Address {
+  return Address.fromBytes(Bytes.fromUint8Array(w.slice(12, 32)));
+}
+
 // The UTC midnight (unix seconds) of a block.
 export function dayStart(block: ethereum.Block): i32 {
   const t = block.timestamp.toI32();

@@ -4,11 +4,11 @@
 // LpWithdrawal). handler.ts calls the record functions from its mint, burn
 // and reservation handlers once it has resolved the range, and exports the
 // share-transfer handlers the manifests name.
-import { Address, BigInt, ethereum } from '@graphprotocol/graph-ts';
+import { Address, BigInt, Bytes, ethereum } from '@graphprotocol/graph-ts';
 import { LpDeposit, LpPosition, LpShareMove, LpWithdrawal, Strike } from '../generated/schema';
 import { Transfer } from '../generated/templates/HandlerV2/UniswapV3SingleTickLiquidityHandlerV2';
 import { TransferBatch, TransferSingle } from '../generated/templates/HandlerV1/UniswapV3SingleTickLiquidityHandler';
-import { ZERO, hex, logOrder, poolPrice } from './common';
+import { ZERO, hex, logOrder, poolPrice, wordToAddress, wordToBigInt } from './common';
 
 const ZERO_ADDRESS = Address.zero();
 
@@ -129,15 +129,49 @@ export function handleShareTransferBatch(e: TransferBatch): void {
   }
 }
 
-// A LogMintedPosition of the range `strike` to `user`.
-export function recordDeposit(e: ethereum.Event, strike: Strike, user: Address, liquidity: BigInt): void {
+// keccak256("Transfer(address,address,address,uint256,uint256)"): the V2
+// handlers' ERC-6909 share transfer (from, to and id indexed).
+const SHARE_TRANSFER_TOPIC = Bytes.fromHexString('0x1b3d7edb2e9c0b0e7c525b20aaaef0f5940d2ed71663c7d39266ecafac728859');
+
+// Who holds the `shares` a LogMintedPosition minted to `minted` when its
+// transaction ends: the minted lot followed through the handler's later
+// share transfers of the id in the receipt, each from its holder of at
+// least the lot (ClammRouterV2.mintPosition has the position manager mint
+// to the router, then transfers the shares to its receiver). Without a
+// receipt (V1 handlers, whose ERC-1155 shares no router moves) or a
+// transfer, `minted`.
+function holderAtEnd(e: ethereum.Event, tokenId: BigInt, minted: Address, shares: BigInt): Address {
+  const receipt = e.receipt;
+  if (receipt == null || shares.equals(ZERO)) return minted;
+  let holder = minted;
+  const logs = receipt.logs;
+  for (let i = 0; i < logs.length; i++) {
+    const lg = logs[i];
+    if (lg.logIndex.le(e.logIndex) || !lg.address.equals(e.address)) continue;
+    if (lg.topics.length != 4 || !lg.topics[0].equals(SHARE_TRANSFER_TOPIC) || lg.data.length != 64) continue;
+    if (!wordToBigInt(lg.topics[3]).equals(tokenId) || !wordToAddress(lg.topics[1]).equals(holder)) continue;
+    const to = wordToAddress(lg.topics[2]);
+    if (to.equals(ZERO_ADDRESS) || wordToBigInt(Bytes.fromUint8Array(lg.data.slice(32, 64))).lt(shares)) continue;
+    holder = to;
+  }
+  return holder;
+}
+
+// A LogMintedPosition of the range `strike` whose shares the handler minted
+// to `caller` (the position manager's caller). The deposit, and the
+// principal, belong to who holds those shares when the transaction ends:
+// the caller, or the receiver a router handed them to.
+export function recordDeposit(e: ethereum.Event, strike: Strike, caller: Address, liquidity: BigInt): void {
   const handler = e.address;
+  const shares = movedShares(handler, strike.tokenId, caller, e);
+  const user = holderAtEnd(e, strike.tokenId, caller, shares);
   const pos = loadPosition(handler, strike.tokenId, user, e);
   setRange(pos, strike);
   pos.principal = pos.principal.plus(liquidity);
   savePosition(pos, e);
   const d = new LpDeposit(recordID(e));
   d.user = user;
+  d.caller = caller;
   d.handler = handler;
   d.tokenId = strike.tokenId;
   d.strike = strike.id;
@@ -146,7 +180,7 @@ export function recordDeposit(e: ethereum.Event, strike: Strike, user: Address, 
   d.tickLower = strike.tickLower;
   d.tickUpper = strike.tickUpper;
   d.liquidity = liquidity;
-  d.shares = movedShares(handler, strike.tokenId, user, e);
+  d.shares = shares;
   d.sqrtPriceX96 = poolPrice(strike.pool);
   d.blockNumber = e.block.number;
   d.timestamp = e.block.timestamp;

@@ -16,7 +16,7 @@ import {
   Transfer,
 } from '../generated/templates/MarketV2/DopexV2OptionMarketV2';
 import { LogMintOption as LogMintOptionV1 } from '../generated/templates/MarketV1/DopexV2OptionMarket';
-import { ZERO, dayStart, ensurePool, hex, logOrder, poolPrice } from './common';
+import { ZERO, dayStart, ensurePool, hex, logOrder, poolPrice, wordToAddress, wordToBigInt } from './common';
 import { addCallPurchase, addExercise, countBuyer, initDayStats } from './stats';
 import { DopexV2OptionMarket } from '../generated/templates/MarketV1/DopexV2OptionMarket';
 import { marketKnown, marketUpdated } from './approval';
@@ -24,18 +24,6 @@ import { marketKnown, marketUpdated } from './approval';
 // keccak256("Transfer(address,address,uint256)"): ERC721's (four topics, the
 // id indexed) and ERC20's (three topics, the amount in data) share it.
 export const TRANSFER_TOPIC = Bytes.fromHexString('0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef');
-
-// A 32-byte big-endian word as an unsigned BigInt.
-export function wordToBigInt(w: Bytes): BigInt {
-  const le = new Uint8Array(w.length);
-  for (let i = 0; i < w.length; i++) le[i] = w[w.length - 1 - i];
-  return BigInt.fromUnsignedBytes(changetype<Bytes>(le));
-}
-
-// The address in the low 20 bytes of a 32-byte word (an indexed address topic).
-export function wordToAddress(w: Bytes): Address {
-  return Address.fromBytes(Bytes.fromUint8Array(w.slice(12, 32)));
-}
 
 // Who holds option tokenId when its purchase transaction ends: the last
 // receiver of the market's ERC721 Transfer of that id in the receipt. A

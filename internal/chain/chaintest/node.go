@@ -290,7 +290,7 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 
 // Call answers one eth_call to `to` from the zero address at the latest
 // state: (return data, success). The subgraph's mappings read the chain
-// through it when the scenarios are indexed (internal/scenario).
+// through it when the scenarios are indexed (internal/testenv/scenario).
 func (n *Node) Call(to common.Address, data []byte) ([]byte, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -7,7 +7,7 @@
 // (store.json), which the demo serves with the Graph Node emulator: what the
 // subgraph's compiled mappings (subgraph/build, run on wazero by
 // subgraph/mappinghosttest) write for the logs of the scenarios' histories
-// (internal/scenario). The fakes and the wasm host live here, in the
+// (internal/testenv/scenario). The fakes and the wasm host live here, in the
 // generator, and never in the served binary.
 package main
 
@@ -20,7 +20,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/replay"
-	"github.com/clamm-gateway/clamm-gateway/internal/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 

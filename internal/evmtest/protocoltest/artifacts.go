@@ -3,7 +3,9 @@ package protocoltest
 import (
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -105,8 +107,12 @@ func Uniswap(key string) (Artifact, error) {
 		uniArts = map[string]Artifact{}
 		for k, p := range uniPaths {
 			raw, err := os.ReadFile(filepath.Join(nodeModules(), p))
+			if errors.Is(err, fs.ErrNotExist) {
+				uniErr = fmt.Errorf("internal/evmtest/testdata/node_modules lacks %s", p)
+				return
+			}
 			if err != nil {
-				uniErr = fmt.Errorf("%w: run `npm ci` in internal/evmtest/testdata", err)
+				uniErr = err
 				return
 			}
 			a, err := parseArtifact(k, raw)
@@ -147,17 +153,4 @@ func errorName(data []byte) string {
 		return "Error(" + msg + ")"
 	}
 	return errNames[sel]
-}
-
-// Prerequisites reports, in one line naming scripts/test-setup.sh, whether
-// the npm artifacts the EVM tests deploy are missing: a test package
-// calls it from TestMain and stops at once rather than failing test by
-// test.
-func Prerequisites() error {
-	for _, p := range uniPaths {
-		if _, err := os.Stat(filepath.Join(nodeModules(), p)); err != nil {
-			return fmt.Errorf("internal/evmtest/testdata/node_modules lacks %s: run scripts/test-setup.sh", p)
-		}
-	}
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/prereq"
 )
 
 // Config chooses the deployment. The zero value is a WETH (18 decimals,
@@ -70,6 +71,7 @@ var maxUint = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(
 // Uniswap position over ±6,000 ticks around the start price.
 func Deploy(t testing.TB, cfg Config) *Protocol {
 	t.Helper()
+	mustUni(t, "factory") // without the npm artifacts, skip before deploying anything
 	if cfg.CallDecimals == 0 && cfg.PutDecimals == 0 {
 		cfg.CallDecimals, cfg.PutDecimals = 18, 6
 	}
@@ -150,11 +152,12 @@ func Deploy(t testing.TB, cfg Config) *Protocol {
 	return p
 }
 
+// mustUni is the Uniswap artifact by key; without the npm artifacts the
+// test skips, naming them (prereq).
 func mustUni(t testing.TB, key string) Artifact {
+	t.Helper()
 	a, err := Uniswap(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prereq.Need(t, "the Uniswap V3 artifacts from npm", err)
 	return a
 }
 

@@ -14,12 +14,14 @@ var (
 	SmartWallet = mustOwn("TestSmartWallet")
 )
 
-// DeployRouter deploys a ClammRouterV2 stand-in; every funded account
-// approves it for both assets, as the frontend asks a buyer to.
+// DeployRouter deploys a ClammRouterV2 stand-in routing deposits to the
+// protocol's position manager; every funded account approves it for both
+// assets, as the frontend asks a buyer or a depositor to.
 func (p *Protocol) DeployRouter() common.Address {
 	c := p.Chain
 	r := c.Deploy(ClammRouter)
 	p.register(r, ClammRouter.ABI)
+	c.MustSend(c.Accounts[0], r, ClammRouter.ABI, "setDopexV2PositionManager", p.PositionManager)
 	for _, a := range c.Accounts {
 		for _, tok := range []common.Address{p.CallAsset, p.PutAsset} {
 			c.MustSend(a, tok, Token.ABI, "approve", r, maxUint)
@@ -88,4 +90,12 @@ func (p *Protocol) WalletExercise(owner *Account, wallet, market common.Address,
 		return nil, err
 	}
 	return p.Chain.Send(owner, wallet, SmartWallet.ABI, "execute", market, data)
+}
+
+// DepositVia deposits liquidity into range r (V2 handler) through the
+// router's mintPosition from lp: the position manager mints the shares to
+// the router, which hands them to receiver. It returns the receipt.
+func (p *Protocol) DepositVia(router common.Address, lp *Account, receiver common.Address, r Range, liquidity *big.Int) (*types.Receipt, error) {
+	r = p.norm(r)
+	return p.Chain.Send(lp, router, ClammRouter.ABI, "mintPosition", r.Handler, positionData(r, liquidity), receiver, [32]byte{}, [32]byte{})
 }

@@ -27,6 +27,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/prereq"
 )
 
 // Server is one redis-server process behind the test's own listener.
@@ -47,9 +49,7 @@ func (s *Server) URL() string { return "redis://" + s.Addr }
 // redis-server ("--requirepass", "pw").
 func Start(t testing.TB, args ...string) *Server {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Fatal("redis-server is not on PATH: these tests run a real Redis; run scripts/test-setup.sh (or apt-get install -y redis-server)")
-	}
+	prereq.Programs(t, "redis-server")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -198,16 +198,6 @@ func readReply(r *bufio.Reader) (string, error) {
 		return strings.Join(parts, "\n"), nil
 	}
 	return "", fmt.Errorf("unexpected reply %q", line)
-}
-
-// Prerequisites reports, in one line naming scripts/test-setup.sh, whether
-// redis-server is missing: a test package that runs a real Redis calls it
-// from TestMain and stops at once.
-func Prerequisites() error {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		return fmt.Errorf("redis-server is not on PATH: run scripts/test-setup.sh")
-	}
-	return nil
 }
 
 // TextCodec is the codec of the tiers' tests, which cache strings: it

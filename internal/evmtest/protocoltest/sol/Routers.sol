@@ -49,6 +49,14 @@ interface IRoutedMarket {
     function optionIds() external view returns (uint256);
 }
 
+/// @notice The handler and position manager calls ClammRouterV2.mintPosition makes.
+interface IRoutedLP {
+    function getHandlerIdentifier(bytes calldata data) external view returns (uint256);
+    function tokensToPullForMint(bytes calldata data) external view returns (address[] memory, uint256[] memory);
+    function transfer(address to, uint256 id, uint256 amount) external returns (bool);
+    function mintPosition(address handler, bytes calldata data) external returns (uint256);
+}
+
 /// @notice As stryke-xyz/clamm's ClammRouterV2.mintOption: pulls
 /// maxCostAllowance of the premium asset from the caller, approves the market,
 /// calls mintOption (the market mints the option to this router and emits
@@ -56,12 +64,65 @@ interface IRoutedMarket {
 /// optionIds(), hands the NFT to `receiver` (safeTransferFrom, after the
 /// market's event), refunds what is left and emits its own LogMintOption.
 /// mintOptionV1 does the same with the V1 market's OptionParams.
+///
+/// mintPosition is ClammRouterV2.mintPosition: it reads the range's id
+/// (getHandlerIdentifier) and what the handler pulls (tokensToPullForMint),
+/// pulls those amounts from the caller into itself, raises the position
+/// manager's allowance by them, calls the position manager's mintPosition
+/// as itself (so the handler mints the shares to the router and its
+/// LogMintedPosition names the router as user), then transfers the shares
+/// minted to `receiver` (ERC-6909 transfer) and emits LogMintPosition. The
+/// position manager is set by the owner (setDopexV2PositionManager).
 contract TestClammRouterV2 is IERC721Receiver {
     using SafeERC20 for IERC20;
+
+    address public dopexV2PositionManager;
+    address public immutable owner;
+
+    error NotOwner();
 
     event LogMintOption(
         address user, address receiver, address optionMarket, uint256 tokenId, bytes32 frontendId, bytes32 referralId
     );
+
+    event LogMintPosition(
+        address _handler,
+        uint256 tokenId,
+        address user,
+        address receiver,
+        uint256 sharesMinted,
+        bytes32 frontendId,
+        bytes32 referralId
+    );
+
+    constructor() {
+        owner = msg.sender;
+    }
+
+    function setDopexV2PositionManager(address _dopexV2PositionManager) external {
+        if (msg.sender != owner) revert NotOwner();
+        dopexV2PositionManager = _dopexV2PositionManager;
+    }
+
+    function mintPosition(
+        address _handler,
+        bytes calldata _mintPositionData,
+        address receiver,
+        bytes32 frontendId,
+        bytes32 referralId
+    ) external returns (uint256 sharesMinted) {
+        uint256 tokenId = IRoutedLP(_handler).getHandlerIdentifier(_mintPositionData);
+        (address[] memory tokens, uint256[] memory amounts) = IRoutedLP(_handler).tokensToPullForMint(_mintPositionData);
+        for (uint256 i; i < tokens.length; i++) {
+            if (amounts[i] != 0) {
+                IERC20(tokens[i]).safeTransferFrom(msg.sender, address(this), amounts[i]);
+                IERC20(tokens[i]).safeIncreaseAllowance(dopexV2PositionManager, amounts[i]);
+            }
+        }
+        sharesMinted = IRoutedLP(dopexV2PositionManager).mintPosition(_handler, _mintPositionData);
+        IRoutedLP(_handler).transfer(receiver, tokenId, sharesMinted);
+        emit LogMintPosition(_handler, tokenId, msg.sender, receiver, sharesMinted, frontendId, referralId);
+    }
 
     function onERC721Received(address, address, uint256, bytes memory) public pure returns (bytes4) {
         return this.onERC721Received.selector;
