@@ -122,7 +122,7 @@ func (v *StrikesView) PoolsToRead() []common.Address {
 
 // ApprovedPools are the pools of v the market approves now: the prime
 // pool first, then the others in ascending order. A pool whose approval
-// was never read (see PoolViews) is not among them.
+// was never read (see CompleteView) is not among them.
 func (v *StrikesView) ApprovedPools() []common.Address {
 	var out []common.Address
 	for _, p := range viewPools(v) {

@@ -37,12 +37,12 @@ type StrikesView struct {
 type PoolView struct {
 	PoolState
 	TickSpacing    int
-	Fee            uint32 // fee(): the pool's fee tier, hundredths of a basis point
+	Fee            uint32 // fee(): the pool's fee tier, hundredths of a basis point; 0 when it has no fee()
 	Token0, Token1 common.Address
 	Approved       bool
 	// approvalRead: Approved was read in this view's round trips (it is
 	// not, for the prime pool of a market read for the first time, until
-	// PoolViews).
+	// CompleteView).
 	approvalRead bool
 }
 
@@ -319,12 +319,12 @@ func (r *Reader) decodePools(rd *strikesRead, res []Result) error {
 		pv := v.Pools[at.pool]
 		if at.immutables >= 0 {
 			var err error
-			if pv, err = decodePoolFacts(res[at.immutables : at.immutables+3]); err == nil {
-				pv.Fee, err = decodePoolFee(res[at.immutables+3])
+			if pv, err = decodePoolFacts(res[at.immutables : at.immutables+3]); err != nil {
+				return unsupported(v.Info.Market, fmt.Sprintf("market pool %s does not answer tickSpacing/token0/token1", at.pool.Hex()), err)
 			}
-			if err != nil {
-				return unsupported(v.Info.Market, fmt.Sprintf("market pool %s does not answer tickSpacing/token0/token1/fee", at.pool.Hex()), err)
-			}
+			// The fee only describes the pool (option markets): a DEX
+			// whose pools have no fee() getter is listed with 0.
+			pv.Fee, _ = decodePoolFee(res[at.immutables+3])
 			pair := map[common.Address]bool{v.Info.Token0: true, v.Info.Token1: true}
 			if !pair[pv.Token0] || !pair[pv.Token1] || pv.Token0 == pv.Token1 {
 				return unsupported(v.Info.Market, fmt.Sprintf("market pool %s does not hold the market's assets", at.pool.Hex()), nil)

@@ -49,9 +49,10 @@ type PositionRecord struct {
 	// ValueIfExercised is what exercising every leg now would pay, in
 	// profitToken: per leg max(swap of its collateral at the prime pool's
 	// current price after the pool's fee - what its LPs are owed, 0), over
-	// the legs whose re-mint fits at their own pool's current price. It is before price impact;
-	// prepare quotes the swaps and gives the exact figure. "0" whenever
-	// the option cannot be exercised (V1 market, expired, no leg fits).
+	// the legs whose re-mint fits at their own pool's current price. It is
+	// before price impact; prepare quotes the swaps and gives the exact
+	// figure. "0" whenever the option cannot be exercised (V1 market,
+	// expired, no leg fits).
 	ValueIfExercised string `json:"valueIfExercised"`
 	ProfitToken      Token  `json:"profitToken"`
 }
