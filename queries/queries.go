@@ -36,6 +36,9 @@ const (
 	StatsExercises    = "stats_exercises"
 	StatsRanges       = "stats_ranges"
 	OpenOptions       = "open_options"
+	SettlementHistory = "settlement_history"
+	ExpiringOptions   = "expiring_options"
+	ExerciseDelegates = "exercise_delegates"
 )
 
 // Document is one GraphQL operation.

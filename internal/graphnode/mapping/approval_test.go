@@ -1,4 +1,4 @@
-package mappinghosttest
+package mapping
 
 import (
 	"fmt"
