@@ -103,6 +103,9 @@ type Chain struct {
 	AutoExerciser common.Address `json:"autoExerciser,omitempty"`
 	Router        common.Address `json:"router,omitempty"`
 	LimitOrders   common.Address `json:"limitOrders,omitempty"`
+	// Settlers are the accounts the markets' updateAddress approved to
+	// settle expired options (subgraph/networks.json periphery.settlers).
+	Settlers []common.Address `json:"settlers,omitempty"`
 	// usd holds the chain's entries of Config.USDStablecoins.
 	usd map[common.Address]bool
 }
@@ -216,6 +219,16 @@ func (c *Chain) HandlerInfo(addr common.Address) Handler {
 		return h
 	}
 	return Handler{Name: "unknown"}
+}
+
+// IsSettler reports whether the registry lists addr as a settler of the chain.
+func (c *Chain) IsSettler(addr common.Address) bool {
+	for _, s := range c.Settlers {
+		if s == addr {
+			return true
+		}
+	}
+	return false
 }
 
 // Duration is a time.Duration written as "15s" in JSON.

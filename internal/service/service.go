@@ -12,6 +12,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
@@ -45,7 +46,7 @@ type HookProber interface {
 // purchase (package chain).
 type PricingReader interface {
 	ReadPricing(ctx context.Context, market, user common.Address, asks []contracts.PricingAsk) (contracts.PricingHead, []contracts.PricingAnswer, error)
-	SimulateCall(ctx context.Context, from, to common.Address, data []byte) ([]byte, error)
+	SimulateAtHead(ctx context.Context, from, to common.Address, data []byte) (block.Ref, error)
 }
 
 // Chain is what the use cases and readiness ask of one chain's node: one
@@ -59,6 +60,7 @@ type Chain interface {
 	HookProber
 	PricingReader
 	LPReader
+	DelegateReader
 	Prober
 	ChainChecker
 	// Holdings reads liquidity providers' positions (its own cache of the
@@ -75,7 +77,16 @@ type Subgraph interface {
 	OptionMarkets(ctx context.Context) ([]subgraph.Market, subgraph.Meta, error)
 	StatsSubgraph
 	HoldingsSubgraph
+	ExpirySubgraph
 	MetaReader
+}
+
+// ExpirySubgraph is what the expiry reads ask the subgraph: settlements,
+// options expiring in a window, owners' enabled delegates.
+type ExpirySubgraph interface {
+	SettlementHistory(ctx context.Context, q subgraph.SettlementQuery) ([]subgraph.Settlement, subgraph.Meta, error)
+	ExpiringOptions(ctx context.Context, q subgraph.ExpiringQuery) ([]subgraph.ExpiringOption, subgraph.Meta, error)
+	ExerciseDelegates(ctx context.Context, q subgraph.DelegatesQuery) ([]subgraph.ExerciseDelegate, subgraph.Meta, error)
 }
 
 // Upstreams are one chain's configuration and clients. Chain and Subgraph
