@@ -245,10 +245,16 @@ func (p *Protocol) Exercise(sender *Account, id *big.Int, legs []ExerciseLeg) (*
 // (granted here rather than by Deploy, which would move the address of
 // every contract a test deploys later).
 func (p *Protocol) AutoExerciseOption(id *big.Int, executorFee *big.Int, legs []ExerciseLeg) (*types.Receipt, error) {
+	p.GrantExecutor()
+	return p.Chain.Send(p.Owner, p.AutoExercise, AutoExercise.ABI, "autoExercise", p.Market, id, executorFee, ExerciseArgs(id, legs))
+}
+
+// GrantExecutor grants the deployer AutoExerciseTimeBased's executor role
+// unless it holds it already.
+func (p *Protocol) GrantExecutor() {
 	if !p.Chain.Call(p.AutoExercise, AutoExercise.ABI, "hasRole", ExecutorRole, p.Owner.Addr)[0].(bool) {
 		p.Chain.MustSend(p.Owner, p.AutoExercise, AutoExercise.ABI, "grantRole", ExecutorRole, p.Owner.Addr)
 	}
-	return p.Chain.Send(p.Owner, p.AutoExercise, AutoExercise.ABI, "autoExercise", p.Market, id, executorFee, ExerciseArgs(id, legs))
 }
 
 // UniV3SwapData is SwapRouterSwapper's swapData: abi.encode(uint24 fee, uint256 amountOutMinimum).
