@@ -9,14 +9,17 @@ import (
 
 // Purchase is one LogMintOption with the option fields a history record needs.
 type Purchase struct {
-	ID                  string          `json:"id"`
-	TxHash              string          `json:"txHash"`
-	Timestamp           BigInt          `json:"timestamp"`
-	IsCall              bool            `json:"isCall"`
-	Premium             BigInt          `json:"premium"`
-	ProtocolFees        BigInt          `json:"protocolFees"`
-	TotalAssetWithdrawn BigInt          `json:"totalAssetWithdrawn"`
-	Option              PurchasedOption `json:"option"`
+	ID                  string `json:"id"`
+	TxHash              string `json:"txHash"`
+	Timestamp           BigInt `json:"timestamp"`
+	IsCall              bool   `json:"isCall"`
+	Premium             BigInt `json:"premium"`
+	ProtocolFees        BigInt `json:"protocolFees"`
+	TotalAssetWithdrawn BigInt `json:"totalAssetWithdrawn"`
+	// Caller is mintOption's msg.sender (LogMintOption.user); nil when a
+	// replacement document does not ask for it.
+	Caller *Address        `json:"caller"`
+	Option PurchasedOption `json:"option"`
 }
 
 // PurchasedOption is the option a purchase minted.

@@ -31,6 +31,10 @@ type PurchaseRecord struct {
 	Expiry       string  `json:"expiry"`
 	Timestamp    string  `json:"timestamp"`
 	TxHash       string  `json:"txHash"`
+	// Caller called mintOption: the buyer itself, or the router or
+	// limit-order contract that bought for it; nil when the subgraph's
+	// document does not give it.
+	Caller       *string `json:"caller"`
 	SizeToken    Token   `json:"sizeToken"`
 	PremiumToken Token   `json:"premiumToken"`
 	// Outcome is what became of the option by the answer's block: open,
@@ -42,9 +46,11 @@ type PurchaseRecord struct {
 }
 
 // PurchaseHistory returns a page of the options the user bought on a
-// market, newest first. "Bought" means the user called mintOption: an option
-// bought and then transferred stays in its buyer's history (the positions
-// endpoint follows ownership). Reads run as for ExerciseHistory.
+// market, newest first. The buyer is the account holding the option when
+// the purchase transaction ended (the subgraph's Purchase.buyer: the
+// receiver when a router or limit order bought for it, not the router);
+// an option bought and then transferred stays in its buyer's history (the
+// positions endpoint follows ownership). Reads run as for ExerciseHistory.
 func (s *Service) PurchaseHistory(ctx context.Context, req HistoryRequest) (PurchaseHistory, error) {
 	records, meta, err := userRecords(ctx, s, req, Subgraph.PurchaseHistory, func(p subgraph.Purchase, info *chain.MarketInfo, m clamm.Market) (PurchaseRecord, error) {
 		r, err := purchaseRecord(p, info, m)
@@ -95,6 +101,9 @@ func purchaseRecord(p subgraph.Purchase, info *chain.MarketInfo, m clamm.Market)
 		TxHash:       p.TxHash,
 		SizeToken:    tokenJSON(info.PutAsset),
 		option:       o,
+	}
+	if p.Caller != nil {
+		r.Caller = ptr(p.Caller.Addr().Hex())
 	}
 	if p.IsCall {
 		r.Type = "call"

@@ -42,7 +42,9 @@
 // points it at TestOptionPricing (IV table per ttl, skew, xSYK discount by
 // tx.origin: p.SetIVs, p.SetSkew, p.SetDiscounts, p.MintXSyk) and
 // TestFeeStrategy, fees to pr.FeeTo; pr.WeekendHook refuses weekend
-// purchases. The simulated chain has no Multicall3: p.DeployMulticall3()
+// purchases. p.DeployPricingLinearV2 does the same with
+// TestOptionPricingLinearV2 (OptionPricingLinearV2's three-argument
+// getVolatility). The simulated chain has no Multicall3: p.DeployMulticall3()
 // deploys one for chain.Options.Multicall3.
 //
 // Uniswap's artifacts come from npm: run `npm ci` in ../testdata first.

@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/clamm-gateway/clamm-gateway/subgraph/mappinghosttest"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
 )
 
 // events are the contracts' events the history emits, from the subgraph's
@@ -33,7 +33,7 @@ type packError struct{ err error }
 
 func loadEvents() *events {
 	get := func(file string) abi.ABI {
-		a, err := mappinghosttest.ABI(file)
+		a, err := mapping.ABI(file)
 		if err != nil {
 			// The ABIs are files of this repository; without them nothing
 			// of the subgraph can be tested.

@@ -1,16 +1,20 @@
-// Package mappinghosttest is a test host for the options subgraph's compiled
-// mappings: it runs the `.wasm` files `graph build` writes under
-// subgraph/build on wazero and provides the Graph Node host functions those
+// Package mapping runs the options subgraph's compiled mappings (the
+// `.wasm` files `graph build` writes, embedded in the binary from
+// subgraph/build) on wazero, with the Graph Node host functions those
 // mappings import (store, BigInt arithmetic, type conversions, crypto,
 // logging, data source creation, ethereum.call, abort), each as Graph Node
-// (apiVersion 0.0.9, AssemblyScript 0.19 memory layout) defines it. It is a
-// test package, not a Graph Node: one data source at a time, one in-memory
-// store, triggers handed to it in the order the test chooses, no indexing,
-// no GraphQL.
+// (apiVersion 0.0.9, AssemblyScript 0.19 memory layout) defines it, and
+// routes a chain's logs to them as Graph Node routes triggers (Subgraph).
+// The embedded indexer (internal/indexer) runs it over the chain; the
+// scenarios and pipeline tests run it over their histories.
+//
+// Each trigger runs in a fresh instance of its compiled module, as Graph
+// Node instantiates one per trigger: the AssemblyScript runtime never frees
+// memory, so one long-lived instance would grow with every event indexed.
 //
 // An import the host lacks fails instantiation with its name, so a mapping
 // that starts using a new host function cannot pass silently.
-package mappinghosttest
+package mapping
 
 import (
 	"context"
@@ -18,9 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -31,37 +32,37 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
-	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
-// Dir is the subgraph project directory (subgraph/ of this module).
-func Dir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(file))
+// Store is where a mapping's store.get, store.set and store.remove go. Get
+// sees the writes of the block being indexed; Set merges and checks as
+// Graph Node's store.set does (graphnode.Store is one, through Memory).
+type Store interface {
+	Schema() *graphnode.Schema
+	Get(typ, id string) (graphnode.Entity, error)
+	Set(typ, id string, data graphnode.Entity, block uint64) error
+	Remove(typ, id string, block uint64) error
 }
 
-// BuildHint says how to get back the build output the tests run, which is
-// committed.
-const BuildHint = "subgraph/build is committed: restore it (git checkout -- subgraph/build) or rebuild it (npm ci and npm run build in subgraph/)"
+// Memory is the emulator's in-memory store as a mapping's Store.
+func Memory(s *graphnode.Store) Store { return memory{s} }
 
-// Store is the entity store shared by every data source of one test: the
-// Graph Node emulator's versioned store (internal/graphnode), so what the
-// mappings write is what a query reads, block by block.
-type Store = graphnode.Store
+type memory struct{ *graphnode.Store }
 
-// NewStore returns an empty store of the schema the build used
-// (subgraph/schema.graphql).
-func NewStore() (*Store, error) {
-	s, err := graphnode.ParseSchema(subgraph.Schema)
-	if err != nil {
-		return nil, err
-	}
-	return graphnode.NewStore(s), nil
-}
+func (m memory) Get(typ, id string) (graphnode.Entity, error) { return m.Store.Get(typ, id), nil }
 
 // Call answers an ethereum.call: the contract, the calldata (selector and
-// ABI-encoded arguments) and the block; reverted reports a revert.
-type Call func(to common.Address, data []byte, block uint64) (ret []byte, reverted bool, err error)
+// ABI-encoded arguments) and the block of the trigger; reverted reports a
+// revert. An error is the node's, not the mapping's (NodeError).
+type Call func(ctx context.Context, to common.Address, data []byte, at Block) (ret []byte, reverted bool, err error)
+
+// NodeError is a failure of the node a handler's ethereum.call asked: not
+// the mapping's fault and not deterministic, so the block may be retried
+// (Graph Node retries such blocks too).
+type NodeError struct{ Err error }
+
+func (e *NodeError) Error() string { return "ethereum.call: " + e.Err.Error() }
+func (e *NodeError) Unwrap() error { return e.Err }
 
 // Log is one log.log of a mapping.
 type Log struct {
@@ -75,28 +76,37 @@ type Created struct {
 	Params   []string
 }
 
-// Host runs one compiled data source's mapping.
-type Host struct {
-	store   *Store
-	abis    map[string]abi.ABI
-	call    Call
-	mod     api.Module
-	rt      wazero.Runtime
-	heap    *heap
-	ctx     context.Context
-	block   uint64
+// Outcome is what one handler run did besides writing the store.
+type Outcome struct {
 	Logs    []Log
 	Created []Created
-	trap    error
+}
+
+// Host runs one compiled mapping file, with the ABIs its data source lists.
+type Host struct {
+	name     string
+	store    Store
+	abis     map[string]abi.ABI
+	call     Call
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	typeIDs  map[uint32]uint32
+
+	// one handler run's state
+	ctx   context.Context
+	heap  *heap
+	block Block
+	out   Outcome
+	trap  error
 }
 
 // Options configures a Host.
 type Options struct {
-	// Call answers ethereum.call; nil makes any call a test failure.
+	// Call answers ethereum.call; nil fails any call.
 	Call Call
-	// ABIs are the names the data source lists under mapping.abis: as in
-	// Graph Node, ethereum.call can bind only those.
-	ABIs []string
+	// ABIs are the ABIs the data source lists under mapping.abis, by name:
+	// as in Graph Node, ethereum.call can bind only those.
+	ABIs map[string]abi.ABI
 }
 
 // hostFuncs are the Graph Node functions this host provides, by import name.
@@ -122,43 +132,41 @@ var hostFuncs = map[string]func(h *Host, args []uint64) uint64{
 	"ethereum.call":                 (*Host).ethereumCall,
 }
 
-// New compiles and instantiates the wasm at path against store, with the
-// data source's ABIs (opt.ABIs, from subgraph/abis) for ethereum.call.
-func New(ctx context.Context, path string, store *Store, opt Options) (*Host, error) {
-	code, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%s is missing: %s", path, BuildHint)
-	}
-	if err != nil {
-		return nil, err
-	}
-	abis, err := loadABIs()
-	if err != nil {
-		return nil, err
-	}
-	declared := map[string]abi.ABI{}
-	for _, name := range opt.ABIs {
-		a, ok := abis[name]
-		if !ok {
-			return nil, fmt.Errorf("the data source lists ABI %s, which subgraph/abis lacks", name)
-		}
-		declared[name] = a
-	}
-	h := &Host{store: store, abis: declared, call: opt.Call, ctx: ctx}
+// New compiles the mapping file code (named name in errors) and links it
+// against the host functions, writing to store, with the data source's ABIs
+// for ethereum.call. Each Handle runs in a fresh instance of it.
+func New(ctx context.Context, name string, code []byte, store Store, opt Options) (*Host, error) {
+	h := &Host{name: name, store: store, abis: opt.ABIs, call: opt.Call, ctx: ctx, typeIDs: map[uint32]uint32{}}
 	rt := wazero.NewRuntime(ctx)
-	h.rt = rt
 	compiled, err := rt.CompileModule(ctx, code)
 	if err != nil {
 		rt.Close(ctx)
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := h.link(ctx, rt, compiled); err != nil {
+		rt.Close(ctx)
 		return nil, err
 	}
+	h.rt, h.compiled = rt, compiled
+	// One instance now: a module that cannot start (or lacks Graph Node's
+	// exports) fails here, not at its first trigger.
+	if err := h.instantiate(ctx); err != nil {
+		rt.Close(ctx)
+		return nil, err
+	}
+	h.release()
+	return h, nil
+}
+
+// link provides every function the module imports, or fails naming the
+// first one the host lacks.
+func (h *Host) link(ctx context.Context, rt wazero.Runtime, compiled wazero.CompiledModule) error {
 	byModule := map[string]wazero.HostModuleBuilder{}
 	for _, imp := range compiled.ImportedFunctions() {
 		modName, name, _ := imp.Import()
 		fn, ok := hostFuncs[name]
 		if !ok {
-			rt.Close(ctx)
-			return nil, fmt.Errorf("%s imports %s.%s, which this host does not provide", filepath.Base(path), modName, name)
+			return fmt.Errorf("%s imports %s.%s, which this host does not provide", h.name, modName, name)
 		}
 		b, ok := byModule[modName]
 		if !ok {
@@ -179,31 +187,38 @@ func New(ctx context.Context, path string, store *Store, opt Options) (*Host, er
 	}
 	for name, b := range byModule {
 		if _, err := b.Instantiate(ctx); err != nil {
-			rt.Close(ctx)
-			return nil, fmt.Errorf("host module %s: %w", name, err)
+			return fmt.Errorf("host module %s: %w", name, err)
 		}
 	}
-	// wazero runs the module's _start on instantiation, as Graph Node does
-	// for apiVersion >= 0.0.5.
-	mod, err := rt.InstantiateModule(ctx, compiled, wazero.NewModuleConfig().WithName("mapping"))
+	return nil
+}
+
+// instantiate starts a fresh instance (wazero runs its _start, as Graph
+// Node does for apiVersion >= 0.0.5) and a heap over its memory.
+func (h *Host) instantiate(ctx context.Context) error {
+	mod, err := h.rt.InstantiateModule(ctx, h.compiled, wazero.NewModuleConfig().WithName(""))
 	if err != nil {
-		rt.Close(ctx)
-		return nil, err
+		return fmt.Errorf("%s: %w", h.name, err)
 	}
-	h.mod = mod
-	h.heap = &heap{
-		mem: mod.Memory(), allocate: mod.ExportedFunction("allocate"), idOfType: mod.ExportedFunction("id_of_type"),
-		typeIDs: map[uint32]uint32{}, call: h.invoke,
-	}
+	h.heap = &heap{mod: mod, mem: mod.Memory(), allocate: mod.ExportedFunction("allocate"), idOfType: mod.ExportedFunction("id_of_type"),
+		typeIDs: h.typeIDs, call: h.invoke}
 	if h.heap.allocate == nil || h.heap.idOfType == nil {
-		rt.Close(ctx)
-		return nil, fmt.Errorf("%s lacks the allocate or id_of_type export Graph Node needs", path)
+		h.release()
+		return fmt.Errorf("%s lacks the allocate or id_of_type export Graph Node needs", h.name)
 	}
-	return h, nil
+	return nil
+}
+
+// release closes the running instance.
+func (h *Host) release() {
+	if h.heap != nil {
+		_ = h.heap.mod.Close(context.Background())
+		h.heap = nil
+	}
 }
 
 // Close releases the runtime.
-func (h *Host) Close() { h.rt.Close(h.ctx) }
+func (h *Host) Close() { h.rt.Close(context.Background()) }
 
 // hostError aborts the running handler; Handle returns it.
 type hostError struct{ err error }
@@ -234,45 +249,13 @@ func (h *Host) invoke(fn api.Function, args ...uint64) []uint64 {
 	return r
 }
 
-func loadABIs() (map[string]abi.ABI, error) {
-	files, err := filepath.Glob(filepath.Join(Dir(), "abis", "*.json"))
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]abi.ABI{}
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		a, err := abi.JSON(strings.NewReader(string(raw)))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		out[strings.TrimSuffix(filepath.Base(f), ".json")] = a
-	}
-	return out, nil
-}
-
-// ABI returns one of the subgraph's ABIs by file name (without .json).
-func ABI(name string) (abi.ABI, error) {
-	abis, err := loadABIs()
-	if err != nil {
-		return abi.ABI{}, err
-	}
-	a, ok := abis[name]
-	if !ok {
-		return abi.ABI{}, fmt.Errorf("no ABI %s in subgraph/abis", name)
-	}
-	return a, nil
-}
-
 // Block and Tx are the trigger's block and transaction as Graph Node passes
 // them to a mapping.
 type Block struct {
-	Number    uint64
-	Timestamp uint64
-	Hash      common.Hash
+	Number     uint64
+	Timestamp  uint64
+	Hash       common.Hash
+	ParentHash common.Hash
 }
 
 type Tx struct {
@@ -287,43 +270,59 @@ type Tx struct {
 	Receipt *types.Receipt
 }
 
-// Handle runs handler for one log, decoded with the event of the ABI whose
-// topic0 the log carries, as Graph Node decodes it with the data source's ABI.
-func (h *Host) Handle(handler string, ev abi.Event, lg types.Log, b Block, tx Tx) (err error) {
+// Trigger is one log for one handler: the handler's name, the ABI event
+// the log decodes with, and the log's block and transaction.
+type Trigger struct {
+	Handler string
+	Event   abi.Event
+	Log     types.Log
+	Block   Block
+	Tx      Tx
+}
+
+// Handle runs a trigger's handler in a fresh instance, the log decoded with
+// the event of the ABI whose topic0 it carries, as Graph Node decodes it
+// with the data source's ABI. A critical log fails the handler, as
+// log.critical does in Graph Node.
+func (h *Host) Handle(ctx context.Context, t Trigger) (out Outcome, err error) {
+	handler, ev, lg, b, tx := t.Handler, t.Event, t.Log, t.Block, t.Tx
 	if len(lg.Topics) == 0 || lg.Topics[0] != ev.ID {
-		return fmt.Errorf("log topic0 does not match %s", ev.Sig)
+		return Outcome{}, fmt.Errorf("log topic0 does not match %s", ev.Sig)
 	}
-	fn := h.mod.ExportedFunction(handler)
+	h.ctx, h.trap, h.block, h.out = ctx, nil, b, Outcome{}
+	if err := h.instantiate(ctx); err != nil {
+		return Outcome{}, err
+	}
+	defer h.release()
+	fn := h.heap.mod.ExportedFunction(handler)
 	if fn == nil {
-		return fmt.Errorf("the mapping exports no %s", handler)
+		return Outcome{}, fmt.Errorf("the mapping exports no %s", handler)
 	}
-	h.trap = nil
-	h.block = b.Number
 	defer func() {
 		if p := recover(); p != nil {
-			if he, ok := p.(hostError); ok {
-				err = he.err
-				return
+			he, ok := p.(hostError)
+			if !ok {
+				panic(p)
 			}
-			panic(p)
+			out, err = h.out, he.err
 		}
 	}()
 	ptr, err := h.newEvent(ev, lg, b, tx)
 	if err != nil {
-		return err
+		return h.out, err
 	}
-	if _, err := fn.Call(h.ctx, uint64(ptr)); err != nil {
+	if _, err := fn.Call(ctx, uint64(ptr)); err != nil {
 		if h.trap != nil {
-			return h.trap
+			return h.out, h.trap
 		}
-		return fmt.Errorf("%s: %w", handler, err)
+		return h.out, fmt.Errorf("%s: %w", handler, err)
 	}
-	for _, l := range h.Logs {
+	for _, l := range h.out.Logs {
 		if l.Level == 0 {
-			return fmt.Errorf("critical log: %s", l.Message)
+			return h.out, fmt.Errorf("critical log: %s", l.Message)
 		}
 	}
-	return nil
+	return h.out, nil
 }
 
 func (h *Host) newEvent(ev abi.Event, lg types.Log, b Block, tx Tx) (uint32, error) {
@@ -362,7 +361,7 @@ func (h *Host) newEvent(ev abi.Event, lg types.Log, b Block, tx Tx) (uint32, err
 	big0 := hp.newBigInt(new(big.Int))
 	hash := func(x common.Hash) uint32 { return hp.newBytes(x.Bytes()) }
 	block := hp.newStruct(tidEthereumBlock,
-		hash(b.Hash), hash(common.Hash{}), hash(common.Hash{}), hp.newBytes(make([]byte, 20)),
+		hash(b.Hash), hash(b.ParentHash), hash(common.Hash{}), hp.newBytes(make([]byte, 20)),
 		hash(common.Hash{}), hash(common.Hash{}), hash(common.Hash{}),
 		hp.newBigInt(new(big.Int).SetUint64(b.Number)), big0, big0,
 		hp.newBigInt(new(big.Int).SetUint64(b.Timestamp)), big0, 0, 0, 0)
@@ -492,7 +491,10 @@ func (h *Host) storeGet(a []uint64) uint64 {
 	if _, ok := h.store.Schema().Types[typ]; !ok {
 		h.fail("store.get: entity type %s is not in the schema", typ)
 	}
-	e := h.store.Get(typ, id)
+	e, err := h.store.Get(typ, id)
+	if err != nil {
+		panic(hostError{&StoreError{err}})
+	}
 	if e == nil {
 		return 0
 	}
@@ -502,18 +504,35 @@ func (h *Host) storeGet(a []uint64) uint64 {
 func (h *Host) storeSet(a []uint64) uint64 {
 	typ, id := h.heap.readString(uint32(a[0])), h.heap.readString(uint32(a[1]))
 	e := h.readEntity(uint32(a[2]))
-	if err := h.store.Set(typ, id, e, h.block); err != nil {
-		h.fail("store.set: %v", err)
+	if err := h.store.Set(typ, id, e, h.block.Number); err != nil {
+		h.storeFail("store.set", err)
 	}
 	return 0
 }
 
 func (h *Host) storeRemove(a []uint64) uint64 {
 	typ, id := h.heap.readString(uint32(a[0])), h.heap.readString(uint32(a[1]))
-	if err := h.store.Remove(typ, id, h.block); err != nil {
-		h.fail("store.remove: %v", err)
+	if err := h.store.Remove(typ, id, h.block.Number); err != nil {
+		h.storeFail("store.remove", err)
 	}
 	return 0
+}
+
+// StoreError is a failure of the store itself (a disk error), not of what
+// the mapping wrote: like a NodeError, the block may be retried.
+type StoreError struct{ Err error }
+
+func (e *StoreError) Error() string { return "store: " + e.Err.Error() }
+func (e *StoreError) Unwrap() error { return e.Err }
+
+// storeFail fails the handler: with the store's own failure as is, with a
+// refused write (schema, immutability) as the mapping's error.
+func (h *Host) storeFail(op string, err error) {
+	var se *StoreError
+	if errors.As(err, &se) {
+		panic(hostError{err})
+	}
+	h.fail("%s: %v", op, err)
 }
 
 func bigIntOp(op func(a, b *big.Int) (*big.Int, error)) func(h *Host, a []uint64) uint64 {
@@ -615,7 +634,7 @@ func (h *Host) keccak256(a []uint64) uint64 {
 }
 
 func (h *Host) log(a []uint64) uint64 {
-	h.Logs = append(h.Logs, Log{Level: int(uint32(a[0])), Message: h.heap.readString(uint32(a[1]))})
+	h.out.Logs = append(h.out.Logs, Log{Level: int(uint32(a[0])), Message: h.heap.readString(uint32(a[1]))})
 	return 0
 }
 
@@ -625,6 +644,14 @@ func (h *Host) dataSourceCreate(a []uint64) uint64 {
 	for _, p := range h.heap.readPtrArray(uint32(a[1])) {
 		params = append(params, h.heap.readString(p))
 	}
-	h.Created = append(h.Created, Created{Template: name, Params: params})
+	h.out.Created = append(h.out.Created, Created{Template: name, Params: params})
 	return 0
+}
+
+// retryable reports a failure that is not the mapping's: the node's or
+// the store's. The block may be indexed again; a HandlerError may not.
+func retryable(err error) bool {
+	var ne *NodeError
+	var se *StoreError
+	return errors.As(err, &ne) || errors.As(err, &se)
 }

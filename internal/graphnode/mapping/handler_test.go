@@ -1,11 +1,9 @@
-package mappinghosttest
+package mapping
 
 import (
 	"context"
 	"fmt"
 	"math/big"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,6 +11,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
 // chain feeds real ABI-encoded logs to the compiled data sources of one
@@ -20,20 +21,36 @@ import (
 type chain struct {
 	t      *testing.T
 	seeds  map[common.Address]*big.Int // slot0 sqrtPriceX96 answers by pool
-	store  *Store
+	store  *graphnode.Store
 	hosts  map[string]*Host
 	block  Block
 	tx     Tx
 	logIdx uint
+	// logs and created are what each data source's handlers logged and
+	// created, in order
+	logs    map[string][]Log
+	created map[string][]Created
 }
 
-func newChain(t *testing.T, call Call) *chain {
+// testCall answers an ethereum.call of a test: the contract, the calldata
+// and the block number.
+type testCall func(to common.Address, data []byte, block uint64) ([]byte, bool, error)
+
+// newStore is an empty in-memory store of the subgraph's schema.
+func newStore(t *testing.T) *graphnode.Store {
 	t.Helper()
-	store, err := NewStore()
+	s, err := graphnode.ParseSchema(subgraph.Schema)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &chain{t: t, store: store, hosts: map[string]*Host{}, seeds: map[common.Address]*big.Int{}}
+	return graphnode.NewStore(s)
+}
+
+func newChain(t *testing.T, call testCall) *chain {
+	t.Helper()
+	store := newStore(t)
+	c := &chain{t: t, store: store, hosts: map[string]*Host{}, seeds: map[common.Address]*big.Int{},
+		logs: map[string][]Log{}, created: map[string][]Created{}}
 	pool, err := ABI("Pool")
 	if err != nil {
 		t.Fatal(err)
@@ -56,12 +73,23 @@ func newChain(t *testing.T, call Call) *chain {
 		}
 		return next(to, data, block)
 	}
+	m, err := Network("arbitrum-one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := func(_ context.Context, to common.Address, data []byte, at Block) ([]byte, bool, error) {
+		return call(to, data, at.Number)
+	}
 	for _, ds := range []string{"HandlerV2_uniswap", "HandlerV2_pancake", "HandlerV1_uniswap", "OptionMarketV2_0x501b", "OptionMarketV1_0x764f", "Pool", "PositionManager"} {
-		src, err := LoadDataSource(ds)
+		src, ok := m.Source(ds)
+		if !ok {
+			t.Fatalf("no data source %s", ds)
+		}
+		code, err := subgraph.Build.ReadFile(src.Wasm)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := New(context.Background(), src.Wasm, store, Options{Call: call, ABIs: src.ABIs})
+		h, err := New(context.Background(), src.Wasm, code, Memory(store), Options{Call: answer, ABIs: src.ABIs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +147,10 @@ func (c *chain) emit(ds, abiName, sig, handler string, addr common.Address, args
 	}
 	lg := types.Log{Address: addr, Topics: topics, Data: packed, Index: c.logIdx, TxHash: c.tx.Hash}
 	c.logIdx++
-	if err := c.hosts[ds].Handle(handler, ev, lg, c.block, c.tx); err != nil {
+	out, err := c.hosts[ds].Handle(context.Background(), Trigger{Handler: handler, Event: ev, Log: lg, Block: c.block, Tx: c.tx})
+	c.logs[ds] = append(c.logs[ds], out.Logs...)
+	c.created[ds] = append(c.created[ds], out.Created...)
+	if err != nil {
 		c.t.Fatalf("%s %s: %v", ds, handler, err)
 	}
 }
@@ -291,7 +322,7 @@ func TestHandlerLiquidityFollowsEveryEvent(t *testing.T) {
 	}
 	// the pool became a data source, once
 	var pools []string
-	for _, cr := range c.hosts["HandlerV2_uniswap"].Created {
+	for _, cr := range c.created["HandlerV2_uniswap"] {
 		pools = append(pools, cr.Template+":"+strings.Join(cr.Params, ","))
 	}
 	if want := "Pool:" + strings.ToLower(wethUSDC.Hex()); len(pools) != 1 || pools[0] != want {
@@ -316,7 +347,7 @@ func TestHandlerHookSlotFromPositionID(t *testing.T) {
 	if n := len(c.store.All("Strike")); n != 1 {
 		t.Errorf("%d strikes after an inconsistent event", n)
 	}
-	if logs := c.hosts["HandlerV2_pancake"].Logs; len(logs) != 1 || logs[0].Level != 1 {
+	if logs := c.logs["HandlerV2_pancake"]; len(logs) != 1 || logs[0].Level != 1 {
 		t.Errorf("logs %+v, want one error", logs)
 	}
 
@@ -376,27 +407,15 @@ func TestMissingImportNamedAtInstantiation(t *testing.T) {
 	mod := []byte("\x00asm\x01\x00\x00\x00" +
 		"\x01\x04\x01\x60\x00\x00" +
 		"\x02\x14\x01\x05index\x0astore.nope\x00\x00")
-	path := filepath.Join(t.TempDir(), "m.wasm")
-	if err := os.WriteFile(path, mod, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	store, err := NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = New(context.Background(), path, store, Options{})
+	_, err := New(context.Background(), "m.wasm", mod, Memory(newStore(t)), Options{})
 	if err == nil || !strings.Contains(err.Error(), "index.store.nope") {
 		t.Fatalf("err = %v, want it to name index.store.nope", err)
 	}
 }
 
-func TestMissingBuildSaysHowToBuild(t *testing.T) {
-	store, err := NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = New(context.Background(), filepath.Join(t.TempDir(), "absent.wasm"), store, Options{})
-	if err == nil || !strings.Contains(err.Error(), "npm run build") {
+func TestMissingManifestSaysHowToBuild(t *testing.T) {
+	_, err := LoadManifest(subgraph.Build, "build/nowhere/subgraph.yaml")
+	if err == nil || !strings.Contains(err.Error(), "npm run --prefix subgraph build") {
 		t.Fatalf("err = %v", err)
 	}
 }

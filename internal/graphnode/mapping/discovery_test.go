@@ -1,4 +1,4 @@
-package mappinghosttest
+package mapping
 
 import (
 	"strings"
@@ -40,7 +40,7 @@ func TestWhitelistRecordsKnownAndUnreadable(t *testing.T) {
 	if n := len(c.store.All("Deployment")); n != 4 {
 		t.Errorf("%d deployments, want 4", n)
 	}
-	if created := c.hosts["PositionManager"].Created; len(created) != 0 {
+	if created := c.created["PositionManager"]; len(created) != 0 {
 		t.Errorf("data sources created %v", created)
 	}
 	for _, a := range probed {

@@ -1,10 +1,35 @@
-package mappinghosttest
+package mapping
 
 import (
+	"fmt"
 	"reflect"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
+)
+
+// The store's value model is the Graph Node emulator's: one Go model of the
+// entities for the mappings, the emulator, the indexer and the tests.
+type (
+	Kind   = graphnode.Kind
+	Value  = graphnode.Value
+	Entity = graphnode.Entity
+)
+
+// The kinds of stored values, numbered as Graph Node's StoreValueKind.
+const (
+	KindString     = graphnode.KindString
+	KindInt        = graphnode.KindInt
+	KindBigDecimal = graphnode.KindBigDecimal
+	KindBool       = graphnode.KindBool
+	KindArray      = graphnode.KindArray
+	KindNull       = graphnode.KindNull
+	KindBytes      = graphnode.KindBytes
+	KindBigInt     = graphnode.KindBigInt
+	KindInt8       = graphnode.KindInt8
+	KindTimestamp  = graphnode.KindTimestamp
 )
 
 // readEntity reads a graph-ts Entity (TypedMap<string, Value>: a pointer to
@@ -138,11 +163,11 @@ func (h *Host) ethereumCall(a []uint64) uint64 {
 		h.fail("ethereum.call: encode %s: %v", fnName, err)
 	}
 	if h.call == nil {
-		h.fail("ethereum.call %s.%s but the test gave the host no Call", contract, fnName)
+		h.fail("ethereum.call %s.%s but the host was given no Call", contract, fnName)
 	}
-	ret, reverted, err := h.call(address, append(append([]byte{}, method.ID...), packed...), h.block)
+	ret, reverted, err := h.call(h.ctx, address, append(append([]byte{}, method.ID...), packed...), h.block)
 	if err != nil {
-		h.fail("ethereum.call: %v", err)
+		panic(hostError{&NodeError{fmt.Errorf("%s.%s at %s: %w", contract, fnName, address.Hex(), err)}})
 	}
 	if reverted {
 		return 0

@@ -1,4 +1,4 @@
-package mappinghosttest
+package mapping
 
 import (
 	"math/big"
@@ -8,10 +8,7 @@ import (
 
 // The host's store enforces what Graph Node enforces on store.set.
 func TestStoreChecksLikeGraphNode(t *testing.T) {
-	s, err := NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newStore(t)
 	ref := Entity{"id": {Kind: KindString, Str: "h-1"}, "strike": {Kind: KindString, Str: "s"}}
 	if err := s.Set("StrikeRef", "h-1", ref, 5); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package mappinghosttest
+package mapping
 
 import (
 	"bytes"
@@ -353,7 +353,7 @@ func TestMintWithRevertingOpData(t *testing.T) {
 	if o == nil || o["tickLower"].Int != 0 || o["tickUpper"].Int != 0 || o["expiry"].Big.Sign() != 0 || len(c.store.All("OptionLeg")) != 0 {
 		t.Fatalf("option %+v", o)
 	}
-	if logs := c.hosts["OptionMarketV2_0x501b"].Logs; len(logs) != 1 || logs[0].Level != 2 {
+	if logs := c.logs["OptionMarketV2_0x501b"]; len(logs) != 1 || logs[0].Level != 2 {
 		t.Errorf("logs %+v, want one warning", logs)
 	}
 }
@@ -382,7 +382,7 @@ func TestMintOnUninitializedMarket(t *testing.T) {
 	} else {
 		c.wantBig("MarketDayData", days[0], "putVolume", big.NewInt(20))
 	}
-	logs := c.hosts["OptionMarketV2_0x501b"].Logs
+	logs := c.logs["OptionMarketV2_0x501b"]
 	if len(logs) != 1 || logs[0].Level != 1 || !strings.Contains(logs[0].Message, "no Market") {
 		t.Errorf("logs %+v, want one error naming the missing Market", logs)
 	}

@@ -1,4 +1,4 @@
-package mappinghosttest
+package mapping
 
 import (
 	"encoding/binary"
@@ -44,6 +44,7 @@ const (
 // 16-aligned after __alloc's 4-byte block header), each object a 20-byte
 // header plus its payload padded to 16.
 type heap struct {
+	mod      api.Module
 	mem      api.Memory
 	allocate api.Function
 	idOfType api.Function
