@@ -52,7 +52,7 @@ type Protocol struct {
 	OneInchRouter   common.Address // FakeAggregationRouterV5
 	Hook24h         common.Address // BoundedTTLHook_0Day: TTL at most 24 hours
 	Hook1Week       common.Address // BoundedTTLHook_1Week: TTL at most 7 days
-	AutoExercise    common.Address // AutoExerciseTimeBased; Owner holds its executor role
+	AutoExercise    common.Address // AutoExerciseTimeBased; Owner gets its executor role on first use
 	// OpenSettlement, after DeployOpenSettlement: a settler of the V2
 	// market anyone may settle through two hours after expiry.
 	OpenSettlement common.Address
@@ -134,9 +134,6 @@ func Deploy(t testing.TB, cfg Config) *Protocol {
 	p.Hook24h = c.Deploy(TTLHook, big.NewInt(24*3600))
 	p.Hook1Week = c.Deploy(TTLHook, big.NewInt(7*24*3600))
 	p.AutoExercise = c.Deploy(AutoExercise)
-	// As the deployments' broadcasts do after creating it: a keeper key
-	// (here the owner) gets the executor role by grantRole.
-	c.MustSend(p.Owner, p.AutoExercise, AutoExercise.ABI, "grantRole", ExecutorRole, p.Owner.Addr)
 
 	for addr, a := range map[common.Address]Artifact{p.CallAsset: Token, p.PutAsset: Token, p.PositionManager: PositionManager,
 		p.Handler: HandlerV2, p.Market: MarketV2, p.Swapper: SwapRouterSwap, p.OneInchRouter: OneInchRouter,
