@@ -8,7 +8,9 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
@@ -241,5 +244,91 @@ func pricingAtBlock(n uint64) func(to common.Address, data, ret []byte) []byte {
 			return ret
 		}
 		return out
+	}
+}
+
+// Content negotiation follows RFC 9110 12.5.3 (R11): a coding listed by
+// name is judged by its own q, * only stands for codings not listed, so
+// "gzip;q=0, *" refuses gzip (it was sent gzip before).
+func TestNamedCodingWinsOverStar(t *testing.T) {
+	t.Parallel()
+	srv, _ := newFakeServer(t)
+	for ae, gzip := range map[string]bool{
+		"gzip;q=0, *":           false,
+		"*, gzip;q=0":           false,
+		"x-gzip;q=0, *;q=1":     false,
+		"GZIP; Q=0, *":          false,
+		"gzip, deflate;q=0":     true,
+		"*;q=0, gzip":           true,
+		"gzip;q=0.5, *;q=0":     true,
+		"*;q=0":                 false,
+		"br, *":                 true,
+		"deflate;q=0, gzip;q=0": false,
+	} {
+		rec := getWith(t, srv, strikes, map[string]string{"Accept-Encoding": ae})
+		if got := rec.Header().Get("Content-Encoding") == "gzip"; rec.Code != http.StatusOK || got != gzip {
+			t.Errorf("Accept-Encoding %q: %d, gzip %v, want %v", ae, rec.Code, got, gzip)
+		}
+	}
+}
+
+// With CORS origins configured every answer varies by Origin (R12),
+// whether the request named one or not, large (gzip-able) answers too,
+// beside Accept-Encoding: before, a large answer's Vary was replaced by
+// Accept-Encoding alone, and a shared cache could serve one origin's
+// answer to another.
+func TestVaryOriginOnEveryAnswer(t *testing.T) {
+	t.Parallel()
+	srv, _ := newFakeServerWith(t, func(o *gateway.Options) { o.CORSOrigins = []string{"https://app.example"} })
+	small := gateway.PathExerciseHistory + "?" + query(historyParams, "first", "1", false)
+	for _, c := range []struct {
+		name, path, origin string
+		want               []string
+	}{
+		{"large, allowed origin", strikes, "https://app.example", []string{"Origin", "Accept-Encoding"}},
+		{"large, other origin", strikes, "https://evil.example", []string{"Origin", "Accept-Encoding"}},
+		{"large, no origin", strikes, "", []string{"Origin", "Accept-Encoding"}},
+		{"small, allowed origin", small, "https://app.example", []string{"Origin"}},
+		{"small, no origin", small, "", []string{"Origin"}},
+	} {
+		h := map[string]string{"Accept-Encoding": "gzip"}
+		if c.origin != "" {
+			h["Origin"] = c.origin
+		}
+		rec := getWith(t, srv, c.path, h)
+		if got := rec.Header().Values("Vary"); rec.Code != http.StatusOK || strings.Join(got, ", ") != strings.Join(c.want, ", ") {
+			t.Errorf("%s: %d, Vary %q, want %q", c.name, rec.Code, got, c.want)
+		}
+	}
+}
+
+// Every parameter of every route is given once (R15): a second value of
+// any of them, optional ones and block included, is a 400 naming it.
+// Before, a parser that read a value by lookup took the first
+// (shares=max&shares=5 prepared a withdrawal of every share).
+func TestEveryParameterGivenOnce(t *testing.T) {
+	t.Parallel()
+	srv, _ := newFakeServer(t)
+	for _, r := range demo.Requests {
+		u, err := url.Parse(r.Path)
+		if err != nil || !strings.HasPrefix(u.Path, "/clamm/") || u.RawQuery == "" {
+			continue
+		}
+		for _, pair := range append(strings.Split(u.RawQuery, "&"), "block=5") {
+			name, _, _ := strings.Cut(pair, "=")
+			path := r.Path + "&" + pair
+			if name == "block" && !strings.Contains(r.Path, "block=") {
+				path = r.Path + "&block=5&block=6"
+			}
+			rec := get(t, srv, path)
+			if e := decodeError(t, rec); rec.Code != http.StatusBadRequest || e.Param != name || !strings.Contains(e.Message, "given 2 times") {
+				t.Errorf("%s with %s twice: %d %+v", r.Name, name, rec.Code, e)
+			}
+		}
+	}
+	withdraw := gateway.PathWithdrawPrepare + "?chainId=42161&user=0xA11CE00000000000000000000000000000000001&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116" +
+		"&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&hook=0x0000000000000000000000000000000000000000&tickLower=-196200&tickUpper=-196190&shares=max&shares=5"
+	if rec := get(t, srv, withdraw); decodeError(t, rec).Param != "shares" {
+		t.Errorf("shares=max&shares=5: %d %s", rec.Code, rec.Body)
 	}
 }
