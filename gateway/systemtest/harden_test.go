@@ -332,3 +332,32 @@ func TestEveryParameterGivenOnce(t *testing.T) {
 		t.Errorf("shares=max&shares=5: %d %s", rec.Code, rec.Body)
 	}
 }
+
+// A statistics fill has a byte bound of its own over all its pages and
+// reads (R13): a subgraph answering each of them just under the body
+// limit makes the answer 502 SUBGRAPH_ERROR, its reads past the body limit
+// in all; before, they spent the memory budget shared by every fill, and
+// the answer was 503 OVERLOADED as if the gateway were busy. A body limit
+// of 64 KiB and a budget of 512 KiB stand for the 32 MiB and 192 MiB
+// defaults.
+func TestStatsFillHasAByteBoundOfItsOwn(t *testing.T) {
+	t.Parallel()
+	f := newFakesOnly(t)
+	f.Subgraph.Rewrite = func(op string, body []byte) []byte {
+		if !strings.HasPrefix(op, "Stats") || len(body) >= 60<<10 {
+			return body
+		}
+		end := bytes.LastIndexByte(body, '}')
+		return append(append(append([]byte{}, body[:end]...), bytes.Repeat([]byte(" "), 60<<10-len(body))...), body[end:]...)
+	}
+	srv := newApp(t, app.Options{Config: config.Default(), Transports: onFakes(f), MaxBody: 64 << 10, Budget: upstream.NewBudget(512 << 10)})
+	path := gateway.PathStats + "?" + statsQuery + "&from=1700000000&to=1731622400"
+	rec := get(t, srv, path)
+	if e := decodeError(t, rec); rec.Code != http.StatusBadGateway || e.Code != "SUBGRAPH_ERROR" {
+		t.Fatalf("%d %+v, want 502 SUBGRAPH_ERROR", rec.Code, e)
+	}
+	f.Subgraph.Rewrite = nil
+	if rec := get(t, srv, path); rec.Code != http.StatusOK {
+		t.Fatalf("with answers of their own size: %d %s", rec.Code, rec.Body)
+	}
+}
