@@ -98,7 +98,10 @@ type Reader struct {
 	// facts and seenHandlers serve the strikes chain (strikes.go).
 	facts        *cache.Cache[fact]
 	seenHandlers *cache.Cache[[]common.Address]
-	holdings     *HoldingsReader
+	// unreadable remembers markets StrikesViews found not to be option
+	// markets (strikes.go).
+	unreadable *cache.Cache[error]
+	holdings   *HoldingsReader
 }
 
 // Options configure a Reader. Both durations are required: the composition
@@ -123,7 +126,7 @@ func NewReader(c Caller, opts Options) (*Reader, error) {
 		rpc: c, multicall: opts.Multicall3, timeout: opts.CallTimeout, ttl: opts.ImmutablesTTL,
 		immutables: cache.New[*MarketInfo](cache.Options{MaxEntries: 4096, FillTimeout: opts.CallTimeout}),
 	}
-	r.facts, r.seenHandlers = newFactCaches(opts.CallTimeout)
+	r.facts, r.seenHandlers, r.unreadable = newFactCaches(opts.CallTimeout)
 	r.holdings = NewHoldingsReader(r)
 	return r, nil
 }
