@@ -361,3 +361,37 @@ func TestStatsFillHasAByteBoundOfItsOwn(t *testing.T) {
 		t.Fatalf("with answers of their own size: %d %s", rec.Code, rec.Body)
 	}
 }
+
+// A premium of 2^256-1 from the pricing read (R5): the most the purchase
+// may cost is past what a uint256 holds, so no approval covers it and
+// mintOption would revert; the prepare is refused 422 PURCHASE_WOULD_REVERT
+// saying so. Before, the approval and mintOption encoded the amount
+// modulo 2^256 while the JSON showed the whole number: the transaction
+// did not do what its answer said.
+func TestPurchaseCostPastUint256IsRefused(t *testing.T) {
+	t.Parallel()
+	srv, f := newFakeServer(t)
+	maxUint := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
+	f.Node.Rewrite = func(to common.Address, data, ret []byte) []byte {
+		if _, _, _, ok := contracts.UnpackPricingReadCode(data); !ok || to != (common.Address{}) {
+			return ret
+		}
+		h, answers, err := contracts.UnpackPricingRead(ret)
+		if err != nil {
+			return ret
+		}
+		for i := range answers {
+			if answers[i].PremiumOk {
+				answers[i].Premium = maxUint
+			}
+		}
+		out, _ := contracts.PackPricingReadOutput(h, answers)
+		return out
+	}
+	prepare := strings.Replace(quoteQuery, gateway.PathPurchaseQuote, gateway.PathPurchasePrepare, 1) + "&slippage=1"
+	prepare = strings.Replace(prepare, "user=0x0000000000000000000000000000000000000000", "user=0xA11CE00000000000000000000000000000000001", 1)
+	rec := get(t, srv, prepare)
+	if e := decodeError(t, rec); rec.Code != http.StatusUnprocessableEntity || e.Code != "PURCHASE_WOULD_REVERT" || !strings.Contains(e.Message, "2^256-1") {
+		t.Fatalf("%d %+v, want 422 PURCHASE_WOULD_REVERT naming 2^256-1", rec.Code, e)
+	}
+}
