@@ -34,6 +34,9 @@ const (
 	StatsDayBuyers    = "stats_day_buyers"
 	StatsPurchases    = "stats_purchases"
 	StatsExercises    = "stats_exercises"
+	SettlementHistory = "settlement_history"
+	ExpiringOptions   = "expiring_options"
+	ExerciseDelegates = "exercise_delegates"
 )
 
 // Document is one GraphQL operation.

@@ -13,12 +13,12 @@ const networks = JSON.parse(readFileSync(new URL('./networks.json', import.meta.
 // The events V1 and V2 share (same signatures); only LogMintOption differs.
 const marketEvents = [
       ['LogExerciseOption(address,uint256,uint256,uint256)', 'handleExerciseOption', true],
-      ['LogSettleOption(address,uint256)', 'handleSettleOption'],
+      ['LogSettleOption(address,uint256)', 'handleSettleOption', true],
       ['LogSplitOption(address,uint256,uint256,address)', 'handleSplitOption'],
       ['LogUpdateExerciseDelegate(address,address,bool)', 'handleUpdateExerciseDelegate'],
       ['Transfer(indexed address,indexed address,indexed uint256)', 'handleTransfer'],
 ];
-const marketEntities = ['Market', 'Pool', 'Option', 'OptionLeg', 'Purchase', 'Exercise', 'ExerciseDelegate', 'MarketDayData'];
+const marketEntities = ['Market', 'Pool', 'Option', 'OptionLeg', 'Purchase', 'Exercise', 'Settlement', 'SettlementLeg', 'ExerciseDelegate', 'MarketDayData'];
 // The events the V1 and V2 handlers share; mint and burn differ (V2 adds the hook).
 const handlerEvents = [
       ['LogFeeCompound(address,address,uint256,int24,int24,uint128)', 'handleFeeCompound'],

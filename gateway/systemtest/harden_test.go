@@ -22,6 +22,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
@@ -123,7 +124,7 @@ func TestPinnedBlockFloodIsBoundedAndShared(t *testing.T) {
 	for i := range uint64(200) {
 		ask(head - 300 + i)
 	}
-	eventually(t, "every request to be reading its header or answered", func() bool {
+	eventually.True(t, "every request to be reading its header or answered", func() bool {
 		inFlight, _, _ := h.state()
 		return inFlight+answered() >= 200
 	})
@@ -142,7 +143,7 @@ func TestPinnedBlockFloodIsBoundedAndShared(t *testing.T) {
 	for range 100 {
 		ask(head - 1)
 	}
-	eventually(t, "the header read of the block", func() bool { inFlight, _, _ := h.state(); return inFlight > 0 })
+	eventually.True(t, "the header read of the block", func() bool { inFlight, _, _ := h.state(); return inFlight > 0 })
 	close(h.release)
 	done.Wait()
 	if _, _, reads := h.state(); reads != 1 || codes[http.StatusOK] != 100 {
@@ -165,7 +166,7 @@ func TestClientGoneDuringTheHeaderReadIs499(t *testing.T) {
 		at := strikes + "&block=" + strconv.FormatUint(f.Node.BlockNumber-2, 10)
 		srv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, at, nil).WithContext(ctx))
 	}()
-	eventually(t, "the header read", func() bool { inFlight, _, _ := h.state(); return inFlight == 1 })
+	eventually.True(t, "the header read", func() bool { inFlight, _, _ := h.state(); return inFlight == 1 })
 	cancel()
 	<-done
 	var line struct {

@@ -52,6 +52,7 @@ type PositionRecord struct {
 	// the option cannot be exercised (V1 market, expired, no leg fits).
 	ValueIfExercised string `json:"valueIfExercised"`
 	ProfitToken      Token  `json:"profitToken"`
+	ExpiryRisk
 }
 
 // PositionLeg is one leg with the liquidity it has left (opTickMap at the head).
@@ -103,6 +104,7 @@ func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Po
 	tok0, tok1 := info.TokenByAddress(info.Token0), info.TokenByAddress(info.Token1)
 	m := clamm.Market{Token0IsCall: info.Token0IsCall(), Decimals0: int(tok0.Decimals), Decimals1: int(tok1.Decimals)}
 	records := make([]PositionRecord, 0, len(held))
+	var risks []riskInput // per record: its position and fate (expiryrisk.go)
 	for i, h := range held {
 		p, err := pos[i].Position, pos[i].Err
 		if err != nil && problem.As(err).Code == problem.OptionNotFound {
@@ -119,6 +121,13 @@ func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Po
 			return Positions{}, err
 		}
 		records = append(records, r)
+		risks = append(risks, riskInput{id: h.TokenID.Int, pos: p, fate: h.Fate})
+	}
+	for i := range risks {
+		risks[i].rec = &records[i]
+	}
+	if err := s.expiryRisks(ctx, up, marketAt{info: info, m: m, pool: pool, addr: req.Market}, risks, nil); err != nil {
+		return Positions{}, err
 	}
 	return Positions{Records: records, Block: meta.Block}, nil
 }

@@ -12,9 +12,11 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -44,7 +46,7 @@ type HookProber interface {
 // purchase (package chain).
 type PricingReader interface {
 	ReadPricing(ctx context.Context, market, user common.Address, asks []contracts.PricingAsk) (contracts.PricingHead, []contracts.PricingAnswer, error)
-	SimulateCall(ctx context.Context, from, to common.Address, data []byte) ([]byte, error)
+	SimulateAtHead(ctx context.Context, from, to common.Address, data []byte) (block.Ref, error)
 }
 
 // Chain is what the use cases and readiness ask of one chain's node: one
@@ -58,6 +60,7 @@ type Chain interface {
 	HookProber
 	PricingReader
 	LPReader
+	DelegateReader
 	Prober
 	ChainChecker
 	// Holdings reads liquidity providers' positions (its own cache of the
@@ -74,7 +77,16 @@ type Subgraph interface {
 	OptionMarkets(ctx context.Context) ([]subgraph.Market, subgraph.Meta, error)
 	StatsSubgraph
 	HoldingsSubgraph
+	ExpirySubgraph
 	MetaReader
+}
+
+// ExpirySubgraph is what the expiry reads ask the subgraph: settlements,
+// options expiring in a window, owners' enabled delegates.
+type ExpirySubgraph interface {
+	SettlementHistory(ctx context.Context, q subgraph.SettlementQuery) ([]subgraph.Settlement, subgraph.Meta, error)
+	ExpiringOptions(ctx context.Context, q subgraph.ExpiringQuery) ([]subgraph.ExpiringOption, subgraph.Meta, error)
+	ExerciseDelegates(ctx context.Context, q subgraph.DelegatesQuery) ([]subgraph.ExerciseDelegate, subgraph.Meta, error)
 }
 
 // Upstreams are one chain's configuration and clients. Chain and Subgraph
@@ -85,6 +97,10 @@ type Upstreams struct {
 	Subgraph Subgraph
 	// Quoters maps a swapperId to its quoter.
 	Quoters map[string]swap.Quoter
+	// Indexing, set on a chain the gateway indexes itself, says where its
+	// indexer stands: readiness shows it and stays unready until it has
+	// reached the head.
+	Indexing func() graphnode.Indexing
 }
 
 // Service answers the gateway's operations, one method each. Which block

@@ -110,7 +110,7 @@ const day = 86400
 // handler whose payload format is the other market version's, or behind a
 // hook that does not admit the market (hookAdmission).
 func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (StrikesChain, error) {
-	up, err := s.strikesUpstreams(req.ChainID)
+	up, err := s.upstreams(req.ChainID, true)
 	if err != nil {
 		return StrikesChain{}, err
 	}
@@ -128,11 +128,6 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 		entries[i] = StrikeEntry{clamm.FormatPrice(st.price): w}
 	}
 	return StrikesChain{Entries: entries, Block: set.meta.Block}, nil
-}
-
-// strikesUpstreams are the chain's clients for a read built on the strikes.
-func (s *Service) strikesUpstreams(chainID uint64) (*Upstreams, error) {
-	return s.upstreams(chainID, true)
 }
 
 // strikesAsk is what the typed strikes core reads: the strikes chain's

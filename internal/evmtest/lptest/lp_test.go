@@ -15,11 +15,11 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
@@ -54,7 +54,7 @@ func deploy(t *testing.T) *setup {
 	p := pt.Deploy(t, pt.Config{})
 	p.DeployV1()
 	_, tick := p.Slot0(p.Pool)
-	reader := readertest.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
+	reader := testenv.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
 	ch := &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{
 		p.Handler: {Name: "uniswap"}, p.HandlerV1: {Name: "uniswap", Deprecated: true}}}
 	up := &service.Upstreams{Config: ch, Subgraph: &marketsSubgraph{p: p}, Chain: reader}
@@ -515,7 +515,7 @@ func TestWithdrawV1(t *testing.T) {
 func TestDepositInvertedByStrikes(t *testing.T) {
 	p := pt.Deploy(t, pt.Config{Inverted: true})
 	_, tick := p.Slot0(p.Pool)
-	reader := readertest.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
+	reader := testenv.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
 	ch := &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{p.Handler: {Name: "uniswap"}}}
 	g := &marketsSubgraph{p: p}
 	up := &service.Upstreams{Config: ch, Subgraph: g, Chain: reader}

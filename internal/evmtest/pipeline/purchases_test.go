@@ -18,14 +18,15 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
 )
 
 // gatewayPurchases asks the gateway (live over the indexed store and the
 // simulated node) for purchase history and checks it against the
-// receipts: every LogMintOption is in its buyer's history with the event's
-// premium, fees and size. The subgraph's positions query must name each
+// receipts: every LogMintOption is in its buyer's history (the holder at
+// the end of the transaction) with the event's premium, fees, size and
+// caller (its user, the router where one bought). The subgraph's positions query must name each
 // option under its ownerOf.
 func gatewayPurchases(t *testing.T, p *pt.Protocol, ix *Indexer, created map[string]*types.Receipt) {
 	t.Helper()
@@ -62,6 +63,7 @@ func gatewayPurchases(t *testing.T, p *pt.Protocol, ix *Indexer, created map[str
 		want := map[string]string{
 			"premium": ev.Args["premiumAmount"].(*big.Int).String(), "protocolFees": ev.Args["protocolFees"].(*big.Int).String(),
 			"size": ev.Args["totalAssetWithdrawn"].(*big.Int).String(), "txHash": strings.ToLower(rc.TxHash.Hex()),
+			"caller": ev.Args["user"].(common.Address).Hex(), // mintOption's msg.sender: a router, where one bought
 		}
 		for k, v := range want {
 			if r == nil || r[k] != v {
@@ -74,7 +76,7 @@ func gatewayPurchases(t *testing.T, p *pt.Protocol, ix *Indexer, created map[str
 	// half is not run here; the subgraph half is: the PurchasePositions
 	// query names, for each owner, exactly the options whose ownerOf is
 	// that owner (ownership followed through the ERC721 Transfer events).
-	client := subgraphtest.New(t, subURL, subgraph.Options{})
+	client := testenv.NewSubgraph(t, subURL, subgraph.Options{})
 	for owner := range owners {
 		held, _, err := client.PurchasePositions(t.Context(), subgraph.HistoryQuery{User: owner, Market: p.Market, First: 100})
 		if err != nil {

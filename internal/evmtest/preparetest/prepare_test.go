@@ -14,12 +14,12 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
-	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 )
 
 const chainID = 1337
@@ -72,7 +72,7 @@ func oneInchAPI(t *testing.T, p *pt.Protocol) *httptest.Server {
 
 func newService(t *testing.T, p *pt.Protocol) *service.Service {
 	rc := p.Chain.RPC()
-	reader := readertest.NewReader(t, rc, common.Address{})
+	reader := testenv.NewReader(t, rc, common.Address{})
 	ch := &config.Chain{ID: chainID, Swappers: map[string]*config.Swapper{
 		"uni-v3": {Kind: "uniswap-v3", Address: p.Swapper, Quoter: p.Quoter},
 		"1inch":  {Kind: "1inch", Address: p.OneInchSwapper},

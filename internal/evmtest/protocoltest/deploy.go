@@ -52,7 +52,10 @@ type Protocol struct {
 	OneInchRouter   common.Address // FakeAggregationRouterV5
 	Hook24h         common.Address // BoundedTTLHook_0Day: TTL at most 24 hours
 	Hook1Week       common.Address // BoundedTTLHook_1Week: TTL at most 7 days
-	AutoExercise    common.Address
+	AutoExercise    common.Address // AutoExerciseTimeBased; Owner holds its executor role
+	// OpenSettlement, after DeployOpenSettlement: a settler of the V2
+	// market anyone may settle through two hours after expiry.
+	OpenSettlement common.Address
 
 	// The V1 stack, after DeployV1.
 	MarketV1  common.Address
@@ -131,6 +134,9 @@ func Deploy(t testing.TB, cfg Config) *Protocol {
 	p.Hook24h = c.Deploy(TTLHook, big.NewInt(24*3600))
 	p.Hook1Week = c.Deploy(TTLHook, big.NewInt(7*24*3600))
 	p.AutoExercise = c.Deploy(AutoExercise)
+	// As the deployments' broadcasts do after creating it: a keeper key
+	// (here the owner) gets the executor role by grantRole.
+	c.MustSend(p.Owner, p.AutoExercise, AutoExercise.ABI, "grantRole", ExecutorRole, p.Owner.Addr)
 
 	for addr, a := range map[common.Address]Artifact{p.CallAsset: Token, p.PutAsset: Token, p.PositionManager: PositionManager,
 		p.Handler: HandlerV2, p.Market: MarketV2, p.Swapper: SwapRouterSwap, p.OneInchRouter: OneInchRouter,
@@ -252,4 +258,22 @@ func (p *Protocol) DeployMarket() common.Address {
 	p.register(m, MarketV2.ABI)
 	p.Chain.MustSend(p.Owner, m, MarketV2.ABI, "updatePool", p.Pool, true)
 	return m
+}
+
+// ExecutorRole is AutoExerciseTimeBased's EXECUTOR_ROLE, keccak256("EXECUTOR").
+var ExecutorRole = [32]byte(crypto.Keccak256([]byte("EXECUTOR")))
+
+// DeployOpenSettlement deploys TestOpenSettlement (as stryke-xyz/clamm's
+// OpenSettlement) and makes it a settler of the V2 market.
+func (p *Protocol) DeployOpenSettlement() common.Address {
+	p.OpenSettlement = p.Chain.Deploy(OpenSettlement)
+	p.register(p.OpenSettlement, OpenSettlement.ABI)
+	p.MakeSettler(p.OpenSettlement, true)
+	return p.OpenSettlement
+}
+
+// MakeSettler sets settlers[settler] on the V2 market (the real market
+// sets it through updateAddress).
+func (p *Protocol) MakeSettler(settler common.Address, status bool) {
+	p.Chain.MustSend(p.Owner, p.Market, MarketV2.ABI, "updateSettler", settler, status)
 }

@@ -39,6 +39,12 @@ type Scenario struct {
 	Hooks     map[common.Address]HookState `json:"hooks,omitempty"`
 	Options   []Option                     `json:"options,omitempty"`
 	Exercises []Exercise                   `json:"exercises,omitempty"`
+	// AutoExerciser, Delegates and Settlements state the chain's
+	// auto-exerciser, owners' exercise delegates and the settlements of
+	// expired options (expiry.go).
+	AutoExerciser *AutoExerciserState `json:"autoExerciser,omitempty"`
+	Delegates     []DelegateUpdate    `json:"delegates,omitempty"`
+	Settlements   []Settlement        `json:"settlements,omitempty"`
 }
 
 // Option is a minted option (an ERC721 of the market).
@@ -205,6 +211,16 @@ func Parse(raw []byte) (*Scenario, error) {
 			return nil, err
 		}
 	}
+	for _, st := range s.Settlements {
+		if _, _, err := s.settlementAmounts(st); err != nil {
+			return nil, err
+		}
+		for _, e := range s.Exercises {
+			if e.TokenID == st.TokenID {
+				return nil, fmt.Errorf("option %d is both exercised in full and settled", st.TokenID)
+			}
+		}
+	}
 	return &s, nil
 }
 
@@ -329,21 +345,20 @@ func (s *Scenario) Populate(node *chaintest.Node) {
 			h.Allow(s.Market.Address)
 		}
 	}
-	exercised := map[uint64]bool{}
-	for _, e := range s.Exercises {
-		exercised[e.TokenID] = true
-	}
 	for _, o := range s.Options {
 		lo, hi := o.Range()
 		opt := &chaintest.Option{Owner: o.Owner, IsCall: o.IsCall, TickLower: lo, TickUpper: hi, Expiry: uint64(o.Expiry)}
 		for _, l := range o.Legs {
 			liq, _ := new(big.Int).SetString(l.Liquidity, 10)
-			if exercised[o.TokenID] {
-				liq = new(big.Int) // a full exercise leaves no liquidity to use
+			if s.closed(o.TokenID) {
+				liq = new(big.Int) // a full exercise or a settlement leaves no liquidity to use
 			}
 			opt.Legs = append(opt.Legs, chaintest.Leg{Handler: l.Handler, Pool: l.Pool, Hook: l.Hook, TickLower: l.TickLower, TickUpper: l.TickUpper, Liquidity: liq})
 		}
 		market.Options[o.TokenID] = opt
+	}
+	for _, d := range s.Delegates { // in time order: the last status stays
+		market.Delegate(d.Owner, d.Delegate, d.Status)
 	}
 	node.Markets[s.Market.Address] = market
 	if uint64(s.Block.Timestamp) > node.BlockTimestamp {
