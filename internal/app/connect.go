@@ -3,9 +3,12 @@ package app
 import (
 	"context"
 	"fmt"
-	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"net/http"
 	"time"
+
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/ethereum/go-ethereum/rpc"
 
@@ -101,5 +104,23 @@ func newQuoters(ch *config.Chain, rc swap.BatchCaller, hc *http.Client, o connec
 // provider and propagator are no-ops: nothing is recorded or sent (and
 // this runs on misses only).
 func traced(kind string, rt http.RoundTripper) http.RoundTripper {
-	return otelhttp.NewTransport(rt, otelhttp.WithSpanNameFormatter(func(string, *http.Request) string { return kind }))
+	return otelhttp.NewTransport(rt, otelhttp.WithPropagators(globalPropagator{}),
+		otelhttp.WithSpanNameFormatter(func(string, *http.Request) string { return kind }))
 }
+
+// globalPropagator is the global propagator as it is at each call, not as
+// it was when the transport was built (otelhttp's default): the app is
+// built before tracing is set up, and once a propagator is set the global
+// one no longer delegates to a later one, so a second start in one process
+// kept the first one's propagators.
+type globalPropagator struct{}
+
+func (globalPropagator) Inject(ctx context.Context, c propagation.TextMapCarrier) {
+	otel.GetTextMapPropagator().Inject(ctx, c)
+}
+
+func (globalPropagator) Extract(ctx context.Context, c propagation.TextMapCarrier) context.Context {
+	return otel.GetTextMapPropagator().Extract(ctx, c)
+}
+
+func (globalPropagator) Fields() []string { return otel.GetTextMapPropagator().Fields() }
