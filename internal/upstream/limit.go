@@ -43,10 +43,12 @@ func (l limitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		if body.lease == nil { // outside a fill: held until the body is closed
 			body.lease, body.own = NewLease(), true
 		} else {
-			// A fill reads at most max bytes from all its upstreams
-			// together, over every page and read: one answer's bound,
-			// not one response's.
-			body.limit = Amplification * l.max
+			// A fill holds at most the whole budget from all its
+			// upstreams together, over every page and read: reads past
+			// it could never be served, whatever other fills hold (502,
+			// not 503). Not one answer's limit: a maximal answer (the
+			// body limit) and the fill's other reads must still fit.
+			body.limit = l.budget.max
 		}
 		if resp.ContentLength > 0 { // announced: charged before a byte is read
 			if err := body.lease.ChargeWithin(l.budget, Amplification*resp.ContentLength, body.limit); err != nil {

@@ -46,15 +46,16 @@ func TestLimitTransport(t *testing.T) {
 	}
 }
 
-// A fill reads at most the body limit from its upstreams in all: answers
-// each under it, together over it, fail the fill with ErrTooLarge (502)
-// however much of the shared budget is left; before, a statistics fill's
-// pages spent the budget and the answer was 503 OVERLOADED. Reads outside a
+// A fill reads at most what the whole budget holds from its upstreams in
+// all: answers each under the body limit, together past the budget, fail
+// the fill with ErrTooLarge (502: it could never be served) before
+// anything more is taken; before, a statistics fill's pages spent the
+// budget and the answer was 503 OVERLOADED. Reads outside a
 // fill are bounded one by one.
 func TestFillIsBoundedOverAllItsReads(t *testing.T) {
 	t.Parallel()
 	body := strings.Repeat("x", 40)
-	budget := NewBudget(1 << 20)
+	budget := NewBudget(Amplification * 100) // 100 bytes read in all per fill
 	for _, length := range []bool{true, false} {
 		rt := limitTransport{max: 100, budget: budget, rt: roundTrip(func(r *http.Request) (*http.Response, error) {
 			n := int64(-1)

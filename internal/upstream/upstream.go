@@ -15,9 +15,9 @@
 //  2. The body limit. Every answer is read through a size limit (MaxBody):
 //     an announced Content-Length over it fails before a byte is read, an
 //     unannounced one fails at the first byte past it. A fill is held to
-//     the same bound over all its reads together (every page, every
-//     upstream): past it, 502 (the upstream's error code), never a spent
-//     budget that all fills share.
+//     the whole budget over all its reads together (every page, every
+//     upstream; 48 MiB read by default): past it, 502 (the upstream's
+//     error code), never 503 for a budget it could never fit in.
 //  3. The budget. Every byte read is charged Amplification bytes to one
 //     Budget shared by all chains and upstreams, on the account of the
 //     lease the request's context carries (outside a fill, the body's own,
