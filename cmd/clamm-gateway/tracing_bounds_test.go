@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 )
@@ -230,5 +232,40 @@ func TestUnknownPropagatorStopsTheStart(t *testing.T) {
 	}, http.NotFoundHandler())
 	if err == nil || !strings.Contains(err.Error(), "OTEL_PROPAGATORS") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// An upstream URL's key (in its path, as providers put it) does not leave
+// in a span: each upstream call's url.full is its scheme and host.
+// Before, otelhttp exported the whole URL to the collector.
+func TestUpstreamKeysStayOutOfSpans(t *testing.T) {
+	const secret = "SPANKEY0123456789abcdef"
+	f := scenario.NewFakes(t)
+	sg, node := httptest.NewServer(f.Subgraph), httptest.NewServer(f.Node)
+	defer sg.Close()
+	defer node.Close()
+	recv := &otlpReceiver{}
+	col := httptest.NewServer(recv)
+	defer col.Close()
+	base, _, _, stop := start(t, tracingEnv(t, "http/protobuf", col.Listener.Addr().String(), map[string]string{
+		"CLAMM_CHAIN_42161_SUBGRAPH_URL": sg.URL + "/api/" + secret, "CLAMM_CHAIN_42161_RPC_URL": node.URL + "/v2/" + secret,
+	}))
+	fetch(t, base+"/clamm/option-markets?chainId=42161")
+	stop() // flushes the spans
+	recv.mu.Lock()
+	defer recv.mu.Unlock()
+	clients := 0
+	for _, s := range recv.spans {
+		if s.Kind == tracepb.Span_SPAN_KIND_CLIENT && attr(s, "url.full") != "" {
+			clients++
+		}
+		for _, a := range s.Attributes {
+			if strings.Contains(a.Value.String(), secret) {
+				t.Errorf("span %s: %s holds the key: %s", s.Name, a.Key, a.Value)
+			}
+		}
+	}
+	if clients == 0 {
+		t.Fatalf("no upstream client span with url.full among %d spans", len(recv.spans))
 	}
 }
