@@ -67,9 +67,13 @@ type Holding struct {
 
 // HoldingsView is a read of several positions of one holder.
 type HoldingsView struct {
-	// Block and Timestamp are the head block's number and time the reads
-	// ran at (the first call's, when the read took several calls).
-	Block, Timestamp uint64
+	// ChainBlock and Timestamp are the number and time of the block the
+	// reads ran at (the first call's, when the read took several calls):
+	// the chain's own number (ArbSys's on Arbitrum). Block is the
+	// block.number the chain's code sees there, what a handler's donation
+	// lock counts in: the same elsewhere, on Arbitrum an estimate of
+	// Ethereum's block number.
+	ChainBlock, Block, Timestamp uint64
 	Pools            map[common.Address]HoldingPool
 	Positions        []Holding
 }
@@ -96,7 +100,8 @@ func (l *HoldingsReader) Positions(ctx context.Context, user common.Address, key
 		}
 	}
 	h, mc := contracts.HoldingsHandler, contracts.Multicall3
-	head := []Call{{l.r.multicall, pack(contracts.Multicall3Block, "getBlockNumber")}, {l.r.multicall, pack(mc, "getCurrentBlockTimestamp")}}
+	head := []Call{{l.r.multicall, pack(contracts.Multicall3Block, "getBlockNumber")}, {l.r.multicall, pack(mc, "getCurrentBlockTimestamp")},
+		{contracts.ArbSysAddress, pack(contracts.ArbSys, "arbBlockNumber")}}
 	for _, p := range poolList {
 		head = append(head, Call{p, pack(contracts.Pool, "slot0")})
 	}
@@ -134,7 +139,12 @@ func decodeHoldings(res [][]Result, keys []HoldingKey, pools map[common.Address]
 	if v.Timestamp, err = holdingWord(head[1], "getCurrentBlockTimestamp"); err != nil {
 		return nil, err
 	}
-	at := 2
+	// ArbSys answers on Arbitrum only; elsewhere its address has no code.
+	v.ChainBlock = v.Block
+	if n, err := holdingWord(head[2], "arbBlockNumber"); err == nil {
+		v.ChainBlock = n
+	}
+	at := 3
 	for _, p := range poolList {
 		if !head[at].OK {
 			return nil, badMarketState(fmt.Errorf("pool %s: slot0 reverted", p.Hex()))

@@ -46,7 +46,9 @@ type LPPositionRecord struct {
 	// OpenedAt is when the user first received shares of (or reserved
 	// in) the range, unix seconds, from the subgraph.
 	OpenedAt string `json:"openedAt"`
-	// HeadBlock and HeadTimestamp are the block the figures were read at.
+	// HeadBlock and HeadTimestamp are the block the figures were read at:
+	// the chain's own number (ArbSys's on Arbitrum, where block.number,
+	// which the donation lock counts in, is an estimate of Ethereum's).
 	HeadBlock     string `json:"headBlock"`
 	HeadTimestamp string `json:"headTimestamp"`
 }
@@ -126,7 +128,7 @@ func positionOf(up *Upstreams, h subgraph.LPHolding, p chain.Holding, view *chai
 		LPRange: rg, Shares: p.Shares.String(),
 		Assets: amount(f.assets), Withdrawable: amount(f.withdrawable), Locked: amount(f.locked),
 		Principal: amount(f.principal), Earned: amount(f.earned),
-		OpenedAt: h.OpenedAt.String(), HeadBlock: fmt.Sprint(view.Block), HeadTimestamp: fmt.Sprint(view.Timestamp),
+		OpenedAt: h.OpenedAt.String(), HeadBlock: fmt.Sprint(view.ChainBlock), HeadTimestamp: fmt.Sprint(view.Timestamp),
 	}
 	if p.V2 {
 		r.Reserved = reservedOf(p, view.Timestamp, amount)
