@@ -15,12 +15,12 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
 )
 
 // panicking stands in for a chain reader with a bug.
-type panicking struct{ service.MarketReader }
+type panicking struct{ service.Chain }
 
 func (panicking) MarketSnapshot(context.Context, common.Address) (*chain.MarketInfo, chain.PoolState, error) {
 	panic("a bug")
@@ -48,7 +48,7 @@ func TestInternalErrorMatchesOpenAPI(t *testing.T) {
 	}
 	cfg := config.Default()
 	o := gateway.DefaultOptions(service.New(map[uint64]*service.Upstreams{
-		42161: {Config: cfg.Chains[42161], Chain: panicking{}, Strikes: panicking{}, Subgraph: subgraphtest.New(t, "http://sg.invalid", subgraph.Options{})}}))
+		42161: {Config: cfg.Chains[42161], Chain: panicking{}, Subgraph: testenv.NewSubgraph(t, "http://sg.invalid", subgraph.Options{})}}))
 	// The strikes chain's block comes first (the subgraph's indexed
 	// block), then the panicking chain read.
 	at := &indexedAt{r: block.Ref{Number: 7, Hash: "0x07", Timestamp: 1}}

@@ -11,10 +11,10 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
 )
 
 // The client remembers every indexed head it reads, stamped when it asked:
@@ -29,7 +29,7 @@ func TestClientRemembersTheHeadsItReads(t *testing.T) {
 	f := scenario.NewFakes(t, scs...)
 	head := f.Subgraph.Store.Head()
 	newClient := func(docs queries.Set) *subgraph.Client {
-		return subgraphtest.New(t, "http://sg", subgraph.Options{Docs: docs, HTTPClient: &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}})
+		return testenv.NewSubgraph(t, "http://sg", subgraph.Options{Docs: docs, HTTPClient: &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}})
 	}
 	sawHead := func(what string, c *subgraph.Client, asked time.Time) {
 		t.Helper()
@@ -87,7 +87,7 @@ func TestPageAtAnotherBlockKeepsItsOwn(t *testing.T) {
 		t.Fatal("the document still declares $block")
 	}
 	docs[queries.OptionMarkets] = d
-	c := subgraphtest.New(t, "http://sg", subgraph.Options{Docs: docs, HTTPClient: &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}})
+	c := testenv.NewSubgraph(t, "http://sg", subgraph.Options{Docs: docs, HTTPClient: &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}})
 	ctx, pin := block.With(context.Background(), head.Number-1)
 	pin.Resolve(block.Ref{Number: head.Number - 1, Hash: "0xasked"})
 	if _, meta, err := c.OptionMarkets(ctx); err != nil || meta.Block != head.Number || meta.Hash == "0xasked" {

@@ -10,9 +10,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
 )
 
 // The demo market's day buyers and events, paged two at a time, come back
@@ -23,7 +23,7 @@ func TestStatsReadsPageWithinTheirRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := scenario.NewFakes(t, scs...)
-	c := subgraphtest.New(t, "http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}, PageSize: 2})
+	c := testenv.NewSubgraph(t, "http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}, PageSize: 2})
 	ctx := context.Background()
 	q := subgraph.StatsQuery{Market: scs[0].Market.Address, From: 1762905600, To: 1763683200}
 	days, _, err := c.StatsDays(ctx, q)
@@ -84,7 +84,7 @@ func TestStatsRefuseRecordsOutsideTheRange(t *testing.T) {
 		"purchase before":        {`{"data":{` + meta + `,"purchases":[` + purchase("1763510399") + `]}}`, purchases(q)},
 	} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(c.body)) }))
-		err := c.read(subgraphtest.New(t, srv.URL, subgraph.Options{}))
+		err := c.read(testenv.NewSubgraph(t, srv.URL, subgraph.Options{}))
 		srv.Close()
 		if problem.As(err).Code != problem.SubgraphError {
 			t.Errorf("%s: %v, want SUBGRAPH_ERROR", name, err)

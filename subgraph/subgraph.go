@@ -45,7 +45,7 @@ type Client struct {
 
 // Options configure a Client. Timeout and MaxBytes are required: the
 // composition root passes CLAMM_UPSTREAM_TIMEOUT and the upstream body
-// bound, tests subgraphtest's.
+// bound, tests the same through internal/testenv.NewSubgraph.
 type Options struct {
 	HTTPClient *http.Client  // nil: http.DefaultClient
 	Docs       queries.Set   // nil: the embedded documents

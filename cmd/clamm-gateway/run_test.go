@@ -20,6 +20,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier/redistest"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 )
 
@@ -60,22 +61,18 @@ func start(t *testing.T, env map[string]string) (base string, stdout, stderr *sy
 		done <- run(ctx, []string{"-listen", "127.0.0.1:0"}, func(k string) string { return env[k] }, stdout, stderr)
 	}()
 	re := regexp.MustCompile(`listening on (\S+)`)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	eventually.True(t, "the server to listen", func() bool {
 		if m := re.FindStringSubmatch(stdout.String()); m != nil {
 			base = "http://" + m[1]
-			break
+			return true
 		}
 		select {
 		case err := <-done:
 			t.Fatalf("run ended early: %v\n%s", err, stderr)
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("server did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false
+	})
 	return base, stdout, stderr, func() {
 		cancel()
 		if err := <-done; err != nil {

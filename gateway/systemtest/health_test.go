@@ -10,6 +10,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
 )
 
 type readiness struct {
@@ -91,7 +92,7 @@ func TestReadyzProbesAreSharedAndCached(t *testing.T) {
 			codes[i] = get(t, srv, gateway.PathReadyz).Code
 		}(i)
 	}
-	eventually(t, "a probe reaches the subgraph", func() bool { return f.Subgraph.Requests() > 0 })
+	eventually.True(t, "a probe reaches the subgraph", func() bool { return f.Subgraph.Requests() > 0 })
 	close(release)
 	wg.Wait()
 	for i, c := range codes {

@@ -5,7 +5,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
@@ -60,18 +59,4 @@ func newApp(t testing.TB, o app.Options) *gateway.Server {
 // onFakes serves chain 42161 from f.
 func onFakes(f *scenario.Fakes) map[uint64]upstream.Transports {
 	return map[uint64]upstream.Transports{42161: f.Transports()}
-}
-
-// eventually polls cond until it holds, failing the test with what was
-// awaited if it has not after a generous deadline: a broken test fails
-// with a message instead of hanging until go test's timeout.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 30s for: %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
@@ -18,6 +19,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/graphnodetest"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
@@ -236,7 +238,7 @@ func TestStrikesMissUsesAStaleHeadAndRefreshesIt(t *testing.T) {
 		if n := strikesMiss(t, a, 1); n != seen {
 			t.Errorf("the miss named block %d, want the head seen, %d", n, seen)
 		}
-		eventually(t, "one background `_meta`", func() bool { return log.count("Meta") >= 1 })
+		eventually.True(t, "one background `_meta`", func() bool { return log.count("Meta") >= 1 })
 		// The next misses, at the head the first one's strikes document
 		// saw, start no second refresh while one is in flight.
 		for k := 2; k <= 4; k++ {
@@ -262,11 +264,11 @@ func TestStrikesMissUsesAStaleHeadAndRefreshesIt(t *testing.T) {
 		if n := strikesMiss(t, a, 1); n != seen {
 			t.Fatalf("named %d, want %d", n, seen)
 		}
-		eventually(t, "the refresh tried", func() bool { return log.count("Meta") >= 1 })
+		eventually.True(t, "the refresh tried", func() bool { return log.count("Meta") >= 1 })
 		// The failure is no head and no error: the next misses still pin
 		// to the head seen, and try again.
 		k := 1
-		eventually(t, "a second refresh after the failed one", func() bool {
+		eventually.True(t, "a second refresh after the failed one", func() bool {
 			k++
 			if n := strikesMiss(t, a, k); n != seen {
 				t.Fatalf("named %d, want %d", n, seen)
@@ -296,39 +298,46 @@ func TestStrikesMissUsesAStaleHeadAndRefreshesIt(t *testing.T) {
 }
 
 // Concurrent strikes misses on a gateway that has seen no head share one
-// `_meta` read: the first miss's read is held until every miss has asked,
-// and all of them pin to what it answers.
+// `_meta` read: the first miss's read is held until every miss has asked
+// or waits on it, and all of them pin to what it answers. The gateway runs
+// over in-process fakes and its misses in a bubble, so "every miss has
+// asked or waits" is synctest.Wait, not a pause long enough on this
+// machine. (The gateway is built outside the bubble: its caches' janitors
+// run for the process's life, which a bubble may not outlive.)
 func TestConcurrentMissesWithNoHeadShareOneMeta(t *testing.T) {
 	a, f, log := loggedApp(t)
-	log.mu.Lock()
-	log.hold = make(chan struct{})
-	log.mu.Unlock()
-	const misses = 8
-	type answer struct {
-		block uint64
-		err   error
-	}
-	answers := make(chan answer, misses)
-	for i := range misses {
-		go func(k int) {
-			n, err := tryStrikesMiss(t, a, 20+k)
-			answers <- answer{n, err}
-		}(i)
-	}
-	// Every miss is waiting on the one read now, or past the point where
-	// it would have asked its own; give the others time to ask if they do.
-	eventually(t, "the first `_meta`", func() bool { return log.count("Meta") > 0 })
-	time.Sleep(50 * time.Millisecond)
-	log.mu.Lock()
-	close(log.hold)
-	log.hold = nil
-	log.mu.Unlock()
-	for range misses {
-		if got := <-answers; got.err != nil || got.block != f.Node.BlockNumber {
-			t.Errorf("a miss names block %d (%v), the subgraph's indexed block is %d", got.block, got.err, f.Node.BlockNumber)
+	synctest.Test(t, func(t *testing.T) {
+		hold := make(chan struct{})
+		log.mu.Lock()
+		log.hold = hold
+		log.mu.Unlock()
+		const misses = 8
+		type answer struct {
+			block uint64
+			err   error
 		}
-	}
-	if n := log.count("Meta"); n != 1 {
-		t.Errorf("%d misses asked `_meta` %d times, want once: %v", misses, n, log.reset())
-	}
+		answers := make(chan answer, misses)
+		for i := range misses {
+			go func(k int) {
+				n, err := tryStrikesMiss(t, a, 20+k)
+				answers <- answer{n, err}
+			}(i)
+		}
+		synctest.Wait() // every miss waits: on the held `_meta` read, or on one of its own
+		if n := log.count("Meta"); n != 1 {
+			t.Errorf("%d misses asked `_meta` %d times before any answer, want once: %v", misses, n, log.reset())
+		}
+		log.mu.Lock()
+		close(hold)
+		log.hold = nil // a channel of the bubble: no request after it may wait on it
+		log.mu.Unlock()
+		for range misses {
+			if got := <-answers; got.err != nil || got.block != f.Node.BlockNumber {
+				t.Errorf("a miss names block %d (%v), the subgraph's indexed block is %d", got.block, got.err, f.Node.BlockNumber)
+			}
+		}
+		if n := log.count("Meta"); n != 1 {
+			t.Errorf("%d misses asked `_meta` %d times, want once: %v", misses, n, log.reset())
+		}
+	})
 }

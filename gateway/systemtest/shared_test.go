@@ -26,6 +26,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier/redistest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
@@ -165,7 +166,7 @@ func TestFleetFillsOncePerKey(t *testing.T) {
 	// Hold the fill until the two replicas without the lease wait for it:
 	// the misses were concurrent across the fleet, not one after another.
 	<-g.arrived
-	eventually(t, "two replicas wait on the lease", func() bool {
+	eventually.True(t, "two replicas wait on the lease", func() bool {
 		waiting := 0
 		for _, r := range fleet {
 			if r.sharedMetric(t, `clamm_cache_shared_results_total{result="wait"}`) > 0 {
@@ -273,7 +274,7 @@ func TestDeadLeaseHolderIsTakenOver(t *testing.T) {
 		go func() { defer wg.Done(); recs[i] = get(t, others[i%2].srv, strikes) }()
 	}
 	for _, r := range others {
-		eventually(t, "the replica waits on the lease", func() bool {
+		eventually.True(t, "the replica waits on the lease", func() bool {
 			return r.sharedMetric(t, `clamm_cache_shared_results_total{result="wait"}`) > 0
 		})
 	}
@@ -476,8 +477,9 @@ func TestLeaseWithoutExpiryIsTakenOver(t *testing.T) {
 
 // Requests waiting on a lease another replica holds (alive, renewing, its
 // fill hung) end at their deadline with the documented 504 TIMEOUT: the
-// one that started the wait and those that joined it later, whose own
-// deadline had not passed when the shared wait ended.
+// one that started the wait and those that joined it after it had started
+// (seen in the replica's metrics, not after a pause), whose own deadline
+// had not passed when the shared wait ended.
 func TestWaitOnAnotherReplicasLeaseEndsIn504(t *testing.T) {
 	rds := redistest.Start(t)
 	f := newFakesOnly(t)
@@ -497,7 +499,11 @@ func TestWaitOnAnotherReplicasLeaseEndsIn504(t *testing.T) {
 	for i := range recs {
 		wg.Add(1)
 		go func() { defer wg.Done(); recs[i] = get(t, waiter.srv, strikes) }()
-		time.Sleep(30 * time.Millisecond) // each joins the wait later than the one before
+		if i == 0 {
+			eventually.True(t, "the first request waits on the lease", func() bool {
+				return waiter.sharedMetric(t, `clamm_cache_shared_results_total{result="wait"}`) > 0
+			})
+		}
 	}
 	wg.Wait()
 	for i, rec := range recs {

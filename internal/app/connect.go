@@ -58,20 +58,8 @@ func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*servi
 	if err != nil {
 		return nil, block.Sources{}, fmt.Errorf("chain %d: %w", ch.ID, err)
 	}
-	return &service.Upstreams{
-		Config:    ch,
-		Subgraph:  sg,
-		Chain:     reader,
-		Positions: reader,
-		Strikes:   reader,
-		Hooks:     reader,
-		Pricing:   reader,
-		LP:        reader,
-		Holdings:  chain.NewHoldingsReader(reader),
-		Quoters:   quoters,
-		Head:      reader,
-		Meta:      sg,
-	}, block.Sources{Indexed: sg, Headers: reader}, nil
+	return &service.Upstreams{Config: ch, Chain: reader, Subgraph: sg, Quoters: quoters},
+		block.Sources{Indexed: sg, Headers: reader}, nil
 }
 
 // newQuoters builds a chain's configured swappers' quoters, uni-v3 quoting

@@ -6,9 +6,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
 )
 
 // gatedIndexer is a subgraph whose `_meta` answers wait for release; it
@@ -108,17 +110,6 @@ func pinOnce(t *testing.T, p *Pins, cancelAfter bool) Ref {
 	return r
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 30s for: %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // A head past the fresh age but within the stale bound pins at once and
 // starts one refresh, detached from the request (cancelled here as soon
 // as the pin is resolved) and under the refresh deadline; a second miss
@@ -134,7 +125,7 @@ func TestStaleHeadIsRefreshedInTheBackground(t *testing.T) {
 	if r := pinOnce(t, p, true); r != seen {
 		t.Fatalf("pinned to %+v, want the head seen %+v", r, seen)
 	}
-	waitFor(t, "the refresh to ask", func() bool { return g.count() == 1 })
+	eventually.True(t, "the refresh to ask", func() bool { return g.count() == 1 })
 	if r := pinOnce(t, p, false); r != seen || g.count() != 1 {
 		t.Fatalf("second miss: %+v with %d refreshes, want %+v and one", r, g.count(), seen)
 	}
@@ -145,7 +136,7 @@ func TestStaleHeadIsRefreshedInTheBackground(t *testing.T) {
 		t.Fatalf("the refresh's context: deadline set %v, err %v, pinned %v", ok, ctx.Err(), From(ctx) != nil)
 	}
 	close(g.release)
-	waitFor(t, "the refreshed head", func() bool { return pinOnce(t, p, false).Number == 9 })
+	eventually.True(t, "the refreshed head", func() bool { return pinOnce(t, p, false).Number == 9 })
 
 	// A failed refresh: the head stays, no error reaches a miss, and the
 	// next miss starts another.
@@ -153,7 +144,7 @@ func TestStaleHeadIsRefreshedInTheBackground(t *testing.T) {
 	g.err, g.answer = errors.New("subgraph down"), Ref{}
 	g.mu.Unlock()
 	before := g.count()
-	waitFor(t, "two refreshes after the failure", func() bool {
+	eventually.True(t, "two refreshes after the failure", func() bool {
 		if r := pinOnce(t, p, false); r.Number != 9 {
 			t.Fatalf("pinned to %+v after a failed refresh, want block 9", r)
 		}
@@ -197,20 +188,26 @@ func TestHeadUsableUnderItsOwnBound(t *testing.T) {
 // A head read by a seed is stamped when it was asked, not when a slow
 // answer arrived: it ages from the question.
 func TestSeededHeadAgesFromTheQuestion(t *testing.T) {
-	g := &gatedIndexer{release: make(chan struct{}), answer: Ref{Number: 9, Hash: "0x09", Timestamp: 1}}
-	p := newPins(t, g, &headers{}, HeadAges{})
-	before := time.Now()
-	done := make(chan struct{})
-	go func() { p.SeedHeads(context.Background()); close(done) }()
-	waitFor(t, "the seed to ask `_meta`", func() bool { return g.count() > 0 })
-	time.Sleep(20 * time.Millisecond) // the answer comes later than the question
-	answered := time.Now()
-	close(g.release)
-	<-done
-	r, at, ok := g.seen.Last()
-	if !ok || r.Number != 9 || at.Before(before) || !at.Before(answered) {
-		t.Fatalf("head %+v stamped at %v; asked after %v, answered at %v", r, at, before, answered)
-	}
+	// In a bubble the clock moves only when every goroutine waits: the
+	// seed asks at asked, and its answer comes a minute later.
+	synctest.Test(t, func(t *testing.T) {
+		g := &gatedIndexer{release: make(chan struct{}), answer: Ref{Number: 9, Hash: "0x09", Timestamp: 1}}
+		p := newPins(t, g, &headers{}, HeadAges{})
+		asked := time.Now()
+		done := make(chan struct{})
+		go func() { p.SeedHeads(context.Background()); close(done) }()
+		synctest.Wait()
+		if g.count() != 1 {
+			t.Fatalf("the seed asked `_meta` %d times, want once", g.count())
+		}
+		time.Sleep(time.Minute)
+		close(g.release)
+		<-done
+		r, at, ok := g.seen.Last()
+		if !ok || r.Number != 9 || !at.Equal(asked) {
+			t.Fatalf("head %+v stamped at %v; asked at %v, answered a minute later", r, at, asked)
+		}
+	})
 }
 
 // A block the client asks for is the answer's block whatever the route's

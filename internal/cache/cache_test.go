@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
 )
 
 var minute = Policy{TTL: time.Minute}
@@ -143,7 +145,7 @@ func TestStaleWhileRevalidateAndStaleIfError(t *testing.T) {
 	}
 	close(release)
 	<-refreshed
-	waitFor(t, func() bool { v, _, _ := c.Peek("k"); return v == 2 })
+	eventually.True(t, "the refreshed value stored", func() bool { v, _, _ := c.Peek("k"); return v == 2 })
 	if c.Fills() != 1 {
 		t.Fatalf("%d refreshes for 20 stale reads, want 1", c.Fills())
 	}
@@ -165,18 +167,6 @@ func TestStaleWhileRevalidateAndStaleIfError(t *testing.T) {
 	if _, st, _, err := c.Get(context.Background(), "k", p, failing); err == nil {
 		t.Fatalf("served %v past the grace instead of the error", st)
 	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for i := 0; i < 1000; i++ {
-		if cond() {
-			return
-		}
-		runtime.Gosched()
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatal("condition never held")
 }
 
 func TestEntryAndByteBounds(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
-	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 )
 
 // fakeNode serves node over HTTP and returns a reader dialled to it with
@@ -27,7 +27,7 @@ func fakeNode(t *testing.T, node *chaintest.Node) (*chain.Reader, *rpc.Client) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	return readertest.NewReader(t, c, node.Multicall3), c
+	return testenv.NewReader(t, c, node.Multicall3), c
 }
 
 // Only a revert is the contract's answer; every other JSON-RPC error of a

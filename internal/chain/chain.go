@@ -98,6 +98,7 @@ type Reader struct {
 	// facts and seenHandlers serve the strikes chain (strikes.go).
 	facts        *cache.Cache[fact]
 	seenHandlers *cache.Cache[[]common.Address]
+	holdings     *HoldingsReader
 }
 
 // Options configure a Reader. Both durations are required: the composition
@@ -123,8 +124,13 @@ func NewReader(c Caller, opts Options) (*Reader, error) {
 		immutables: cache.New[*MarketInfo](cache.Options{MaxEntries: 4096, FillTimeout: opts.CallTimeout}),
 	}
 	r.facts, r.seenHandlers = newFactCaches(opts.CallTimeout)
+	r.holdings = NewHoldingsReader(r)
 	return r, nil
 }
+
+// Holdings is the reader of liquidity providers' positions over r's node,
+// one per reader, so its cache of pools' tokens is shared by every read.
+func (r *Reader) Holdings() *HoldingsReader { return r.holdings }
 
 // Result is one call's outcome inside an aggregate3 batch.
 type Result struct {

@@ -11,7 +11,7 @@ import (
 )
 
 // newTestReader is NewReader with the default configuration's durations
-// (the package's tests cannot import readertest, which imports chain).
+// (the package's tests cannot import internal/testenv, which imports chain).
 func newTestReader(t testing.TB, c Caller, multicall common.Address) *Reader {
 	t.Helper()
 	d := config.Default()

@@ -9,11 +9,11 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	reader "github.com/clamm-gateway/clamm-gateway/internal/chain"
-	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 )
 
 // The gateway's cold read of a market (one eth_call without `to` running
@@ -29,7 +29,7 @@ func TestChainedReadMarketSnapshotOnRealContracts(t *testing.T) {
 	p := pt.Deploy(t, pt.Config{Inverted: true})
 	c, market := p.Chain, p.Market
 
-	r := readertest.NewReader(t, c.RPC(), common.Address{})
+	r := testenv.NewReader(t, c.RPC(), common.Address{})
 	info, st, err := r.MarketSnapshot(context.Background(), market)
 	if err != nil {
 		t.Fatal(err)

@@ -11,8 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
-	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 )
 
 // countingRPC counts the reader's plain requests and batches.
@@ -40,7 +40,7 @@ func TestFirstReadAtTheHeadIsNumberedByTheEVM(t *testing.T) {
 	p := pt.Deploy(t, pt.Config{})
 	mc := p.DeployMulticall3()
 	c := &countingRPC{Client: p.Chain.RPC()}
-	r := readertest.NewReader(t, c, mc)
+	r := testenv.NewReader(t, c, mc)
 	var head struct {
 		Number hexutil.Uint64 `json:"number"`
 		Hash   string         `json:"hash"`

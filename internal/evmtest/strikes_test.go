@@ -7,8 +7,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	reader "github.com/clamm-gateway/clamm-gateway/internal/chain"
-	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 )
 
 // The strikes chain's first read of a market on the test protocol (the
@@ -33,7 +33,7 @@ func TestStrikesViewOnRealContracts(t *testing.T) {
 	p.WhitelistApp(unlisted, other, true)
 
 	ctx := context.Background()
-	v, err := readertest.NewReader(t, p.Chain.RPC(), common.Address{}).StrikesView(ctx, p.Market, nil, []common.Address{v2, paused, v1, unlisted})
+	v, err := testenv.NewReader(t, p.Chain.RPC(), common.Address{}).StrikesView(ctx, p.Market, nil, []common.Address{v2, paused, v1, unlisted})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestStrikesViewOnRealContracts(t *testing.T) {
 
 	// The V1 market (ERC721 name "Dopex V2 Option Market") reads as V1,
 	// its own handler whitelisted for it and the V2 handler not.
-	v, err = readertest.NewReader(t, p.Chain.RPC(), common.Address{}).StrikesView(ctx, p.MarketV1, nil, []common.Address{v1, v2})
+	v, err = testenv.NewReader(t, p.Chain.RPC(), common.Address{}).StrikesView(ctx, p.MarketV1, nil, []common.Address{v1, v2})
 	if err != nil || v.Version != reader.MarketV1 || v.PositionManager != p.PositionManager {
 		t.Fatalf("V1 market: %+v, %v", v, err)
 	}
@@ -69,7 +69,7 @@ func TestStrikesViewOnRealContracts(t *testing.T) {
 	// lifts when the handler is unpaused: both are read from the chain,
 	// not from the handler's address.
 	p.Pause(paused, false)
-	v, err = readertest.NewReader(t, p.Chain.RPC(), common.Address{}).StrikesView(ctx, other, nil, []common.Address{unlisted, paused})
+	v, err = testenv.NewReader(t, p.Chain.RPC(), common.Address{}).StrikesView(ctx, other, nil, []common.Address{unlisted, paused})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func readHead(ctx context.Context, up *Upstreams) *headRead {
 	h := &headRead{done: make(chan struct{})}
 	go func() {
 		defer close(h.done)
-		h.head, h.err = up.LP.ReadHead(ctx)
+		h.head, h.err = up.Chain.ReadHead(ctx)
 	}()
 	return h
 }
@@ -107,7 +107,7 @@ func marketsFor(ctx context.Context, up *Upstreams, handler common.Address) (lpM
 	for i, m := range markets {
 		addrs[i] = m.ID.Addr()
 	}
-	views, errs, err := up.Strikes.StrikesViews(ctx, addrs, []common.Address{handler})
+	views, errs, err := up.Chain.StrikesViews(ctx, addrs, []common.Address{handler})
 	if err != nil {
 		return out, err
 	}
@@ -145,7 +145,7 @@ func lpState(ctx context.Context, up *Upstreams, q chain.LPQuery, pms []common.A
 	for _, pm := range pms {
 		q.PositionManager = pm
 		var err error
-		if st, err = up.LP.LPState(ctx, q); err != nil {
+		if st, err = up.Chain.LPState(ctx, q); err != nil {
 			return nil, err
 		}
 		if st.HandlerWhitelisted && st.AppWhitelisted {
@@ -179,14 +179,7 @@ func lpHandler(up *Upstreams, h common.Address, format int) LPHandler {
 
 // lpUpstreams are the chain's clients for an LP operation.
 func (s *Service) lpUpstreams(chainID uint64) (*Upstreams, error) {
-	up, err := s.upstreams(chainID, true)
-	if err != nil {
-		return nil, err
-	}
-	if up.LP == nil || up.Strikes == nil {
-		return nil, problem.New(problem.UpstreamNotConfigured, "chain %d has no liquidity reader configured", chainID)
-	}
-	return up, nil
+	return s.upstreams(chainID, true)
 }
 
 // probeRevert is the 422 of a transaction that reverted when simulated

@@ -357,13 +357,13 @@ func (d *deposit) finish(ctx context.Context) (PreparedDeposit, error) {
 			defer close(done)
 			var head chain.Head
 			if head, simErr = d.head.wait(ctx); simErr == nil {
-				sim, simErr = d.up.LP.SimulateLP(ctx, head, chain.LPSimulation{Signer: d.req.User, Tokens: tokens, Steps: []chain.LPStep{{To: pm, Data: multicall}}})
+				sim, simErr = d.up.Chain.SimulateLP(ctx, head, chain.LPSimulation{Signer: d.req.User, Tokens: tokens, Steps: []chain.LPStep{{To: pm, Data: multicall}}})
 			}
 		}()
 	} else {
 		close(done)
 	}
-	pulls, err := d.up.LP.TokensToPull(ctx, d.req.Handler, d.payloads)
+	pulls, err := d.up.Chain.TokensToPull(ctx, d.req.Handler, d.payloads)
 	<-done
 	if err != nil {
 		return PreparedDeposit{}, err

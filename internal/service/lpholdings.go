@@ -90,7 +90,7 @@ func (s *Service) LPPositions(ctx context.Context, req LPRequest) (LPPositions, 
 	}
 	view := &chain.HoldingsView{}
 	if len(keys) > 0 {
-		if view, err = up.Holdings.Positions(ctx, req.User, keys); err != nil {
+		if view, err = up.Chain.Holdings().Positions(ctx, req.User, keys); err != nil {
 			return LPPositions{}, err
 		}
 	}

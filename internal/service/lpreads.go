@@ -9,16 +9,8 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
-	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
-
-// HoldingsReader reads liquidity providers' positions at the head
-// (package chain's HoldingsReader).
-type HoldingsReader interface {
-	Positions(ctx context.Context, user common.Address, keys []chain.HoldingKey) (*chain.HoldingsView, error)
-	PoolTokens(ctx context.Context, pools []common.Address) (map[common.Address]chain.HoldingPool, error)
-}
 
 // HoldingsSubgraph is the part of the subgraph client the LP reads use.
 type HoldingsSubgraph interface {
@@ -121,11 +113,7 @@ func (s *Service) holdingsUpstreams(chainID uint64) (*Upstreams, HoldingsSubgrap
 	if err != nil {
 		return nil, nil, err
 	}
-	sg, ok := up.Subgraph.(HoldingsSubgraph)
-	if !ok || up.Holdings == nil {
-		return nil, nil, problem.New(problem.UpstreamNotConfigured, "chain %d has no liquidity provider reads configured", chainID)
-	}
-	return up, sg, nil
+	return up, up.Subgraph, nil
 }
 
 func (s *Service) lpHistory(ctx context.Context, req LPRequest, withdrawals bool) (LPHistory, error) {
@@ -150,7 +138,7 @@ func (s *Service) lpHistory(ctx context.Context, req LPRequest, withdrawals bool
 			list = append(list, p)
 		}
 	}
-	tokens, err := up.Holdings.PoolTokens(ctx, list)
+	tokens, err := up.Chain.Holdings().PoolTokens(ctx, list)
 	if err != nil {
 		return LPHistory{}, err
 	}

@@ -186,7 +186,7 @@ func (w *withdrawal) read(ctx context.Context) error {
 		q.PositionManager = st.PositionManager
 		// The re-read knows nothing of the position managers: keep the
 		// first read's verdict on them (HandlerNotWhitelisted) in err.
-		v1, rerr := w.up.LP.LPState(ctx, q)
+		v1, rerr := w.up.Chain.LPState(ctx, q)
 		if rerr != nil {
 			return rerr
 		}
@@ -359,7 +359,7 @@ func (w *withdrawal) simulate(ctx context.Context) (PreparedWithdrawal, error) {
 	if err != nil {
 		return PreparedWithdrawal{}, err
 	}
-	res, err := w.up.LP.SimulateLP(ctx, head, sim)
+	res, err := w.up.Chain.SimulateLP(ctx, head, sim)
 	if err != nil {
 		return PreparedWithdrawal{}, err
 	}

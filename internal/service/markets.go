@@ -104,9 +104,6 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 	if err != nil {
 		return OptionMarkets{}, err
 	}
-	if up.Strikes == nil {
-		return OptionMarkets{}, problem.New(problem.UpstreamNotConfigured, "chain %d has no strikes reader configured", chainID)
-	}
 	markets, meta, err := up.Subgraph.OptionMarkets(ctx)
 	if err != nil {
 		return OptionMarkets{}, err
@@ -147,7 +144,7 @@ func marketViews(ctx context.Context, up *Upstreams, markets []subgraph.Market, 
 	for i, m := range markets {
 		addrs[i] = m.ID.Addr()
 	}
-	views, errs, err := up.Strikes.StrikesViews(ctx, addrs, handlers)
+	views, errs, err := up.Chain.StrikesViews(ctx, addrs, handlers)
 	if err != nil {
 		return nil, err
 	}
@@ -244,10 +241,7 @@ func (s *Service) probeHooks(ctx context.Context, up *Upstreams, views []*chain.
 	if len(qs) == 0 {
 		return nil, nil
 	}
-	if up.Hooks == nil {
-		return nil, problem.New(problem.UpstreamNotConfigured, "chain %d has no hook reader configured", up.Config.ID)
-	}
-	answers, err := up.Hooks.ProbeHooks(ctx, qs)
+	answers, err := up.Chain.ProbeHooks(ctx, qs)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/big"
 
@@ -97,9 +96,6 @@ func (s *Service) OptionsChainOf(ctx context.Context, req OptionsChainRequest) (
 	if err != nil {
 		return OptionsChain{}, err
 	}
-	if up.Pricing == nil {
-		return OptionsChain{}, fmt.Errorf("chain %d has no pricing reader", req.ChainID)
-	}
 	set, err := s.strikesOf(ctx, up, strikesAsk{market: req.Market, callsReach: req.CallsReach, putsReach: req.PutsReach})
 	if err != nil {
 		return OptionsChain{}, err
@@ -112,7 +108,7 @@ func (s *Service) OptionsChainOf(ctx context.Context, req OptionsChainRequest) (
 			asks = append(asks, contracts.PricingAsk{IsPut: r.isPut, StrikeTick: big.NewInt(int64(r.tick)), Ttl: new(big.Int).SetUint64(ttl), Total: new(big.Int)})
 		}
 	}
-	head, answers, err := up.Pricing.ReadPricing(ctx, req.Market, common.Address{}, asks)
+	head, answers, err := up.Chain.ReadPricing(ctx, req.Market, common.Address{}, asks)
 	if err != nil {
 		return OptionsChain{}, pricingReadError(err)
 	}

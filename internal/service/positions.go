@@ -76,9 +76,6 @@ func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Po
 	if err != nil {
 		return Positions{}, err
 	}
-	if up.Positions == nil {
-		return Positions{}, problem.New(problem.UpstreamNotConfigured, "chain %d has no position reader configured", req.ChainID)
-	}
 	var (
 		info *chain.MarketInfo
 		pool chain.PoolState
@@ -99,7 +96,7 @@ func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Po
 	for i, h := range held {
 		ids[i] = h.TokenID.Int
 	}
-	pos, err := up.Positions.Positions(ctx, req.Market, ids)
+	pos, err := up.Chain.Positions(ctx, req.Market, ids)
 	if err != nil {
 		return Positions{}, err
 	}

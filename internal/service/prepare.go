@@ -100,7 +100,7 @@ func (s *Service) PrepareExercise(ctx context.Context, req PrepareRequest) (Prep
 		return Prepared{}, err
 	}
 	quoter := up.Quoters[req.SwapperID]
-	if quoter == nil || up.Positions == nil {
+	if quoter == nil {
 		return Prepared{}, problem.InvalidParam("swapperId", "swapper %q is not configured on chain %d", req.SwapperID, req.ChainID)
 	}
 	p := &exercisePlan{req: req, up: up, quoter: quoter}
@@ -113,7 +113,7 @@ func (s *Service) PrepareExercise(ctx context.Context, req PrepareRequest) (Prep
 	if err := p.quote(ctx); err != nil {
 		return Prepared{}, err
 	}
-	outcomes, err := up.Positions.SimulateSequence(ctx, p.pos.Owner, req.Market, p.params)
+	outcomes, err := up.Chain.SimulateSequence(ctx, p.pos.Owner, req.Market, p.params)
 	if err != nil {
 		return Prepared{}, simulationError(err)
 	}
@@ -148,7 +148,7 @@ type exercisePlan struct {
 func (p *exercisePlan) read(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { p.info, err = p.up.Chain.Market(gctx, p.req.Market); return })
-	g.Go(func() (err error) { p.pos, err = p.up.Positions.Position(gctx, p.req.Market, p.req.OptionID); return })
+	g.Go(func() (err error) { p.pos, err = p.up.Chain.Position(gctx, p.req.Market, p.req.OptionID); return })
 	if err := g.Wait(); err != nil {
 		return err
 	}
@@ -264,7 +264,7 @@ func (p *exercisePlan) finalise(outcomes []chain.LegOutcome) ([]byte, error) {
 // simulateWhole runs the exercise's calldata once from the owner: nothing
 // is returned that the simulation saw revert.
 func (p *exercisePlan) simulateWhole(ctx context.Context, data []byte) (Prepared, error) {
-	simulated, err := p.up.Positions.SimulateExercise(ctx, p.pos.Owner, p.req.Market, data)
+	simulated, err := p.up.Chain.SimulateExercise(ctx, p.pos.Owner, p.req.Market, data)
 	if err != nil {
 		return Prepared{}, simulationError(err)
 	}

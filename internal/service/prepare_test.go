@@ -185,11 +185,13 @@ func TestPrepareWorkedExample(t *testing.T) {
 	cfg := config.Default()
 	up := &service.Upstreams{
 		Config: cfg.Chains[42161],
-		Chain: stubMarket{&chain.MarketInfo{Market: market, CallAsset: chain.Token{Address: weth, Decimals: 18, Symbol: "WETH"},
-			PutAsset: chain.Token{Address: usdc, Decimals: 6, Symbol: "USDC"}, Token0: weth, Token1: usdc, Fee: 500, TickSpacing: 10}},
-		Positions: stubPositions{&chain.Position{Owner: owner, Version: chain.MarketV2, BlockTimestamp: big.NewInt(100),
-			Data: chain.OptionData{OpTickArrayLen: 1, TickLower: lo, TickUpper: hi, Expiry: big.NewInt(200), IsCall: true},
-			Legs: []chain.OptionLeg{{TickLower: lo, TickUpper: hi, LiquidityToUse: l}}}},
+		Chain: stubChain{
+			info: &chain.MarketInfo{Market: market, CallAsset: chain.Token{Address: weth, Decimals: 18, Symbol: "WETH"},
+				PutAsset: chain.Token{Address: usdc, Decimals: 6, Symbol: "USDC"}, Token0: weth, Token1: usdc, Fee: 500, TickSpacing: 10},
+			pos: &chain.Position{Owner: owner, Version: chain.MarketV2, BlockTimestamp: big.NewInt(100),
+				Data: chain.OptionData{OpTickArrayLen: 1, TickLower: lo, TickUpper: hi, Expiry: big.NewInt(200), IsCall: true},
+				Legs: []chain.OptionLeg{{TickLower: lo, TickUpper: hi, LiquidityToUse: l}}},
+		},
 		Quoters: map[string]swap.Quoter{"uni-v3": &swap.UniV3{RPC: fixedQuote{big.NewInt(10500)}, Quoter: common.HexToAddress("0x61fFE014bA17989E743c5F6cB21bF9697530B21e"),
 			Timeout: time.Minute, Contracts: swap.Contracts{Address: cfg.Chains[42161].Swappers["uni-v3"].Address}}},
 	}
@@ -207,21 +209,25 @@ func TestPrepareWorkedExample(t *testing.T) {
 	}
 }
 
-type stubMarket struct{ info *chain.MarketInfo }
+// stubChain is a node holding one market and one option: all the worked
+// example asks of the chain.
+type stubChain struct {
+	service.Chain
+	info *chain.MarketInfo
+	pos  *chain.Position
+}
 
-func (s stubMarket) Market(context.Context, common.Address) (*chain.MarketInfo, error) {
+func (s stubChain) Market(context.Context, common.Address) (*chain.MarketInfo, error) {
 	return s.info, nil
 }
-func (s stubMarket) MarketSnapshot(context.Context, common.Address) (*chain.MarketInfo, chain.PoolState, error) {
+func (s stubChain) MarketSnapshot(context.Context, common.Address) (*chain.MarketInfo, chain.PoolState, error) {
 	return s.info, chain.PoolState{}, nil
 }
 
-type stubPositions struct{ pos *chain.Position }
-
-func (s stubPositions) Position(context.Context, common.Address, *big.Int) (*chain.Position, error) {
+func (s stubChain) Position(context.Context, common.Address, *big.Int) (*chain.Position, error) {
 	return s.pos, nil
 }
-func (s stubPositions) Positions(_ context.Context, _ common.Address, ids []*big.Int) ([]chain.PositionResult, error) {
+func (s stubChain) Positions(_ context.Context, _ common.Address, ids []*big.Int) ([]chain.PositionResult, error) {
 	out := make([]chain.PositionResult, len(ids))
 	for i := range out {
 		out[i].Position = s.pos
@@ -231,10 +237,10 @@ func (s stubPositions) Positions(_ context.Context, _ common.Address, ids []*big
 
 // SimulateSequence is the market of the worked example: the one leg's swap
 // delivers 10500 against 10000 owed.
-func (s stubPositions) SimulateSequence(context.Context, common.Address, common.Address, clamm.ExerciseParams) ([]chain.LegOutcome, error) {
+func (s stubChain) SimulateSequence(context.Context, common.Address, common.Address, clamm.ExerciseParams) ([]chain.LegOutcome, error) {
 	return []chain.LegOutcome{{Exercised: true, Delta: big.NewInt(500)}}, nil
 }
-func (s stubPositions) SimulateExercise(context.Context, common.Address, common.Address, []byte) (*big.Int, error) {
+func (s stubChain) SimulateExercise(context.Context, common.Address, common.Address, []byte) (*big.Int, error) {
 	return big.NewInt(500), nil
 }
 

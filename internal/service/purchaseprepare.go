@@ -93,7 +93,7 @@ func (s *Service) PreparePurchase(ctx context.Context, req PurchasePrepareReques
 		out.Approval, err = approval(st.token, req.Market, maxCost, allowance)
 		return out, err
 	}
-	if _, err := st.up.Pricing.SimulateCall(ctx, req.User, req.Market, data); err != nil {
+	if _, err := st.up.Chain.SimulateCall(ctx, req.User, req.Market, data); err != nil {
 		if rev, ok := err.(*chain.RevertError); ok {
 			return PreparedPurchase{}, problem.Wrap(problem.PurchaseWouldRevert, err, "mintOption reverts when simulated from %s: %s", req.User.Hex(), rev.Reason)
 		}

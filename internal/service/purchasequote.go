@@ -111,9 +111,6 @@ func (s *Service) quote(ctx context.Context, req PurchaseRequest) (*quoteState, 
 	if err != nil {
 		return nil, err
 	}
-	if up.Pricing == nil {
-		return nil, fmt.Errorf("chain %d has no pricing reader", req.ChainID)
-	}
 	cands, err := s.strikeRanges(ctx, up, req)
 	if err != nil {
 		return nil, err
@@ -130,7 +127,7 @@ func (s *Service) quote(ctx context.Context, req PurchaseRequest) (*quoteState, 
 		total.Add(total, l.amount)
 	}
 	ask := contracts.PricingAsk{IsPut: !req.IsCall, StrikeTick: big.NewInt(int64(cands.strikeTick)), Ttl: new(big.Int).SetUint64(req.TTL), Total: total}
-	head, answers, err := up.Pricing.ReadPricing(ctx, req.Market, req.User, []contracts.PricingAsk{ask})
+	head, answers, err := up.Chain.ReadPricing(ctx, req.Market, req.User, []contracts.PricingAsk{ask})
 	if err != nil {
 		return nil, pricingReadError(err)
 	}
@@ -248,10 +245,10 @@ func (s *Service) admitted(ctx context.Context, up *Upstreams, req PurchaseReque
 			idx = append(idx, i)
 		}
 	}
-	if len(qs) == 0 || up.Hooks == nil {
+	if len(qs) == 0 {
 		return c, nil
 	}
-	answers, err := up.Hooks.ProbeHooks(ctx, qs)
+	answers, err := up.Chain.ProbeHooks(ctx, qs)
 	if err != nil {
 		return c, err
 	}

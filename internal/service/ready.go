@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"errors"
 	"sort"
 	"sync"
 
@@ -73,10 +72,6 @@ func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainRe
 	return ready, out
 }
 
-// errNoProbe is the probe result of an upstream that declares no probe: it
-// is reported (as INTERNAL: a wiring bug) and the chain is not ready.
-var errNoProbe = errors.New("readiness: no probe declared for this upstream")
-
 // probe checks one chain.
 func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) ChainReadiness {
 	r := ChainReadiness{ChainID: id, Configured: true}
@@ -87,25 +82,15 @@ func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) ChainRe
 	wg.Add(3)
 	go func() {
 		defer wg.Done()
-		if c, ok := up.Chain.(ChainChecker); ok {
-			chainErr = c.CheckChainID(ctx, id)
-		}
+		chainErr = up.Chain.CheckChainID(ctx, id)
 	}()
 	go func() {
 		defer wg.Done()
-		if up.Head == nil {
-			headErr = errNoProbe
-			return
-		}
-		head, headErr = up.Head.BlockNumber(ctx)
+		head, headErr = up.Chain.BlockNumber(ctx)
 	}()
 	go func() {
 		defer wg.Done()
-		if up.Meta == nil {
-			metaErr = errNoProbe
-			return
-		}
-		meta, metaErr = up.Meta.Meta(ctx)
+		meta, metaErr = up.Subgraph.Meta(ctx)
 	}()
 	wg.Wait()
 	if chainErr != nil {

@@ -5,38 +5,64 @@ import (
 	"testing"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
-type head uint64
-
-func (h head) BlockNumber(context.Context) (uint64, error) { return uint64(h), nil }
-
-type meta uint64
-
-func (m meta) Meta(context.Context) (subgraph.Meta, error) {
-	return subgraph.Meta{Block: uint64(m)}, nil
+// node is a chain whose head is head (0: it cannot say) and that serves
+// chain id.
+type node struct {
+	service.Chain
+	head, id uint64
 }
 
-// Readiness asks the probes the upstreams declare; a configured chain
-// that declares no head probe (or no subgraph probe) is not ready, rather
-// than ready at head 0.
-func TestReadinessNeedsDeclaredProbes(t *testing.T) {
+func (n node) BlockNumber(context.Context) (uint64, error) {
+	if n.head == 0 {
+		return 0, problem.New(problem.RPCUnavailable, "down")
+	}
+	return n.head, nil
+}
+
+func (n node) CheckChainID(_ context.Context, want uint64) error {
+	if n.id != want {
+		return problem.New(problem.RPCWrongChain, "chain %d", n.id)
+	}
+	return nil
+}
+
+// indexed is a subgraph that has indexed up to its block (0: it cannot
+// say).
+type indexed struct {
+	service.Subgraph
+	block uint64
+}
+
+func (i indexed) Meta(context.Context) (subgraph.Meta, error) {
+	if i.block == 0 {
+		return subgraph.Meta{}, problem.New(problem.SubgraphUnavailable, "down")
+	}
+	return subgraph.Meta{Block: i.block}, nil
+}
+
+// Readiness asks the chain's node its head and chain id and the subgraph
+// its indexed block: a chain is ready only when all three answer, the node
+// serves the configured chain and the subgraph is within the lag bound.
+func TestReadinessAsksTheNodeAndTheSubgraph(t *testing.T) {
 	cfg := config.Default()
 	for _, c := range []struct {
 		name  string
-		head  service.Prober
-		meta  service.MetaReader
+		node  node
+		meta  uint64
 		ready bool
 	}{
-		{"both probes, in step", head(100), meta(95), true},
-		{"both probes, lagging", head(1000), meta(95), false},
-		{"no head probe", nil, meta(95), false},
-		{"no subgraph probe", head(100), nil, false},
+		{"in step", node{head: 100, id: 42161}, 95, true},
+		{"lagging", node{head: 1000, id: 42161}, 95, false},
+		{"no head", node{id: 42161}, 95, false},
+		{"no subgraph block", node{head: 100, id: 42161}, 0, false},
+		{"another chain", node{head: 100, id: 1}, 95, false},
 	} {
-		up := &service.Upstreams{Config: cfg.Chains[42161], Chain: struct{ service.MarketReader }{}, Subgraph: struct{ service.Subgraph }{},
-			Head: c.head, Meta: c.meta}
+		up := &service.Upstreams{Config: cfg.Chains[42161], Chain: c.node, Subgraph: indexed{block: c.meta}}
 		ready, chains := service.New(map[uint64]*service.Upstreams{42161: up}).Readiness(context.Background(), 500)
 		if ready != c.ready || len(chains) != 1 || chains[0].Ready != c.ready {
 			t.Errorf("%s: ready %v %+v, want %v", c.name, ready, chains, c.ready)

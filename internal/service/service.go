@@ -47,6 +47,24 @@ type PricingReader interface {
 	SimulateCall(ctx context.Context, from, to common.Address, data []byte) ([]byte, error)
 }
 
+// Chain is what the use cases and readiness ask of one chain's node: one
+// small interface per need, all of them answered by package chain's
+// Reader. A chain's upstreams hold one Chain, so a capability is there
+// when the app is built or the app does not compile.
+type Chain interface {
+	MarketReader
+	PositionReader
+	StrikesReader
+	HookProber
+	PricingReader
+	LPReader
+	Prober
+	ChainChecker
+	// Holdings reads liquidity providers' positions (its own cache of the
+	// pools' tokens).
+	Holdings() *chain.HoldingsReader
+}
+
 // Subgraph is the part of the subgraph client the service uses.
 type Subgraph interface {
 	Strikes(ctx context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, subgraph.Meta, error)
@@ -55,31 +73,18 @@ type Subgraph interface {
 	PurchasePositions(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.HeldOption, subgraph.Meta, error)
 	OptionMarkets(ctx context.Context) ([]subgraph.Market, subgraph.Meta, error)
 	StatsSubgraph
+	HoldingsSubgraph
+	MetaReader
 }
 
-// Upstreams are one chain's configuration and clients. Subgraph and Chain
+// Upstreams are one chain's configuration and clients. Chain and Subgraph
 // are nil when the chain has no upstream configured.
 type Upstreams struct {
-	Config    *config.Chain
-	Subgraph  Subgraph
-	Chain     MarketReader
-	Positions PositionReader
-	Strikes   StrikesReader
-	Hooks     HookProber
-	// Pricing quotes and simulates purchases; nil: the chain cannot.
-	Pricing PricingReader
-	// LP reads liquidity providers' state and runs their transactions;
-	// nil: the chain cannot prepare deposits and withdrawals.
-	LP LPReader
-	// Holdings reads liquidity providers' positions at the head; nil: the
-	// chain cannot serve the LP reads.
-	Holdings HoldingsReader
+	Config   *config.Chain
+	Chain    Chain
+	Subgraph Subgraph
 	// Quoters maps a swapperId to its quoter.
 	Quoters map[string]swap.Quoter
-	// Head and Meta are readiness's probes, declared by whoever builds the
-	// upstreams: a chain whose upstreams declare none cannot report ready.
-	Head Prober
-	Meta MetaReader
 }
 
 // Service answers the gateway's operations, one method each. Which block
@@ -140,7 +145,7 @@ func (s *Service) upstreams(chainID uint64, needSubgraph bool) (*Upstreams, erro
 	if !ok || u.Chain == nil {
 		return nil, problem.InvalidParam("chainId", "chain %d is not served by this gateway", chainID)
 	}
-	if u.Chain == nil || (needSubgraph && u.Subgraph == nil) {
+	if needSubgraph && u.Subgraph == nil {
 		return nil, problem.New(problem.UpstreamNotConfigured, "chain %d has no live upstreams configured", chainID)
 	}
 	return u, nil

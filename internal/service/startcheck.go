@@ -22,9 +22,9 @@ func (s *Service) CheckChainIDs(ctx context.Context) (unreachable map[uint64]err
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	unreachable = map[uint64]error{}
 	for _, id := range ids {
-		c, ok := s.chains[id].Chain.(ChainChecker)
-		if !ok {
-			continue
+		c := s.chains[id].Chain
+		if c == nil {
+			continue // configured without upstreams
 		}
 		if cerr := c.CheckChainID(ctx, id); cerr != nil {
 			var p *problem.Error

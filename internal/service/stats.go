@@ -11,7 +11,6 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
-	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
@@ -108,10 +107,7 @@ func (s *Service) MarketStats(ctx context.Context, req StatsRequest) (MarketStat
 	if err != nil {
 		return MarketStats{}, err
 	}
-	if up.Strikes == nil {
-		return MarketStats{}, problem.New(problem.UpstreamNotConfigured, "chain %d has no strikes reader configured", req.ChainID)
-	}
-	view, err := up.Strikes.StrikesView(ctx, req.Market, up.Config.MarketPools[req.Market], registryHandlers(up.Config))
+	view, err := up.Chain.StrikesView(ctx, req.Market, up.Config.MarketPools[req.Market], registryHandlers(up.Config))
 	if err != nil {
 		return MarketStats{}, err
 	}
@@ -309,5 +305,5 @@ func unseenHandlers(ctx context.Context, up *Upstreams, view *chain.StrikesView,
 	if len(unseen) == 0 {
 		return nil
 	}
-	return up.Strikes.HandlerViews(ctx, view, unseen)
+	return up.Chain.HandlerViews(ctx, view, unseen)
 }

@@ -132,14 +132,7 @@ func (s *Service) StrikesChain(ctx context.Context, req StrikesRequest) (Strikes
 
 // strikesUpstreams are the chain's clients for a read built on the strikes.
 func (s *Service) strikesUpstreams(chainID uint64) (*Upstreams, error) {
-	up, err := s.upstreams(chainID, true)
-	if err != nil {
-		return nil, err
-	}
-	if up.Strikes == nil {
-		return nil, fmt.Errorf("chain %d has no strikes reader", chainID)
-	}
-	return up, nil
+	return s.upstreams(chainID, true)
 }
 
 // strikesAsk is what the typed strikes core reads: the strikes chain's
@@ -208,7 +201,7 @@ func marketPools(up *Upstreams, market common.Address) []common.Address {
 func (s *Service) strikesOf(ctx context.Context, up *Upstreams, ask strikesAsk) (*strikeSet, error) {
 	p := &strikesPlan{up: up, extra: marketPools(up, ask.market)}
 	var err error
-	if p.view, err = up.Strikes.StrikesView(ctx, ask.market, p.extra, registryHandlers(up.Config)); err != nil {
+	if p.view, err = up.Chain.StrikesView(ctx, ask.market, p.extra, registryHandlers(up.Config)); err != nil {
 		return nil, err
 	}
 	q, ok := p.windows(ask)
@@ -317,7 +310,7 @@ func (p *strikesPlan) fetch(ctx context.Context, q subgraph.StrikesQuery) error 
 	if len(unseen) == 0 {
 		return nil
 	}
-	return p.up.Strikes.HandlerViews(ctx, p.view, unseen)
+	return p.up.Chain.HandlerViews(ctx, p.view, unseen)
 }
 
 // place turns each range the market can buy into a strike on its side of

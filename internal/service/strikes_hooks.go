@@ -27,7 +27,7 @@ func (s *Service) hookAdmission(ctx context.Context, up *Upstreams, view *chain.
 			hooks = append(hooks, h)
 		}
 	}
-	if len(hooks) == 0 || up.Hooks == nil || view.Version != chain.MarketV2 {
+	if len(hooks) == 0 || view.Version != chain.MarketV2 {
 		return func(common.Address) bool { return true }, nil
 	}
 	admits, err := s.probeHooks(ctx, up, []*chain.StrikesView{view}, hooks)

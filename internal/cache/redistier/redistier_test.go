@@ -14,6 +14,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier/redistest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
 )
 
 // clock is a settable time shared by a test's replicas.
@@ -122,7 +123,7 @@ func TestConcurrentMissesAcrossReplicasFillOnce(t *testing.T) {
 	started.Wait()
 	// Let the three replicas reach Redis (one holds the lease, two wait)
 	// before the fill may finish; without the tier each would fill.
-	eventually(t, "two replicas wait on the lease", func() bool {
+	eventually.True(t, "two replicas wait on the lease", func() bool {
 		waits := 0
 		for _, c := range reps {
 			if c.SharedStats().Waits > 0 {
@@ -196,7 +197,7 @@ func TestLiveHolderKeepsItsLease(t *testing.T) {
 		}
 	}()
 	// Several lease lifetimes pass while a fills and b waits.
-	eventually(t, "b waits five times", func() bool { return b.SharedStats().Waits >= 5 })
+	eventually.True(t, "b waits five times", func() bool { return b.SharedStats().Waits >= 5 })
 	close(release)
 	<-done
 	<-bDone
@@ -272,8 +273,8 @@ func TestStaleRefreshOncePerFleet(t *testing.T) {
 		t.Fatalf("a stale: %q %s %v", v, st, err)
 	}
 	// a's refresh runs in the background; wait for it to land in Redis.
-	eventually(t, "a refreshes", func() bool { return a.Fills() >= 2 })
-	eventually(t, "v2 lands in Redis", func() bool {
+	eventually.True(t, "a refreshes", func() bool { return a.Fills() >= 2 })
+	eventually.True(t, "v2 lands in Redis", func() bool {
 		got, _ := srv.Do("GET", "clamm:v1:v:k")
 		return strings.HasSuffix(got, "text:v2")
 	})
@@ -281,7 +282,7 @@ func TestStaleRefreshOncePerFleet(t *testing.T) {
 	if v, st, _, _ := b.Get(ctx, "k", policy, fill); v != "v1" || st != cache.Stale {
 		t.Fatalf("b stale: %q %s", v, st)
 	}
-	eventually(t, "b adopts v2", func() bool { v, _, ok := b.Peek("k"); return ok && v == "v2" })
+	eventually.True(t, "b adopts v2", func() bool { v, _, ok := b.Peek("k"); return ok && v == "v2" })
 	if fills.Load() != 2 || b.Fills() != 0 {
 		t.Fatalf("fills %d (b %d), want 2 (b 0)", fills.Load(), b.Fills())
 	}
@@ -308,7 +309,7 @@ func TestFailedRefreshKeepsStale(t *testing.T) {
 		t.Fatalf("%q %s", v, st)
 	}
 	<-failed
-	eventually(t, "the failed refresh gives its lease up", func() bool {
+	eventually.True(t, "the failed refresh gives its lease up", func() bool {
 		got, _ := srv.Do("EXISTS", "clamm:v1:l:k")
 		return got == "0"
 	})
@@ -426,28 +427,14 @@ func TestRecordFromTheFutureAges(t *testing.T) {
 	if v, st, _, err := b.Get(context.Background(), "k", policy, fill); err != nil || v != "future" || st != cache.Stale {
 		t.Fatalf("past its TTL by the reader's clock: %q %s %v", v, st, err)
 	}
-	eventually(t, "the stale record's refresh", func() bool { return fills.Load() > 0 })
+	eventually.True(t, "the stale record's refresh", func() bool { return fills.Load() > 0 })
 	if fills.Load() != 1 {
 		t.Fatalf("%d refreshes filled: the future record was taken back as fresh", fills.Load())
 	}
-	eventually(t, "the refreshed answer served", func() bool {
+	eventually.True(t, "the refreshed answer served", func() bool {
 		v, st, _, _ := b.Get(context.Background(), "k", policy, fill)
 		return v == "now" && st == cache.Hit
 	})
-}
-
-// eventually polls cond until it holds, failing the test with what was
-// awaited if it has not after a generous deadline: a broken test fails
-// with a message instead of hanging until go test's timeout.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 30s for: %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 // Close is safe twice (it panicked closing its channel again).

@@ -17,11 +17,11 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
-	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
@@ -56,10 +56,10 @@ func deploy(t *testing.T) *setup {
 	p := pt.Deploy(t, pt.Config{})
 	p.DeployV1()
 	_, tick := p.Slot0(p.Pool)
-	reader := readertest.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
+	reader := testenv.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
 	ch := &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{
 		p.Handler: {Name: "uniswap"}, p.HandlerV1: {Name: "uniswap", Deprecated: true}}}
-	up := &service.Upstreams{Config: ch, Subgraph: &marketsSubgraph{p: p}, Chain: reader, Strikes: reader, Hooks: reader, Pricing: reader, LP: reader}
+	up := &service.Upstreams{Config: ch, Subgraph: &marketsSubgraph{p: p}, Chain: reader}
 	return &setup{p: p, svc: service.New(map[uint64]*service.Upstreams{chainID: up}), tick: tick}
 }
 
@@ -528,10 +528,10 @@ func TestWithdrawV1(t *testing.T) {
 func TestDepositInvertedByStrikes(t *testing.T) {
 	p := pt.Deploy(t, pt.Config{Inverted: true})
 	_, tick := p.Slot0(p.Pool)
-	reader := readertest.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
+	reader := testenv.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
 	ch := &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{p.Handler: {Name: "uniswap"}}}
 	g := &marketsSubgraph{p: p}
-	up := &service.Upstreams{Config: ch, Subgraph: g, Chain: reader, Strikes: reader, Hooks: reader, Pricing: reader, LP: reader}
+	up := &service.Upstreams{Config: ch, Subgraph: g, Chain: reader}
 	s := &setup{p: p, svc: service.New(map[uint64]*service.Upstreams{chainID: up}), tick: tick}
 	ctx := context.Background()
 	for _, c := range []struct {

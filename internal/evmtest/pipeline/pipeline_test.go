@@ -15,8 +15,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
 )
 
 func e18(n int64) *big.Int {
@@ -424,7 +424,7 @@ func gatewayReads(t *testing.T, p *pt.Protocol, ix *Indexer, ranges []pt.Range, 
 	t.Helper()
 	srv := httptest.NewServer(ix.Serve())
 	defer srv.Close()
-	client := subgraphtest.New(t, srv.URL, subgraph.Options{PageSize: 2}) // several pages
+	client := testenv.NewSubgraph(t, srv.URL, subgraph.Options{PageSize: 2}) // several pages
 	strikes, meta, err := client.Strikes(context.Background(), subgraph.StrikesQuery{Pools: []common.Address{p.Pool}, TickLowerMin: -887272, TickLowerMax: 887272})
 	if err != nil {
 		t.Fatal(err)

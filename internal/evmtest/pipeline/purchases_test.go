@@ -18,8 +18,8 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/subgraphtest"
 )
 
 // gatewayPurchases asks the gateway (live over the indexed store and the
@@ -74,7 +74,7 @@ func gatewayPurchases(t *testing.T, p *pt.Protocol, ix *Indexer, created map[str
 	// half is not run here; the subgraph half is: the PurchasePositions
 	// query names, for each owner, exactly the options whose ownerOf is
 	// that owner (ownership followed through the ERC721 Transfer events).
-	client := subgraphtest.New(t, subURL, subgraph.Options{})
+	client := testenv.NewSubgraph(t, subURL, subgraph.Options{})
 	for owner := range owners {
 		held, _, err := client.PurchasePositions(t.Context(), subgraph.HistoryQuery{User: owner, Market: p.Market, First: 100})
 		if err != nil {

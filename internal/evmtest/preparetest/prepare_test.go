@@ -14,12 +14,12 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
-	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 )
 
 const chainID = 1337
@@ -72,13 +72,13 @@ func oneInchAPI(t *testing.T, p *pt.Protocol) *httptest.Server {
 
 func newService(t *testing.T, p *pt.Protocol) *service.Service {
 	rc := p.Chain.RPC()
-	reader := readertest.NewReader(t, rc, common.Address{})
+	reader := testenv.NewReader(t, rc, common.Address{})
 	ch := &config.Chain{ID: chainID, Swappers: map[string]*config.Swapper{
 		"uni-v3": {Kind: "uniswap-v3", Address: p.Swapper, Quoter: p.Quoter},
 		"1inch":  {Kind: "1inch", Address: p.OneInchSwapper},
 	}}
 	return service.New(map[uint64]*service.Upstreams{chainID: {
-		Config: ch, Chain: reader, Positions: positions{reader, p},
+		Config: ch, Chain: positions{reader, p},
 		Quoters: map[string]swap.Quoter{
 			"uni-v3": &swap.UniV3{RPC: rc, Quoter: p.Quoter, Timeout: time.Minute, Contracts: swap.Contracts{Address: p.Swapper}},
 			"1inch": &swap.OneInch{BaseURL: oneInchAPI(t, p).URL, ChainID: chainID, Router: p.OneInchRouter,

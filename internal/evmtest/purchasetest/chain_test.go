@@ -9,9 +9,9 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
-	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 )
 
 // counting counts the RPC round trips a reader makes.
@@ -46,9 +46,9 @@ func TestOptionsChainOneRoundTrip(t *testing.T) {
 	mc := p.DeployMulticall3()
 	fresh := func() (*service.Service, *counting) {
 		c := &counting{Caller: p.Chain.RPC()}
-		reader := readertest.NewReader(t, c, mc)
+		reader := testenv.NewReader(t, c, mc)
 		up := *s.upstreams()
-		up.Chain, up.Strikes, up.Hooks, up.Pricing = reader, reader, reader, reader
+		up.Chain = reader
 		return service.New(map[uint64]*service.Upstreams{chainID: &up}), c
 	}
 	ctx := context.Background()

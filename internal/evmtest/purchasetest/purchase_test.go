@@ -10,12 +10,12 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/chain/readertest"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
@@ -82,13 +82,13 @@ func deploy(t *testing.T) *setup {
 		}
 	}
 	s.g = &rangesSubgraph{p: p, ranges: []pt.Range{s.plain, s.hooked, s.weekend, s.put}}
-	reader := readertest.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
+	reader := testenv.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
 	ch := &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{p.Handler: {Name: "uniswap"}},
 		Hooks: map[common.Address]config.HookRules{
 			p.Hook24h:        {Name: "BoundedTTLHook_0Day", MaxTTL: config.Duration(24 * time.Hour)},
 			s.pr.WeekendHook: {Name: "WeekendHook", NoWeekends: true},
 		}}
-	s.up = &service.Upstreams{Config: ch, Subgraph: s.g, Chain: reader, Strikes: reader, Hooks: reader, Pricing: reader}
+	s.up = &service.Upstreams{Config: ch, Subgraph: s.g, Chain: reader}
 	s.svc = service.New(map[uint64]*service.Upstreams{chainID: s.up})
 	return s
 }

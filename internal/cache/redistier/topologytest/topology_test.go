@@ -18,6 +18,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier/redistest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/prereq"
 )
 
@@ -69,7 +70,7 @@ func start(t *testing.T, dir string, lines ...string) *server {
 	prereq.Programs(t, "redis-server", "redis-cli")
 	for attempt := 1; ; attempt++ {
 		s := launch(t, dir, lines)
-		eventually(t, 10*time.Second, "redis on "+s.addr()+" answers PING or exits", func() bool {
+		eventually.True(t, "redis on "+s.addr()+" answers PING or exits", func() bool {
 			select {
 			case <-s.done:
 				return true
@@ -124,24 +125,10 @@ func cli(addr string, args ...string) (string, error) {
 	return string(out), err
 }
 
-// eventually polls cond until it holds or within fails the test (a guard
-// against a hang, not a bound under test).
-func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for: %s", within, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // replicas are caches of gateway replicas, each on its own tier (its own
-// connections) to one deployment.
-func replicas(t *testing.T, url string, n int) []*cache.Cache[string] {
+// connections) to one deployment, and those tiers.
+func replicas(t *testing.T, url string, n int) (out []*cache.Cache[string], tiers []*redistier.Tier) {
 	t.Helper()
-	var out []*cache.Cache[string]
 	for range n {
 		tr, err := redistier.New(redistier.Options{URL: url, Prefix: config.Default().RedisPrefix, OpTimeout: 2 * time.Second, LeaseTTL: time.Second})
 		if err != nil {
@@ -149,8 +136,9 @@ func replicas(t *testing.T, url string, n int) []*cache.Cache[string] {
 		}
 		t.Cleanup(func() { _ = tr.Close() })
 		out = append(out, cache.New[string](cache.Options{MaxEntries: 1000, FillTimeout: 20 * time.Second, Shared: tr, Codec: redistest.TextCodec{}}))
+		tiers = append(tiers, tr)
 	}
-	return out
+	return out, tiers
 }
 
 var policy = cache.Policy{TTL: time.Minute, Grace: time.Minute}
@@ -185,7 +173,7 @@ func fillOnce(t *testing.T, reps []*cache.Cache[string], keys []string) {
 		}
 		// Hold the fill until every replica has reached the tier: one
 		// holds the lease and fills, the others wait on it.
-		eventually(t, 20*time.Second, "every replica fills or waits on the lease", func() bool {
+		eventually.True(t, "every replica fills or waits on the lease", func() bool {
 			for i, r := range reps {
 				if r.SharedStats().Waits == before[i].waits && r.Fills() == before[i].fills {
 					return false
@@ -231,16 +219,16 @@ func TestSentinel(t *testing.T) {
 	replica := start(t, dir, "replicaof 127.0.0.1 "+strconv.Itoa(primary.port))
 	sentinel := start(t, dir, "sentinel monitor fleet 127.0.0.1 "+strconv.Itoa(primary.port)+" 1",
 		"sentinel down-after-milliseconds fleet 500", "sentinel failover-timeout fleet 2000")
-	reps := replicas(t, "redis+sentinel://"+sentinel.addr()+"?master_name=fleet", 2)
+	reps, _ := replicas(t, "redis+sentinel://"+sentinel.addr()+"?master_name=fleet", 2)
 	fillOnce(t, reps, []string{"a", "b", "c"})
 
 	primary.stop()
 	keepAnswering(t, reps, "during")
-	eventually(t, 30*time.Second, "the sentinel promotes the replica", func() bool {
+	eventually.True(t, "the sentinel promotes the replica", func() bool {
 		out, err := cli(sentinel.addr(), "SENTINEL", "get-master-addr-by-name", "fleet")
 		return err == nil && strings.Contains(out, strconv.Itoa(replica.port))
 	})
-	eventually(t, 30*time.Second, "the replicas share answers through the new primary", func() bool {
+	eventually.True(t, "the replicas share answers through the new primary", func() bool {
 		key := fmt.Sprint("after-", time.Now().UnixNano())
 		if _, _, _, err := reps[0].Get(context.Background(), key, policy, func(context.Context) (string, error) { return "shared", nil }); err != nil {
 			return false
@@ -270,7 +258,7 @@ func TestCluster(t *testing.T) {
 	if out, err := cli(nodes[0].addr(), append(args, "--cluster-replicas", "0", "--cluster-yes")...); err != nil {
 		t.Fatalf("cluster create: %v\n%s", err, out)
 	}
-	eventually(t, 30*time.Second, "the cluster is ok", func() bool {
+	eventually.True(t, "the cluster is ok", func() bool {
 		for _, n := range nodes {
 			out, err := cli(n.addr(), "CLUSTER", "INFO")
 			if err != nil || !strings.Contains(out, "cluster_state:ok") {
@@ -279,7 +267,7 @@ func TestCluster(t *testing.T) {
 		}
 		return true
 	})
-	reps := replicas(t, "redis+cluster://"+nodes[0].addr(), 2)
+	reps, tiers := replicas(t, "redis+cluster://"+nodes[0].addr(), 2)
 	keys := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
 	fillOnce(t, reps, keys)
 	slots := map[string]bool{}
@@ -298,10 +286,15 @@ func TestCluster(t *testing.T) {
 	keepAnswering(t, reps, "during")
 	// Keys whose slots the living nodes serve are still shared. A key of
 	// the stopped node's slots fails its command, and the tier skips
-	// Redis for its back-off (1 s): each attempt comes after one.
+	// Redis for its back-off (1 s): each attempt waits until neither
+	// tier is backing off (not for a pause longer than the back-off).
 	i := 0
-	eventually(t, 30*time.Second, "a key shared through the two living nodes", func() bool {
-		time.Sleep(1100 * time.Millisecond)
+	eventually.True(t, "a key shared through the two living nodes", func() bool {
+		for _, tr := range tiers {
+			if down, _ := tr.Degraded(); down {
+				return false
+			}
+		}
 		i++
 		key := fmt.Sprint("after-", i)
 		if _, _, _, err := reps[0].Get(context.Background(), key, policy, func(context.Context) (string, error) { return "shared", nil }); err != nil {

@@ -1,0 +1,34 @@
+// Package eventually waits in a test for something another goroutine or
+// process brings about (a background refresh, a lease taken over, a Redis
+// node promoted), polling with a deadline. The deadline guards against a
+// hang and bounds nothing under test: a broken test fails naming what it
+// waited for instead of stalling until go test's timeout, and a loaded
+// machine only makes the wait longer.
+package eventually
+
+import (
+	"testing"
+	"time"
+)
+
+// Deadline is how long True waits before it fails the test.
+const Deadline = 30 * time.Second
+
+// maxInterval caps the wait between two polls: a cheap condition is seen
+// within a millisecond at first, an expensive one (a redis-cli call) is not
+// run in a busy loop.
+const maxInterval = 50 * time.Millisecond
+
+// True polls cond until it holds, failing t with what it waited for when
+// it has not after Deadline. cond runs on the test's goroutine, so it may
+// call t.Fatal itself.
+func True(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(Deadline)
+	for wait := time.Millisecond; !cond(); wait = min(2*wait, maxInterval) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %s for: %s", Deadline, what)
+		}
+		time.Sleep(wait)
+	}
+}
