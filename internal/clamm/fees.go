@@ -7,22 +7,29 @@ var (
 	two256 = new(big.Int).Lsh(big.NewInt(1), 256)
 )
 
-// FeeGrowthInside is a Uniswap V3 pool's fee growth per unit of liquidity
-// inside [tickLower, tickUpper) now (Tick.getFeeGrowthInside, one token):
-// the global growth less what accrued below the lower tick and above the
-// upper one, each side's outside value taken as the current tick puts it,
-// all modulo 2^256 as the pool computes it. It is what a poke of a
-// position in the range (a burn) records as its feeGrowthInsideLast.
-func FeeGrowthInside(tickCurrent, tickLower, tickUpper int, global, lowerOutside, upperOutside *big.Int) *big.Int {
-	below := new(big.Int).Set(lowerOutside)
+// PoolGrowth is a Uniswap V3 pool's fee growth per unit of liquidity of
+// one token: global, and outside a range's lower and upper ticks (ticks'
+// feeGrowthOutside).
+type PoolGrowth struct {
+	Global, LowerOutside, UpperOutside *big.Int
+}
+
+// Inside is the growth inside [tickLower, tickUpper) now
+// (Tick.getFeeGrowthInside): the global growth less what accrued below the
+// lower tick and above the upper one, each side's outside value taken as
+// the current tick puts it, all modulo 2^256 as the pool computes it. It
+// is what a poke of a position in the range (a burn) records as its
+// feeGrowthInsideLast.
+func (g PoolGrowth) Inside(tickCurrent, tickLower, tickUpper int) *big.Int {
+	below := new(big.Int).Set(g.LowerOutside)
 	if tickCurrent < tickLower {
-		below.Sub(global, lowerOutside)
+		below.Sub(g.Global, g.LowerOutside)
 	}
-	above := new(big.Int).Set(upperOutside)
+	above := new(big.Int).Set(g.UpperOutside)
 	if tickCurrent >= tickUpper {
-		above.Sub(global, upperOutside)
+		above.Sub(g.Global, g.UpperOutside)
 	}
-	in := new(big.Int).Sub(global, below)
+	in := new(big.Int).Sub(g.Global, below)
 	in.Sub(in, above)
 	return in.Mod(in, two256)
 }
@@ -35,7 +42,7 @@ type RangeFees struct {
 	Owed [2]*big.Int
 	// Last is tokenIds' feeGrowthInside0/1LastX128: the pool's growth at
 	// the handler's last poke; Now the pool's growth inside the range now
-	// (FeeGrowthInside).
+	// (PoolGrowth.Inside).
 	Last, Now [2]*big.Int
 	// Earning is the handler's liquidity in the pool position, which the
 	// growth since the last poke accrued on: totalLiquidity +

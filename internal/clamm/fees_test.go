@@ -19,7 +19,7 @@ func TestFeeGrowthInsideByHand(t *testing.T) {
 		tick int
 		want *big.Int
 	}{{30, wrap(600)}, {0, wrap(600)}, {-10, wrap(1000 - 900 - 300)}, {60, wrap(1000 - 100 - 700)}, {100, wrap(1000 - 100 - 700)}} {
-		if got := FeeGrowthInside(c.tick, 0, 60, g, lo, hi); got.Cmp(c.want) != 0 {
+		if got := (PoolGrowth{g, lo, hi}).Inside(c.tick, 0, 60); got.Cmp(c.want) != 0 {
 			t.Errorf("tick %d: %s, want %s", c.tick, got, c.want)
 		}
 	}

@@ -161,7 +161,7 @@ func feesOf(rg subgraph.LPRange, p chain.Holding, pool chain.HoldingPool, liquid
 	}
 	var now [2]*big.Int
 	for k := range now {
-		now[k] = clamm.FeeGrowthInside(pool.Tick, rg.TickLower, rg.TickUpper, pool.FeeGrowthGlobal[k], lo[k], hi[k])
+		now[k] = clamm.PoolGrowth{Global: pool.FeeGrowthGlobal[k], LowerOutside: lo[k], UpperOutside: hi[k]}.Inside(pool.Tick, rg.TickLower, rg.TickUpper)
 	}
 	// The handler's liquidity in the pool position: V2 handlers count the
 	// reserved liquidity in, V1 handlers have none.
