@@ -149,6 +149,61 @@ func UnpackProbe(out []byte) ([]ProbeOutcome, error) {
 	return res, nil
 }
 
+// ProbeRun is what a probe's code asks: its steps, the tokens it
+// measures and the share it follows.
+type ProbeRun struct {
+	Steps      []ProbeStep
+	Tokens     []common.Address
+	ShareToken common.Address
+	ShareID    *big.Int
+}
+
+// UnpackProbeCode decodes code ProbeCode made (false for other code): for
+// a fake node that answers the probe without an EVM.
+func UnpackProbeCode(code []byte) (ProbeRun, bool) {
+	if !bytes.HasPrefix(code, ActionProbe.Bytecode) {
+		return ProbeRun{}, false
+	}
+	vals, err := ActionProbe.ABI.Constructor.Inputs.Unpack(code[len(ActionProbe.Bytecode):])
+	if err != nil {
+		return ProbeRun{}, false
+	}
+	raw := vals[0].([]struct {
+		Target common.Address `json:"target"`
+		Data   []byte         `json:"data"`
+		Quote  []byte         `json:"quote"`
+	})
+	run := ProbeRun{Tokens: vals[1].([]common.Address), ShareToken: vals[2].(common.Address), ShareID: vals[3].(*big.Int)}
+	for _, r := range raw {
+		run.Steps = append(run.Steps, ProbeStep{Target: r.Target, Data: r.Data, Quote: r.Quote})
+	}
+	return run, true
+}
+
+// PackProbe encodes outcomes as ActionProbe returns them.
+func PackProbe(outs []ProbeOutcome) ([]byte, error) {
+	type outcome struct {
+		Ok          bool
+		Ret         []byte
+		TokenDeltas []*big.Int
+		ShareDelta  *big.Int
+		Quoted      *big.Int
+	}
+	in := make([]outcome, len(outs))
+	for i, o := range outs {
+		in[i] = outcome{Ok: o.OK, Ret: o.Return, TokenDeltas: o.TokenDeltas, ShareDelta: o.ShareDelta, Quoted: o.Quoted}
+		if in[i].Ret == nil {
+			in[i].Ret = []byte{}
+		}
+		for _, x := range []**big.Int{&in[i].ShareDelta, &in[i].Quoted} {
+			if *x == nil {
+				*x = new(big.Int)
+			}
+		}
+	}
+	return probeOutputs.Methods["outcomes"].Outputs.Pack(in)
+}
+
 // Position names one range of a handler: V1 handlers' payloads and ids
 // have no hook.
 type Position struct {

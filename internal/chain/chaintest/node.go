@@ -267,6 +267,12 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 				return resp
 			}
 			ret, ok = n.chainedRead(calls)
+		} else if run, isProbe := probeOverride(req, arg.To); isProbe {
+			at := blockOverride(req)
+			if at == 0 {
+				at = n.BlockNumber + 1
+			}
+			ret, ok = n.probe(arg.To, run, at)
 		} else {
 			ret, ok = n.call(arg.From, arg.To, arg.Data)
 		}
