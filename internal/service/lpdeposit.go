@@ -95,6 +95,7 @@ type deposit struct {
 	ranges   []DepositRange
 	payloads [][]byte
 	calls    [][]byte
+	pulls    []*big.Int // each range's pull by the maths, of the held token
 }
 
 // PrepareDeposit builds the deposit: reads the markets and their handler
@@ -205,7 +206,7 @@ func (d *deposit) layout() error {
 		if err != nil {
 			return err
 		}
-		d.calls, d.payloads = append(d.calls, call), append(d.payloads, payload)
+		d.calls, d.payloads, d.pulls = append(d.calls, call), append(d.payloads, payload), append(d.pulls, pull)
 		d.ranges = append(d.ranges, DepositRange{TickLower: t[0], TickUpper: t[1], Strike: clamm.FormatPrice(m.TickPrice(strikeTick)),
 			Amount: amt.String(), Liquidity: l.String(), Pull: pull.String(), LiquidityMinted: minted.String()})
 	}
@@ -425,9 +426,8 @@ func (d *deposit) held() int {
 func (d *deposit) localPull() []*big.Int {
 	pull := []*big.Int{new(big.Int), new(big.Int)}
 	k := d.held()
-	for _, r := range d.ranges {
-		v, _ := new(big.Int).SetString(r.Pull, 10)
-		pull[k].Add(pull[k], v)
+	for _, p := range d.pulls {
+		pull[k].Add(pull[k], p)
 	}
 	return pull
 }
