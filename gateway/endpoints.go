@@ -28,6 +28,9 @@ const (
 	PathWithdrawHistory   = "/clamm/withdraw/history"
 	PathDepositPositions  = "/clamm/deposit/positions"
 	PathStats             = "/clamm/stats"
+	PathDelegatePrepare   = "/clamm/exercise/delegate/prepare"
+	PathSettlements       = "/clamm/settlements/history"
+	PathExpiringOptions   = "/clamm/options/expiring"
 	PathHealthz           = "/healthz"
 	PathReadyz            = "/readyz"
 	PathMetrics           = "/metrics"
@@ -214,6 +217,39 @@ var apiEndpoints = []endpoint{
 		parse: parseLP, key: lpKey,
 		call: func(ctx context.Context, svc *service.Service, r service.LPRequest) (any, uint64, error) {
 			res, err := svc.LPPositions(ctx, r)
+			return res.Records, res.Block, err
+		},
+	}.endpoint(),
+	// The delegate transaction reads and simulates at the chain's head, as
+	// a prepared exercise does, and is cached as briefly.
+	api[service.DelegateRequest]{
+		path: PathDelegatePrepare, name: "delegate", operation: "prepareDelegate", params: delegateParams, optional: delegateOptional,
+		ttl: ttlPrepare, pin: block.ChainHead,
+		parse: parseDelegate, key: delegateKey,
+		call: func(ctx context.Context, svc *service.Service, r service.DelegateRequest) (any, uint64, error) {
+			res, err := svc.PrepareDelegate(ctx, r)
+			return res, 0, err
+		},
+	}.endpoint(),
+	api[service.SettlementRequest]{
+		path: PathSettlements, name: "settlements", operation: "settlementHistory", params: settlementParams, optional: settleOptional,
+		ttl: ttlHistory, pin: block.SubgraphFirst,
+		parse: parseSettlements, key: settlementKey,
+		call: func(ctx context.Context, svc *service.Service, r service.SettlementRequest) (any, uint64, error) {
+			res, err := svc.SettlementHistory(ctx, r)
+			return res.Records, res.Block, err
+		},
+	}.endpoint(),
+	// Expiring options are a keeper's to-do list, whose values move with
+	// every block and whose window runs out by the second: cached like a
+	// quote, briefly and never served stale, and pinned as one (the
+	// block's time opens the window before the subgraph is asked).
+	api[service.ExpiringRequest]{
+		path: PathExpiringOptions, name: "expiring", operation: "expiringOptions", params: expiringParams,
+		ttl: ttlPrepare, pin: block.IndexedHead(block.StaleQuotes),
+		parse: parseExpiring, key: expiringKey,
+		call: func(ctx context.Context, svc *service.Service, r service.ExpiringRequest) (any, uint64, error) {
+			res, err := svc.ExpiringOptions(ctx, r)
 			return res.Records, res.Block, err
 		},
 	}.endpoint(),

@@ -45,13 +45,7 @@ func (r purchaseRequest) key(k cacheKey) cacheKey {
 // parameter is; the zero address asks for a quote from nobody in
 // particular (no discount a pricing contract gives by tx.origin).
 func parsePurchase(s *Server, p *params) (req purchaseRequest, err error) {
-	if req.ChainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
-		return req, err
-	}
-	if req.Market, err = p.address("optionMarket"); err != nil {
-		return req, err
-	}
-	if req.User, err = p.address("user"); err != nil {
+	if req.ChainID, req.Market, req.User, err = p.marketUser(s); err != nil {
 		return req, err
 	}
 	kind, err := p.one("type")

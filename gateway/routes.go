@@ -78,5 +78,6 @@ func (s *Server) routes() http.Handler {
 		rt.metrics = s.opts.Metrics.Route(rt.path)
 		r.Handle(rt.path, s.tagged(*rt)).Methods(http.MethodGet, http.MethodHead)
 	}
+	s.subgraphRoutes(r)
 	return r
 }

@@ -24,9 +24,11 @@ func TestDirectRoutesMatchRouter(t *testing.T) {
 	api := map[string]bool{PathStrikesChain: true, PathExerciseHistory: true, PathExercisePrepare: true,
 		PathPurchaseHistory: true, PathPurchasePositions: true, PathOptionMarkets: true,
 		PathPurchaseQuote: true, PathPurchasePrepare: true, PathOptionsChain: true, PathStats: true, PathDepositPrepare: true, PathWithdrawPrepare: true,
-		PathDepositHistory: true, PathWithdrawHistory: true, PathDepositPositions: true}
+		PathDepositHistory: true, PathWithdrawHistory: true, PathDepositPositions: true,
+		PathDelegatePrepare: true, PathSettlements: true, PathExpiringOptions: true}
 	paths := []string{PathStrikesChain, PathExerciseHistory, PathExercisePrepare, PathPurchaseHistory, PathPurchasePositions, PathOptionMarkets,
-		PathPurchaseQuote, PathPurchasePrepare, PathOptionsChain, PathStats, PathDepositPrepare, PathWithdrawPrepare, PathDepositHistory, PathWithdrawHistory, PathDepositPositions, PathHealthz, PathReadyz, PathOpenAPI, PathDocs, PathMetrics,
+		PathPurchaseQuote, PathPurchasePrepare, PathOptionsChain, PathStats, PathDepositPrepare, PathWithdrawPrepare, PathDepositHistory, PathWithdrawHistory, PathDepositPositions,
+		PathDelegatePrepare, PathSettlements, PathExpiringOptions, PathHealthz, PathReadyz, PathOpenAPI, PathDocs, PathMetrics,
 		PathStrikesChain + "/", "/clamm//strikes-chain", "/CLAMM/strikes-chain", "/clamm", "/"}
 	inTable := map[string]bool{}
 	for _, rt := range s.table() {

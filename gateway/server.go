@@ -90,6 +90,9 @@ type Options struct {
 	// holder of each key's fleet-wide fill lease. Local hits never touch
 	// it.
 	Shared SharedTier
+	// Subgraphs are the Graph Node query APIs of the chains the gateway
+	// indexes itself, served at /subgraphs/<chainId> (PathSubgraphs).
+	Subgraphs map[uint64]http.Handler
 	// extra endpoints beyond the API's, for tests that show an operation
 	// is one table entry (export_test.go).
 	extra []endpoint

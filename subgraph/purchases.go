@@ -9,14 +9,17 @@ import (
 
 // Purchase is one LogMintOption with the option fields a history record needs.
 type Purchase struct {
-	ID                  string          `json:"id"`
-	TxHash              string          `json:"txHash"`
-	Timestamp           BigInt          `json:"timestamp"`
-	IsCall              bool            `json:"isCall"`
-	Premium             BigInt          `json:"premium"`
-	ProtocolFees        BigInt          `json:"protocolFees"`
-	TotalAssetWithdrawn BigInt          `json:"totalAssetWithdrawn"`
-	Option              PurchasedOption `json:"option"`
+	ID                  string `json:"id"`
+	TxHash              string `json:"txHash"`
+	Timestamp           BigInt `json:"timestamp"`
+	IsCall              bool   `json:"isCall"`
+	Premium             BigInt `json:"premium"`
+	ProtocolFees        BigInt `json:"protocolFees"`
+	TotalAssetWithdrawn BigInt `json:"totalAssetWithdrawn"`
+	// Caller is mintOption's msg.sender (LogMintOption.user); nil when a
+	// replacement document does not ask for it.
+	Caller *Address        `json:"caller"`
+	Option PurchasedOption `json:"option"`
 }
 
 // PurchasedOption is the option a purchase minted.
@@ -26,6 +29,46 @@ type PurchasedOption struct {
 	TickUpper     int    `json:"tickUpper"`
 	Expiry        BigInt `json:"expiry"`
 	MintTimestamp BigInt `json:"mintTimestamp"`
+	Fate
+	// LastSettlement is the option's latest settlement, nil until settled.
+	LastSettlement *LastSettlement `json:"lastSettlement"`
+}
+
+// Fate is what has happened to an option since its mint: how often it
+// was exercised and the latest exercise (nil until exercised).
+type Fate struct {
+	ExerciseCount int           `json:"exerciseCount"`
+	LastExercise  *LastExercise `json:"lastExercise"`
+}
+
+// LastExercise is an option's latest exercise: the account the market
+// paid, whether that was not the owner, when and in which transaction.
+type LastExercise struct {
+	Exerciser Address `json:"exerciser"`
+	Delegated bool    `json:"delegated"`
+	Timestamp BigInt  `json:"timestamp"`
+	TxHash    string  `json:"txHash"`
+}
+
+// LastSettlement is an option's latest settlement: who settled it and
+// what it kept (Settlement's settlerProfit and settlerCollateral).
+type LastSettlement struct {
+	Settler           Address `json:"settler"`
+	SettlerProfit     BigInt  `json:"settlerProfit"`
+	SettlerCollateral BigInt  `json:"settlerCollateral"`
+	Timestamp         BigInt  `json:"timestamp"`
+	TxHash            string  `json:"txHash"`
+}
+
+// complete refuses a fate whose exercise or settlement lacks fields.
+func (f Fate) complete(id string, s *LastSettlement) error {
+	if f.ExerciseCount < 0 || (f.LastExercise != nil && f.LastExercise.Timestamp.Int == nil) || (f.ExerciseCount > 0) != (f.LastExercise != nil) {
+		return fmt.Errorf("option %s: %d exercises, latest %v", id, f.ExerciseCount, f.LastExercise)
+	}
+	if s != nil && (s.SettlerProfit.Int == nil || s.SettlerCollateral.Int == nil || s.Timestamp.Int == nil) {
+		return fmt.Errorf("option %s: settlement lacks fields", id)
+	}
+	return nil
 }
 
 // PurchaseHistory runs one query of a user's purchases on a market with
@@ -36,7 +79,7 @@ func (c *Client) PurchaseHistory(ctx context.Context, q HistoryQuery) ([]Purchas
 			p.Option.TokenID.Int == nil || p.Option.Expiry.Int == nil || p.Option.MintTimestamp.Int == nil {
 			return fmt.Errorf("purchase %s lacks fields", p.ID)
 		}
-		return nil
+		return p.Option.Fate.complete(p.ID, p.Option.LastSettlement)
 	})
 }
 
@@ -53,16 +96,19 @@ type HeldOption struct {
 	TotalAssetWithdrawn BigInt `json:"totalAssetWithdrawn"`
 	MintTimestamp       BigInt `json:"mintTimestamp"`
 	MintTxHash          string `json:"mintTxHash"`
+	Fate
+}
+
+func (o HeldOption) complete() error {
+	if o.TokenID.Int == nil || o.Expiry.Int == nil || o.Premium.Int == nil || o.ProtocolFees.Int == nil ||
+		o.TotalAssetWithdrawn.Int == nil || o.MintTimestamp.Int == nil {
+		return fmt.Errorf("option %s lacks fields", o.ID)
+	}
+	return o.Fate.complete(o.ID, nil)
 }
 
 // PurchasePositions runs one query of the options a user owns on a market,
 // not settled, newest first, with first and skip passed through.
 func (c *Client) PurchasePositions(ctx context.Context, q HistoryQuery) ([]HeldOption, Meta, error) {
-	return userPage(ctx, c, list{queries.PurchasePositions, "options"}, q, func(o HeldOption) error {
-		if o.TokenID.Int == nil || o.Expiry.Int == nil || o.Premium.Int == nil || o.ProtocolFees.Int == nil ||
-			o.TotalAssetWithdrawn.Int == nil || o.MintTimestamp.Int == nil {
-			return fmt.Errorf("option %s lacks fields", o.ID)
-		}
-		return nil
-	})
+	return userPage(ctx, c, list{queries.PurchasePositions, "options"}, q, HeldOption.complete)
 }

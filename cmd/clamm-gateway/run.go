@@ -54,7 +54,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	defer a.Close() // after the server below has shut down
+	defer a.Close() // after the server below has shut down and the indexes have stopped
+	indexCtx, stopIndexes := context.WithCancel(context.WithoutCancel(ctx))
+	waitIndexes := a.RunIndexes(indexCtx)
+	defer func() { stopIndexes(); waitIndexes() }()
 	rawLn, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
@@ -97,7 +100,7 @@ func build(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	}
 	a, err := app.New(app.Options{
 		Config: cfg, Queries: docs, Getenv: getenv, Logger: logger, AccessLog: logw, AccessLevel: cfg.LogLevel,
-		Metrics: metrics.New(), Version: version, Demo: cfg.Demo,
+		Metrics: metrics.New(), Version: version, Demo: cfg.Demo, Index: openIndex(cfg, logger),
 	})
 	if err != nil {
 		return nil, nil, err

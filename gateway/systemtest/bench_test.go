@@ -288,6 +288,13 @@ func BenchmarkColdPath(b *testing.B) {
 		{"history", 100 * time.Millisecond, true, true, false, func(i int) string {
 			return fmt.Sprintf("%s?chainId=42161&user=%s&optionMarket=%s&first=%d&skip=0", gateway.PathExerciseHistory, alice, wethUSDC, 1+i%1000)
 		}},
+		// A quote reads its strike's ranges only: the pool prices (rpc),
+		// the strike's ranges (subgraph) and the market's pricing (rpc),
+		// one after the other (and the hooks of hooked ranges, which the
+		// demo's strike has none of, before the pricing).
+		{"quote", 140 * time.Millisecond, true, true, false, func(i int) string {
+			return fmt.Sprintf("%s?chainId=42161&optionMarket=%s&user=%s&type=call&strike=3004.9080590767317&ttl=86400&amount=%d", gateway.PathPurchaseQuote, wethUSDC, zeroAddr, 1_000_000_000_000_000+i)
+		}},
 		{"prepare-uni-v3", 80 * time.Millisecond, true, true, false, func(i int) string {
 			return fmt.Sprintf("%s?chainId=42161&optionMarket=%s&optionId=110&swapperId=uni-v3&slippage=0.%06d", gateway.PathExercisePrepare, wethUSDC, 1+i%999999)
 		}},

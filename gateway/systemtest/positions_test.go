@@ -189,7 +189,10 @@ func TestPositionsLeaveOutLegsWhoseRemintReverts(t *testing.T) {
 
 // A page of positions is one RPC round trip for its options, whatever
 // their number (before: one request per option named by the subgraph),
-// and never reads more options than the page asks for.
+// and never reads more options than the page asks for. Beside it: one
+// read of the auto-exerciser and the owner's opt-in, and for each option
+// in the money the two round trips of its exercise value (its legs'
+// quotes, its simulated exercise), as the prepared exercise makes them.
 func TestPositionsPageIsOneRoundTrip(t *testing.T) {
 	srv, f := newFakeServer(t)
 	positions(t, srv, alice) // the market's immutable facts are now warm
@@ -200,8 +203,14 @@ func TestPositionsPageIsOneRoundTrip(t *testing.T) {
 		}
 	}
 	before := f.Node.Requests()
-	positionsWith(t, srv, "99")
-	if n := f.Node.Requests() - before; n > 2 || candidates < 5 {
-		t.Fatalf("%d RPC requests for a page of %d candidates; want the pool's price and one batch", n, candidates)
+	page := positionsWith(t, srv, "99")
+	inTheMoney := 0
+	for _, p := range page {
+		if p.Exercisable {
+			inTheMoney++
+		}
+	}
+	if n := f.Node.Requests() - before; n > 3+2*int64(inTheMoney) || candidates < 5 {
+		t.Fatalf("%d RPC requests for a page of %d candidates, %d in the money; want the pool's price, one batch, the auto-exerciser's read and two per option in the money", n, candidates, inTheMoney)
 	}
 }

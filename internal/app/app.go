@@ -68,6 +68,9 @@ type Options struct {
 	// Gateway, if set, adjusts the gateway's options before it is built
 	// (tests shorten timeouts or add a rate limit this way).
 	Gateway func(*gateway.Options)
+	// Index opens the embedded index of a chain configured with an RPC URL
+	// and no subgraph URL; nil refuses such a chain.
+	Index OpenIndex
 }
 
 // App is the assembled service.
@@ -80,15 +83,20 @@ type App struct {
 	Modes map[uint64]string
 	// Shared is the cache tier replicas share (nil without a Redis URL).
 	Shared *redistier.Tier
+	// Indexes are the chains the gateway indexes itself (RunIndexes runs
+	// them).
+	Indexes map[uint64]Index
 }
 
 // Close releases what New opened beyond memory: the shared tier's
-// connections. Call it after the server has stopped serving.
+// connections and the indexes' stores. Call it after the server has
+// stopped serving and the indexes have stopped running.
 func (a *App) Close() error {
+	err := closeIndexes(a.Indexes)
 	if a.Shared != nil {
-		return a.Shared.Close()
+		err = errors.Join(err, a.Shared.Close())
 	}
-	return nil
+	return err
 }
 
 // New builds every chain's clients, the service over them, and the
@@ -97,75 +105,64 @@ func New(o Options) (*App, error) {
 	if o.Config == nil {
 		return nil, errors.New("app: Config is required")
 	}
-	svc, pins, modes, err := newService(o)
+	w, err := newService(o)
 	if err != nil {
 		return nil, err
 	}
-	a := &App{Service: svc, Pins: pins, Modes: modes}
+	a := &App{Service: w.svc, Pins: w.pins, Modes: w.modes, Indexes: w.indexes}
 	var shared gateway.SharedTier // stays a nil interface without Redis
 	if redisURL := o.Config.RedisURL; redisURL != "" {
 		// Connected lazily: a Redis down at start is a degraded tier, not
 		// a failure to start.
 		if a.Shared, err = redistier.New(redistier.Options{URL: redisURL, Prefix: o.Config.RedisPrefix, OpTimeout: o.Config.RedisTimeout.D()}); err != nil {
+			_ = a.Close()
 			return nil, err
 		}
 		shared = a.Shared
 	}
-	if a.Server, err = newGateway(o, svc, pins, shared); err != nil {
+	if a.Server, err = newGateway(o, w, shared); err != nil {
 		_ = a.Close()
 		return nil, err
 	}
 	return a, nil
 }
 
+// wired is what newService builds: the service over every chain, the
+// pins over the connected ones, how each is served, and the indexes of
+// those the gateway indexes itself.
+type wired struct {
+	svc     *service.Service
+	pins    *block.Pins
+	modes   map[uint64]string
+	indexes map[uint64]Index
+}
+
 // newService connects each chain: through the given transports, live when
-// both URLs are set, from the embedded demo recordings when the chain has
-// some (and the demo is on), otherwise with no clients (its requests answer
-// 503 UPSTREAM_NOT_CONFIGURED). The pins read the connected chains.
-func newService(o Options) (*service.Service, *block.Pins, map[uint64]string, error) {
+// both URLs are set, through its own index when only the RPC URL is (or
+// the subgraph URL is `embedded`), from the embedded demo recordings when
+// the chain has some (and the demo is on), otherwise with no clients (its
+// requests answer 503 UPSTREAM_NOT_CONFIGURED). The pins read the
+// connected chains.
+func newService(o Options) (w wired, err error) {
 	cfg := o.Config
-	demoChains := map[uint64]bool{}
-	if o.Demo {
-		for _, id := range demo.Chains() {
-			demoChains[id] = true
+	w = wired{modes: map[uint64]string{}, indexes: map[uint64]Index{}}
+	defer func() {
+		if err != nil {
+			_ = closeIndexes(w.indexes)
+			w = wired{}
 		}
-	}
+	}()
 	ups := map[uint64]*service.Upstreams{}
 	sources := map[uint64]block.Sources{}
-	modes := map[uint64]string{}
-	uo := upstream.Options{MaxBody: o.MaxBody, Budget: o.Budget, MaxConnsPerHost: cfg.MaxFills, Metrics: o.Metrics}
-	if uo.MaxBody <= 0 {
-		uo.MaxBody = upstream.DefaultMaxBody
-	}
-	if uo.Budget == nil {
-		uo.Budget = upstream.NewBudget(upstream.DefaultBudget)
-	}
+	uo := upstreamOptions(o)
 	for _, id := range cfg.ChainIDs() {
-		ch := cfg.Chains[id]
-		tr, given := o.Transports[id]
-		switch {
-		case given:
-			modes[id] = ModeTransports
-			if ch.SubgraphURL == "" || ch.RPCURL == "" {
-				c := *ch
-				c.SubgraphURL, c.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
-				ch = &c
-			}
-		case ch.Live():
-			modes[id] = ModeLive
-		case demoChains[id]:
-			r, err := demo.Transports(id)
-			if err != nil {
-				return nil, nil, nil, fmt.Errorf("demo chain %d: %w", id, err)
-			}
-			c := *ch
-			c.SubgraphURL, c.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
-			ch = &c
-			tr = upstream.Transports{Subgraph: r.Subgraph, RPC: r.RPC, Quote: r.Quote}
-			modes[id] = ModeDemo
-		default:
+		ch, tr, mode, err := w.route(o, cfg.Chains[id])
+		if err != nil {
+			return w, err
+		}
+		w.modes[id] = mode
+		if mode == ModeNotConfigured {
 			ups[id] = &service.Upstreams{Config: ch}
-			modes[id] = ModeNotConfigured
 			continue
 		}
 		u, src, err := connect(ch, tr, connectOptions{
@@ -173,15 +170,65 @@ func newService(o Options) (*service.Service, *block.Pins, map[uint64]string, er
 			Queries: o.Queries, Getenv: o.Getenv, Upstream: uo,
 		})
 		if err != nil {
-			return nil, nil, nil, err
+			return w, err
+		}
+		if idx := w.indexes[id]; idx != nil {
+			u.Indexing = idx.Status
 		}
 		ups[id], sources[id] = u, src
 	}
-	pins, err := block.New(sources, headAges(cfg))
-	if err != nil {
-		return nil, nil, nil, err
+	if w.pins, err = block.New(sources, headAges(cfg)); err != nil {
+		return w, err
 	}
-	return service.New(ups), pins, modes, nil
+	w.svc = service.New(ups)
+	return w, nil
+}
+
+// route decides how a chain is served and gives the chain as its clients
+// see it with the transports that replace the network (opening its index
+// when the gateway indexes it).
+func (w *wired) route(o Options, ch *config.Chain) (*config.Chain, upstream.Transports, string, error) {
+	id := ch.ID
+	tr, given := o.Transports[id]
+	switch {
+	case given:
+		if ch.SubgraphURL == "" || ch.RPCURL == "" {
+			c := *ch
+			c.SubgraphURL, c.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
+			ch = &c
+		}
+		return ch, tr, ModeTransports, nil
+	case ch.Live():
+		return ch, tr, ModeLive, nil
+	case ch.Indexed():
+		c, tr, idx, err := openIndexed(o, ch)
+		if err != nil {
+			return nil, tr, "", err
+		}
+		w.indexes[id] = idx
+		return c, tr, ModeIndexed, nil
+	case o.Demo && slices.Contains(demo.Chains(), id):
+		r, err := demo.Transports(id)
+		if err != nil {
+			return nil, tr, "", fmt.Errorf("demo chain %d: %w", id, err)
+		}
+		c := *ch
+		c.SubgraphURL, c.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
+		return &c, upstream.Transports{Subgraph: r.Subgraph, RPC: r.RPC, Quote: r.Quote}, ModeDemo, nil
+	}
+	return ch, tr, ModeNotConfigured, nil
+}
+
+// upstreamOptions are the bounds every chain's upstream transports share.
+func upstreamOptions(o Options) upstream.Options {
+	uo := upstream.Options{MaxBody: o.MaxBody, Budget: o.Budget, MaxConnsPerHost: o.Config.MaxFills, Metrics: o.Metrics}
+	if uo.MaxBody <= 0 {
+		uo.MaxBody = upstream.DefaultMaxBody
+	}
+	if uo.Budget == nil {
+		uo.Budget = upstream.NewBudget(upstream.DefaultBudget)
+	}
+	return uo
 }
 
 // headAges are how old a subgraph head an IndexedHead miss (strikes
@@ -194,13 +241,14 @@ func headAges(cfg *config.Config) block.HeadAges {
 		RefreshTimeout: cfg.UpstreamTimeout.D()}
 }
 
-// newGateway is the HTTP face of svc, tuned by the configuration, with
-// shared (may be nil) as its cache's second tier.
-func newGateway(o Options, svc *service.Service, pins *block.Pins, shared gateway.SharedTier) (*gateway.Server, error) {
+// newGateway is the HTTP face of the wired service, tuned by the
+// configuration, with shared (may be nil) as its cache's second tier and
+// the indexes' query APIs.
+func newGateway(o Options, w wired, shared gateway.SharedTier) (*gateway.Server, error) {
 	cfg := o.Config
 	opts := gateway.Options{
-		Service:           svc,
-		Pins:              pins,
+		Service:           w.svc,
+		Pins:              w.pins,
 		AccessLog:         o.AccessLog,
 		AccessLevel:       o.AccessLevel,
 		Logger:            o.Logger,
@@ -223,12 +271,16 @@ func newGateway(o Options, svc *service.Service, pins *block.Pins, shared gatewa
 		Version:           o.Version,
 		Metrics:           o.Metrics,
 		Shared:            shared,
+		Subgraphs:         subgraphHandlers(w.indexes),
 	}
 	if o.Gateway != nil {
 		o.Gateway(&opts)
 	}
 	return gateway.New(opts)
 }
+
+// Redactor is redactor for other packages' logs (the embedded indexer's).
+func Redactor(cfg *config.Config) func(string) string { return redactor(cfg) }
 
 // redactor replaces every configured upstream URL in log text by its
 // redacted form: transport errors quote the full URL, keys included.

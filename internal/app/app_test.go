@@ -107,3 +107,14 @@ func TestRedactorHidesSecretPartsAnywhere(t *testing.T) {
 		t.Errorf("ordinary words redacted: %q", got)
 	}
 }
+
+// A chain with an RPC URL and no subgraph URL is indexed by the gateway;
+// an app built without an indexer refuses it, naming what to set.
+func TestIndexedChainNeedsAnIndexer(t *testing.T) {
+	cfg := config.Default()
+	cfg.Chains[42161].RPCURL = "http://127.0.0.1:1"
+	_, err := New(Options{Config: cfg})
+	if err == nil || !strings.Contains(err.Error(), "CLAMM_CHAIN_42161_SUBGRAPH_URL") {
+		t.Fatalf("err = %v", err)
+	}
+}

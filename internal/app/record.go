@@ -37,12 +37,13 @@ func Record(ro RecordOptions) error {
 	c := *cfg
 	c.UpstreamTimeout = config.Duration(20 * time.Second) // a slow live upstream is still worth recording
 	o := Options{Config: &c, Getenv: getenv, Transports: recorders, Logger: slog.New(slog.DiscardHandler)}
-	svc, pins, _, err := newService(o)
+	w, err := newService(o)
 	if err != nil {
 		return err
 	}
+	defer closeIndexes(w.indexes)
 	for pass := 0; pass < 2; pass++ {
-		gw, err := newGateway(o, svc, pins, nil) // recordings come from the upstreams, never a shared cache
+		gw, err := newGateway(o, w, nil) // recordings come from the upstreams, never a shared cache
 		if err != nil {
 			return err
 		}

@@ -10,7 +10,9 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
 // ReadPricing asks the market what it would charge for each ask, at one
@@ -109,11 +111,89 @@ func (r *Reader) callsAt(ctx context.Context, from common.Address, calls [][]byt
 	return outs, nil
 }
 
-// SimulateCall runs data from `from` to `to` at the latest block. A revert
-// is a *RevertError with its reason decoded; a node failure is an upstream
-// problem.
+// SimulateAtHead runs data from `from` to `to` at the chain's head, not
+// at the answer's block (a prepared transaction is sent against the head:
+// a range used up, a balance spent or an allowance changed since the
+// answer's block must show), and returns the block it ran at. One JSON-RPC
+// batch asks the head's header, the call at "latest" and the block number
+// the chain's own code sees at "latest" (headNumberCalls); when that is
+// the header's block the call ran there. When a block landed in between,
+// the call is asked again at the header's block: one more round trip. A
+// node that cannot batch is asked the header first. A revert is a
+// *RevertError with its reason decoded (and the block it reverted at); a
+// node failure is an upstream problem.
+func (r *Reader) SimulateAtHead(ctx context.Context, from, to common.Address, data []byte) (block.Ref, error) {
+	arg := callArg(from, &to, data)
+	bc, ok := r.rpc.(batchCaller)
+	if !ok {
+		ref, err := r.Header(ctx, "latest")
+		if err != nil {
+			return block.Ref{}, err
+		}
+		return ref, r.simulateAt(ctx, arg, block.Tag(ref.Number))
+	}
+	check, err := packAggregate(r.headNumberCalls())
+	if err != nil {
+		return block.Ref{}, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	var h *headerJSON
+	var out, ran hexutil.Bytes
+	elems := []rpc.BatchElem{
+		{Method: "eth_getBlockByNumber", Args: []any{"latest", false}, Result: &h},
+		{Method: "eth_call", Args: []any{arg, "latest"}, Result: &out},
+		{Method: "eth_call", Args: []any{map[string]any{"to": r.multicall, "data": hexutil.Bytes(check)}, "latest"}, Result: &ran},
+	}
+	if err := bc.BatchCallContext(cctx, elems); err != nil {
+		return block.Ref{}, classify(err)
+	}
+	if elems[0].Error != nil {
+		return block.Ref{}, classify(elems[0].Error)
+	}
+	if h == nil {
+		return block.Ref{}, problem.New(problem.RPCError, "the rpc node has no latest block")
+	}
+	ref := h.ref()
+	if res, err := unpackAggregate(ran, 2); elems[2].Error != nil || err != nil || !ranAtIs(res, ref.Number) {
+		return ref, r.simulateAt(ctx, arg, block.Tag(ref.Number))
+	}
+	return ref, callOutcome(elems[1].Error)
+}
+
+// SimulateCall runs data from `from` to `to` at the answer's block
+// (package block), not at the head as SimulateAtHead does: for answers
+// whose block is itself the chain's head (a ChainHead route), or the block
+// the client asked for. A revert is a *RevertError with its reason
+// decoded; a node failure is an upstream problem.
 func (r *Reader) SimulateCall(ctx context.Context, from, to common.Address, data []byte) ([]byte, error) {
 	return r.ethCallRaw(ctx, callArg(from, &to, data))
+}
+
+// ranAtIs says whether headNumberCalls' answers name block n.
+func ranAtIs(res []Result, n uint64) bool {
+	got, ok := ranAt(res)
+	return ok && got == n
+}
+
+// simulateAt runs arg at block tag: nil, or the revert or failure.
+func (r *Reader) simulateAt(ctx context.Context, arg map[string]any, tag string) error {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	var out hexutil.Bytes
+	return callOutcome(r.rpc.CallContext(ctx, &out, "eth_call", arg, tag))
+}
+
+// callOutcome is an eth_call's error in the problem vocabulary: a revert
+// as a *RevertError, any other failure classified.
+func callOutcome(err error) error {
+	if err == nil {
+		return nil
+	}
+	if rev, ok := asRevert(err); ok {
+		return rev
+	}
+	return classify(err)
 }
 
 // ethCallRaw is one eth_call within the call deadline: a revert comes back

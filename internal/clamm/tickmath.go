@@ -141,13 +141,20 @@ func sortedSqrt(a, b *big.Int) (*big.Int, *big.Int) {
 // of the price: amount0 if the range sits above the price, amount1 if below.
 // Both are returned; the caller picks the one for the token the range holds.
 func RangeAmounts(tickLower, tickUpper int, liquidity *big.Int) (amount0, amount1 *big.Int, err error) {
-	sa, err := SqrtRatioAtTick(tickLower)
-	if err != nil {
-		return nil, nil, err
-	}
-	sb, err := SqrtRatioAtTick(tickUpper)
+	sa, sb, err := sqrtRange(tickLower, tickUpper)
 	if err != nil {
 		return nil, nil, err
 	}
 	return Amount0ForLiquidity(sa, sb, liquidity), Amount1ForLiquidity(sa, sb, liquidity), nil
+}
+
+// sqrtRange is the sqrt prices at a range's two ticks.
+func sqrtRange(tickLower, tickUpper int) (sa, sb *big.Int, err error) {
+	if sa, err = SqrtRatioAtTick(tickLower); err != nil {
+		return nil, nil, err
+	}
+	if sb, err = SqrtRatioAtTick(tickUpper); err != nil {
+		return nil, nil, err
+	}
+	return sa, sb, nil
 }

@@ -66,6 +66,14 @@ type Config struct {
 	// "<chainId>:<address>" entries; each chain's are linked into it
 	// (Chain.IsUSDStablecoin) by Default and Validate.
 	USDStablecoins []string
+	// IndexDir holds the embedded indexer's stores, one file per chain it
+	// indexes; IndexRange is its first eth_getLogs range and
+	// IndexMaxRange the widest it grows to; IndexPoll how often it asks
+	// the node's head once indexed up to it.
+	IndexDir      string
+	IndexRange    uint64
+	IndexMaxRange uint64
+	IndexPoll     Duration
 
 	Chains map[uint64]*Chain
 }
@@ -81,6 +89,12 @@ type Chain struct {
 	Hooks       map[common.Address]HookRules        `json:"hooks"`
 	Swappers    map[string]*Swapper                 `json:"swappers"`
 	MarketPools map[common.Address][]common.Address `json:"marketPools,omitempty"`
+	// IndexSources, if set, replace the data sources the embedded indexer
+	// takes from the deployments registry (subgraph/networks.json) for
+	// this chain: "<data source or template>:<address>@<start block>"
+	// entries, for a local chain or a fork where the contracts live
+	// elsewhere.
+	IndexSources []string `json:"indexSources,omitempty"`
 	// AutoExerciser is the protocol's AutoExerciseTimeBased on this chain,
 	// the contract a holder delegates exercise to; Router its ClammRouterV2
 	// (purchases and deposits made for a receiver); LimitOrders its
@@ -89,6 +103,9 @@ type Chain struct {
 	AutoExerciser common.Address `json:"autoExerciser,omitempty"`
 	Router        common.Address `json:"router,omitempty"`
 	LimitOrders   common.Address `json:"limitOrders,omitempty"`
+	// Settlers are the accounts the markets' updateAddress approved to
+	// settle expired options (subgraph/networks.json periphery.settlers).
+	Settlers []common.Address `json:"settlers,omitempty"`
 	// usd holds the chain's entries of Config.USDStablecoins.
 	usd map[common.Address]bool
 }
@@ -155,8 +172,45 @@ type Swapper struct {
 	APIKeyEnv  string                    `json:"apiKeyEnv,omitempty"`
 }
 
-// Live reports whether both upstreams of the chain are configured.
-func (c *Chain) Live() bool { return c.SubgraphURL != "" && c.RPCURL != "" }
+// Embedded is the subgraph URL that says, as no subgraph URL does, that
+// the gateway indexes the chain itself from its RPC node: a file may set
+// a subgraph URL that the environment cannot unset, but can set to this.
+const Embedded = "embedded"
+
+// Live reports whether the chain is served from a Graph Node: both
+// upstreams configured.
+func (c *Chain) Live() bool {
+	return c.SubgraphURL != "" && c.SubgraphURL != Embedded && c.RPCURL != ""
+}
+
+// Indexed reports whether the gateway indexes the chain itself (the
+// embedded indexer): an RPC URL and no subgraph URL, or the subgraph URL
+// `embedded`.
+func (c *Chain) Indexed() bool {
+	return c.RPCURL != "" && (c.SubgraphURL == "" || c.SubgraphURL == Embedded)
+}
+
+// IndexSource is one entry of Chain.IndexSources.
+type IndexSource struct {
+	Name    string
+	Address common.Address
+	Start   uint64
+}
+
+// Sources parses IndexSources (nil when unset).
+func (c *Chain) Sources() ([]IndexSource, error) {
+	var out []IndexSource
+	for _, e := range c.IndexSources {
+		name, rest, ok1 := strings.Cut(strings.TrimSpace(e), ":")
+		addr, start, ok2 := strings.Cut(rest, "@")
+		n, err := strconv.ParseUint(start, 10, 64)
+		if !ok1 || !ok2 || name == "" || err != nil || !common.IsHexAddress(addr) || !strings.HasPrefix(addr, "0x") {
+			return nil, fmt.Errorf("index source %q is not <data source or template>:<0x address>@<start block>", e)
+		}
+		out = append(out, IndexSource{Name: name, Address: common.HexToAddress(addr), Start: n})
+	}
+	return out, nil
+}
 
 // HandlerInfo returns the registry entry of a handler; an unregistered handler
 // is shown as "unknown", not deprecated, rather than hidden: its liquidity is real.
@@ -165,6 +219,16 @@ func (c *Chain) HandlerInfo(addr common.Address) Handler {
 		return h
 	}
 	return Handler{Name: "unknown"}
+}
+
+// IsSettler reports whether the registry lists addr as a settler of the chain.
+func (c *Chain) IsSettler(addr common.Address) bool {
+	for _, s := range c.Settlers {
+		if s == addr {
+			return true
+		}
+	}
+	return false
 }
 
 // Duration is a time.Duration written as "15s" in JSON.
@@ -275,6 +339,9 @@ func applyChainEnv(c *Config, getenv func(string) string) {
 		if v := getenv(fmt.Sprintf("CLAMM_CHAIN_%d_RPC_URL", id)); v != "" {
 			ch.RPCURL = v
 		}
+		if v := getenv(fmt.Sprintf("CLAMM_CHAIN_%d_INDEX_SOURCES", id)); v != "" {
+			ch.IndexSources = strings.Split(v, ",")
+		}
 	}
 }
 
@@ -312,8 +379,11 @@ func (c *Config) Validate() error {
 	}
 	for id, ch := range c.Chains {
 		ch.ID = id
+		if err := ch.validateIndex(); err != nil {
+			return err
+		}
 		for _, u := range []string{ch.SubgraphURL, ch.RPCURL} {
-			if u == "" {
+			if u == "" || u == Embedded {
 				continue
 			}
 			if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") {
@@ -327,6 +397,18 @@ func (c *Config) Validate() error {
 		}
 	}
 	return c.linkStablecoins()
+}
+
+// validateIndex refuses the subgraph URL `embedded` without an RPC URL to
+// index from, and index sources that do not parse.
+func (c *Chain) validateIndex() error {
+	if c.SubgraphURL == Embedded && c.RPCURL == "" {
+		return fmt.Errorf("chain %d: CLAMM_CHAIN_%d_SUBGRAPH_URL=%s (the gateway indexes the chain) needs CLAMM_CHAIN_%d_RPC_URL", c.ID, c.ID, Embedded, c.ID)
+	}
+	if _, err := c.Sources(); err != nil {
+		return fmt.Errorf("chain %d: %w", c.ID, err)
+	}
+	return nil
 }
 
 // SwapperIDs returns each chain's swapperIds.
@@ -374,7 +456,7 @@ func Redact(raw string) string {
 // error vocabulary stays free of deployment. No ids: the variables' pattern.
 func LiveUpstreamsHint(ids ...uint64) string {
 	if len(ids) == 0 {
-		return "to serve live data set CLAMM_CHAIN_{id}_SUBGRAPH_URL and CLAMM_CHAIN_{id}_RPC_URL of the chain (see docs/configuration.md)"
+		return "to serve live data set CLAMM_CHAIN_{id}_SUBGRAPH_URL and CLAMM_CHAIN_{id}_RPC_URL of the chain, or only CLAMM_CHAIN_{id}_RPC_URL to have the gateway index it (see docs/configuration.md)"
 	}
 	vars := make([]string, len(ids))
 	for i, id := range ids {

@@ -209,3 +209,35 @@ func TestUSDStablecoins(t *testing.T) {
 		}
 	}
 }
+
+// An RPC URL alone, or with the subgraph URL `embedded`, has the gateway
+// index the chain; `embedded` without an RPC URL and index sources that
+// do not parse stop the start naming the chain.
+func TestIndexedChains(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env(map[string]string{"CLAMM_CHAIN_42161_RPC_URL": "https://rpc.example/v2/KEY",
+		"CLAMM_CHAIN_5000_RPC_URL": "https://rpc.example/mantle", "CLAMM_CHAIN_5000_SUBGRAPH_URL": "embedded",
+		"CLAMM_CHAINS": "31337", "CLAMM_CHAIN_31337_RPC_URL": "http://127.0.0.1:8545",
+		"CLAMM_CHAIN_31337_INDEX_SOURCES": "PositionManager:0x5FbDB2315678afecb367f032d93F642f64180aa3@0"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []uint64{42161, 5000, 31337} {
+		if ch := c.Chains[id]; !ch.Indexed() || ch.Live() {
+			t.Errorf("chain %d: indexed %v, live %v", id, ch.Indexed(), ch.Live())
+		}
+	}
+	src, err := c.Chains[31337].Sources()
+	if err != nil || len(src) != 1 || src[0].Name != "PositionManager" || src[0].Start != 0 ||
+		src[0].Address != common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3") {
+		t.Errorf("sources %+v %v", src, err)
+	}
+	for vars, want := range map[string]map[string]string{
+		"CLAMM_CHAIN_5000_RPC_URL": {"CLAMM_CHAIN_5000_SUBGRAPH_URL": "embedded"},
+		"not <data source":         {"CLAMM_CHAIN_42161_RPC_URL": "https://x.example", "CLAMM_CHAIN_42161_INDEX_SOURCES": "PositionManager@0x1:5"},
+	} {
+		if _, err := Load(env(want)); err == nil || !strings.Contains(err.Error(), vars) {
+			t.Errorf("%v: %v, want it to name %s", want, err, vars)
+		}
+	}
+}

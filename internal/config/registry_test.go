@@ -24,6 +24,10 @@ type registryNetwork struct {
 			Address string `json:"address"`
 			From    string `json:"from"`
 		}
+		Settlers []struct {
+			Address string `json:"address"`
+			From    string `json:"from"`
+		} `json:"settlers"`
 	} `json:"periphery"`
 }
 
@@ -59,9 +63,10 @@ type defaultChain struct {
 		Name       string `json:"name"`
 		Deprecated bool   `json:"deprecated"`
 	} `json:"handlers"`
-	AutoExerciser string `json:"autoExerciser"`
-	Router        string `json:"router"`
-	LimitOrders   string `json:"limitOrders"`
+	AutoExerciser string   `json:"autoExerciser"`
+	Router        string   `json:"router"`
+	LimitOrders   string   `json:"limitOrders"`
+	Settlers      []string `json:"settlers"`
 }
 
 func defaultChains(t *testing.T) map[string]defaultChain {
@@ -125,6 +130,29 @@ func TestDefaultPeripheryIsTheRegistrys(t *testing.T) {
 			if row.want != "" && row.from == "" {
 				t.Errorf("chain %s %s %s has no evidence (from)", id, row.name, row.want)
 			}
+		}
+	}
+}
+
+// The settlers the defaults serve (which settlement history marks as
+// known) are the registry's, each with its evidence.
+func TestDefaultSettlersAreTheRegistrys(t *testing.T) {
+	reg, defaults := registry(t), defaultChains(t)
+	for id, c := range defaults {
+		var got, want []string
+		for _, s := range c.Settlers {
+			got = append(got, strings.ToLower(s))
+		}
+		for _, s := range reg[id].Periphery.Settlers {
+			if s.From == "" {
+				t.Errorf("chain %s settler %s has no evidence (from)", id, s.Address)
+			}
+			want = append(want, strings.ToLower(s.Address))
+		}
+		sort.Strings(got)
+		sort.Strings(want)
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("chain %s settlers: defaults.json %v, subgraph/networks.json %v", id, got, want)
 		}
 	}
 }

@@ -132,6 +132,18 @@ var settings = []setting{
 		check: func(c *Config) error { _, err := parseStablecoins(c.USDStablecoins); return err },
 		shown: "USDC, USDC.e, USDT on 42161; USDT, USDC on 5000",
 		doc:   "tokens counted as one US dollar, `<chainId>:<address>` comma-separated (an array of such strings in the file); a market whose put asset is one gets `usd` figures in `/clamm/stats`, any other none"},
+	{env: "CLAMM_INDEX_DIR", json: "indexDir", def: "clamm-index", field: func(c *Config) any { return &c.IndexDir },
+		check: func(c *Config) error { return nonEmpty(c.IndexDir) },
+		doc:   "directory of the embedded indexer's stores (`<chainId>.sqlite` each), created if absent; relative to the working directory"},
+	{env: "CLAMM_INDEX_RANGE", json: "indexRange", def: "2000", field: func(c *Config) any { return &c.IndexRange },
+		check: func(c *Config) error { return positive(c.IndexRange) },
+		doc:   "the embedded indexer's first `eth_getLogs` range in blocks; halved when the node refuses a range, doubled while answers stay small"},
+	{env: "CLAMM_INDEX_MAX_RANGE", json: "indexMaxRange", def: "100000", field: func(c *Config) any { return &c.IndexMaxRange },
+		check: func(c *Config) error { return positive(c.IndexMaxRange) },
+		doc:   "the widest `eth_getLogs` range the embedded indexer grows to (a node's cap, e.g. 10000, avoids the refused first tries)"},
+	{env: "CLAMM_INDEX_POLL", json: "indexPoll", def: "2s", field: func(c *Config) any { return &c.IndexPoll },
+		check: func(c *Config) error { return positive(c.IndexPoll) },
+		doc:   "how often the embedded indexer asks the node's head once it has indexed up to it"},
 }
 
 // defaultUSDStablecoins: Arbitrum One's USDC, USDC.e (bridged) and USDT;
@@ -167,7 +179,8 @@ var otherVariables = struct{ first, last []otherVariable }{
 	first: []otherVariable{
 		{"CLAMM_CONFIG", "none", "JSON file merged over the embedded defaults, field by field (the keys are the second column's names)"},
 		{"CLAMM_CHAIN_<id>_SUBGRAPH_URL", "none", "Graph Node query URL of chain `<id>`; `chains.<id>.subgraphUrl` in the file"},
-		{"CLAMM_CHAIN_<id>_RPC_URL", "none", "JSON-RPC URL of chain `<id>`; a node that answers another `eth_chainId` stops the start; `chains.<id>.rpcUrl` in the file"},
+		{"CLAMM_CHAIN_<id>_RPC_URL", "none", "JSON-RPC URL of chain `<id>`; a node that answers another `eth_chainId` stops the start; `chains.<id>.rpcUrl` in the file. Set alone (no subgraph URL, or the subgraph URL `embedded`), the gateway indexes the chain itself ([operations.md](operations.md#live-with-only-an-rpc-url))"},
+		{"CLAMM_CHAIN_<id>_INDEX_SOURCES", "the registry's", "data sources the embedded indexer indexes on chain `<id>` instead of those of `subgraph/networks.json`: `<data source or template>:<0x address>@<start block>` comma-separated (a local chain or a fork); `chains.<id>.indexSources` in the file"},
 		{"CLAMM_CHAINS", "none", "extra chain ids to serve from the environment alone (comma-separated)"},
 		{"CLAMM_1INCH_API_KEY", "none", "1inch API key (the variable name is the swapper's `apiKeyEnv`)"},
 	},

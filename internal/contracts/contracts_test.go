@@ -41,6 +41,16 @@ func TestSelectors(t *testing.T) {
 		{Handler, "tokenIds", "d58778d6"},
 		{Hook, "onPositionUse", "7bd14bcd"},
 		{Hook, "owner", "8da5cb5b"},
+		// keccak256 of the real signatures (DopexV2OptionMarketV2.sol);
+		// the auto-exerciser's four are in the dispatcher of the creation
+		// code broadcast in DeployAutoExercise.s.sol/42161/run-1700361220.
+		{OptionMarketDelegates, "exerciseDelegator", "3b2b4603"},
+		{OptionMarketDelegates, "updateExerciseDelegate", "600b584b"},
+		{OptionMarketDelegates, "settlers", "c70a900f"},
+		{AutoExerciseTimeBased, "feeTo", "017e7e58"},
+		{AutoExerciseTimeBased, "timeToSettle", "c8e90cec"},
+		{AutoExerciseTimeBased, "MAX_EXECUTOR_FEE", "0e952532"},
+		{AutoExerciseTimeBased, "EXECUTOR_FEE_PRECISION", "9905f0d8"},
 	}
 	for _, c := range cases {
 		if got := hex.EncodeToString(c.abi.Methods[c.method].ID); got != c.want {

@@ -34,8 +34,9 @@ type PricingAsk struct {
 // PricingHead is what the read learnt once: the block, the prime pool and
 // its price per call asset (put-asset base units), the pricing contract
 // (zero: the market has no optionPricing()), the put asset's decimals, the
-// assets, and the user's allowance to the market and balance of the call
-// asset then the put asset.
+// assets, the user's allowance to the market and balance of the call
+// asset then the put asset, and where the market sends its protocol fee
+// (feeTo(); FeeToRead false when the market does not answer it).
 type PricingHead struct {
 	BlockNumber *big.Int
 	Timestamp   *big.Int
@@ -46,29 +47,53 @@ type PricingHead struct {
 	CallAsset   common.Address
 	PutAsset    common.Address
 	Account     [4]*big.Int
+	FeeTo       common.Address
+	FeeToRead   bool
 }
+
+// VolSource says which of the pricing contract's volatility functions
+// gave an answer's Vol: the IV the option is priced at.
+type VolSource uint8
+
+const (
+	// VolNone: neither answered; the priced IV is not known (Vol is 0).
+	VolNone VolSource = iota
+	// Vol4: getVolatility(strike, lastPrice, ttlToVol, ttl), as
+	// OptionPricingLinearV2_1 has (skew per ttl, xSYK discount).
+	Vol4
+	// Vol3: getVolatility(strike, lastPrice, ttlToVol), as
+	// OptionPricingLinearV2 has (one skew).
+	Vol3
+)
 
 // PricingAnswer is one ask's answer; each Ok flag says whether that call
 // succeeded. PriceErr is getOptionPrice's revert data when it failed,
 // PremiumErr getPremiumAmount's (both the read's one err field).
 type PricingAnswer struct {
-	Strike      *big.Int // put-asset base units per call asset
-	VolOk       bool
-	BaseVol     *big.Int // ttlToVol(ttl), percent
-	SkewOk      bool
-	Vol         *big.Int // getVolatility(strike, lastPrice, baseVol, ttl), percent
+	Strike  *big.Int // put-asset base units per call asset
+	VolOk   bool
+	BaseVol *big.Int // ttlToVol(ttl), percent
+	// VolFrom is the volatility function that answered Vol (VolNone: none did).
+	VolFrom     VolSource
+	Vol         *big.Int // the IV the strike is priced at, percent
 	PriceOk     bool
 	OptionPrice *big.Int // getOptionPrice: put-asset base units per call asset
 	PriceErr    []byte
 	PremiumOk   bool
 	Premium     *big.Int // getPremiumAmount, base units of the collateral
 	PremiumErr  []byte
-	FeeOk       bool
-	Fee         *big.Int // getFee(total, premium)
+	// FeeOk: the fee mintOption would charge is known: getFee(total,
+	// premium) answered, or NoFee (the market's feeTo is zero, so it
+	// charges none and getFee was not asked; Fee is 0).
+	FeeOk bool
+	NoFee bool
+	Fee   *big.Int
 }
 
 // pricingAnswerABI is an answer as PricingRead encodes it (flags bit 0
-// ttlToVol, 1 getVolatility, 2 getOptionPrice, 3 getPremiumAmount, 4 getFee).
+// ttlToVol, 1 getVolatility of 4 arguments, 2 getOptionPrice, 3
+// getPremiumAmount, 4 the fee known, 5 getVolatility of 3 arguments, 6 no
+// fee charged).
 type pricingAnswerABI struct {
 	Strike, Flags, BaseVol, Vol, OptionPrice, Premium, Fee *big.Int
 	Err                                                    []byte
@@ -76,8 +101,14 @@ type pricingAnswerABI struct {
 
 func (a pricingAnswerABI) answer() PricingAnswer {
 	f := a.Flags.Uint64()
-	out := PricingAnswer{Strike: a.Strike, VolOk: f&1 != 0, BaseVol: a.BaseVol, SkewOk: f&2 != 0, Vol: a.Vol,
-		PriceOk: f&4 != 0, OptionPrice: a.OptionPrice, PremiumOk: f&8 != 0, Premium: a.Premium, FeeOk: f&16 != 0, Fee: a.Fee}
+	out := PricingAnswer{Strike: a.Strike, VolOk: f&1 != 0, BaseVol: a.BaseVol, Vol: a.Vol,
+		PriceOk: f&4 != 0, OptionPrice: a.OptionPrice, PremiumOk: f&8 != 0, Premium: a.Premium, FeeOk: f&16 != 0, NoFee: f&64 != 0, Fee: a.Fee}
+	switch {
+	case f&2 != 0:
+		out.VolFrom = Vol4
+	case f&32 != 0:
+		out.VolFrom = Vol3
+	}
 	if !out.PriceOk {
 		out.PriceErr = a.Err
 	}
@@ -89,7 +120,7 @@ func (a pricingAnswerABI) answer() PricingAnswer {
 
 func answerABI(a PricingAnswer) pricingAnswerABI {
 	var f uint64
-	for i, ok := range []bool{a.VolOk, a.SkewOk, a.PriceOk, a.PremiumOk, a.FeeOk} {
+	for i, ok := range []bool{a.VolOk, a.VolFrom == Vol4, a.PriceOk, a.PremiumOk, a.FeeOk, a.VolFrom == Vol3, a.NoFee} {
 		if ok {
 			f |= 1 << i
 		}
@@ -111,7 +142,8 @@ var pricingReadOutputs = mustABI(`[{"type":"function","name":"read","inputs":[],
  {"name":"h","type":"tuple","components":[
   {"name":"blockNumber","type":"uint256"},{"name":"timestamp","type":"uint256"},{"name":"pool","type":"address"},
   {"name":"lastPrice","type":"uint256"},{"name":"pricing","type":"address"},{"name":"putDecimals","type":"uint256"},
-  {"name":"callAsset","type":"address"},{"name":"putAsset","type":"address"},{"name":"account","type":"uint256[4]"}]},
+  {"name":"callAsset","type":"address"},{"name":"putAsset","type":"address"},{"name":"account","type":"uint256[4]"},
+  {"name":"feeTo","type":"address"},{"name":"feeToRead","type":"bool"}]},
  {"name":"out","type":"tuple[]","components":[
   {"name":"strike","type":"uint256"},{"name":"flags","type":"uint256"},{"name":"baseVol","type":"uint256"},
   {"name":"vol","type":"uint256"},{"name":"optionPrice","type":"uint256"},{"name":"premium","type":"uint256"},

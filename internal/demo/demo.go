@@ -113,13 +113,23 @@ var Requests = []Request{
 	{"withdraw-prepare-alice", "/clamm/withdraw/prepare?chainId=42161&user=0xA11CE00000000000000000000000000000000001&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&hook=0x0000000000000000000000000000000000000000&tickLower=-196200&tickUpper=-196190&shares=max", http.StatusNotFound},
 	// carol's range that options hold part of: the burn, then the reservation.
 	{"withdraw-prepare-carol", "/clamm/withdraw/prepare?chainId=42161&user=0xCA20100000000000000000000000000000000003&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&hook=0x0000000000000000000000000000000000000000&tickLower=-196150&tickUpper=-196140&shares=max", 0},
+	// Expiry: bob opting in to the chain's auto-exerciser, alice opting
+	// out, bob disabling his own delegate; the settlements of alice's 115
+	// and bob's 116; the options expiring within six hours and a day.
+	{"delegate-prepare-bob", "/clamm/exercise/delegate/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0xB0B0000000000000000000000000000000000002&enable=true", 0},
+	{"delegate-prepare-alice-off", "/clamm/exercise/delegate/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0xA11CE00000000000000000000000000000000001&enable=false", 0},
+	{"delegate-prepare-bob-own", "/clamm/exercise/delegate/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0xB0B0000000000000000000000000000000000002&delegate=0xDE1E6A7E00000000000000000000000000000005&enable=false", 0},
+	{"settlements-alice", "/clamm/settlements/history?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0xA11CE00000000000000000000000000000000001&first=100&skip=0", 0},
+	{"settlements-bob", "/clamm/settlements/history?chainId=42161&user=0xB0B0000000000000000000000000000000000002&first=100&skip=0", 0},
+	{"expiring-six-hours", "/clamm/options/expiring?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&within=21600&first=100&skip=0", 0},
+	{"expiring-day", "/clamm/options/expiring?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&within=86400&first=100&skip=0", 0},
 }
 
 // OptionIDs are every option the demo market minted (its scenario's
 // options), and NeverMinted one id it never minted: the recordings read each
 // of them, so the demo answers a prepare of any id (unminted.go).
 var (
-	OptionIDs   = []int{101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114}
+	OptionIDs   = []int{101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116}
 	NeverMinted = 999
 )
 

@@ -8,16 +8,19 @@ import (
 
 // exec runs one validated operation; the store's read lock is held.
 type exec struct {
-	st   *Store
-	s    *Schema
-	doc  *ast.QueryDocument
-	vars map[string]any
+	src  Source
+	head Block
+	// failed is what `_meta { hasIndexingErrors }` says.
+	failed bool
+	s      *Schema
+	doc    *ast.QueryDocument
+	vars   map[string]any
 	// rowCache and backRefs hold, for this query, a type's rows as of a
 	// block and the index of a derived field's back references, so that
 	// resolving a derived field of n entities reads the store once, not n
 	// times.
-	rowCache map[rowsKey][]row
-	backRefs map[backKey]map[string][]row
+	rowCache map[rowsKey][]Row
+	backRefs map[backKey]map[string][]Row
 }
 
 type rowsKey struct {
@@ -31,15 +34,16 @@ type backKey struct {
 }
 
 // rows are a type's rows as of block, read once per query.
-func (x *exec) rows(typ string, block uint64) []row {
+func (x *exec) rows(typ string, block uint64) []Row {
 	k := rowsKey{typ, block}
 	if r, ok := x.rowCache[k]; ok {
 		return r
 	}
 	if x.rowCache == nil {
-		x.rowCache = map[rowsKey][]row{}
+		x.rowCache = map[rowsKey][]Row{}
 	}
-	r := x.st.rows(typ, block)
+	r, err := x.src.Rows(typ, block)
+	x.must(err)
 	x.rowCache[k] = r
 	return r
 }
@@ -55,7 +59,7 @@ func (x *exec) root(op *ast.OperationDefinition) (*Object, error) {
 		if err != nil {
 			return nil, err
 		}
-		if f.Name != "_meta" && f.Name != "__typename" && args["subgraphError"] != "allow" && x.st.errors {
+		if f.Name != "_meta" && f.Name != "__typename" && args["subgraphError"] != "allow" && x.failed {
 			// Graph Node's answer under the default policy (deny) once
 			// the subgraph has failed.
 			return nil, errorf("indexing_error")
@@ -89,13 +93,13 @@ func (x *exec) rootField(f *ast.Field) (any, error) {
 	}
 	if !root.collection {
 		id, _ := args["id"].(string)
-		e := x.st.at(root.typ.Name, id, block)
+		e := x.at(root.typ.Name, id, block)
 		if e == nil {
 			return nil, nil
 		}
-		return x.object(root.typ, row{id: id, e: e}, f.SelectionSet, block)
+		return x.object(root.typ, Row{ID: id, Entity: e}, f.SelectionSet, block)
 	}
-	return x.list(root.typ, append([]row(nil), x.rows(root.typ.Name, block)...), f, block)
+	return x.list(root.typ, append([]Row(nil), x.rows(root.typ.Name, block)...), f, block)
 }
 
 // meta answers `_meta`: the block queried (the head unless `block` says
@@ -108,9 +112,9 @@ func (x *exec) meta(f *ast.Field, args map[string]any) (any, error) {
 	// Graph Node knows the hash of the head and of a block asked by hash,
 	// and looks the time and parent up by that hash; a block asked by
 	// number has none of the three (graph-node resolver.rs lookup_meta).
-	b, known := x.st.block(n)
-	if n == x.st.head.Number {
-		b, known = x.st.head, true
+	b, known := x.src.BlockAt(n)
+	if n == x.head.Number {
+		b, known = x.head, true
 	}
 	if m, _ := args["block"].(map[string]any); m != nil && m["number"] != nil && m["hash"] == nil {
 		b, known = Block{Number: n}, false
@@ -123,7 +127,7 @@ func (x *exec) meta(f *ast.Field, args map[string]any) (any, error) {
 		case "deployment":
 			out.set(sf.Alias, Deployment)
 		case "hasIndexingErrors":
-			out.set(sf.Alias, x.st.errors)
+			out.set(sf.Alias, x.failed)
 		case "block":
 			out.set(sf.Alias, x.metaBlock(sf, b, known))
 		}
@@ -149,7 +153,9 @@ func (x *exec) metaBlock(f *ast.Field, b Block, known bool) *Object {
 				v = b.Timestamp
 			}
 		case "parentHash":
-			if p, ok := x.st.block(b.Number - 1); ok && known && b.Number > 0 && p.Hash != "" {
+			if known && b.ParentHash != "" {
+				v = b.ParentHash
+			} else if p, ok := x.src.BlockAt(b.Number - 1); ok && known && b.Number > 0 && p.Hash != "" {
 				v = p.Hash
 			}
 		}
@@ -160,7 +166,7 @@ func (x *exec) metaBlock(f *ast.Field, b Block, known bool) *Object {
 
 // block resolves a `block: Block_height` argument to a block number.
 func (x *exec) block(arg any) (uint64, error) {
-	head := x.st.head.Number
+	head := x.head.Number
 	m, _ := arg.(map[string]any)
 	if m == nil {
 		return head, nil
@@ -169,7 +175,7 @@ func (x *exec) block(arg any) (uint64, error) {
 		return errorf("Failed to decode `%s` value: `subgraph %s has only indexed up to block number %d and data for block number %d is therefore not yet available`", field, Deployment, head, n)
 	}
 	if h, ok := m["hash"].(string); ok {
-		b, found := x.st.blockByHash(h)
+		b, found := x.src.BlockByHash(h)
 		if !found {
 			return 0, errorf("Failed to decode `block.hash` value: `no block with that hash found`")
 		}
@@ -263,7 +269,7 @@ func (x *exec) included(dirs ast.DirectiveList) bool {
 }
 
 // object resolves an entity's selection.
-func (x *exec) object(t *EntityType, r row, set ast.SelectionSet, block uint64) (*Object, error) {
+func (x *exec) object(t *EntityType, r Row, set ast.SelectionSet, block uint64) (*Object, error) {
 	out := &Object{}
 	for _, f := range x.collect(set, t.Name) {
 		if f.Name == "__typename" {
@@ -287,11 +293,11 @@ func (x *exec) object(t *EntityType, r row, set ast.SelectionSet, block uint64) 
 	return out, nil
 }
 
-func (x *exec) fieldValue(t *EntityType, fd *Field, r row, f *ast.Field, block uint64) (any, error) {
+func (x *exec) fieldValue(t *EntityType, fd *Field, r Row, f *ast.Field, block uint64) (any, error) {
 	target := x.s.Types[fd.Base]
 	switch {
 	case fd.DerivedFrom != "":
-		rows := x.derived(target, fd.DerivedFrom, r.id, block)
+		rows := x.derived(target, fd.DerivedFrom, r.ID, block)
 		if fd.List {
 			return x.list(target, rows, f, block)
 		}
@@ -300,26 +306,26 @@ func (x *exec) fieldValue(t *EntityType, fd *Field, r row, f *ast.Field, block u
 		}
 		return x.object(target, rows[0], f.SelectionSet, block)
 	case fd.Entity && fd.List:
-		v := r.e[fd.Name]
-		rows := make([]row, 0, len(v.Array))
+		v := r.Entity[fd.Name]
+		rows := make([]Row, 0, len(v.Array))
 		for _, id := range v.Array {
-			if e := x.st.at(target.Name, id.Str, block); e != nil {
-				rows = append(rows, row{id: id.Str, e: e})
+			if e := x.at(target.Name, id.Str, block); e != nil {
+				rows = append(rows, Row{ID: id.Str, Entity: e})
 			}
 		}
 		return x.list(target, rows, f, block)
 	case fd.Entity:
-		v, ok := r.e[fd.Name]
+		v, ok := r.Entity[fd.Name]
 		if !ok {
 			return nil, nil
 		}
-		e := x.st.at(target.Name, v.Str, block)
+		e := x.at(target.Name, v.Str, block)
 		if e == nil {
 			return nil, nil
 		}
-		return x.object(target, row{id: v.Str, e: e}, f.SelectionSet, block)
+		return x.object(target, Row{ID: v.Str, Entity: e}, f.SelectionSet, block)
 	}
-	v, ok := r.e[fd.Name]
+	v, ok := r.Entity[fd.Name]
 	if !ok || v.Kind == KindNull {
 		return nil, nil
 	}
@@ -327,13 +333,13 @@ func (x *exec) fieldValue(t *EntityType, fd *Field, r row, f *ast.Field, block u
 }
 
 // derived are the entities of target whose field refers to id, by id.
-func (x *exec) derived(target *EntityType, field, id string, block uint64) []row {
+func (x *exec) derived(target *EntityType, field, id string, block uint64) []Row {
 	k := backKey{target.Name, field, block}
 	idx, ok := x.backRefs[k]
 	if !ok {
-		idx = map[string][]row{}
+		idx = map[string][]Row{}
 		for _, r := range x.rows(target.Name, block) {
-			v := r.e[field]
+			v := r.Entity[field]
 			switch v.Kind {
 			case KindString:
 				idx[v.Str] = append(idx[v.Str], r)
@@ -348,17 +354,17 @@ func (x *exec) derived(target *EntityType, field, id string, block uint64) []row
 			}
 		}
 		if x.backRefs == nil {
-			x.backRefs = map[backKey]map[string][]row{}
+			x.backRefs = map[backKey]map[string][]Row{}
 		}
 		x.backRefs[k] = idx
 	}
 	// A copy: the caller filters and sorts what it gets.
-	return append([]row(nil), idx[id]...)
+	return append([]Row(nil), idx[id]...)
 }
 
 // list applies a collection field's where, orderBy, orderDirection, skip
 // and first to rows and resolves each.
-func (x *exec) list(t *EntityType, rows []row, f *ast.Field, block uint64) (any, error) {
+func (x *exec) list(t *EntityType, rows []Row, f *ast.Field, block uint64) (any, error) {
 	args, err := x.args(f)
 	if err != nil {
 		return nil, err
@@ -376,7 +382,7 @@ func (x *exec) list(t *EntityType, rows []row, f *ast.Field, block uint64) (any,
 		if err != nil {
 			return nil, err
 		}
-		var kept []row
+		var kept []Row
 		for _, r := range rows {
 			if keep(r) {
 				kept = append(kept, r)

@@ -15,7 +15,7 @@ var suffixes = []string{
 	"starts_with", "ends_with", "contains", "not_in", "gte", "lte", "not", "gt", "lt", "in",
 }
 
-type cond func(row) bool
+type cond func(Row) bool
 
 // filter compiles a `where` value (validated against <Type>_filter) into
 // a predicate over rows as of block.
@@ -28,7 +28,7 @@ func (x *exec) filter(t *EntityType, w map[string]any, block uint64) (cond, erro
 		}
 		conds = append(conds, c)
 	}
-	return func(r row) bool {
+	return func(r Row) bool {
 		for _, c := range conds {
 			if !c(r) {
 				return false
@@ -45,7 +45,7 @@ func (x *exec) filterKey(t *EntityType, key string, raw any, block uint64) (cond
 	case "_change_block":
 		m, _ := raw.(map[string]any)
 		n, _ := intOf(m["number_gte"])
-		return func(r row) bool { return r.changed >= uint64(n) }, nil
+		return func(r Row) bool { return r.Changed >= uint64(n) }, nil
 	}
 	if f := t.Field(strings.TrimSuffix(key, "_")); strings.HasSuffix(key, "_") && f != nil && f.Entity {
 		return x.childFilter(t, f, raw, block)
@@ -78,7 +78,7 @@ func (x *exec) boolFilter(t *EntityType, key string, raw any, block uint64) (con
 		}
 		conds = append(conds, c)
 	}
-	return func(r row) bool {
+	return func(r Row) bool {
 		for _, c := range conds {
 			if c(r) == (key == "or") {
 				return key == "or"
@@ -101,19 +101,19 @@ func (x *exec) childFilter(t *EntityType, f *Field, raw any, block uint64) (cond
 	if err != nil {
 		return nil, err
 	}
-	return func(r row) bool {
-		var rows []row
+	return func(r Row) bool {
+		var rows []Row
 		if f.DerivedFrom != "" {
-			rows = x.derived(target, f.DerivedFrom, r.id, block)
+			rows = x.derived(target, f.DerivedFrom, r.ID, block)
 		} else {
-			v := r.e[f.Name]
+			v := r.Entity[f.Name]
 			ids := []Value{v}
 			if f.List {
 				ids = v.Array
 			}
 			for _, id := range ids {
-				if e := x.st.at(target.Name, id.Str, block); e != nil {
-					rows = append(rows, row{id: id.Str, e: e})
+				if e := x.at(target.Name, id.Str, block); e != nil {
+					rows = append(rows, Row{ID: id.Str, Entity: e})
 				}
 			}
 		}
@@ -135,19 +135,19 @@ func scalarFilter(f *Field, op string, raw any) (cond, error) {
 		return listFilter(f, op, raw, kind)
 	}
 	if raw == nil {
-		return func(r row) bool { _, ok := r.e[f.Name]; return ok == (op == "not") }, nil
+		return func(r Row) bool { _, ok := r.Entity[f.Name]; return ok == (op == "not") }, nil
 	}
 	arg, err := parseValue(kind, raw)
 	if err != nil {
 		return nil, errorf("%s", err.Error())
 	}
 	test := compareOp(op, arg)
-	return func(r row) bool {
-		v, ok := r.e[f.Name]
+	return func(r Row) bool {
+		v, ok := r.Entity[f.Name]
 		if f.Name == "id" {
-			v, ok = String(r.id), true
+			v, ok = String(r.ID), true
 			if kind == KindBytes {
-				v = HexBytes(r.id)
+				v = HexBytes(r.ID)
 			}
 		}
 		return ok && v.Kind != KindNull && test(v)
@@ -223,12 +223,12 @@ func listFilter(f *Field, op string, raw any, kind Kind) (cond, error) {
 		}
 		return false
 	}
-	return func(r row) bool {
-		v, ok := r.e[f.Name]
+	return func(r Row) bool {
+		v, ok := r.Entity[f.Name]
 		if f.Name == "id" {
-			v, ok = String(r.id), true
+			v, ok = String(r.ID), true
 			if kind == KindBytes {
-				v = HexBytes(r.id)
+				v = HexBytes(r.ID)
 			}
 		}
 		if !ok || v.Kind == KindNull {
@@ -258,26 +258,26 @@ func listFilter(f *Field, op string, raw any, kind Kind) (cond, error) {
 // Graph Node's SQL orders (`order by c desc, id desc`); nulls last when
 // ascending and first when descending, as Postgres sorts them. No orderBy
 // orders by id.
-func (x *exec) order(t *EntityType, rows []row, args map[string]any, block uint64) error {
+func (x *exec) order(t *EntityType, rows []Row, args map[string]any, block uint64) error {
 	by, _ := args["orderBy"].(string)
 	desc := args["orderDirection"] == "desc"
-	key := func(r row) (Value, bool) { return String(r.id), true }
+	key := func(r Row) (Value, bool) { return String(r.ID), true }
 	if by != "" && by != "id" {
 		name, child, nested := strings.Cut(by, "__")
 		f := t.Field(name)
 		if f == nil {
 			return errorf("Ordering by `%s` is not supported for type `%s`", by, t.Name)
 		}
-		key = func(r row) (Value, bool) {
+		key = func(r Row) (Value, bool) {
 			if !nested {
-				v, ok := r.e[name]
+				v, ok := r.Entity[name]
 				return v, ok && v.Kind != KindNull
 			}
 			cr, ok := x.child(f, r, block)
 			if !ok {
 				return Value{}, false
 			}
-			v, ok := cr.e[child]
+			v, ok := cr.Entity[child]
 			return v, ok && v.Kind != KindNull
 		}
 	}
@@ -292,9 +292,9 @@ func (x *exec) order(t *EntityType, rows []row, args map[string]any, block uint6
 			c = map[bool]int{true: -1, false: 1}[aok]
 		}
 		if c == 0 {
-			c = strings.Compare(rows[i].id, rows[j].id)
+			c = strings.Compare(rows[i].ID, rows[j].ID)
 			if t.Field("id").Base == "Bytes" {
-				c = bytes.Compare(HexBytes(rows[i].id).Bytes, HexBytes(rows[j].id).Bytes)
+				c = bytes.Compare(HexBytes(rows[i].ID).Bytes, HexBytes(rows[j].ID).Bytes)
 			}
 		}
 		if desc {
@@ -307,19 +307,19 @@ func (x *exec) order(t *EntityType, rows []row, args map[string]any, block uint6
 
 // child is the entity a single-entity field of r refers to (or, derived,
 // the first referring back).
-func (x *exec) child(f *Field, r row, block uint64) (row, bool) {
+func (x *exec) child(f *Field, r Row, block uint64) (Row, bool) {
 	target := x.s.Types[f.Base]
 	if f.DerivedFrom != "" {
-		rows := x.derived(target, f.DerivedFrom, r.id, block)
+		rows := x.derived(target, f.DerivedFrom, r.ID, block)
 		if len(rows) == 0 {
-			return row{}, false
+			return Row{}, false
 		}
 		return rows[0], true
 	}
-	v, ok := r.e[f.Name]
+	v, ok := r.Entity[f.Name]
 	if !ok {
-		return row{}, false
+		return Row{}, false
 	}
-	e := x.st.at(target.Name, v.Str, block)
-	return row{id: v.Str, e: e}, e != nil
+	e := x.at(target.Name, v.Str, block)
+	return Row{ID: v.Str, Entity: e}, e != nil
 }

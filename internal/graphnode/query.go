@@ -108,13 +108,31 @@ func errorf(format string, args ...any) error { return &queryError{msg: fmt.Spri
 // Query validates a request against the derived schema and executes it over
 // the store.
 func (s *Store) Query(req Request) Response {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return Execute(s.schema, memorySource{s}, req)
+}
+
+// Execute validates a request against the schema Graph Node derives and
+// executes it over src, a consistent view of a store: the in-memory Store
+// and the indexer's store on disk answer through the same executor.
+func Execute(s *Schema, src Source, req Request) (resp Response) {
 	doc, op, vars, errs := s.prepare(req)
 	if errs != nil {
 		return Response{Errors: errs}
 	}
-	x := &exec{st: s, s: s.schema, doc: doc, vars: vars}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	x := &exec{src: src, s: s, doc: doc, vars: vars, head: src.Head(), failed: src.Failed()}
+	defer func() {
+		// A store that cannot be read fails the query, as Graph Node
+		// answers a database error: never a partial answer.
+		if p := recover(); p != nil {
+			sf, ok := p.(storeFailure)
+			if !ok {
+				panic(p)
+			}
+			resp = Response{Errors: []Error{{Message: "Store error: " + sf.err.Error()}}}
+		}
+	}()
 	data, err := x.root(op)
 	if err != nil {
 		var qe *queryError
@@ -144,8 +162,8 @@ func (s *Schema) parse(query string, vars map[string]any) (*ast.QueryDocument, [
 	return doc, nil
 }
 
-func (s *Store) prepare(req Request) (*ast.QueryDocument, *ast.OperationDefinition, map[string]any, []Error) {
-	doc, errs := s.schema.parse(req.Query, req.Variables)
+func (s *Schema) prepare(req Request) (*ast.QueryDocument, *ast.OperationDefinition, map[string]any, []Error) {
+	doc, errs := s.parse(req.Query, req.Variables)
 	if errs != nil {
 		return nil, nil, nil, errs
 	}
@@ -169,7 +187,7 @@ func (s *Store) prepare(req Request) (*ast.QueryDocument, *ast.OperationDefiniti
 				Locations: []Location{{Line: v.Position.Line, Column: v.Position.Column}}}}
 		}
 	}
-	vars, err := validator.VariableValues(s.schema.API, op, req.Variables)
+	vars, err := validator.VariableValues(s.API, op, req.Variables)
 	if err != nil {
 		return nil, nil, nil, gqlErrors(err)
 	}

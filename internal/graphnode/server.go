@@ -14,7 +14,13 @@ import (
 // http.Handler (a test server) and as an http.RoundTripper (in process,
 // the demo's subgraph).
 type Server struct {
-	Store *Store
+	Store Querier
+}
+
+// Querier answers a GraphQL request: the in-memory Store, or the embedded
+// indexer's store on disk.
+type Querier interface {
+	Query(Request) Response
 }
 
 // Answer returns the body Graph Node would send for a request body.
@@ -38,9 +44,11 @@ func (s *Server) Answer(body []byte) []byte {
 	return append(out, '\n')
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler: a POST of the request's JSON, or, as
+// Graph Node also takes, a GET with `query`, `variables` (JSON) and
+// `operationName` parameters.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
+	body, err := requestBody(r)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -49,6 +57,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	_, _ = w.Write(out)
+}
+
+func requestBody(r *http.Request) ([]byte, error) {
+	if r.Method != http.MethodGet {
+		return io.ReadAll(r.Body)
+	}
+	q := r.URL.Query()
+	req := map[string]any{"query": q.Get("query")}
+	if v := q.Get("variables"); v != "" {
+		req["variables"] = json.RawMessage(v)
+	}
+	if v := q.Get("operationName"); v != "" {
+		req["operationName"] = v
+	}
+	return json.Marshal(req)
 }
 
 // RoundTrip implements http.RoundTripper: the answer without a socket.

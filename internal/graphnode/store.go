@@ -1,6 +1,7 @@
 package graphnode
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,9 +11,10 @@ import (
 
 // Block is a block the store has indexed.
 type Block struct {
-	Number    uint64 `json:"number"`
-	Hash      string `json:"hash,omitempty"` // 0x-hex, lowercase
-	Timestamp uint64 `json:"timestamp"`
+	Number     uint64 `json:"number"`
+	Hash       string `json:"hash,omitempty"` // 0x-hex, lowercase
+	Timestamp  uint64 `json:"timestamp"`
+	ParentHash string `json:"parentHash,omitempty"`
 }
 
 // Store is a versioned entity store, written the way a mapping's
@@ -141,28 +143,28 @@ func (s *Store) All(typ string) []string {
 	return ids
 }
 
-// row is an entity as of a block, with the block of that version.
-type row struct {
-	id      string
-	e       Entity
-	changed uint64
+// Row is an entity as of a block, with the block of that version.
+type Row struct {
+	ID      string
+	Entity  Entity
+	Changed uint64
 }
 
 // rows returns the entities of a type as of block n, by id. The caller
 // holds the read lock.
-func (s *Store) rows(typ string, n uint64) []row {
-	out := make([]row, 0, len(s.entities[typ]))
+func (s *Store) rows(typ string, n uint64) []Row {
+	out := make([]Row, 0, len(s.entities[typ]))
 	for id, vs := range s.entities[typ] {
 		for i := len(vs) - 1; i >= 0; i-- {
 			if vs[i].block <= n {
 				if vs[i].entity != nil {
-					out = append(out, row{id: id, e: vs[i].entity, changed: vs[i].block})
+					out = append(out, Row{ID: id, Entity: vs[i].entity, Changed: vs[i].block})
 				}
 				break
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
@@ -174,19 +176,45 @@ func (s *Store) rows(typ string, n uint64) []row {
 func (s *Store) Set(typ, id string, data Entity, block uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.schema.Types[typ]
-	if t == nil {
-		return fmt.Errorf("entity type %s is not in the schema", typ)
+	var cur Entity
+	var inserted uint64
+	if vs := s.entities[typ][id]; len(vs) > 0 {
+		cur, inserted = s.at(typ, id, ^uint64(0)), vs[0].block
 	}
-	vs := s.entities[typ][id]
-	if t.Immutable && len(vs) > 0 && vs[0].block != block {
-		return fmt.Errorf("immutable entity %s[%s] was inserted in block %d and cannot change in block %d", typ, id, vs[0].block, block)
+	merged, err := s.schema.Apply(Write{Type: typ, ID: id, Data: data, Block: block}, cur, inserted)
+	if err != nil {
+		return err
+	}
+	s.put(typ, id, version{block: block, entity: merged})
+	return nil
+}
+
+// Write is one store.set: the entity's type and id, the fields written and
+// the block being indexed.
+type Write struct {
+	Type, ID string
+	Data     Entity
+	Block    uint64
+}
+
+// Apply is Graph Node's store.set of w over cur, the entity as it is (nil
+// if absent; inserted is the block of its first version): w's fields
+// merged over cur's (a field set to null removed), the result checked
+// against the schema. An immutable entity can be written again only in the
+// block that inserted it: Graph Node inserts it at the block's end, and a
+// later insert violates the table's constraint.
+func (s *Schema) Apply(w Write, cur Entity, inserted uint64) (Entity, error) {
+	typ, id, data, block := w.Type, w.ID, w.Data, w.Block
+	t := s.Types[typ]
+	if t == nil {
+		return nil, fmt.Errorf("entity type %s is not in the schema", typ)
+	}
+	if t.Immutable && cur != nil && inserted != block {
+		return nil, fmt.Errorf("immutable entity %s[%s] was inserted in block %d and cannot change in block %d", typ, id, inserted, block)
 	}
 	merged := Entity{}
-	if cur := s.at(typ, id, ^uint64(0)); cur != nil {
-		for k, v := range cur {
-			merged[k] = v
-		}
+	for k, v := range cur {
+		merged[k] = v
 	}
 	for k, v := range data {
 		if v.Kind == KindNull {
@@ -195,23 +223,56 @@ func (s *Store) Set(typ, id string, data Entity, block uint64) error {
 		}
 		merged[k] = v
 	}
-	if err := s.schema.check(t, id, merged); err != nil {
-		return err
+	if err := s.check(t, id, merged); err != nil {
+		return nil, err
 	}
-	s.put(typ, id, version{block: block, entity: merged})
+	return merged, nil
+}
+
+// CanRemove is Graph Node's check of a store.remove: the type exists and
+// is mutable.
+func (s *Schema) CanRemove(typ, id string) error {
+	t := s.Types[typ]
+	if t == nil {
+		return fmt.Errorf("entity type %s is not in the schema", typ)
+	}
+	if t.Immutable {
+		return fmt.Errorf("immutable entity %s[%s] cannot be removed", typ, id)
+	}
 	return nil
+}
+
+// EncodeEntity is an entity in Graph Node's JSON serialisation (the form
+// of the store recordings), for a store that keeps entities as bytes.
+func EncodeEntity(e Entity) ([]byte, error) {
+	out := make(map[string]any, len(e))
+	for k, v := range e {
+		out[k] = v.JSON()
+	}
+	return json.Marshal(out)
+}
+
+// DecodeEntity reads what EncodeEntity wrote for an entity of typ.
+func (s *Schema) DecodeEntity(typ string, raw []byte) (Entity, error) {
+	t := s.Types[typ]
+	if t == nil {
+		return nil, fmt.Errorf("entity type %s is not in the schema", typ)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%s: %w", typ, err)
+	}
+	return s.entityFromJSON(t, m)
 }
 
 // Remove deletes the entity as of block.
 func (s *Store) Remove(typ, id string, block uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.schema.Types[typ]
-	if t == nil {
-		return fmt.Errorf("entity type %s is not in the schema", typ)
-	}
-	if t.Immutable {
-		return fmt.Errorf("immutable entity %s[%s] cannot be removed", typ, id)
+	if err := s.schema.CanRemove(typ, id); err != nil {
+		return err
 	}
 	if s.at(typ, id, ^uint64(0)) != nil {
 		s.put(typ, id, version{block: block})

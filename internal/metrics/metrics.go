@@ -209,3 +209,7 @@ func (c sharedCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(sharedDegradedDesc, prometheus.GaugeValue, degraded)
 }
+
+// Register adds a collector of another package (the embedded indexer's)
+// to the registry /metrics serves.
+func (m *Metrics) Register(c prometheus.Collector) error { return m.reg.Register(c) }

@@ -65,6 +65,7 @@ var (
 	OptionNotInTheMoney  = declare("OPTION_NOT_IN_THE_MONEY", KindUnprocessable, "exercising the option now would not pay")
 	OptionTooManyLegs    = declare("OPTION_TOO_MANY_LEGS", KindUnprocessable, "the option has more legs than the gateway prepares")
 	ExerciseWouldRevert  = declare("EXERCISE_WOULD_REVERT", KindUnprocessable, "the built transaction reverts when simulated from the owner")
+	DelegateWouldRevert  = declare("DELEGATE_WOULD_REVERT", KindUnprocessable, "the built updateExerciseDelegate reverts when simulated from the user; the message names the contract's error")
 )
 
 // Why an option cannot be bought as asked.

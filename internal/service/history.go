@@ -69,25 +69,26 @@ var txHashRE = regexp.MustCompile(`^0x[0-9a-f]{64}$`)
 // parallel; the market's immutables are cached, so a warm read costs one
 // subgraph query.
 func (s *Service) ExerciseHistory(ctx context.Context, req HistoryRequest) (ExerciseHistory, error) {
-	records, block, err := userRecords(ctx, s, req, Subgraph.ExerciseHistory, func(e subgraph.Exercise, info *chain.MarketInfo, m clamm.Market) (ExerciseRecord, error) {
+	records, meta, err := userRecords(ctx, s, req, Subgraph.ExerciseHistory, func(e subgraph.Exercise, info *chain.MarketInfo, m clamm.Market) (ExerciseRecord, error) {
 		r, err := exerciseRecord(e, info, m)
 		if err != nil {
 			return r, fmt.Errorf("exercise %s: %w", e.ID, err)
 		}
 		return r, nil
 	})
-	return ExerciseHistory{Records: records, Block: block}, err
+	return ExerciseHistory{Records: records, Block: meta.Block}, err
 }
 
 // userRecords reads a market's immutables and one page of a user's
 // entities from the subgraph in parallel, and builds a record from each
-// entity; an entity that does not build is garbage from the subgraph.
+// entity; an entity that does not build is garbage from the subgraph. It
+// returns the records and the page's _meta.
 func userRecords[E, R any](ctx context.Context, s *Service, req HistoryRequest,
 	read func(Subgraph, context.Context, subgraph.HistoryQuery) ([]E, subgraph.Meta, error),
-	build func(E, *chain.MarketInfo, clamm.Market) (R, error)) ([]R, uint64, error) {
+	build func(E, *chain.MarketInfo, clamm.Market) (R, error)) ([]R, subgraph.Meta, error) {
 	up, err := s.upstreams(req.ChainID, true)
 	if err != nil {
-		return nil, 0, err
+		return nil, subgraph.Meta{}, err
 	}
 	var (
 		info *chain.MarketInfo
@@ -101,7 +102,7 @@ func userRecords[E, R any](ctx context.Context, s *Service, req HistoryRequest,
 		return
 	})
 	if err := g.Wait(); err != nil {
-		return nil, 0, err
+		return nil, subgraph.Meta{}, err
 	}
 	tok0, tok1 := info.TokenByAddress(info.Token0), info.TokenByAddress(info.Token1)
 	m := clamm.Market{Token0IsCall: info.Token0IsCall(), Decimals0: int(tok0.Decimals), Decimals1: int(tok1.Decimals)}
@@ -109,11 +110,11 @@ func userRecords[E, R any](ctx context.Context, s *Service, req HistoryRequest,
 	for _, e := range list {
 		r, err := build(e, info, m)
 		if err != nil {
-			return nil, 0, subgraphGarbage(err)
+			return nil, subgraph.Meta{}, subgraphGarbage(err)
 		}
 		records = append(records, r)
 	}
-	return records, meta.Block, nil
+	return records, meta, nil
 }
 
 func exerciseRecord(e subgraph.Exercise, info *chain.MarketInfo, m clamm.Market) (ExerciseRecord, error) {

@@ -29,13 +29,6 @@ type LPReader interface {
 	SimulateLP(ctx context.Context, head chain.Head, sim chain.LPSimulation) (*chain.LPSimulated, error)
 }
 
-// BlockRef names a block: its number, hash and time (unix seconds).
-type BlockRef struct {
-	Number    uint64 `json:"number"`
-	Hash      string `json:"hash"`
-	Timestamp int64  `json:"timestamp"`
-}
-
 // headRead is the chain's head, read beside an LP prepare's other reads
 // from its start: no round trip of its own when the transactions are
 // simulated there, and nothing waits for it when they are not (an

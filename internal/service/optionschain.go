@@ -54,9 +54,13 @@ type ChainOption struct {
 	// decimal); PremiumRaw in put-asset base units.
 	Premium    *string `json:"premium"`
 	PremiumRaw *string `json:"premiumRaw"`
-	// IV is the volatility the strike is priced at (percent), BaseIV the ttl's table entry.
-	IV     *string `json:"iv"`
-	BaseIV *string `json:"baseIv"`
+	// IV is the volatility the strike is priced at (percent), from the
+	// pricing's own volatility function (IVSource: which; "none": it has
+	// none the gateway knows, and IV and the Greeks are null); BaseIV the
+	// ttl's table entry. All three are null when the option is not priced.
+	IV       *string `json:"iv"`
+	BaseIV   *string `json:"baseIv"`
+	IVSource *string `json:"ivSource"`
 	// AvailableLiquidity sums the strike's buyable ranges' free liquidity
 	// in the token they hold (whole tokens; raw in AvailableTokenLiquidity).
 	AvailableLiquidity      string  `json:"availableLiquidity"`
@@ -65,7 +69,7 @@ type ChainOption struct {
 	Greeks                  *Greeks `json:"greeks"`
 }
 
-// Greeks are Black-Scholes sensitivities from the contract's IV and mark
+// Greeks are Black-Scholes sensitivities from the contract's priced IV and mark
 // price (r = 0, T as the contracts compute it): delta per call asset,
 // gamma per put-asset unit of price, theta in put-asset units per day
 // (365-day year), vega in put-asset units per IV point, all per one call
@@ -92,7 +96,7 @@ type chainRow struct {
 // strike and ttl at one block; the Greeks are computed from its IV and
 // price. No premium is computed here.
 func (s *Service) OptionsChainOf(ctx context.Context, req OptionsChainRequest) (OptionsChain, error) {
-	up, err := s.strikesUpstreams(req.ChainID)
+	up, err := s.upstreams(req.ChainID, true)
 	if err != nil {
 		return OptionsChain{}, err
 	}
@@ -167,16 +171,14 @@ func expiry(ttl uint64, rows []chainRow, answers []contracts.PricingAnswer, last
 			o.Type = "put"
 		}
 		if a.VolOk && a.BaseVol.Sign() > 0 && a.PriceOk {
-			vol := a.BaseVol
-			if a.SkewOk {
-				vol = a.Vol
-			}
 			o.Premium, o.PremiumRaw = ptr(clamm.FormatUnits(a.OptionPrice, putDec)), ptr(a.OptionPrice.String())
-			o.IV, o.BaseIV = ptr(vol.String()), ptr(a.BaseVol.String())
-			k, _ := new(big.Float).SetInt(a.Strike).Float64()
-			v, _ := new(big.Float).SetInt(vol).Float64()
-			g := clamm.BlackScholes(clamm.BSInput{IsCall: !r.isPut, S: spot / scale, K: k / scale, T: e.YearsToExpiry, V: v / 100})
-			o.Greeks = &Greeks{Delta: g.Delta, Gamma: g.Gamma, Theta: g.Theta, Vega: g.Vega}
+			o.IV, o.BaseIV, o.IVSource = pricedIV(a), ptr(a.BaseVol.String()), ptr(ivSource(a.VolFrom))
+			if o.IV != nil {
+				k, _ := new(big.Float).SetInt(a.Strike).Float64()
+				v, _ := new(big.Float).SetInt(a.Vol).Float64()
+				g := clamm.BlackScholes(clamm.BSInput{IsCall: !r.isPut, S: spot / scale, K: k / scale, T: e.YearsToExpiry, V: v / 100})
+				o.Greeks = &Greeks{Delta: g.Delta, Gamma: g.Gamma, Theta: g.Theta, Vega: g.Vega}
+			}
 		}
 		e.Options[i] = o
 	}

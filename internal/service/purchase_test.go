@@ -141,3 +141,36 @@ func TestQuoteReadsOnlyItsStrike(t *testing.T) {
 		}
 	}
 }
+
+// A pricing contract with neither getVolatility (OptionPricingV2 prices at
+// the table's IV, another may skew: the gateway cannot tell) has its IV
+// reported as unknown, not as the table entry: iv null and ivSource "none"
+// in the quote; in the options chain iv and the Greeks null, the premium
+// (the contract's own getOptionPrice) still there. Where it has the
+// three-argument one (OptionPricingLinearV2), that one's answer.
+func TestIVWithoutAVolatilityFunction(t *testing.T) {
+	sc := loadScenario(t, "testdata/scenarios/arbitrum-weth-usdc.json")
+	ctx := context.Background()
+	for _, c := range []struct{ volatility, source string }{{"none", "none"}, {"3", "getVolatility3"}, {"", "getVolatility4"}} {
+		pricing := *sc.Market.Pricing
+		pricing.Volatility = c.volatility
+		sc.Market.Pricing = &pricing
+		svc, _ := newService(t, sc)
+		q, err := svc.QuotePurchase(ctx, service.PurchaseRequest{ChainID: 42161, Market: sc.Market.Address, IsCall: true, Strike: 3004.9080590767317, TTL: 86400, Amount: big.NewInt(1e18)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q.IVSource != c.source || (q.IV == nil) != (c.source == "none") || q.BaseIV != "40" || q.Premium == "0" {
+			t.Errorf("volatility %q: iv %v from %q, base %s, premium %s", c.volatility, q.IV, q.IVSource, q.BaseIV, q.Premium)
+		}
+		oc, err := svc.OptionsChainOf(ctx, service.OptionsChainRequest{StrikesRequest: service.StrikesRequest{ChainID: 42161, Market: sc.Market.Address, CallsReach: 5, PutsReach: 5}, TTLs: []uint64{86400}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range oc.Expiries[0].Options {
+			if o.IVSource == nil || *o.IVSource != c.source || (o.IV == nil) != (c.source == "none") || (o.Greeks == nil) != (c.source == "none") || o.Premium == nil {
+				t.Fatalf("volatility %q: options chain %+v", c.volatility, o)
+			}
+		}
+	}
+}

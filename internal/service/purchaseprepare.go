@@ -35,11 +35,21 @@ type PreparedPurchase struct {
 	// Approval is the approve the buyer must send first when the allowance
 	// is below maxCostAllowance; null when it suffices.
 	Approval *Approval `json:"approval"`
-	// Simulated: the transaction ran from the buyer at the latest block
+	// Simulated: the transaction ran from the buyer at the chain's head
 	// without reverting (only when the allowance suffices; a revert is a
-	// 422 instead).
-	Simulated bool         `json:"simulated"`
-	Option    OptionToHold `json:"option"`
+	// 422 instead). SimulatedAt is the block it ran at, which may be newer
+	// than the answer's (asOf, where the quote and the allowance were
+	// read); nil when not simulated.
+	Simulated   bool         `json:"simulated"`
+	SimulatedAt *BlockRef    `json:"simulatedAt"`
+	Option      OptionToHold `json:"option"`
+}
+
+// BlockRef names a block: its number, hash and time (unix seconds).
+type BlockRef struct {
+	Number    uint64 `json:"number"`
+	Hash      string `json:"hash"`
+	Timestamp int64  `json:"timestamp"`
 }
 
 // Approval is a missing ERC20 allowance and the transaction that sets it.
@@ -68,8 +78,10 @@ type OptionToHold struct {
 // PreparePurchase builds mintOption for the quote's legs with
 // maxCostAllowance = (premium + fee) * (1 + slippage). When the buyer's
 // allowance to the market covers it, the transaction is simulated from the
-// buyer and a revert is a 422 naming the contract's error; otherwise the
-// approve to send first is returned and nothing is simulated.
+// buyer at the chain's head (not the answer's block, which trails it by
+// the subgraph's lag: the transaction will be sent against the head) and
+// a revert is a 422 naming the contract's error and that block; otherwise
+// the approve to send first is returned and nothing is simulated.
 func (s *Service) PreparePurchase(ctx context.Context, req PurchasePrepareRequest) (PreparedPurchase, error) {
 	st, err := s.quote(ctx, req.PurchaseRequest)
 	if err != nil {
@@ -93,13 +105,14 @@ func (s *Service) PreparePurchase(ctx context.Context, req PurchasePrepareReques
 		out.Approval, err = approval(st.token, req.Market, maxCost, allowance)
 		return out, err
 	}
-	if _, err := st.up.Chain.SimulateCall(ctx, req.User, req.Market, data); err != nil {
+	at, err := st.up.Chain.SimulateAtHead(ctx, req.User, req.Market, data)
+	if err != nil {
 		if rev, ok := err.(*chain.RevertError); ok {
-			return PreparedPurchase{}, problem.Wrap(problem.PurchaseWouldRevert, err, "mintOption reverts when simulated from %s: %s", req.User.Hex(), rev.Reason)
+			return PreparedPurchase{}, problem.Wrap(problem.PurchaseWouldRevert, err, "mintOption reverts when simulated from %s at block %d (the chain's head): %s", req.User.Hex(), at.Number, rev.Reason)
 		}
 		return PreparedPurchase{}, err
 	}
-	out.Simulated = true
+	out.Simulated, out.SimulatedAt = true, blockRef(at)
 	return out, nil
 }
 

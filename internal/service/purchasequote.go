@@ -46,11 +46,14 @@ type PurchaseQuote struct {
 	Premium string `json:"premium"`
 	Fees    string `json:"fees"`
 	Cost    string `json:"cost"`
-	// IV is the volatility the premium was priced at, percent
-	// (getVolatility's answer; the ttl's table entry when the pricing has
-	// no getVolatility); BaseIV is the ttl's table entry (ttlToVol).
-	IV     string `json:"iv"`
-	BaseIV string `json:"baseIv"`
+	// IV is the volatility the premium was priced at, percent: the
+	// pricing contract's own volatility function's answer for this strike
+	// (IVSource names it); nil when it has none the gateway knows (the
+	// premium is still the contract's own). BaseIV is the ttl's table
+	// entry (ttlToVol).
+	IV       *string `json:"iv"`
+	BaseIV   string  `json:"baseIv"`
+	IVSource string  `json:"ivSource"`
 	// MarkPrice is the market's getCurrentPricePerCallAsset (put-asset base
 	// units per one call asset), StrikePrice its price of the strike tick.
 	MarkPrice   string        `json:"markPrice"`
@@ -107,7 +110,7 @@ func (s *Service) QuotePurchase(ctx context.Context, req PurchaseRequest) (Purch
 }
 
 func (s *Service) quote(ctx context.Context, req PurchaseRequest) (*quoteState, error) {
-	up, err := s.strikesUpstreams(req.ChainID)
+	up, err := s.upstreams(req.ChainID, true)
 	if err != nil {
 		return nil, err
 	}
@@ -156,10 +159,6 @@ func (st *quoteState) price(req PurchaseRequest, head contracts.PricingHead, a c
 	if !a.FeeOk {
 		return problem.New(problem.PurchaseWouldRevert, "the market's getFee reverts for a premium of %s", a.Premium)
 	}
-	vol := a.BaseVol
-	if a.SkewOk {
-		vol = a.Vol
-	}
 	st.head, st.premium, st.fee = head, a.Premium, a.Fee
 	kind := "put"
 	if req.IsCall {
@@ -168,7 +167,7 @@ func (st *quoteState) price(req PurchaseRequest, head contracts.PricingHead, a c
 	st.q = PurchaseQuote{
 		Type: kind, Strike: clamm.FormatPrice(req.Strike), TTL: req.TTL, Amount: req.Amount.String(), Size: total.String(),
 		Premium: a.Premium.String(), Fees: a.Fee.String(), Cost: new(big.Int).Add(a.Premium, a.Fee).String(),
-		IV: vol.String(), BaseIV: a.BaseVol.String(), MarkPrice: head.LastPrice.String(), StrikePrice: a.Strike.String(),
+		IV: pricedIV(a), BaseIV: a.BaseVol.String(), IVSource: ivSource(a.VolFrom), MarkPrice: head.LastPrice.String(), StrikePrice: a.Strike.String(),
 		Legs: st.legJSON(), User: req.User.Hex(), Block: head.BlockNumber.Uint64(), Timestamp: head.Timestamp.Uint64(),
 	}
 	return nil
@@ -181,6 +180,29 @@ func (st *quoteState) legJSON() []PurchaseLeg {
 			Liquidity: l.liquidity.String(), Amount: l.amount.String()}
 	}
 	return out
+}
+
+// pricedIV is the IV the pricing contract prices at, as its own
+// volatility function answered; nil when it has none the gateway knows
+// (OptionPricingV2 prices at ttlToVol itself, another contract may skew:
+// the gateway cannot tell, so it does not present the table entry as the
+// priced IV).
+func pricedIV(a contracts.PricingAnswer) *string {
+	if a.VolFrom == contracts.VolNone {
+		return nil
+	}
+	return ptr(a.Vol.String())
+}
+
+// ivSource names the volatility function that gave the IV.
+func ivSource(v contracts.VolSource) string {
+	switch v {
+	case contracts.Vol4:
+		return "getVolatility4"
+	case contracts.Vol3:
+		return "getVolatility3"
+	}
+	return "none"
 }
 
 func noPricing() error {
@@ -284,7 +306,11 @@ func refusalText(h HookRules, addr string, ttl uint64) string {
 
 // fill takes each admitted range's free liquidity in order until the
 // amount is covered, as a buyer filling a size from the strike's list
-// does; the last range gives only what is still missing.
+// does: each leg the largest liquidity whose amount stays within what is
+// still missing (the whole range when it holds less). It stops at a range
+// of which what is left cannot buy one base unit: mintOption requires
+// collateral in every leg, so a leg of liquidity worth nothing would make
+// the whole purchase revert.
 func (st *quoteState) fill(c strikeCandidates, amount *big.Int) error {
 	free := new(big.Int)
 	for _, r := range c.ranges {
@@ -306,8 +332,8 @@ func (st *quoteState) fill(c strikeCandidates, amount *big.Int) error {
 		if err != nil {
 			return err
 		}
-		if l.liquidity.Sign() == 0 {
-			continue
+		if l.amount.Sign() == 0 {
+			break
 		}
 		st.legs = append(st.legs, l)
 		left.Sub(left, l.amount)
@@ -332,9 +358,11 @@ func shortOf(c strikeCandidates, free, amount *big.Int) error {
 	return problem.New(problem.PurchaseInsufficientLiquidity, "%s", msg)
 }
 
-// legFor is the leg that withdraws at most `take` of the range's token.
+// legFor is the leg that withdraws the most of the range's token that is
+// at most `take`: the largest liquidity whose amount fits (the pool's burn
+// rounds it down), at most the range's free liquidity.
 func legFor(r strike, take *big.Int) (chosenLeg, error) {
-	l, err := clamm.LiquidityForAmount(r.tickLower, r.tickUpper, take, r.heldIs0)
+	l, err := clamm.MaxLiquidityWithin(r.tickLower, r.tickUpper, take, r.heldIs0)
 	if err != nil {
 		return chosenLeg{}, err
 	}

@@ -31,23 +31,49 @@ type PurchaseRecord struct {
 	Expiry       string  `json:"expiry"`
 	Timestamp    string  `json:"timestamp"`
 	TxHash       string  `json:"txHash"`
+	// Caller called mintOption: the buyer itself, or the router or
+	// limit-order contract that bought for it; nil when the subgraph's
+	// document does not give it.
+	Caller       *string `json:"caller"`
 	SizeToken    Token   `json:"sizeToken"`
 	PremiumToken Token   `json:"premiumToken"`
+	// Outcome is what became of the option by the answer's block: open,
+	// exercised (by whom), expired, settled or expired worthless.
+	Outcome Outcome `json:"outcome"`
+	// option is the option as indexed, for its outcome once the answer's
+	// block time is known.
+	option subgraph.PurchasedOption
 }
 
 // PurchaseHistory returns a page of the options the user bought on a
-// market, newest first. "Bought" means the user called mintOption: an option
-// bought and then transferred stays in its buyer's history (the positions
-// endpoint follows ownership). Reads run as for ExerciseHistory.
+// market, newest first. The buyer is the account holding the option when
+// the purchase transaction ended (the subgraph's Purchase.buyer: the
+// receiver when a router or limit order bought for it, not the router);
+// an option bought and then transferred stays in its buyer's history (the
+// positions endpoint follows ownership). Reads run as for ExerciseHistory.
 func (s *Service) PurchaseHistory(ctx context.Context, req HistoryRequest) (PurchaseHistory, error) {
-	records, block, err := userRecords(ctx, s, req, Subgraph.PurchaseHistory, func(p subgraph.Purchase, info *chain.MarketInfo, m clamm.Market) (PurchaseRecord, error) {
+	records, meta, err := userRecords(ctx, s, req, Subgraph.PurchaseHistory, func(p subgraph.Purchase, info *chain.MarketInfo, m clamm.Market) (PurchaseRecord, error) {
 		r, err := purchaseRecord(p, info, m)
 		if err != nil {
 			return r, fmt.Errorf("purchase %s: %w", p.ID, err)
 		}
 		return r, nil
 	})
-	return PurchaseHistory{Records: records, Block: block}, err
+	if err != nil {
+		return PurchaseHistory{}, err
+	}
+	now := meta.Timestamp
+	if now == 0 && len(records) > 0 { // a page asked by number names no time: the chain's at that block
+		up, _ := s.upstreams(req.ChainID, true)
+		if now, err = up.Chain.BlockTime(ctx); err != nil {
+			return PurchaseHistory{}, err
+		}
+	}
+	for i := range records {
+		o := records[i].option
+		records[i].Outcome = outcomeOf(o.Fate, o.LastSettlement, o.Expiry.Int, now)
+	}
+	return PurchaseHistory{Records: records, Block: meta.Block}, err
 }
 
 func purchaseRecord(p subgraph.Purchase, info *chain.MarketInfo, m clamm.Market) (PurchaseRecord, error) {
@@ -74,6 +100,10 @@ func purchaseRecord(p subgraph.Purchase, info *chain.MarketInfo, m clamm.Market)
 		Timestamp:    p.Timestamp.String(),
 		TxHash:       p.TxHash,
 		SizeToken:    tokenJSON(info.PutAsset),
+		option:       o,
+	}
+	if p.Caller != nil {
+		r.Caller = ptr(p.Caller.Addr().Hex())
 	}
 	if p.IsCall {
 		r.Type = "call"

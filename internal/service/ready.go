@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
@@ -33,6 +34,9 @@ type ChainReadiness struct {
 	ChainHead     uint64   `json:"chainHead,omitempty"`
 	LagBlocks     uint64   `json:"lagBlocks"`
 	Problems      []string `json:"problems,omitempty"`
+	// Indexing is where the gateway's own indexer of the chain stands (a
+	// chain configured with an RPC URL and no subgraph URL).
+	Indexing *graphnode.Indexing `json:"indexing,omitempty"`
 }
 
 // Readiness probes every configured chain in parallel: the subgraph answers
@@ -70,6 +74,34 @@ func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainRe
 		ready = ready && (r.Ready || !r.Configured)
 	}
 	return ready, out
+}
+
+// indexing adds the state of the chain's own indexer: a failed indexer is
+// SUBGRAPH_INDEXING_ERROR (its error says at which block, handler and
+// why), one that has not reached the head yet SUBGRAPH_LAGGING whatever
+// the lag bound, so a load balancer sends nothing to a replica still
+// backfilling.
+func indexing(r *ChainReadiness, up *Upstreams) {
+	if up.Indexing == nil {
+		return
+	}
+	st := up.Indexing()
+	r.Indexing = &st
+	var code *problem.Code
+	switch st.State {
+	case graphnode.IndexingFailed:
+		code = problem.SubgraphIndexingError
+	case graphnode.IndexingSynced:
+		return
+	default:
+		code = problem.SubgraphLagging
+	}
+	for _, p := range r.Problems {
+		if p == code.Name() {
+			return
+		}
+	}
+	r.Problems = append(r.Problems, code.Name())
 }
 
 // probe checks one chain.
@@ -112,6 +144,7 @@ func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) ChainRe
 			r.Problems = append(r.Problems, problem.SubgraphLagging.Name())
 		}
 	}
+	indexing(&r, up)
 	r.Ready = len(r.Problems) == 0
 	return r
 }

@@ -12,9 +12,11 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -24,6 +26,9 @@ import (
 type MarketReader interface {
 	Market(ctx context.Context, market common.Address) (*chain.MarketInfo, error)
 	MarketSnapshot(ctx context.Context, market common.Address) (*chain.MarketInfo, chain.PoolState, error)
+	// PoolStates reads pools' slot0 in one round trip (positions judge a
+	// leg at its own pool's price).
+	PoolStates(ctx context.Context, pools []common.Address) (map[common.Address]chain.PoolState, error)
 }
 
 // StrikesReader reads what the strikes chain needs from the chain (package
@@ -31,7 +36,9 @@ type MarketReader interface {
 type StrikesReader interface {
 	StrikesView(ctx context.Context, market common.Address, pools, handlers []common.Address) (*chain.StrikesView, error)
 	StrikesViews(ctx context.Context, markets, handlers []common.Address) ([]*chain.StrikesView, []error, error)
-	HandlerViews(ctx context.Context, v *chain.StrikesView, handlers []common.Address) error
+	// CompleteView adds the pools and handlers a later read named, and
+	// approvals not read yet (pools.go).
+	CompleteView(ctx context.Context, v *chain.StrikesView, pools, handlers []common.Address) error
 }
 
 // HookProber asks hooks whether they would admit a purchase now (package
@@ -44,7 +51,7 @@ type HookProber interface {
 // purchase (package chain).
 type PricingReader interface {
 	ReadPricing(ctx context.Context, market, user common.Address, asks []contracts.PricingAsk) (contracts.PricingHead, []contracts.PricingAnswer, error)
-	SimulateCall(ctx context.Context, from, to common.Address, data []byte) ([]byte, error)
+	SimulateAtHead(ctx context.Context, from, to common.Address, data []byte) (block.Ref, error)
 }
 
 // Chain is what the use cases and readiness ask of one chain's node: one
@@ -58,6 +65,7 @@ type Chain interface {
 	HookProber
 	PricingReader
 	LPReader
+	DelegateReader
 	Prober
 	ChainChecker
 	// Holdings reads liquidity providers' positions (its own cache of the
@@ -67,14 +75,23 @@ type Chain interface {
 
 // Subgraph is the part of the subgraph client the service uses.
 type Subgraph interface {
-	Strikes(ctx context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, subgraph.Meta, error)
+	Strikes(ctx context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, []common.Address, subgraph.Meta, error)
 	ExerciseHistory(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.Exercise, subgraph.Meta, error)
 	PurchaseHistory(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.Purchase, subgraph.Meta, error)
 	PurchasePositions(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.HeldOption, subgraph.Meta, error)
 	OptionMarkets(ctx context.Context) ([]subgraph.Market, subgraph.Meta, error)
 	StatsSubgraph
 	HoldingsSubgraph
+	ExpirySubgraph
 	MetaReader
+}
+
+// ExpirySubgraph is what the expiry reads ask the subgraph: settlements,
+// options expiring in a window, owners' enabled delegates.
+type ExpirySubgraph interface {
+	SettlementHistory(ctx context.Context, q subgraph.SettlementQuery) ([]subgraph.Settlement, subgraph.Meta, error)
+	ExpiringOptions(ctx context.Context, q subgraph.ExpiringQuery) ([]subgraph.ExpiringOption, subgraph.Meta, error)
+	ExerciseDelegates(ctx context.Context, q subgraph.DelegatesQuery) ([]subgraph.ExerciseDelegate, subgraph.Meta, error)
 }
 
 // Upstreams are one chain's configuration and clients. Chain and Subgraph
@@ -85,6 +102,10 @@ type Upstreams struct {
 	Subgraph Subgraph
 	// Quoters maps a swapperId to its quoter.
 	Quoters map[string]swap.Quoter
+	// Indexing, set on a chain the gateway indexes itself, says where its
+	// indexer stands: readiness shows it and stays unready until it has
+	// reached the head.
+	Indexing func() graphnode.Indexing
 }
 
 // Service answers the gateway's operations, one method each. Which block

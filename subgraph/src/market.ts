@@ -3,7 +3,7 @@
 // market's daily sums. The two versions differ only in LogMintOption (V2 adds
 // protocolFees); every other event has one signature and one handler here.
 import { Address, BigInt, Bytes, ethereum, log } from '@graphprotocol/graph-ts';
-import { Exercise, ExerciseDelegate, Market, MarketDayData, Option, OptionLeg, Purchase, Strike } from '../generated/schema';
+import { Exercise, ExerciseDelegate, Market, MarketDayData, Option, OptionLeg, Purchase, Settlement, SettlementLeg, Strike } from '../generated/schema';
 import {
   DopexV2OptionMarketV2,
   LogExerciseOption,
@@ -11,13 +11,16 @@ import {
   LogOptionsMarketInitialized,
   LogSettleOption,
   LogSplitOption,
+  LogUpdateAddress,
   LogUpdateExerciseDelegate,
   Transfer,
 } from '../generated/templates/MarketV2/DopexV2OptionMarketV2';
 import { LogMintOption as LogMintOptionV1 } from '../generated/templates/MarketV1/DopexV2OptionMarket';
 import { ZERO, dayStart, ensurePool, hex, logOrder, poolPrice, wordToAddress, wordToBigInt } from './common';
 import { addCallPurchase, addExercise, countBuyer, initDayStats } from './stats';
+import { positionId, positionIdV1 } from './handler';
 import { DopexV2OptionMarket } from '../generated/templates/MarketV1/DopexV2OptionMarket';
+import { marketKnown, marketUpdated } from './approval';
 
 // keccak256("Transfer(address,address,uint256)"): ERC721's (four topics, the
 // id indexed) and ERC20's (three topics, the amount in data) share it.
@@ -51,7 +54,7 @@ export function createMarket(address: Address, version: i32, primePool: Address,
   if (Market.load(hex(address)) != null) return;
   const market = new Market(hex(address));
   market.version = version;
-  market.primePool = ensurePool(primePool).id;
+  market.primePool = ensurePool(primePool, block).id;
   market.callAsset = callAsset;
   market.putAsset = putAsset;
   market.createdAtBlock = block;
@@ -64,6 +67,7 @@ export function createMarket(address: Address, version: i32, primePool: Address,
   market.putProtocolFees = ZERO;
   market.exercises = 0;
   market.save();
+  marketKnown(market, block);
 }
 
 function initialized(e: LogOptionsMarketInitialized, version: i32): void {
@@ -142,44 +146,109 @@ function usesBefore(e: ethereum.Event): BigInt[] {
   return out;
 }
 
+// opTickMap(tokenId, i) as of the end of the block, through the ABI of the
+// market's version (V1's OptionTicks has no hook).
+class LegRead {
+  ok: boolean = false;
+  handler: Address = Address.zero();
+  pool: Address = Address.zero();
+  hook: Address = Address.zero();
+  tickLower: i32 = 0;
+  tickUpper: i32 = 0;
+  liquidity: BigInt = ZERO;
+}
+
+function readLeg(market: Address, v1: boolean, tokenId: BigInt, i: i32): LegRead {
+  const out = new LegRead();
+  if (v1) {
+    const t = DopexV2OptionMarket.bind(market).try_opTickMap(tokenId, BigInt.fromI32(i));
+    if (t.reverted) return out;
+    out.handler = t.value.get_handler();
+    out.pool = t.value.getPool();
+    out.tickLower = t.value.getTickLower();
+    out.tickUpper = t.value.getTickUpper();
+    out.liquidity = t.value.getLiquidityToUse();
+  } else {
+    const t = DopexV2OptionMarketV2.bind(market).try_opTickMap(tokenId, BigInt.fromI32(i));
+    if (t.reverted) return out;
+    out.handler = t.value.get_handler();
+    out.pool = t.value.getPool();
+    out.hook = t.value.getHook();
+    out.tickLower = t.value.getTickLower();
+    out.tickUpper = t.value.getTickUpper();
+    out.liquidity = t.value.getLiquidityToUse();
+  }
+  out.ok = true;
+  return out;
+}
+
+function isV1(market: Address): boolean {
+  const m = Market.load(hex(market));
+  return m != null && m.version == 1;
+}
+
 // The option's legs: opTickMap(tokenId, i) for i < count, so each leg's
 // index is its position in the market's opTickMap whether or not its
 // handler is indexed. Handler, pool, hook and ticks never change; the
 // liquidity is the mint's (its LogUsePosition in the receipt) when the
 // receipt holds one use per leg, else liquidityToUse as of the end of the
-// block (a split option's; less if the block also exercised it). strike is
-// the leg's Strike when its handler is indexed.
-function saveLegs(market: Address, optionId: string, tokenId: BigInt, count: i32, minted: BigInt[]): void {
-  const m = Market.load(hex(market));
+// block (a split option's; less if the block also exercised it);
+// liquidityLeft is liquidityToUse as of the end of the block. strike is
+// the leg's Strike when its handler is indexed. Returns whether some leg
+// has liquidity left.
+function saveLegs(market: Address, optionId: string, tokenId: BigInt, count: i32, minted: BigInt[]): boolean {
+  const v1 = isV1(market);
+  let left = false;
   for (let i = 0; i < count; i++) {
+    const t = readLeg(market, v1, tokenId, i);
+    if (!t.ok) continue;
     const leg = new OptionLeg(optionId + '-' + i.toString());
     leg.option = optionId;
     leg.index = i;
-    let liquidity = ZERO;
-    if (m != null && m.version == 1) {
-      const t = DopexV2OptionMarket.bind(market).try_opTickMap(tokenId, BigInt.fromI32(i));
-      if (t.reverted) continue;
-      leg.handler = t.value.get_handler();
-      leg.pool = t.value.getPool();
-      leg.hook = Address.zero();
-      leg.tickLower = t.value.getTickLower();
-      leg.tickUpper = t.value.getTickUpper();
-      liquidity = t.value.getLiquidityToUse();
-    } else {
-      const t = DopexV2OptionMarketV2.bind(market).try_opTickMap(tokenId, BigInt.fromI32(i));
-      if (t.reverted) continue;
-      leg.handler = t.value.get_handler();
-      leg.pool = t.value.getPool();
-      leg.hook = t.value.getHook();
-      leg.tickLower = t.value.getTickLower();
-      leg.tickUpper = t.value.getTickUpper();
-      liquidity = t.value.getLiquidityToUse();
-    }
-    leg.liquidity = minted.length == count ? minted[i] : liquidity;
+    leg.handler = t.handler;
+    leg.pool = t.pool;
+    leg.hook = t.hook;
+    leg.tickLower = t.tickLower;
+    leg.tickUpper = t.tickUpper;
+    leg.liquidity = minted.length == count ? minted[i] : t.liquidity;
+    leg.liquidityLeft = t.liquidity;
+    if (t.liquidity.gt(ZERO)) left = true;
     const strikeId = hex(leg.handler) + '-' + hex(leg.pool) + '-' + hex(leg.hook) + '-' + leg.tickLower.toString() + '-' + leg.tickUpper.toString();
     if (Strike.load(strikeId) != null) leg.strike = strikeId;
     leg.save();
   }
+  return left;
+}
+
+// An exercise, a split (of the parent) or a settlement took liquidity off
+// the option's legs: each leg's liquidityLeft is read again (opTickMap at
+// the end of the block, so several such events of one option in a block
+// all leave the block's final state), and the option's hasLiquidity with
+// them. The legs are those saveLegs stored (opData's count of them).
+function refreshLegs(market: Address, option: Option): void {
+  const v1 = isV1(market);
+  let left = false;
+  let count = -1; // opData's, read only if a leg is missing
+  for (let i = 0; ; i++) {
+    const leg = OptionLeg.load(option.id + '-' + i.toString());
+    if (leg == null) {
+      if (count < 0) count = legCount(market, option.tokenId);
+      if (i >= count) break;
+      continue; // a leg whose read failed at mint
+    }
+    const t = readLeg(market, v1, option.tokenId, i);
+    if (!t.ok) continue;
+    leg.liquidityLeft = t.liquidity;
+    leg.save();
+    if (t.liquidity.gt(ZERO)) left = true;
+  }
+  option.hasLiquidity = left;
+}
+
+// opData(tokenId).opTickArrayLen, 0 when it reverts.
+function legCount(market: Address, tokenId: BigInt): i32 {
+  const data = DopexV2OptionMarketV2.bind(market).try_opData(tokenId);
+  return data.reverted ? 0 : data.value.getOpTickArrayLen().toI32();
 }
 
 // A mintOption: the option, its legs, the purchase and the day's sums.
@@ -200,11 +269,12 @@ function minted(e: ethereum.Event, user: Address, tokenId: BigInt, isCall: boole
     option.tickLower = 0;
     option.tickUpper = 0;
     option.expiry = ZERO;
+    option.hasLiquidity = false;
   } else {
     option.tickLower = data.value.getTickLower();
     option.tickUpper = data.value.getTickUpper();
     option.expiry = data.value.getExpiry();
-    saveLegs(e.address, id, tokenId, data.value.getOpTickArrayLen().toI32(), usesBefore(e));
+    option.hasLiquidity = saveLegs(e.address, id, tokenId, data.value.getOpTickArrayLen().toI32(), usesBefore(e));
   }
   option.save();
 
@@ -297,11 +367,13 @@ export function handleExerciseOption(e: LogExerciseOption): void {
     log.error('LogExerciseOption for unknown option {}', [optionId]);
     return;
   }
+  const x = new Exercise(e.transaction.hash.toHexString() + '-' + e.logIndex.toString());
   option.state = 'Exercised';
   option.exerciseCount += 1;
+  refreshLegs(e.address, option);
+  option.lastExercise = x.id;
   option.save();
 
-  const x = new Exercise(e.transaction.hash.toHexString() + '-' + e.logIndex.toString());
   x.option = optionId;
   x.market = e.address;
   x.user = e.params.user;
@@ -376,12 +448,143 @@ function reached(e: ethereum.Event, token: Bytes, owner: Address, from: i32): Bi
   return sum;
 }
 
+// keccak256("LogSettleOption(address,uint256)"), the same in V1 and V2.
+const SETTLE_TOPIC = Bytes.fromHexString('0x7568c76a44dadb68dbdbad5bcddec77a5d51c6b64188a85a58d5d54182d89d88');
+// The handlers' LogUnusePosition(uint256 tokenId, uint128 liquidityUnused)
+// and the position manager's LogUnusePosition(address handler, uint256).
+const HANDLER_UNUSE_TOPIC = Bytes.fromHexString('0x64d8efec9e37db387b761d25cf5596ba293cd64d72fbcd86d7bb43b14c3bfaa8');
+const MANAGER_UNUSE_TOPIC = Bytes.fromHexString('0xa904e206451b4cf70118a8d8de5262c854b7f410c531a11d1b9cae3963df4c72');
+
 export function handleSettleOption(e: LogSettleOption): void {
-  const option = Option.load(optionID(e.address, e.params.tokenId));
-  if (option == null) return;
+  const id = optionID(e.address, e.params.tokenId);
+  const option = Option.load(id);
+  if (option == null) {
+    log.error('LogSettleOption for unknown option {}', [id]);
+    return;
+  }
+  const market = Market.load(hex(e.address));
+  const st = new Settlement(e.transaction.hash.toHexString() + '-' + e.logIndex.toString());
+  st.option = id;
+  st.market = e.address;
+  st.user = e.params.user;
+  st.sender = e.transaction.from;
+  st.settler = e.transaction.from;
+  st.settlerProfit = ZERO;
+  st.settlerCollateral = ZERO;
+  st.settlerPaid = ZERO;
+  const logs = e.receipt == null ? new Array<ethereum.Log>(0) : e.receipt!.logs;
+  const start = spanStart(logs, e.logIndex);
+  if (market != null) settlementMoves(st, logs, start, e, market, option.isCall);
+  st.sqrtPriceX96 = market == null ? ZERO : poolPrice(Bytes.fromHexString(market.primePool));
+  st.blockNumber = e.block.number;
+  st.timestamp = e.block.timestamp;
+  st.logOrder = logOrder(e);
+  st.txHash = e.transaction.hash;
+  st.save();
+  settlementLegs(st.id, id, logs, start, e.logIndex, market != null && market.version == 1);
+
   option.state = 'Settled';
   option.settledAt = e.block.timestamp;
+  refreshLegs(e.address, option);
+  option.lastSettlement = st.id;
   option.save();
+}
+
+// The position in logs of the first log of this settlement's span: just
+// after the receipt's previous LogSettleOption or LogExerciseOption (of any
+// market) before the event.
+function spanStart(logs: ethereum.Log[], at: BigInt): i32 {
+  let start = 0;
+  for (let i = 0; i < logs.length; i++) {
+    const lg = logs[i];
+    if (lg.logIndex.ge(at)) break;
+    if (lg.topics.length == 0) continue;
+    if (lg.topics[0].equals(SETTLE_TOPIC) || lg.topics[0].equals(EXERCISE_TOPIC)) start = i + 1;
+  }
+  return start;
+}
+
+function inList(list: Address[], a: Address): boolean {
+  for (let i = 0; i < list.length; i++) if (list[i].equals(a)) return true;
+  return false;
+}
+
+// Who settled and what the market paid or took from it, from the span's
+// token transfers. The market's other counterparties in a settlement are
+// the position manager and the legs' handlers, which the re-added
+// liquidity goes to (they emit LogUnusePosition in the span), and the
+// swappers, which receive collateral only. So: the profit token leaving
+// the market to anyone else is the settler's profit; the profit token
+// coming in from an account that the market pays collateral in the very
+// next transfer is a settler paying for a leg whose range held the price.
+function settlementMoves(st: Settlement, logs: ethereum.Log[], start: i32, e: ethereum.Event, market: Market, isCall: boolean): void {
+  const profitToken = isCall ? market.putAsset : market.callAsset;
+  const collateral = isCall ? market.callAsset : market.putAsset;
+  const protocol: Address[] = [];
+  for (let i = start; i < logs.length && logs[i].logIndex.lt(e.logIndex); i++) {
+    const lg = logs[i];
+    if (lg.topics.length > 0 && (lg.topics[0].equals(HANDLER_UNUSE_TOPIC) || lg.topics[0].equals(MANAGER_UNUSE_TOPIC))) protocol.push(lg.address);
+  }
+  let payer = Address.zero();
+  let paid = ZERO;
+  let pending = false; // the previous transfer was a payer's profit token into the market
+  for (let i = start; i < logs.length && logs[i].logIndex.lt(e.logIndex); i++) {
+    const lg = logs[i];
+    const isProfit = isTransfer(lg, profitToken);
+    const isCollateral = isTransfer(lg, collateral);
+    if (!isProfit && !isCollateral) continue;
+    const from = wordToAddress(lg.topics[1]);
+    const to = wordToAddress(lg.topics[2]);
+    const amount = wordToBigInt(lg.data);
+    const wasPending = pending;
+    pending = false;
+    if (isProfit && from.equals(e.address) && !inList(protocol, to)) {
+      st.settler = to;
+      st.settlerProfit = st.settlerProfit.plus(amount);
+    } else if (isProfit && to.equals(e.address) && !inList(protocol, from)) {
+      payer = from;
+      paid = amount;
+      pending = true;
+    } else if (isCollateral && wasPending && from.equals(e.address) && to.equals(payer)) {
+      st.settler = payer;
+      st.settlerPaid = st.settlerPaid.plus(paid);
+      st.settlerCollateral = st.settlerCollateral.plus(amount);
+    }
+  }
+}
+
+// The most legs an option can have: mintOption refuses more than 20
+// (DopexV2OptionMarket__MaxOptionBuyReached), a split copies the count.
+const MAX_LEGS = 20;
+
+// One SettlementLeg per recorded leg of the option, in index order: the
+// liquidity of the span's LogUnusePosition from the leg's handler for the
+// leg's range, each matched after the previous leg's (0 when the leg was
+// skipped). A leg whose opTickMap read reverted at mint has no OptionLeg
+// and no SettlementLeg.
+function settlementLegs(settlementId: string, optionId: string, logs: ethereum.Log[], start: i32, at: BigInt, v1: boolean): void {
+  let cursor = start;
+  for (let index = 0; index < MAX_LEGS; index++) {
+    const leg = OptionLeg.load(optionId + '-' + index.toString());
+    if (leg == null) continue;
+    const handler = Address.fromBytes(leg.handler);
+    const pool = Address.fromBytes(leg.pool);
+    const tokenId = v1 ? positionIdV1(handler, pool, leg.tickLower, leg.tickUpper) : positionId(handler, pool, Address.fromBytes(leg.hook), leg.tickLower, leg.tickUpper);
+    const sl = new SettlementLeg(settlementId + '-' + index.toString());
+    sl.settlement = settlementId;
+    sl.index = index;
+    sl.leg = leg.id;
+    sl.liquidity = ZERO;
+    for (let i = cursor; i < logs.length && logs[i].logIndex.lt(at); i++) {
+      const lg = logs[i];
+      if (!lg.address.equals(handler) || lg.topics.length != 1 || !lg.topics[0].equals(HANDLER_UNUSE_TOPIC) || lg.data.length != 64) continue;
+      if (!wordToBigInt(Bytes.fromUint8Array(lg.data.slice(0, 32))).equals(tokenId)) continue;
+      sl.liquidity = wordToBigInt(Bytes.fromUint8Array(lg.data.slice(32, 64)));
+      cursor = i + 1;
+      break;
+    }
+    sl.save();
+  }
 }
 
 // positionSplitter mints newTokenId to `to` with the parent's range, expiry
@@ -404,9 +607,19 @@ export function handleSplitOption(e: LogSplitOption): void {
   option.splitFrom = parent.id;
   option.mintTimestamp = parent.mintTimestamp;
   option.splitTimestamp = e.block.timestamp;
-  option.save();
+  option.hasLiquidity = false;
   const data = DopexV2OptionMarketV2.bind(e.address).try_opData(e.params.newTokenId);
-  if (!data.reverted) saveLegs(e.address, option.id, e.params.newTokenId, data.value.getOpTickArrayLen().toI32(), []);
+  if (!data.reverted) option.hasLiquidity = saveLegs(e.address, option.id, e.params.newTokenId, data.value.getOpTickArrayLen().toI32(), []);
+  option.save();
+  refreshLegs(e.address, parent); // the split took its liquidity off the parent's legs
+  parent.save();
+}
+
+// updateAddress may have approved or let go any pool (its event names
+// none): every pool of the market's pair is asked again (approval.ts).
+export function handleUpdateAddress(e: LogUpdateAddress): void {
+  const market = Market.load(hex(e.address));
+  if (market != null) marketUpdated(market, e.block.number);
 }
 
 export function handleUpdateExerciseDelegate(e: LogUpdateExerciseDelegate): void {

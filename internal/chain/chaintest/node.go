@@ -40,6 +40,15 @@ type Market struct {
 	// Pricing is the market's optionPricing() and fee strategy (pricing.go);
 	// nil: the market has none (a V1 market).
 	Pricing *Pricing
+	// ApprovedPools are the pools approvedPools answers true for; nil:
+	// the prime pool alone.
+	ApprovedPools []common.Address
+	// Delegates is exerciseDelegator: owner -> delegate -> status
+	// (delegates.go); Settlers the settlers its owner approved;
+	// DelegateRevert, when set, is what updateExerciseDelegate reverts with.
+	Delegates      map[common.Address]map[common.Address]bool
+	Settlers       map[common.Address]bool
+	DelegateRevert []byte
 }
 
 // VersionOTMFE makes a Market answer as Stryke's OptionMarketOTMFE: a
@@ -77,6 +86,8 @@ type Node struct {
 	Handlers         map[common.Address]*Handler
 	// Hooks serve the option markets' hook probes.
 	Hooks map[common.Address]*Hook
+	// AutoExercisers are the chain's AutoExerciseTimeBased contracts.
+	AutoExercisers map[common.Address]*AutoExerciser
 	// BlockNumber and BlockTimestamp are the latest block's.
 	BlockNumber    uint64
 	BlockTimestamp uint64
@@ -146,6 +157,7 @@ func newNode() *Node {
 		PositionManagers: map[common.Address]*PositionManager{},
 		Handlers:         map[common.Address]*Handler{},
 		Hooks:            map[common.Address]*Hook{},
+		AutoExercisers:   map[common.Address]*AutoExerciser{},
 	}
 }
 
@@ -322,6 +334,9 @@ func (n *Node) call(from, to common.Address, data []byte) ([]byte, bool) {
 		if ret, ok, answered := approvedPool(m, data); answered {
 			return ret, ok
 		}
+		if ret, ok, answered := delegateCall(m, data); answered {
+			return ret, ok
+		}
 		return n.marketCall(m, from, data)
 	}
 	if pm, ok := n.PositionManagers[to]; ok {
@@ -343,6 +358,9 @@ func (n *Node) call(from, to common.Address, data []byte) ([]byte, bool) {
 	}
 	if h, ok := n.Hooks[to]; ok {
 		return n.hookCall(h, data)
+	}
+	if a, ok := n.AutoExercisers[to]; ok {
+		return autoExerciserCall(a, data)
 	}
 	if to == n.Quoter && n.Quoter != (common.Address{}) {
 		return n.quoterCall(data)

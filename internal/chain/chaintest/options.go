@@ -126,7 +126,7 @@ func (n *Node) exercise(m *Market, from common.Address, args []any) ([]any, []by
 	if !ok || !p.OptionId.IsUint64() {
 		return nil, ErrorString("ERC721: invalid token ID")
 	}
-	if from != o.Owner {
+	if from != o.Owner && !m.Delegates[o.Owner][from] {
 		return nil, customError("DopexV2OptionMarket__NotOwnerOrDelegator")
 	}
 	if new(big.Int).SetUint64(o.Expiry).Cmp(new(big.Int).SetUint64(n.BlockTimestamp)) < 0 {

@@ -17,13 +17,23 @@ import (
 // intrinsic value at the mark price plus 0.4 * mark * iv * sqrt(ttl / 365
 // days), shrunk by mark / (mark + 4 * |strike - mark|), floored at
 // MinPricePercentage (1e10 = 100%) of the mark; the fee is FeePercentage
-// (1e6 = 100%) of the premium. A ttl without an IV reverts.
+// (1e6 = 100%) of the premium, charged only while the market's feeTo is
+// set (FeeToZero: it is not). A ttl without an IV reverts. Volatility is
+// the volatility function the pricing has: "" the 4-argument
+// getVolatility of OptionPricingLinearV2_1, "3" the 3-argument one of
+// OptionPricingLinearV2, "none" neither; with no skew each answers the
+// ttl's IV.
 type Pricing struct {
 	Address            common.Address    `json:"address"`
 	IVs                map[uint64]uint64 `json:"ivs"` // ttl seconds -> percent
 	FeePercentage      uint64            `json:"feePercentage"`
 	MinPricePercentage uint64            `json:"minPricePercentage"`
+	FeeToZero          bool              `json:"feeToZero,omitempty"`
+	Volatility         string            `json:"volatility,omitempty"`
 }
+
+// feeTo is where the fake market sends its protocol fee.
+var feeTo = common.HexToAddress("0x00000000000000000000000000000000000fee70")
 
 var (
 	q192 = new(big.Int).Lsh(big.NewInt(1), 192)
@@ -86,6 +96,9 @@ func (n *Node) pricingRead(marketAddr common.Address, asks []contracts.PricingAs
 		CallAsset: m.CallAsset, PutAsset: m.PutAsset, Account: [4]*big.Int{new(big.Int), new(big.Int), new(big.Int), new(big.Int)}}
 	if m.Pricing != nil {
 		h.Pricing = m.Pricing.Address
+		if h.FeeToRead = true; !m.Pricing.FeeToZero {
+			h.FeeTo = feeTo
+		}
 	}
 	answers := make([]contracts.PricingAnswer, len(asks))
 	for i, a := range asks {
@@ -106,8 +119,13 @@ func (n *Node) pricingAnswer(m *Market, h contracts.PricingHead, a contracts.Pri
 		return r
 	}
 	ttl := a.Ttl.Uint64()
-	r.VolOk, r.BaseVol = true, new(big.Int).SetUint64(pr.IVs[ttl])
-	r.SkewOk, r.Vol = true, r.BaseVol
+	r.VolOk, r.BaseVol, r.Vol = true, new(big.Int).SetUint64(pr.IVs[ttl]), new(big.Int)
+	switch pr.Volatility {
+	case "":
+		r.VolFrom, r.Vol = contracts.Vol4, r.BaseVol
+	case "3":
+		r.VolFrom, r.Vol = contracts.Vol3, r.BaseVol
+	}
 	price, ok := pr.optionPrice(a.IsPut, ttl, r.Strike, h.LastPrice)
 	r.PriceOk, r.OptionPrice = ok, price
 	if !ok || a.Total.Sign() == 0 {
@@ -124,5 +142,8 @@ func (n *Node) pricingAnswer(m *Market, h contracts.PricingHead, a contracts.Pri
 	}
 	fee := new(big.Int).Mul(premium, new(big.Int).SetUint64(pr.FeePercentage))
 	r.PremiumOk, r.Premium, r.FeeOk, r.Fee = true, premium, true, fee.Quo(fee, big.NewInt(1e6))
+	if pr.FeeToZero {
+		r.NoFee, r.Fee = true, new(big.Int)
+	}
 	return r
 }

@@ -10,14 +10,18 @@ pragma solidity 0.8.26;
 ///
 /// For each ask (side, strike tick, ttl, collateral total) it reads, as
 /// mintOption would at this block: the strike (getPricePerCallAssetViaTick
-/// on the prime pool), the pricing contract's ttlToVol(ttl) and, where it
-/// has one, getVolatility(strike, lastPrice, ttlToVol, ttl); the option
-/// price per call-asset unit getOptionPrice(isPut, block.timestamp + ttl,
-/// strike, lastPrice); and for a total above 0 the market's
-/// getPremiumAmount(isPut, expiry, strike, lastPrice, amount) with amount
-/// as mintOption computes it, then getFee(total, premium). A call that
-/// fails leaves its flag unset and keeps its revert data. It also reads
-/// the user's balance and allowance to the market of both assets. What a
+/// on the prime pool), the pricing contract's ttlToVol(ttl) and the IV it
+/// prices the strike at from its own volatility function, whichever it has:
+/// OptionPricingLinearV2_1's getVolatility(strike, lastPrice, ttlToVol,
+/// ttl), else OptionPricingLinearV2's getVolatility(strike, lastPrice,
+/// ttlToVol); the option price per call-asset unit getOptionPrice(isPut,
+/// block.timestamp + ttl, strike, lastPrice); and for a total above 0 the
+/// market's getPremiumAmount(isPut, expiry, strike, lastPrice, amount) with
+/// amount as mintOption computes it, then the protocol fee as mintOption
+/// charges it: getFee(total, premium) when the market's feeTo() is set, and
+/// none (getFee not asked) when it is zero. A call that fails leaves its
+/// flag unset and keeps its revert data. It also reads the user's balance
+/// and allowance to the market of both assets. What a
 /// constructor returns is bounded by the 24 KiB code size limit (EIP-170,
 /// enforced in eth_call too): 48 asks (with their revert data) fit in one read.
 contract PricingRead {
@@ -29,9 +33,11 @@ contract PricingRead {
     }
 
     /// @dev Compact, for the 24 KiB a constructor may return (EIP-170):
-    /// flags bit 0 ttlToVol answered, 1 getVolatility answered, 2
-    /// getOptionPrice answered, 3 getPremiumAmount answered, 4 getFee
-    /// answered; err is getOptionPrice's revert data when it failed, else
+    /// flags bit 0 ttlToVol answered, 1 getVolatility (4 arguments)
+    /// answered, 2 getOptionPrice answered, 3 getPremiumAmount answered, 4
+    /// the fee is known (getFee answered, or none is charged), 5
+    /// getVolatility (3 arguments) answered, 6 no fee is charged (feeTo is
+    /// zero); err is getOptionPrice's revert data when it failed, else
     /// getPremiumAmount's.
     struct Answer {
         uint256 strike;
@@ -54,6 +60,8 @@ contract PricingRead {
         address callAsset;
         address putAsset;
         uint256[4] account; // call allowance, call balance, put allowance, put balance
+        address feeTo;
+        bool feeToRead; // feeTo() answered a word
     }
 
     constructor(address market, address user, Ask[] memory asks) {
@@ -66,6 +74,9 @@ contract PricingRead {
         h.putDecimals = _word(market, abi.encodeWithSignature("putAssetDecimals()"), true);
         h.callAsset = address(uint160(_word(market, abi.encodeWithSignature("callAsset()"), true)));
         h.putAsset = address(uint160(_word(market, abi.encodeWithSignature("putAsset()"), true)));
+        uint256 feeTo;
+        (h.feeToRead, feeTo,) = _try(market, abi.encodeWithSignature("feeTo()"));
+        h.feeTo = address(uint160(feeTo));
         if (user != address(0)) {
             h.account[0] = _word(h.callAsset, abi.encodeWithSignature("allowance(address,address)", user, market), false);
             h.account[1] = _word(h.callAsset, abi.encodeWithSignature("balanceOf(address)", user), false);
@@ -94,7 +105,15 @@ contract PricingRead {
                     h.pricing,
                     abi.encodeWithSignature("getVolatility(uint256,uint256,uint256,uint256)", r.strike, h.lastPrice, r.baseVol, a.ttl)
                 );
-                if (ok) r.flags |= 2;
+                if (ok) {
+                    r.flags |= 2;
+                } else {
+                    (ok, r.vol,) = _try(
+                        h.pricing,
+                        abi.encodeWithSignature("getVolatility(uint256,uint256,uint256)", r.strike, h.lastPrice, r.baseVol)
+                    );
+                    if (ok) r.flags |= 32;
+                }
             }
             (ok, r.optionPrice, err) = _try(
                 h.pricing,
@@ -116,6 +135,10 @@ contract PricingRead {
             return r;
         }
         r.flags |= 8;
+        if (h.feeToRead && h.feeTo == address(0)) {
+            r.flags |= 16 | 64; // mintOption charges a fee only when feeTo is set
+            return r;
+        }
         (ok, r.fee,) = _try(market, abi.encodeWithSignature("getFee(uint256,uint256)", a.total, r.premium));
         if (ok) r.flags |= 16;
     }

@@ -6,8 +6,8 @@
 // 1inch cassettes a live record mode writes, and the subgraph's entity store
 // (store.json), which the demo serves with the Graph Node emulator: what the
 // subgraph's compiled mappings (subgraph/build, run on wazero by
-// subgraph/mappinghosttest) write for the logs of the scenarios' histories
-// (internal/testenv/scenario). The fakes and the wasm host live here, in the
+// internal/graphnode/mapping) write for the logs of the scenarios' histories
+// (internal/testenv/scenario). The fakes live here, in the
 // generator, and never in the served binary.
 package main
 

@@ -23,16 +23,18 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/mappinghosttest"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
 // Indexer feeds a protocol's logs to the compiled mappings
-// (mappinghosttest.Indexer routes them).
+// (mapping.Subgraph routes them) into an in-memory store.
 type Indexer struct {
 	t     testing.TB
 	chain *protocoltest.Chain
-	Store *mappinghosttest.Store
-	ix    *mappinghosttest.Indexer
+	Store *graphnode.Store
+	ix    *mapping.Subgraph
 	next  uint64
 }
 
@@ -43,12 +45,16 @@ type Indexer struct {
 // template, with the pools they name.
 func New(t testing.TB, p *protocoltest.Protocol) *Indexer {
 	t.Helper()
-	store, err := mappinghosttest.NewStore()
+	schema, err := graphnode.ParseSchema(subgraph.Schema)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix := &Indexer{t: t, chain: p.Chain, Store: store}
-	ix.ix = mappinghosttest.NewIndexer("arbitrum-one", store, ix.call)
+	m, err := mapping.Network("arbitrum-one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := &Indexer{t: t, chain: p.Chain, Store: graphnode.NewStore(schema)}
+	ix.ix = mapping.NewSubgraph(m, mapping.Memory(ix.Store), ix.call)
 	t.Cleanup(ix.ix.Close)
 	ix.Watch(p.PositionManager, "PositionManager")
 	return ix
@@ -57,15 +63,15 @@ func New(t testing.TB, p *protocoltest.Protocol) *Indexer {
 // Watch indexes addr with the named data source or template.
 func (ix *Indexer) Watch(addr common.Address, name string) {
 	ix.t.Helper()
-	if err := ix.ix.Watch(addr, name, 0); err != nil {
+	if err := ix.ix.Watch(context.Background(), mapping.Watched{Address: addr, Name: name}); err != nil {
 		ix.t.Fatal(err)
 	}
 }
 
 // call answers ethereum.call with the simulated chain's state at the end of
 // the trigger's block, as Graph Node calls at the block being indexed.
-func (ix *Indexer) call(to common.Address, data []byte, block uint64) ([]byte, bool, error) {
-	out, err := ix.chain.Client().CallContract(context.Background(), ethereum.CallMsg{To: &to, Data: data}, new(big.Int).SetUint64(block))
+func (ix *Indexer) call(ctx context.Context, to common.Address, data []byte, at mapping.Block) ([]byte, bool, error) {
+	out, err := ix.chain.Client().CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, new(big.Int).SetUint64(at.Number))
 	if err != nil {
 		var de rpc.DataError
 		if errors.As(err, &de) || strings.Contains(err.Error(), "execution reverted") {
@@ -98,9 +104,9 @@ func (ix *Indexer) block(n uint64) {
 		ix.t.Fatal(err)
 	}
 	sort.Slice(logs, func(i, j int) bool { return logs[i].Index < logs[j].Index })
-	in := make([]mappinghosttest.BlockLog, len(logs))
+	in := make([]mapping.BlockLog, len(logs))
 	for i, lg := range logs {
-		in[i] = mappinghosttest.BlockLog{Log: lg, Tx: func(receipt bool) (mappinghosttest.Tx, error) {
+		in[i] = mapping.BlockLog{Log: lg, Tx: func(ctx context.Context, receipt bool) (mapping.Tx, error) {
 			tx := ix.tx(lg)
 			if receipt {
 				rc, err := ix.chain.Client().TransactionReceipt(ctx, lg.TxHash)
@@ -112,13 +118,14 @@ func (ix *Indexer) block(n uint64) {
 			return tx, nil
 		}}
 	}
-	block := mappinghosttest.Block{Number: n, Timestamp: header.Time, Hash: header.Hash()}
-	if err := ix.ix.Block(block, in); err != nil {
+	block := mapping.Block{Number: n, Timestamp: header.Time, Hash: header.Hash(), ParentHash: header.ParentHash}
+	if _, err := ix.ix.Block(ctx, block, in, nil); err != nil {
 		ix.t.Fatal(err)
 	}
+	ix.Store.SetHead(graphnode.Block{Number: n, Hash: header.Hash().Hex(), Timestamp: header.Time})
 }
 
-func (ix *Indexer) tx(lg types.Log) mappinghosttest.Tx {
+func (ix *Indexer) tx(lg types.Log) mapping.Tx {
 	ix.t.Helper()
 	ctx := context.Background()
 	tx, _, err := ix.chain.Client().TransactionByHash(ctx, lg.TxHash)
@@ -129,7 +136,7 @@ func (ix *Indexer) tx(lg types.Log) mappinghosttest.Tx {
 	if err != nil {
 		ix.t.Fatal(err)
 	}
-	return mappinghosttest.Tx{Hash: lg.TxHash, Index: uint64(lg.TxIndex), From: from, To: tx.To(), Input: tx.Data()}
+	return mapping.Tx{Hash: lg.TxHash, Index: uint64(lg.TxIndex), From: from, To: tx.To(), Input: tx.Data()}
 }
 
 // String lists the store's entity counts, for failure messages.

@@ -24,8 +24,9 @@ import (
 
 // gatewayPurchases asks the gateway (live over the indexed store and the
 // simulated node) for purchase history and checks it against the
-// receipts: every LogMintOption is in its buyer's history with the event's
-// premium, fees and size. The subgraph's positions query must name each
+// receipts: every LogMintOption is in its buyer's history (the holder at
+// the end of the transaction) with the event's premium, fees, size and
+// caller (its user, the router where one bought). The subgraph's positions query must name each
 // option under its ownerOf.
 func gatewayPurchases(t *testing.T, p *pt.Protocol, ix *Indexer, created map[string]*types.Receipt) {
 	t.Helper()
@@ -62,6 +63,7 @@ func gatewayPurchases(t *testing.T, p *pt.Protocol, ix *Indexer, created map[str
 		want := map[string]string{
 			"premium": ev.Args["premiumAmount"].(*big.Int).String(), "protocolFees": ev.Args["protocolFees"].(*big.Int).String(),
 			"size": ev.Args["totalAssetWithdrawn"].(*big.Int).String(), "txHash": strings.ToLower(rc.TxHash.Hex()),
+			"caller": ev.Args["user"].(common.Address).Hex(), // mintOption's msg.sender: a router, where one bought
 		}
 		for k, v := range want {
 			if r == nil || r[k] != v {

@@ -238,10 +238,23 @@ func (p *Protocol) Exercise(sender *Account, id *big.Int, legs []ExerciseLeg) (*
 	return p.Chain.Send(sender, p.Market, MarketV2.ABI, "exerciseOption", ExerciseArgs(id, legs))
 }
 
-// AutoExercise has the owner-approved AutoExerciseTimeBased exercise id
-// (executor: the deployer) keeping executorFee/1e6 of the profit for feeTo.
+// AutoExerciseOption has the owner-approved AutoExerciseTimeBased exercise
+// id keeping executorFee/1e6 of the profit for feeTo. The executor is the
+// deployer: the first call grants it the role by grantRole, as the
+// deployments' broadcasts grant a keeper key after creating the contract
+// (granted here rather than by Deploy, which would move the address of
+// every contract a test deploys later).
 func (p *Protocol) AutoExerciseOption(id *big.Int, executorFee *big.Int, legs []ExerciseLeg) (*types.Receipt, error) {
+	p.GrantExecutor()
 	return p.Chain.Send(p.Owner, p.AutoExercise, AutoExercise.ABI, "autoExercise", p.Market, id, executorFee, ExerciseArgs(id, legs))
+}
+
+// GrantExecutor grants the deployer AutoExerciseTimeBased's executor role
+// unless it holds it already.
+func (p *Protocol) GrantExecutor() {
+	if !p.Chain.Call(p.AutoExercise, AutoExercise.ABI, "hasRole", ExecutorRole, p.Owner.Addr)[0].(bool) {
+		p.Chain.MustSend(p.Owner, p.AutoExercise, AutoExercise.ABI, "grantRole", ExecutorRole, p.Owner.Addr)
+	}
 }
 
 // UniV3SwapData is SwapRouterSwapper's swapData: abi.encode(uint24 fee, uint256 amountOutMinimum).
@@ -389,17 +402,28 @@ func (p *Protocol) Quote(tokenIn common.Address, amountIn *big.Int, fee uint32) 
 	return v[0].(*big.Int), v[1].(*big.Int)
 }
 
-// Settle settles an expired option from settler (made a settler first):
-// settleOption with one swapper/swapData per leg (used only by legs whose
-// range the price has crossed).
-func (p *Protocol) Settle(settler *Account, id *big.Int, legs []ExerciseLeg) (*types.Receipt, error) {
-	p.Chain.MustSend(p.Owner, p.Market, MarketV2.ABI, "updateSettler", settler.Addr, true)
+// settleArgs is the market's SettleOptionParams tuple.
+func settleArgs(id *big.Int, legs []ExerciseLeg) any {
 	ep := ExerciseArgs(id, legs)
-	params := struct {
+	return struct {
 		OptionId          *big.Int
 		Swapper           []common.Address
 		SwapData          [][]byte
 		LiquidityToSettle []*big.Int
 	}{ep.OptionId, ep.Swapper, ep.SwapData, ep.LiquidityToExercise}
-	return p.Chain.Send(settler, p.Market, MarketV2.ABI, "settleOption", params)
+}
+
+// OpenSettle settles an expired option through the open settlement
+// contract (DeployOpenSettlement first), sent by caller, who receives what
+// the settlement paid.
+func (p *Protocol) OpenSettle(caller *Account, id *big.Int, legs []ExerciseLeg) (*types.Receipt, error) {
+	return p.Chain.Send(caller, p.OpenSettlement, OpenSettlement.ABI, "openSettle", p.Market, id, settleArgs(id, legs))
+}
+
+// Settle settles an expired option from settler (made a settler first):
+// settleOption with one swapper/swapData per leg (used only by legs whose
+// range the price has crossed).
+func (p *Protocol) Settle(settler *Account, id *big.Int, legs []ExerciseLeg) (*types.Receipt, error) {
+	p.MakeSettler(settler.Addr, true)
+	return p.Chain.Send(settler, p.Market, MarketV2.ABI, "settleOption", settleArgs(id, legs))
 }

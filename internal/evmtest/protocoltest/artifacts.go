@@ -66,8 +66,10 @@ var (
 	OneInchRouter   = mustOwn("FakeAggregationRouterV5")
 	TTLHook         = mustOwn("TestBoundedTTLHook")
 	AutoExercise    = mustOwn("TestAutoExerciseTimeBased")
+	OpenSettlement  = mustOwn("TestOpenSettlement")
 	Token           = mustOwn("TestToken")
 	OptionPricing   = mustOwn("TestOptionPricing")
+	PricingLinearV2 = mustOwn("TestOptionPricingLinearV2")
 	FeeStrategy     = mustOwn("TestFeeStrategy")
 	WeekendHook     = mustOwn("TestWeekendHook")
 	Multicall3      = mustOwn("TestMulticall3")
@@ -75,7 +77,7 @@ var (
 
 // own lists every protocol artifact, for decoding errors and logs.
 func own() []Artifact {
-	return []Artifact{MarketV2, MarketV1, HandlerV1, PositionManager, HandlerV2, SwapRouterSwap, OneInchSwap, OneInchRouter, TTLHook, AutoExercise, Token, OptionPricing, FeeStrategy, WeekendHook}
+	return []Artifact{MarketV2, MarketV1, HandlerV1, PositionManager, HandlerV2, SwapRouterSwap, OneInchSwap, OneInchRouter, TTLHook, AutoExercise, OpenSettlement, Token, OptionPricing, PricingLinearV2, FeeStrategy, WeekendHook}
 }
 
 // nodeModules is ../testdata/node_modules, found from this source file so

@@ -239,6 +239,19 @@ func (c *Chain) TryCall(from, to common.Address, a abi.ABI, method string, args 
 	return a.Unpack(method, out)
 }
 
+// TryCallAt is TryCall at block n: what a getter answered then.
+func (c *Chain) TryCallAt(from, to common.Address, n uint64, a abi.ABI, method string, args ...any) ([]any, error) {
+	data, err := a.Pack(method, args...)
+	if err != nil {
+		c.T.Fatalf("pack %s: %v", method, err)
+	}
+	out, err := c.Client().CallContract(context.Background(), ethereum.CallMsg{From: from, To: &to, Data: data}, new(big.Int).SetUint64(n))
+	if err != nil {
+		return nil, decodeRevert(method, err)
+	}
+	return a.Unpack(method, out)
+}
+
 func (c *Chain) mustSucceed(h common.Hash) {
 	r, err := c.Client().TransactionReceipt(context.Background(), h)
 	if err != nil || r.Status != types.ReceiptStatusSuccessful {

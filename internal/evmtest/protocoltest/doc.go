@@ -1,7 +1,9 @@
 // Package protocoltest is a heavy test-only package: it deploys a Stryke
 // CLAMM stand-in (option markets V2 and V1, position manager, single-tick
 // handlers V2 and V1, SwapRouterSwapper, OneInchSwapper and a fake 1inch
-// AggregationRouterV5, a 24h TTL hook, an AutoExerciseTimeBased delegate;
+// AggregationRouterV5, a 24h TTL hook, an AutoExerciseTimeBased delegate
+// whose executor role the deployer takes on first use, and on demand an OpenSettlement
+// settler (DeployOpenSettlement, OpenSettle);
 // Solidity in sol/, compiled by ../testdata/compile.mjs, CI diffs the
 // artifacts) next to the real Uniswap V3 contracts from npm (factory,
 // pools, NonfungiblePositionManager, SwapRouter, QuoterV2) on
@@ -40,7 +42,9 @@
 // points it at TestOptionPricing (IV table per ttl, skew, xSYK discount by
 // tx.origin: p.SetIVs, p.SetSkew, p.SetDiscounts, p.MintXSyk) and
 // TestFeeStrategy, fees to pr.FeeTo; pr.WeekendHook refuses weekend
-// purchases. The simulated chain has no Multicall3: p.DeployMulticall3()
+// purchases. p.DeployPricingLinearV2 does the same with
+// TestOptionPricingLinearV2 (OptionPricingLinearV2's three-argument
+// getVolatility). The simulated chain has no Multicall3: p.DeployMulticall3()
 // deploys one for chain.Options.Multicall3.
 //
 // Uniswap's artifacts come from npm: run `npm ci` in ../testdata first.

@@ -28,13 +28,31 @@ type PricingConfig struct {
 // through TestOptionPricing.getOptionPrice and charges
 // TestFeeStrategy.onFeeReqReceive to feeTo (a fresh address).
 func (p *Protocol) DeployPricing(cfg PricingConfig) *Pricing {
+	xSyk := p.Chain.Deploy(Token, "xSYK", "xSYK", uint8(18))
+	p.register(xSyk, Token.ABI)
+	out := p.deployPricing(cfg, OptionPricing, p.Chain.Deploy(OptionPricing, big.NewInt(cfg.MinPricePercentage), xSyk))
+	out.XSyk = xSyk
+	return out
+}
+
+// DeployPricingLinearV2 is DeployPricing with TestOptionPricingLinearV2
+// as the market's pricing: OptionPricingLinearV2's generation, whose
+// getVolatility takes three arguments (no ttl, no xSYK discount), scaled
+// by offset and multiplier (1e4 precision: 10000 and 0 leave the IV as
+// set). There is no xSYK token.
+func (p *Protocol) DeployPricingLinearV2(cfg PricingConfig, offset, multiplier int64) *Pricing {
+	pricing := p.Chain.Deploy(PricingLinearV2, big.NewInt(offset), big.NewInt(multiplier), big.NewInt(cfg.MinPricePercentage))
+	return p.deployPricing(cfg, PricingLinearV2, pricing)
+}
+
+// deployPricing deploys the fee strategy and weekend hook around a
+// deployed pricing contract and points the market at them.
+func (p *Protocol) deployPricing(cfg PricingConfig, a Artifact, pricing common.Address) *Pricing {
 	c := p.Chain
-	out := &Pricing{FeeTo: common.HexToAddress("0x00000000000000000000000000000000000fee70")}
-	out.XSyk = c.Deploy(Token, "xSYK", "xSYK", uint8(18))
-	out.Pricing = c.Deploy(OptionPricing, big.NewInt(cfg.MinPricePercentage), out.XSyk)
+	out := &Pricing{Pricing: pricing, FeeTo: common.HexToAddress("0x00000000000000000000000000000000000fee70")}
 	out.FeeStrategy = c.Deploy(FeeStrategy)
 	out.WeekendHook = c.Deploy(WeekendHook)
-	for addr, a := range map[common.Address]Artifact{out.XSyk: Token, out.Pricing: OptionPricing, out.FeeStrategy: FeeStrategy, out.WeekendHook: WeekendHook} {
+	for addr, a := range map[common.Address]Artifact{out.Pricing: a, out.FeeStrategy: FeeStrategy, out.WeekendHook: WeekendHook} {
 		p.register(addr, a.ABI)
 	}
 	c.MustSend(p.Owner, out.FeeStrategy, FeeStrategy.ABI, "registerOptionMarket", p.Market, big.NewInt(cfg.FeePercentage))
@@ -47,7 +65,8 @@ func (p *Protocol) DeployPricing(cfg PricingConfig) *Pricing {
 	return out
 }
 
-// SetIVs sets ttlToVol for each ttl (seconds) to the IV in percent.
+// SetIVs sets ttlToVol for each ttl (seconds) to the IV in percent (either
+// pricing: both have the same updateIVs).
 func (p *Protocol) SetIVs(pr *Pricing, ivs map[uint64]uint64) {
 	ttls, vols := make([]*big.Int, 0, len(ivs)), make([]*big.Int, 0, len(ivs))
 	for ttl, iv := range ivs {

@@ -3,13 +3,16 @@ package purchasetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
@@ -34,7 +37,7 @@ type rangesSubgraph struct {
 	ranges []pt.Range
 }
 
-func (g *rangesSubgraph) Strikes(_ context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, subgraph.Meta, error) {
+func (g *rangesSubgraph) Strikes(_ context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, []common.Address, subgraph.Meta, error) {
 	var out []subgraph.Strike
 	for _, r := range g.ranges {
 		if r.TickLower < q.TickLowerMin || r.TickLower > q.TickLowerMax {
@@ -47,7 +50,9 @@ func (g *rangesSubgraph) Strikes(_ context.Context, q subgraph.StrikesQuery) ([]
 			TotalLiquidity: subgraph.BigInt{Int: info.TotalLiquidity}, UsedLiquidity: subgraph.BigInt{Int: info.LiquidityUsed},
 		})
 	}
-	return out, subgraph.Meta{Block: g.p.Chain.BlockNumber(), Timestamp: int64(g.p.Chain.Now())}, nil
+	// no pool beyond the prime pool, which the market reads itself: the
+	// test's ranges are all in it
+	return out, nil, subgraph.Meta{Block: g.p.Chain.BlockNumber(), Timestamp: int64(g.p.Chain.Now())}, nil
 }
 
 type setup struct {
@@ -165,8 +170,11 @@ func TestQuoteEqualsTheMarket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mustInt(t, anon.Premium).Cmp(mustInt(t, q.Premium)) <= 0 || mustInt(t, anon.IV).Cmp(mustInt(t, q.IV)) <= 0 {
-		t.Errorf("no discount: premium %s IV %s; the xSYK holder: %s IV %s", anon.Premium, anon.IV, q.Premium, q.IV)
+	if q.IV == nil || anon.IV == nil || q.IVSource != "getVolatility4" {
+		t.Fatalf("IV %v from %q: the pricing has the 4-argument getVolatility", q.IV, q.IVSource)
+	}
+	if mustInt(t, anon.Premium).Cmp(mustInt(t, q.Premium)) <= 0 || mustInt(t, *anon.IV).Cmp(mustInt(t, *q.IV)) <= 0 {
+		t.Errorf("no discount: premium %s IV %s; the xSYK holder: %s IV %s", anon.Premium, *anon.IV, q.Premium, *q.IV)
 	}
 	// Puts: the market prices total * 10^putDecimals / strike.
 	put := service.PurchaseRequest{ChainID: chainID, Market: p.Market, Strike: s.key(s.put.TickLower), TTL: 86400, Amount: big.NewInt(1_000_000)}
@@ -391,5 +399,260 @@ func TestPreparedPutAndShortBalance(t *testing.T) {
 	_, err = s.svc.PreparePurchase(ctx, service.PurchasePrepareRequest{PurchaseRequest: s.callReq(3600, big.NewInt(1e15), poor.Addr), Slippage: slip})
 	if code(err) != "PURCHASE_WOULD_REVERT" || !strings.Contains(err.Error(), poor.Addr.Hex()) {
 		t.Errorf("a buyer without the collateral: %v", err)
+	}
+}
+
+// A put on the USDC side at a strike with two ranges at the same ticks (no
+// hook, and the 24h hook, as the frontends deposit): one unit of liquidity
+// there is worth far less than one USDC base unit. The prepared purchase
+// never carries a leg of zero collateral (mintOption requires collateral in
+// every leg and would revert), each leg takes the most liquidity whose
+// amount fits, and sent at once it buys exactly what it says.
+func TestPreparedPutOverTwoRangesHasNoEmptyLeg(t *testing.T) {
+	s := deploy(t)
+	p := s.p
+	hooked := pt.Range{Hook: p.Hook24h, TickLower: s.put.TickLower, TickUpper: s.put.TickUpper}
+	if _, _, err := p.Deposit(p.Users[0], hooked, e18(1)); err != nil {
+		t.Fatal(err)
+	}
+	s.g.ranges = append(s.g.ranges, hooked)
+	buyer := p.Users[1]
+	slip, _ := clamm.ParseSlippage("1", 50)
+	putIs0 := p.Token0 == p.PutAsset
+	one, _ := clamm.RangeAmount(s.put.TickLower, s.put.TickUpper, p.RangeInfo(s.put).TotalLiquidity, putIs0)
+	for _, amount := range []*big.Int{big.NewInt(1_000_000_000), big.NewInt(123_456_789), new(big.Int).Add(one, big.NewInt(5_000_000))} {
+		put := service.PurchaseRequest{ChainID: chainID, Market: p.Market, Strike: s.key(s.put.TickLower), TTL: 3600, Amount: amount, User: buyer.Addr}
+		got, err := s.svc.PreparePurchase(context.Background(), service.PurchasePrepareRequest{PurchaseRequest: put, Slippage: slip})
+		if err != nil {
+			t.Fatalf("amount %s: %v", amount, err)
+		}
+		if !got.Simulated {
+			t.Fatalf("amount %s: not simulated", amount)
+		}
+		left := new(big.Int).Set(amount)
+		for i, l := range got.Quote.Legs {
+			liq, amt := mustInt(t, l.Liquidity), mustInt(t, l.Amount)
+			// the whole range, or one more unit of liquidity would exceed what was left
+			info := p.RangeInfo(pt.Range{Hook: common.HexToAddress(l.Hook), TickLower: l.TickLower, TickUpper: l.TickUpper})
+			whole := liq.Cmp(new(big.Int).Sub(info.TotalLiquidity, info.LiquidityUsed)) == 0
+			next, _ := clamm.RangeAmount(l.TickLower, l.TickUpper, new(big.Int).Add(liq, big.NewInt(1)), putIs0)
+			if amt.Sign() == 0 || (!whole && next.Cmp(left) <= 0) {
+				t.Errorf("amount %s: leg %d %+v (one more unit of liquidity: %s, left %s)", amount, i, l, next, left)
+			}
+			left.Sub(left, amt)
+		}
+		spent, ev, err := s.sendPrepared(t, buyer, got)
+		if err != nil {
+			t.Fatalf("amount %s: %d legs %+v: %v", amount, len(got.Quote.Legs), got.Quote.Legs, err)
+		}
+		if spent.String() != got.Quote.Cost || ev.Args["totalAssetWithdrawn"].(*big.Int).String() != got.Quote.Size {
+			t.Errorf("amount %s: spent %s (quoted %s), withdrew %v (size %s)", amount, spent, got.Quote.Cost, ev.Args["totalAssetWithdrawn"], got.Quote.Size)
+		}
+		if amount.Cmp(one) < 0 && (len(got.Quote.Legs) != 1 || got.Quote.Size != amount.String()) {
+			t.Errorf("amount %s within the first range: legs %+v, size %s", amount, got.Quote.Legs, got.Quote.Size)
+		}
+	}
+}
+
+// laggingSubgraph answers the strikes query as the subgraph did at one
+// block: one that has not indexed the blocks since.
+type laggingSubgraph struct {
+	service.Subgraph
+	strikes []subgraph.Strike
+	meta    subgraph.Meta
+}
+
+func (g *laggingSubgraph) Strikes(_ context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, []common.Address, subgraph.Meta, error) {
+	var out []subgraph.Strike
+	for _, r := range g.strikes {
+		if r.TickLower >= q.TickLowerMin && r.TickLower <= q.TickLowerMax && (q.TickUpper == nil || (r.TickUpper >= q.TickUpper[0] && r.TickUpper <= q.TickUpper[1])) {
+			out = append(out, r)
+		}
+	}
+	return out, nil, g.meta, nil
+}
+
+// A prepared purchase is read at the answer's block (the subgraph's, which
+// lags) and simulated at the chain's head, which it names: a range used up
+// since the answer's block is caught there (a 422 naming the head), not
+// certified by a simulation at the lagging block.
+func TestPreparedPurchaseSimulatesAtTheHead(t *testing.T) {
+	s := deploy(t)
+	p := s.p
+	ctx := context.Background()
+	all, _, meta, err := s.g.Strikes(ctx, subgraph.StrikesQuery{TickLowerMin: clamm.MinTick, TickLowerMax: clamm.MaxTick})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.up.Subgraph = &laggingSubgraph{strikes: all, meta: meta}
+	n := meta.Block
+	hdr, err := p.Chain.Client().HeaderByNumber(ctx, new(big.Int).SetUint64(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func() context.Context { // the answer's block: the subgraph's
+		pctx, pin := block.With(ctx, n)
+		pin.Resolve(block.Ref{Number: n, Hash: hdr.Hash().Hex(), Timestamp: int64(hdr.Time)})
+		return pctx
+	}
+	slip, _ := clamm.ParseSlippage("1", 50)
+	req := service.PurchasePrepareRequest{Slippage: slip, PurchaseRequest: service.PurchaseRequest{ChainID: chainID, Market: p.Market,
+		Strike: s.key(s.put.TickLower), TTL: 3600, Amount: big.NewInt(1_000_000_000), User: p.Users[1].Addr}}
+
+	p.Chain.Commit() // the head moves on; nothing changes for this purchase
+	head, _ := p.Chain.Client().HeaderByNumber(ctx, nil)
+	got, err := s.svc.PreparePurchase(at(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Simulated || got.SimulatedAt == nil || got.SimulatedAt.Number != head.Number.Uint64() || got.SimulatedAt.Hash != head.Hash().Hex() ||
+		got.SimulatedAt.Timestamp != int64(head.Time) || got.Quote.Block != n || head.Number.Uint64() <= n {
+		t.Fatalf("read at %d, simulated %v at %+v; the head is %d %s", got.Quote.Block, got.Simulated, got.SimulatedAt, head.Number, head.Hash().Hex())
+	}
+
+	// Another buyer takes the whole range after the subgraph's block.
+	info := p.RangeInfo(s.put)
+	free := new(big.Int).Sub(info.TotalLiquidity, info.LiquidityUsed)
+	if _, _, err := p.Buy(p.Users[2], pt.Option{TickLower: s.put.TickLower, TickUpper: s.put.TickUpper, TTL: 3600, Legs: []pt.Leg{{Range: s.put, Liquidity: free}}}); err != nil {
+		t.Fatal(err)
+	}
+	// Every figure of the first answer is the contracts' at the block it names.
+	s.figuresAt(t, got, n, p.Users[1].Addr, slip)
+	head, _ = p.Chain.Client().HeaderByNumber(ctx, nil)
+	_, err = s.svc.PreparePurchase(at(), req)
+	if code(err) != "PURCHASE_WOULD_REVERT" || !strings.Contains(err.Error(), fmt.Sprintf("at block %d", head.Number)) {
+		t.Errorf("the range was used up at block %d: %v", head.Number, err)
+	}
+	if q, err := s.svc.QuotePurchase(at(), req.PurchaseRequest); err != nil || q.Block != n {
+		t.Errorf("the quote at the answer's block %d: %+v, %v", n, q, err)
+	}
+}
+
+// A market whose feeTo is zero charges no protocol fee (mintOption asks
+// getFee only when feeTo is set): the quote says fees 0 without asking
+// getFee (which would answer, and be wrong), and the prepared purchase
+// sent at once costs exactly the premium.
+func TestNoFeeWhenFeeToIsZero(t *testing.T) {
+	s := deploy(t)
+	p := s.p
+	p.Chain.MustSend(p.Owner, p.Market, pt.MarketV2.ABI, "updateFees", common.Address{}, big.NewInt(0))
+	buyer := p.Users[1]
+	slip, _ := clamm.ParseSlippage("1", 50)
+	got, err := s.svc.PreparePurchase(context.Background(), service.PurchasePrepareRequest{PurchaseRequest: s.callReq(3600, big.NewInt(1e15), buyer.Addr), Slippage: slip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := got.Quote
+	if wouldBe := p.Chain.Call(p.Market, pt.MarketV2.ABI, "getFee", mustInt(t, q.Size), mustInt(t, q.Premium))[0].(*big.Int); wouldBe.Sign() == 0 {
+		t.Fatal("getFee answers 0: the test shows nothing")
+	}
+	if q.Fees != "0" || q.Cost != q.Premium {
+		t.Errorf("feeTo zero: fees %s, cost %s, premium %s", q.Fees, q.Cost, q.Premium)
+	}
+	spent, ev, err := s.sendPrepared(t, buyer, got)
+	if err != nil || spent.String() != q.Cost || ev.Args["protocolFees"].(*big.Int).Sign() != 0 {
+		t.Errorf("sent: %v, spent %s (quoted %s), event %v", err, spent, q.Cost, ev)
+	}
+}
+
+// On a market priced by OptionPricingLinearV2's generation, whose
+// getVolatility takes three arguments, the IV reported is the one the
+// premium is priced at (that getVolatility's answer for the strike, skewed
+// away from the table's), in the quote and in the options chain, whose
+// Greeks are computed from it.
+func TestIVFromLinearV2Pricing(t *testing.T) {
+	p := pt.Deploy(t, pt.Config{})
+	_, tick := p.Slot0(p.Pool)
+	lo := (tick/10)*10 + 100
+	r := pt.Range{TickLower: lo, TickUpper: lo + 10}
+	if _, _, err := p.Deposit(p.Users[0], r, e18(1)); err != nil {
+		t.Fatal(err)
+	}
+	pr := p.DeployPricingLinearV2(pt.PricingConfig{IVs: map[uint64]uint64{3600: 50}, FeePercentage: 340000}, 10000, 1000)
+	reader := testenv.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
+	up := &service.Upstreams{Config: &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{p.Handler: {Name: "uniswap"}}},
+		Subgraph: &rangesSubgraph{p: p, ranges: []pt.Range{r}}, Chain: reader}
+	svc := service.New(map[uint64]*service.Upstreams{chainID: up})
+	s := &setup{p: p}
+	ctx := context.Background()
+	q, err := svc.QuotePurchase(ctx, service.PurchaseRequest{ChainID: chainID, Market: p.Market, IsCall: true, Strike: s.key(r.TickUpper), TTL: 3600, Amount: big.NewInt(1e15)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	strike, last := mustInt(t, q.StrikePrice), mustInt(t, q.MarkPrice)
+	want := p.Chain.Call(pr.Pricing, pt.PricingLinearV2.ABI, "getVolatility", strike, last, big.NewInt(50))[0].(*big.Int)
+	if q.IV == nil || *q.IV != want.String() || q.IVSource != "getVolatility3" || q.BaseIV != "50" || want.String() == q.BaseIV {
+		t.Errorf("iv %v from %q (base %s); the pricing prices at %s", q.IV, q.IVSource, q.BaseIV, want)
+	}
+	oc, err := svc.OptionsChainOf(ctx, service.OptionsChainRequest{StrikesRequest: service.StrikesRequest{ChainID: chainID, Market: p.Market, CallsReach: 20, PutsReach: 20}, TTLs: []uint64{3600}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := oc.Expiries[0].Options[0]
+	if o.IV == nil || *o.IV != want.String() || o.IVSource == nil || *o.IVSource != "getVolatility3" || o.Greeks == nil {
+		t.Errorf("options chain: %+v; the pricing prices at %s", o, want)
+	}
+}
+
+// figuresAt checks every figure of a prepared put against the contracts'
+// getters at block n, the block the answer names, from the buyer: the
+// strike, mark price, IVs, premium and fee the market and its pricing
+// give there, each leg's liquidity within the range's free liquidity then
+// and its amount what the pool gives for it, the buyer's allowance and
+// balance then, and the cost cap from the slippage.
+func (s *setup) figuresAt(t *testing.T, got service.PreparedPurchase, n uint64, buyer common.Address, slip clamm.Slippage) {
+	t.Helper()
+	p, q := s.p, got.Quote
+	at := func(to common.Address, a abi.ABI, method string, args ...any) *big.Int {
+		t.Helper()
+		out, err := p.Chain.TryCallAt(buyer, to, n, a, method, args...)
+		if err != nil {
+			t.Fatalf("%s at %d: %v", method, n, err)
+		}
+		return out[0].(*big.Int)
+	}
+	hdr, err := p.Chain.Client().HeaderByNumber(context.Background(), new(big.Int).SetUint64(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ttl := new(big.Int).SetUint64(q.TTL)
+	strike := at(p.Market, pt.MarketV2.ABI, "getPricePerCallAssetViaTick", p.Pool, big.NewInt(int64(q.StrikeTick)))
+	last := at(p.Market, pt.MarketV2.ABI, "getCurrentPricePerCallAsset", p.Pool)
+	base := at(s.pr.Pricing, pt.OptionPricing.ABI, "ttlToVol", ttl)
+	vol := at(s.pr.Pricing, pt.OptionPricing.ABI, "getVolatility", strike, last, base, ttl)
+	size := mustInt(t, q.Size)
+	amount := new(big.Int).Div(new(big.Int).Mul(size, big.NewInt(1e6)), strike) // a put: size * 10^putDecimals / strike
+	premium := at(p.Market, pt.MarketV2.ABI, "getPremiumAmount", true, new(big.Int).SetUint64(hdr.Time+q.TTL), strike, last, amount)
+	fee := at(p.Market, pt.MarketV2.ABI, "getFee", size, premium)
+	cost := new(big.Int).Add(premium, fee)
+	want := map[string][2]string{
+		"block": {fmt.Sprint(q.Block), fmt.Sprint(n)}, "timestamp": {fmt.Sprint(q.Timestamp), fmt.Sprint(hdr.Time)},
+		"strikePrice": {q.StrikePrice, strike.String()}, "markPrice": {q.MarkPrice, last.String()},
+		"baseIv": {q.BaseIV, base.String()}, "iv": {fmt.Sprint(*q.IV), vol.String()},
+		"premium": {q.Premium, premium.String()}, "fees": {q.Fees, fee.String()}, "cost": {q.Cost, cost.String()},
+		"allowance":        {got.Allowance, at(p.PutAsset, pt.Token.ABI, "allowance", buyer, p.Market).String()},
+		"balance":          {got.Balance, at(p.PutAsset, pt.Token.ABI, "balanceOf", buyer).String()},
+		"maxCostAllowance": {got.MaxCostAllowance, slip.MaxIn(cost).String()},
+	}
+	sum := new(big.Int)
+	for i, l := range q.Legs {
+		r := pt.Range{Hook: common.HexToAddress(l.Hook), TickLower: l.TickLower, TickUpper: l.TickUpper}
+		ids, err := p.Chain.TryCallAt(buyer, common.HexToAddress(l.Handler), n, pt.HandlerV2.ABI, "tokenIds", p.TokenID(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		free := new(big.Int).Sub(ids[0].(*big.Int), ids[2].(*big.Int)) // totalLiquidity - liquidityUsed
+		liq := mustInt(t, l.Liquidity)
+		amt, _ := clamm.RangeAmount(l.TickLower, l.TickUpper, liq, p.Token0 == p.PutAsset)
+		if liq.Cmp(free) > 0 || l.Amount != amt.String() {
+			t.Errorf("leg %d at %d: liquidity %s of %s free, amount %s (the pool gives %s)", i, n, liq, free, l.Amount, amt)
+		}
+		sum.Add(sum, amt)
+	}
+	want["size"] = [2]string{q.Size, sum.String()}
+	for k, v := range want {
+		if v[0] != v[1] {
+			t.Errorf("%s: %s, the contracts at block %d: %s", k, v[0], n, v[1])
+		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/clamm-gateway/clamm-gateway/subgraph/mappinghosttest"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
 )
 
 // events are the contracts' events the history emits, from the subgraph's
@@ -18,6 +18,8 @@ import (
 // mappings read from receipts (ERC20 and ERC6909 Transfer).
 type events struct {
 	marketInit, mint, mintV1, exercise, nft abi.Event
+	settle, delegate                        abi.Event
+	updateAddress                           abi.Event
 	whitelist, whitelistApp                 abi.Event
 	minted, burned, mintedV1, burnedV1      abi.Event
 	use, unuse, donation, feeCompound       abi.Event
@@ -32,7 +34,7 @@ type packError struct{ err error }
 
 func loadEvents() *events {
 	get := func(file string) abi.ABI {
-		a, err := mappinghosttest.ABI(file)
+		a, err := mapping.ABI(file)
 		if err != nil {
 			// The ABIs are files of this repository; without them nothing
 			// of the subgraph can be tested.
@@ -44,7 +46,8 @@ func loadEvents() *events {
 	h2, h1, pool := get("UniswapV3SingleTickLiquidityHandlerV2"), get("UniswapV3SingleTickLiquidityHandler"), get("Pool")
 	e := &events{
 		marketInit: m2.Events["LogOptionsMarketInitialized"], mint: m2.Events["LogMintOption"], mintV1: m1.Events["LogMintOption"],
-		exercise: m2.Events["LogExerciseOption"], nft: m2.Events["Transfer"],
+		exercise: m2.Events["LogExerciseOption"], nft: m2.Events["Transfer"], updateAddress: m2.Events["LogUpdateAddress"],
+		settle: m2.Events["LogSettleOption"], delegate: m2.Events["LogUpdateExerciseDelegate"],
 		whitelist: pm.Events["LogUpdateWhitelistHandler"], whitelistApp: pm.Events["LogUpdateWhitelistHandlerWithApp"],
 		minted: h2.Events["LogMintedPosition"], burned: h2.Events["LogBurnedPosition"],
 		mintedV1: h1.Events["LogMintedPosition"], burnedV1: h1.Events["LogBurnedPosition"],

@@ -63,6 +63,7 @@ func loaded(node *chaintest.Node, oneInch *swaptest.OneInch, ch *config.Chain, s
 	for _, s := range scenarios {
 		f.Add(s)
 	}
+	deployAutoExerciser(f.Node, ch, scenarios)
 	price := oneInch.Price
 	if ch != nil {
 		for _, sw := range ch.Swappers {

@@ -54,7 +54,14 @@ import (
 //     exercise is exerciseOption's: per leg the collateral sent to the
 //     swapper, the swap in the prime pool at the stated price (no fee, no
 //     price impact), the proceeds back, LogUnusePosition; then the profit
-//     to the owner and LogExerciseOption.
+//     to the owner and LogExerciseOption. A settlement is settleOption's
+//     by the stated settler (expiry.go), an exercise delegate's update the
+//     owner's updateExerciseDelegate.
+//   - The market's owner approves its prime pool and each of its other
+//     pools with updateAddress, one transaction each in the seconds after
+//     the constructor: LogUpdateAddress (which names no pool; the
+//     subgraph reads approvedPools, which the fake market answers at the
+//     head).
 //   - Every pool ends with a swap at its stated head price in the head block.
 
 // LPs are the demo's liquidity providers: the accounts that deposit (and
@@ -188,6 +195,9 @@ func (s *Scenario) firstDated() int64 {
 	for _, e := range s.Exercises {
 		first = min(first, e.Timestamp)
 	}
+	for _, d := range s.Delegates {
+		first = min(first, d.Timestamp)
+	}
 	return first
 }
 
@@ -200,17 +210,20 @@ func (s *Scenario) buildHistory(swapper common.Address, static map[common.Addres
 		p := h.rangeOf(rangeKey{st.Handler, st.Pool, st.Hook, st.TickLower, st.TickUpper})
 		p.listed, p.stated = true, st
 	}
-	exercised := map[uint64]Exercise{}
+	closedAt := map[uint64]int64{} // exercised in full or settled, when
 	for _, e := range s.Exercises {
-		exercised[e.TokenID] = e
+		closedAt[e.TokenID] = e.Timestamp
+	}
+	for _, st := range s.Settlements {
+		closedAt[st.TokenID] = st.Timestamp
 	}
 	for _, o := range s.Options {
 		for _, l := range o.Legs {
 			p := h.rangeOf(rangeKey{l.Handler, l.Pool, l.Hook, l.TickLower, l.TickUpper})
 			liq, _ := new(big.Int).SetString(l.Liquidity, 10)
 			p.usedByOptions.Add(p.usedByOptions, liq)
-			if e, ok := exercised[o.TokenID]; ok {
-				p.lastExercise = max(p.lastExercise, e.Timestamp)
+			if at, ok := closedAt[o.TokenID]; ok {
+				p.lastExercise = max(p.lastExercise, at)
 			} else if !p.listed {
 				return nil, fmt.Errorf("option %d uses range %s, which is open at the head but not among the strikes", o.TokenID, rangeID(p.key))
 			}
@@ -230,6 +243,14 @@ func (s *Scenario) buildHistory(swapper common.Address, static map[common.Addres
 		if err := h.exercise(e); err != nil {
 			return nil, err
 		}
+	}
+	for _, st := range s.Settlements {
+		if err := h.settle(st); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range s.Delegates {
+		h.delegate(d)
 	}
 	h.otherUse()
 	for _, p := range s.Pools {
@@ -273,6 +294,11 @@ func (h *history) setup(t0 int64) {
 		h.add(&tx{ts: s.timeAt(start), block: start, from: trader, to: m.Address, build: func(uint64) ([]types.Log, error) {
 			return logs(ev.log(m.Address, ev.marketInit, m.PrimePool, pricing, common.Address{}, m.CallAsset, m.PutAsset))
 		}})
+		for i := range m.approvedPools() {
+			h.add(&tx{ts: s.timeAt(start) + 1 + int64(i), from: trader, to: m.Address, build: func(uint64) ([]types.Log, error) {
+				return logs(ev.log(m.Address, ev.updateAddress, common.Address{}, common.Address{}, pricing))
+			}})
+		}
 	}
 	other := map[common.Address]bool{}
 	for _, k := range h.order {
@@ -302,16 +328,13 @@ func (h *history) gap(p *position) *big.Int {
 	return used.Sub(used, h.openUse(p))
 }
 
-// openUse is what the scenario's unexercised options hold of a range.
+// openUse is what the scenario's options neither exercised nor settled
+// hold of a range.
 func (h *history) openUse(p *position) *big.Int {
-	exercised := map[uint64]bool{}
-	for _, e := range h.s.Exercises {
-		exercised[e.TokenID] = true
-	}
 	sum := new(big.Int)
 	for _, o := range h.s.Options {
 		for _, l := range o.Legs {
-			if !exercised[o.TokenID] && (rangeKey{l.Handler, l.Pool, l.Hook, l.TickLower, l.TickUpper}) == p.key {
+			if !h.s.closed(o.TokenID) && (rangeKey{l.Handler, l.Pool, l.Hook, l.TickLower, l.TickUpper}) == p.key {
 				liq, _ := new(big.Int).SetString(l.Liquidity, 10)
 				sum.Add(sum, liq)
 			}

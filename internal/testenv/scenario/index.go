@@ -2,12 +2,11 @@ package scenario
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -19,11 +18,12 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
-	"github.com/clamm-gateway/clamm-gateway/subgraph/mappinghosttest"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
 // The subgraph's entities for scenarios are what the compiled mappings
-// (subgraph/build, run by subgraph/mappinghosttest on wazero) write for the
+// (subgraph/build, run by internal/graphnode/mapping on wazero) write for the
 // scenarios' histories (history.go), indexed as Graph Node indexes the
 // network: the built manifest's data sources from their start blocks,
 // templates from the block that creates them, each block's logs in order,
@@ -46,12 +46,8 @@ type staticSource struct {
 
 // networkOf reads the data sources the manifest of chainID lists.
 func networkOf(chainID uint64) (*network, error) {
-	raw, err := os.ReadFile(filepath.Join(mappinghosttest.Dir(), "networks.json"))
-	if err != nil {
-		return nil, err
-	}
 	var all map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &all); err != nil {
+	if err := json.Unmarshal(subgraph.Networks, &all); err != nil {
 		return nil, err
 	}
 	type entry struct {
@@ -159,15 +155,17 @@ func index(node *chaintest.Node, scenarios []*Scenario) (*graphnode.Store, error
 		if err != nil {
 			return nil, err
 		}
-		if err := ix.Block(mappinghosttest.Block{Number: b.number, Timestamp: uint64(b.time), Hash: blockHash(chainID, b.number)}, logs); err != nil {
+		mb := mapping.Block{Number: b.number, Timestamp: uint64(b.time), Hash: blockHash(chainID, b.number), ParentHash: blockHash(chainID, b.number-1)}
+		if _, err := ix.Block(context.Background(), mb, logs, nil); err != nil {
 			return nil, err
 		}
+		ix.store.SetHead(graphnode.Block{Number: b.number, Hash: mb.Hash.Hex(), Timestamp: mb.Timestamp})
 	}
-	if err := complaints(ix); err != nil {
+	if err := complaints(ix.logs); err != nil {
 		return nil, err
 	}
-	ix.Store.SetHead(head)
-	return ix.Store, nil
+	ix.store.SetHead(head)
+	return ix.store, nil
 }
 
 // swapperOf is the chain's Uniswap V3 swapper (internal/config), which the
@@ -228,20 +226,34 @@ func txHash(chainID, n uint64, i int) common.Hash {
 	return crypto.Keccak256Hash([]byte("scenario tx"), binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, chainID), n), uint64(i)))
 }
 
+// indexer is the compiled mappings over an in-memory store, with what
+// they logged.
+type indexer struct {
+	*mapping.Subgraph
+	store *graphnode.Store
+	logs  []mapping.Log
+}
+
 // newIndexer indexes with the network's built manifest from its static
 // data sources' start blocks, eth_calls answered by node.
-func newIndexer(net *network, node *chaintest.Node) (*mappinghosttest.Indexer, error) {
-	st, err := mappinghosttest.NewStore()
+func newIndexer(net *network, node *chaintest.Node) (*indexer, error) {
+	s, err := graphnode.ParseSchema(subgraph.Schema)
 	if err != nil {
 		return nil, err
 	}
-	call := func(to common.Address, data []byte, _ uint64) ([]byte, bool, error) {
+	m, err := mapping.Network(net.name)
+	if err != nil {
+		return nil, err
+	}
+	call := func(_ context.Context, to common.Address, data []byte, _ mapping.Block) ([]byte, bool, error) {
 		ret, ok := node.Call(to, data)
 		return ret, !ok, nil
 	}
-	ix := mappinghosttest.NewIndexer(net.name, st, call)
+	ix := &indexer{store: graphnode.NewStore(s)}
+	ix.Subgraph = mapping.NewSubgraph(m, mapping.Memory(ix.store), call)
+	ix.OnLog = func(_, _ string, l mapping.Log) { ix.logs = append(ix.logs, l) }
 	for a, src := range net.static {
-		if err := ix.Watch(a, src.name, src.start); err != nil {
+		if err := ix.Watch(context.Background(), mapping.Watched{Address: a, Name: src.name, Start: src.start}); err != nil {
 			ix.Close()
 			return nil, err
 		}
@@ -253,9 +265,9 @@ func newIndexer(net *network, node *chaintest.Node) (*mappinghosttest.Indexer, e
 // naming a range never deposited, an option unknown to its market: a
 // history the contracts could not have emitted), except the one the
 // history means to cause: OtherApp's discovery as no market.
-func complaints(ix *mappinghosttest.Indexer) error {
+func complaints(logs []mapping.Log) error {
 	other := strings.ToLower(OtherApp.Hex())
-	for _, l := range ix.Logs() {
+	for _, l := range logs {
 		if l.Level <= 2 && !strings.Contains(l.Message, other) {
 			return fmt.Errorf("the mappings logged: %s", l.Message)
 		}
@@ -265,7 +277,7 @@ func complaints(ix *mappinghosttest.Indexer) error {
 
 // layout writes the block's logs: indices across the block, a receipt per
 // transaction holding its logs.
-func layout(chainID uint64, b *block) (all []mappinghosttest.BlockLog, err error) {
+func layout(chainID uint64, b *block) (all []mapping.BlockLog, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			pe, ok := p.(packError)
@@ -287,8 +299,8 @@ func layout(chainID uint64, b *block) (all []mappinghosttest.BlockLog, err error
 		}
 		rc := &types.Receipt{Status: 1, TxHash: hash, BlockHash: bh, BlockNumber: new(big.Int).SetUint64(b.number), TransactionIndex: uint(i)}
 		to := t.to
-		mtx := mappinghosttest.Tx{Hash: hash, Index: uint64(i), From: t.from, To: &to}
-		txOf := func(receipt bool) (mappinghosttest.Tx, error) {
+		mtx := mapping.Tx{Hash: hash, Index: uint64(i), From: t.from, To: &to}
+		txOf := func(_ context.Context, receipt bool) (mapping.Tx, error) {
 			out := mtx
 			if receipt {
 				out.Receipt = rc
@@ -299,7 +311,7 @@ func layout(chainID uint64, b *block) (all []mappinghosttest.BlockLog, err error
 			l.BlockNumber, l.BlockHash, l.TxHash, l.TxIndex, l.Index = b.number, bh, hash, uint(i), uint(len(all))
 			lc := l
 			rc.Logs = append(rc.Logs, &lc)
-			all = append(all, mappinghosttest.BlockLog{Log: l, Tx: txOf})
+			all = append(all, mapping.BlockLog{Log: l, Tx: txOf})
 		}
 	}
 	return all, nil

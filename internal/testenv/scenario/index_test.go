@@ -42,6 +42,8 @@ func TestIndexedStoreIsTheScenario(t *testing.T) {
 			c.strikes(s)
 			c.options(s)
 			c.exercises(s)
+			c.settlements(s)
+			c.delegates(s)
 			for _, p := range s.Pools {
 				if sg.Store.Get("Pool", lower(p.Address)) == nil {
 					continue // a pool no market or handler names is not indexed
@@ -104,6 +106,9 @@ func (c checker) options(s *Scenario) {
 		if exercised[o.TokenID] {
 			state = "Exercised"
 		}
+		if s.settled(o.TokenID) {
+			state = "Settled"
+		}
 		c.field("Option", id, "owner", lower(o.Owner))
 		c.field("Option", id, "minter", o.MintBuyer())
 		c.field("Option", id, "state", state)
@@ -162,6 +167,59 @@ func (c checker) exercises(s *Scenario) {
 		c.field("Exercise", id, "blockNumber", new(big.Int).SetUint64(e.BlockNumber).String())
 		c.field("Exercise", id, "timestamp", fmt.Sprint(e.Timestamp))
 	}
+}
+
+// settlements: who settled each option (the stated settler: the market's
+// profit transfer names it, or for nothing moved the sender), what it kept
+// (the in-the-money legs' surplus, as the exercise maths gives it), the
+// owner, each leg's liquidity returned, and the option's latest settlement.
+func (c checker) settlements(s *Scenario) {
+	market := lower(s.Market.Address)
+	for _, st := range s.Settlements {
+		id := c.entityOf("Settlement", st.TxHash.Hex())
+		if id == "" {
+			continue
+		}
+		legs, kept, err := s.settlementAmounts(st)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		o, _ := s.option(st.TokenID)
+		c.field("Settlement", id, "settler", lower(st.Settler))
+		c.field("Settlement", id, "sender", lower(st.Settler))
+		c.field("Settlement", id, "user", lower(o.Owner))
+		c.field("Settlement", id, "settlerProfit", kept.String())
+		c.field("Settlement", id, "settlerCollateral", "0")
+		c.field("Settlement", id, "settlerPaid", "0")
+		c.field("Settlement", id, "timestamp", fmt.Sprint(st.Timestamp))
+		for i, l := range legs {
+			c.field("SettlementLeg", fmt.Sprintf("%s-%d", id, i), "liquidity", l.liquidity.String())
+		}
+		c.field("Option", fmt.Sprintf("%s-%d", market, st.TokenID), "lastSettlement", id)
+	}
+}
+
+// delegates: each owner's delegate holds its last stated status.
+func (c checker) delegates(s *Scenario) {
+	last := map[string]DelegateUpdate{}
+	for _, d := range s.Delegates {
+		last[lower(s.Market.Address)+"-"+lower(d.Owner)+"-"+lower(d.Delegate)] = d
+	}
+	for id, d := range last {
+		c.field("ExerciseDelegate", id, "status", fmt.Sprint(d.Status))
+		c.field("ExerciseDelegate", id, "updatedAt", fmt.Sprint(d.Timestamp))
+	}
+}
+
+// entityOf is the id of the entity of typ made by transaction hash.
+func (c checker) entityOf(typ, hash string) string {
+	for _, x := range c.st.All(typ) {
+		if strings.HasPrefix(x, strings.ToLower(hash)+"-") {
+			return x
+		}
+	}
+	c.t.Errorf("no %s of transaction %s", typ, hash)
+	return ""
 }
 
 // The index of a set of scenarios is cached by their content: a changed

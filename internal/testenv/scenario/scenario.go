@@ -39,6 +39,12 @@ type Scenario struct {
 	Hooks     map[common.Address]HookState `json:"hooks,omitempty"`
 	Options   []Option                     `json:"options,omitempty"`
 	Exercises []Exercise                   `json:"exercises,omitempty"`
+	// AutoExerciser, Delegates and Settlements state the chain's
+	// auto-exerciser, owners' exercise delegates and the settlements of
+	// expired options (expiry.go).
+	AutoExerciser *AutoExerciserState `json:"autoExerciser,omitempty"`
+	Delegates     []DelegateUpdate    `json:"delegates,omitempty"`
+	Settlements   []Settlement        `json:"settlements,omitempty"`
 }
 
 // Option is a minted option (an ERC721 of the market).
@@ -104,12 +110,19 @@ type Market struct {
 	Version int `json:"version,omitempty"`
 	// PositionManager defaults to DefaultPositionManager.
 	PositionManager common.Address `json:"positionManager,omitempty"`
-	// OtherPools are pools besides the prime pool whose ranges the market
-	// lists (the configuration's marketPools).
+	// OtherPools are pools besides the prime pool the market approved
+	// (updateAddress): approvedPools answers true for them and the prime
+	// pool, and the history approves each after the constructor.
 	OtherPools []common.Address `json:"otherPools,omitempty"`
 	// Pricing is the market's optionPricing() contract and fee strategy
 	// (chaintest.Pricing's model); none: the market prices nothing.
 	Pricing *chaintest.Pricing `json:"pricing,omitempty"`
+}
+
+// approvedPools are the pools the market approved: its prime pool and its
+// OtherPools.
+func (m Market) approvedPools() []common.Address {
+	return append([]common.Address{m.PrimePool}, m.OtherPools...)
 }
 
 // DefaultPositionManager is DopexV2PositionManager on Arbitrum and Mantle
@@ -203,6 +216,16 @@ func Parse(raw []byte) (*Scenario, error) {
 	for _, e := range s.Exercises {
 		if _, err := s.exerciseAmounts(e); err != nil {
 			return nil, err
+		}
+	}
+	for _, st := range s.Settlements {
+		if _, _, err := s.settlementAmounts(st); err != nil {
+			return nil, err
+		}
+		for _, e := range s.Exercises {
+			if e.TokenID == st.TokenID {
+				return nil, fmt.Errorf("option %d is both exercised in full and settled", st.TokenID)
+			}
 		}
 	}
 	return &s, nil
@@ -317,7 +340,8 @@ func (s *Scenario) Populate(node *chaintest.Node) {
 		version = 2
 	}
 	market := &chaintest.Market{Name: s.Market.Name, CallAsset: s.Market.CallAsset, PutAsset: s.Market.PutAsset, PrimePool: s.Market.PrimePool,
-		PositionManager: s.Market.pm(), Version: version, Options: map[uint64]*chaintest.Option{}, Pricing: s.Market.Pricing}
+		PositionManager: s.Market.pm(), Version: version, Options: map[uint64]*chaintest.Option{}, Pricing: s.Market.Pricing,
+		ApprovedPools: s.Market.approvedPools()}
 	s.populateHandlers(node)
 	for a, st := range s.Hooks {
 		h := node.Hooks[a]
@@ -329,21 +353,20 @@ func (s *Scenario) Populate(node *chaintest.Node) {
 			h.Allow(s.Market.Address)
 		}
 	}
-	exercised := map[uint64]bool{}
-	for _, e := range s.Exercises {
-		exercised[e.TokenID] = true
-	}
 	for _, o := range s.Options {
 		lo, hi := o.Range()
 		opt := &chaintest.Option{Owner: o.Owner, IsCall: o.IsCall, TickLower: lo, TickUpper: hi, Expiry: uint64(o.Expiry)}
 		for _, l := range o.Legs {
 			liq, _ := new(big.Int).SetString(l.Liquidity, 10)
-			if exercised[o.TokenID] {
-				liq = new(big.Int) // a full exercise leaves no liquidity to use
+			if s.closed(o.TokenID) {
+				liq = new(big.Int) // a full exercise or a settlement leaves no liquidity to use
 			}
 			opt.Legs = append(opt.Legs, chaintest.Leg{Handler: l.Handler, Pool: l.Pool, Hook: l.Hook, TickLower: l.TickLower, TickUpper: l.TickUpper, Liquidity: liq})
 		}
 		market.Options[o.TokenID] = opt
+	}
+	for _, d := range s.Delegates { // in time order: the last status stays
+		market.Delegate(d.Owner, d.Delegate, d.Status)
 	}
 	node.Markets[s.Market.Address] = market
 	if uint64(s.Block.Timestamp) > node.BlockTimestamp {

@@ -212,16 +212,11 @@ func (h *history) exercise(e Exercise) error {
 	if !ok {
 		return fmt.Errorf("exercise of unknown option %d", e.TokenID)
 	}
-	pool, ok := s.primePool()
-	if !ok {
-		return fmt.Errorf("no prime pool")
+	a, err := s.assetsOf(o)
+	if err != nil {
+		return err
 	}
 	m := s.Market.Address
-	use, get := s.Market.PutAsset, s.Market.CallAsset
-	if o.IsCall {
-		use, get = get, use
-	}
-	is0 := use == pool.Token0
 	h.add(&tx{ts: e.Timestamp, block: e.BlockNumber, hash: e.TxHash, from: o.Owner, to: m, build: func(uint64) ([]types.Log, error) {
 		sqrt, err := clamm.SqrtRatioAtTick(e.Tick)
 		if err != nil {
@@ -232,28 +227,58 @@ func (h *history) exercise(e Exercise) error {
 		for _, l := range o.Legs {
 			p := h.ranges[rangeKey{l.Handler, l.Pool, l.Hook, l.TickLower, l.TickUpper}]
 			liq, _ := new(big.Int).SetString(l.Liquidity, 10)
-			leg, err := clamm.ExerciseLeg(l.TickLower, l.TickUpper, liq, is0)
+			leg, err := clamm.ExerciseLeg(l.TickLower, l.TickUpper, liq, a.is0)
 			if err != nil {
 				return nil, err
 			}
-			got := clamm.SwapAtPrice(leg.AmountToSwap, sqrt, is0)
-			in, outAmt := new(big.Int).Set(leg.AmountToSwap), new(big.Int).Neg(got)
-			a0, a1 := in, outAmt
-			if !is0 {
-				a0, a1 = outAmt, in
-			}
-			out = append(out, ev.erc20(use, m, h.swapper, leg.AmountToSwap),
-				ev.log(pool.Address, ev.swap, h.swapper, h.swapper, a0, a1, sqrt, new(big.Int), i24(e.Tick)),
-				ev.erc20(get, h.swapper, m, got),
-				ev.log(l.Handler, ev.unuse, p.id, liq))
+			got := clamm.SwapAtPrice(leg.AmountToSwap, sqrt, a.is0)
+			out = append(append(out, h.swapLogs(a, leg.AmountToSwap, got, e.Tick)...), ev.log(l.Handler, ev.unuse, p.id, liq))
 			p.used.Sub(p.used, liq)
 			size.Add(size, leg.AmountToSwap)
 			profit.Add(profit, got.Sub(got, leg.AmountReq))
 		}
-		out = append(out, ev.erc20(get, m, o.Owner, profit), ev.log(m, ev.exercise, o.Owner, new(big.Int).SetUint64(o.TokenID), profit, size))
+		out = append(out, ev.erc20(a.get, m, o.Owner, profit), ev.log(m, ev.exercise, o.Owner, new(big.Int).SetUint64(o.TokenID), profit, size))
 		return logs(out...)
 	}})
 	return nil
 }
 
 func i24(v int) *big.Int { return big.NewInt(int64(v)) }
+
+// optionAssets are an option's collateral (use) and profit token (get),
+// whether the collateral is the prime pool's token0, and that pool.
+type optionAssets struct {
+	use, get common.Address
+	is0      bool
+	pool     Pool
+}
+
+func (s *Scenario) assetsOf(o Option) (optionAssets, error) {
+	pool, ok := s.primePool()
+	if !ok {
+		return optionAssets{}, fmt.Errorf("no prime pool")
+	}
+	a := optionAssets{use: s.Market.PutAsset, get: s.Market.CallAsset, pool: pool}
+	if o.IsCall {
+		a.use, a.get = a.get, a.use
+	}
+	a.is0 = a.use == pool.Token0
+	return a, nil
+}
+
+// swapLogs are the market's swap of amountIn of the collateral through
+// the scenario's swapper in the prime pool at tick's price (no fee, no
+// price impact), delivering got back to the market: the transfer to the
+// swapper, the pool's Swap, the proceeds' transfer.
+func (h *history) swapLogs(a optionAssets, amountIn, got *big.Int, tick int) []types.Log {
+	m := h.s.Market.Address
+	sqrt, _ := clamm.SqrtRatioAtTick(tick) // the callers computed it from the same tick
+	in, outAmt := new(big.Int).Set(amountIn), new(big.Int).Neg(got)
+	a0, a1 := in, outAmt
+	if !a.is0 {
+		a0, a1 = outAmt, in
+	}
+	return []types.Log{ev.erc20(a.use, m, h.swapper, amountIn),
+		ev.log(a.pool.Address, ev.swap, h.swapper, h.swapper, a0, a1, sqrt, new(big.Int), i24(tick)),
+		ev.erc20(a.get, h.swapper, m, got)}
+}

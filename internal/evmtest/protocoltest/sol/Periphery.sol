@@ -5,6 +5,7 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
+import {Multicall} from "@openzeppelin/contracts/utils/Multicall.sol";
 import {IHook} from "./Interfaces.sol";
 
 /// @notice As stryke-xyz/clamm's BoundedTTLHook_0Day (maxTtl 24 hours) and
@@ -48,8 +49,16 @@ interface IOptionMarketLite {
         uint256[] liquidityToExercise;
     }
 
+    struct SettleOptionParams {
+        uint256 optionId;
+        address[] swapper;
+        bytes[] swapData;
+        uint256[] liquidityToSettle;
+    }
+
     function opData(uint256 id) external view returns (OptionData memory);
     function exerciseOption(ExerciseOptionParams calldata p) external;
+    function settleOption(SettleOptionParams calldata p) external;
     function callAsset() external view returns (address);
     function putAsset() external view returns (address);
     function ownerOf(uint256 id) external view returns (address);
@@ -60,7 +69,16 @@ interface IOptionMarketLite {
 /// delegate) within timeToSettle of expiry, receives the profit (the
 /// market pays msg.sender), keeps executorFee / 1e6 of it (at most 10%)
 /// for feeTo and sends the rest to the owner.
-contract TestAutoExerciseTimeBased is AccessControl {
+///
+/// As the real one: the checks in the same order (AlreadyExpired when
+/// expiry < block.timestamp, TooSoon when more than timeToSettle is left,
+/// GreedyExecutor above MAX_EXECUTOR_FEE), no fee at all while feeTo is
+/// zero, the fee taken on the contract's whole balance of the profit token
+/// after the exercise, the rest to ownerOf(tokenId) read after it. The
+/// constructor grants only the admin role: the executor is granted by a
+/// later grantRole, as the deployments' broadcasts do. It does not check
+/// that _params.optionId is tokenId (neither does the real one).
+contract TestAutoExerciseTimeBased is AccessControl, Multicall {
     using SafeERC20 for IERC20;
 
     address public feeTo;
@@ -75,7 +93,7 @@ contract TestAutoExerciseTimeBased is AccessControl {
 
     constructor() {
         _grantRole(DEFAULT_ADMIN_ROLE, msg.sender);
-        _grantRole(EXECUTOR_ROLE, msg.sender);
+        _setRoleAdmin(EXECUTOR_ROLE, DEFAULT_ADMIN_ROLE);
     }
 
     function autoExercise(

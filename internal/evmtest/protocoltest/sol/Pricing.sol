@@ -22,6 +22,29 @@ interface IFeeStrategy {
     function onFeeReqReceive(address optionMarket, uint256 amount, uint256 premium) external view returns (uint256);
 }
 
+/// @notice What the test pricings share: IOptionPricingV2's
+/// getOptionPrice (by expiry) and getOptionPriceViaTTL (by ttl), both
+/// pricing at the ttl through the pricing's own _price.
+abstract contract TestPricingBase {
+    function getOptionPrice(bool isPut, uint256 expiry, uint256 strike, uint256 lastPrice)
+        external
+        view
+        returns (uint256)
+    {
+        return _price(isPut, expiry - block.timestamp, strike, lastPrice);
+    }
+
+    function getOptionPriceViaTTL(bool isPut, uint256 ttl, uint256 strike, uint256 lastPrice)
+        external
+        view
+        returns (uint256)
+    {
+        return _price(isPut, ttl, strike, lastPrice);
+    }
+
+    function _price(bool isPut, uint256 ttl, uint256 strike, uint256 lastPrice) internal view virtual returns (uint256);
+}
+
 /// @notice Test stand-in for the OptionPricingLinearV2_1 family, with what
 /// a gateway can observe of it:
 ///   - getOptionPrice(isPut, expiry, strike, lastPrice), reading the IV of
@@ -39,7 +62,7 @@ interface IFeeStrategy {
 /// intrinsic value at lastPrice plus a time value of 0.4 * lastPrice * iv *
 /// sqrt(ttl / 365 days), shrinking with the strike's distance from the
 /// price. It depends on strike, price, ttl and IV, as the real one does.
-contract TestOptionPricing is Ownable {
+contract TestOptionPricing is Ownable, TestPricingBase {
     uint256 public constant VOLATILITY_PRECISION = 1e4;
 
     uint256 public minOptionPricePercentage;
@@ -86,22 +109,6 @@ contract TestOptionPricing is Ownable {
         discounts = _discounts;
     }
 
-    function getOptionPrice(bool isPut, uint256 expiry, uint256 strike, uint256 lastPrice)
-        external
-        view
-        returns (uint256)
-    {
-        return _price(isPut, expiry - block.timestamp, strike, lastPrice);
-    }
-
-    function getOptionPriceViaTTL(bool isPut, uint256 ttl, uint256 strike, uint256 lastPrice)
-        external
-        view
-        returns (uint256)
-    {
-        return _price(isPut, ttl, strike, lastPrice);
-    }
-
     function getVolatility(uint256 strike, uint256 lastPrice, uint256 volatility, uint256 ttl)
         public
         view
@@ -119,24 +126,35 @@ contract TestOptionPricing is Ownable {
         return volatility * (VOLATILITY_PRECISION - off) / VOLATILITY_PRECISION;
     }
 
-    function _price(bool isPut, uint256 ttl, uint256 strike, uint256 lastPrice) private view returns (uint256) {
+    function _price(bool isPut, uint256 ttl, uint256 strike, uint256 lastPrice) internal view override returns (uint256) {
         uint256 iv = ttlToVol[ttl];
         if (iv == 0) {
             if (zeroWhenUnset) return 0;
             revert();
         }
         iv = getVolatility(strike, lastPrice, iv, ttl);
-        uint256 sqrtYears = Math.sqrt((ttl * 1e18) / 365 days); // 1e9 = one year
-        uint256 atm = (lastPrice * iv * sqrtYears * 4) / (10 * 100 * 1e9);
-        uint256 dist = strike > lastPrice ? strike - lastPrice : lastPrice - strike;
-        uint256 timeValue = (atm * lastPrice) / (lastPrice + 4 * dist);
-        uint256 intrinsic;
-        if (isPut && strike > lastPrice) intrinsic = strike - lastPrice;
-        if (!isPut && lastPrice > strike) intrinsic = lastPrice - strike;
-        uint256 price = intrinsic + timeValue;
-        uint256 floor = (lastPrice * minOptionPricePercentage) / 1e10;
-        return price < floor ? floor : price;
+        return testOptionPrice(isPut, ttl, strike, lastPrice, iv, minOptionPricePercentage);
     }
+}
+
+/// @dev The test pricings' price model (not Black-Scholes): intrinsic value
+/// at lastPrice plus a time value of 0.4 * lastPrice * iv * sqrt(ttl / 365
+/// days), shrinking with the strike's distance from the price, floored at
+/// minPct (1e10 = 100%) of lastPrice.
+function testOptionPrice(bool isPut, uint256 ttl, uint256 strike, uint256 lastPrice, uint256 iv, uint256 minPct)
+    pure
+    returns (uint256)
+{
+    uint256 sqrtYears = Math.sqrt((ttl * 1e18) / 365 days); // 1e9 = one year
+    uint256 atm = (lastPrice * iv * sqrtYears * 4) / (10 * 100 * 1e9);
+    uint256 dist = strike > lastPrice ? strike - lastPrice : lastPrice - strike;
+    uint256 timeValue = (atm * lastPrice) / (lastPrice + 4 * dist);
+    uint256 intrinsic;
+    if (isPut && strike > lastPrice) intrinsic = strike - lastPrice;
+    if (!isPut && lastPrice > strike) intrinsic = lastPrice - strike;
+    uint256 price = intrinsic + timeValue;
+    uint256 floor = (lastPrice * minPct) / 1e10;
+    return price < floor ? floor : price;
 }
 
 /// @notice Test stand-in for DopexV2ClammFeeStrategyV2: the fee is

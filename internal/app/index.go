@@ -1,0 +1,95 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
+)
+
+// ModeIndexed is a chain the gateway indexes itself (an RPC URL and no
+// subgraph URL): its subgraph reads go to its own index.
+const ModeIndexed = "indexed"
+
+// Index is a chain's embedded indexer as the app uses it
+// (internal/indexer, which the command wires in through Options.Index so
+// that the app's other users do not link the indexer's wasm runtime and
+// database).
+type Index interface {
+	// Query answers a Graph Node query from the index's store.
+	Query(graphnode.Request) graphnode.Response
+	// Status is where indexing stands (readiness shows it).
+	Status() graphnode.Indexing
+	// Run indexes until ctx ends or indexing stops for good.
+	Run(ctx context.Context) error
+	// Close releases the store; Run must have returned.
+	Close() error
+}
+
+// OpenIndex opens the index of a chain the gateway indexes itself.
+type OpenIndex func(ctx context.Context, ch *config.Chain) (Index, error)
+
+// indexURL is the placeholder subgraph URL of an indexed chain: its
+// subgraph client's transport answers in process.
+func indexURL(id uint64) string { return fmt.Sprintf("http://embedded-index.invalid/subgraphs/%d", id) }
+
+// openIndexed opens ch's index and returns the chain as the clients see
+// it (the placeholder URL) with the transports that reach the index.
+func openIndexed(o Options, ch *config.Chain) (*config.Chain, upstream.Transports, Index, error) {
+	if o.Index == nil {
+		return nil, upstream.Transports{}, nil, fmt.Errorf("chain %d has an RPC URL and no subgraph URL, so the gateway would index it, which this program cannot: set CLAMM_CHAIN_%d_SUBGRAPH_URL", ch.ID, ch.ID)
+	}
+	idx, err := o.Index(context.Background(), ch)
+	if err != nil {
+		return nil, upstream.Transports{}, nil, fmt.Errorf("chain %d index: %w", ch.ID, err)
+	}
+	if c, ok := idx.(prometheus.Collector); ok && o.Metrics != nil {
+		if err := o.Metrics.Register(c); err != nil {
+			_ = idx.Close()
+			return nil, upstream.Transports{}, nil, fmt.Errorf("chain %d index metrics: %w", ch.ID, err)
+		}
+	}
+	c := *ch
+	c.SubgraphURL = indexURL(ch.ID)
+	return &c, upstream.Transports{Subgraph: &graphnode.Server{Store: idx}}, idx, nil
+}
+
+// subgraphHandlers are the indexed chains' query APIs for the gateway.
+func subgraphHandlers(indexes map[uint64]Index) map[uint64]http.Handler {
+	out := map[uint64]http.Handler{}
+	for id, idx := range indexes {
+		out[id] = &graphnode.Server{Store: idx}
+	}
+	return out
+}
+
+// RunIndexes runs every chain's indexer until ctx ends; wait returns when
+// all have stopped. A chain whose indexing stops for good (a mapping
+// error) stops alone: the others go on, and the gateway keeps serving.
+func (a *App) RunIndexes(ctx context.Context) (wait func()) {
+	var wg sync.WaitGroup
+	for _, idx := range a.Indexes {
+		wg.Add(1)
+		go func(idx Index) {
+			defer wg.Done()
+			_ = idx.Run(ctx) // the indexer logs and reports (Status) why it stopped
+		}(idx)
+	}
+	return wg.Wait
+}
+
+// closeIndexes closes every index.
+func closeIndexes(indexes map[uint64]Index) error {
+	var errs []error
+	for _, idx := range indexes {
+		errs = append(errs, idx.Close())
+	}
+	return errors.Join(errs...)
+}

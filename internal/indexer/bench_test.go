@@ -1,0 +1,130 @@
+package indexer_test
+
+import (
+	"fmt"
+	"math/big"
+	"path/filepath"
+	"runtime"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/indexer"
+	"github.com/clamm-gateway/clamm-gateway/internal/indexer/indexertest"
+)
+
+// benchHistory puts events protocol events into blocks 100..blocks of a
+// synthetic chain, one transaction a block, spread evenly: deposits
+// (LogMintedPosition), purchases (LogUsePosition with the premium's
+// LogDonation), exercises (LogUnusePosition) and pool swaps, in turn.
+func benchHistory(b *testing.B, blocks, events int) *indexertest.Chain {
+	b.Helper()
+	c, h := newChain(b, uint64(blocks))
+	c.MaxLogs = 10_000    // Infura's and Alchemy's cap on one answer
+	txs := events * 4 / 5 // 1.25 events a transaction
+	step := uint64(blocks-100) / uint64(txs)
+	n, written := uint64(100), 0
+	for i := 0; written < events; i++ {
+		tl := -200_000 + 10*int64((i/4)%50) // each group of four is one range's deposit, use, swap and unuse
+		var tx *indexertest.Tx
+		switch i % 4 {
+		case 0:
+			tx = &indexertest.Tx{From: lp, To: handlerAddr, Logs: []typesLog{h.Mint(lp, tl, 1_000_000)}}
+		case 1:
+			tx = &indexertest.Tx{From: lp, To: handlerAddr, Logs: []typesLog{h.Use(tl, 10), h.Donate(tl, 1)}}
+		case 2:
+			tx = &indexertest.Tx{From: lp, To: poolAddr, Logs: []typesLog{h.Swap(lp, new(big.Int).Add(price, big.NewInt(int64(i))), int64(i%100))}}
+		default:
+			tx = &indexertest.Tx{From: lp, To: handlerAddr, Logs: []typesLog{h.Unuse(tl, 5)}}
+		}
+		if len(tx.Logs) > events-written {
+			tx.Logs = tx.Logs[:events-written]
+		}
+		c.Add(n, tx)
+		written += len(tx.Logs)
+		n += step
+	}
+	c.SetHead(uint64(blocks))
+	return c
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// peak samples the heap in use until stop is called.
+func peak() (stop func() uint64) {
+	var max atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > max.Load() {
+				max.Store(m.HeapInuse)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	return func() uint64 { close(done); return max.Load() }
+}
+
+// BenchmarkBackfill indexes 10,000 protocol events spread over a synthetic
+// history (100,000 and 1,000,000 blocks) from a local JSON-RPC node that
+// caps answers at 10,000 logs, and reports events per second, the node
+// calls per event (all but the mappings' own eth_calls; a batch's calls
+// each counted) and the peak heap in use. Run it:
+//
+//	go test ./internal/indexer -run '^$' -bench Backfill -benchtime 1x
+func BenchmarkBackfill(b *testing.B) {
+	const events = 10_000
+	for _, blocks := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("blocks=%d", blocks), func(b *testing.B) {
+			c := benchHistory(b, blocks, events)
+			for i := 0; i < b.N; i++ {
+				runtime.GC()
+				before := c.Calls("eth_call")
+				total := func() int64 {
+					var n int64
+					for _, m := range []string{"eth_chainId", "eth_blockNumber", "eth_getLogs", "eth_getBlockByNumber", "eth_getBlockByHash",
+						"eth_getBlockReceipts", "eth_getTransactionReceipt"} {
+						n += c.Calls(m)
+					}
+					return n
+				}
+				calls0 := total()
+				ix := open(b, c, filepath.Join(b.TempDir(), fmt.Sprintf("%d.sqlite", i)), indexer.Options{})
+				stop := peak()
+				cpu0 := cpuTime()
+				start := time.Now()
+				b.ResetTimer()
+				runUntilSynced(b, ix, c)
+				b.StopTimer()
+				elapsed, heap, cpu := time.Since(start), stop(), cpuTime()-cpu0
+				got := ix.Counts().Events
+				if got != events {
+					b.Fatalf("%d events indexed, want %d", got, events)
+				}
+				b.ReportMetric(float64(got)/elapsed.Seconds(), "events/s")
+				b.ReportMetric(float64(total()-calls0)/float64(got), "requests/event")
+				b.ReportMetric(float64(c.Calls("eth_call")-before), "mapping-eth_calls")
+				b.ReportMetric(float64(heap)/(1<<20), "peak-heap-MiB")
+				// what the process's CPU time allows, the node's own work
+				// (in this process) included: the figure a machine that is
+				// not shared would see
+				b.ReportMetric(float64(got)/cpu.Seconds(), "events/cpu-s")
+				_ = ix.Close()
+			}
+		})
+	}
+}

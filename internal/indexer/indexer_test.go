@@ -1,0 +1,268 @@
+package indexer_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
+	"github.com/clamm-gateway/clamm-gateway/internal/indexer"
+	"github.com/clamm-gateway/clamm-gateway/internal/indexer/indexertest"
+)
+
+const chainID = 42161
+
+type typesLog = types.Log
+
+var (
+	handlerAddr = common.HexToAddress("0x00000000000000000000000000000000000a0001")
+	poolAddr    = common.HexToAddress("0x00000000000000000000000000000000000b0001")
+	lp          = common.HexToAddress("0x1111111111111111111111111111111111111111")
+	price       = new(big.Int).Lsh(big.NewInt(1), 96)
+)
+
+// history puts a handler's deposits, uses, donations and its pool's swaps
+// into blocks from..to of c, every step blocks.
+func history(t testing.TB, c *indexertest.Chain, h *indexertest.Handler, from, to, step uint64) {
+	t.Helper()
+	i := int64(0)
+	for n := from; n <= to; n += step {
+		tl := -200_000 + 10*(i%7)
+		c.Add(n, &indexertest.Tx{From: lp, To: handlerAddr, Logs: []typesLog{h.Mint(lp, tl, 1_000_000+i), h.Use(tl, 10+i), h.Donate(tl, 3)}})
+		if i%3 == 0 {
+			c.Add(n, &indexertest.Tx{From: lp, To: poolAddr, Logs: []typesLog{h.Swap(lp, new(big.Int).Add(price, big.NewInt(i)), i)}})
+		}
+		i++
+	}
+}
+
+func newChain(t testing.TB, head uint64) (*indexertest.Chain, *indexertest.Handler) {
+	t.Helper()
+	h, err := indexertest.NewHandler(handlerAddr, poolAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := indexertest.New(chainID, head)
+	c.Call = h.Slot0(price, 0)
+	return c, h
+}
+
+// sources index the synthetic handler from its template.
+var sources = []mapping.Watched{{Address: handlerAddr, Name: "HandlerV2", Start: 100}}
+
+func open(t testing.TB, c *indexertest.Chain, path string, o indexer.Options) *indexer.Indexer {
+	t.Helper()
+	srv := httptest.NewServer(c)
+	t.Cleanup(srv.Close)
+	rc, err := rpc.Dial(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rc.Close)
+	o.ChainID, o.RPC, o.Path, o.Sources = chainID, rc, path, sources
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	if o.Poll == 0 {
+		o.Poll = 5 * time.Millisecond
+	}
+	ix, err := indexer.Open(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// testLog writes the indexer's log into the test's.
+type testLog struct{ t testing.TB }
+
+func (w testLog) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// runUntilSynced runs ix until it has indexed the chain's head, then stops
+// it.
+func runUntilSynced(t testing.TB, ix *indexer.Indexer, c *indexertest.Chain) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ix.Run(ctx) }()
+	for {
+		st := ix.Status()
+		if st.State == indexer.StateSynced && st.Block >= c.Head() {
+			break
+		}
+		if st.State == indexer.StateFailed {
+			cancel()
+			t.Fatalf("indexing failed: %s", st.Error)
+		}
+		select {
+		case err := <-done:
+			cancel()
+			t.Fatalf("Run returned %v before the head", err)
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reference indexes the chain's logs straight into the emulator's
+// in-memory store, block by block, as the pipeline tests do.
+func reference(t testing.TB, c *indexertest.Chain) *graphnode.Store {
+	t.Helper()
+	st, err := c.Reference(sources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+var queries = []string{
+	`{ strikes(first: 1000, orderBy: id) { id tokenId totalLiquidity usedLiquidity tickLower tickUpper pool } }`,
+	`{ pools { id sqrtPriceX96 tick lastSwapBlock } dailyDonations(first: 1000, orderBy: id) { id donation sqrtPriceX96 start } }`,
+	`{ strikes(first: 5, orderBy: totalLiquidity, orderDirection: desc, block: {number: 300}) { id totalLiquidity } }`,
+}
+
+func answers(t testing.TB, q graphnode.Querier) []string {
+	t.Helper()
+	var out []string
+	for _, query := range queries {
+		r := q.Query(graphnode.Request{Query: query})
+		if len(r.Errors) > 0 {
+			t.Fatalf("%s: %v", query, r.Errors)
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(b))
+	}
+	return out
+}
+
+func sameAnswers(t testing.TB, what string, got, want []string) {
+	t.Helper()
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("%s, query %d:\n indexer   %.400s\n reference %.400s", what, i, got[i], want[i])
+		}
+	}
+}
+
+// The indexer, given only the node, writes what the mappings write when
+// fed every block directly: with a node that refuses large answers and
+// wide ranges, it splits its ranges and reads everything once; a restart
+// resumes from the last block committed.
+func TestIndexesAsTheMappingsAndResumes(t *testing.T) {
+	c, h := newChain(t, 3000)
+	history(t, c, h, 100, 2000, 7)
+	c.MaxLogs, c.MaxRange = 40, 1500
+	path := filepath.Join(t.TempDir(), "42161.sqlite")
+	ix := open(t, c, path, indexer.Options{Range: 1000})
+	runUntilSynced(t, ix, c)
+	want := answers(t, reference(t, c))
+	sameAnswers(t, "after backfill", answers(t, ix), want)
+	if got := ix.Counts().Events; got != int64(c.Events()) {
+		t.Errorf("%d events indexed, the chain has %d", got, c.Events())
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// More blocks, then a restart: it reads only what is new.
+	history(t, c, h, 3001, 3100, 9)
+	c.SetHead(3200)
+	before := c.Calls("eth_getLogs")
+	again := open(t, c, path, indexer.Options{Range: 1000})
+	defer again.Close()
+	runUntilSynced(t, again, c)
+	if st := again.Status(); st.Block != 3200 {
+		t.Errorf("resumed to block %d", st.Block)
+	}
+	if n := c.Calls("eth_getLogs") - before; n > 3 {
+		t.Errorf("the restart asked eth_getLogs %d times for 200 new blocks: it read from the start again", n)
+	}
+	sameAnswers(t, "after the restart", answers(t, again), answers(t, reference(t, c)))
+}
+
+// A reorg of several blocks reverts what the orphaned blocks wrote and
+// indexes the new branch: the store then equals a fresh index of the
+// chain as it now is.
+func TestReorgEqualsFreshIndex(t *testing.T) {
+	c, h := newChain(t, 400)
+	history(t, c, h, 100, 400, 3)
+	dir := t.TempDir()
+	ix := open(t, c, filepath.Join(dir, "a.sqlite"), indexer.Options{})
+	defer ix.Close()
+	runUntilSynced(t, ix, c)
+
+	c.Reorg(395)
+	history(t, c, h, 396, 410, 2)
+	runUntilSynced(t, ix, c)
+	if ix.Counts().Reorgs == 0 {
+		t.Fatal("no reorg seen")
+	}
+	fresh := open(t, c, filepath.Join(dir, "b.sqlite"), indexer.Options{})
+	defer fresh.Close()
+	runUntilSynced(t, fresh, c)
+	got, err := ix.Store().Dump(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := fresh.Store().Dump(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after the reorg the store differs from a fresh index:\n%d versions\n%d versions", len(got), len(want))
+	}
+	sameAnswers(t, "after the reorg", answers(t, ix), answers(t, reference(t, c)))
+}
+
+// A mapping that fails stops the chain's indexing at that block, naming
+// the block, data source, handler and message; what was indexed before
+// stays served.
+func TestMappingErrorStopsWithWhere(t *testing.T) {
+	c, h := newChain(t, 300)
+	history(t, c, h, 100, 200, 10)
+	// An event the handler's mapping refuses: LogUsePosition of a range
+	// never deposited makes it log an error and go on; a Swap of a pool
+	// with data that does not decode fails the trigger.
+	bad := h.Swap(lp, price, 1)
+	bad.Data = bad.Data[:32]
+	c.Add(250, &indexertest.Tx{From: lp, To: poolAddr, Logs: []typesLog{bad}})
+	ix := open(t, c, filepath.Join(t.TempDir(), "s.sqlite"), indexer.Options{})
+	defer ix.Close()
+	err := ix.Run(context.Background())
+	var he *mapping.HandlerError
+	if !errors.As(err, &he) {
+		t.Fatalf("Run returned %v, want a mapping error", err)
+	}
+	st := ix.Status()
+	if st.State != indexer.StateFailed || !strings.Contains(st.Error, "block 250") || !strings.Contains(st.Error, "handleSwap") {
+		t.Errorf("status %+v", st)
+	}
+	if st.Block >= 250 {
+		t.Errorf("indexed up to %d, past the failing block", st.Block)
+	}
+	if r := ix.Query(graphnode.Request{Query: `{ strikes { id } }`}); len(r.Errors) > 0 {
+		t.Errorf("the store stopped answering: %v", r.Errors)
+	}
+}

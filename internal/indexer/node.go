@@ -1,0 +1,272 @@
+package indexer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	ethereum "github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rpc"
+)
+
+// node is the chain's JSON-RPC node as the indexer uses it: a handful of
+// methods, each call counted by method (a batch's calls one by one, as
+// providers bill them).
+type node struct {
+	rpc *rpc.Client
+	// timeout bounds each call (a batch is one call).
+	timeout         time.Duration
+	counts          *methodCounts
+	noBlockReceipts atomic.Bool // eth_getBlockReceipts answered "method not found"
+}
+
+// The methods the indexer calls, in the order /metrics lists them.
+var methods = []string{"eth_chainId", "eth_blockNumber", "eth_getLogs", "eth_getBlockByNumber", "eth_getBlockByHash",
+	"eth_getBlockReceipts", "eth_getTransactionReceipt", "eth_call"}
+
+// methodCounts counts calls by method.
+type methodCounts struct{ n [8]atomic.Int64 }
+
+func (m *methodCounts) add(method string, k int) {
+	for i, name := range methods {
+		if name == method {
+			m.n[i].Add(int64(k))
+		}
+	}
+}
+
+// snapshot returns the counts by method.
+func (m *methodCounts) snapshot() map[string]int64 {
+	out := map[string]int64{}
+	for i, name := range methods {
+		out[name] = m.n[i].Load()
+	}
+	return out
+}
+
+func (n *node) call(ctx context.Context, out any, method string, args ...any) error {
+	n.counts.add(method, 1)
+	ctx, cancel := context.WithTimeout(ctx, n.timeout)
+	defer cancel()
+	return n.rpc.CallContext(ctx, out, method, args...)
+}
+
+// batch sends calls as one JSON-RPC batch; the first call's error is
+// returned (every call must succeed).
+func (n *node) batch(ctx context.Context, calls []rpc.BatchElem) error {
+	if len(calls) == 0 {
+		return nil
+	}
+	for _, c := range calls {
+		n.counts.add(c.Method, 1)
+	}
+	ctx, cancel := context.WithTimeout(ctx, n.timeout)
+	defer cancel()
+	if err := n.rpc.BatchCallContext(ctx, calls); err != nil {
+		return err
+	}
+	for _, c := range calls {
+		if c.Error != nil {
+			return fmt.Errorf("%s%v: %w", c.Method, c.Args, c.Error)
+		}
+	}
+	return nil
+}
+
+func (n *node) chainID(ctx context.Context) (uint64, error) {
+	var id hexutil.Uint64
+	err := n.call(ctx, &id, "eth_chainId")
+	return uint64(id), err
+}
+
+func (n *node) head(ctx context.Context) (uint64, error) {
+	var h hexutil.Uint64
+	err := n.call(ctx, &h, "eth_blockNumber")
+	return uint64(h), err
+}
+
+// header is what the indexer keeps of a block.
+type header struct {
+	Number     hexutil.Uint64  `json:"number"`
+	Hash       common.Hash     `json:"hash"`
+	ParentHash common.Hash     `json:"parentHash"`
+	Timestamp  hexutil.Uint64  `json:"timestamp"`
+	Txs        json.RawMessage `json:"transactions"`
+}
+
+// tx is a transaction as the mappings see it. Decoded by hand rather than
+// as a types.Transaction: `from` is the node's (no signature recovery), and
+// a chain's own transaction types (Arbitrum's system transactions) decode.
+type tx struct {
+	Hash  common.Hash     `json:"hash"`
+	From  common.Address  `json:"from"`
+	To    *common.Address `json:"to"`
+	Input hexutil.Bytes   `json:"input"`
+	Index hexutil.Uint64  `json:"transactionIndex"`
+}
+
+func blockArg(n uint64) string { return hexutil.EncodeUint64(n) }
+
+// headerCall is eth_getBlockByNumber of n into h, with the transactions
+// when full.
+func headerCall(n uint64, full bool, h *header) rpc.BatchElem {
+	return rpc.BatchElem{Method: "eth_getBlockByNumber", Args: []any{blockArg(n), full}, Result: h}
+}
+
+// blockReceipts reads a block's receipts: eth_getBlockReceipts, or each
+// transaction's receipt of want on a node without it.
+func (n *node) blockReceipts(ctx context.Context, number uint64, want []common.Hash) (map[common.Hash]*types.Receipt, error) {
+	out := map[common.Hash]*types.Receipt{}
+	if !n.noBlockReceipts.Load() {
+		var rs []*types.Receipt
+		err := n.call(ctx, &rs, "eth_getBlockReceipts", blockArg(number))
+		if err == nil {
+			for _, r := range rs {
+				out[r.TxHash] = r
+			}
+			return out, nil
+		}
+		if !methodMissing(err) {
+			return nil, fmt.Errorf("eth_getBlockReceipts(%d): %w", number, err)
+		}
+		n.noBlockReceipts.Store(true)
+	}
+	return n.receipts(ctx, want)
+}
+
+// receipts reads the receipts of the transactions hashes, in one batch.
+func (n *node) receipts(ctx context.Context, hashes []common.Hash) (map[common.Hash]*types.Receipt, error) {
+	rs := make([]*types.Receipt, len(hashes))
+	calls := make([]rpc.BatchElem, len(hashes))
+	for i, h := range hashes {
+		calls[i] = rpc.BatchElem{Method: "eth_getTransactionReceipt", Args: []any{h}, Result: &rs[i]}
+	}
+	if err := n.batch(ctx, calls); err != nil {
+		return nil, err
+	}
+	out := map[common.Hash]*types.Receipt{}
+	for i, r := range rs {
+		if r == nil {
+			return nil, fmt.Errorf("no receipt of transaction %s", hashes[i].Hex())
+		}
+		out[hashes[i]] = r
+	}
+	return out, nil
+}
+
+func methodMissing(err error) bool {
+	var re rpc.Error
+	if errors.As(err, &re) && re.ErrorCode() == -32601 {
+		return true
+	}
+	m := strings.ToLower(err.Error())
+	return strings.Contains(m, "method not found") || strings.Contains(m, "does not exist") || strings.Contains(m, "not supported")
+}
+
+// filterArg is an eth_getLogs filter: a block range or one block's hash.
+func filterArg(q ethereum.FilterQuery) map[string]any {
+	arg := map[string]any{"address": q.Addresses}
+	topics := make([]any, len(q.Topics))
+	for i, t := range q.Topics {
+		topics[i] = t
+	}
+	arg["topics"] = topics
+	if q.BlockHash != nil {
+		arg["blockHash"] = *q.BlockHash
+		return arg
+	}
+	arg["fromBlock"] = hexutil.EncodeBig(q.FromBlock)
+	arg["toBlock"] = hexutil.EncodeBig(q.ToBlock)
+	return arg
+}
+
+func (n *node) logs(ctx context.Context, q ethereum.FilterQuery) ([]types.Log, error) {
+	var out []types.Log
+	err := n.call(ctx, &out, "eth_getLogs", filterArg(q))
+	return out, err
+}
+
+func rangeQuery(from, to uint64, addrs []common.Address, topics []common.Hash) ethereum.FilterQuery {
+	return ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(from), ToBlock: new(big.Int).SetUint64(to),
+		Addresses: addrs, Topics: [][]common.Hash{topics}}
+}
+
+// ethCall runs a mapping's eth_call at the trigger's block, named by hash
+// (EIP-1898) so a reorg cannot answer it from another block. A revert is
+// the call's answer; a node without the block's state (a pruned node) is
+// an errPruned.
+func (n *node) ethCall(ctx context.Context, to common.Address, data []byte, block common.Hash, number uint64) ([]byte, bool, error) {
+	var out hexutil.Bytes
+	err := n.call(ctx, &out, "eth_call", map[string]any{"to": to, "data": hexutil.Bytes(data)}, map[string]any{"blockHash": block})
+	if err == nil {
+		return out, false, nil
+	}
+	if reverted(err) {
+		return nil, true, nil
+	}
+	if pruned(err) && n.knows(ctx, block) {
+		return nil, false, &prunedError{block: number, err: err}
+	}
+	return nil, false, err
+}
+
+// knows reports whether the node has the block: a call at a block it does
+// not have fails as a pruned node's does, but means a reorg took the
+// block away (retried), not that its state is gone (fatal).
+func (n *node) knows(ctx context.Context, hash common.Hash) bool {
+	var h *header
+	if err := n.call(ctx, &h, "eth_getBlockByHash", hash, false); err != nil {
+		return false
+	}
+	return h != nil && h.Hash == hash
+}
+
+// reverted reports an eth_call that ran and reverted (or failed in the
+// EVM), which graph-ts's try_ calls answer as reverted.
+func reverted(err error) bool {
+	var de rpc.DataError
+	if errors.As(err, &de) {
+		return true
+	}
+	m := strings.ToLower(err.Error())
+	for _, s := range []string{"execution reverted", "revert", "invalid opcode", "invalid jump", "out of gas", "stack underflow"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// pruned reports a node that no longer holds the state a call asks for:
+// geth's, Erigon's, Nitro's and the providers' ways of saying so.
+func pruned(err error) bool {
+	m := strings.ToLower(err.Error())
+	for _, s := range []string{"missing trie node", "historical state", "state not available", "state is not available",
+		"pruned", "header not found", "unknown block", "archive", "state histories haven't been fully indexed"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// prunedError says the node cannot answer calls at an old block: the
+// indexer needs an archive node for history.
+type prunedError struct {
+	block uint64
+	err   error
+}
+
+func (e *prunedError) Error() string {
+	return fmt.Sprintf("the RPC node has no state at block %d (%v): indexing history needs an archive node", e.block, e.err)
+}
+
+func (e *prunedError) Unwrap() error { return e.err }

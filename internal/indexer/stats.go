@@ -1,0 +1,154 @@
+package indexer
+
+import (
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/sqlstore"
+)
+
+// blockWriter is the mappings' Store: the block being indexed's Writer,
+// with the database's own failures marked retryable.
+type blockWriter struct{ w *sqlstore.Writer }
+
+func (b *blockWriter) Schema() *graphnode.Schema { return b.w.Schema() }
+
+func (b *blockWriter) Get(typ, id string) (graphnode.Entity, error) {
+	e, err := b.w.Get(typ, id)
+	return e, retryableStore(err)
+}
+
+func (b *blockWriter) Set(typ, id string, data graphnode.Entity, block uint64) error {
+	return retryableStore(b.w.Set(typ, id, data, block))
+}
+
+func (b *blockWriter) Remove(typ, id string, block uint64) error {
+	return retryableStore(b.w.Remove(typ, id, block))
+}
+
+func retryableStore(err error) error {
+	var se *sqlstore.Error
+	if errors.As(err, &se) {
+		return &mapping.StoreError{Err: err}
+	}
+	return err
+}
+
+// stats are the indexer's counters for /metrics and the progress log.
+type stats struct {
+	mu                   sync.Mutex
+	blocks, evts, reorgs int64
+	lag                  uint64
+	// the progress log's last sample
+	lastAt                 time.Time
+	lastBlocks, lastEvents int64
+}
+
+func (s *stats) advanced(blocks, lag uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.blocks += int64(blocks)
+	s.lag = lag
+}
+
+func (s *stats) events(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.evts += int64(n)
+}
+
+func (s *stats) reorg() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reorgs++
+}
+
+func (s *stats) lagBlocks(n uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lag = n
+}
+
+// sample returns the blocks and events since the last sample, if every
+// has passed since it (the first call only starts the clock).
+func (s *stats) sample(now time.Time, every time.Duration) (blocks, events int64, since time.Duration, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lastAt.IsZero() {
+		s.lastAt, s.lastBlocks, s.lastEvents = now, s.blocks, s.evts
+		return 0, 0, 0, false
+	}
+	if now.Sub(s.lastAt) < every {
+		return 0, 0, 0, false
+	}
+	blocks, events, since = s.blocks-s.lastBlocks, s.evts-s.lastEvents, now.Sub(s.lastAt)
+	s.lastAt, s.lastBlocks, s.lastEvents = now, s.blocks, s.evts
+	return blocks, events, since, true
+}
+
+// Counts are an indexer's totals so far.
+type Counts struct {
+	Blocks, Events, Reorgs int64
+	// Requests are the calls made to the node, by JSON-RPC method (each
+	// call of a batch counted).
+	Requests map[string]int64
+}
+
+// Counts returns the indexer's totals.
+func (ix *Indexer) Counts() Counts {
+	ix.stats.mu.Lock()
+	c := Counts{Blocks: ix.stats.blocks, Events: ix.stats.evts, Reorgs: ix.stats.reorgs}
+	ix.stats.mu.Unlock()
+	c.Requests = ix.node.counts.snapshot()
+	return c
+}
+
+var (
+	descBlock    = prometheus.NewDesc("clamm_index_block", "Last block the embedded indexer committed, per chain.", []string{"chain_id"}, nil)
+	descHead     = prometheus.NewDesc("clamm_index_chain_head", "The node's head when the embedded indexer last asked, per chain.", []string{"chain_id"}, nil)
+	descLag      = prometheus.NewDesc("clamm_index_lag_blocks", "Blocks the embedded indexer trails the node's head, per chain.", []string{"chain_id"}, nil)
+	descBlocks   = prometheus.NewDesc("clamm_index_blocks_total", "Blocks the embedded indexer went through (with or without events), per chain.", []string{"chain_id"}, nil)
+	descEvents   = prometheus.NewDesc("clamm_index_events_total", "Logs the embedded indexer handed to the mappings, per chain.", []string{"chain_id"}, nil)
+	descReorgs   = prometheus.NewDesc("clamm_index_reorgs_total", "Reorgs the embedded indexer reverted, per chain.", []string{"chain_id"}, nil)
+	descRequests = prometheus.NewDesc("clamm_index_rpc_requests_total", "JSON-RPC calls of the embedded indexer by method (each call of a batch counted), per chain.", []string{"chain_id", "method"}, nil)
+	descSize     = prometheus.NewDesc("clamm_index_store_bytes", "Size on disk of the embedded indexer's store, per chain.", []string{"chain_id"}, nil)
+	descFailed   = prometheus.NewDesc("clamm_index_failed", "1 when the embedded indexer stopped on an error it cannot retry past, per chain.", []string{"chain_id"}, nil)
+)
+
+// Describe implements prometheus.Collector.
+func (ix *Indexer) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descBlock, descHead, descLag, descBlocks, descEvents, descReorgs, descRequests, descSize, descFailed} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector: the indexer is collected when
+// /metrics is read, from its counters.
+func (ix *Indexer) Collect(ch chan<- prometheus.Metric) {
+	id := strconv.FormatUint(ix.opts.ChainID, 10)
+	st, c := ix.Status(), ix.Counts()
+	ix.stats.mu.Lock()
+	lag := ix.stats.lag
+	ix.stats.mu.Unlock()
+	failed := 0.0
+	if st.State == StateFailed {
+		failed = 1
+	}
+	ch <- prometheus.MustNewConstMetric(descBlock, prometheus.GaugeValue, float64(st.Block), id)
+	ch <- prometheus.MustNewConstMetric(descHead, prometheus.GaugeValue, float64(st.ChainHead), id)
+	ch <- prometheus.MustNewConstMetric(descLag, prometheus.GaugeValue, float64(lag), id)
+	ch <- prometheus.MustNewConstMetric(descBlocks, prometheus.CounterValue, float64(c.Blocks), id)
+	ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, float64(c.Events), id)
+	ch <- prometheus.MustNewConstMetric(descReorgs, prometheus.CounterValue, float64(c.Reorgs), id)
+	for _, m := range methods {
+		ch <- prometheus.MustNewConstMetric(descRequests, prometheus.CounterValue, float64(c.Requests[m]), id, m)
+	}
+	ch <- prometheus.MustNewConstMetric(descSize, prometheus.GaugeValue, float64(ix.store.Size()), id)
+	ch <- prometheus.MustNewConstMetric(descFailed, prometheus.GaugeValue, failed, id)
+}

@@ -1,0 +1,39 @@
+package service
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// A chain the gateway indexes itself is ready only once its indexer has
+// reached the head (however small the lag), and a failed indexer says so
+// with its error; the readiness shows where indexing stands.
+func TestReadinessFollowsTheIndexer(t *testing.T) {
+	for _, c := range []struct {
+		state string
+		want  *problem.Code
+	}{
+		{graphnode.IndexingStarting, problem.SubgraphLagging},
+		{graphnode.IndexingBehind, problem.SubgraphLagging},
+		{graphnode.IndexingFailed, problem.SubgraphIndexingError},
+		{graphnode.IndexingSynced, nil},
+	} {
+		st := graphnode.Indexing{ChainID: 1, State: c.state, Block: 99, ChainHead: 100, Error: "block 7 log 0: HandlerV2.handleSwap: boom"}
+		r := ChainReadiness{ChainID: 1, Configured: true}
+		indexing(&r, &Upstreams{Indexing: func() graphnode.Indexing { return st }})
+		if r.Indexing == nil || *r.Indexing != st {
+			t.Errorf("%s: indexing shown as %+v", c.state, r.Indexing)
+		}
+		if c.want == nil && len(r.Problems) != 0 || c.want != nil && !slices.Equal(r.Problems, []string{c.want.Name()}) {
+			t.Errorf("%s: problems %v, want %v", c.state, r.Problems, c.want)
+		}
+	}
+	r := ChainReadiness{Problems: []string{problem.SubgraphLagging.Name()}}
+	indexing(&r, &Upstreams{Indexing: func() graphnode.Indexing { return graphnode.Indexing{State: graphnode.IndexingBehind} }})
+	if len(r.Problems) != 1 {
+		t.Errorf("a lag already named is named twice: %v", r.Problems)
+	}
+}
