@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
@@ -50,6 +51,7 @@ type lpLife struct {
 	p        *pt.Protocol
 	ix       *Indexer
 	gw       http.Handler
+	app      *app.App
 	v1       bool
 	r        pt.Range
 	id       *big.Int
@@ -82,10 +84,14 @@ func runLPLife(t *testing.T, v1 bool) {
 	// cache (a nanosecond is the shortest TTL the configuration takes).
 	a, _ := liveGatewayWith(t, p, ix, func(cfg *config.Config) {
 		cfg.Chains[42161].Multicall3, cfg.PrepareTTL = mc, config.Duration(time.Nanosecond)
+		cfg.USDStablecoins = []string{"42161:" + p.PutAsset.Hex()} // the statistics' usd figures too
+		if err := cfg.Validate(); err != nil {                     // which hands each chain its stablecoins
+			t.Fatal(err)
+		}
 	})
 	_, tick := p.Slot0(p.Pool)
 	base := tick - tick%p.TickSpacing
-	l := &lpLife{t: t, p: p, ix: ix, gw: a.Server, v1: v1, users: p.Users, reader: testenv.NewReader(t, p.Chain.RPC(), mc),
+	l := &lpLife{t: t, p: p, ix: ix, gw: a.Server, app: a, v1: v1, users: p.Users, reader: testenv.NewReader(t, p.Chain.RPC(), mc),
 		principl: map[common.Address]*big.Int{}, deposits: map[common.Address][]*types.Receipt{}, withdraw: map[common.Address][]lpWithdrawal{}}
 	l.r = pt.Range{Handler: p.Handler, Pool: p.Pool, TickLower: base + 10*p.TickSpacing, TickUpper: base + 11*p.TickSpacing}
 	l.hAbi = pt.HandlerV2.ABI
@@ -458,6 +464,24 @@ func (l *lpLife) check(step string) {
 		l.checkDeposits(step, u.Addr)
 		l.checkWithdrawals(step, u.Addr)
 	}
+	l.checkHoldings(step)
+}
+
+// checkHoldings: the market's open interest, its expired options and TVL
+// (GET /clamm/stats) against the market's and the handler's getters at
+// the block the answer names (holdingsAt), the range's reservation
+// included. V2 only: holdingsAt reads the V2 market and handler, and the
+// V1 life's range and option belong to neither.
+func (l *lpLife) checkHoldings(step string) {
+	l.t.Helper()
+	if l.v1 {
+		return
+	}
+	now := int64(l.p.Chain.Now())
+	l.step++ // a new window each time: no answer from the cache
+	st, at := askStats(l.t, l.app, l.p, [2]int64{now - 86400 + int64(l.step), now + 1})
+	l.atHead(step+": stats", fmt.Sprint(at))
+	holdingsAt(l.t, l.p, at, []pt.Range{l.r}).check(l.t, l.p, st)
 }
 
 // checkWithdrawPosition: withdraw prepare's position, read at the block
