@@ -117,7 +117,10 @@ type Node struct {
 	// made at its pinned block. Fork changes every block hash, as a reorg
 	// would (BlockHash).
 	OnlyAt uint64
-	Fork   uint64
+	// HeadToo, with OnlyAt, answers at the head too: where prepared
+	// transactions are simulated, beside their answer's block.
+	HeadToo bool
+	Fork    uint64
 	// Hashes, when set, gives block hashes (a scenario's, so the node and
 	// the scenario's subgraph name one block alike); a Fork replaces them.
 	Hashes func(number uint64) common.Hash
@@ -284,6 +287,12 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 				return resp
 			}
 			ret, ok = n.chainedRead(calls)
+		} else if run, isProbe := probeOverride(req, arg.To); isProbe {
+			at := blockOverride(req)
+			if at == 0 {
+				at = n.BlockNumber + 1
+			}
+			ret, ok = n.probe(arg.To, run, at)
 		} else {
 			ret, ok = n.call(arg.From, arg.To, arg.Data)
 		}
@@ -517,6 +526,11 @@ func poolCall(p *Pool, data []byte) ([]byte, bool) {
 	if p.Slot0Raw != nil && len(data) >= 4 && bytes.Equal(data[:4], contracts.Pool.Methods["slot0"].ID) {
 		return p.Slot0Raw, true
 	}
+	if len(data) >= 4 {
+		if _, err := contracts.PoolFees.MethodById(data[:4]); err == nil {
+			return poolFeesCall(data)
+		}
+	}
 	return dispatch(contracts.Pool, data, func(name string, _ []any) ([]any, bool) {
 		switch name {
 		case "token0":
@@ -531,6 +545,18 @@ func poolCall(p *Pool, data []byte) ([]byte, bool) {
 			return []any{p.SqrtPriceX96, big.NewInt(int64(p.Tick)), uint16(0), uint16(1), uint16(1), uint8(0), true}, true
 		}
 		return nil, false
+	})
+}
+
+// poolFeesCall answers a pool's fee growth getters as a pool no swap has
+// crossed: nothing earned anywhere.
+func poolFeesCall(data []byte) ([]byte, bool) {
+	return dispatch(contracts.PoolFees, data, func(name string, _ []any) ([]any, bool) {
+		z := new(big.Int)
+		if name == "ticks" {
+			return []any{z, z, z, z, z, z, uint32(0), true}, true
+		}
+		return []any{z}, true
 	})
 }
 
@@ -635,7 +661,7 @@ func (n *Node) callBlock(req rpcRequest) (uint64, *RPCError) {
 		}
 		num = v
 	}
-	if n.OnlyAt != 0 && num != n.OnlyAt {
+	if n.OnlyAt != 0 && num != n.OnlyAt && !(n.HeadToo && num == n.BlockNumber) {
 		return 0, &RPCError{Code: -32000, Message: "missing trie node " + n.hashOf(num).Hex()[2:] + " (path )"}
 	}
 	return num, nil
