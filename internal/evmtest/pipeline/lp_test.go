@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -35,8 +36,10 @@ import (
 // be withdrawable); the history records against the events of the
 // receipts (the handler's LogMintedPosition, LogBurnedPosition,
 // LogWithdrawReservedLiquidity, the position manager's share counts, the
-// pool's own Mint and Burn amounts). Principal is kept by the test from
-// the receipts, independently of the subgraph. Deposits, the reservation,
+// pool's own Mint and Burn amounts); on V2, the statistics' open interest,
+// expired options and TVL (reserved liquidity included) against the
+// market's and the handler's getters at the answer's block. Principal is
+// kept by the test from the receipts, independently of the subgraph. Deposits, the reservation,
 // the reserved withdrawal and the burn are the gateway's prepared
 // transactions, sent at once as they came and checked to move exactly the
 // tokens and shares the gateway said; the share transfer and the options
@@ -73,7 +76,14 @@ func runLPLife(t *testing.T, v1 bool) {
 		p.DeployV1()
 	}
 	ix := New(t, p)
-	a, _ := liveGateway(t, p, ix, func(ch *config.Chain) { ch.Multicall3 = mc })
+	a, _ := liveGatewayWith(t, p, ix, func(cfg *config.Config) {
+		cfg.Chains[42161].Multicall3 = mc
+		// the put asset a USD stablecoin: the statistics' usd figures too
+		cfg.USDStablecoins = []string{"42161:" + p.PutAsset.Hex()}
+		if err := cfg.Validate(); err != nil { // hands each chain its stablecoins
+			t.Fatal(err)
+		}
+	})
 	_, tick := p.Slot0(p.Pool)
 	base := tick - tick%p.TickSpacing
 	l := &lpLife{t: t, p: p, ix: ix, gw: a.Server, v1: v1, users: p.Users,
@@ -418,6 +428,32 @@ func (l *lpLife) check(step string) {
 		l.checkDeposits(step, u.Addr)
 		l.checkWithdrawals(step, u.Addr)
 	}
+	if !l.v1 { // holdingsAt reads the V2 market's options
+		l.checkHoldings(step)
+	}
+}
+
+// checkHoldings asks the market's statistics and holds their open
+// interest, expired options and TVL (reserved liquidity included) to the
+// market's and the handler's getters at the answer's block, which must be
+// the head the step indexed.
+func (l *lpLife) checkHoldings(step string) {
+	l.t.Helper()
+	l.step++ // a window of its own: never an answer cached at an earlier step
+	now := int64(l.p.Chain.Now())
+	url := fmt.Sprintf("%s?chainId=42161&optionMarket=%s&from=%d&to=%d", gateway.PathStats, l.p.Market.Hex(), now-86400, now+1+int64(l.step))
+	rec := httptest.NewRecorder()
+	l.gw.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, url, nil))
+	var got service.MarketStats
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &got) != nil {
+		l.t.Fatalf("%s: %s: %d %s", step, url, rec.Code, rec.Body)
+	}
+	at, err := strconv.ParseUint(rec.Header().Get("X-Block-Number"), 10, 64)
+	if head := l.p.Chain.BlockNumber(); err != nil || at != head {
+		l.t.Fatalf("%s: statistics at block %q, the indexed head is %d", step, rec.Header().Get("X-Block-Number"), head)
+	}
+	h := holdingsAt(l.t, l.p, at, []pt.Range{l.r})
+	h.check(l.t, l.p, got)
 }
 
 func str(v any) string { s, _ := v.(string); return s }
