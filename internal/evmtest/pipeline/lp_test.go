@@ -19,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
@@ -84,6 +85,7 @@ func runLPLife(t *testing.T, v1 bool) {
 			t.Fatal(err)
 		}
 	})
+	a.Pins.SetHeadAges(block.HeadAges{}) // every miss asks where the subgraph is: each step's answers are at its head
 	_, tick := p.Slot0(p.Pool)
 	base := tick - tick%p.TickSpacing
 	l := &lpLife{t: t, p: p, ix: ix, gw: a.Server, v1: v1, users: p.Users,
