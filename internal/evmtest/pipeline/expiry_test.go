@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"encoding/json"
+	"math"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -446,5 +447,26 @@ func (e *expiry) settlement(owner *pt.Account, optionID *big.Int, rc *types.Rece
 		r.Legs[0].Liquidity != unused[0].Args["liquidityUnused"].(*big.Int).String() || r.BlockNumber != rc.BlockNumber.String() {
 		e.t.Errorf("settlement %+v of option %s owned by %s", r, optionID, owner.Addr)
 	}
+	header, err := e.p.Chain.Client().HeaderByNumber(e.t.Context(), rc.BlockNumber)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if price := e.primePrice(rc.BlockNumber.Uint64()); r.Timestamp != strconv.FormatUint(header.Time, 10) || math.Abs(r.SettlePrice/price-1) > 1e-9 {
+		e.t.Errorf("settlement of option %s: time %s, price %v; the block's time %d, the prime pool's price after it %v", optionID, r.Timestamp, r.SettlePrice, header.Time, price)
+	}
 	return r
+}
+
+// primePrice is the prime pool's price at the end of block n (the
+// settlement's own block: its swaps included), put asset per call asset,
+// from slot0: (sqrtPriceX96 / 2^96)^2 scaled by the tokens' decimals.
+func (e *expiry) primePrice(n uint64) float64 {
+	p := e.p
+	sq := new(big.Float).Quo(new(big.Float).SetInt(slot0At(e.t, p, p.Pool, n)), new(big.Float).SetInt(new(big.Int).Lsh(big.NewInt(1), 96)))
+	raw, _ := new(big.Float).Mul(sq, sq).Float64() // token1 per token0, base units
+	scale := math.Pow(10, float64(p.CallDecimals)-float64(p.PutDecimals))
+	if p.CallAsset == p.Token0 {
+		return raw * scale
+	}
+	return scale / raw
 }
