@@ -38,7 +38,9 @@ import (
 // answer's block. The expiring list holds exactly the options whose
 // prepared exercise pays: none, then, once the prime pool is far above X's
 // ranges, X with legs in both pools, whose prepared exercise pays what the
-// list said.
+// list said. When the market withdraws the approval, the pool leaves the
+// strikes chain, the option markets and TVL; open interest still counts
+// the legs options hold there.
 func TestPipelineApprovedPool(t *testing.T) {
 	s := newPoolsSetup(t)
 	s.beforeApproval()
@@ -47,6 +49,7 @@ func TestPipelineApprovedPool(t *testing.T) {
 	b, e := s.moreOptions()
 	s.atTheEnd(x, b, e)
 	s.expiringAcrossPools(x)
+	s.unapprove()
 }
 
 type poolsSetup struct {
@@ -470,5 +473,34 @@ func (s *poolsSetup) expiringAcrossPools(x *big.Int) {
 	}
 	if paid := p.Find(rc, "LogExerciseOption").Args["totalProfit"].(*big.Int); paid.String() != prep.Profit {
 		t.Errorf("X's exercise paid %s, the expiring list and prepare said %s", paid, prep.Profit)
+	}
+}
+
+// unapprove: the owner withdraws the second pool's approval (another
+// updateAddress, whose log again names no pool): the subgraph reads
+// approvedPools anew, the strikes chain and the option markets drop the
+// pool, TVL leaves its ranges out, and open interest still counts the legs
+// options hold there (they can still be exercised).
+func (s *poolsSetup) unapprove() {
+	t, p := s.t, s.p
+	p.ApprovePool(p.Market, s.pool2, false)
+	a := s.gateway()
+	if approved, found := s.storeApproval(s.pool2); !found || approved || s.approvedOnChain(s.pool2) {
+		t.Fatalf("after the approval is withdrawn: subgraph %v (found %v), chain %v", approved, found, s.approvedOnChain(s.pool2))
+	}
+	if listedBy := s.strikes(a); len(listedBy[s.pool2]) != 0 || len(listedBy[p.Pool]) == 0 {
+		t.Errorf("after the approval is withdrawn: ranges by pool %v", listedBy)
+	}
+	if m := marketOf(t, a, p); len(m.Pools) != 1 || m.Pools[0].Address != p.Pool.Hex() {
+		t.Errorf("after the approval is withdrawn: option markets' pools %+v", m.Pools)
+	}
+	head := int64(p.Chain.Now())
+	var st service.MarketStats
+	at := get(t, a, gateway.PathStats+"?chainId=42161&optionMarket="+p.Market.Hex()+"&from="+strconv.FormatInt(head-86400, 10)+"&to="+strconv.FormatInt(head+1, 10), &st)
+	h := holdingsAt(t, p, at, []pt.Range{s.p1, s.p2, s.pput})
+	h.check(t, p, st)
+	// B alone is open (X exercised in full, F too, E expired), its leg in RB
+	if h.openN != 1 || h.openR != 1 || h.tvlR != 3 {
+		t.Fatalf("setup: open interest %d options in %d ranges, TVL over %d", h.openN, h.openR, h.tvlR)
 	}
 }
