@@ -7,7 +7,6 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
@@ -40,16 +40,17 @@ import (
 // pool's own Mint and Burn amounts); on V2, the statistics' open interest,
 // expired options and TVL (reserved liquidity included) against the
 // market's and the handler's getters at the answer's block. Principal is
-// kept by the test from the receipts, independently of the subgraph. Deposits, the reservation,
-// the reserved withdrawal and the burn are the gateway's prepared
-// transactions, sent at once as they came and checked to move exactly the
-// tokens and shares the gateway said; the share transfer and the options
-// are sent directly.
+// kept by the test from the receipts, independently of the subgraph.
+// Deposits, the reservation, the reserved withdrawal and the burn are the
+// gateway's prepared transactions, sent at once as they came and checked
+// to move exactly the tokens and shares the gateway said; the share
+// transfer and the options are sent directly.
 type lpLife struct {
 	t        *testing.T
 	p        *pt.Protocol
 	ix       *Indexer
 	gw       http.Handler
+	app      *app.App
 	v1       bool
 	r        pt.Range
 	id       *big.Int
@@ -88,7 +89,7 @@ func runLPLife(t *testing.T, v1 bool) {
 	a.Pins.SetHeadAges(block.HeadAges{}) // every miss asks where the subgraph is: each step's answers are at its head
 	_, tick := p.Slot0(p.Pool)
 	base := tick - tick%p.TickSpacing
-	l := &lpLife{t: t, p: p, ix: ix, gw: a.Server, v1: v1, users: p.Users,
+	l := &lpLife{t: t, p: p, ix: ix, gw: a.Server, app: a, v1: v1, users: p.Users,
 		principl: map[common.Address]*big.Int{}, deposits: map[common.Address][]*types.Receipt{}, withdraw: map[common.Address][]lpWithdrawal{}}
 	l.r = pt.Range{Handler: p.Handler, Pool: p.Pool, TickLower: base + 10*p.TickSpacing, TickUpper: base + 11*p.TickSpacing}
 	l.hAbi = pt.HandlerV2.ABI
@@ -435,27 +436,13 @@ func (l *lpLife) check(step string) {
 	}
 }
 
-// checkHoldings asks the market's statistics and holds their open
-// interest, expired options and TVL (reserved liquidity included) to the
-// market's and the handler's getters at the answer's block, which must be
-// the head the step indexed.
+// checkHoldings holds the market's statistics at the step's head to the
+// getters (checkHoldingsAtHead).
 func (l *lpLife) checkHoldings(step string) {
 	l.t.Helper()
-	l.step++ // a window of its own: never an answer cached at an earlier step
-	now := int64(l.p.Chain.Now())
-	url := fmt.Sprintf("%s?chainId=42161&optionMarket=%s&from=%d&to=%d", gateway.PathStats, l.p.Market.Hex(), now-86400, now+1+int64(l.step))
-	rec := httptest.NewRecorder()
-	l.gw.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, url, nil))
-	var got service.MarketStats
-	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &got) != nil {
-		l.t.Fatalf("%s: %s: %d %s", step, url, rec.Code, rec.Body)
-	}
-	at, err := strconv.ParseUint(rec.Header().Get("X-Block-Number"), 10, 64)
-	if head := l.p.Chain.BlockNumber(); err != nil || at != head {
-		l.t.Fatalf("%s: statistics at block %q, the indexed head is %d", step, rec.Header().Get("X-Block-Number"), head)
-	}
-	h := holdingsAt(l.t, l.p, at, []pt.Range{l.r})
-	h.check(l.t, l.p, got)
+	l.step++
+	l.t.Logf("%s: statistics", step)
+	checkHoldingsAtHead(l.t, l.app, l.p, l.step, []pt.Range{l.r})
 }
 
 func str(v any) string { s, _ := v.(string); return s }

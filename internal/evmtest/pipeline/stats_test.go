@@ -51,12 +51,7 @@ func statsPipeline(t *testing.T, cfg pt.Config) {
 		// an answer cached at an earlier step)
 		ix.Sync()
 		steps++
-		now := int64(p.Chain.Now())
-		got, at := askStats(t, a, p, [2]int64{now - 86400, now + int64(steps)})
-		if at != p.Chain.BlockNumber() {
-			t.Fatalf("step %d: statistics at block %d, the indexed head is %d", steps, at, p.Chain.BlockNumber())
-		}
-		holdingsAt(t, p, at, ranges).check(t, p, got)
+		checkHoldingsAtHead(t, a, p, steps, ranges)
 	})
 	ix.Sync()
 
