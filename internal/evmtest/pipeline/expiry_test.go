@@ -43,15 +43,16 @@ type expiry struct {
 // owner opts in to the auto-exerciser through the prepared delegate
 // transaction; B's owner enables a delegate of its own the same way (no
 // auto-exerciser: B must still be exercised by hand), and positions list
-// exactly the delegates the market names. In A's last minutes positions say it will be exercised
-// automatically, with the fee the auto-exerciser may take; the expiring
-// list over the hour holds exactly A and B; the keeper exercises A through
-// the auto-exerciser with the largest fee, and the contracts pay exactly
-// the value, fee and rest positions named; the exercise history and A's
-// outcome name the auto-exerciser. B is left to expire, then settled by
-// anyone through the open settlement contract: the settlement history and
-// B's outcome match what the chain paid. C, settled by a settler key for
-// nothing, is an option that expired worthless.
+// exactly the delegates the market names. In A's last minutes positions
+// say it will be exercised automatically, with the fee the auto-exerciser
+// may take; the expiring list over the hour holds exactly A and B; the
+// keeper exercises A through the auto-exerciser with the largest fee, and
+// the contracts pay exactly the value, fee and rest positions named; the
+// exercise history and A's outcome name the auto-exerciser. B is left to
+// expire, then settled by anyone through the open settlement contract:
+// the settlement history (its price and time too) and B's outcome match
+// what the chain paid. C, settled by a settler key for nothing, is an
+// option that expired worthless.
 func TestExpiryProtection(t *testing.T) {
 	e := newExpiry(t)
 	p := e.p
