@@ -327,6 +327,9 @@ func (c *Chain) call(q request, param func(int, any) *rpcError) (any, *rpcError)
 			n = c.head
 		}
 	}
+	if n < c.StateFrom {
+		return nil, &rpcError{Code: -32000, Message: fmt.Sprintf("missing trie node %x (path ) state %x is not available", n, n)}
+	}
 	if c.Call == nil {
 		return nil, &rpcError{Code: 3, Message: "execution reverted", Data: "0x"}
 	}
