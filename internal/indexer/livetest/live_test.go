@@ -31,6 +31,7 @@ import (
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer"
+	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 )
 
 const chainID = pt.ChainID
@@ -196,10 +197,18 @@ type indexed struct {
 }
 
 func (w *world) indexed(dir string) *indexed {
+	g := w.opened(dir)
+	g.run()
+	return g.indexed
+}
+
+// opened is the gateway given only the node, its index opened but not
+// yet running (run starts it).
+func (w *world) opened(dir string) *opened {
 	t := w.t
 	cfg := w.config("", dir)
 	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	a, err := app.New(app.Options{Config: cfg, Logger: logger, Index: func(ctx context.Context, ch *config.Chain) (app.Index, error) {
+	a, err := app.New(app.Options{Config: cfg, Logger: logger, Metrics: metrics.New(), Index: func(ctx context.Context, ch *config.Chain) (app.Index, error) {
 		return indexer.ForChain(ctx, ch, indexer.ChainOptions{Dir: cfg.IndexDir, Range: cfg.IndexRange, MaxRange: cfg.IndexMaxRange,
 			Poll: cfg.IndexPoll.D(), Logger: logger})
 	}})
@@ -209,9 +218,13 @@ func (w *world) indexed(dir string) *indexed {
 	if a.Modes[chainID] != app.ModeIndexed {
 		t.Fatalf("chain served as %q", a.Modes[chainID])
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	wait := a.RunIndexes(ctx)
-	g := &indexed{app: a}
+	g := &opened{indexed: &indexed{app: a}}
+	cancel, wait := func() {}, func() {}
+	g.run = func() {
+		var ctx context.Context
+		ctx, cancel = context.WithCancel(context.Background())
+		wait = a.RunIndexes(ctx)
+	}
 	g.stop = func() {
 		cancel()
 		wait()
@@ -222,6 +235,11 @@ func (w *world) indexed(dir string) *indexed {
 	}
 	t.Cleanup(func() { g.stop() })
 	return g
+}
+
+type opened struct {
+	*indexed
+	run func()
 }
 
 // synced waits until the index has reached the chain's head.
@@ -384,9 +402,17 @@ func TestOnlyAnRPCURLAnswersAsGraphNode(t *testing.T) {
 	w := newWorld(t)
 	w.history()
 	dir := t.TempDir()
-	g := w.indexed(dir)
+	o := w.opened(dir)
+	// Until it has reached the head the chain is not ready, and says why.
+	if code, body := get(o.app.Server, gateway.PathReadyz); code != http.StatusServiceUnavailable ||
+		!strings.Contains(body, `"SUBGRAPH_LAGGING"`) || !strings.Contains(body, `"indexing":{`) {
+		t.Errorf("readyz before indexing: %d %s", code, body)
+	}
+	o.run()
+	g := o.indexed
 	head := w.p.Chain.BlockNumber()
 	g.synced(t, head)
+	indexMetrics(t, g, head)
 	ref := w.emulated()
 	paths := w.requests(w.strikes(t))
 	sameAnswers(t, "first start", ref.Server, g.app.Server, paths)
@@ -505,6 +531,32 @@ func TestReorgEqualsAFreshIndex(t *testing.T) {
 		t.Errorf("pinned answer after the reorg\n indexed  %.300s\n emulator %.300s", now, want)
 	}
 	compare(t, "after the reorg", w.emulated().Server, g.app.Server, w.requests(w.strikes(t)))
+}
+
+// indexMetrics checks /metrics shows the index at head, with what it
+// indexed, asked and stored.
+func indexMetrics(t *testing.T, g *indexed, head uint64) {
+	t.Helper()
+	_, body := get(g.app.Server, gateway.PathMetrics)
+	id := fmt.Sprintf(`{chain_id="%d"}`, chainID)
+	for _, want := range []string{
+		fmt.Sprintf("clamm_index_block%s %d\n", id, head),
+		fmt.Sprintf("clamm_index_chain_head%s %d\n", id, head),
+		"clamm_index_lag_blocks" + id + " 0\n",
+		"clamm_index_failed" + id + " 0\n",
+		"clamm_index_reorgs_total" + id + " 0\n",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics has no %q", want)
+		}
+	}
+	for _, positive := range []string{"clamm_index_blocks_total" + id, "clamm_index_events_total" + id, "clamm_index_store_bytes" + id,
+		fmt.Sprintf(`clamm_index_rpc_requests_total{chain_id="%d",method="eth_getLogs"}`, chainID)} {
+		_, rest, ok := strings.Cut(body, positive+" ")
+		if v, _, _ := strings.Cut(rest, "\n"); !ok || v == "0" {
+			t.Errorf("/metrics: %s is %q", positive, v)
+		}
+	}
 }
 
 // dump is the index's entity versions, as text.
