@@ -112,6 +112,9 @@ type Indexer struct {
 	closeRPC func()
 	// idle counts the steps that found nothing new (pruning's clock).
 	idle uint64
+	// fetched are the blocks read ahead when a data source's creation
+	// ended the last sync (the next one reuses them).
+	fetched fetched
 }
 
 // Status is an indexer's state, as /readyz shows it.

@@ -158,7 +158,7 @@ type result struct {
 
 // ahead fetches [from, to] in ranges, up to opts.Ahead at once, and
 // delivers them in order.
-func (ix *Indexer) ahead(ctx context.Context, from, to uint64, f filter) <-chan chan result {
+func (ix *Indexer) ahead(ctx context.Context, from, to uint64, f filter, reuse fetched) <-chan chan result {
 	queue := make(chan chan result, ix.opts.Ahead)
 	go func() {
 		defer close(queue)
@@ -171,7 +171,7 @@ func (ix *Indexer) ahead(ctx context.Context, from, to uint64, f filter) <-chan 
 				return
 			}
 			go func(a, b uint64) {
-				c, err := ix.fetchRange(ctx, a, b, f)
+				c, err := ix.fetchRange(ctx, a, b, f, reuse)
 				ch <- result{c, err}
 			}(next, end)
 			next = end + 1
@@ -194,21 +194,48 @@ func (ix *Indexer) sync(ctx context.Context, from, to uint64) (err error) {
 			ix.store.Discard()
 		}
 	}()
-	f := ix.filter()
-	for ch := range ix.ahead(ctx, from, to, f) {
+	f, reuse := ix.filter(), ix.fetched
+	ix.fetched = nil
+	queue := ix.ahead(ctx, from, to, f, reuse)
+	for ch := range queue {
 		r := <-ch
 		if r.err != nil {
 			return r.err
 		}
 		created, err := ix.applyChunk(ctx, r.c)
-		if err != nil || created {
+		if err != nil {
 			return err
+		}
+		if created {
+			ix.fetched = keepFetched(r.c, cancel, queue)
+			return nil
 		}
 		ix.stats.advanced(r.c.to-r.c.from+1, to-r.c.to)
 		ix.setStatus(func(s *Status) { s.Block = r.c.to })
 		ix.progress(r.c.to, to)
 	}
 	return nil
+}
+
+// keepFetched stops fetching ahead and keeps the blocks already fetched
+// after the last one applied (c's rest and the ranges ready in queue):
+// the next sync, with the created data sources in its filter, asks the
+// node for the ranges' logs again but not for these blocks.
+func keepFetched(c *chunk, stop func(), queue <-chan chan result) fetched {
+	stop()
+	out := fetched{}
+	keep := func(c *chunk) {
+		for _, b := range c.blocks {
+			out[b.logs[0].BlockNumber] = b
+		}
+	}
+	keep(c)
+	for ch := range queue {
+		if r := <-ch; r.err == nil {
+			keep(r.c)
+		}
+	}
+	return out
 }
 
 // applyChunk indexes a fetched range's blocks and commits them with the
