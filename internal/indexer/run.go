@@ -158,16 +158,19 @@ type result struct {
 
 // ahead fetches [from, to] in ranges, up to opts.Ahead at once, and
 // delivers them in order.
-func (ix *Indexer) ahead(ctx context.Context, from, to uint64, f filter, reuse fetched) <-chan chan result {
-	queue := make(chan chan result, ix.opts.Ahead)
+// stop ends the ranges' production (queue is closed once the ranges
+// already started are in it); the fetches end with ctx.
+func (ix *Indexer) ahead(ctx context.Context, from, to uint64, f filter, reuse fetched) (queue <-chan chan result, stop func()) {
+	out := make(chan chan result, ix.opts.Ahead)
+	produce, stop := context.WithCancel(ctx)
 	go func() {
-		defer close(queue)
-		for next := from; next <= to; {
+		defer close(out)
+		for next := from; next <= to && produce.Err() == nil; {
 			end := min(next+ix.size.get()-1, to)
 			ch := make(chan result, 1)
 			select {
-			case queue <- ch:
-			case <-ctx.Done():
+			case out <- ch:
+			case <-produce.Done():
 				return
 			}
 			go func(a, b uint64) {
@@ -177,7 +180,7 @@ func (ix *Indexer) ahead(ctx context.Context, from, to uint64, f filter, reuse f
 			next = end + 1
 		}
 	}()
-	return queue
+	return out, stop
 }
 
 // sync indexes [from, to]. It returns early, with nil, after a block whose
@@ -196,7 +199,8 @@ func (ix *Indexer) sync(ctx context.Context, from, to uint64) (err error) {
 	}()
 	f, reuse := ix.filter(), ix.fetched
 	ix.fetched = nil
-	queue := ix.ahead(ctx, from, to, f, reuse)
+	queue, stop := ix.ahead(ctx, from, to, f, reuse)
+	defer stop()
 	for ch := range queue {
 		r := <-ch
 		if r.err != nil {
@@ -207,7 +211,7 @@ func (ix *Indexer) sync(ctx context.Context, from, to uint64) (err error) {
 			return err
 		}
 		if created {
-			ix.fetched = keepFetched(r.c, cancel, queue)
+			ix.fetched = keepFetched(r.c, stop, queue)
 			return nil
 		}
 		ix.stats.advanced(r.c.to-r.c.from+1, to-r.c.to)
@@ -218,7 +222,8 @@ func (ix *Indexer) sync(ctx context.Context, from, to uint64) (err error) {
 }
 
 // keepFetched stops fetching ahead and keeps the blocks already fetched
-// after the last one applied (c's rest and the ranges ready in queue):
+// after the last one applied (c's rest and the ranges in queue, whose
+// fetches it lets finish):
 // the next sync, with the created data sources in its filter, asks the
 // node for the ranges' logs again but not for these blocks.
 func keepFetched(c *chunk, stop func(), queue <-chan chan result) fetched {
