@@ -16,12 +16,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
@@ -31,6 +33,7 @@ import (
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer"
+	"github.com/clamm-gateway/clamm-gateway/internal/indexer/indexertest"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 )
 
@@ -204,9 +207,11 @@ func (w *world) indexed(dir string) *indexed {
 
 // opened is the gateway given only the node, its index opened but not
 // yet running (run starts it).
-func (w *world) opened(dir string) *opened {
+func (w *world) opened(dir string) *opened { return w.openedWith(w.config("", dir)) }
+
+// openedWith is opened with a configuration of the caller's.
+func (w *world) openedWith(cfg *config.Config) *opened {
 	t := w.t
-	cfg := w.config("", dir)
 	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	a, err := app.New(app.Options{Config: cfg, Logger: logger, Metrics: metrics.New(), Index: func(ctx context.Context, ch *config.Chain) (app.Index, error) {
 		return indexer.ForChain(ctx, ch, indexer.ChainOptions{Dir: cfg.IndexDir, Range: cfg.IndexRange, MaxRange: cfg.IndexMaxRange,
@@ -556,6 +561,85 @@ func indexMetrics(t *testing.T, g *indexed, head uint64) {
 		if v, _, _ := strings.Cut(rest, "\n"); !ok || v == "0" {
 			t.Errorf("/metrics: %s is %q", positive, v)
 		}
+	}
+}
+
+// A chain whose mappings fail stops alone: the gateway indexes and serves
+// the other chain, readiness names the failed chain's block, handler and
+// message, and /metrics flags it.
+func TestAFailedChainStopsAlone(t *testing.T) {
+	w := newWorld(t)
+	w.history()
+	// A second chain, synthetic, whose pool emits a Swap the mapping
+	// cannot decode at block 250.
+	handler, pool := common.HexToAddress("0x00000000000000000000000000000000000a0001"), common.HexToAddress("0x00000000000000000000000000000000000b0001")
+	lp := common.HexToAddress("0x1111111111111111111111111111111111111111")
+	price := new(big.Int).Lsh(big.NewInt(1), 96)
+	h, err := indexertest.NewHandler(handler, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := indexertest.New(42161, 300)
+	bad.Call = h.Slot0(price, 0)
+	bad.Add(100, &indexertest.Tx{From: lp, To: handler, Logs: []types.Log{h.Mint(lp, -200_000, 1_000_000)}})
+	swap := h.Swap(lp, price, 1)
+	swap.Data = swap.Data[:32]
+	bad.Add(250, &indexertest.Tx{From: lp, To: pool, Logs: []types.Log{swap}})
+	srv := httptest.NewServer(bad)
+	t.Cleanup(srv.Close)
+	cfg := w.config("", t.TempDir())
+	arb := *config.Default().Chains[42161]
+	arb.RPCURL, arb.SubgraphURL, arb.IndexSources = srv.URL, "", []string{"HandlerV2:" + handler.Hex() + "@100"}
+	cfg.Chains[42161] = &arb
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	o := w.openedWith(cfg)
+	o.run()
+	g := o.indexed
+	for g.app.Indexes[42161].Status().State != graphnode.IndexingFailed {
+		time.Sleep(5 * time.Millisecond)
+	}
+	g.synced(t, w.p.Chain.BlockNumber())
+
+	code, body := get(g.app.Server, gateway.PathReadyz)
+	var ready struct {
+		Chains []struct {
+			ChainID  uint64
+			Ready    bool
+			Problems []string
+			Indexing *graphnode.Indexing
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &ready); err != nil || code != http.StatusServiceUnavailable || len(ready.Chains) != 2 {
+		t.Fatalf("readyz %d %s (%v)", code, body, err)
+	}
+	for _, c := range ready.Chains {
+		switch c.ChainID {
+		case 42161:
+			if c.Ready || !slices.Contains(c.Problems, "SUBGRAPH_INDEXING_ERROR") || c.Indexing == nil || c.Indexing.State != graphnode.IndexingFailed ||
+				!strings.Contains(c.Indexing.Error, "block 250") || !strings.Contains(c.Indexing.Error, "handleSwap") || c.Indexing.Block >= 250 {
+				t.Errorf("the failed chain: %+v %+v", c, c.Indexing)
+			}
+		case chainID:
+			if !c.Ready {
+				t.Errorf("the other chain is not ready: %+v", c)
+			}
+		}
+	}
+	_, m := get(g.app.Server, gateway.PathMetrics)
+	for _, want := range []string{`clamm_index_failed{chain_id="42161"} 1`, fmt.Sprintf(`clamm_index_failed{chain_id="%d"} 0`, chainID)} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics has no %s", want)
+		}
+	}
+	// The other chain is still followed and served.
+	if _, err := w.p.Delegate(w.users[2], w.users[0].Addr, true); err != nil {
+		t.Fatal(err)
+	}
+	g.synced(t, w.p.Chain.BlockNumber())
+	if code, body := get(g.app.Server, gateway.PathOptionMarkets+fmt.Sprintf("?chainId=%d", chainID)); code != http.StatusOK {
+		t.Errorf("the other chain's markets: %d %s", code, body)
 	}
 }
 
