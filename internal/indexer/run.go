@@ -157,9 +157,9 @@ type result struct {
 }
 
 // ahead fetches [from, to] in ranges, up to opts.Ahead at once, and
-// delivers them in order.
-// stop ends the ranges' production (queue is closed once the ranges
-// already started are in it); the fetches end with ctx.
+// delivers them in order. stop ends the ranges' production (queue is
+// closed once the ranges already started are in it); the fetches end with
+// ctx.
 func (ix *Indexer) ahead(ctx context.Context, from, to uint64, f filter, reuse fetched) (queue <-chan chan result, stop func()) {
 	out := make(chan chan result, ix.opts.Ahead)
 	produce, stop := context.WithCancel(ctx)
@@ -222,8 +222,7 @@ func (ix *Indexer) sync(ctx context.Context, from, to uint64) (err error) {
 }
 
 // keepFetched stops fetching ahead and keeps the blocks already fetched
-// after the last one applied (c's rest and the ranges in queue, whose
-// fetches it lets finish):
+// (c's and those of the ranges in queue, whose fetches it lets finish):
 // the next sync, with the created data sources in its filter, asks the
 // node for the ranges' logs again but not for these blocks.
 func keepFetched(c *chunk, stop func(), queue <-chan chan result) fetched {
