@@ -70,9 +70,10 @@ func TestOneVariableIndexesArbitrum(t *testing.T) {
 		code, body := fetch(t, base+"/readyz")
 		return code == http.StatusOK && strings.Contains(body, `"state":"synced"`)
 	})
-	if !strings.Contains(stderr.String(), `"chainId":42161,"mode":"indexed"`) {
-		t.Errorf("the start does not say the chain is indexed:\n%s", stderr)
-	}
+	// (the log is flushed every 200 ms)
+	eventually.True(t, "the start to say the chain is indexed", func() bool {
+		return strings.Contains(stderr.String(), `"chainId":42161,"mode":"indexed"`)
+	})
 	node.mu.Lock()
 	from, addrs := node.filter["fromBlock"], fmt.Sprint(node.filter["address"])
 	node.mu.Unlock()
