@@ -43,6 +43,15 @@ type blockData struct {
 // logs name the same block hash. Read-only once built.
 type fetched map[uint64]*blockData
 
+// last is the newest block held (0 if none).
+func (f fetched) last() uint64 {
+	var n uint64
+	for k := range f {
+		n = max(n, k)
+	}
+	return n
+}
+
 // sizer adapts the eth_getLogs range to the node: halved when a range
 // fails (a node's "too many results" or response-size refusal, whatever
 // its wording), doubled while answers stay small.

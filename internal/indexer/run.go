@@ -163,6 +163,7 @@ type result struct {
 func (ix *Indexer) ahead(ctx context.Context, from, to uint64, f filter, reuse fetched) (queue <-chan chan result, stop func()) {
 	out := make(chan chan result, ix.opts.Ahead)
 	produce, stop := context.WithCancel(ctx)
+	last := reuse.last()
 	go func() {
 		defer close(out)
 		for next := from; next <= to && produce.Err() == nil; {
@@ -173,10 +174,13 @@ func (ix *Indexer) ahead(ctx context.Context, from, to uint64, f filter, reuse f
 			case <-produce.Done():
 				return
 			}
-			go func(a, b uint64) {
+			if next > last {
+				reuse = nil // past them: let them go
+			}
+			go func(a, b uint64, reuse fetched) {
 				c, err := ix.fetchRange(ctx, a, b, f, reuse)
 				ch <- result{c, err}
-			}(next, end)
+			}(next, end, reuse)
 			next = end + 1
 		}
 	}()
