@@ -250,15 +250,27 @@ func decodeHolding(calls []Result, f holdingHandler) (Holding, error) {
 }
 
 // tickGrowth decodes the pool's ticks(tickLower) and ticks(tickUpper)
-// feeGrowthOutside words (the third and fourth); nil when either did not
-// answer as Uniswap V3's ticks does.
+// feeGrowthOutside words; nil when either answer is not a known layout.
+// Uniswap V3's ticks (and its PancakeSwap and Sushi forks') is eight
+// words with the fee growth third and fourth; Aerodrome Slipstream's
+// CLPool puts stakedLiquidityNet third, ten words with the fee growth
+// fourth and fifth. The answer's length tells them apart, whatever the
+// configuration names the pool's DEX.
 func tickGrowth(ticks []Result) [2][2]*big.Int {
 	var out [2][2]*big.Int
 	for i, r := range ticks {
-		if !r.OK || len(r.Data) < 4*32 {
+		var at int
+		switch {
+		case !r.OK:
+			return [2][2]*big.Int{}
+		case len(r.Data) == contracts.TicksUniswapV3Words*32:
+			at = 2
+		case len(r.Data) == contracts.TicksSlipstreamWords*32:
+			at = 3
+		default:
 			return [2][2]*big.Int{}
 		}
-		out[i] = [2]*big.Int{new(big.Int).SetBytes(r.Data[64:96]), new(big.Int).SetBytes(r.Data[96:128])}
+		out[i] = [2]*big.Int{new(big.Int).SetBytes(r.Data[32*at : 32*at+32]), new(big.Int).SetBytes(r.Data[32*at+32 : 32*at+64])}
 	}
 	return out
 }

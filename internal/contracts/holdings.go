@@ -28,6 +28,15 @@ var Multicall3Block = mustABI(`[
  {"type":"function","name":"getBlockNumber","stateMutability":"view","inputs":[],"outputs":[{"name":"blockNumber","type":"uint256"}]}
 ]`)
 
+// The lengths of a pool's ticks(tick) answer, in words: Uniswap V3's (and
+// its PancakeSwap and SushiSwap forks'), and Aerodrome Slipstream's CLPool,
+// whose stakedLiquidityNet comes third and rewardGrowthOutsideX128 after
+// the fee growth, moving feeGrowthOutside one word on.
+const (
+	TicksUniswapV3Words  = 8
+	TicksSlipstreamWords = 10
+)
+
 // PoolFees is the part of a Uniswap V3 pool (and its PancakeSwap and
 // SushiSwap copies, which keep these getters) whose fee growth tells what
 // a handler's pool position has earned since the handler last poked it:
