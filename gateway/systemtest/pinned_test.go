@@ -107,6 +107,7 @@ func TestEveryAnswerIsReadAtTheBlockItNames(t *testing.T) {
 			}
 			delete(blocks, "latest")
 		}
+		headReads(blocks, r.Path, indexed+5)
 		if len(blocks) > 1 || (len(blocks) == 1 && blocks[hexutil.EncodeUint64(at)] == 0) {
 			t.Errorf("%s: eth_calls at %v, want all at %d", r.Name, blocks, at)
 		}
@@ -205,8 +206,9 @@ func TestLPRoutesArePinned(t *testing.T) {
 		onlyAt(f, indexed)
 		rec := get(t, a.Server, c.path)
 		f.Node.Lock()
-		blocks := f.Node.CallBlocks
+		blocks := maps.Clone(f.Node.CallBlocks)
 		f.Node.Unlock()
+		headReads(blocks, c.path, indexed+5)
 		if rec.Code != c.status || len(blocks) != 1 || blocks[hexutil.EncodeUint64(indexed)] == 0 {
 			t.Errorf("%s: %d %s; eth_calls at %v, want all at %d", c.path, rec.Code, rec.Body, blocks, indexed)
 		}
@@ -217,5 +219,17 @@ func TestLPRoutesArePinned(t *testing.T) {
 		if rec := get(t, a.Server, past); decodeError(t, rec).Code != "BLOCK_NOT_FOUND" {
 			t.Errorf("%s: %d %s", past, rec.Code, rec.Body)
 		}
+	}
+}
+
+// headReads drops from blocks the eth_calls an LP prepare makes at the
+// chain's head (head: its number) beside its answer's reads: the block
+// numbers its code sees there, read at "latest" (and again at the head's
+// number when a block landed in between, or the node refused): where its
+// transactions are simulated, named by simulatedAt.
+func headReads(blocks map[string]int, path string, head uint64) {
+	if strings.HasPrefix(path, gateway.PathDepositPrepare) || strings.HasPrefix(path, gateway.PathWithdrawPrepare) {
+		delete(blocks, "latest")
+		delete(blocks, hexutil.EncodeUint64(head))
 	}
 }

@@ -112,7 +112,7 @@ func (s *Service) PreparePurchase(ctx context.Context, req PurchasePrepareReques
 		}
 		return PreparedPurchase{}, err
 	}
-	out.Simulated, out.SimulatedAt = true, &BlockRef{Number: at.Number, Hash: at.Hash, Timestamp: at.Timestamp}
+	out.Simulated, out.SimulatedAt = true, blockRef(at)
 	return out, nil
 }
 

@@ -279,6 +279,12 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 				return resp
 			}
 			ret, ok = n.chainedRead(calls)
+		} else if run, isProbe := probeOverride(req, arg.To); isProbe {
+			at := blockOverride(req)
+			if at == 0 {
+				at = n.BlockNumber + 1
+			}
+			ret, ok = n.probe(arg.To, run, at)
 		} else {
 			ret, ok = n.call(arg.From, arg.To, arg.Data)
 		}
@@ -512,6 +518,11 @@ func poolCall(p *Pool, data []byte) ([]byte, bool) {
 	if p.Slot0Raw != nil && len(data) >= 4 && bytes.Equal(data[:4], contracts.Pool.Methods["slot0"].ID) {
 		return p.Slot0Raw, true
 	}
+	if len(data) >= 4 {
+		if _, err := contracts.PoolFees.MethodById(data[:4]); err == nil {
+			return poolFeesCall(data)
+		}
+	}
 	return dispatch(contracts.Pool, data, func(name string, _ []any) ([]any, bool) {
 		switch name {
 		case "token0":
@@ -526,6 +537,18 @@ func poolCall(p *Pool, data []byte) ([]byte, bool) {
 			return []any{p.SqrtPriceX96, big.NewInt(int64(p.Tick)), uint16(0), uint16(1), uint16(1), uint8(0), true}, true
 		}
 		return nil, false
+	})
+}
+
+// poolFeesCall answers a pool's fee growth getters as a pool no swap has
+// crossed: nothing earned anywhere.
+func poolFeesCall(data []byte) ([]byte, bool) {
+	return dispatch(contracts.PoolFees, data, func(name string, _ []any) ([]any, bool) {
+		z := new(big.Int)
+		if name == "ticks" {
+			return []any{z, z, z, z, z, z, uint32(0), true}, true
+		}
+		return []any{z}, true
 	})
 }
 
