@@ -58,29 +58,39 @@ func examples(t *testing.T) []example {
 			if !strings.HasPrefix(l, "curl ") {
 				continue
 			}
-			m := exampleURL.FindStringSubmatch(l)
-			if m == nil {
+			ex, ok := parseExample(page, l)
+			if !ok {
 				t.Errorf("%s: a curl example that asks no localhost:8080 URL: %s", page, l)
 				continue
 			}
-			ex := example{page: page, line: l, url: m[1], status: http.StatusOK}
-			for _, h := range exampleHeader.FindAllStringSubmatch(l, -1) {
-				ex.headers = append(ex.headers, [2]string{h[1], h[2]})
-			}
-			if s := exampleStatus.FindStringSubmatch(l); s != nil {
-				ex.status, _ = strconv.Atoi(s[1])
-			}
-			if g := exampleGrep.FindStringSubmatch(l); g != nil {
-				ex.grep = "(?m)" + g[2]
-				if strings.Contains(g[1], "i") {
-					ex.grep = "(?i)" + ex.grep
-				}
-			}
-			ex.withHead = curlInclude.MatchString(l)
 			out = append(out, ex)
 		}
 	}
 	return out
+}
+
+// parseExample reads one curl line of a page; false when it asks no
+// localhost:8080 URL.
+func parseExample(page, l string) (example, bool) {
+	m := exampleURL.FindStringSubmatch(l)
+	if m == nil {
+		return example{}, false
+	}
+	ex := example{page: page, line: l, url: m[1], status: http.StatusOK}
+	for _, h := range exampleHeader.FindAllStringSubmatch(l, -1) {
+		ex.headers = append(ex.headers, [2]string{h[1], h[2]})
+	}
+	if s := exampleStatus.FindStringSubmatch(l); s != nil {
+		ex.status, _ = strconv.Atoi(s[1])
+	}
+	if g := exampleGrep.FindStringSubmatch(l); g != nil {
+		ex.grep = "(?m)" + g[2]
+		if strings.Contains(g[1], "i") {
+			ex.grep = "(?i)" + ex.grep
+		}
+	}
+	ex.withHead = curlInclude.MatchString(l)
+	return ex, true
 }
 
 // Every example command in the README and docs/ runs against the demo, as
@@ -167,5 +177,18 @@ func TestUserDocsHold(t *testing.T) {
 		if m := issueNumber.FindString(string(raw)); m != "" {
 			t.Errorf("%s names an issue number (%q): users cannot see the tracker", page, m)
 		}
+	}
+}
+
+// BENCHMARKS.md reports measurements, not how they came about: it names
+// no working session and no review, which a reader cannot see.
+func TestBenchmarksNameNoSession(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join(root, "BENCHMARKS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`(?i)\bsessions?\b|\breview`).FindAllString(string(raw), -1); m != nil {
+		t.Errorf("BENCHMARKS.md names %q", m)
 	}
 }
