@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -190,5 +191,33 @@ func TestBenchmarksNameNoSession(t *testing.T) {
 	}
 	if m := regexp.MustCompile(`(?i)\bsessions?\b|\breview`).FindAllString(string(raw), -1); m != nil {
 		t.Errorf("BENCHMARKS.md names %q", m)
+	}
+}
+
+// The README's set-up is two commands, the run and the tests, whatever
+// the text around them says.
+func TestReadmeSetUpIsTwoCommands(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(raw)
+	i := strings.Index(s, "\n## Set-up\n")
+	if i < 0 {
+		t.Fatal("README.md has no Set-up section")
+	}
+	section := s[i+len("\n## Set-up\n"):]
+	if j := strings.Index(section, "\n## "); j >= 0 {
+		section = section[:j]
+	}
+	var cmds []string
+	for _, l := range strings.Split(section, "\n") {
+		if strings.HasPrefix(l, "    ") && strings.TrimSpace(l) != "" {
+			cmds = append(cmds, strings.TrimSpace(l))
+		}
+	}
+	if want := []string{"go run ./cmd/clamm-gateway", "scripts/test-setup.sh && go test ./..."}; !slices.Equal(cmds, want) {
+		t.Errorf("the Set-up commands are %q, want %q", cmds, want)
 	}
 }
