@@ -130,12 +130,12 @@ func deposits() [][]string {
 	}
 }
 
-// withdrawals are each of carol's ranges with every share that can go
-// and with one share.
+// withdrawals are each of carol's ranges with every share that can go,
+// one share and a tenth of a unit of liquidity's worth of shares.
 func withdrawals() [][]string {
 	var out [][]string
 	for _, r := range ranges {
-		for _, shares := range []string{"max", "1"} {
+		for _, shares := range []string{"max", "1", "100000000000000000"} {
 			out = append(out, []string{r[3], Pool, r[2], r[0], r[1], shares})
 		}
 	}
