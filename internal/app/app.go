@@ -177,6 +177,11 @@ func newService(o Options) (w wired, err error) {
 			u.Indexing = idx.Status
 		}
 		u.Mode = mode
+		if mode == ModeTransports {
+			// Given transports stand for a Graph Node and an RPC node
+			// (tests, record mode): readiness names the mode they stand for.
+			u.Mode = ModeLive
+		}
 		ups[id], sources[id] = u, src
 	}
 	if w.pins, err = block.New(sources, headAges(cfg)); err != nil {
