@@ -29,60 +29,48 @@ type Head struct {
 // transaction is sent against the head, so a range used up, a balance
 // spent or an allowance changed since the answer's block must show in its
 // simulation. One JSON-RPC batch asks the head's header and, at "latest",
-// the block numbers the chain's code sees (headNumberCalls); when they
-// name the header's block they were read there, else (a block landed in
-// between) they are asked again at the header's block. A node that cannot
+// the block.number the chain's code sees, as the pin's first read does
+// (headAndAggregate); when that did not run at the header's block (a
+// block landed in between) it is asked again there. A node that cannot
 // batch is asked the header first.
 func (r *Reader) ReadHead(ctx context.Context) (Head, error) {
-	numbers, err := packAggregate(r.headNumberCalls())
+	evm := []Call{{r.multicall, pack(contracts.Multicall3, "getBlockNumber")}}
+	var ref block.Ref
+	var res []Result
+	var err error
+	if bc, ok := r.rpc.(batchCaller); ok {
+		ref, res, err = r.headAndAggregate(ctx, bc, evm)
+	} else {
+		ref, err = r.Header(ctx, "latest")
+	}
 	if err != nil {
 		return Head{}, err
 	}
-	call := map[string]any{"to": r.multicall, "data": hexutil.Bytes(numbers)}
-	var ref block.Ref
-	var raw hexutil.Bytes
-	if bc, ok := r.rpc.(batchCaller); ok {
-		var h *headerJSON
-		elems := []rpc.BatchElem{
-			{Method: "eth_getBlockByNumber", Args: []any{"latest", false}, Result: &h},
-			{Method: "eth_call", Args: []any{call, "latest"}, Result: &raw},
-		}
-		cctx, cancel := context.WithTimeout(ctx, r.timeout)
-		err := bc.BatchCallContext(cctx, elems)
-		cancel()
-		if err != nil {
-			return Head{}, classify(err)
-		}
-		if elems[0].Error != nil {
-			return Head{}, classify(elems[0].Error)
-		}
-		if h == nil {
-			return Head{}, problem.New(problem.RPCError, "the rpc node has no latest block")
-		}
-		ref = h.ref()
-		if elems[1].Error != nil {
-			raw = nil
-		}
-	} else if ref, err = r.Header(ctx, "latest"); err != nil {
-		return Head{}, err
-	}
-	res, err := unpackAggregate(raw, 2)
-	if n, ok := ranAt(res); err != nil || !ok || n != ref.Number {
-		cctx, cancel := context.WithTimeout(ctx, r.timeout)
-		err := r.rpc.CallContext(cctx, &raw, "eth_call", call, block.Tag(ref.Number))
-		cancel()
-		if err != nil {
-			return Head{}, classify(err)
-		}
-		if res, err = unpackAggregate(raw, 2); err != nil {
+	if res == nil {
+		if res, err = r.aggregateAt(ctx, evm, block.Tag(ref.Number)); err != nil {
 			return Head{}, err
 		}
 	}
-	evm := word(res[1])
-	if !res[1].OK || !evm.IsUint64() {
-		return Head{}, upstreamGarbage(fmt.Errorf("getBlockNumber at block %d answered %x", ref.Number, res[1].Data))
+	n := word(res[0])
+	if !res[0].OK || !n.IsUint64() {
+		return Head{}, upstreamGarbage(fmt.Errorf("getBlockNumber at block %d answered %x", ref.Number, res[0].Data))
 	}
-	return Head{Ref: ref, EVMNumber: evm.Uint64()}, nil
+	return Head{Ref: ref, EVMNumber: n.Uint64()}, nil
+}
+
+// aggregateAt is AggregateResults at block tag, not the answer's.
+func (r *Reader) aggregateAt(ctx context.Context, calls []Call, tag string) ([]Result, error) {
+	data, err := packAggregate(calls)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	var raw hexutil.Bytes
+	if err := r.rpc.CallContext(ctx, &raw, "eth_call", map[string]any{"to": r.multicall, "data": hexutil.Bytes(data)}, tag); err != nil {
+		return nil, classify(err)
+	}
+	return unpackAggregate(raw, len(calls))
 }
 
 // TokensToPull asks handler's tokensToPullForMint of each payload at the

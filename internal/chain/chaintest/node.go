@@ -117,7 +117,10 @@ type Node struct {
 	// made at its pinned block. Fork changes every block hash, as a reorg
 	// would (BlockHash).
 	OnlyAt uint64
-	Fork   uint64
+	// HeadToo, with OnlyAt, answers at the head too: where prepared
+	// transactions are simulated, beside their answer's block.
+	HeadToo bool
+	Fork    uint64
 	// Hashes, when set, gives block hashes (a scenario's, so the node and
 	// the scenario's subgraph name one block alike); a Fork replaces them.
 	Hashes func(number uint64) common.Hash
@@ -648,7 +651,7 @@ func (n *Node) callBlock(req rpcRequest) *RPCError {
 		}
 		num = v
 	}
-	if n.OnlyAt != 0 && num != n.OnlyAt {
+	if n.OnlyAt != 0 && num != n.OnlyAt && !(n.HeadToo && num == n.BlockNumber) {
 		return &RPCError{Code: -32000, Message: "missing trie node " + n.hashOf(num).Hex()[2:] + " (path )"}
 	}
 	return nil
