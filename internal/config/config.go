@@ -3,8 +3,9 @@
 // timeouts and cache bounds. Each global setting is one row of the settings
 // table (settings.go: variable, file key, default, parser, check, doc), from
 // which loading, validation and the table in docs/configuration.md come.
-// The chains of Arbitrum (42161) and Mantle (5000) are embedded
-// (defaults.json); a JSON file (CLAMM_CONFIG) is merged over the defaults
+// The chains of Arbitrum (42161), Mantle (5000), Sonic (146), Base (8453)
+// and Blast (81457) are embedded (defaults.json, the deployments registry
+// subgraph/networks.json's); a JSON file (CLAMM_CONFIG) is merged over the defaults
 // field by field, and environment variables override both. URLs may carry API keys, so they
 // are only ever printed through Redact.
 package config
@@ -22,6 +23,8 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 )
 
 //go:embed defaults.json
@@ -93,6 +96,9 @@ type Chain struct {
 	Hooks       map[common.Address]HookRules        `json:"hooks"`
 	Swappers    map[string]*Swapper                 `json:"swappers"`
 	MarketPools map[common.Address][]common.Address `json:"marketPools,omitempty"`
+	// PoolDex names the DEX of known pools (a handler's dex name), whose
+	// handlers' slot0 layout reads them (PoolSlot0).
+	PoolDex map[common.Address]string `json:"poolDex,omitempty"`
 	// IndexSources, if set, replace the data sources the embedded indexer
 	// takes from the deployments registry (subgraph/networks.json) for
 	// this chain: "<data source or template>:<address>@<start block>"
@@ -131,10 +137,14 @@ func (c *Config) linkStablecoins() error {
 }
 
 // Handler is an entry of the handler registry: the DEX label shown to
-// clients and whether the protocol has deprecated the handler.
+// clients, whether the protocol has deprecated the handler, its generation
+// (1, 2 or 3: UniswapV3SingleTickLiquidityHandler, …V2, …V3; 0 unknown)
+// and the slot0 layout of its DEX's pools (contracts.Slot0Layout; "" unknown).
 type Handler struct {
 	Name       string `json:"name"`
 	Deprecated bool   `json:"deprecated"`
+	Version    int    `json:"version,omitempty"`
+	Slot0      string `json:"slot0,omitempty"`
 }
 
 // HookRules are what a hook contract's onPositionUse enforces when an
@@ -225,6 +235,65 @@ func (c *Chain) HandlerInfo(addr common.Address) Handler {
 	return Handler{Name: "unknown"}
 }
 
+// PoolSlot0 is the slot0 layout pool is read by: that of its DEX when
+// PoolDex names it; else the one layout every handler's DEX of the chain
+// has, when they agree; else contracts.Slot0Leading, the two leading
+// words every layout shares (a pool of a chain whose DEXes differ, which
+// the configuration does not place). A handler without a slot0 takes its
+// DEX's, as another handler of that DEX declares it; Validate has checked
+// that those declarations agree.
+func (c *Chain) PoolSlot0(pool common.Address) contracts.Slot0Layout {
+	byDex := c.dexSlot0()
+	if dex, ok := c.PoolDex[pool]; ok {
+		return byDex[dex]
+	}
+	var shared contracts.Slot0Layout
+	for _, h := range c.Handlers {
+		l := byDex[h.Name]
+		if l == contracts.Slot0Leading || (shared != "" && l != shared) {
+			return contracts.Slot0Leading
+		}
+		shared = l
+	}
+	return shared
+}
+
+// dexSlot0 is each DEX's slot0 layout, as its handlers declare it.
+func (c *Chain) dexSlot0() map[string]contracts.Slot0Layout {
+	out := map[string]contracts.Slot0Layout{}
+	for _, h := range c.Handlers {
+		if h.Slot0 != "" {
+			out[h.Name] = contracts.Slot0Layout(h.Slot0)
+		}
+	}
+	return out
+}
+
+// validateSlot0 checks the chain's slot0 layouts: each handler's is a
+// known one, the handlers of one DEX that declare one agree, and every DEX
+// PoolDex names has a layout.
+func (c *Chain) validateSlot0() error {
+	byDex := map[string]string{}
+	for addr, h := range c.Handlers {
+		if h.Slot0 == "" {
+			continue
+		}
+		if !contracts.Slot0Layout(h.Slot0).Known() {
+			return fmt.Errorf("chain %d handler %s: slot0 %q is none of %v", c.ID, addr.Hex(), h.Slot0, contracts.Slot0Layouts())
+		}
+		if prev, ok := byDex[h.Name]; ok && prev != h.Slot0 {
+			return fmt.Errorf("chain %d: handlers of dex %q declare slot0 %q and %q", c.ID, h.Name, prev, h.Slot0)
+		}
+		byDex[h.Name] = h.Slot0
+	}
+	for pool, dex := range c.PoolDex {
+		if byDex[dex] == "" {
+			return fmt.Errorf("chain %d poolDex %s: dex %q has no handler with a slot0 layout", c.ID, pool.Hex(), dex)
+		}
+	}
+	return nil
+}
+
 // IsSettler reports whether the registry lists addr as a settler of the chain.
 func (c *Chain) IsSettler(addr common.Address) bool {
 	for _, s := range c.Settlers {
@@ -290,7 +359,9 @@ func Load(getenv func(string) string) (*Config, error) {
 	if err := applySettingsEnv(c, getenv); err != nil {
 		return nil, err
 	}
-	applyChainEnv(c, getenv)
+	if err := applyChainEnv(c, getenv); err != nil {
+		return nil, err
+	}
 	return c, c.Validate()
 }
 
@@ -330,8 +401,12 @@ func parse(raw []byte, c *Config) error {
 
 // applyChainEnv sets chain URLs from the environment, which wins over file
 // and defaults (LiveUpstreamsHint names the variables).
-func applyChainEnv(c *Config, getenv func(string) string) {
-	for _, id := range envChainIDs(getenv, c) {
+func applyChainEnv(c *Config, getenv func(string) string) error {
+	ids, err := envChainIDs(getenv, c)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
 		ch := c.Chains[id]
 		if ch == nil {
 			ch = &Chain{ID: id, Name: strconv.FormatUint(id, 10), Multicall3: common.HexToAddress("0xcA11bde05977b3631167028862bE2a173976CA11")}
@@ -350,26 +425,35 @@ func applyChainEnv(c *Config, getenv func(string) string) {
 			ch.IndexSources = strings.Split(v, ",")
 		}
 	}
+	return nil
 }
 
 // envChainIDs lists the configured chains plus any named in CLAMM_CHAINS
 // (comma-separated ids), which is how the environment alone adds a chain.
-func envChainIDs(getenv func(string) string, c *Config) []uint64 {
+// An entry that is not a chain id stops the start naming the variable:
+// CLAMM_CHAINS=abc used to start serving no chain of its own, silently.
+// Empty entries (a trailing comma) are none.
+func envChainIDs(getenv func(string) string, c *Config) ([]uint64, error) {
 	seen := map[uint64]bool{}
 	for id := range c.Chains {
 		seen[id] = true
 	}
 	for _, s := range strings.Split(getenv("CLAMM_CHAINS"), ",") {
-		if id, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64); err == nil && id > 0 {
-			seen[id] = true
+		if s = strings.TrimSpace(s); s == "" {
+			continue
 		}
+		id, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || id == 0 {
+			return nil, fmt.Errorf("CLAMM_CHAINS: %.40q is not a chain id (comma-separated positive integers, such as 42161,8453)", s)
+		}
+		seen[id] = true
 	}
 	ids := make([]uint64, 0, len(seen))
 	for id := range seen {
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids
+	return ids, nil
 }
 
 // redisSchemes are CLAMM_REDIS_URL's: one primary, Sentinel, Cluster
@@ -382,6 +466,9 @@ var redisSchemes = []string{"redis", "rediss", "redis+sentinel", "rediss+sentine
 // CLAMM_STALE_GRACE disabled caching).
 func (c *Config) Validate() error {
 	if err := validateSettings(c); err != nil {
+		return err
+	}
+	if err := c.validateQueriesDir(); err != nil {
 		return err
 	}
 	for id, ch := range c.Chains {
@@ -402,8 +489,29 @@ func (c *Config) Validate() error {
 				return fmt.Errorf("chain %d swapper %s: unknown kind %q", id, sid, s.Kind)
 			}
 		}
+		if err := ch.validateSlot0(); err != nil {
+			return err
+		}
 	}
 	return c.linkStablecoins()
+}
+
+// validateQueriesDir refuses a CLAMM_QUERIES_DIR that is not a directory
+// this process can read: a path mistyped or not mounted started the
+// gateway silently on the built-in documents, which is not what the
+// operator asked.
+func (c *Config) validateQueriesDir() error {
+	if c.QueriesDir == "" {
+		return nil
+	}
+	st, err := os.Stat(c.QueriesDir)
+	if err == nil && !st.IsDir() {
+		err = fmt.Errorf("%s is not a directory", c.QueriesDir)
+	}
+	if err != nil {
+		return fmt.Errorf("CLAMM_QUERIES_DIR (queriesDir): %w", err)
+	}
+	return nil
 }
 
 // validateIndex refuses the subgraph URL `embedded` without an RPC URL to
