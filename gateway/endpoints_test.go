@@ -110,3 +110,37 @@ func TestOneEntryMakesAnEndpoint(t *testing.T) {
 		t.Errorf("%.1f allocations per example hit, %.1f per option-markets hit", allocs, base)
 	}
 }
+
+// Every status an operation can answer is one of its responses in the
+// OpenAPI document: its success, 304 to a matching If-None-Match, each
+// error kind's status (package problem: any route can be asked with a bad
+// parameter, an unknown chain or market, the wrong method, over the rate
+// limit or with oversized headers, and any upstream can fail or time out),
+// and 422 for every route that takes `block` (a block not indexed yet,
+// pruned or unknown to the node), whatever else it refuses.
+func TestEveryStatusIsDocumented(t *testing.T) {
+	t.Parallel()
+	doc, err := openapi3.NewLoader().LoadFromData(gateway.OpenAPI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	every := []int{http.StatusOK, http.StatusNotModified, http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed,
+		http.StatusTooManyRequests, http.StatusRequestHeaderFieldsTooLarge, http.StatusInternalServerError,
+		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
+	for _, op := range demoServer(t, nil).Operations() {
+		item := doc.Paths.Find(op.Path)
+		if item == nil || item.Get == nil {
+			t.Errorf("%s: not in the document", op.Path)
+			continue
+		}
+		want := every
+		if slices.Contains(op.Params, "block") {
+			want = append(slices.Clone(every), http.StatusUnprocessableEntity)
+		}
+		for _, status := range want {
+			if item.Get.Responses.Status(status) == nil {
+				t.Errorf("%s: answers %d, which its OpenAPI responses do not list", op.Path, status)
+			}
+		}
+	}
+}

@@ -13,10 +13,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v redis-server >/dev/null; then
+# step says what the script is about to do, then does it: a newcomer sees
+# what is installed, and where a slow or failing step is.
+step() { printf '== test-setup: %s\n' "$1"; }
+
+if command -v redis-server >/dev/null; then
+  step "redis-server found ($(command -v redis-server)): nothing to install"
+else
   sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  step "redis-server is missing: installing the Debian package redis-server${sudo:+ with sudo} (apt-get update, then apt-get install redis-server)"
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends redis-server
 fi
 
+step "npm ci in internal/evmtest/testdata: the Uniswap V3 and OpenZeppelin contracts the EVM tests deploy, and solc-js (about 20 MB into its node_modules)"
 npm ci --prefix internal/evmtest/testdata --no-audit --no-fund --loglevel=error
+step "done: run go test ./... (the first build compiles go-ethereum, some minutes)"

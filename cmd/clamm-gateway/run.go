@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -187,10 +189,9 @@ func printBanner(w io.Writer, addr string, modes map[uint64]string) {
 		host = "localhost:" + addr[strings.LastIndex(addr, ":")+1:]
 	}
 	fmt.Fprintf(w, "clamm-gateway %s listening on %s\n", version, addr)
-	for id, m := range modes {
-		if m == app.ModeDemo {
-			fmt.Fprintf(w, "chain %d: embedded demo recordings (no network); set CLAMM_CHAIN_%d_SUBGRAPH_URL and CLAMM_CHAIN_%d_RPC_URL to serve live\n", id, id, id)
-		}
+	ids := slices.Sorted(maps.Keys(modes))
+	for _, id := range ids {
+		fmt.Fprintf(w, "chain %d: %s\n", id, modeLine(id, modes[id]))
 	}
 	fmt.Fprintln(w, "try:")
 	for _, r := range demo.Requests {
@@ -200,6 +201,22 @@ func printBanner(w io.Writer, addr string, modes map[uint64]string) {
 		}
 		fmt.Fprintf(w, "  curl '%s%s'\n", "http://"+host, r.Path)
 	}
+}
+
+// modeLine says how a chain is served, for the banner: every chain's
+// mode is printed, so a chain served otherwise than meant shows at start.
+func modeLine(id uint64, mode string) string {
+	switch mode {
+	case app.ModeDemo:
+		return fmt.Sprintf("mode demo: the embedded recordings (no network); set CLAMM_CHAIN_%d_SUBGRAPH_URL and CLAMM_CHAIN_%d_RPC_URL to serve live", id, id)
+	case app.ModeLive:
+		return "mode graph-node: live, the subgraph from its Graph Node, the chain from its RPC node"
+	case app.ModeIndexed:
+		return "mode indexed: live, indexed by the gateway itself from its RPC node (ready once caught up, see /readyz)"
+	case app.ModeNotConfigured:
+		return fmt.Sprintf("not served (set CLAMM_CHAIN_%d_MODE and its settings to serve it)", id)
+	}
+	return "mode " + mode
 }
 
 // httpServer bounds what a slow or idle client can hold: headers must

@@ -98,6 +98,15 @@ func TestRunServesTheDemoAndPrintsExamples(t *testing.T) {
 	if !strings.Contains(stdout.String(), "curl '") {
 		t.Fatalf("no example requests printed:\n%s", stdout)
 	}
+	// Every chain's mode, printed and in readiness.
+	for _, line := range []string{"chain 42161: mode demo", "chain 5000: not served"} {
+		if !strings.Contains(stdout.String(), line) {
+			t.Errorf("start does not print %q:\n%s", line, stdout)
+		}
+	}
+	if _, body := fetch(t, base+"/readyz"); !strings.Contains(body, `"chainId":42161,"mode":"demo"`) || !strings.Contains(body, `"chainId":5000,"mode":"not served"`) {
+		t.Errorf("readiness does not show the modes: %s", body)
+	}
 	// The README's examples, and variations of them nobody recorded: the
 	// demo answers any reach and any page (issue 13).
 	for _, path := range []string{
@@ -113,6 +122,20 @@ func TestRunServesTheDemoAndPrintsExamples(t *testing.T) {
 	code, body := fetch(t, base+"/clamm/exercise/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=3&skip=0")
 	if code != http.StatusOK || strings.Count(body, `"txHash"`) != 3 {
 		t.Fatalf("history first=3: status %d: %.300s", code, body)
+	}
+}
+
+// Half of a live configuration stops the start, naming what is missing,
+// rather than serving the chain from the demo's recordings.
+func TestHalfALiveChainStopsTheStart(t *testing.T) {
+	var stdout, stderr syncBuffer
+	env := map[string]string{"CLAMM_CHAIN_42161_SUBGRAPH_URL": "http://127.0.0.1:1/subgraphs/name/clamm"}
+	err := run(context.Background(), []string{"-listen", "127.0.0.1:0"}, func(k string) string { return env[k] }, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "CLAMM_CHAIN_42161_RPC_URL") {
+		t.Fatalf("run: %v", err)
+	}
+	if strings.Contains(stdout.String(), "listening on") {
+		t.Errorf("it listened:\n%s", stdout.String())
 	}
 }
 

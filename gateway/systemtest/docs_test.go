@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,29 +59,39 @@ func examples(t *testing.T) []example {
 			if !strings.HasPrefix(l, "curl ") {
 				continue
 			}
-			m := exampleURL.FindStringSubmatch(l)
-			if m == nil {
+			ex, ok := parseExample(page, l)
+			if !ok {
 				t.Errorf("%s: a curl example that asks no localhost:8080 URL: %s", page, l)
 				continue
 			}
-			ex := example{page: page, line: l, url: m[1], status: http.StatusOK}
-			for _, h := range exampleHeader.FindAllStringSubmatch(l, -1) {
-				ex.headers = append(ex.headers, [2]string{h[1], h[2]})
-			}
-			if s := exampleStatus.FindStringSubmatch(l); s != nil {
-				ex.status, _ = strconv.Atoi(s[1])
-			}
-			if g := exampleGrep.FindStringSubmatch(l); g != nil {
-				ex.grep = "(?m)" + g[2]
-				if strings.Contains(g[1], "i") {
-					ex.grep = "(?i)" + ex.grep
-				}
-			}
-			ex.withHead = curlInclude.MatchString(l)
 			out = append(out, ex)
 		}
 	}
 	return out
+}
+
+// parseExample reads one curl line of a page; false when it asks no
+// localhost:8080 URL.
+func parseExample(page, l string) (example, bool) {
+	m := exampleURL.FindStringSubmatch(l)
+	if m == nil {
+		return example{}, false
+	}
+	ex := example{page: page, line: l, url: m[1], status: http.StatusOK}
+	for _, h := range exampleHeader.FindAllStringSubmatch(l, -1) {
+		ex.headers = append(ex.headers, [2]string{h[1], h[2]})
+	}
+	if s := exampleStatus.FindStringSubmatch(l); s != nil {
+		ex.status, _ = strconv.Atoi(s[1])
+	}
+	if g := exampleGrep.FindStringSubmatch(l); g != nil {
+		ex.grep = "(?m)" + g[2]
+		if strings.Contains(g[1], "i") {
+			ex.grep = "(?i)" + ex.grep
+		}
+	}
+	ex.withHead = curlInclude.MatchString(l)
+	return ex, true
 }
 
 // Every example command in the README and docs/ runs against the demo, as
@@ -167,5 +178,46 @@ func TestUserDocsHold(t *testing.T) {
 		if m := issueNumber.FindString(string(raw)); m != "" {
 			t.Errorf("%s names an issue number (%q): users cannot see the tracker", page, m)
 		}
+	}
+}
+
+// BENCHMARKS.md reports measurements, not how they came about: it names
+// no working session and no review, which a reader cannot see.
+func TestBenchmarksNameNoSession(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join(root, "BENCHMARKS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`(?i)\bsessions?\b|\breview`).FindAllString(string(raw), -1); m != nil {
+		t.Errorf("BENCHMARKS.md names %q", m)
+	}
+}
+
+// The README's set-up is two commands, the run and the tests, whatever
+// the text around them says.
+func TestReadmeSetUpIsTwoCommands(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(raw)
+	i := strings.Index(s, "\n## Set-up\n")
+	if i < 0 {
+		t.Fatal("README.md has no Set-up section")
+	}
+	section := s[i+len("\n## Set-up\n"):]
+	if j := strings.Index(section, "\n## "); j >= 0 {
+		section = section[:j]
+	}
+	var cmds []string
+	for _, l := range strings.Split(section, "\n") {
+		if strings.HasPrefix(l, "    ") && strings.TrimSpace(l) != "" {
+			cmds = append(cmds, strings.TrimSpace(l))
+		}
+	}
+	if want := []string{"go run ./cmd/clamm-gateway", "scripts/test-setup.sh && go test ./..."}; !slices.Equal(cmds, want) {
+		t.Errorf("the Set-up commands are %q, want %q", cmds, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
@@ -89,6 +90,9 @@ func TestGoldenDemo(t *testing.T) {
 	}
 }
 
+// chainMode is the mode of a chain in a readiness answer.
+var chainMode = regexp.MustCompile(`"mode":"[^"]*",`)
+
 // The demo answers exactly what the fakes it was recorded from answer: the
 // recordings are current with the scenario and the code.
 func TestDemoMatchesFakes(t *testing.T) {
@@ -97,7 +101,10 @@ func TestDemoMatchesFakes(t *testing.T) {
 	f, _ := newFakeServer(t)
 	for _, r := range demo.Requests {
 		a, b := get(t, d, r.Path), get(t, f, r.Path)
-		if a.Code != r.Status() || !bytes.Equal(a.Body.Bytes(), b.Body.Bytes()) {
+		// Readiness names how each chain is served, which is all that
+		// differs: the demo's recordings, the fakes' transports.
+		ab, bb := chainMode.ReplaceAll(a.Body.Bytes(), nil), chainMode.ReplaceAll(b.Body.Bytes(), nil)
+		if a.Code != r.Status() || !bytes.Equal(ab, bb) {
 			t.Errorf("%s: demo %d and fakes %d differ; run go generate ./internal/demo", r.Name, a.Code, b.Code)
 		}
 	}

@@ -30,12 +30,13 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
 
-// The modes a chain can be served in (App.Modes).
+// The modes a chain can be served in (App.Modes): config's rule
+// (config.Chain.ServeMode), and the transports tests and the generator give.
 const (
-	ModeLive          = "live"
-	ModeDemo          = "demo"
+	ModeLive          = config.ModeGraphNode
+	ModeDemo          = config.ModeDemo
 	ModeTransports    = "transports"
-	ModeNotConfigured = "not configured"
+	ModeNotConfigured = config.ModeNone
 )
 
 // Options are what New needs. Only Config is required.
@@ -162,7 +163,7 @@ func newService(o Options) (w wired, err error) {
 		}
 		w.modes[id] = mode
 		if mode == ModeNotConfigured {
-			ups[id] = &service.Upstreams{Config: ch}
+			ups[id] = &service.Upstreams{Config: ch, Mode: mode}
 			continue
 		}
 		u, src, err := connect(ch, tr, connectOptions{
@@ -175,6 +176,12 @@ func newService(o Options) (w wired, err error) {
 		if idx := w.indexes[id]; idx != nil {
 			u.Indexing = idx.Status
 		}
+		u.Mode = mode
+		if mode == ModeTransports {
+			// Given transports stand for a Graph Node and an RPC node
+			// (tests, record mode): readiness names the mode they stand for.
+			u.Mode = ModeLive
+		}
 		ups[id], sources[id] = u, src
 	}
 	if w.pins, err = block.New(sources, headAges(cfg)); err != nil {
@@ -184,39 +191,44 @@ func newService(o Options) (w wired, err error) {
 	return w, nil
 }
 
-// route decides how a chain is served and gives the chain as its clients
-// see it with the transports that replace the network (opening its index
-// when the gateway indexes it).
+// route decides how a chain is served (config.Chain.ServeMode: a chain
+// with half of a mode's settings stops the start naming the rest) and
+// gives the chain as its clients see it with the transports that replace
+// the network (opening its index when the gateway indexes it).
 func (w *wired) route(o Options, ch *config.Chain) (*config.Chain, upstream.Transports, string, error) {
 	id := ch.ID
-	tr, given := o.Transports[id]
-	switch {
-	case given:
+	if tr, given := o.Transports[id]; given {
 		if ch.SubgraphURL == "" || ch.RPCURL == "" {
 			c := *ch
 			c.SubgraphURL, c.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
 			ch = &c
 		}
 		return ch, tr, ModeTransports, nil
-	case ch.Live():
-		return ch, tr, ModeLive, nil
-	case ch.Indexed():
+	}
+	mode, err := ch.ServeMode(o.Demo && slices.Contains(demo.Chains(), id))
+	if err != nil {
+		return nil, upstream.Transports{}, "", err
+	}
+	switch mode {
+	case ModeLive:
+		return ch, upstream.Transports{}, mode, nil
+	case ModeIndexed:
 		c, tr, idx, err := openIndexed(o, ch)
 		if err != nil {
 			return nil, tr, "", err
 		}
 		w.indexes[id] = idx
-		return c, tr, ModeIndexed, nil
-	case o.Demo && slices.Contains(demo.Chains(), id):
+		return c, tr, mode, nil
+	case ModeDemo:
 		r, err := demo.Transports(id)
 		if err != nil {
-			return nil, tr, "", fmt.Errorf("demo chain %d: %w", id, err)
+			return nil, upstream.Transports{}, "", fmt.Errorf("demo chain %d: %w", id, err)
 		}
 		c := *ch
 		c.SubgraphURL, c.RPCURL = demo.SubgraphURL(id), demo.RPCURL(id)
-		return &c, upstream.Transports{Subgraph: r.Subgraph, RPC: r.RPC, Quote: r.Quote}, ModeDemo, nil
+		return &c, upstream.Transports{Subgraph: r.Subgraph, RPC: r.RPC, Quote: r.Quote}, mode, nil
 	}
-	return ch, tr, ModeNotConfigured, nil
+	return ch, upstream.Transports{}, mode, nil
 }
 
 // upstreamOptions are the bounds every chain's upstream transports share.

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -116,5 +117,92 @@ func TestIndexedChainNeedsAnIndexer(t *testing.T) {
 	_, err := New(Options{Config: cfg})
 	if err == nil || !strings.Contains(err.Error(), "CLAMM_CHAIN_42161_SUBGRAPH_URL") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// fakeIndex stands for an embedded index: the complete indexed
+// configuration opens one, and nothing here runs it.
+type fakeIndex struct{ Index }
+
+func (fakeIndex) Close() error { return nil }
+
+// Each chain mode starts with all of its settings and refuses to start
+// with any part of them missing, naming what is missing: half of a live
+// configuration never serves the demo's data nor the other live mode.
+func TestModeNeedsEverySetting(t *testing.T) {
+	const (
+		sg  = "CLAMM_CHAIN_5000_SUBGRAPH_URL"
+		rpc = "CLAMM_CHAIN_5000_RPC_URL"
+		src = "CLAMM_CHAIN_5000_INDEX_SOURCES"
+		md  = "CLAMM_CHAIN_5000_MODE"
+	)
+	const sgURL, rpcURL, source = "http://sg.invalid/x", "http://rpc.invalid", "OptionMarket:0x501B03BdB431154b8Df17BF1c00756E3a8F21744@1"
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		want string // the mode of 5000, or "" for a refusal
+		// missing are the settings the refusal must name.
+		missing []string
+	}{
+		{"graph-node complete", map[string]string{sg: sgURL, rpc: rpcURL}, ModeLive, nil},
+		{"graph-node stated, complete", map[string]string{md: "graph-node", sg: sgURL, rpc: rpcURL}, ModeLive, nil},
+		{"graph-node without rpc", map[string]string{sg: sgURL}, "", []string{rpc}},
+		{"graph-node stated without rpc", map[string]string{md: "graph-node", sg: sgURL}, "", []string{rpc}},
+		{"graph-node stated without subgraph", map[string]string{md: "graph-node", rpc: rpcURL}, "", []string{sg}},
+		{"graph-node stated with the subgraph embedded", map[string]string{md: "graph-node", sg: "embedded", rpc: rpcURL}, "", []string{sg}},
+		{"graph-node stated with nothing", map[string]string{md: "graph-node"}, "", []string{sg, rpc}},
+		{"indexed complete", map[string]string{rpc: rpcURL}, ModeIndexed, nil},
+		{"indexed stated, complete", map[string]string{md: "indexed", rpc: rpcURL, src: source}, ModeIndexed, nil},
+		{"indexed stated with nothing", map[string]string{md: "indexed"}, "", []string{rpc}},
+		{"indexed by embedded, without rpc", map[string]string{sg: "embedded"}, "", []string{rpc}},
+		{"indexed by its sources, without rpc", map[string]string{src: source}, "", []string{rpc}},
+		{"demo stated on a chain without recordings", map[string]string{md: "demo"}, "", []string{"CLAMM_DEMO"}},
+		{"demo stated with a URL", map[string]string{md: "demo", rpc: rpcURL}, "", []string{rpc}},
+		{"an unknown mode", map[string]string{md: "live"}, "", []string{md}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := config.Load(func(k string) string { return c.env[k] })
+			var a *App
+			if err == nil {
+				a, err = New(Options{Config: cfg, Demo: true, Index: func(context.Context, *config.Chain) (Index, error) { return fakeIndex{}, nil }})
+			}
+			if c.want == "" {
+				if err == nil {
+					t.Fatal("started")
+				}
+				for _, m := range c.missing {
+					if !strings.Contains(err.Error(), m) {
+						t.Errorf("refusal %q does not name %s", err, m)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Modes[5000] != c.want {
+				t.Errorf("chain 5000 served as %q, want %q", a.Modes[5000], c.want)
+			}
+		})
+	}
+	// The demo: nothing set, or the mode stated, on the chain with
+	// recordings; stated with the demo off is refused naming CLAMM_DEMO.
+	for _, env := range []map[string]string{{}, {"CLAMM_CHAIN_42161_MODE": "demo"}} {
+		cfg, err := config.Load(func(k string) string { return env[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := New(Options{Config: cfg, Demo: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Modes[42161] != ModeDemo || a.Modes[5000] != ModeNotConfigured {
+			t.Errorf("%v: modes %v", env, a.Modes)
+		}
+		if len(env) > 0 {
+			if _, err := New(Options{Config: cfg}); err == nil || !strings.Contains(err.Error(), "CLAMM_DEMO") {
+				t.Errorf("demo stated with the demo off: %v", err)
+			}
+		}
 	}
 }

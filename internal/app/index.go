@@ -16,7 +16,7 @@ import (
 
 // ModeIndexed is a chain the gateway indexes itself (an RPC URL and no
 // subgraph URL): its subgraph reads go to its own index.
-const ModeIndexed = "indexed"
+const ModeIndexed = config.ModeIndexed
 
 // Index is a chain's embedded indexer as the app uses it
 // (internal/indexer, which the command wires in through Options.Index so

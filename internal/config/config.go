@@ -83,10 +83,14 @@ type Config struct {
 
 // Chain is one network's upstreams and protocol registry.
 type Chain struct {
-	ID          uint64                              `json:"-"`
-	Name        string                              `json:"name"`
-	SubgraphURL string                              `json:"subgraphUrl"`
-	RPCURL      string                              `json:"rpcUrl"`
+	ID          uint64 `json:"-"`
+	Name        string `json:"name"`
+	SubgraphURL string `json:"subgraphUrl"`
+	RPCURL      string `json:"rpcUrl"`
+	// Mode, if set, states how the chain is served (ModeDemo,
+	// ModeGraphNode, ModeIndexed) rather than leaving it to what is set:
+	// ServeMode then refuses the chain unless every setting of that mode is.
+	Mode        string                              `json:"mode,omitempty"`
 	Multicall3  common.Address                      `json:"multicall3"`
 	Handlers    map[common.Address]Handler          `json:"handlers"`
 	Hooks       map[common.Address]HookRules        `json:"hooks"`
@@ -413,6 +417,9 @@ func applyChainEnv(c *Config, getenv func(string) string) error {
 		}
 		if v := getenv(fmt.Sprintf("CLAMM_CHAIN_%d_RPC_URL", id)); v != "" {
 			ch.RPCURL = v
+		}
+		if v := getenv(fmt.Sprintf("CLAMM_CHAIN_%d_MODE", id)); v != "" {
+			ch.Mode = v
 		}
 		if v := getenv(fmt.Sprintf("CLAMM_CHAIN_%d_INDEX_SOURCES", id)); v != "" {
 			ch.IndexSources = strings.Split(v, ",")

@@ -133,20 +133,18 @@ var (
 	NeverMinted = 999
 )
 
-// Recorded are the paths the generator records: Requests, then a prepare
-// of every option and of the never-minted id through each swapper, at one
-// slippage (the demo answers any other from the same recordings).
-func Recorded() []string {
-	paths := make([]string, 0, len(Requests)+2*(len(OptionIDs)+1))
+// Recorded are the paths the generator records: Requests, then the sweep
+// over the routes of the endpoint table (Sweep).
+func Recorded(routes []Route) ([]string, error) {
+	sweep, err := Sweep(routes)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, 0, len(Requests)+len(sweep))
 	for _, r := range Requests {
 		paths = append(paths, r.Path)
 	}
-	for _, id := range append(append([]int{}, OptionIDs...), NeverMinted) {
-		for _, sw := range []string{"uni-v3", "1inch"} {
-			paths = append(paths, fmt.Sprintf("/clamm/exercise/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&optionId=%d&swapperId=%s&slippage=1", id, sw))
-		}
-	}
-	return paths
+	return append(paths, sweep...), nil
 }
 
 // Chains lists the chain ids that have recordings.
@@ -193,14 +191,29 @@ func Transports(chainID uint64) (Replays, error) {
 			return Replays{}, fmt.Errorf("%s/quote.json: %w", dir, err)
 		}
 	}
-	raw, err := fs.ReadFile(sub, "rpc.json")
+	n, err := nodeOf(dir, sub)
 	if err != nil {
-		return Replays{}, err
-	}
-	if r.RPC, err = newNode(raw); err != nil {
 		return Replays{}, fmt.Errorf("%s/rpc.json: %w", dir, err)
 	}
+	r.RPC = n
 	return r, nil
+}
+
+// nodes are the RPC nodes of the recordings by chain directory (a
+// sync.OnceValues of each): read-only once loaded, so every gateway built
+// on the demo shares one rather than indexing the sweep's recordings again.
+var nodes sync.Map
+
+// nodeOf is the shared node of a chain's recordings, loaded from sub.
+func nodeOf(dir string, sub fs.FS) (*node, error) {
+	v, _ := nodes.LoadOrStore(dir, sync.OnceValues(func() (*node, error) {
+		raw, err := fs.ReadFile(sub, "rpc.json")
+		if err != nil {
+			return nil, err
+		}
+		return newNode(raw)
+	}))
+	return v.(func() (*node, error))()
 }
 
 // StoreFile is a chain's recorded subgraph store.
@@ -237,13 +250,20 @@ func subgraphOf(dir string, sub fs.FS) (http.RoundTripper, error) {
 	return &graphnode.Server{Store: st}, nil
 }
 
-// Holds says, in one sentence built from Requests and OptionIDs, what the
+// Holds says, in one sentence built from Requests, the sweep and OptionIDs, what the
 // demo's recordings are about: the chains, markets and users its requests
 // name, and the options its market minted.
 // The composition root adds it to NOT_RECORDED, so a client that asked for
 // something else learns what it can ask for.
 func Holds() string {
 	seen := map[string]map[string]bool{"optionMarket": {}, "user": {}, "chainId": {}}
+	for _, d := range Dims() {
+		if len(d.Names) == 1 && seen[d.Names[0]] != nil {
+			for _, v := range d.Values {
+				seen[d.Names[0]][v[0]] = true
+			}
+		}
+	}
 	for _, r := range Requests {
 		u, err := url.Parse(r.Path)
 		if err != nil {

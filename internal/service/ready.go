@@ -27,7 +27,10 @@ type MetaReader interface {
 
 // ChainReadiness is one chain's part of /readyz.
 type ChainReadiness struct {
-	ChainID       uint64   `json:"chainId"`
+	ChainID uint64 `json:"chainId"`
+	// Mode is how the chain is served: demo, graph-node, indexed or not
+	// served (config.ServeMode).
+	Mode          string   `json:"mode,omitempty"`
 	Ready         bool     `json:"ready"`
 	Configured    bool     `json:"configured"`
 	SubgraphBlock uint64   `json:"subgraphBlock,omitempty"`
@@ -52,7 +55,7 @@ func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainRe
 	var wg sync.WaitGroup
 	for id, up := range s.chains {
 		if up.Subgraph == nil || up.Chain == nil {
-			out = append(out, ChainReadiness{ChainID: id, Ready: false, Configured: false})
+			out = append(out, ChainReadiness{ChainID: id, Mode: up.Mode, Ready: false, Configured: false})
 			continue
 		}
 		wg.Add(1)
@@ -106,7 +109,7 @@ func indexing(r *ChainReadiness, up *Upstreams) {
 
 // probe checks one chain.
 func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) ChainReadiness {
-	r := ChainReadiness{ChainID: id, Configured: true}
+	r := ChainReadiness{ChainID: id, Mode: up.Mode, Configured: true}
 	var head uint64
 	var meta subgraph.Meta
 	var headErr, metaErr, chainErr error

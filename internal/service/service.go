@@ -106,6 +106,9 @@ type Upstreams struct {
 	// indexer stands: readiness shows it and stays unready until it has
 	// reached the head.
 	Indexing func() graphnode.Indexing
+	// Mode is how the chain is served (config.ModeDemo, ...): readiness
+	// shows it, so an operator sees which data a chain answers from.
+	Mode string
 }
 
 // Service answers the gateway's operations, one method each. Which block

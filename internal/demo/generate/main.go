@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
@@ -60,7 +61,11 @@ func generate(scenarioDir, dir string) error {
 	if err != nil {
 		return err
 	}
-	err = app.Record(app.RecordOptions{Config: cfg, Chains: recorders, Paths: demo.Recorded(), Check: check})
+	paths, err := recorded(cfg)
+	if err != nil {
+		return err
+	}
+	err = app.Record(app.RecordOptions{Config: cfg, Chains: recorders, Paths: paths, Check: check})
 	if err != nil {
 		return err
 	}
@@ -73,6 +78,26 @@ func generate(scenarioDir, dir string) error {
 		}
 	}
 	return nil
+}
+
+// recorded are the paths to record: the demo's requests and the sweep
+// over the routes of the gateway's endpoint table.
+func recorded(cfg *config.Config) ([]string, error) {
+	a, err := app.New(app.Options{Config: cfg})
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	return demo.Recorded(Routes(a.Server.Operations()))
+}
+
+// Routes are the endpoint table's operations as the sweep takes them.
+func Routes(ops []gateway.Operation) []demo.Route {
+	out := make([]demo.Route, len(ops))
+	for i, op := range ops {
+		out[i] = demo.Route{Path: op.Path, Params: op.Params, Optional: op.Optional}
+	}
+	return out
 }
 
 // saveStore writes the subgraph's store in place of the recorded GraphQL
