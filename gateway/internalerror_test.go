@@ -34,7 +34,7 @@ func (panicking) StrikesViews(context.Context, []common.Address, []common.Addres
 	panic("a bug")
 }
 
-func (panicking) HandlerViews(context.Context, *chain.StrikesView, []common.Address) error {
+func (panicking) CompleteView(context.Context, *chain.StrikesView, []common.Address, []common.Address) error {
 	panic("a bug")
 }
 

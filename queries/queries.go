@@ -34,6 +34,8 @@ const (
 	StatsDayBuyers    = "stats_day_buyers"
 	StatsPurchases    = "stats_purchases"
 	StatsExercises    = "stats_exercises"
+	StatsRanges       = "stats_ranges"
+	OpenOptions       = "open_options"
 	SettlementHistory = "settlement_history"
 	ExpiringOptions   = "expiring_options"
 	ExerciseDelegates = "exercise_delegates"

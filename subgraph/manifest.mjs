@@ -17,8 +17,10 @@ const marketEvents = [
       ['LogSplitOption(address,uint256,uint256,address)', 'handleSplitOption'],
       ['LogUpdateExerciseDelegate(address,address,bool)', 'handleUpdateExerciseDelegate'],
       ['Transfer(indexed address,indexed address,indexed uint256)', 'handleTransfer'],
+      // updateAddress: which pools the market approves (src/approval.ts)
+      ['LogUpdateAddress(address,address,address)', 'handleUpdateAddress'],
 ];
-const marketEntities = ['Market', 'Pool', 'Option', 'OptionLeg', 'Purchase', 'Exercise', 'Settlement', 'SettlementLeg', 'ExerciseDelegate', 'MarketDayData'];
+const marketEntities = ['Market', 'Pool', 'Option', 'OptionLeg', 'Purchase', 'Exercise', 'Settlement', 'SettlementLeg', 'ExerciseDelegate', 'MarketDayData', 'MarketPool', 'TokenPair'];
 // The events the V1 and V2 handlers share; mint and burn differ (V2 adds the hook).
 const handlerEvents = [
       ['LogFeeCompound(address,address,uint256,int24,int24,uint128)', 'handleFeeCompound'],
@@ -26,7 +28,7 @@ const handlerEvents = [
       ['LogUnusePosition(uint256,uint128)', 'handleUnusePosition'],
       ['LogDonation(uint256,uint128)', 'handleDonation'],
 ];
-const handlerEntities = ['Strike', 'StrikeRef', 'Pool', 'DailyDonation', 'DailyFeeCompound', 'LpPosition', 'LpDeposit', 'LpWithdrawal', 'LpShareMove'];
+const handlerEntities = ['Strike', 'StrikeRef', 'Pool', 'DailyDonation', 'DailyFeeCompound', 'LpPosition', 'LpDeposit', 'LpWithdrawal', 'LpShareMove', 'MarketPool', 'TokenPair'];
 
 const managerEvents = [
   ['LogUpdateWhitelistHandler(address,bool)', 'handleWhitelistHandler'],
@@ -39,7 +41,7 @@ const kinds = {
     abi: 'DopexV2PositionManager',
     // the discovery probes bind the markets' and handlers' ABIs
     extraAbis: ['DopexV2OptionMarketV2', 'DopexV2OptionMarket', 'UniswapV3SingleTickLiquidityHandlerV2', 'UniswapV3SingleTickLiquidityHandler'],
-    entities: ['Deployment', 'Market', 'Pool'],
+    entities: ['Deployment', 'Market', 'Pool', 'MarketPool', 'TokenPair'],
     events: managerEvents,
   },
   market2: {
@@ -70,6 +72,9 @@ const kinds = {
   handler2: {
     file: './src/handler.ts',
     abi: 'UniswapV3SingleTickLiquidityHandlerV2',
+    // a pool a handler names first is probed for the markets of its pair
+    // (approvedPools, src/approval.ts)
+    extraAbis: ['DopexV2OptionMarketV2'],
     entities: handlerEntities,
     events: [
       // the receipt: who holds the minted shares when the transaction ends (a router's receiver)
@@ -85,6 +90,9 @@ const kinds = {
   handler1: {
     file: './src/handler.ts',
     abi: 'UniswapV3SingleTickLiquidityHandler',
+    // a pool a handler names first is probed for the markets of its pair
+    // (approvedPools, src/approval.ts)
+    extraAbis: ['DopexV2OptionMarketV2'],
     entities: handlerEntities,
     events: [
       ['LogMintedPosition(uint256,uint128,address,address,int24,int24)', 'handleMintedPositionV1'],

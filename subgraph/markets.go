@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
 
@@ -17,6 +19,9 @@ type Market struct {
 	PrimePool struct {
 		ID Address `json:"id"`
 	} `json:"primePool"`
+	// Pools are the MarketPools the subgraph last read the market as
+	// approving.
+	Pools []marketPool `json:"pools"`
 	MarketSums
 	// DayData holds the market's latest days with activity, newest first.
 	DayData []MarketDay `json:"dayData"`
@@ -72,4 +77,14 @@ func (c *Client) OptionMarkets(ctx context.Context) ([]Market, Meta, error) {
 		}
 		return nil
 	}})
+}
+
+// ApprovedPools are the pools the subgraph last read the market as
+// approving: candidates whose approval the chain confirms.
+func (m Market) ApprovedPools() []common.Address {
+	out := make([]common.Address, len(m.Pools))
+	for i, p := range m.Pools {
+		out[i] = p.Pool.ID.Addr()
+	}
+	return out
 }

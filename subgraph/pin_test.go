@@ -63,7 +63,7 @@ func TestClientRemembersTheHeadsItReads(t *testing.T) {
 	pctx, pin = block.With(ctx, 0)
 	pin.Resolve(block.Ref{Number: head.Number, Hash: "0xpinned", Timestamp: 5})
 	q := subgraph.StrikesQuery{Pools: []common.Address{scs[0].Market.PrimePool}, TickLowerMin: -300000, TickLowerMax: 0}
-	if _, meta, err := c.Strikes(pctx, q); err != nil || meta.Block != head.Number || meta.Hash != "0xpinned" || meta.Timestamp != 5 {
+	if _, _, meta, err := c.Strikes(pctx, q); err != nil || meta.Block != head.Number || meta.Hash != "0xpinned" || meta.Timestamp != 5 {
 		t.Fatalf("strikes at the pin's block: %+v %v, want the pin's hash and time", meta, err)
 	}
 	sawHead("the strikes document's head", c, asked)

@@ -50,14 +50,20 @@ type StrikesQuery struct {
 	TickLowerMin int
 	TickLowerMax int
 	TickUpper    *[2]int
+	// Market, when set, also asks which pools the subgraph last read the
+	// market as approving (MarketPool), in the same document and at the
+	// same block: the candidates the gateway confirms on chain.
+	Market common.Address
 }
 
 // Uniswap's tick bounds: tickUpper unbounded is tickUpper in [minTick, maxTick].
 const minTick, maxTick = -887272, 887272
 
-// Strikes returns every strike matching q, paging by id until a short page.
-// Meta is that of the first page: the block the answer reflects.
-func (c *Client) Strikes(ctx context.Context, q StrikesQuery) ([]Strike, Meta, error) {
+// Strikes returns every strike matching q, paging by id until a short page,
+// and the pools the subgraph last read q.Market as approving (none without
+// q.Market, or from a document that does not select marketPools). Meta is
+// that of the first page: the block the answer reflects.
+func (c *Client) Strikes(ctx context.Context, q StrikesQuery) ([]Strike, []common.Address, Meta, error) {
 	pools := make([]string, len(q.Pools))
 	for i, p := range q.Pools {
 		pools[i] = LowerHex(p)
@@ -67,12 +73,14 @@ func (c *Client) Strikes(ctx context.Context, q StrikesQuery) ([]Strike, Meta, e
 		upper = *q.TickUpper
 	}
 	vars := map[string]any{"pools": pools, "tickLowerMin": q.TickLowerMin, "tickLowerMax": q.TickLowerMax, "tickUpperMin": upper[0], "tickUpperMax": upper[1]}
-	return idPages(ctx, c, idQuery[Strike]{doc: queries.Strikes, field: "strikes", vars: vars, id: func(s Strike) string { return s.ID }, check: func(s Strike) error {
+	named := marketPoolsOf(q.Market, vars)
+	strikes, meta, err := idPages(ctx, c, idQuery[Strike]{doc: queries.Strikes, field: "strikes", vars: vars, id: func(s Strike) string { return s.ID }, check: func(s Strike) error {
 		if s.TotalLiquidity.Int == nil || s.UsedLiquidity.Int == nil {
 			return garbage(fmt.Errorf("strike %s lacks liquidity fields", s.ID))
 		}
 		return s.check()
-	}})
+	}, firstPage: named.read})
+	return strikes, named.pools, meta, err
 }
 
 // idQuery is a query paged by id: its document, the field its entities
@@ -83,6 +91,9 @@ type idQuery[T any] struct {
 	vars       map[string]any
 	id         func(T) string
 	check      func(T) error
+	// firstPage, when set, reads more of the first page (other root
+	// fields of the document, asked once, at the answer's block).
+	firstPage func(page map[string]json.RawMessage) error
 }
 
 // idPages runs q's doc (vars plus after and first) one page after another,
@@ -126,6 +137,11 @@ func idPages[T any](ctx context.Context, c *Client, q idQuery[T]) ([]T, Meta, er
 			}
 			meta = answerMeta(ctx, m)
 			c.sawHead(out["head"], at)
+			if q.firstPage != nil {
+				if err := q.firstPage(out); err != nil {
+					return nil, Meta{}, garbage(fmt.Errorf("%s: %w", doc, err))
+				}
+			}
 		}
 		var list []T
 		if err := json.Unmarshal(out[field], &list); err != nil {

@@ -22,12 +22,12 @@ func TestStrikesPagesUntilShortPage(t *testing.T) {
 	}
 	f := scenario.NewFakes(t, scs...)
 	q := subgraph.StrikesQuery{Pools: []common.Address{scs[0].Market.PrimePool}, TickLowerMin: -300000, TickLowerMax: 0}
-	all, meta, err := testenv.NewSubgraph(t, "http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}, PageSize: 1000}).Strikes(context.Background(), q)
+	all, _, meta, err := testenv.NewSubgraph(t, "http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}, PageSize: 1000}).Strikes(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := f.Subgraph.Requests()
-	paged, _, err := testenv.NewSubgraph(t, "http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}, PageSize: 3}).Strikes(context.Background(), q)
+	paged, _, _, err := testenv.NewSubgraph(t, "http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}, PageSize: 3}).Strikes(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,12 +60,12 @@ func TestStrikesPagesAreBoundedInTotal(t *testing.T) {
 	f := scenario.NewFakes(t, scs...)
 	q := subgraph.StrikesQuery{Pools: []common.Address{scs[0].Market.PrimePool}, TickLowerMin: -300000, TickLowerMax: 0}
 	httpc := &http.Client{Transport: scenario.HandlerTransport{Handler: f.Subgraph}}
-	one, _, err := testenv.NewSubgraph(t, "http://sg", subgraph.Options{HTTPClient: httpc, PageSize: 1000}).Strikes(context.Background(), q)
+	one, _, _, err := testenv.NewSubgraph(t, "http://sg", subgraph.Options{HTTPClient: httpc, PageSize: 1000}).Strikes(context.Background(), q)
 	if err != nil || len(one) == 0 {
 		t.Fatal(err)
 	}
 	// Pages of 3 strikes are ~1.5 KB each; 4 KB in total is two pages.
-	_, _, err = testenv.NewSubgraph(t, "http://sg", subgraph.Options{HTTPClient: httpc, PageSize: 3, MaxBytes: 4 << 10}).Strikes(context.Background(), q)
+	_, _, _, err = testenv.NewSubgraph(t, "http://sg", subgraph.Options{HTTPClient: httpc, PageSize: 3, MaxBytes: 4 << 10}).Strikes(context.Background(), q)
 	if p := problem.As(err); p.Code != problem.SubgraphError {
 		t.Fatalf("%v", err)
 	}

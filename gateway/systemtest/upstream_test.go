@@ -51,9 +51,11 @@ func TestConcurrentMissesShareOneFill(t *testing.T) {
 	}
 	// A market seen for the first time: one ChainedRead (the market's
 	// assets and pool, the pool's immutables and slot0), then the subgraph,
-	// then one probing the ranges' hooks for admission.
-	if got := f.Node.Requests(); got != 2 {
-		t.Errorf("rpc round trips: %d, want 2", got)
+	// then one for the market's approvedPools of its prime pool (whose
+	// address the first round's answer gave) and one probing the ranges'
+	// hooks for admission.
+	if got := f.Node.Requests(); got != 3 {
+		t.Errorf("rpc round trips: %d, want 3", got)
 	}
 	if got := srv.CacheFills(); got != 1 {
 		t.Errorf("cache fills: %d, want 1", got)
@@ -156,10 +158,11 @@ func TestStrikesWithoutCreateCalls(t *testing.T) {
 	if got.Code != http.StatusOK || got.Body.String() != want.Body.String() {
 		t.Fatalf("status %d, body differs: %.300s", got.Code, got.Body)
 	}
-	// The refused ChainedRead, two Multicall3 rounds, and the hook probe
-	// (refused as a ChainedRead, then one Multicall3 round).
-	if n := f.Node.Requests(); n != 5 {
-		t.Errorf("rpc round trips: %d, want 5", n)
+	// The refused ChainedRead, two Multicall3 rounds, the prime pool's
+	// approval and the hook probe (each refused as a ChainedRead, then one
+	// Multicall3 round).
+	if n := f.Node.Requests(); n != 7 {
+		t.Errorf("rpc round trips: %d, want 7", n)
 	}
 }
 

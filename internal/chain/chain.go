@@ -95,9 +95,11 @@ type Reader struct {
 	timeout    time.Duration
 	immutables *cache.Cache[*MarketInfo]
 	ttl        time.Duration
-	// facts and seenHandlers serve the strikes chain (strikes.go).
+	// facts, seenHandlers and seenPools serve the strikes chain
+	// (strikes.go, pools.go).
 	facts        *cache.Cache[fact]
 	seenHandlers *cache.Cache[[]common.Address]
+	seenPools    *cache.Cache[[]common.Address]
 	holdings     *HoldingsReader
 }
 
@@ -124,6 +126,7 @@ func NewReader(c Caller, opts Options) (*Reader, error) {
 		immutables: cache.New[*MarketInfo](cache.Options{MaxEntries: 4096, FillTimeout: opts.CallTimeout}),
 	}
 	r.facts, r.seenHandlers = newFactCaches(opts.CallTimeout)
+	r.seenPools = cache.New[[]common.Address](cache.Options{MaxEntries: 4096, FillTimeout: opts.CallTimeout})
 	r.holdings = NewHoldingsReader(r)
 	return r, nil
 }

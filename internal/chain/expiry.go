@@ -100,13 +100,13 @@ func decodeAutoExerciser(addr common.Address, res []Result) (*AutoExerciser, err
 }
 
 // SimulateDelegate runs updateExerciseDelegate(delegate, status) from user
-// on market at the chain's head, as every prepared transaction is
-// simulated (SimulateAtHead), and returns the calldata it ran. A
-// revert is a *RevertError with its reason; a node failure an upstream
+// on market at the answer's block (SimulateCall: the route's answer is the
+// chain's head, or the block asked for), and returns the calldata it ran.
+// A revert is a *RevertError with its reason; a node failure an upstream
 // problem.
 func (r *Reader) SimulateDelegate(ctx context.Context, user, market, delegate common.Address, status bool) ([]byte, error) {
 	data := contracts.UpdateExerciseDelegateCalldata(delegate, status)
-	if _, err := r.SimulateAtHead(ctx, user, market, data); err != nil {
+	if _, err := r.SimulateCall(ctx, user, market, data); err != nil {
 		return nil, err
 	}
 	return data, nil

@@ -161,6 +161,15 @@ func (r *Reader) SimulateAtHead(ctx context.Context, from, to common.Address, da
 	return ref, callOutcome(elems[1].Error)
 }
 
+// SimulateCall runs data from `from` to `to` at the answer's block
+// (package block), not at the head as SimulateAtHead does: for answers
+// whose block is itself the chain's head (a ChainHead route), or the block
+// the client asked for. A revert is a *RevertError with its reason
+// decoded; a node failure is an upstream problem.
+func (r *Reader) SimulateCall(ctx context.Context, from, to common.Address, data []byte) ([]byte, error) {
+	return r.ethCallRaw(ctx, callArg(from, &to, data))
+}
+
 // ranAtIs says whether headNumberCalls' answers name block n.
 func ranAtIs(res []Result, n uint64) bool {
 	got, ok := ranAt(res)

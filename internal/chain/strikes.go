@@ -23,17 +23,27 @@ type StrikesView struct {
 	// Version is MarketV1 or MarketV2, by name() (position.go's rule).
 	Version         int
 	PositionManager common.Address
-	// Pools holds the prime pool and every other pool asked for.
+	// Pools holds the prime pool and every other pool asked for (or
+	// remembered for the market: pools.go), each with whether the market
+	// approves it now.
 	Pools map[common.Address]PoolView
 	// Handlers holds every handler asked for.
 	Handlers map[common.Address]HandlerView
 }
 
-// PoolView is a pool's current tick and price and its immutables.
+// PoolView is a pool's current tick and price, its immutables, and
+// whether the view's market approves it now (approvedPools(pool): mintOption
+// reverts PoolNotApproved for a leg in a pool it does not approve).
 type PoolView struct {
 	PoolState
 	TickSpacing    int
+	Fee            uint32 // fee(): the pool's fee tier, hundredths of a basis point; 0 when it has no fee()
 	Token0, Token1 common.Address
+	Approved       bool
+	// approvalRead: Approved was read in this view's round trips (it is
+	// not, for the prime pool of a market read for the first time, until
+	// CompleteView).
+	approvalRead bool
 }
 
 // Handler payload formats, by the size of a tokenIds answer.
@@ -78,6 +88,7 @@ type strikesRead struct {
 	marketN    int // marketReads at the front when the immutables were not cached
 	pmAt       int // positionManager(), then name(), when not cached; -1 otherwise
 	pools      []poolAt
+	approvals  []approvalAt // approvedPools(pool) of the market (pools.go)
 	handlers   []handlerAt
 	view       *StrikesView
 	pmFromCall bool // whitelist calls target the answer of pmAt
@@ -85,7 +96,7 @@ type strikesRead struct {
 
 type poolAt struct {
 	pool              common.Address
-	slot0, immutables int // immutables: tickSpacing, token0, token1 from here; -1 when cached
+	slot0, immutables int // immutables: tickSpacing, token0, token1, fee from here; -1 when cached
 }
 
 type handlerAt struct {
@@ -97,7 +108,7 @@ type handlerAt struct {
 // market's immutables (when not cached), the slot0 of each of pools, and
 // each handler's pause flag, whitelisting for this market and (once)
 // payload format. Handlers seen in earlier answers for this market (see
-// HandlerViews) are read too, so a market's handlers cost no extra round
+// CompleteView) are read too, so a market's handlers cost no extra round
 // trip after the first time they appear.
 //
 // Pause and whitelist can change at any block and are read afresh on every
@@ -168,6 +179,7 @@ func (r *Reader) newStrikesRead(market common.Address, pools, handlers []common.
 	if cached && age < r.ttl {
 		rd.view.Info = info
 		rd.calls = append(rd.calls, contracts.ChainedCall{Target: info.Pool, Data: pack(contracts.Pool, "slot0")})
+		rd.addApproval(market, info.Pool)
 	} else {
 		rd.calls = marketReads(market)
 		rd.marketN = len(rd.calls)
@@ -181,8 +193,8 @@ func (r *Reader) newStrikesRead(market common.Address, pools, handlers []common.
 			contracts.ChainedCall{Target: market, Data: pack(contracts.MarketPositionManager, "positionManager")},
 			contracts.ChainedCall{Target: market, Data: pack(contracts.OptionMarketV2, "name")})
 	}
-	for _, p := range pools {
-		rd.addPool(r, p)
+	for _, p := range r.poolsFor(market, pools) {
+		rd.addPool(r, market, p)
 	}
 	rd.addHandlers(r, market, r.handlersFor(market, handlers))
 	return rd
@@ -197,7 +209,7 @@ func (r *Reader) decodeStrikesView(market common.Address, rd *strikesRead, res [
 			return nil, err
 		}
 		v.Info = info
-		v.Pools[info.Pool] = PoolView{PoolState: st, TickSpacing: info.TickSpacing, Token0: info.Token0, Token1: info.Token1}
+		v.Pools[info.Pool] = PoolView{PoolState: st, TickSpacing: info.TickSpacing, Fee: info.Fee, Token0: info.Token0, Token1: info.Token1}
 	} else {
 		if !res[0].OK {
 			return nil, badMarketState(&CallFailedError{Index: 0, Target: v.Info.Pool, Revert: res[0].Data})
@@ -206,7 +218,7 @@ func (r *Reader) decodeStrikesView(market common.Address, rd *strikesRead, res [
 		if err != nil {
 			return nil, upstreamGarbage(fmt.Errorf("slot0 of %s: %w", v.Info.Pool.Hex(), err))
 		}
-		v.Pools[v.Info.Pool] = PoolView{PoolState: st, TickSpacing: v.Info.TickSpacing, Token0: v.Info.Token0, Token1: v.Info.Token1}
+		v.Pools[v.Info.Pool] = PoolView{PoolState: st, TickSpacing: v.Info.TickSpacing, Fee: v.Info.Fee, Token0: v.Info.Token0, Token1: v.Info.Token1}
 	}
 	if rd.pmAt >= 0 {
 		if err := r.decodeMarketFacts(market, res[rd.pmAt], res[rd.pmAt+1], v); err != nil {
@@ -216,34 +228,13 @@ func (r *Reader) decodeStrikesView(market common.Address, rd *strikesRead, res [
 	if err := r.decodePools(rd, res); err != nil {
 		return nil, err
 	}
+	if err := rd.decodeApprovals(res); err != nil {
+		return nil, err
+	}
 	return v, r.decodeHandlers(rd, res)
 }
 
-// HandlerViews reads the state of handlers a subgraph answer named that
-// StrikesView did not read (one more round trip), adds them to v, and
-// remembers them for the market so the next StrikesView reads them in its
-// own round trip.
-func (r *Reader) HandlerViews(ctx context.Context, v *StrikesView, handlers []common.Address) error {
-	var todo []common.Address
-	for _, h := range handlers {
-		if _, ok := v.Handlers[h]; !ok && !slices.Contains(todo, h) {
-			todo = append(todo, h)
-		}
-	}
-	if len(todo) == 0 {
-		return nil
-	}
-	r.rememberHandlers(v.Info.Market, todo)
-	rd := &strikesRead{pmAt: -1, view: v}
-	rd.addHandlers(r, v.Info.Market, todo)
-	res, err := r.runStrikesRead(ctx, rd)
-	if err != nil {
-		return err
-	}
-	return r.decodeHandlers(rd, res)
-}
-
-func (rd *strikesRead) addPool(r *Reader, p common.Address) {
+func (rd *strikesRead) addPool(r *Reader, market, p common.Address) {
 	if p == (common.Address{}) || slices.ContainsFunc(rd.pools, func(x poolAt) bool { return x.pool == p }) {
 		return
 	}
@@ -259,9 +250,11 @@ func (rd *strikesRead) addPool(r *Reader, p common.Address) {
 		rd.calls = append(rd.calls,
 			contracts.ChainedCall{Target: p, Data: pack(contracts.Pool, "tickSpacing")},
 			contracts.ChainedCall{Target: p, Data: pack(contracts.Pool, "token0")},
-			contracts.ChainedCall{Target: p, Data: pack(contracts.Pool, "token1")})
+			contracts.ChainedCall{Target: p, Data: pack(contracts.Pool, "token1")},
+			contracts.ChainedCall{Target: p, Data: pack(contracts.Pool, "fee")})
 	}
 	rd.pools = append(rd.pools, at)
+	rd.addApproval(market, p)
 }
 
 func (rd *strikesRead) addHandlers(r *Reader, market common.Address, handlers []common.Address) {
@@ -327,16 +320,19 @@ func (r *Reader) decodePools(rd *strikesRead, res []Result) error {
 		if at.immutables >= 0 {
 			var err error
 			if pv, err = decodePoolFacts(res[at.immutables : at.immutables+3]); err != nil {
-				return unsupported(v.Info.Market, fmt.Sprintf("configured market pool %s does not answer tickSpacing/token0/token1", at.pool.Hex()), err)
+				return unsupported(v.Info.Market, fmt.Sprintf("market pool %s does not answer tickSpacing/token0/token1", at.pool.Hex()), err)
 			}
+			// The fee only describes the pool (option markets): a DEX
+			// whose pools have no fee() getter is listed with 0.
+			pv.Fee, _ = decodePoolFee(res[at.immutables+3])
 			pair := map[common.Address]bool{v.Info.Token0: true, v.Info.Token1: true}
 			if !pair[pv.Token0] || !pair[pv.Token1] || pv.Token0 == pv.Token1 {
-				return unsupported(v.Info.Market, fmt.Sprintf("configured market pool %s does not hold the market's assets", at.pool.Hex()), nil)
+				return unsupported(v.Info.Market, fmt.Sprintf("market pool %s does not hold the market's assets", at.pool.Hex()), nil)
 			}
 			r.facts.Set(poolFactKey(at.pool), fact{pool: pv}, cache.Policy{TTL: r.ttl})
 		}
 		if !res[at.slot0].OK {
-			return unsupported(v.Info.Market, fmt.Sprintf("configured market pool %s does not answer slot0", at.pool.Hex()), nil)
+			return unsupported(v.Info.Market, fmt.Sprintf("market pool %s does not answer slot0", at.pool.Hex()), nil)
 		}
 		st, err := decodeSlot0(res[at.slot0].Data)
 		if err != nil {
@@ -367,6 +363,21 @@ func decodePoolFacts(res []Result) (PoolView, error) {
 	}
 	pv.Token1, err = unpackAddress(contracts.Pool, "token1", res[2].Data)
 	return pv, err
+}
+
+// decodePoolFee is a pool's fee() answer: its fee tier, below 100%.
+func decodePoolFee(r Result) (uint32, error) {
+	if !r.OK {
+		return 0, &CallFailedError{Revert: r.Data}
+	}
+	fee, err := unpackOne[*big.Int](contracts.Pool, "fee", r.Data)
+	if err != nil {
+		return 0, err
+	}
+	if !fee.IsUint64() || fee.Uint64() >= 1_000_000 {
+		return 0, fmt.Errorf("fee %s", fee)
+	}
+	return uint32(fee.Uint64()), nil
 }
 
 func (r *Reader) decodeHandlers(rd *strikesRead, res []Result) error {

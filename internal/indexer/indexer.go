@@ -110,6 +110,8 @@ type Indexer struct {
 	stats  stats
 	// closeRPC, if set, closes the node's client (ForChain dialled it).
 	closeRPC func()
+	// idle counts the steps that found nothing new (pruning's clock).
+	idle uint64
 }
 
 // Status is an indexer's state, as /readyz shows it.

@@ -90,6 +90,9 @@ func (ix *Indexer) step(ctx context.Context) error {
 	if from > head {
 		ix.setStatus(func(s *Status) { s.State, s.Error = StateSynced, "" })
 		ix.stats.lagBlocks(0)
+		if err := ix.prune(ctx, cur.Number); err != nil {
+			return err
+		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(ix.opts.Poll):
@@ -104,6 +107,25 @@ func (ix *Indexer) step(ctx context.Context) error {
 		}
 	})
 	return ix.sync(ctx, from, head)
+}
+
+// keepBlocks is how many blocks below the head the store keeps every
+// block pointer of (what reorgs are checked against, and what `block:
+// {hash}` finds besides the blocks with changes); pruneEvery is how many
+// idle steps pass between two prunes.
+const (
+	keepBlocks = 10_000
+	pruneEvery = 1_000
+)
+
+// prune forgets, once in pruneEvery idle steps, the blocks far below the
+// head that changed nothing: following records a pointer block each step.
+func (ix *Indexer) prune(ctx context.Context, head uint64) error {
+	ix.idle++
+	if ix.idle%pruneEvery != 0 || head < keepBlocks {
+		return nil
+	}
+	return ix.store.Prune(ctx, head-keepBlocks)
 }
 
 // filter is the data sources' eth_getLogs filter now, with which of their

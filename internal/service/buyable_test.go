@@ -188,9 +188,11 @@ func TestStrikesSecondPoolByItsOwnTick(t *testing.T) {
 
 // Round trips: a market seen for the first time is one ChainedRead (the
 // market, both pools, the registry's handlers), then one round for the two
-// handlers outside the registry the subgraph named, then one probing the
-// ranges' hooks for admission; from then on those handlers are read with
-// the pool prices, so a miss is two RPC round trips (state, hook probe).
+// handlers outside the registry the subgraph named and the market's
+// approvedPools of its prime pool (whose address the first round's answer
+// gave), then one probing the ranges' hooks for admission; from then on
+// those handlers are read with the pool prices, so a miss is two RPC round
+// trips (state, hook probe).
 func TestStrikesRoundTrips(t *testing.T) {
 	sc := loadBuyable(t)
 	svc, f := newService(t, sc)
@@ -249,9 +251,9 @@ func TestStrikesBuyableWithoutCreateCalls(t *testing.T) {
 		t.Errorf("answers differ:\n%s\n%s", g, w)
 	}
 	// The refused ChainedRead, two Multicall3 rounds, the unregistered
-	// handlers' round, the hook probe (refused as a ChainedRead, then one
-	// Multicall3 round).
-	if n := f.Node.Requests(); n != 6 {
-		t.Errorf("rpc round trips: %d, want 6", n)
+	// handlers' round (with the prime pool's approval) and the hook probe
+	// (each refused as a ChainedRead, then one Multicall3 round).
+	if n := f.Node.Requests(); n != 7 {
+		t.Errorf("rpc round trips: %d, want 7", n)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/ethereum/go-ethereum/common"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -27,6 +28,10 @@ type OptionMarket struct {
 	CallAsset Token  `json:"callAsset"`
 	PutAsset  Token  `json:"putAsset"`
 	PrimePool Pool   `json:"primePool"`
+	// Pools are the pools the market approves now (approvedPools), which
+	// its purchases, strikes and TVL cover: the prime pool first when
+	// approved, then the others by address.
+	Pools []Pool `json:"pools"`
 	// Handlers are the chain's registered handlers the market can buy
 	// from now (buyable: whitelisted for it, not paused, its version).
 	Handlers []MarketHandler `json:"handlers"`
@@ -37,9 +42,9 @@ type OptionMarket struct {
 	Totals MarketTotals `json:"totals"`
 }
 
-// Pool is a market's prime pool: its fee tier (hundredths of a basis point)
-// and tick spacing. Inverted is true when the call asset is the pool's
-// token1 (higher ticks are then a cheaper call asset).
+// Pool is a pool of the market's pair: its fee tier (hundredths of a
+// basis point) and tick spacing. Inverted is true when the call asset is
+// the pool's token1 (higher ticks are then a cheaper call asset).
 type Pool struct {
 	Address     string `json:"address"`
 	Fee         uint32 `json:"fee"`
@@ -123,6 +128,9 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 			return OptionMarkets{}, err // before asking the hooks about it
 		}
 	}
+	if err := approvedPools(ctx, up, markets, views); err != nil {
+		return OptionMarkets{}, err
+	}
 	hooks := sortedAddresses(up.Config.Hooks)
 	admits, err := s.probeHooks(ctx, up, views, hooks)
 	if err != nil {
@@ -182,9 +190,14 @@ func (f marketFacts) market(m subgraph.Market, v *chain.StrikesView) OptionMarke
 		CallAsset: tokenJSON(info.CallAsset),
 		PutAsset:  tokenJSON(info.PutAsset),
 		PrimePool: Pool{Address: info.Pool.Hex(), Fee: info.Fee, TickSpacing: info.TickSpacing, Inverted: !info.Token0IsCall()},
+		Pools:     []Pool{},
 		Handlers:  []MarketHandler{},
 		Hooks:     []MarketHook{},
 		Totals:    MarketTotals{AllTime: sums(m.MarketSums), LastDay: DaySums{Start: strconv.FormatInt(f.day, 10), MarketSums: zeroSums}},
+	}
+	for _, p := range v.ApprovedPools() {
+		pv := v.Pools[p]
+		om.Pools = append(om.Pools, Pool{Address: p.Hex(), Fee: pv.Fee, TickSpacing: pv.TickSpacing, Inverted: !info.Token0IsCall()})
 	}
 	for _, h := range f.handlers {
 		if buyable(v, h) {
@@ -203,6 +216,18 @@ func (f marketFacts) market(m subgraph.Market, v *chain.StrikesView) OptionMarke
 		}
 	}
 	return om
+}
+
+// approvedPools completes each market's view with the pools the subgraph
+// names as approved that the view lacks, and the approvals it has not read
+// (a market read for the first time): chain.Reader.CompleteView, for every
+// market at once, each a round trip only when it has something to read.
+func approvedPools(ctx context.Context, up *Upstreams, markets []subgraph.Market, views []*chain.StrikesView) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for i, m := range markets {
+		g.Go(func() error { return up.Chain.CompleteView(gctx, views[i], m.ApprovedPools(), nil) })
+	}
+	return g.Wait()
 }
 
 // sameMarket refuses a subgraph Market the chain contradicts: another

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 
 	"github.com/ethereum/go-ethereum/common"
 	"golang.org/x/sync/errgroup"
@@ -38,18 +39,20 @@ type PositionRecord struct {
 	Legs         []PositionLeg `json:"legs"`
 	// Exercisable: prepare's option rule holds (a V2 market, liquidity
 	// left, not expired at the head: optionExercisable, one code path),
-	// and exercising now at the pool's price would pay something from a
-	// leg whose re-mint fits (clamm.RemintFits: prepare's simulation leaves
-	// a leg out whose range holds the price, and so does this value).
+	// and exercising now at the prime pool's price would pay something
+	// from a leg whose re-mint fits at its own pool's price
+	// (clamm.RemintFits: prepare's simulation leaves a leg out whose range
+	// holds that price, and so does this value).
 	Exercisable bool `json:"exercisable"`
 	// NotExercisableReason says why not, when Exercisable is false.
 	NotExercisableReason string `json:"notExercisableReason,omitempty"`
 	// ValueIfExercised is what exercising every leg now would pay, in
 	// profitToken: per leg max(swap of its collateral at the prime pool's
 	// current price after the pool's fee - what its LPs are owed, 0), over
-	// the legs whose re-mint fits at that price. It is before price impact;
-	// prepare quotes the swaps and gives the exact figure. "0" whenever
-	// the option cannot be exercised (V1 market, expired, no leg fits).
+	// the legs whose re-mint fits at their own pool's current price. It is
+	// before price impact; prepare quotes the swaps and gives the exact
+	// figure. "0" whenever the option cannot be exercised (V1 market,
+	// expired, no leg fits).
 	ValueIfExercised string `json:"valueIfExercised"`
 	ProfitToken      Token  `json:"profitToken"`
 	ExpiryRisk
@@ -101,6 +104,10 @@ func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Po
 	if err != nil {
 		return Positions{}, err
 	}
+	pools, err := legPools(ctx, up, info.Pool, pool, pos)
+	if err != nil {
+		return Positions{}, err
+	}
 	tok0, tok1 := info.TokenByAddress(info.Token0), info.TokenByAddress(info.Token1)
 	m := clamm.Market{Token0IsCall: info.Token0IsCall(), Decimals0: int(tok0.Decimals), Decimals1: int(tok1.Decimals)}
 	records := make([]PositionRecord, 0, len(held))
@@ -116,7 +123,7 @@ func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Po
 		if p.Owner != req.User || !hasLiquidity(p) {
 			continue
 		}
-		r, err := positionRecord(h, p, marketAt{info: info, m: m, pool: pool, addr: req.Market})
+		r, err := positionRecord(h, p, marketAt{info: info, m: m, pool: pool, pools: pools, addr: req.Market})
 		if err != nil {
 			return Positions{}, err
 		}
@@ -141,13 +148,41 @@ func hasLiquidity(p *chain.Position) bool {
 	return false
 }
 
-// marketAt is a market as one positions page reads it: its facts and its
-// pool's state at the head.
+// marketAt is a market as one positions page reads it: its facts, its
+// prime pool's state and that of every pool the page's legs are in, at the
+// answer's block.
 type marketAt struct {
-	info *chain.MarketInfo
-	m    clamm.Market
-	pool chain.PoolState
-	addr common.Address
+	info  *chain.MarketInfo
+	m     clamm.Market
+	pool  chain.PoolState
+	pools map[common.Address]chain.PoolState
+	addr  common.Address
+}
+
+// legPools are the states of the pools the page's legs are in: the prime
+// pool's (read with the market) and, in one more round trip only when a
+// leg is in another pool, the others' (PoolStates).
+func legPools(ctx context.Context, up *Upstreams, prime common.Address, primeState chain.PoolState, pos []chain.PositionResult) (map[common.Address]chain.PoolState, error) {
+	var others []common.Address
+	for _, r := range pos {
+		if r.Err != nil || r.Position == nil {
+			continue
+		}
+		for _, l := range r.Position.Legs {
+			if l.Pool != prime && !slices.Contains(others, l.Pool) {
+				others = append(others, l.Pool)
+			}
+		}
+	}
+	out := map[common.Address]chain.PoolState{}
+	if len(others) > 0 {
+		var err error
+		if out, err = up.Chain.PoolStates(ctx, others); err != nil {
+			return nil, err
+		}
+	}
+	out[prime] = primeState
+	return out, nil
 }
 
 func positionRecord(h subgraph.HeldOption, p *chain.Position, mk marketAt) (PositionRecord, error) {
@@ -180,7 +215,9 @@ func positionRecord(h subgraph.HeldOption, p *chain.Position, mk marketAt) (Posi
 		if err != nil {
 			return PositionRecord{}, problem.Wrap(problem.RPCError, err, "option %s leg %d has invalid ticks [%d, %d]", h.TokenID, i, l.TickLower, l.TickUpper)
 		}
-		if v.Sign() > 0 && !clamm.RemintFits(l.TickLower, l.TickUpper, pool.Tick, collateral.Address == info.Token0) {
+		// The handler re-mints the leg in the leg's own pool, at that
+		// pool's price (not the prime pool's, where the swap runs).
+		if v.Sign() > 0 && !clamm.RemintFits(l.TickLower, l.TickUpper, mk.pools[l.Pool].Tick, collateral.Address == info.Token0) {
 			inRange++ // its exercise would revert: prepare leaves it out
 			continue
 		}

@@ -26,6 +26,9 @@ import (
 type MarketReader interface {
 	Market(ctx context.Context, market common.Address) (*chain.MarketInfo, error)
 	MarketSnapshot(ctx context.Context, market common.Address) (*chain.MarketInfo, chain.PoolState, error)
+	// PoolStates reads pools' slot0 in one round trip (positions judge a
+	// leg at its own pool's price).
+	PoolStates(ctx context.Context, pools []common.Address) (map[common.Address]chain.PoolState, error)
 }
 
 // StrikesReader reads what the strikes chain needs from the chain (package
@@ -33,7 +36,9 @@ type MarketReader interface {
 type StrikesReader interface {
 	StrikesView(ctx context.Context, market common.Address, pools, handlers []common.Address) (*chain.StrikesView, error)
 	StrikesViews(ctx context.Context, markets, handlers []common.Address) ([]*chain.StrikesView, []error, error)
-	HandlerViews(ctx context.Context, v *chain.StrikesView, handlers []common.Address) error
+	// CompleteView adds the pools and handlers a later read named, and
+	// approvals not read yet (pools.go).
+	CompleteView(ctx context.Context, v *chain.StrikesView, pools, handlers []common.Address) error
 }
 
 // HookProber asks hooks whether they would admit a purchase now (package
@@ -70,7 +75,7 @@ type Chain interface {
 
 // Subgraph is the part of the subgraph client the service uses.
 type Subgraph interface {
-	Strikes(ctx context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, subgraph.Meta, error)
+	Strikes(ctx context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, []common.Address, subgraph.Meta, error)
 	ExerciseHistory(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.Exercise, subgraph.Meta, error)
 	PurchaseHistory(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.Purchase, subgraph.Meta, error)
 	PurchasePositions(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.HeldOption, subgraph.Meta, error)

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"fmt"
 	"math/big"
 	"strconv"
 
@@ -28,8 +27,9 @@ type StatsRequest struct {
 }
 
 // MarketStats is the statistics answer: the market's flows over the window
-// (totals and one entry per UTC day the window touches) and its state now
-// (open interest and TVL, at the chain's head).
+// (totals and one entry per UTC day the window touches) and its state at
+// the answer's block (open interest, expired options awaiting settlement,
+// TVL: statsholdings.go).
 type MarketStats struct {
 	Market    string `json:"market"`
 	CallAsset Token  `json:"callAsset"`
@@ -44,10 +44,14 @@ type MarketStats struct {
 	Totals StatsFigures `json:"totals"`
 	// Days are the UTC days the window touches, oldest first, each with
 	// the part of it inside the window ([from, to) of the entry).
-	Days         []StatsDay    `json:"days"`
-	OpenInterest StatsHoldings `json:"openInterest"`
-	TVL          StatsHoldings `json:"tvl"`
-	block        uint64
+	Days         []StatsDay        `json:"days"`
+	OpenInterest StatsOpenInterest `json:"openInterest"`
+	// ExpiredUnsettled is what OpenInterest is, for the options past their
+	// expiry that still hold collateral: no longer exercisable, not yet
+	// settled (the settler returns it to the LPs).
+	ExpiredUnsettled StatsOpenInterest `json:"expiredUnsettled"`
+	TVL              StatsTVL          `json:"tvl"`
+	block            uint64
 }
 
 // StatsDay is one UTC day's flows within the window.
@@ -86,12 +90,6 @@ type StatsAmounts struct {
 	USD       *string `json:"usd,omitempty"`
 }
 
-// StatsHoldings are liquidity as tokens now, with the ranges counted.
-type StatsHoldings struct {
-	StatsAmounts
-	Ranges int `json:"ranges"`
-}
-
 // Block is the subgraph block the answer reflects.
 func (m MarketStats) Block() uint64 { return m.block }
 
@@ -101,13 +99,13 @@ func (m MarketStats) Block() uint64 { return m.block }
 // (MarketDayData, MarketDayBuyer); the parts of the first and last day the
 // window cuts through come from the purchases and exercises themselves
 // (timestamp in the part), so every figure is exact to the second. Open
-// interest and TVL are read now: see holdings.
+// interest and TVL are the state at the answer's block (statsholdings.go).
 func (s *Service) MarketStats(ctx context.Context, req StatsRequest) (MarketStats, error) {
 	up, err := s.upstreams(req.ChainID, true)
 	if err != nil {
 		return MarketStats{}, err
 	}
-	view, err := up.Chain.StrikesView(ctx, req.Market, up.Config.MarketPools[req.Market], registryHandlers(up.Config))
+	view, err := marketView(ctx, up, req.Market)
 	if err != nil {
 		return MarketStats{}, err
 	}
@@ -115,7 +113,7 @@ func (s *Service) MarketStats(ctx context.Context, req StatsRequest) (MarketStat
 	if err != nil {
 		return MarketStats{}, err
 	}
-	if err := unseenHandlers(ctx, up, view, r.strikes); err != nil {
+	if err := r.completeRanges(ctx, up, view); err != nil {
 		return MarketStats{}, err
 	}
 	info := view.Info
@@ -125,21 +123,28 @@ func (s *Service) MarketStats(ctx context.Context, req StatsRequest) (MarketStat
 		From: strconv.FormatInt(req.From, 10), To: strconv.FormatInt(req.To, 10), block: r.meta.Block,
 	}
 	out.Days, out.Totals = r.series(req, v)
-	if out.OpenInterest, out.TVL, err = holdings(view, r.strikes, v); err != nil {
+	if out.TVL, err = tvl(view, r.ranges, v); err != nil {
+		return MarketStats{}, err
+	}
+	if out.OpenInterest, out.ExpiredUnsettled, err = openInterest(view, r.open, r.meta.Timestamp, v); err != nil {
 		return MarketStats{}, err
 	}
 	return out, nil
 }
 
 // statsRead is what the subgraph holds for a window: the whole days'
-// records and buyers, the partial days' events, and the market's ranges.
+// records and buyers, the partial days' events, the ranges of the pools
+// the market may approve (asked) with the pools the subgraph has it
+// approving (named), and its options that still hold collateral.
 type statsRead struct {
-	days      []subgraph.StatsDay
-	buyers    []subgraph.StatsBuyer
-	purchases []subgraph.StatsPurchase
-	exercises []subgraph.StatsExercise
-	strikes   []subgraph.Strike
-	meta      subgraph.Meta
+	days         []subgraph.StatsDay
+	buyers       []subgraph.StatsBuyer
+	purchases    []subgraph.StatsPurchase
+	exercises    []subgraph.StatsExercise
+	ranges       []subgraph.StatsRange
+	asked, named []common.Address
+	open         []subgraph.OpenOption
+	meta         subgraph.Meta
 }
 
 // statsSpans cuts [from, to) into the whole UTC days inside it, [dayFrom,
@@ -176,11 +181,12 @@ func readStats(ctx context.Context, up *Upstreams, view *chain.StrikesView, req 
 		g.Go(func() (err error) { xs[i], _, err = sg.StatsExercises(gctx, q); return err })
 	}
 	var meta subgraph.Meta
-	pools := append([]common.Address{view.Info.Pool}, up.Config.MarketPools[req.Market]...)
+	r.asked = view.PoolsToRead()
 	g.Go(func() (err error) {
-		r.strikes, meta, err = sg.Strikes(gctx, subgraph.StrikesQuery{Pools: pools, TickLowerMin: clamm.MinTick, TickLowerMax: clamm.MaxTick})
+		r.ranges, r.named, meta, err = sg.StatsRanges(gctx, req.Market, r.asked)
 		return err
 	})
+	g.Go(func() (err error) { r.open, _, err = sg.OpenOptions(gctx, req.Market); return err })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -198,6 +204,8 @@ type StatsSubgraph interface {
 	StatsDayBuyers(ctx context.Context, q subgraph.StatsQuery) ([]subgraph.StatsBuyer, subgraph.Meta, error)
 	StatsPurchases(ctx context.Context, q subgraph.StatsQuery) ([]subgraph.StatsPurchase, subgraph.Meta, error)
 	StatsExercises(ctx context.Context, q subgraph.StatsQuery) ([]subgraph.StatsExercise, subgraph.Meta, error)
+	StatsRanges(ctx context.Context, market common.Address, pools []common.Address) ([]subgraph.StatsRange, []common.Address, subgraph.Meta, error)
+	OpenOptions(ctx context.Context, market common.Address) ([]subgraph.OpenOption, subgraph.Meta, error)
 }
 
 // valuer turns sums into StatsAmounts: raw amounts, and USD where the put
@@ -228,82 +236,31 @@ func (v valuer) amounts(call, put, callInPut *big.Int) StatsAmounts {
 	return out
 }
 
-// holdings are the market's open interest and TVL now: over every range of
-// its pools (the prime pool and any the configuration adds) whose handler
-// the market can buy from now (buyable), the used liquidity and the total
-// liquidity as the tokens they are at that pool's current price
-// (LiquidityAmounts.getAmountsForLiquidity), call-asset amounts valued in
-// USD at the prime pool's price. Used liquidity above the total (a
-// reservation can cause it) counts as the total.
-func holdings(view *chain.StrikesView, strikes []subgraph.Strike, v valuer) (oi, tvl StatsHoldings, err error) {
-	sums := [2][2]*big.Int{{new(big.Int), new(big.Int)}, {new(big.Int), new(big.Int)}} // [oi|tvl][call|put]
-	for _, r := range strikes {
-		pv, ok := view.Pools[r.Pool.Addr()]
-		if !ok {
-			return oi, tvl, subgraphGarbage(fmt.Errorf("strike %s is on pool %s, which was not asked for", r.ID, r.Pool.Addr().Hex()))
-		}
-		if !buyable(view, r.Handler.Addr()) || r.TotalLiquidity.Sign() <= 0 {
-			continue
-		}
-		used := r.UsedLiquidity.Int
-		if used.Cmp(r.TotalLiquidity.Int) > 0 {
-			used = r.TotalLiquidity.Int
-		}
-		callIs0 := pv.Token0 == view.Info.CallAsset.Address
-		for i, l := range []*big.Int{used, r.TotalLiquidity.Int} {
-			a0, a1, err := rangeAt(pv, r, l)
-			if err != nil {
-				return oi, tvl, subgraphGarbage(err)
-			}
-			if !callIs0 {
-				a0, a1 = a1, a0
-			}
-			sums[i][0].Add(sums[i][0], a0)
-			sums[i][1].Add(sums[i][1], a1)
-		}
-		if used.Sign() > 0 {
-			oi.Ranges++
-		}
-		tvl.Ranges++
+// completeRanges reads what the ranges' answer named that the view lacks
+// (pools the subgraph has the market approving, approvals not read yet,
+// handlers outside the registry: one round, as the strikes chain does, so
+// whether the market can buy from them is known rather than assumed) and,
+// for an approved pool named for the first time, its ranges (one more
+// query).
+func (r *statsRead) completeRanges(ctx context.Context, up *Upstreams, view *chain.StrikesView) error {
+	fresh, err := completeView(ctx, up, view, r.asked, namedBy{r.named, statsHandlers(r.ranges)})
+	if err != nil || len(fresh) == 0 {
+		return err
 	}
-	price := view.Pools[view.Info.Pool].SqrtPriceX96
-	oi.StatsAmounts = v.amounts(sums[0][0], sums[0][1], v.inPut(sums[0][0], price))
-	tvl.StatsAmounts = v.amounts(sums[1][0], sums[1][1], v.inPut(sums[1][0], price))
-	return oi, tvl, nil
+	more, _, _, err := up.Subgraph.StatsRanges(ctx, common.Address{}, fresh)
+	if err != nil {
+		return err
+	}
+	r.ranges = append(r.ranges, more...)
+	_, err = completeView(ctx, up, view, nil, namedBy{handlers: statsHandlers(more)})
+	return err
 }
 
-// rangeAt is liquidity l of range r as token0 and token1 at the pool's price.
-func rangeAt(pv chain.PoolView, r subgraph.Strike, l *big.Int) (a0, a1 *big.Int, err error) {
-	if r.TickLower >= r.TickUpper {
-		return nil, nil, fmt.Errorf("strike %s has ticks [%d, %d]", r.ID, r.TickLower, r.TickUpper)
+// statsHandlers are the handlers of ranges.
+func statsHandlers(ranges []subgraph.StatsRange) []common.Address {
+	out := make([]common.Address, len(ranges))
+	for i, r := range ranges {
+		out[i] = r.Handler.Addr()
 	}
-	sa, err := clamm.SqrtRatioAtTick(r.TickLower)
-	if err != nil {
-		return nil, nil, err
-	}
-	sb, err := clamm.SqrtRatioAtTick(r.TickUpper)
-	if err != nil {
-		return nil, nil, err
-	}
-	a0, a1 = clamm.AmountsForLiquidity(pv.SqrtPriceX96, sa, sb, l)
-	return a0, a1, nil
-}
-
-// unseenHandlers reads the handlers of ranges outside the registry (one
-// round, as the strikes chain does), so whether the market can buy from
-// them is known rather than assumed.
-func unseenHandlers(ctx context.Context, up *Upstreams, view *chain.StrikesView, strikes []subgraph.Strike) error {
-	var unseen []common.Address
-	seen := map[common.Address]bool{}
-	for _, r := range strikes {
-		h := r.Handler.Addr()
-		if _, ok := view.Handlers[h]; !ok && !seen[h] {
-			seen[h] = true
-			unseen = append(unseen, h)
-		}
-	}
-	if len(unseen) == 0 {
-		return nil
-	}
-	return up.Chain.HandlerViews(ctx, view, unseen)
+	return out
 }

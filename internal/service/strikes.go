@@ -105,7 +105,8 @@ const day = 86400
 // tick, the k-th range above starts at base + k*spacing, the k-th below at
 // base - k*spacing, k from 1 to the side's reach. The range holding a pool's
 // current tick is neither a call nor a put and is left out, as are ranges
-// without liquidity and ranges the market cannot use now: of a handler its
+// without liquidity and ranges the market cannot use now: in a pool it does
+// not approve (approvedPools; the pools come from marketView), of a handler its
 // position manager has not whitelisted for it, of a paused handler, of a
 // handler whose payload format is the other market version's, or behind a
 // hook that does not admit the market (hookAdmission).
@@ -183,27 +184,22 @@ type strikeSet struct {
 	view    *chain.StrikesView
 }
 
-// marketPools are the market's pools beyond its prime pool whose ranges it
-// can buy: the one place that says which pools a market's strikes cover.
-func marketPools(up *Upstreams, market common.Address) []common.Address {
-	return up.Config.MarketPools[market]
-}
-
 // strikesOf reads the strikes an ask names: the market's view (pool
-// prices, which handlers it can use), the ranges of its pools from the
-// subgraph, which hooks admit it (unless keepHooked), and each range placed
-// on its side of its own pool's tick.
+// prices and approvals, which handlers it can use), the ranges of its pools
+// from the subgraph with the pools the subgraph has the market approving
+// (pools.go), which hooks admit it (unless keepHooked), and each range of
+// a pool it approves placed on its side of its own pool's tick.
 func (s *Service) strikesOf(ctx context.Context, up *Upstreams, ask strikesAsk) (*strikeSet, error) {
-	p := &strikesPlan{up: up, extra: marketPools(up, ask.market)}
+	p := &strikesPlan{up: up, byPool: map[common.Address]window{}}
 	var err error
-	if p.view, err = up.Chain.StrikesView(ctx, ask.market, p.extra, registryHandlers(up.Config)); err != nil {
+	if p.view, err = marketView(ctx, up, ask.market); err != nil {
 		return nil, err
 	}
-	q, ok := p.windows(ask)
+	q, ok := p.windows(ask, p.view.PoolsToRead())
 	if !ok {
 		return &strikeSet{view: p.view}, nil // no tick has that price: no strike
 	}
-	if err := p.fetch(ctx, q); err != nil {
+	if err := p.fetch(ctx, ask, q); err != nil {
 		return nil, err
 	}
 	p.admitted = func(common.Address) bool { return true }
@@ -224,8 +220,7 @@ func (s *Service) strikesOf(ctx context.Context, up *Upstreams, ask strikesAsk) 
 // view, each pool's window, and the ranges the subgraph returned.
 type strikesPlan struct {
 	up     *Upstreams
-	extra  []common.Address // the market's pools beyond its own
-	view   *chain.StrikesView
+	view   *chain.StrikesView        // with the pools the market approves (pools.go)
 	byPool map[common.Address]window // each pool's window
 	ranges []subgraph.Strike
 	meta   subgraph.Meta
@@ -240,20 +235,18 @@ func (p *strikesPlan) market() clamm.Market {
 	return clamm.Market{Token0IsCall: info.Token0IsCall(), Decimals0: int(tok0.Decimals), Decimals1: int(tok1.Decimals)}
 }
 
-// windows places each pool's window by its own tick and spacing and
+// windows places each of pools' window by its own tick and spacing and
 // returns the one subgraph query over their union. Above a pool's tick a
 // range holds token0; below, token1. Calls are the side holding the call
 // asset. A strike asked by price (at) has every pool's window span the
 // ticks and the query ask for the ranges struck at its tick alone; false
 // when no tick has that price.
-func (p *strikesPlan) windows(ask strikesAsk) (subgraph.StrikesQuery, bool) {
+func (p *strikesPlan) windows(ask strikesAsk, pools []common.Address) (subgraph.StrikesQuery, bool) {
 	info := p.view.Info
 	reachAbove, reachBelow := ask.callsReach, ask.putsReach
 	if !info.Token0IsCall() {
 		reachAbove, reachBelow = ask.putsReach, ask.callsReach
 	}
-	pools := append([]common.Address{info.Pool}, p.extra...)
-	p.byPool = make(map[common.Address]window, len(pools))
 	var q subgraph.StrikesQuery
 	for i, pool := range pools {
 		w := poolWindow(p.view.Pools[pool], reachAbove, reachBelow)
@@ -288,24 +281,39 @@ func (p *strikesPlan) windows(ask strikesAsk) (subgraph.StrikesQuery, bool) {
 }
 
 // fetch runs the one query over the union of the pools' windows (each
-// range is then placed in its own pool's window), and reads the handlers
-// outside the registry the first time they appear: one more round, with
-// the pool price.
-func (p *strikesPlan) fetch(ctx context.Context, q subgraph.StrikesQuery) error {
+// range is then placed in its own pool's window), with the pools the
+// subgraph has the market approving; then, one more round only when
+// something is new, what the answer named that the view lacks (pools,
+// approvals, handlers: completeView) and, for an approved pool named for
+// the first time, its ranges in its own window (one more query).
+func (p *strikesPlan) fetch(ctx context.Context, ask strikesAsk, q subgraph.StrikesQuery) error {
+	q.Market = ask.market
+	var named []common.Address
 	var err error
-	if p.ranges, p.meta, err = p.up.Subgraph.Strikes(ctx, q); err != nil {
+	if p.ranges, named, p.meta, err = p.up.Subgraph.Strikes(ctx, q); err != nil {
 		return err
 	}
-	var unseen []common.Address
-	for _, r := range p.ranges {
-		if _, ok := p.view.Handlers[r.Handler.Addr()]; !ok {
-			unseen = append(unseen, r.Handler.Addr())
-		}
+	fresh, err := completeView(ctx, p.up, p.view, q.Pools, namedBy{named, rangeHandlers(p.ranges)})
+	if err != nil || len(fresh) == 0 {
+		return err
 	}
-	if len(unseen) == 0 {
-		return nil
+	q2, _ := p.windows(ask, fresh)
+	more, _, _, err := p.up.Subgraph.Strikes(ctx, q2)
+	if err != nil {
+		return err
 	}
-	return p.up.Chain.HandlerViews(ctx, p.view, unseen)
+	p.ranges = append(p.ranges, more...)
+	_, err = completeView(ctx, p.up, p.view, nil, namedBy{handlers: rangeHandlers(more)})
+	return err
+}
+
+// rangeHandlers are the handlers of ranges.
+func rangeHandlers(ranges []subgraph.Strike) []common.Address {
+	out := make([]common.Address, len(ranges))
+	for i, r := range ranges {
+		out[i] = r.Handler.Addr()
+	}
+	return out
 }
 
 // place turns each range the market can buy into a strike on its side of
@@ -327,8 +335,8 @@ func (p *strikesPlan) place(at *strikeAt) ([]strike, error) {
 		if !ok {
 			return nil, subgraphGarbage(fmt.Errorf("strike %s is on pool %s, which was not asked for", r.ID, r.Pool.Addr().Hex()))
 		}
-		if !buyable(p.view, r.Handler.Addr()) || !p.admitted(r.Hook.Addr()) {
-			continue
+		if !p.view.Pools[r.Pool.Addr()].Approved || !buyable(p.view, r.Handler.Addr()) || !p.admitted(r.Hook.Addr()) {
+			continue // a pool the market does not approve (its approval read after the query)
 		}
 		var held chain.Token
 		var heldIs0 bool

@@ -51,8 +51,20 @@ var testQuoter = common.HexToAddress("0x000000000000000000000000000000000000b001
 
 // newService wires the real chain reader, subgraph client and quoters to
 // fakes loaded with the scenario.
-// newService serves sc (and more scenarios of the same chain) from fakes.
+// newService serves sc (and more scenarios of the same chain) from fakes,
+// the market's other pools also configured (marketPools).
 func newService(t *testing.T, sc *scenario.Scenario, more ...*scenario.Scenario) (*service.Service, *scenario.Fakes) {
+	t.Helper()
+	return newServiceConfigured(t, func(ch *config.Chain) {
+		if len(sc.Market.OtherPools) > 0 {
+			ch.MarketPools = map[common.Address][]common.Address{sc.Market.Address: sc.Market.OtherPools}
+		}
+	}, sc, more...)
+}
+
+// newServiceConfigured is newService with the chain's configuration as
+// configure leaves it.
+func newServiceConfigured(t *testing.T, configure func(*config.Chain), sc *scenario.Scenario, more ...*scenario.Scenario) (*service.Service, *scenario.Fakes) {
 	t.Helper()
 	cfg := config.Default()
 	ch := cfg.Chains[sc.ChainID]
@@ -60,9 +72,7 @@ func newService(t *testing.T, sc *scenario.Scenario, more ...*scenario.Scenario)
 		uni.Quoter = testQuoter
 	}
 	f := scenario.NewFakesFor(t, ch, append([]*scenario.Scenario{sc}, more...)...)
-	if len(sc.Market.OtherPools) > 0 {
-		ch.MarketPools = map[common.Address][]common.Address{sc.Market.Address: sc.Market.OtherPools}
-	}
+	configure(ch)
 	cfg.Chains = map[uint64]*config.Chain{sc.ChainID: ch}
 	a, err := app.New(app.Options{Config: cfg, Transports: map[uint64]upstream.Transports{sc.ChainID: f.Transports()}})
 	if err != nil {

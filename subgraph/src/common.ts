@@ -3,6 +3,7 @@ import { Address, BigInt, Bytes, ethereum } from '@graphprotocol/graph-ts';
 import { Pool } from '../generated/schema';
 import { Pool as PoolTemplate } from '../generated/templates';
 import { Pool as PoolContract } from '../generated/templates/Pool/Pool';
+import { poolKnown } from './approval';
 
 export const ZERO = BigInt.zero();
 export const DAY = 86400;
@@ -31,22 +32,32 @@ export function hex(a: Bytes): string {
 }
 
 // The Pool entity of an address, created (with a data source following its
-// Swap events) the first time a market or handler names it. Its price is
-// seeded from slot0() read at the end of that block (the one eth_call whose
-// value can change within a block: exact unless the pool swaps later in the
-// same block, whose Swap events then update it); from then on its own Swap
-// events keep it. slot0 is declared with its first two outputs only, which
-// Uniswap, PancakeSwap (a wider feeProtocol) and their forks share.
-export function ensurePool(address: Address): Pool {
+// Swap events) the first time a market or handler names it, in block. Its
+// price is seeded from slot0() read at the end of that block (the one
+// eth_call whose value can change within a block: exact unless the pool
+// swaps later in the same block, whose Swap events then update it); from
+// then on its own Swap events keep it. slot0 is declared with its first two
+// outputs only, which Uniswap, PancakeSwap (a wider feeProtocol) and their
+// forks share. Its tokens (immutable) place it in its token pair, whose
+// markets are then asked whether they approve it (approval.ts).
+export function ensurePool(address: Address, block: BigInt): Pool {
   let pool = Pool.load(hex(address));
   if (pool == null) {
     pool = new Pool(hex(address));
-    const slot0 = PoolContract.bind(address).try_slot0();
+    const c = PoolContract.bind(address);
+    const slot0 = c.try_slot0();
     pool.sqrtPriceX96 = slot0.reverted ? ZERO : slot0.value.getSqrtPriceX96();
     pool.tick = slot0.reverted ? 0 : slot0.value.getTick();
     pool.lastSwapBlock = ZERO;
+    const t0 = c.try_token0();
+    const t1 = c.try_token1();
+    if (!t0.reverted && !t1.reverted) {
+      pool.token0 = t0.value;
+      pool.token1 = t1.value;
+    }
     pool.save();
     PoolTemplate.create(address);
+    poolKnown(pool, block);
   }
   return pool;
 }

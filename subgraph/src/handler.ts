@@ -89,7 +89,7 @@ function strikeOf(handler: Address, tokenId: BigInt, what: string): Strike | nul
 // the Uniswap and Sushi handlers, (user, hook) in the PancakeSwap, Agni and
 // FusionX ones, under one topic. The one that hashes to the event's tokenId
 // with the other fields is the hook.
-function resolveStrike(handler: Address, tokenId: BigInt, pool: Address, a: Address, b: Address, tickLower: i32, tickUpper: i32): Strike | null {
+function resolveStrike(handler: Address, tokenId: BigInt, pool: Address, a: Address, b: Address, tickLower: i32, tickUpper: i32, block: BigInt): Strike | null {
   let hook: Address;
   if (positionId(handler, pool, a, tickLower, tickUpper).equals(tokenId)) {
     hook = a;
@@ -99,20 +99,20 @@ function resolveStrike(handler: Address, tokenId: BigInt, pool: Address, a: Addr
     log.error('position {} of handler {} matches neither address as its hook', [tokenId.toString(), hex(handler)]);
     return null;
   }
-  return loadOrCreateStrike(handler, tokenId, pool, hook, tickLower, tickUpper);
+  return loadOrCreateStrike(handler, tokenId, pool, hook, tickLower, tickUpper, block);
 }
 
 // The V1 handler has no hooks: the id is checked against the four-word hash
 // and the Strike's hook is the zero address.
-function resolveStrikeV1(handler: Address, tokenId: BigInt, pool: Address, tickLower: i32, tickUpper: i32): Strike | null {
+function resolveStrikeV1(handler: Address, tokenId: BigInt, pool: Address, tickLower: i32, tickUpper: i32, block: BigInt): Strike | null {
   if (!positionIdV1(handler, pool, tickLower, tickUpper).equals(tokenId)) {
     log.error('position {} of V1 handler {} does not hash to its range', [tokenId.toString(), hex(handler)]);
     return null;
   }
-  return loadOrCreateStrike(handler, tokenId, pool, ZERO_ADDRESS, tickLower, tickUpper);
+  return loadOrCreateStrike(handler, tokenId, pool, ZERO_ADDRESS, tickLower, tickUpper, block);
 }
 
-function loadOrCreateStrike(handler: Address, tokenId: BigInt, pool: Address, hook: Address, tickLower: i32, tickUpper: i32): Strike {
+function loadOrCreateStrike(handler: Address, tokenId: BigInt, pool: Address, hook: Address, tickLower: i32, tickUpper: i32, block: BigInt): Strike {
   const id = strikeID(handler, pool, hook, tickLower, tickUpper);
   let strike = Strike.load(id);
   if (strike == null) {
@@ -129,7 +129,7 @@ function loadOrCreateStrike(handler: Address, tokenId: BigInt, pool: Address, ho
     const ref = new StrikeRef(refID(handler, tokenId));
     ref.strike = id;
     ref.save();
-    ensurePool(pool);
+    ensurePool(pool, block);
   }
   return strike;
 }
@@ -148,28 +148,28 @@ function userOf(strike: Strike, a: Address, b: Address): Address {
 
 export function handleMintedPositionV2(e: LogMintedPosition): void {
   const p = e.params;
-  const strike = resolveStrike(e.address, p.tokenId, p.pool, p.hook, p.user, p.tickLower, p.tickUpper);
+  const strike = resolveStrike(e.address, p.tokenId, p.pool, p.hook, p.user, p.tickLower, p.tickUpper, e.block.number);
   addTotal(strike, p.liquidityMinted);
   if (strike != null) recordDeposit(e, strike, userOf(strike, p.hook, p.user), p.liquidityMinted);
 }
 
 export function handleBurnedPositionV2(e: LogBurnedPosition): void {
   const p = e.params;
-  const strike = resolveStrike(e.address, p.tokenId, p.pool, p.hook, p.user, p.tickLower, p.tickUpper);
+  const strike = resolveStrike(e.address, p.tokenId, p.pool, p.hook, p.user, p.tickLower, p.tickUpper, e.block.number);
   addTotal(strike, p.liquidityBurned.neg());
   if (strike != null) recordBurn(e, strike, userOf(strike, p.hook, p.user), p.liquidityBurned);
 }
 
 export function handleMintedPositionV1(e: LogMintedPositionV1): void {
   const p = e.params;
-  const strike = resolveStrikeV1(e.address, p.tokenId, p.pool, p.tickLower, p.tickUpper);
+  const strike = resolveStrikeV1(e.address, p.tokenId, p.pool, p.tickLower, p.tickUpper, e.block.number);
   addTotal(strike, p.liquidityMinted);
   if (strike != null) recordDeposit(e, strike, p.user, p.liquidityMinted);
 }
 
 export function handleBurnedPositionV1(e: LogBurnedPositionV1): void {
   const p = e.params;
-  const strike = resolveStrikeV1(e.address, p.tokenId, p.pool, p.tickLower, p.tickUpper);
+  const strike = resolveStrikeV1(e.address, p.tokenId, p.pool, p.tickLower, p.tickUpper, e.block.number);
   addTotal(strike, p.liquidityBurned.neg());
   if (strike != null) recordBurn(e, strike, p.user, p.liquidityBurned);
 }

@@ -11,6 +11,7 @@ import {
   LogOptionsMarketInitialized,
   LogSettleOption,
   LogSplitOption,
+  LogUpdateAddress,
   LogUpdateExerciseDelegate,
   Transfer,
 } from '../generated/templates/MarketV2/DopexV2OptionMarketV2';
@@ -19,6 +20,7 @@ import { ZERO, dayStart, ensurePool, hex, logOrder, poolPrice, wordToAddress, wo
 import { addCallPurchase, addExercise, countBuyer, initDayStats } from './stats';
 import { positionId, positionIdV1 } from './handler';
 import { DopexV2OptionMarket } from '../generated/templates/MarketV1/DopexV2OptionMarket';
+import { marketKnown, marketUpdated } from './approval';
 
 // keccak256("Transfer(address,address,uint256)"): ERC721's (four topics, the
 // id indexed) and ERC20's (three topics, the amount in data) share it.
@@ -52,7 +54,7 @@ export function createMarket(address: Address, version: i32, primePool: Address,
   if (Market.load(hex(address)) != null) return;
   const market = new Market(hex(address));
   market.version = version;
-  market.primePool = ensurePool(primePool).id;
+  market.primePool = ensurePool(primePool, block).id;
   market.callAsset = callAsset;
   market.putAsset = putAsset;
   market.createdAtBlock = block;
@@ -65,6 +67,7 @@ export function createMarket(address: Address, version: i32, primePool: Address,
   market.putProtocolFees = ZERO;
   market.exercises = 0;
   market.save();
+  marketKnown(market, block);
 }
 
 function initialized(e: LogOptionsMarketInitialized, version: i32): void {
@@ -143,44 +146,109 @@ function usesBefore(e: ethereum.Event): BigInt[] {
   return out;
 }
 
+// opTickMap(tokenId, i) as of the end of the block, through the ABI of the
+// market's version (V1's OptionTicks has no hook).
+class LegRead {
+  ok: boolean = false;
+  handler: Address = Address.zero();
+  pool: Address = Address.zero();
+  hook: Address = Address.zero();
+  tickLower: i32 = 0;
+  tickUpper: i32 = 0;
+  liquidity: BigInt = ZERO;
+}
+
+function readLeg(market: Address, v1: boolean, tokenId: BigInt, i: i32): LegRead {
+  const out = new LegRead();
+  if (v1) {
+    const t = DopexV2OptionMarket.bind(market).try_opTickMap(tokenId, BigInt.fromI32(i));
+    if (t.reverted) return out;
+    out.handler = t.value.get_handler();
+    out.pool = t.value.getPool();
+    out.tickLower = t.value.getTickLower();
+    out.tickUpper = t.value.getTickUpper();
+    out.liquidity = t.value.getLiquidityToUse();
+  } else {
+    const t = DopexV2OptionMarketV2.bind(market).try_opTickMap(tokenId, BigInt.fromI32(i));
+    if (t.reverted) return out;
+    out.handler = t.value.get_handler();
+    out.pool = t.value.getPool();
+    out.hook = t.value.getHook();
+    out.tickLower = t.value.getTickLower();
+    out.tickUpper = t.value.getTickUpper();
+    out.liquidity = t.value.getLiquidityToUse();
+  }
+  out.ok = true;
+  return out;
+}
+
+function isV1(market: Address): boolean {
+  const m = Market.load(hex(market));
+  return m != null && m.version == 1;
+}
+
 // The option's legs: opTickMap(tokenId, i) for i < count, so each leg's
 // index is its position in the market's opTickMap whether or not its
 // handler is indexed. Handler, pool, hook and ticks never change; the
 // liquidity is the mint's (its LogUsePosition in the receipt) when the
 // receipt holds one use per leg, else liquidityToUse as of the end of the
-// block (a split option's; less if the block also exercised it). strike is
-// the leg's Strike when its handler is indexed.
-function saveLegs(market: Address, optionId: string, tokenId: BigInt, count: i32, minted: BigInt[]): void {
-  const m = Market.load(hex(market));
+// block (a split option's; less if the block also exercised it);
+// liquidityLeft is liquidityToUse as of the end of the block. strike is
+// the leg's Strike when its handler is indexed. Returns whether some leg
+// has liquidity left.
+function saveLegs(market: Address, optionId: string, tokenId: BigInt, count: i32, minted: BigInt[]): boolean {
+  const v1 = isV1(market);
+  let left = false;
   for (let i = 0; i < count; i++) {
+    const t = readLeg(market, v1, tokenId, i);
+    if (!t.ok) continue;
     const leg = new OptionLeg(optionId + '-' + i.toString());
     leg.option = optionId;
     leg.index = i;
-    let liquidity = ZERO;
-    if (m != null && m.version == 1) {
-      const t = DopexV2OptionMarket.bind(market).try_opTickMap(tokenId, BigInt.fromI32(i));
-      if (t.reverted) continue;
-      leg.handler = t.value.get_handler();
-      leg.pool = t.value.getPool();
-      leg.hook = Address.zero();
-      leg.tickLower = t.value.getTickLower();
-      leg.tickUpper = t.value.getTickUpper();
-      liquidity = t.value.getLiquidityToUse();
-    } else {
-      const t = DopexV2OptionMarketV2.bind(market).try_opTickMap(tokenId, BigInt.fromI32(i));
-      if (t.reverted) continue;
-      leg.handler = t.value.get_handler();
-      leg.pool = t.value.getPool();
-      leg.hook = t.value.getHook();
-      leg.tickLower = t.value.getTickLower();
-      leg.tickUpper = t.value.getTickUpper();
-      liquidity = t.value.getLiquidityToUse();
-    }
-    leg.liquidity = minted.length == count ? minted[i] : liquidity;
+    leg.handler = t.handler;
+    leg.pool = t.pool;
+    leg.hook = t.hook;
+    leg.tickLower = t.tickLower;
+    leg.tickUpper = t.tickUpper;
+    leg.liquidity = minted.length == count ? minted[i] : t.liquidity;
+    leg.liquidityLeft = t.liquidity;
+    if (t.liquidity.gt(ZERO)) left = true;
     const strikeId = hex(leg.handler) + '-' + hex(leg.pool) + '-' + hex(leg.hook) + '-' + leg.tickLower.toString() + '-' + leg.tickUpper.toString();
     if (Strike.load(strikeId) != null) leg.strike = strikeId;
     leg.save();
   }
+  return left;
+}
+
+// An exercise, a split (of the parent) or a settlement took liquidity off
+// the option's legs: each leg's liquidityLeft is read again (opTickMap at
+// the end of the block, so several such events of one option in a block
+// all leave the block's final state), and the option's hasLiquidity with
+// them. The legs are those saveLegs stored (opData's count of them).
+function refreshLegs(market: Address, option: Option): void {
+  const v1 = isV1(market);
+  let left = false;
+  let count = -1; // opData's, read only if a leg is missing
+  for (let i = 0; ; i++) {
+    const leg = OptionLeg.load(option.id + '-' + i.toString());
+    if (leg == null) {
+      if (count < 0) count = legCount(market, option.tokenId);
+      if (i >= count) break;
+      continue; // a leg whose read failed at mint
+    }
+    const t = readLeg(market, v1, option.tokenId, i);
+    if (!t.ok) continue;
+    leg.liquidityLeft = t.liquidity;
+    leg.save();
+    if (t.liquidity.gt(ZERO)) left = true;
+  }
+  option.hasLiquidity = left;
+}
+
+// opData(tokenId).opTickArrayLen, 0 when it reverts.
+function legCount(market: Address, tokenId: BigInt): i32 {
+  const data = DopexV2OptionMarketV2.bind(market).try_opData(tokenId);
+  return data.reverted ? 0 : data.value.getOpTickArrayLen().toI32();
 }
 
 // A mintOption: the option, its legs, the purchase and the day's sums.
@@ -201,11 +269,12 @@ function minted(e: ethereum.Event, user: Address, tokenId: BigInt, isCall: boole
     option.tickLower = 0;
     option.tickUpper = 0;
     option.expiry = ZERO;
+    option.hasLiquidity = false;
   } else {
     option.tickLower = data.value.getTickLower();
     option.tickUpper = data.value.getTickUpper();
     option.expiry = data.value.getExpiry();
-    saveLegs(e.address, id, tokenId, data.value.getOpTickArrayLen().toI32(), usesBefore(e));
+    option.hasLiquidity = saveLegs(e.address, id, tokenId, data.value.getOpTickArrayLen().toI32(), usesBefore(e));
   }
   option.save();
 
@@ -301,6 +370,7 @@ export function handleExerciseOption(e: LogExerciseOption): void {
   const x = new Exercise(e.transaction.hash.toHexString() + '-' + e.logIndex.toString());
   option.state = 'Exercised';
   option.exerciseCount += 1;
+  refreshLegs(e.address, option);
   option.lastExercise = x.id;
   option.save();
 
@@ -415,6 +485,7 @@ export function handleSettleOption(e: LogSettleOption): void {
 
   option.state = 'Settled';
   option.settledAt = e.block.timestamp;
+  refreshLegs(e.address, option);
   option.lastSettlement = st.id;
   option.save();
 }
@@ -536,9 +607,19 @@ export function handleSplitOption(e: LogSplitOption): void {
   option.splitFrom = parent.id;
   option.mintTimestamp = parent.mintTimestamp;
   option.splitTimestamp = e.block.timestamp;
-  option.save();
+  option.hasLiquidity = false;
   const data = DopexV2OptionMarketV2.bind(e.address).try_opData(e.params.newTokenId);
-  if (!data.reverted) saveLegs(e.address, option.id, e.params.newTokenId, data.value.getOpTickArrayLen().toI32(), []);
+  if (!data.reverted) option.hasLiquidity = saveLegs(e.address, option.id, e.params.newTokenId, data.value.getOpTickArrayLen().toI32(), []);
+  option.save();
+  refreshLegs(e.address, parent); // the split took its liquidity off the parent's legs
+  parent.save();
+}
+
+// updateAddress may have approved or let go any pool (its event names
+// none): every pool of the market's pair is asked again (approval.ts).
+export function handleUpdateAddress(e: LogUpdateAddress): void {
+  const market = Market.load(hex(e.address));
+  if (market != null) marketUpdated(market, e.block.number);
 }
 
 export function handleUpdateExerciseDelegate(e: LogUpdateExerciseDelegate): void {

@@ -3,6 +3,7 @@ package chaintest
 import (
 	"bytes"
 	"math/big"
+	"slices"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -92,13 +93,18 @@ func lpPositionManagerCall(pm *PositionManager, data []byte) ([]byte, bool, bool
 	return ret, ok, true
 }
 
-// approvedPool answers a market's approvedPools: its prime pool only.
+// approvedPool answers a market's approvedPools: its ApprovedPools, or its
+// prime pool alone when it lists none.
 func approvedPool(m *Market, data []byte) ([]byte, bool, bool) {
 	if !bytes.Equal(data[:4], contracts.MarketPools.Methods["approvedPools"].ID) {
 		return nil, false, false
 	}
 	ret, ok := dispatch(contracts.MarketPools, data, func(_ string, args []any) ([]any, bool) {
-		return []any{args[0].(common.Address) == m.PrimePool}, true
+		pool := args[0].(common.Address)
+		if m.ApprovedPools == nil {
+			return []any{pool == m.PrimePool}, true
+		}
+		return []any{slices.Contains(m.ApprovedPools, pool)}, true
 	})
 	return ret, ok, true
 }

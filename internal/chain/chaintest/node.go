@@ -40,6 +40,9 @@ type Market struct {
 	// Pricing is the market's optionPricing() and fee strategy (pricing.go);
 	// nil: the market has none (a V1 market).
 	Pricing *Pricing
+	// ApprovedPools are the pools approvedPools answers true for; nil:
+	// the prime pool alone.
+	ApprovedPools []common.Address
 	// Delegates is exerciseDelegator: owner -> delegate -> status
 	// (delegates.go); Settlers the settlers its owner approved;
 	// DelegateRevert, when set, is what updateExerciseDelegate reverts with.

@@ -425,7 +425,7 @@ func gatewayReads(t *testing.T, p *pt.Protocol, ix *Indexer, ranges []pt.Range, 
 	srv := httptest.NewServer(ix.Serve())
 	defer srv.Close()
 	client := testenv.NewSubgraph(t, srv.URL, subgraph.Options{PageSize: 2}) // several pages
-	strikes, meta, err := client.Strikes(context.Background(), subgraph.StrikesQuery{Pools: []common.Address{p.Pool}, TickLowerMin: -887272, TickLowerMax: 887272})
+	strikes, _, meta, err := client.Strikes(context.Background(), subgraph.StrikesQuery{Pools: []common.Address{p.Pool}, TickLowerMin: -887272, TickLowerMax: 887272})
 	if err != nil {
 		t.Fatal(err)
 	}

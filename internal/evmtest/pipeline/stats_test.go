@@ -1,9 +1,7 @@
 package pipeline
 
 import (
-	"encoding/json"
 	"math/big"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
-	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
@@ -30,7 +27,9 @@ import (
 // and day 3 (day 2 whole), for whole days, and for part of one day. Every
 // figure, total and daily, equals the sum over the market's LogMintOption
 // and LogExerciseOption logs in the window, decoded here from the chain;
-// open interest and TVL equal the handler's getters at the pool's price.
+// open interest (the unexpired options' collateral; the expired ones apart)
+// and TVL equal the market's and the handler's getters at the answer's
+// block.
 func TestPipelineStats(t *testing.T) { statsPipeline(t, pt.Config{}) }
 
 // The same on an inverted market (the call asset is token1: a call amount
@@ -65,7 +64,7 @@ func statsPipeline(t *testing.T, cfg pt.Config) {
 		t.Fatalf("setup: day 2 has %d purchases by %d buyers, want 3 by 2 (one bought through the router)", day2.purchases, day2.buyers)
 	}
 	for _, w := range windows {
-		got := askStats(t, a, p, w)
+		got, at := askStats(t, a, p, w)
 		want := ev.in(w[0], w[1])
 		checkFigures(t, p, "totals", got.Totals, want)
 		if n := int((w[1]-1)/86400 - w[0]/86400 + 1); len(got.Days) != n {
@@ -79,10 +78,10 @@ func statsPipeline(t *testing.T, cfg pt.Config) {
 			}
 			checkFigures(t, p, "day "+d.Start, d.StatsFigures, ev.in(from, to))
 		}
-		checkHoldings(t, p, got, ranges)
+		holdingsAt(t, p, at, ranges).check(t, p, got)
 	}
 	// without the put asset among the stablecoins: no usd anywhere
-	got := askStats(t, statsGateway(t, p, ix, multicall, false), p, windows[0])
+	got, _ := askStats(t, statsGateway(t, p, ix, multicall, false), p, windows[0])
 	if got.USD || got.Totals.Volume.USD != nil || got.TVL.USD != nil || got.Days[0].Premiums.USD != nil {
 		t.Errorf("usd figures for a put asset that is not a configured stablecoin: %+v", got)
 	}
@@ -198,19 +197,17 @@ func statsGateway(t *testing.T, p *pt.Protocol, ix *Indexer, multicall common.Ad
 	return a
 }
 
-func askStats(t *testing.T, a *app.App, p *pt.Protocol, w [2]int64) service.MarketStats {
+// askStats asks the statistics of the window; it returns the answer and
+// its block.
+func askStats(t *testing.T, a *app.App, p *pt.Protocol, w [2]int64) (service.MarketStats, uint64) {
 	t.Helper()
-	rec := httptest.NewRecorder()
 	url := gateway.PathStats + "?chainId=42161&optionMarket=" + p.Market.Hex() + "&from=" + big.NewInt(w[0]).String() + "&to=" + big.NewInt(w[1]).String()
-	a.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, url, nil))
 	var out service.MarketStats
-	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &out) != nil {
-		t.Fatalf("%s: %d %s", url, rec.Code, rec.Body)
-	}
+	at := get(t, a, url, &out)
 	if out.From != big.NewInt(w[0]).String() || out.To != big.NewInt(w[1]).String() || out.CallAsset.Address != p.CallAsset.Hex() || out.PutAsset.Address != p.PutAsset.Hex() {
 		t.Errorf("%s: window [%s, %s), assets %s %s", url, out.From, out.To, out.CallAsset.Address, out.PutAsset.Address)
 	}
-	return out
+	return out, at
 }
 
 func mustInt(t *testing.T, s string) int64 {
@@ -374,43 +371,4 @@ func checkFigures(t *testing.T, p *pt.Protocol, what string, got service.StatsFi
 	checkAmounts(t, p, what+" premiums", got.Premiums, want.premium[0], want.premium[1], want.inPut["premium"])
 	checkAmounts(t, p, what+" protocolFees", got.ProtocolFees, want.fees[0], want.fees[1], want.inPut["fees"])
 	checkAmounts(t, p, what+" profit", got.Profit, want.profit[1], want.profit[0], want.inPut["profit"])
-}
-
-// checkHoldings: open interest and TVL are the handler's tokenIds getters
-// (used, total) of the deposited ranges as tokens at the pool's price now
-// (LiquidityAmounts, as clamm computes it and the Uniswap vectors check).
-func checkHoldings(t *testing.T, p *pt.Protocol, got service.MarketStats, ranges []pt.Range) {
-	t.Helper()
-	sqrtP, _ := p.Slot0(p.Pool)
-	oi, tvl := [2]*big.Int{new(big.Int), new(big.Int)}, [2]*big.Int{new(big.Int), new(big.Int)}
-	used := 0
-	for _, r := range ranges {
-		info := p.RangeInfo(r)
-		sa, _ := clamm.SqrtRatioAtTick(r.TickLower)
-		sb, _ := clamm.SqrtRatioAtTick(r.TickUpper)
-		u := info.LiquidityUsed
-		if u.Cmp(info.TotalLiquidity) > 0 {
-			u = info.TotalLiquidity
-		}
-		if u.Sign() > 0 {
-			used++
-		}
-		for _, x := range []struct {
-			l   *big.Int
-			sum [2]*big.Int
-		}{{u, oi}, {info.TotalLiquidity, tvl}} {
-			a0, a1 := clamm.AmountsForLiquidity(sqrtP, sa, sb, x.l)
-			if p.CallAsset != p.Token0 {
-				a0, a1 = a1, a0
-			}
-			x.sum[0].Add(x.sum[0], a0)
-			x.sum[1].Add(x.sum[1], a1)
-		}
-	}
-	e := chainEvent{sqrtP: sqrtP, callIs0: p.CallAsset == p.Token0}
-	checkAmounts(t, p, "openInterest", got.OpenInterest.StatsAmounts, oi[0], oi[1], e.callInPut(oi[0]))
-	checkAmounts(t, p, "tvl", got.TVL.StatsAmounts, tvl[0], tvl[1], e.callInPut(tvl[0]))
-	if got.OpenInterest.Ranges != used || got.TVL.Ranges != len(ranges) {
-		t.Errorf("ranges: open interest %d, tvl %d; want %d and %d", got.OpenInterest.Ranges, got.TVL.Ranges, used, len(ranges))
-	}
 }

@@ -183,6 +183,7 @@ func TestPipelineV1(t *testing.T) {
 	p.Chain.MustSend(p.Owner, p.AutoExercise, pt.AutoExercise.ABI, "updateTimeForSettle", big.NewInt(7200))
 	m.send(trader, "updateExerciseDelegate", p.AutoExercise, true)
 	legs := []pt.ExerciseLeg{{Swapper: p.Swapper, SwapData: swap, Liquidity: quarter}}
+	p.GrantExecutor()
 	rcKeeper, err := p.Chain.Send(p.Owner, p.AutoExercise, pt.AutoExercise.ABI, "autoExercise", p.MarketV1, id, big.NewInt(50_000), pt.ExerciseArgs(id, legs))
 	if err != nil {
 		t.Fatal(err)

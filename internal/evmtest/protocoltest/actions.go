@@ -251,10 +251,22 @@ func (p *Protocol) Exercise(sender *Account, id *big.Int, legs []ExerciseLeg) (*
 }
 
 // AutoExerciseOption has the owner-approved AutoExerciseTimeBased exercise
-// id (executor: the deployer, granted the role by Deploy) keeping
-// executorFee/1e6 of the profit for feeTo.
+// id keeping executorFee/1e6 of the profit for feeTo. The executor is the
+// deployer: the first call grants it the role by grantRole, as the
+// deployments' broadcasts grant a keeper key after creating the contract
+// (granted here rather than by Deploy, which would move the address of
+// every contract a test deploys later).
 func (p *Protocol) AutoExerciseOption(id *big.Int, executorFee *big.Int, legs []ExerciseLeg) (*types.Receipt, error) {
+	p.GrantExecutor()
 	return p.Chain.Send(p.Owner, p.AutoExercise, AutoExercise.ABI, "autoExercise", p.Market, id, executorFee, ExerciseArgs(id, legs))
+}
+
+// GrantExecutor grants the deployer AutoExerciseTimeBased's executor role
+// unless it holds it already.
+func (p *Protocol) GrantExecutor() {
+	if !p.Chain.Call(p.AutoExercise, AutoExercise.ABI, "hasRole", ExecutorRole, p.Owner.Addr)[0].(bool) {
+		p.Chain.MustSend(p.Owner, p.AutoExercise, AutoExercise.ABI, "grantRole", ExecutorRole, p.Owner.Addr)
+	}
 }
 
 // UniV3SwapData is SwapRouterSwapper's swapData: abi.encode(uint24 fee, uint256 amountOutMinimum).

@@ -52,7 +52,7 @@ type Protocol struct {
 	OneInchRouter   common.Address // FakeAggregationRouterV5
 	Hook24h         common.Address // BoundedTTLHook_0Day: TTL at most 24 hours
 	Hook1Week       common.Address // BoundedTTLHook_1Week: TTL at most 7 days
-	AutoExercise    common.Address // AutoExerciseTimeBased; Owner holds its executor role
+	AutoExercise    common.Address // AutoExerciseTimeBased; Owner gets its executor role on first use
 	// OpenSettlement, after DeployOpenSettlement: a settler of the V2
 	// market anyone may settle through two hours after expiry.
 	OpenSettlement common.Address
@@ -137,9 +137,6 @@ func Deploy(t testing.TB, cfg Config) *Protocol {
 	p.Hook24h = c.Deploy(TTLHook, big.NewInt(24*3600))
 	p.Hook1Week = c.Deploy(TTLHook, big.NewInt(7*24*3600))
 	p.AutoExercise = c.Deploy(AutoExercise)
-	// As the deployments' broadcasts do after creating it: a keeper key
-	// (here the owner) gets the executor role by grantRole.
-	c.MustSend(p.Owner, p.AutoExercise, AutoExercise.ABI, "grantRole", ExecutorRole, p.Owner.Addr)
 
 	for addr, a := range map[common.Address]Artifact{p.CallAsset: Token, p.PutAsset: Token, p.PositionManager: PositionManager,
 		p.Handler: HandlerV2, p.Market: MarketV2, p.Swapper: SwapRouterSwap, p.OneInchRouter: OneInchRouter,
@@ -149,7 +146,7 @@ func Deploy(t testing.TB, cfg Config) *Protocol {
 	c.MustSend(p.Owner, p.PositionManager, PositionManager.ABI, "updateWhitelistHandler", p.Handler, true)
 	p.WhitelistApp(p.Handler, p.Market, true)
 	c.MustSend(p.Owner, p.Handler, HandlerV2.ABI, "updateWhitelistedApps", p.PositionManager, true)
-	c.MustSend(p.Owner, p.Market, MarketV2.ABI, "updatePool", p.Pool, true)
+	p.ApprovePool(p.Market, p.Pool, true)
 	for _, h := range []common.Address{p.Hook24h, p.Hook1Week} {
 		c.MustSend(p.Owner, h, TTLHook.ABI, "updateWhitelistedAppsStatus", p.Market, true)
 	}
@@ -234,22 +231,41 @@ func (p *Protocol) WhitelistApp(handler, app common.Address, status bool) {
 	p.Chain.MustSend(p.Owner, p.PositionManager, PositionManager.ABI, "updateWhitelistHandlerWithApp", handler, app, status)
 }
 
-// AddPool creates the (call, put) pool of another fee tier starting at
-// tick (on that tier's spacing), adds the owner's background liquidity
-// over ±6,000 ticks and approves the pool on the V2 market (and the V1
-// market when deployed): legs may then use ranges of it.
+// AddPool is NewPool approved on the V2 market (and the V1 market when
+// deployed): legs may then use ranges of it.
 func (p *Protocol) AddPool(fee uint32, tick int) common.Address {
+	pool := p.NewPool(fee, tick)
+	p.ApprovePool(p.Market, pool, true)
+	if p.MarketV1 != (common.Address{}) {
+		p.ApprovePool(p.MarketV1, pool, true)
+	}
+	return pool
+}
+
+// NewPool creates the (call, put) pool of another fee tier starting at
+// tick (on that tier's spacing) and adds the owner's background liquidity
+// over ±6,000 ticks. No market approves it: handlers take deposits in it,
+// a purchase of its ranges reverts PoolNotApproved until ApprovePool.
+func (p *Protocol) NewPool(fee uint32, tick int) common.Address {
 	spacing := map[uint32]int{100: 1, 500: 10, 3000: 60, 10000: 200}[fee]
 	tick = tick / spacing * spacing
 	pool := p.CreatePool(fee, tick)
 	p.register(pool, mustUni(p.Chain.T, "pool").ABI)
 	lower, upper := (tick-6000)/spacing*spacing, (tick+6000)/spacing*spacing
 	p.AddBackgroundLiquidity(pool, lower, upper)
-	p.Chain.MustSend(p.Owner, p.Market, MarketV2.ABI, "updatePool", pool, true)
-	if p.MarketV1 != (common.Address{}) {
-		p.Chain.MustSend(p.Owner, p.MarketV1, MarketV1.ABI, "updatePool", pool, true)
-	}
 	return pool
+}
+
+// ApprovePool sets market's approvedPools[pool] the one way the real
+// markets can: updateAddress, as an owner sends it, with the market's
+// current feeTo, tokenURIFetcher, dpFee and optionPricing (read from its
+// getters, so only the approval changes) and no settler change. It emits
+// LogUpdateAddress, which names no pool.
+func (p *Protocol) ApprovePool(market, pool common.Address, status bool) {
+	c := p.Chain
+	get := func(name string) common.Address { return c.Call(market, MarketV2.ABI, name)[0].(common.Address) }
+	c.MustSend(p.Owner, market, MarketV2.ABI, "updateAddress", get("feeTo"), get("tokenURIFetcher"), get("dpFee"), get("optionPricing"),
+		common.Address{}, false, pool, status)
 }
 
 // DeployMarket deploys another V2 market on the same position manager,
@@ -259,7 +275,7 @@ func (p *Protocol) AddPool(fee uint32, tick int) common.Address {
 func (p *Protocol) DeployMarket() common.Address {
 	m := p.Chain.Deploy(MarketV2, p.PositionManager, p.CallAsset, p.PutAsset, p.Pool)
 	p.register(m, MarketV2.ABI)
-	p.Chain.MustSend(p.Owner, m, MarketV2.ABI, "updatePool", p.Pool, true)
+	p.ApprovePool(m, p.Pool, true)
 	return m
 }
 

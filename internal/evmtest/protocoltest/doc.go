@@ -2,7 +2,7 @@
 // CLAMM stand-in (option markets V2 and V1, position manager, single-tick
 // handlers V2 and V1, SwapRouterSwapper, OneInchSwapper and a fake 1inch
 // AggregationRouterV5, a 24h TTL hook, an AutoExerciseTimeBased delegate
-// whose executor role the deployer holds, and on demand an OpenSettlement
+// whose executor role the deployer takes on first use, and on demand an OpenSettlement
 // settler (DeployOpenSettlement, OpenSettle);
 // Solidity in sol/, compiled by ../testdata/compile.mjs, CI diffs the
 // artifacts) next to the real Uniswap V3 contracts from npm (factory,

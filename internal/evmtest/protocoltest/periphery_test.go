@@ -56,9 +56,10 @@ func TestOpenSettlementPaysTheCaller(t *testing.T) {
 	eq(t, "leg", p.OpTicks(s.id)[0].Liquidity, new(big.Int))
 }
 
-// Only an executor may auto-exercise (the constructor grants none: Deploy
-// grants the owner, as the broadcasts grant a key); with feeTo unset the
-// owner gets the whole profit whatever fee the executor names.
+// Only an executor may auto-exercise (the constructor grants none; the
+// owner is granted on its first AutoExerciseOption, as the broadcasts
+// grant a key); with feeTo unset the owner gets the whole profit whatever
+// fee the executor names.
 func TestAutoExerciseRoleAndNoFeeWithoutFeeTo(t *testing.T) {
 	s := newCallTTL(t, 600)
 	p := s.p

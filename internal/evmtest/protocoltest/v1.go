@@ -24,7 +24,7 @@ func (p *Protocol) DeployV1() {
 	c.MustSend(p.Owner, p.PositionManager, PositionManager.ABI, "updateWhitelistHandler", p.HandlerV1, true)
 	c.MustSend(p.Owner, p.HandlerV1, HandlerV1.ABI, "updateWhitelistedApps", p.PositionManager, true)
 	p.WhitelistApp(p.HandlerV1, p.MarketV1, true)
-	c.MustSend(p.Owner, p.MarketV1, MarketV1.ABI, "updatePool", p.Pool, true)
+	p.ApprovePool(p.MarketV1, p.Pool, true)
 	ttls, ivs := make([]*big.Int, len(V1TTLs)), make([]*big.Int, len(V1TTLs))
 	for i, ttl := range V1TTLs {
 		ttls[i], ivs[i] = new(big.Int).SetUint64(ttl), big.NewInt(50)

@@ -37,7 +37,7 @@ type rangesSubgraph struct {
 	ranges []pt.Range
 }
 
-func (g *rangesSubgraph) Strikes(_ context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, subgraph.Meta, error) {
+func (g *rangesSubgraph) Strikes(_ context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, []common.Address, subgraph.Meta, error) {
 	var out []subgraph.Strike
 	for _, r := range g.ranges {
 		if r.TickLower < q.TickLowerMin || r.TickLower > q.TickLowerMax {
@@ -50,7 +50,9 @@ func (g *rangesSubgraph) Strikes(_ context.Context, q subgraph.StrikesQuery) ([]
 			TotalLiquidity: subgraph.BigInt{Int: info.TotalLiquidity}, UsedLiquidity: subgraph.BigInt{Int: info.LiquidityUsed},
 		})
 	}
-	return out, subgraph.Meta{Block: g.p.Chain.BlockNumber(), Timestamp: int64(g.p.Chain.Now())}, nil
+	// no pool beyond the prime pool, which the market reads itself: the
+	// test's ranges are all in it
+	return out, nil, subgraph.Meta{Block: g.p.Chain.BlockNumber(), Timestamp: int64(g.p.Chain.Now())}, nil
 }
 
 type setup struct {
@@ -460,14 +462,14 @@ type laggingSubgraph struct {
 	meta    subgraph.Meta
 }
 
-func (g *laggingSubgraph) Strikes(_ context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, subgraph.Meta, error) {
+func (g *laggingSubgraph) Strikes(_ context.Context, q subgraph.StrikesQuery) ([]subgraph.Strike, []common.Address, subgraph.Meta, error) {
 	var out []subgraph.Strike
 	for _, r := range g.strikes {
 		if r.TickLower >= q.TickLowerMin && r.TickLower <= q.TickLowerMax && (q.TickUpper == nil || (r.TickUpper >= q.TickUpper[0] && r.TickUpper <= q.TickUpper[1])) {
 			out = append(out, r)
 		}
 	}
-	return out, g.meta, nil
+	return out, nil, g.meta, nil
 }
 
 // A prepared purchase is read at the answer's block (the subgraph's, which
@@ -478,7 +480,7 @@ func TestPreparedPurchaseSimulatesAtTheHead(t *testing.T) {
 	s := deploy(t)
 	p := s.p
 	ctx := context.Background()
-	all, meta, err := s.g.Strikes(ctx, subgraph.StrikesQuery{TickLowerMin: clamm.MinTick, TickLowerMax: clamm.MaxTick})
+	all, _, meta, err := s.g.Strikes(ctx, subgraph.StrikesQuery{TickLowerMin: clamm.MinTick, TickLowerMax: clamm.MaxTick})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,11 @@ type chain struct {
 	// created, in order
 	logs    map[string][]Log
 	created map[string][]Created
+	// pairs answers a pool's token0() and token1() (reverting for a pool
+	// without an entry); approved answers a market's approvedPools(pool)
+	// (false without an entry).
+	pairs    map[common.Address][2]common.Address
+	approved map[[2]common.Address]bool
 }
 
 // testCall answers an ethereum.call of a test: the contract, the calldata
@@ -50,12 +55,17 @@ func newChain(t *testing.T, call testCall) *chain {
 	t.Helper()
 	store := newStore(t)
 	c := &chain{t: t, store: store, hosts: map[string]*Host{}, seeds: map[common.Address]*big.Int{},
-		logs: map[string][]Log{}, created: map[string][]Created{}}
+		logs: map[string][]Log{}, created: map[string][]Created{},
+		pairs: map[common.Address][2]common.Address{}, approved: map[[2]common.Address]bool{}}
 	pool, err := ABI("Pool")
 	if err != nil {
 		t.Fatal(err)
 	}
-	slot0 := pool.Methods["slot0"]
+	market, err := ABI(mV2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot0, approvedPools := pool.Methods["slot0"], market.Methods["approvedPools"]
 	next := call
 	// slot0() of a pool answers the test's seed price (2^96, price 1, when
 	// none is set) with the real getter's leading outputs
@@ -66,6 +76,24 @@ func newChain(t *testing.T, call testCall) *chain {
 				seed = new(big.Int).Lsh(big.NewInt(1), 96)
 			}
 			out, err := slot0.Outputs.Pack(seed, big.NewInt(0))
+			return out, false, err
+		}
+		for i, name := range []string{"token0", "token1"} {
+			if len(data) >= 4 && string(data[:4]) == string(pool.Methods[name].ID) {
+				pair, ok := c.pairs[to]
+				if !ok {
+					return nil, true, nil
+				}
+				out, err := pool.Methods[name].Outputs.Pack(pair[i])
+				return out, false, err
+			}
+		}
+		if len(data) >= 4 && string(data[:4]) == string(approvedPools.ID) {
+			args, err := approvedPools.Inputs.Unpack(data[4:])
+			if err != nil {
+				return nil, false, err
+			}
+			out, err := approvedPools.Outputs.Pack(c.approved[[2]common.Address{to, args[0].(common.Address)}])
 			return out, false, err
 		}
 		if next == nil {

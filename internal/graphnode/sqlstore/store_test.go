@@ -207,3 +207,19 @@ func TestWriterChecksAndIdentity(t *testing.T) {
 		t.Errorf("a store of another build kept its head (reset %v)", reset)
 	}
 }
+
+// Prune forgets the blocks below a height that changed nothing, but keeps
+// those with changes and the pointer.
+func TestPruneKeepsBlocksWithChanges(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, filepath.Join(t.TempDir(), "s.sqlite"), "b")
+	write(t, st, graphnode.NewStore(schema(t)), history(), 10, 15, "a")
+	if err := st.Prune(ctx, 15); err != nil {
+		t.Fatal(err)
+	}
+	for n, want := range map[uint64]bool{10: true, 11: true, 12: false, 13: true, 14: true, 15: true} {
+		if _, ok, err := st.Block(ctx, n); err != nil || ok != want {
+			t.Errorf("block %d kept %v, want %v (%v)", n, ok, want, err)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package indexertest
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -11,72 +10,24 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/jsonrpc"
 )
 
 // rpcError is a JSON-RPC error object.
-type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-	Data    string `json:"data,omitempty"`
-}
+type rpcError = jsonrpc.Error
 
-type request struct {
-	ID     json.RawMessage   `json:"id"`
-	Method string            `json:"method"`
-	Params []json.RawMessage `json:"params"`
-}
-
-type response struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Result  any             `json:"result,omitempty"`
-	Error   *rpcError       `json:"error,omitempty"`
-}
+type request = jsonrpc.Request
 
 // ServeHTTP answers JSON-RPC over HTTP: one call or a batch.
 func (c *Chain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if len(body) > 0 && body[0] == '[' {
-		var qs []request
-		if err := json.Unmarshal(body, &qs); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		out := make([]response, len(qs))
-		for i, q := range qs {
-			out[i] = c.answer(q)
-		}
-		_ = json.NewEncoder(w).Encode(out)
-		return
-	}
-	var q request
-	if err := json.Unmarshal(body, &q); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	_ = json.NewEncoder(w).Encode(c.answer(q))
-}
-
-func (c *Chain) answer(q request) response {
-	c.count(q.Method)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	resp := response{JSONRPC: "2.0", ID: q.ID}
-	result, e := c.dispatch(q)
-	if e != nil {
-		resp.Error = e
-	} else {
-		resp.Result = result
-	}
-	if resp.Result == nil && resp.Error == nil {
-		resp.Result = json.RawMessage("null")
-	}
-	return resp
+	jsonrpc.Handler(func(_ *http.Request, q request) jsonrpc.Response {
+		c.count(q.Method)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		result, e := c.dispatch(q)
+		return jsonrpc.Answer(q, result, e)
+	}).ServeHTTP(w, r)
 }
 
 func (c *Chain) dispatch(q request) (any, *rpcError) {

@@ -167,6 +167,7 @@ func (w *world) config(sub, dir string) *config.Config {
 		p.Hook1Week: {Name: "BoundedTTLHook_1Week", MaxTTL: config.Duration(7 * 24 * time.Hour)},
 	}
 	ch.Swappers = map[string]*config.Swapper{"uni-v3": {Kind: "uniswap-v3", Address: p.Swapper, Quoter: p.Quoter}}
+	ch.AutoExerciser, ch.Settlers = p.AutoExercise, []common.Address{p.Owner.Addr}
 	ch.MarketPools = nil
 	if sub == "" {
 		ch.IndexSources = []string{"PositionManager:" + p.PositionManager.Hex() + "@0"}
@@ -299,6 +300,7 @@ func (w *world) requests(call, put string) []string {
 		gateway.PathOptionMarkets + "?" + id,
 		gateway.PathOptionsChain + "?" + id + m + "&callsReach=5&putsReach=5&ttls=3600,86400",
 		gateway.PathStats + "?" + id + m + fmt.Sprintf("&from=%d&to=%d", w.now()-7*86400, w.now()+1),
+		gateway.PathExpiringOptions + "?" + id + m + "&within=86400&first=100&skip=0",
 	}
 	for _, u := range w.users {
 		q := id + "&user=" + u.Addr.Hex()
@@ -309,6 +311,8 @@ func (w *world) requests(call, put string) []string {
 			gateway.PathDepositHistory+"?"+q+"&first=100&skip=0",
 			gateway.PathWithdrawHistory+"?"+q+"&first=100&skip=0",
 			gateway.PathDepositPositions+"?"+q+"&first=100&skip=0",
+			gateway.PathSettlements+"?"+q+m+"&first=100&skip=0",
+			gateway.PathDelegatePrepare+"?"+q+m+"&enable=true",
 		)
 	}
 	for _, o := range w.options {

@@ -19,6 +19,7 @@ import (
 type events struct {
 	marketInit, mint, mintV1, exercise, nft abi.Event
 	settle, delegate                        abi.Event
+	updateAddress                           abi.Event
 	whitelist, whitelistApp                 abi.Event
 	minted, burned, mintedV1, burnedV1      abi.Event
 	use, unuse, donation, feeCompound       abi.Event
@@ -45,7 +46,7 @@ func loadEvents() *events {
 	h2, h1, pool := get("UniswapV3SingleTickLiquidityHandlerV2"), get("UniswapV3SingleTickLiquidityHandler"), get("Pool")
 	e := &events{
 		marketInit: m2.Events["LogOptionsMarketInitialized"], mint: m2.Events["LogMintOption"], mintV1: m1.Events["LogMintOption"],
-		exercise: m2.Events["LogExerciseOption"], nft: m2.Events["Transfer"],
+		exercise: m2.Events["LogExerciseOption"], nft: m2.Events["Transfer"], updateAddress: m2.Events["LogUpdateAddress"],
 		settle: m2.Events["LogSettleOption"], delegate: m2.Events["LogUpdateExerciseDelegate"],
 		whitelist: pm.Events["LogUpdateWhitelistHandler"], whitelistApp: pm.Events["LogUpdateWhitelistHandlerWithApp"],
 		minted: h2.Events["LogMintedPosition"], burned: h2.Events["LogBurnedPosition"],

@@ -57,6 +57,11 @@ import (
 //     to the owner and LogExerciseOption. A settlement is settleOption's
 //     by the stated settler (expiry.go), an exercise delegate's update the
 //     owner's updateExerciseDelegate.
+//   - The market's owner approves its prime pool and each of its other
+//     pools with updateAddress, one transaction each in the seconds after
+//     the constructor: LogUpdateAddress (which names no pool; the
+//     subgraph reads approvedPools, which the fake market answers at the
+//     head).
 //   - Every pool ends with a swap at its stated head price in the head block.
 
 // LPs are the demo's liquidity providers: the accounts that deposit (and
@@ -289,6 +294,11 @@ func (h *history) setup(t0 int64) {
 		h.add(&tx{ts: s.timeAt(start), block: start, from: trader, to: m.Address, build: func(uint64) ([]types.Log, error) {
 			return logs(ev.log(m.Address, ev.marketInit, m.PrimePool, pricing, common.Address{}, m.CallAsset, m.PutAsset))
 		}})
+		for i := range m.approvedPools() {
+			h.add(&tx{ts: s.timeAt(start) + 1 + int64(i), from: trader, to: m.Address, build: func(uint64) ([]types.Log, error) {
+				return logs(ev.log(m.Address, ev.updateAddress, common.Address{}, common.Address{}, pricing))
+			}})
+		}
 	}
 	other := map[common.Address]bool{}
 	for _, k := range h.order {

@@ -110,12 +110,19 @@ type Market struct {
 	Version int `json:"version,omitempty"`
 	// PositionManager defaults to DefaultPositionManager.
 	PositionManager common.Address `json:"positionManager,omitempty"`
-	// OtherPools are pools besides the prime pool whose ranges the market
-	// lists (the configuration's marketPools).
+	// OtherPools are pools besides the prime pool the market approved
+	// (updateAddress): approvedPools answers true for them and the prime
+	// pool, and the history approves each after the constructor.
 	OtherPools []common.Address `json:"otherPools,omitempty"`
 	// Pricing is the market's optionPricing() contract and fee strategy
 	// (chaintest.Pricing's model); none: the market prices nothing.
 	Pricing *chaintest.Pricing `json:"pricing,omitempty"`
+}
+
+// approvedPools are the pools the market approved: its prime pool and its
+// OtherPools.
+func (m Market) approvedPools() []common.Address {
+	return append([]common.Address{m.PrimePool}, m.OtherPools...)
 }
 
 // DefaultPositionManager is DopexV2PositionManager on Arbitrum and Mantle
@@ -333,7 +340,8 @@ func (s *Scenario) Populate(node *chaintest.Node) {
 		version = 2
 	}
 	market := &chaintest.Market{Name: s.Market.Name, CallAsset: s.Market.CallAsset, PutAsset: s.Market.PutAsset, PrimePool: s.Market.PrimePool,
-		PositionManager: s.Market.pm(), Version: version, Options: map[uint64]*chaintest.Option{}, Pricing: s.Market.Pricing}
+		PositionManager: s.Market.pm(), Version: version, Options: map[uint64]*chaintest.Option{}, Pricing: s.Market.Pricing,
+		ApprovedPools: s.Market.approvedPools()}
 	s.populateHandlers(node)
 	for a, st := range s.Hooks {
 		h := node.Hooks[a]

@@ -43,6 +43,7 @@ abstract contract MarketBase is ReentrancyGuard, Multicall, Ownable, ERC721 {
     event LogOptionsMarketInitialized(
         address primePool, address optionPricing, address dpFee, address callAsset, address putAsset
     );
+    event LogUpdateAddress(address tokeURIFetcher, address dpFee, address optionPricing);
 
     error DopexV2OptionMarket__IVNotSet();
     error DopexV2OptionMarket__NotValidStrikeTick();
@@ -66,6 +67,7 @@ abstract contract MarketBase is ReentrancyGuard, Multicall, Ownable, ERC721 {
     uint8 public immutable putAssetDecimals;
 
     address public feeTo;
+    address public tokenURIFetcher;
     uint256 public feePercentage;
     uint256 public premiumRate = 10_000;
     IOptionPricingV2 public optionPricing;
@@ -234,9 +236,30 @@ abstract contract MarketBase is ReentrancyGuard, Multicall, Ownable, ERC721 {
         premiumRate = _premiumRate;
     }
 
-    function updatePool(address _pool, bool _status) external onlyOwner {
+    /// @notice The real markets' one admin setter, in their order: every
+    /// field is set (approvedPools[_pool] among them), then the pool must
+    /// hold both assets (InvalidPool reverts it all), then LogUpdateAddress,
+    /// which names neither the pool nor the settler. It is the only way a
+    /// pool gets approved, as on chain, so an indexer finds approvals only
+    /// as it would there: by reading approvedPools.
+    function updateAddress(
+        address _feeTo,
+        address _tokeURIFetcher,
+        address _dpFee,
+        address _optionPricing,
+        address _settler,
+        bool _statusSettler,
+        address _pool,
+        bool _statusPools
+    ) external onlyOwner {
+        feeTo = _feeTo;
+        tokenURIFetcher = _tokeURIFetcher;
+        dpFee = IFeeStrategy(_dpFee);
+        optionPricing = IOptionPricingV2(_optionPricing);
+        settlers[_settler] = _statusSettler;
+        approvedPools[_pool] = _statusPools;
         _checkPool(_pool);
-        approvedPools[_pool] = _status;
+        emit LogUpdateAddress(_tokeURIFetcher, _dpFee, _optionPricing);
     }
 
     function updateSettler(address _settler, bool _status) external onlyOwner {
