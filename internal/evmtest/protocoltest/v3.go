@@ -34,7 +34,7 @@ func (p *Protocol) DeployV3() {
 	c.MustSend(p.Owner, v.PositionManager, PositionManagerV2.ABI, "updateWhitelistHandlerWithApp", v.Handler, v.Market, true)
 	c.MustSend(p.Owner, v.Handler, HandlerV3.ABI, "updateWhitelistedApps", v.PositionManager, true)
 	p.WhitelistPool(v.Handler, p.Pool, true)
-	c.MustSend(p.Owner, v.Market, MarketV2.ABI, "updatePool", p.Pool, true)
+	p.ApprovePool(v.Market, p.Pool, true)
 	for _, h := range []common.Address{p.Hook24h, p.Hook1Week} {
 		c.MustSend(p.Owner, h, TTLHook.ABI, "updateWhitelistedAppsStatus", v.Market, true)
 	}
