@@ -119,6 +119,10 @@ func expiringCandidates(ctx context.Context, up *Upstreams, req ExpiringRequest,
 	if err != nil {
 		return mk, nil, meta, err
 	}
+	// each leg re-mints at its own pool's price, as positions judge it
+	if mk.pools, err = legPools(ctx, up, mk.info.Pool, mk.pool, pos); err != nil {
+		return mk, nil, meta, err
+	}
 	var out []riskInput
 	for i, o := range list {
 		p, err := pos[i].Position, pos[i].Err

@@ -217,7 +217,11 @@ func positionRecord(h subgraph.HeldOption, p *chain.Position, mk marketAt) (Posi
 		}
 		// The handler re-mints the leg in the leg's own pool, at that
 		// pool's price (not the prime pool's, where the swap runs).
-		if v.Sign() > 0 && !clamm.RemintFits(l.TickLower, l.TickUpper, mk.pools[l.Pool].Tick, collateral.Address == info.Token0) {
+		legPool, ok := mk.pools[l.Pool]
+		if !ok { // a caller that forgot legPools would judge at tick 0
+			return PositionRecord{}, fmt.Errorf("option %s leg %d: pool %s not read", h.TokenID, i, l.Pool.Hex())
+		}
+		if v.Sign() > 0 && !clamm.RemintFits(l.TickLower, l.TickUpper, legPool.Tick, collateral.Address == info.Token0) {
 			inRange++ // its exercise would revert: prepare leaves it out
 			continue
 		}

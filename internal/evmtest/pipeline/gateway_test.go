@@ -55,6 +55,9 @@ func liveGatewayWith(t *testing.T, p *pt.Protocol, ix *Indexer, adjust func(*con
 	// The chain's auto-exerciser is the test protocol's: positions read
 	// it, and the registry's Arbitrum one has no code here.
 	ch.AutoExerciser = p.AutoExercise
+	// Its swapper and QuoterV2 too: positions value exercises through
+	// them, and the registry's have no code here.
+	ch.Swappers = map[string]*config.Swapper{"uni-v3": {Kind: "uniswap-v3", Address: p.Swapper, Quoter: p.Quoter}}
 	adjust(cfg)
 	a, err := app.New(app.Options{Config: cfg})
 	if err != nil {
