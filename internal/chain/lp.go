@@ -46,6 +46,11 @@ type LPState struct {
 	Shares                             *big.Int // the user's ERC-6909 balance of TokenID
 	Reserved                           *big.Int // V2: reservedLiquidityPerUser(TokenID, user).liquidity
 	LastReserve, Cooldown              uint64   // V2: its lastReserve, and reserveCooldown()
+	// V3 is whether the handler answers whitelistedPools (the V3
+	// generation: reservations go through the position manager V2), and
+	// PoolWhitelisted its answer for the pool (mintPositionHandler takes
+	// only such pools). Both false on V1 and V2 handlers.
+	V3, PoolWhitelisted bool
 }
 
 // RangeState is a handler's tokenIds(tokenId), the fields a withdrawal
@@ -77,7 +82,8 @@ const (
 	lpReserved
 	lpCooldown
 	lpBlock
-	lpFixed // the markets' approvedPools follow
+	lpPoolListed // whitelistedPools(pool), V3 handlers only
+	lpFixed      // the markets' approvedPools follow
 )
 
 // LPState reads q in one round trip: a ChainedRead, as the token reads
@@ -105,6 +111,7 @@ func (r *Reader) LPState(ctx context.Context, q LPQuery) (*LPState, error) {
 		at(q.Handler, pack(h, "balanceOf", q.User, id)), at(q.Handler, pack(h, "reservedLiquidityPerUser", id, q.User)),
 		at(q.Handler, pack(h, "reserveCooldown")),
 		at(r.multicall, pack(contracts.Multicall3, "getBlockNumber")),
+		at(q.Handler, pack(contracts.HandlerV3Pools, "whitelistedPools", q.Pool)),
 	}
 	for _, m := range q.Markets {
 		calls = append(calls, at(m, pack(contracts.MarketPools, "approvedPools", q.Pool)))
@@ -170,6 +177,9 @@ func decodeLP(q LPQuery, res []Result) (*LPState, error) {
 			st.LastReserve = new(big.Int).SetBytes(d.Data[32:64]).Uint64()
 		}
 		st.Cooldown = word(res[lpCooldown]).Uint64()
+	}
+	if l := res[lpPoolListed]; l.OK && len(l.Data) == 32 && st.Format == HandlerFormatV2 {
+		st.V3, st.PoolWhitelisted = true, word(l).Sign() != 0
 	}
 	for i := range q.Markets {
 		st.PoolApproved = append(st.PoolApproved, word(res[lpFixed+i]).Sign() != 0)

@@ -256,10 +256,10 @@ func (w *withdrawal) simulate(ctx context.Context) (PreparedWithdrawal, error) {
 		plan = append(plan, planned{&out.Withdraw, chain.Action{To: st.PositionManager, Data: pack(contracts.PositionManagerLP, "burnPosition", h, payload(w.burn))}, w.burn})
 	}
 	if w.lock.Sign() > 0 {
-		plan = append(plan, planned{&out.Reserve, chain.Action{To: h, Data: pack(contracts.HandlerLP, "reserveLiquidity", payload(w.lock))}, w.lock})
+		plan = append(plan, planned{&out.Reserve, reservation(st, h, "reserveLiquidity", payload(w.lock)), w.lock})
 	}
 	if w.taken != nil && w.taken.Sign() > 0 {
-		plan = append(plan, planned{&out.WithdrawReserved, chain.Action{To: h, Data: pack(contracts.HandlerLP, "withdrawReserveLiquidity", payload(w.taken))}, nil})
+		plan = append(plan, planned{&out.WithdrawReserved, reservation(st, h, "withdrawReserveLiquidity", payload(w.taken)), nil})
 	}
 	actions := make([]chain.Action, len(plan))
 	views := []chain.Call{{Target: h, Data: pack(contracts.HandlerLP, "convertToAssets", st.Shares, w.id)}}
@@ -318,7 +318,7 @@ func (w *withdrawal) response() PreparedWithdrawal {
 	}
 	free := freeLiquidity(st.Range)
 	return PreparedWithdrawal{
-		Handler: lpHandler(w.up, w.req.Handler, st.Format), Pool: w.req.Pool.Hex(), Hook: w.req.Hook.Hex(), Refused: []Refusal{},
+		Handler: lpHandler(w.up, w.req.Handler, st), Pool: w.req.Pool.Hex(), Hook: w.req.Hook.Hex(), Refused: []Refusal{},
 		TickLower: w.req.TickLower, TickUpper: w.req.TickUpper, TokenID: w.id.String(), PositionManager: st.PositionManager.Hex(),
 		Position: WithdrawPosition{Shares: st.Shares.String(), WithdrawableShares: w.can.String(), FreeLiquidity: free.String(),
 			Reserved: ReservedPosition{Liquidity: st.Reserved.String(), LastReserve: st.LastReserve, WithdrawableAt: at, Withdrawable: taken.String()}},
@@ -339,7 +339,7 @@ func methodOf(data []byte) string {
 		return "burnPosition"
 	}
 	for _, m := range []string{"reserveLiquidity", "withdrawReserveLiquidity"} {
-		if string(contracts.HandlerLP.Methods[m].ID) == string(data[:4]) {
+		if string(contracts.HandlerLP.Methods[m].ID) == string(data[:4]) || string(contracts.PositionManagerV2Reserve.Methods[m].ID) == string(data[:4]) {
 			return m
 		}
 	}
