@@ -76,7 +76,7 @@ func positionData(r Range, amount *big.Int) []byte {
 // token id and the shares minted.
 func (p *Protocol) Deposit(lp *Account, r Range, liquidity *big.Int) (*big.Int, *big.Int, error) {
 	r = p.norm(r)
-	pm, a := p.manager(r.Handler)
+	pm, a := p.ManagerOf(r.Handler)
 	rc, err := p.Chain.Send(lp, pm, a.ABI, "mintPosition", r.Handler, positionData(r, liquidity))
 	if err != nil {
 		return nil, nil, err
@@ -92,7 +92,7 @@ func (p *Protocol) Deposit(lp *Account, r Range, liquidity *big.Int) (*big.Int, 
 // handler's position manager).
 func (p *Protocol) Withdraw(lp *Account, r Range, shares *big.Int) (*types.Receipt, error) {
 	r = p.norm(r)
-	pm, a := p.manager(r.Handler)
+	pm, a := p.ManagerOf(r.Handler)
 	return p.Chain.Send(lp, pm, a.ABI, "burnPosition", r.Handler, positionData(r, shares))
 }
 
@@ -110,7 +110,7 @@ func (p *Protocol) WithdrawReserved(lp *Account, r Range, liquidity *big.Int) (*
 }
 
 func (p *Protocol) reservation(lp *Account, r Range, method string, amount *big.Int) (*types.Receipt, error) {
-	if pm, a := p.manager(r.Handler); pm == p.V3.PositionManager {
+	if pm, a := p.ManagerOf(r.Handler); pm == p.V3.PositionManager {
 		return p.Chain.Send(lp, pm, a.ABI, method, r.Handler, positionData(r, amount))
 	}
 	return p.Chain.Send(lp, r.Handler, HandlerV2.ABI, method, positionData(r, amount))

@@ -53,9 +53,9 @@ func (p *Protocol) WhitelistPool(handler, pool common.Address, status bool) {
 	p.Chain.MustSend(p.Owner, handler, HandlerV3.ABI, "updateWhitelistedPools", pool, status)
 }
 
-// manager is the position manager a range's handler is reached through
-// (the V3 handler's is the position manager V2) and its ABI.
-func (p *Protocol) manager(handler common.Address) (common.Address, Artifact) {
+// ManagerOf is the position manager a range's handler is reached through
+// (the V3 handler's is the position manager V2) and its artifact.
+func (p *Protocol) ManagerOf(handler common.Address) (common.Address, Artifact) {
 	if handler == p.V3.Handler && handler != (common.Address{}) {
 		return p.V3.PositionManager, PositionManagerV2
 	}
