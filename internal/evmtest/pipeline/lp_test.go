@@ -78,6 +78,7 @@ func runLPLife(t *testing.T, gen int) {
 	}
 	if gen == 3 {
 		p.DeployV3()
+		v3Pricing(p)
 	}
 	ix := New(t, p)
 	if gen == 3 { // a second static position manager, as the manifests list both
@@ -115,7 +116,13 @@ func runLPLife(t *testing.T, gen int) {
 	// lockedBlockDuration blocks and released linearly.
 	used := new(big.Int).Div(l.info().TotalLiquidity, big.NewInt(2))
 	o := pt.Option{IsCall: true, TickLower: l.r.TickLower, TickUpper: l.r.TickUpper, TTL: 3600, Legs: []pt.Leg{{Range: l.r, Liquidity: used}}}
-	call, rc := l.buy(buyer, o)
+	var call *big.Int
+	var rc *types.Receipt
+	if l.v3 { // the gateway's prepared purchase, on V3 liquidity
+		call, rc = l.buyPrepared(buyer)
+	} else {
+		call, rc = l.buy(buyer, o)
+	}
 	if p.Find(rc, "LogDonation") == nil {
 		t.Fatal("the purchase donated nothing to the range")
 	}

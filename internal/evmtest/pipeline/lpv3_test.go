@@ -2,11 +2,16 @@ package pipeline
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
@@ -132,4 +137,76 @@ func (l *lpLife) routed(w service.PreparedWithdrawal, tx *service.WithdrawTx) {
 	if !strings.EqualFold(tx.Tx.To, want.Hex()) || w.Handler.Version != version {
 		l.t.Errorf("prepared %s to %s, handler version %s; want %s, %s", tx.Tx.Data[:10], tx.Tx.To, w.Handler.Version, want, version)
 	}
+}
+
+// buyPrepared buys a call of about half the V3 range's free collateral
+// through the gateway: the strikes chain of the V3 market lists the range
+// with the handler's getters' liquidity, the quote's legs are the V3
+// handler's, and the prepared mintOption, sent as built, withdraws the
+// quoted size from the range and takes the quoted cost from the buyer.
+func (l *lpLife) buyPrepared(buyer *pt.Account) (*big.Int, *types.Receipt) {
+	l.t.Helper()
+	l.ix.Sync()
+	market := l.p.V3.Market
+	var entries []map[string]service.Strike
+	l.getJSON(gateway.PathStrikesChain+"?chainId=42161&optionMarket="+market.Hex()+"&callsReach=50&putsReach=50", &entries)
+	info := l.info()
+	var key string
+	var avail *big.Int
+	for _, e := range entries {
+		for k, s := range e {
+			if !strings.EqualFold(s.Handler.Handler.Address, l.r.Handler.Hex()) || s.Meta.TickLower != l.r.TickLower {
+				continue
+			}
+			free := new(big.Int).Sub(info.TotalLiquidity, info.LiquidityUsed)
+			if s.Type != "call" || s.Meta.TotalLiquidity != info.TotalLiquidity.String() || s.Meta.AvailableLiquidity != free.String() {
+				l.t.Fatalf("V3 strike %+v, handler getters %+v", s, info)
+			}
+			key, avail = k, new(big.Int)
+			avail.SetString(s.Meta.AvailableTokenLiquidity, 10)
+		}
+	}
+	if key == "" {
+		l.t.Fatalf("the V3 range is not in the V3 market's strikes chain: %v", entries)
+	}
+	q := fmt.Sprintf("?chainId=42161&optionMarket=%s&user=%s&type=call&strike=%s&ttl=3600&amount=%s", market.Hex(), buyer.Addr.Hex(), key, new(big.Int).Div(avail, big.NewInt(2)))
+	var prep service.PreparedPurchase
+	l.getJSON(gateway.PathPurchasePrepare+q+"&slippage=1", &prep)
+	for _, leg := range prep.Quote.Legs {
+		if !strings.EqualFold(leg.Handler, l.r.Handler.Hex()) {
+			l.t.Fatalf("quote leg %+v is not the V3 handler's", leg)
+		}
+	}
+	token := common.HexToAddress(prep.Quote.Token.Address)
+	before := l.p.Balance(token, buyer.Addr)
+	rc, err := l.p.Chain.SendRaw(buyer, common.HexToAddress(prep.Tx.To), hexutil.MustDecode(prep.Tx.Data), "prepared mintOption")
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	ev := l.p.Find(rc, "LogMintOption")
+	paid := new(big.Int).Sub(before, l.p.Balance(token, buyer.Addr))
+	if !prep.Simulated || ev == nil || ev.Args["totalAssetWithdrawn"].(*big.Int).String() != prep.Quote.Size || paid.String() != prep.Quote.Cost {
+		l.t.Fatalf("prepared purchase (simulated %v) withdrew %v and took %s; the answer said size %s, cost %s", prep.Simulated, ev, paid, prep.Quote.Size, prep.Quote.Cost)
+	}
+	return ev.Args["tokenId"].(*big.Int), rc
+}
+
+// getJSON asks the gateway for a 200 answer decoded into out.
+func (l *lpLife) getJSON(url string, out any) {
+	l.t.Helper()
+	rec := httptest.NewRecorder()
+	l.gw.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, url, nil))
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), out) != nil {
+		l.t.Fatalf("%s: %d %s", url, rec.Code, rec.Body)
+	}
+}
+
+// v3Pricing gives the V3 market the pricing stack of a 2025 market
+// (pricing contract, fee strategy at Arbitrum's 34% of the premium, a
+// feeTo), an IV for the life's one-hour options: the gateway quotes and
+// prepares only markets that price through optionPricing.
+func v3Pricing(p *pt.Protocol) {
+	on := *p // the same protocol, priced on the V3 market
+	on.Market = p.V3.Market
+	on.DeployPricing(pt.PricingConfig{IVs: map[uint64]uint64{3600: 60}, FeePercentage: 340000})
 }
