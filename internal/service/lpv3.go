@@ -1,6 +1,9 @@
 package service
 
 import (
+	"fmt"
+	"math/big"
+
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
@@ -35,4 +38,17 @@ func reservation(st *chain.LPState, handler common.Address, method string, paylo
 		return chain.Action{To: st.PositionManager, Data: data}
 	}
 	return chain.Action{To: handler, Data: pack(contracts.HandlerLP, method, payload)}
+}
+
+// sharesTakenRefusal refuses a reserved withdrawal whose simulation took
+// shares from the user: a reserved withdrawal burns none. The position
+// manager V2 as stryke-xyz/clamm 80766cc wrote it (January 2025; corrected
+// in 5c270f8) forwards withdrawReserveLiquidity to the handler's
+// reserveLiquidity, which would reserve that many more of the user's
+// shares and restart the cooldown of all of it; its ABI is the corrected
+// one's, so only what the transaction does tells them apart.
+func sharesTakenRefusal(o chain.ActionOutcome) Refusal {
+	return Refusal{Transaction: "withdrawReserved", Reason: fmt.Sprintf(
+		"the simulated withdrawReserveLiquidity took %s shares instead of paying out reserved liquidity: this position manager reserves on it (DopexV2PositionManagerV2 before its April 2025 correction)",
+		new(big.Int).Neg(o.ShareDelta))}
 }

@@ -289,6 +289,10 @@ func (w *withdrawal) simulate(ctx context.Context) (PreparedWithdrawal, error) {
 			}
 			continue
 		}
+		if p.slot == &out.WithdrawReserved && o.ShareDelta.Sign() != 0 {
+			out.Refused = append(out.Refused, sharesTakenRefusal(o))
+			continue
+		}
 		tx := &WithdrawTx{Shares: new(big.Int).Neg(o.ShareDelta).String(), Receive: tokenAmounts(st.Tokens, o.TokenDeltas),
 			Tx: Tx{To: p.action.To.Hex(), Data: hexutil.Encode(p.action.Data)}}
 		if p.shares != nil {

@@ -8,12 +8,14 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
@@ -209,4 +211,48 @@ func v3Pricing(p *pt.Protocol) {
 	on := *p // the same protocol, priced on the V3 market
 	on.Market = p.V3.Market
 	on.DeployPricing(pt.PricingConfig{IVs: map[uint64]uint64{3600: 60}, FeePercentage: 340000})
+}
+
+// A chain whose position manager V2 is the January 2025 one (its
+// withdrawReserveLiquidity reserves instead): the withdraw prepare of a
+// matured reservation, for a holder who still holds shares, offers the
+// burn and refuses the reserved withdrawal, saying why; sent anyway, the
+// transaction takes shares and pays out no reserved liquidity.
+func TestV3Jan2025ReservedWithdrawalRefused(t *testing.T) {
+	p := pt.Deploy(t, pt.Config{})
+	mc := p.DeployMulticall3()
+	p.DeployV3Jan2025()
+	ix := New(t, p)
+	ix.Watch(p.V3.PositionManager, "PositionManager")
+	a, _ := liveGateway(t, p, ix, func(ch *config.Chain) { ch.Multicall3 = mc })
+	_, tick := p.Slot0(p.Pool)
+	base := tick - tick%p.TickSpacing
+	l := &lpLife{t: t, p: p, ix: ix, gw: a.Server, v3: true, hAbi: pt.HandlerV3.ABI,
+		r: pt.Range{Handler: p.V3.Handler, Pool: p.Pool, TickLower: base + 10*p.TickSpacing, TickUpper: base + 11*p.TickSpacing}}
+	l.id = p.TokenID(l.r)
+	lp := p.Users[0]
+	if _, _, err := p.Deposit(lp, l.r, e18(2)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Reserve(lp, l.r, new(big.Int).Div(l.balance(lp.Addr), big.NewInt(4))); err != nil { // the holder keeps more shares than it reserves
+		t.Fatal(err)
+	}
+	cooldown := p.Chain.Call(l.r.Handler, l.hAbi, "reserveCooldown")[0].(uint64)
+	p.Chain.AdjustTime(time.Duration(cooldown+1) * time.Second)
+	w := l.prepareWithdraw(lp, "max")
+	refused := false
+	for _, r := range w.Refused {
+		refused = refused || (r.Transaction == "withdrawReserved" && strings.Contains(r.Reason, "reserves on it"))
+	}
+	if w.WithdrawReserved != nil || !refused || w.Withdraw == nil {
+		t.Fatalf("withdraw prepare with the January 2025 position manager: withdraw %v, withdrawReserved %v, refused %v", w.Withdraw, w.WithdrawReserved, w.Refused)
+	}
+	reserved := p.Chain.Call(l.r.Handler, l.hAbi, "reservedLiquidityPerUser", l.id, lp.Addr)[0].(*big.Int)
+	before := l.balance(lp.Addr)
+	if _, err := p.WithdrawReserved(lp, l.r, reserved); err != nil {
+		t.Fatal(err)
+	}
+	if l.balance(lp.Addr).Cmp(before) >= 0 {
+		t.Fatalf("setup: the January 2025 withdrawReserveLiquidity took no shares (%s, then %s)", before, l.balance(lp.Addr))
+	}
 }

@@ -21,10 +21,18 @@ type V3Stack struct {
 // DeployV3 deploys and wires the V3 stack (p.V3) on the same assets and
 // prime pool, the market's hooks allowing it, every account's approvals
 // of the new position manager and market given.
-func (p *Protocol) DeployV3() {
+func (p *Protocol) DeployV3() { p.deployV3(PositionManagerV2) }
+
+// DeployV3Jan2025 is DeployV3 with the position manager V2 of
+// stryke-xyz/clamm 80766cc, whose withdrawReserveLiquidity calls the
+// handler's reserveLiquidity (corrected in 5c270f8): which of the two a
+// chain runs cannot be told from its ABI.
+func (p *Protocol) DeployV3Jan2025() { p.deployV3(PositionManagerV2Jan2025) }
+
+func (p *Protocol) deployV3(pm Artifact) {
 	c := p.Chain
 	v := &p.V3
-	v.PositionManager = c.Deploy(PositionManagerV2)
+	v.PositionManager = c.Deploy(pm)
 	v.Handler = c.Deploy(HandlerV3, p.Factory, p.Router)
 	v.Market = c.Deploy(MarketV2, v.PositionManager, p.CallAsset, p.PutAsset, p.Pool)
 	p.register(v.PositionManager, PositionManagerV2.ABI)

@@ -27,6 +27,7 @@ contract TestPositionManagerV2 is PositionManagerBase {
 
     function withdrawReserveLiquidity(IHandlerV3 _handler, bytes calldata _data)
         external
+        virtual
         onlyHandler(IHandler(address(_handler)))
         nonReentrant
     {
