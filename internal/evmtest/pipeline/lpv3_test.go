@@ -58,6 +58,9 @@ func (l *lpLife) exercise(owner *pt.Account, id *big.Int) {
 	}
 	l.check("exercise")
 	checkOption(l.t, &p, l.ix, id, "Exercised")
+	if d := l.ix.Store.Get("Deployment", lower(l.r.Handler)); d == nil || d["kind"].Str != "HandlerV3" {
+		l.t.Errorf("the V3 handler's Deployment %v", d)
+	}
 	info := l.info()
 	s := l.ix.Store.Get("Strike", lower(l.r.Handler)+"-"+lower(l.r.Pool)+"-"+lower(l.r.Hook)+"-"+big.NewInt(int64(l.r.TickLower)).String()+"-"+big.NewInt(int64(l.r.TickUpper)).String())
 	if s == nil || s["totalLiquidity"].Big.Cmp(info.TotalLiquidity) != 0 || s["usedLiquidity"].Big.Cmp(info.LiquidityUsed) != 0 ||
