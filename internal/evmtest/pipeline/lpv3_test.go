@@ -48,6 +48,13 @@ func (l *lpLife) exercise(owner *pt.Account, id *big.Int) {
 	for _, leg := range p.OpTicks(id) {
 		legs = append(legs, pt.ExerciseLeg{Swapper: p.Swapper, SwapData: pt.UniV3SwapData(p.Fee, big.NewInt(0)), Liquidity: leg.Liquidity})
 	}
+	l.ix.Sync()
+	var positions []service.PositionRecord
+	l.getJSON(gateway.PathPurchasePositions+"?chainId=42161&optionMarket="+p.Market.Hex()+"&user="+owner.Addr.Hex()+"&first=100&skip=0", &positions)
+	if len(positions) != 1 || positions[0].OptionID != id.String() || !positions[0].Exercisable || len(positions[0].Legs) != len(legs) ||
+		!strings.EqualFold(positions[0].Legs[0].Handler, l.r.Handler.Hex()) {
+		l.t.Fatalf("positions on the V3 market: %+v, want option %s exercisable on the V3 handler", positions, id)
+	}
 	rc, err := p.ExerciseV3(owner, id, legs)
 	if err != nil {
 		l.t.Fatal(err)
