@@ -172,6 +172,7 @@ func runLPLife(t *testing.T, gen int) {
 		rc := l.sendWithdrawal(lp, w.Reserve)
 		l.burnt(lp.Addr, rc, "reserve")
 		l.check("reservation")
+		l.checkStats()
 		p.Chain.AdjustTime(3 * time.Hour)
 		l.check("cooldown half over")
 		cooldown := p.Chain.Call(l.r.Handler, l.hAbi, "reserveCooldown")[0].(uint64)
