@@ -27,17 +27,27 @@ func v3PoolListed(st *chain.LPState, handler, pool common.Address) error {
 	return problem.New(problem.PoolNotWhitelisted, "V3 handler %s does not take deposits into pool %s (whitelistedPools is false): mintPosition would revert", handler.Hex(), pool.Hex()).On("pool")
 }
 
-// reservation is a reserveLiquidity or withdrawReserveLiquidity (method)
-// of payload: sent to a V2 handler itself (which acts for msg.sender), to
-// a V3 handler's position manager V2 otherwise, as method(handler,
-// payload): the V3 handler takes it from a whitelisted app only, with the
-// account the app names (the position manager names its caller).
-func reservation(st *chain.LPState, handler common.Address, method string, payload []byte) chain.Action {
-	if st.V3 {
-		data, _ := contracts.ViaPositionManagerV2(method, handler, payload) // a known method of a fixed ABI
-		return chain.Action{To: st.PositionManager, Data: data}
+// reservationCall is a reserveLiquidity or withdrawReserveLiquidity
+// (method) of amount and where to send it: to a V2 handler itself (which
+// acts for msg.sender), to a V3 handler's position manager V2 otherwise,
+// as method(handler, payload): the V3 handler takes it from a whitelisted
+// app only, with the account the app names (the position manager names
+// its caller).
+func (w *withdrawal) reservationCall(method string, amount *big.Int) (common.Address, []byte, error) {
+	if !w.st.V3 {
+		if method == "reserveLiquidity" {
+			data, err := w.pos.ReserveCall(amount)
+			return w.req.Handler, data, err
+		}
+		data, err := w.pos.WithdrawReservedCall(amount)
+		return w.req.Handler, data, err
 	}
-	return chain.Action{To: handler, Data: pack(contracts.HandlerLP, method, payload)}
+	payload, err := w.pos.Payload(amount)
+	if err != nil {
+		return common.Address{}, nil, err
+	}
+	data, err := contracts.ViaPositionManagerV2(method, w.req.Handler, payload)
+	return w.st.PositionManager, data, err
 }
 
 // sharesTakenRefusal refuses a reserved withdrawal whose simulation took
@@ -47,8 +57,8 @@ func reservation(st *chain.LPState, handler common.Address, method string, paylo
 // reserveLiquidity, which would reserve that many more of the user's
 // shares and restart the cooldown of all of it; its ABI is the corrected
 // one's, so only what the transaction does tells them apart.
-func sharesTakenRefusal(o chain.ActionOutcome) Refusal {
-	return Refusal{Transaction: "withdrawReserved", Reason: fmt.Sprintf(
+func sharesTakenRefusal(o chain.StepOutcome) Refusal {
+	return Refusal{Transaction: "withdrawReserved", After: []string{}, Reason: fmt.Sprintf(
 		"the simulated withdrawReserveLiquidity took %s shares instead of paying out reserved liquidity: this position manager reserves on it (DopexV2PositionManagerV2 before its April 2025 correction)",
 		new(big.Int).Neg(o.ShareDelta))}
 }

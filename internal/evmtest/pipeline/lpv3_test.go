@@ -6,7 +6,6 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -266,44 +265,4 @@ func TestV3Jan2025ReservedWithdrawalRefused(t *testing.T) {
 	if l.balance(lp.Addr).Cmp(before) >= 0 {
 		t.Fatalf("setup: the January 2025 withdrawReserveLiquidity took no shares (%s, then %s)", before, l.balance(lp.Addr))
 	}
-}
-
-// checkStats: the V3 market's statistics (open interest, TVL with the
-// reserved liquidity) equal what the market's and the V3 handler's
-// getters hold at the answer's block.
-func (l *lpLife) checkStats() {
-	l.t.Helper()
-	if !l.v3 {
-		return
-	}
-	l.ix.Sync()
-	p := *l.p // the same protocol, read on the V3 market
-	p.Market = l.p.V3.Market
-	// a gateway of its own, with the put asset a USD stablecoin (the
-	// life's gateway has none: its reads are in token units) and a
-	// Multicall3 of its own (stateless: any deployment reads the same)
-	mc := l.p.DeployMulticall3()
-	a, _ := liveGatewayWith(l.t, l.p, l.ix, func(cfg *config.Config) {
-		cfg.Chains[42161].Multicall3 = mc
-		cfg.USDStablecoins = []string{"42161:" + p.PutAsset.Hex()}
-		if err := cfg.Validate(); err != nil {
-			l.t.Fatal(err)
-		}
-	})
-	head := int64(p.Chain.Now())
-	rec := httptest.NewRecorder()
-	a.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, fmt.Sprintf("%s?chainId=42161&optionMarket=%s&from=%d&to=%d", gateway.PathStats, p.Market.Hex(), head-86400, head+1), nil))
-	var st service.MarketStats
-	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &st) != nil {
-		l.t.Fatalf("stats of the V3 market: %d %s", rec.Code, rec.Body)
-	}
-	at, err := strconv.ParseUint(rec.Header().Get("X-Block-Number"), 10, 64)
-	if err != nil {
-		l.t.Fatal(err)
-	}
-	h := holdingsAt(l.t, &p, at, []pt.Range{l.r})
-	if h.tvlR != 1 || h.reserved[0].Sign()+h.reserved[1].Sign() == 0 {
-		l.t.Fatalf("setup: %d ranges in TVL, reserved %v", h.tvlR, h.reserved)
-	}
-	h.check(l.t, &p, st)
 }
