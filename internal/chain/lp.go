@@ -46,6 +46,11 @@ type LPState struct {
 	Reserved                           *big.Int // V2: reservedLiquidityPerUser(TokenID, user).liquidity
 	LastReserve, Cooldown              uint64   // V2: its lastReserve, and reserveCooldown()
 	LockedBlockDuration                uint64   // the handler's donation lock, in blocks
+	// V3 is whether the handler answers whitelistedPools (the V3
+	// generation: reservations go through the position manager V2), and
+	// PoolWhitelisted its answer for the pool (mintPositionHandler takes
+	// only such pools). Both false on V1 and V2 handlers.
+	V3, PoolWhitelisted bool
 }
 
 // RangeState is a handler's tokenIds(tokenId), the fields a withdrawal
@@ -80,7 +85,8 @@ const (
 	lpCooldown
 	lpBlock
 	lpLockedBlocks
-	lpFixed // the markets' approvedPools follow
+	lpPoolListed // whitelistedPools(pool), V3 handlers only
+	lpFixed      // the markets' approvedPools follow
 )
 
 // LPState reads q in one round trip: a ChainedRead, as the token reads
@@ -109,6 +115,7 @@ func (r *Reader) LPState(ctx context.Context, q LPQuery) (*LPState, error) {
 		at(q.Handler, pack(h, "reserveCooldown")),
 		at(r.multicall, pack(contracts.Multicall3, "getBlockNumber")),
 		at(q.Handler, pack(contracts.HoldingsHandler, "lockedBlockDuration")),
+		at(q.Handler, pack(contracts.HandlerV3Pools, "whitelistedPools", q.Pool)),
 	}
 	for _, m := range q.Markets {
 		calls = append(calls, at(m, pack(contracts.MarketPools, "approvedPools", q.Pool)))
@@ -176,6 +183,9 @@ func (r *Reader) decodeLP(q LPQuery, res []Result) (*LPState, error) {
 		st.Cooldown = word(res[lpCooldown]).Uint64()
 	}
 	st.LockedBlockDuration = word(res[lpLockedBlocks]).Uint64()
+	if l := res[lpPoolListed]; l.OK && len(l.Data) == 32 && st.Format == HandlerFormatV2 {
+		st.V3, st.PoolWhitelisted = true, word(l).Sign() != 0
+	}
 	for i := range q.Markets {
 		st.PoolApproved = append(st.PoolApproved, word(res[lpFixed+i]).Sign() != 0)
 	}

@@ -72,7 +72,7 @@ func RevertReason(data []byte) string {
 	if len(data) < 4 {
 		return NoReason
 	}
-	for _, a := range []abi.ABI{contracts.OptionMarketErrors, exerciseErrors, contracts.LPErrors} {
+	for _, a := range []abi.ABI{contracts.OptionMarketErrors, exerciseErrors, contracts.LPErrors, contracts.V3Errors} {
 		for name, e := range a.Errors {
 			if bytes.Equal(e.ID[:4], data[:4]) {
 				return name

@@ -51,11 +51,19 @@ func TestSelectors(t *testing.T) {
 		{AutoExerciseTimeBased, "timeToSettle", "c8e90cec"},
 		{AutoExerciseTimeBased, "MAX_EXECUTOR_FEE", "0e952532"},
 		{AutoExerciseTimeBased, "EXECUTOR_FEE_PRECISION", "9905f0d8"},
+		// keccak256 (js-sha3 0.8) of the signatures in stryke-xyz/clamm
+		// 80766cc: UniswapV3SingleTickLiquidityHandlerV3, DopexV2PositionManagerV2.
+		{HandlerV3Pools, "whitelistedPools", "67bea493"},
+		{PositionManagerV2Reserve, "reserveLiquidity", "3bccc5ac"},
+		{PositionManagerV2Reserve, "withdrawReserveLiquidity", "ceb76536"},
 	}
 	for _, c := range cases {
 		if got := hex.EncodeToString(c.abi.Methods[c.method].ID); got != c.want {
 			t.Errorf("%s: selector %s, want %s", c.method, got, c.want)
 		}
+	}
+	if id := V3Errors.Errors["UniswapV3SingleTickLiquidityHandlerV3__NotWhitelistedPool"].ID; hex.EncodeToString(id[:4]) != "ad4cc197" {
+		t.Errorf("NotWhitelistedPool: selector %x", id[:4])
 	}
 }
 

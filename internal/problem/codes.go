@@ -81,6 +81,7 @@ var (
 	PositionNotFound       = declare("POSITION_NOT_FOUND", KindNotFound, "the user holds no shares and no reserved liquidity in that range of that handler")
 	HandlerPaused          = declare("HANDLER_PAUSED", KindUnprocessable, "the handler is paused: it refuses deposits, withdrawals and reservations until unpaused")
 	HandlerNotWhitelisted  = declare("HANDLER_NOT_WHITELISTED", KindUnprocessable, "no position manager of the chain's markets accepts the handler, or (deposits) no market can buy from it on that pool")
+	PoolNotWhitelisted     = declare("POOL_NOT_WHITELISTED", KindUnprocessable, "(deposits) the V3 handler does not take deposits into that pool (its whitelistedPools)")
 	DepositWrongSide       = declare("DEPOSIT_WRONG_SIDE", KindUnprocessable, "a range of the deposit holds the pool's current price, or the ranges lie on both sides of it (a deposit holds one token)")
 	DepositTooSmall        = declare("DEPOSIT_TOO_SMALL", KindUnprocessable, "the amount, split across the ranges, gives a range no liquidity")
 	DepositWouldRevert     = declare("DEPOSIT_WOULD_REVERT", KindUnprocessable, "the built multicall of mintPosition reverts when simulated from the user; the message names the contract's error")

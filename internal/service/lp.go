@@ -68,7 +68,9 @@ type LPHandler struct {
 	Name       string `json:"name"`
 	Address    string `json:"address"`
 	Deprecated bool   `json:"deprecated"`
-	// Version is "V1" (no hooks, no reservations) or "V2".
+	// Version is "V1" (no hooks, no reservations), "V2" or "V3" (a V2
+	// payload; deposits only into its whitelisted pools, reservations
+	// through the position manager V2).
 	Version string `json:"version"`
 }
 
@@ -158,11 +160,15 @@ func noHookOnV1(format int, handler, hook common.Address) error {
 	return nil
 }
 
-// lpHandler is the handler's registry entry and generation.
-func lpHandler(up *Upstreams, h common.Address, format int) LPHandler {
+// lpHandler is the handler's registry entry and generation, as the
+// chain answered it (st: the tokenIds payload size, whitelistedPools).
+func lpHandler(up *Upstreams, h common.Address, st *chain.LPState) LPHandler {
 	out := LPHandler{Address: h.Hex(), Version: "V2"}
-	if format == chain.HandlerFormatV1 {
+	switch {
+	case st.Format == chain.HandlerFormatV1:
 		out.Version = "V1"
+	case st.V3:
+		out.Version = "V3"
 	}
 	if reg, ok := up.Config.Handlers[h]; ok {
 		out.Name, out.Deprecated = reg.Name, reg.Deprecated

@@ -145,6 +145,9 @@ func (d *deposit) read(ctx context.Context) error {
 	if d.st.Paused {
 		return problem.New(problem.HandlerPaused, "handler %s is paused: mintPosition would revert (Pausable: paused)", d.req.Handler.Hex()).On("handler")
 	}
+	if err := v3PoolListed(d.st, d.req.Handler, d.req.Pool); err != nil {
+		return err
+	}
 	for i, v := range ms.views {
 		pair := v.Info.Token0 == d.st.Pool.Token0 && v.Info.Token1 == d.st.Pool.Token1
 		if pair && d.st.PoolApproved[i] && v.PositionManager == d.st.PositionManager {
@@ -405,7 +408,7 @@ func (d *deposit) response(multicall []byte) PreparedDeposit {
 		markets[i] = m.Hex()
 	}
 	return PreparedDeposit{
-		Handler: lpHandler(d.up, d.req.Handler, st.Format), Pool: d.req.Pool.Hex(), Hook: d.req.Hook.Hex(), PositionManager: st.PositionManager.Hex(),
+		Handler: lpHandler(d.up, d.req.Handler, st), Pool: d.req.Pool.Hex(), Hook: d.req.Hook.Hex(), PositionManager: st.PositionManager.Hex(),
 		Side: side, Token: tokenJSON(st.Tokens[k]), Amount: d.req.Amount.String(), Markets: markets,
 		Balance: st.Balances[k].String(), Allowance: st.Allowances[k].String(), Approvals: []Approval{},
 		Tx: Tx{To: st.PositionManager.Hex(), Data: hexutil.Encode(multicall)},

@@ -319,10 +319,9 @@ func (w *withdrawal) steps(out *PreparedWithdrawal) ([]planned, error) {
 		}
 		return err
 	}
-	h := w.req.Handler
 	if w.taken.Sign() > 0 {
-		data, err := w.pos.WithdrawReservedCall(w.taken)
-		if err := add("withdrawReserved", &out.WithdrawReserved, h, data, err, nil); err != nil {
+		to, data, err := w.reservationCall("withdrawReserveLiquidity", w.taken)
+		if err := add("withdrawReserved", &out.WithdrawReserved, to, data, err, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -333,8 +332,8 @@ func (w *withdrawal) steps(out *PreparedWithdrawal) ([]planned, error) {
 		}
 	}
 	if w.lock.Sign() > 0 {
-		data, err := w.pos.ReserveCall(w.lock)
-		if err := add("reserve", &out.Reserve, h, data, err, w.lock); err != nil {
+		to, data, err := w.reservationCall("reserveLiquidity", w.lock)
+		if err := add("reserve", &out.Reserve, to, data, err, w.lock); err != nil {
 			return nil, err
 		}
 	}
@@ -365,8 +364,16 @@ func (w *withdrawal) simulate(ctx context.Context) (PreparedWithdrawal, error) {
 	}
 	out.SimulatedAt = blockRef(res.At)
 	stillReserved := new(big.Int).Set(st.Reserved)
+	skipped := false // a reserved withdrawal refused for taking shares
 	for i, p := range plan {
 		o, alone := res.Sequence[i], res.Alone[i]
+		if skipped { // the refused one is not sent: what follows runs without it
+			o = alone
+		}
+		if p.name == "withdrawReserved" && o.Revert == nil && o.ShareDelta.Sign() != 0 {
+			out.Refused, skipped = append(out.Refused, sharesTakenRefusal(o)), true
+			continue
+		}
 		if o.Revert != nil && p.name == "withdraw" && alone.Revert != nil {
 			return PreparedWithdrawal{}, probeRevert(problem.WithdrawWouldRevert, "burnPosition", w.req.User, res.At.Number, alone.Revert)
 		}
@@ -406,7 +413,7 @@ func (w *withdrawal) response() PreparedWithdrawal {
 	worth := clamm.ShareRange{TotalLiquidity: r.TotalLiquidity, TotalSupply: r.TotalSupply, DonatedLiquidity: r.DonatedLiquidity,
 		LastDonation: r.LastDonation, LockedBlockDuration: st.LockedBlockDuration}.ConvertToAssets(st.Shares, st.Block)
 	return PreparedWithdrawal{
-		Handler: lpHandler(w.up, w.req.Handler, st.Format), Pool: w.req.Pool.Hex(), Hook: w.req.Hook.Hex(), Order: []string{}, Refused: []Refusal{},
+		Handler: lpHandler(w.up, w.req.Handler, st), Pool: w.req.Pool.Hex(), Hook: w.req.Hook.Hex(), Order: []string{}, Refused: []Refusal{},
 		TickLower: w.req.TickLower, TickUpper: w.req.TickUpper, TokenID: w.id.String(), PositionManager: st.PositionManager.Hex(),
 		Position: WithdrawPosition{Shares: st.Shares.String(), Liquidity: worth.String(), WithdrawableShares: w.can.String(), FreeLiquidity: freeLiquidity(r).String(),
 			Reserved: ReservedPosition{Liquidity: st.Reserved.String(), LastReserve: st.LastReserve, WithdrawableAt: at, Withdrawable: w.reservable.String()}},

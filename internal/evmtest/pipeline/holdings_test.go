@@ -117,7 +117,11 @@ func (h *holdings) addRanges(t *testing.T, p *pt.Protocol, n uint64, ranges []pt
 		idx[o.Name] = i
 	}
 	for _, r := range ranges {
-		info := callAt(t, p, p.Handler, pt.HandlerV2.ABI, n, "tokenIds", p.TokenID(r))
+		handler := r.Handler // a range of another handler (V3) is read at its own
+		if handler == (common.Address{}) {
+			handler = p.Handler
+		}
+		info := callAt(t, p, handler, pt.HandlerV2.ABI, n, "tokenIds", p.TokenID(r))
 		total, res := info[idx["totalLiquidity"]].(*big.Int), info[idx["reservedLiquidity"]].(*big.Int)
 		all := new(big.Int).Add(total, res)
 		if all.Sign() == 0 {

@@ -55,6 +55,7 @@ type lpLife struct {
 	gw       http.Handler
 	app      *app.App
 	v1       bool
+	v3       bool // the V3 handler, reached through the position manager V2
 	r        pt.Range
 	id       *big.Int
 	hAbi     abi.ABI
@@ -71,17 +72,27 @@ type lpWithdrawal struct {
 	rc   *types.Receipt
 }
 
-func TestLPLifeV2(t *testing.T) { runLPLife(t, false) }
+func TestLPLifeV2(t *testing.T) { runLPLife(t, 2) }
 
-func TestLPLifeV1(t *testing.T) { runLPLife(t, true) }
+func TestLPLifeV1(t *testing.T) { runLPLife(t, 1) }
 
-func runLPLife(t *testing.T, v1 bool) {
+// runLPLife runs the life on the handler of a generation: 1, 2, or 3 (the
+// V3 handler of the position manager V2, on its own option market).
+func runLPLife(t *testing.T, gen int) {
+	v1 := gen == 1
 	p := pt.Deploy(t, pt.Config{})
 	mc := p.DeployMulticall3()
 	if v1 {
 		p.DeployV1()
 	}
+	if gen == 3 {
+		p.DeployV3()
+		v3Pricing(p)
+	}
 	ix := New(t, p)
+	if gen == 3 { // a second static position manager, as the manifests list both
+		ix.Watch(p.V3.PositionManager, "PositionManager")
+	}
 	// Prepared withdrawals are asked at every step: none may come from the
 	// cache (a nanosecond is the shortest TTL the configuration takes).
 	a, _ := liveGatewayWith(t, p, ix, func(cfg *config.Config) {
@@ -94,7 +105,7 @@ func runLPLife(t *testing.T, v1 bool) {
 	a.Pins.SetHeadAges(block.HeadAges{}) // every miss asks where the subgraph is: each step's answers are at its head
 	_, tick := p.Slot0(p.Pool)
 	base := tick - tick%p.TickSpacing
-	l := &lpLife{t: t, p: p, ix: ix, gw: a.Server, app: a, v1: v1, users: p.Users, reader: testenv.NewReader(t, p.Chain.RPC(), mc),
+	l := &lpLife{t: t, p: p, ix: ix, gw: a.Server, app: a, v1: v1, v3: gen == 3, users: p.Users, reader: testenv.NewReader(t, p.Chain.RPC(), mc),
 		principl: map[common.Address]*big.Int{}, deposits: map[common.Address][]*types.Receipt{}, withdraw: map[common.Address][]lpWithdrawal{}}
 	l.r = pt.Range{Handler: p.Handler, Pool: p.Pool, TickLower: base + 10*p.TickSpacing, TickUpper: base + 11*p.TickSpacing}
 	l.hAbi = pt.HandlerV2.ABI
@@ -103,9 +114,14 @@ func runLPLife(t *testing.T, v1 bool) {
 		l.r.Handler, l.hAbi = p.HandlerV1, pt.HandlerV1.ABI
 		l.id = p.TokenIDV1(l.r)
 	}
+	if l.v3 {
+		l.r.Handler, l.hAbi = p.V3.Handler, pt.HandlerV3.ABI
+		l.id = p.TokenID(l.r)
+	}
 	lp, lp2, buyer, trader := p.Users[0], p.Users[3], p.Users[1], p.Users[2]
 	l.users = []*pt.Account{lp, lp2}
 
+	l.unlistedPoolRefused(lp)
 	l.deposit(lp, e18(2))
 	l.check("deposit")
 	l.deposit(lp2, e18(1))
@@ -118,15 +134,12 @@ func runLPLife(t *testing.T, v1 bool) {
 	// lockedBlockDuration blocks and released linearly.
 	used := new(big.Int).Div(l.info().TotalLiquidity, big.NewInt(2))
 	o := pt.Option{IsCall: true, TickLower: l.r.TickLower, TickUpper: l.r.TickUpper, TTL: 3600, Legs: []pt.Leg{{Range: l.r, Liquidity: used}}}
+	var call *big.Int
 	var rc *types.Receipt
-	var err error
-	if v1 {
-		_, rc, err = p.BuyV1(buyer, o)
+	if l.v3 { // the gateway's prepared purchase, on V3 liquidity
+		call, rc = l.buyPrepared(buyer)
 	} else {
-		_, rc, err = p.Buy(buyer, o)
-	}
-	if err != nil {
-		t.Fatal(err)
+		call, rc = l.buy(buyer, o)
 	}
 	if p.Find(rc, "LogDonation") == nil {
 		t.Fatal("the purchase donated nothing to the range")
@@ -152,10 +165,13 @@ func runLPLife(t *testing.T, v1 bool) {
 		t.Fatal(err)
 	}
 	l.check("price through the range")
-	if dep := l.deposit(lp2, e18(1)); p.Find(dep, "LogFeeCompound") == nil {
+	if l.v3 {
+		l.compoundRefused(lp2, e18(1))
+	} else if dep := l.deposit(lp2, e18(1)); p.Find(dep, "LogFeeCompound") == nil {
 		t.Fatal("the deposit compounded no fees")
 	}
 	l.check("fee compound")
+	l.exercise(buyer, call) // V3: the call, in the money now, before it expires
 	// Fees again, in both tokens (the price down through the range and
 	// back), not compounded: the next use of the range pokes them into
 	// what the handler owes it (tokensOwed), and a burn pays a share.
@@ -173,14 +189,13 @@ func runLPLife(t *testing.T, v1 bool) {
 		free := new(big.Int).Sub(info.TotalLiquidity, info.LiquidityUsed)
 		put := pt.Option{IsCall: false, TickLower: l.r.TickLower, TickUpper: l.r.TickUpper, TTL: 3600,
 			Legs: []pt.Leg{{Range: l.r, Liquidity: new(big.Int).Div(new(big.Int).Mul(free, big.NewInt(7)), big.NewInt(10))}}}
-		if _, _, err := p.Buy(buyer, put); err != nil {
-			t.Fatal(err)
-		}
+		l.buy(buyer, put)
 		l.check("second option bought")
 		w := l.prepareWithdraw(lp, "max")
 		if w.Reserve == nil {
 			t.Fatalf("no reservation prepared: %+v", w)
 		}
+		l.routed(w, w.Reserve)
 		rc := l.sendWithdrawal(lp, w.Reserve)
 		l.burnt(lp.Addr, rc, "reserve")
 		l.check("reservation")
@@ -193,6 +208,7 @@ func runLPLife(t *testing.T, v1 bool) {
 		if w.WithdrawReserved == nil {
 			t.Fatalf("no reserved withdrawal prepared: %+v", w)
 		}
+		l.routed(w, w.WithdrawReserved)
 		rc = l.sendWithdrawal(lp, w.WithdrawReserved)
 		l.withdraw[lp.Addr] = append(l.withdraw[lp.Addr], lpWithdrawal{"withdrawReserved", rc})
 		l.check("reserved withdrawal")
@@ -207,11 +223,28 @@ func runLPLife(t *testing.T, v1 bool) {
 	l.burnt(lp2.Addr, rc, "burn")
 	l.check("withdrawal")
 
-	if !v1 {
+	if gen == 2 { // the router's deposits go through the 2024 position manager
 		// lp2 deposits for lp through the router: the deposit is lp's.
 		l.depositVia(lp2, lp.Addr, e18(1))
 		l.check("deposit through the router")
 	}
+}
+
+// buy buys o on the market of the life's handler generation.
+func (l *lpLife) buy(buyer *pt.Account, o pt.Option) (*big.Int, *types.Receipt) {
+	l.t.Helper()
+	buy := l.p.Buy
+	switch {
+	case l.v1:
+		buy = l.p.BuyV1
+	case l.v3:
+		buy = l.p.BuyV3
+	}
+	id, rc, err := buy(buyer, o)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	return id, rc
 }
 
 // prepare asks the gateway for a prepared transaction.
@@ -306,13 +339,8 @@ func (l *lpLife) payload(amount *big.Int) []byte {
 // and checks it moved exactly the tokens and shares the gateway said.
 func (l *lpLife) deposit(lp *pt.Account, liquidity *big.Int) *types.Receipt {
 	l.t.Helper()
-	pull := l.p.Chain.Call(l.r.Handler, l.hAbi, "tokensToPullForMint", l.payload(liquidity))[1].([]*big.Int)
-	amount := new(big.Int).Add(pull[0], pull[1]) // one of them is 0: the range is out of range
-	l.step++
-	amount.Add(amount, big.NewInt(int64(l.step))) // a new cache key each time
 	var d service.PreparedDeposit
-	l.prepare(gateway.PathDepositPrepare, fmt.Sprintf("chainId=42161&handler=%s&pool=%s&hook=%s&tickLower=%d&tickUpper=%d&amount=%s&user=%s",
-		l.r.Handler.Hex(), l.r.Pool.Hex(), l.r.Hook.Hex(), l.r.TickLower, l.r.TickUpper, amount, lp.Addr.Hex()), &d)
+	l.prepare(gateway.PathDepositPrepare, l.depositQuery(lp, liquidity), &d)
 	if !d.Simulated || len(d.Approvals) != 0 || len(d.Ranges) != 1 || d.Ranges[0].Shares == nil {
 		l.t.Fatalf("prepared deposit: simulated %v, approvals %v, ranges %+v", d.Simulated, d.Approvals, d.Ranges)
 	}
@@ -322,6 +350,16 @@ func (l *lpLife) deposit(lp *pt.Account, liquidity *big.Int) *types.Receipt {
 	l.addPrincipal(lp.Addr, minted)
 	l.deposits[lp.Addr] = append(l.deposits[lp.Addr], rc)
 	return rc
+}
+
+// depositQuery asks for a deposit of what liquidity stands for now.
+func (l *lpLife) depositQuery(lp *pt.Account, liquidity *big.Int) string {
+	pull := l.p.Chain.Call(l.r.Handler, l.hAbi, "tokensToPullForMint", l.payload(liquidity))[1].([]*big.Int)
+	amount := new(big.Int).Add(pull[0], pull[1]) // one of them is 0: the range is out of range
+	l.step++
+	amount.Add(amount, big.NewInt(int64(l.step))) // a new cache key each time
+	return fmt.Sprintf("chainId=42161&handler=%s&pool=%s&hook=%s&tickLower=%d&tickUpper=%d&amount=%s&user=%s",
+		l.r.Handler.Hex(), l.r.Pool.Hex(), l.r.Hook.Hex(), l.r.TickLower, l.r.TickUpper, amount, lp.Addr.Hex())
 }
 
 // depositVia deposits liquidity through ClammRouterV2.mintPosition from
@@ -471,16 +509,22 @@ func (l *lpLife) check(step string) {
 }
 
 // checkHoldings holds the market's statistics at the step's head to the
-// getters (checkHoldingsAtHead). V2 only: holdingsAt reads the V2 market
-// and handler, and the V1 life's range and option belong to neither.
+// getters (checkHoldingsAtHead). V2 and V3 (on the V3 market): holdingsAt
+// reads a V2 market, and the V1 life's range and option belong to none.
 func (l *lpLife) checkHoldings(step string) {
 	l.t.Helper()
 	if l.v1 {
 		return
 	}
+	p := l.p
+	if l.v3 { // the same protocol, read on the V3 market
+		on := *l.p
+		on.Market = l.p.V3.Market
+		p = &on
+	}
 	l.step++
 	l.t.Logf("%s: statistics", step)
-	checkHoldingsAtHead(l.t, l.app, l.p, l.step, []pt.Range{l.r})
+	checkHoldingsAtHead(l.t, l.app, p, l.step, []pt.Range{l.r})
 }
 
 // checkWithdrawPosition: withdraw prepare's position, read at the block
@@ -558,10 +602,17 @@ func (l *lpLife) feesPaid(u common.Address, shares *big.Int) (fees [2]*big.Int, 
 	l.t.Helper()
 	pos := contracts.Position{V1: l.v1, Handler: l.r.Handler, Pool: l.r.Pool, TickLower: l.r.TickLower, TickUpper: l.r.TickUpper}
 	to, data, err := l.r.Handler, []byte(nil), error(nil)
-	if l.v1 {
+	switch {
+	case l.v1:
 		to = l.p.PositionManager
 		data, err = pos.BurnCall(shares)
-	} else {
+	case l.v3: // through the position manager V2, as the gateway builds it
+		to = l.p.V3.PositionManager
+		var payload []byte
+		if payload, err = pos.Payload(shares); err == nil {
+			data, err = contracts.ViaPositionManagerV2("reserveLiquidity", l.r.Handler, payload)
+		}
+	default:
 		data, err = pos.ReserveCall(shares)
 	}
 	if err != nil {
@@ -688,7 +739,8 @@ func (l *lpLife) checkBurn(step string, u *pt.Account, shares *big.Int, free boo
 	if shares.Sign() == 0 {
 		return
 	}
-	_, err := l.p.Chain.TryCall(u.Addr, l.p.PositionManager, pt.PositionManager.ABI, "burnPosition", l.r.Handler, l.payload(shares))
+	pm, pmArt := l.p.ManagerOf(l.r.Handler)
+	_, err := l.p.Chain.TryCall(u.Addr, pm, pmArt.ABI, "burnPosition", l.r.Handler, l.payload(shares))
 	if (err == nil) != free {
 		l.t.Errorf("%s: burning all of %s's shares: error %v, the gateway says nothing locked: %v", step, u.Addr, err, free)
 	}
@@ -719,6 +771,10 @@ func (l *lpLife) checkReserved(what string, u *pt.Account, got any, reserved *bi
 	l.checkAmount(what+" withdrawable", m["withdrawable"], w)
 	// What is said withdrawable is, and no more.
 	try := func(x *big.Int) error {
+		if l.v3 { // only through the position manager V2, which names the caller
+			_, err := l.p.Chain.TryCall(u.Addr, l.p.V3.PositionManager, pt.PositionManagerV2.ABI, "withdrawReserveLiquidity", l.r.Handler, l.payload(x))
+			return err
+		}
 		_, err := l.p.Chain.TryCall(u.Addr, l.r.Handler, l.hAbi, "withdrawReserveLiquidity", l.payload(x))
 		return err
 	}

@@ -70,12 +70,14 @@ func positionData(r Range, amount *big.Int) []byte {
 	return enc
 }
 
-// Deposit mints handler liquidity for lp through the position manager
-// (mintPosition); the range must be out of range at the pool's price. It
-// returns the handler's token id and the shares minted.
+// Deposit mints handler liquidity for lp through the handler's position
+// manager (mintPosition; the position manager V2 for the V3 handler); the
+// range must be out of range at the pool's price. It returns the handler's
+// token id and the shares minted.
 func (p *Protocol) Deposit(lp *Account, r Range, liquidity *big.Int) (*big.Int, *big.Int, error) {
 	r = p.norm(r)
-	rc, err := p.Chain.Send(lp, p.PositionManager, PositionManager.ABI, "mintPosition", r.Handler, positionData(r, liquidity))
+	pm, a := p.ManagerOf(r.Handler)
+	rc, err := p.Chain.Send(lp, pm, a.ABI, "mintPosition", r.Handler, positionData(r, liquidity))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -86,22 +88,32 @@ func (p *Protocol) Deposit(lp *Account, r Range, liquidity *big.Int) (*big.Int, 
 	return ev.Args["tokenId"].(*big.Int), ev.Args["sharesMinted"].(*big.Int), nil
 }
 
-// Withdraw burns lp's shares of the range (burnPosition).
+// Withdraw burns lp's shares of the range (burnPosition, through the
+// handler's position manager).
 func (p *Protocol) Withdraw(lp *Account, r Range, shares *big.Int) (*types.Receipt, error) {
 	r = p.norm(r)
-	return p.Chain.Send(lp, p.PositionManager, PositionManager.ABI, "burnPosition", r.Handler, positionData(r, shares))
+	pm, a := p.ManagerOf(r.Handler)
+	return p.Chain.Send(lp, pm, a.ABI, "burnPosition", r.Handler, positionData(r, shares))
 }
 
-// Reserve turns lp's shares into reserved liquidity (handler.reserveLiquidity).
+// Reserve turns lp's shares into reserved liquidity: a V2 handler's
+// reserveLiquidity(data) sent to the handler, or for the V3 handler the
+// position manager V2's reserveLiquidity(handler, data).
 func (p *Protocol) Reserve(lp *Account, r Range, shares *big.Int) (*types.Receipt, error) {
-	r = p.norm(r)
-	return p.Chain.Send(lp, r.Handler, HandlerV2.ABI, "reserveLiquidity", positionData(r, shares))
+	return p.reservation(lp, p.norm(r), "reserveLiquidity", shares)
 }
 
-// WithdrawReserved withdraws reserved liquidity (handler.withdrawReserveLiquidity).
+// WithdrawReserved withdraws reserved liquidity (withdrawReserveLiquidity,
+// routed as Reserve).
 func (p *Protocol) WithdrawReserved(lp *Account, r Range, liquidity *big.Int) (*types.Receipt, error) {
-	r = p.norm(r)
-	return p.Chain.Send(lp, r.Handler, HandlerV2.ABI, "withdrawReserveLiquidity", positionData(r, liquidity))
+	return p.reservation(lp, p.norm(r), "withdrawReserveLiquidity", liquidity)
+}
+
+func (p *Protocol) reservation(lp *Account, r Range, method string, amount *big.Int) (*types.Receipt, error) {
+	if pm, a := p.ManagerOf(r.Handler); pm == p.V3.PositionManager {
+		return p.Chain.Send(lp, pm, a.ABI, method, r.Handler, positionData(r, amount))
+	}
+	return p.Chain.Send(lp, r.Handler, HandlerV2.ABI, method, positionData(r, amount))
 }
 
 // Pause pauses (or unpauses) a handler (emergencyPause / emergencyUnpause).

@@ -61,23 +61,29 @@ var (
 	HandlerV1       = mustOwn("TestSingleTickHandlerV1")
 	PositionManager = mustOwn("TestPositionManager")
 	HandlerV2       = mustOwn("TestSingleTickHandlerV2")
-	SwapRouterSwap  = mustOwn("TestSwapRouterSwapper")
-	OneInchSwap     = mustOwn("TestOneInchSwapper")
-	OneInchRouter   = mustOwn("FakeAggregationRouterV5")
-	TTLHook         = mustOwn("TestBoundedTTLHook")
-	AutoExercise    = mustOwn("TestAutoExerciseTimeBased")
-	OpenSettlement  = mustOwn("TestOpenSettlement")
-	Token           = mustOwn("TestToken")
-	OptionPricing   = mustOwn("TestOptionPricing")
-	PricingLinearV2 = mustOwn("TestOptionPricingLinearV2")
-	FeeStrategy     = mustOwn("TestFeeStrategy")
-	WeekendHook     = mustOwn("TestWeekendHook")
-	Multicall3      = mustOwn("TestMulticall3")
+	// The 2025 generation (DeployV3).
+	PositionManagerV2 = mustOwn("TestPositionManagerV2")
+	HandlerV3         = mustOwn("TestSingleTickHandlerV3")
+	// PositionManagerV2Jan2025 is the position manager V2 as first
+	// written (its withdrawReserveLiquidity reserves), DeployV3Jan2025.
+	PositionManagerV2Jan2025 = mustOwn("TestPositionManagerV2Jan2025")
+	SwapRouterSwap           = mustOwn("TestSwapRouterSwapper")
+	OneInchSwap              = mustOwn("TestOneInchSwapper")
+	OneInchRouter            = mustOwn("FakeAggregationRouterV5")
+	TTLHook                  = mustOwn("TestBoundedTTLHook")
+	AutoExercise             = mustOwn("TestAutoExerciseTimeBased")
+	OpenSettlement           = mustOwn("TestOpenSettlement")
+	Token                    = mustOwn("TestToken")
+	OptionPricing            = mustOwn("TestOptionPricing")
+	PricingLinearV2          = mustOwn("TestOptionPricingLinearV2")
+	FeeStrategy              = mustOwn("TestFeeStrategy")
+	WeekendHook              = mustOwn("TestWeekendHook")
+	Multicall3               = mustOwn("TestMulticall3")
 )
 
 // own lists every protocol artifact, for decoding errors and logs.
 func own() []Artifact {
-	return []Artifact{MarketV2, MarketV1, HandlerV1, PositionManager, HandlerV2, SwapRouterSwap, OneInchSwap, OneInchRouter, TTLHook, AutoExercise, OpenSettlement, Token, OptionPricing, PricingLinearV2, FeeStrategy, WeekendHook}
+	return []Artifact{MarketV2, MarketV1, HandlerV1, PositionManager, HandlerV2, PositionManagerV2, PositionManagerV2Jan2025, HandlerV3, SwapRouterSwap, OneInchSwap, OneInchRouter, TTLHook, AutoExercise, OpenSettlement, Token, OptionPricing, PricingLinearV2, FeeStrategy, WeekendHook}
 }
 
 // nodeModules is ../testdata/node_modules, found from this source file so

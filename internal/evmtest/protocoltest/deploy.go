@@ -61,6 +61,9 @@ type Protocol struct {
 	MarketV1  common.Address
 	HandlerV1 common.Address
 
+	// The position manager V2 stack, after DeployV3.
+	V3 V3Stack
+
 	abis map[common.Address]*abi.ABI
 }
 

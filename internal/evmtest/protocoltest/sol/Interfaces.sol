@@ -17,6 +17,14 @@ interface IHandler {
     function donateToPosition(bytes calldata data) external returns (uint256[] memory, uint256);
 }
 
+/// @notice The reservation functions a V3 handler adds to IHandler
+/// (stryke-xyz/clamm IHandlerV3): the account is passed by the position
+/// manager V2, the only caller the handler accepts.
+interface IHandlerV3 is IHandler {
+    function reserveLiquidity(address context, bytes calldata data) external returns (uint256);
+    function withdrawReserveLiquidity(address context, bytes calldata data) external;
+}
+
 interface IHook {
     function onPositionUse(bytes calldata data) external;
     function onPositionUnUse(bytes calldata data) external;
