@@ -31,6 +31,8 @@ const (
 	PathDelegatePrepare   = "/clamm/exercise/delegate/prepare"
 	PathSettlements       = "/clamm/settlements/history"
 	PathExpiringOptions   = "/clamm/options/expiring"
+	PathMarkPrice         = "/clamm/mark-price"
+	PathCandles           = "/clamm/candles"
 	PathHealthz           = "/healthz"
 	PathReadyz            = "/readyz"
 	PathMetrics           = "/metrics"
@@ -251,6 +253,34 @@ var apiEndpoints = []endpoint{
 		call: func(ctx context.Context, svc *service.Service, r service.ExpiringRequest) (any, uint64, error) {
 			res, err := svc.ExpiringOptions(ctx, r)
 			return res.Records, res.Block, err
+		},
+	}.endpoint(),
+	// The mark price reads the chain only (the market's prime pool's slot0)
+	// at its head, and moves with every swap: cached like a quote, briefly
+	// and never served stale.
+	api[service.MarketRequest]{
+		path: PathMarkPrice, name: "markprice", operation: "markPrice", params: markPriceParams,
+		ttl: ttlPrepare, pin: block.ChainHead,
+		parse: parseMarket,
+		key:   func(k cacheKey, r service.MarketRequest) cacheKey { return k.uint(r.ChainID).addr(r.Market) },
+		call: func(ctx context.Context, svc *service.Service, r service.MarketRequest) (any, uint64, error) {
+			res, err := svc.MarkPrice(ctx, r)
+			return res, 0, err
+		},
+	}.endpoint(),
+	// Candles are the subgraph's records (its first read): past intervals
+	// never change, the last one moves with each swap, so cached with the
+	// strikes chain's TTL as statistics are.
+	api[service.CandlesRequest]{
+		path: PathCandles, name: "candles", operation: "candles", params: candlesParams,
+		ttl: ttlStrikes, pin: block.SubgraphFirst,
+		parse: parseCandles,
+		key: func(k cacheKey, r service.CandlesRequest) cacheKey {
+			return k.uint(r.ChainID).addr(r.Market).uint(uint64(r.Seconds)).uint(uint64(r.From)).uint(uint64(r.To))
+		},
+		call: func(ctx context.Context, svc *service.Service, r service.CandlesRequest) (any, uint64, error) {
+			res, err := svc.CandlesOf(ctx, r)
+			return res, res.Block(), err
 		},
 	}.endpoint(),
 }
