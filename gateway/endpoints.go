@@ -28,6 +28,7 @@ const (
 	PathWithdrawHistory   = "/clamm/withdraw/history"
 	PathDepositPositions  = "/clamm/deposit/positions"
 	PathStats             = "/clamm/stats"
+	PathChainStats        = "/clamm/stats/chain"
 	PathDelegatePrepare   = "/clamm/exercise/delegate/prepare"
 	PathSettlements       = "/clamm/settlements/history"
 	PathExpiringOptions   = "/clamm/options/expiring"
@@ -189,6 +190,20 @@ var apiEndpoints = []endpoint{
 		},
 		call: func(ctx context.Context, svc *service.Service, r service.StatsRequest) (any, uint64, error) {
 			res, err := svc.MarketStats(ctx, r)
+			return res, res.Block(), err
+		},
+	}.endpoint(),
+	// Chain-wide statistics are every market's, at one block, summed:
+	// pinned and cached as one market's.
+	api[service.ChainStatsRequest]{
+		path: PathChainStats, name: "chainstats", operation: "chainStats", params: chainStatsParams,
+		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes),
+		parse: parseChainStats,
+		key: func(k cacheKey, r service.ChainStatsRequest) cacheKey {
+			return k.uint(r.ChainID).uint(uint64(r.From)).uint(uint64(r.To))
+		},
+		call: func(ctx context.Context, svc *service.Service, r service.ChainStatsRequest) (any, uint64, error) {
+			res, err := svc.ChainStats(ctx, r)
 			return res, res.Block(), err
 		},
 	}.endpoint(),

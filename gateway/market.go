@@ -11,8 +11,9 @@ import (
 // The market data routes' parameters, in the order their documentation
 // lists them.
 var (
-	markPriceParams = []string{"chainId", "optionMarket"}
-	candlesParams   = []string{"chainId", "optionMarket", "interval", "from", "to"}
+	markPriceParams  = []string{"chainId", "optionMarket"}
+	candlesParams    = []string{"chainId", "optionMarket", "interval", "from", "to"}
+	chainStatsParams = []string{"chainId", "from", "to"}
 )
 
 // parseMarket reads chainId and optionMarket.
@@ -43,17 +44,8 @@ func parseCandles(s *Server, p *params) (service.CandlesRequest, error) {
 	if req.Seconds, ok = service.CandleIntervals[req.Interval]; !ok {
 		return req, problem.InvalidParam("interval", "interval must be one of %s", intervalNames())
 	}
-	from, err := p.intRange("from", 0, maxUnix)
-	if err != nil {
+	if req.From, req.To, err = p.window(); err != nil {
 		return req, err
-	}
-	to, err := p.intRange("to", 0, maxUnix)
-	if err != nil {
-		return req, err
-	}
-	req.From, req.To = int64(from), int64(to)
-	if req.To <= req.From {
-		return req, problem.InvalidParam("to", "to (%d) must be after from (%d): the window is [from, to)", req.To, req.From)
 	}
 	if n := (req.To-1)/req.Seconds - req.From/req.Seconds + 1; n > service.MaxCandles {
 		return req, problem.InvalidParam("to", "the window [from, to) meets %d intervals of %s; at most %d: ask the next window after this one", n, req.Interval, service.MaxCandles)
