@@ -6,8 +6,10 @@ import (
 )
 
 // The API's OpenAPI 3 document and a page that renders it, both embedded:
-// the docs work offline and load nothing from a CDN.
+// the docs work offline and load nothing from a CDN. The document's
+// schemas are generated from the answers' Go types (openapi_schema_test.go).
 //
+//go:generate go test -run OpenAPISchemas -update .
 //go:embed docs/openapi.json docs/index.html
 var docs embed.FS
 

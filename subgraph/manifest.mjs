@@ -1,14 +1,33 @@
 // Writes the subgraph manifests from networks.json (the registry of
-// deployments): subgraph.yaml for arbitrum-one (the file `graph build` reads
-// by default) and subgraph.mantle.yaml, and src/known.ts, the addresses the
-// manifests index statically (so the position manager's mapping does not
-// create a second data source for them). One manifest per network because the networks index
-// different numbers of markets and handlers, which graph-cli's
-// `--network` overrides (one address per named data source) cannot express.
-// CI runs this and fails when the committed manifests differ.
+// deployments), one per Graph Node network: subgraph.yaml for arbitrum-one
+// (the file `graph build` reads by default) and subgraph.<network>.yaml for
+// each other network; and src/known.ts, the addresses each network's
+// manifest indexes statically (so the position manager's mapping does not
+// create a second data source for them) and the slot0 layout of each
+// handler's DEX. One manifest per network because the networks index
+// different numbers of markets and handlers, which graph-cli's `--network`
+// overrides (one address per named data source) cannot express.
+// `node manifest.mjs --list` prints each network and its manifest (the build
+// script builds them all); CI runs this and fails when a committed file
+// differs.
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const networks = JSON.parse(readFileSync(new URL('./networks.json', import.meta.url)));
+const registry = JSON.parse(readFileSync(new URL('./networks.json', import.meta.url)));
+// the networks, in the registry's order; keys starting with _ are notes
+const networks = Object.fromEntries(Object.entries(registry).filter(([name]) => !name.startsWith('_')));
+
+// manifestFile is the manifest of network, relative to subgraph/.
+function manifestFile(network) {
+  return network === 'arbitrum-one' ? 'subgraph.yaml' : `subgraph.${network}.yaml`;
+}
+
+// The slot0 layouts a handler's DEX may declare (networks.json `slot0`),
+// each an ABI in abis/ with the full slot0 of that family of pools:
+// Uniswap V3 and its forks with a uint8 feeProtocol (Sushi, Butter,
+// Thruster, Equalizer), PancakeSwap V3 and its forks with a uint32 one
+// (Agni, FusionX, BulletX, Kodiak), and Aerodrome Slipstream's CLPool,
+// which has no feeProtocol at all.
+const slot0Abis = { 'uniswap-v3': 'Slot0UniswapV3', 'pancake-v3': 'Slot0PancakeV3', 'aerodrome-cl': 'Slot0AerodromeCL' };
 
 // The events V1 and V2 share (same signatures); only LogMintOption differs.
 const marketEvents = [
@@ -40,7 +59,7 @@ const kinds = {
     file: './src/manager.ts',
     abi: 'DopexV2PositionManager',
     // the discovery probes bind the markets' and handlers' ABIs
-    extraAbis: ['DopexV2OptionMarketV2', 'DopexV2OptionMarket', 'UniswapV3SingleTickLiquidityHandlerV2', 'UniswapV3SingleTickLiquidityHandler'],
+    extraAbis: ['DopexV2OptionMarketV2', 'DopexV2OptionMarket', 'UniswapV3SingleTickLiquidityHandlerV3', 'UniswapV3SingleTickLiquidityHandlerV2', 'UniswapV3SingleTickLiquidityHandler'],
     entities: ['Deployment', 'Market', 'Pool', 'MarketPool', 'TokenPair'],
     events: managerEvents,
   },
@@ -138,7 +157,9 @@ function body(k, indent, template) {
   out.push(`${p}  entities:`);
   for (const e of k.entities) out.push(`${p}    - ${e}`);
   out.push(`${p}  abis:`);
-  for (const a of new Set([k.abi, ...(k.extraAbis || []), 'Pool'])) {
+  // every mapping may seed a pool's price (common.ts ensurePool), through
+  // the slot0 ABI of the pool's DEX
+  for (const a of new Set([k.abi, ...(k.extraAbis || []), 'Pool', ...Object.values(slot0Abis)])) {
     out.push(`${p}    - name: ${a}`);
     out.push(`${p}      file: ./abis/${a}.json`);
   }
@@ -151,6 +172,20 @@ function body(k, indent, template) {
     if (receipt) out.push(`${p}      receipt: true`);
   }
   return out;
+}
+
+function marketKind(m) {
+  if (m.version !== 1 && m.version !== 2) throw new Error(`market ${m.address}: version ${m.version}`);
+  return m.version === 2 ? 'market2' : 'market1';
+}
+
+// A V3 handler emits the V2 handler's events (same signatures; V3 adds
+// LogUpdateWhitelistedPools, which nothing here reads), so the V2 mapping
+// indexes it; reservations through position manager V2 log the same events.
+function handlerKind(h) {
+  if (![1, 2, 3].includes(h.version)) throw new Error(`handler ${h.address}: version ${h.version}`);
+  if (!slot0Abis[h.slot0]) throw new Error(`handler ${h.address}: slot0 layout ${h.slot0} is none of ${Object.keys(slot0Abis)}`);
+  return h.version === 1 ? 'handler1' : 'handler2';
 }
 
 function manifest(network) {
@@ -166,8 +201,8 @@ function manifest(network) {
   ];
   const sources = [
     ...n.positionManagers.map(m => [m, 'manager']),
-    ...n.markets.map(m => [m, m.version === 2 ? 'market2' : 'market1']),
-    ...n.handlers.map(h => [h, h.version === 2 ? 'handler2' : 'handler1']),
+    ...n.markets.map(m => [m, marketKind(m)]),
+    ...n.handlers.map(h => [h, handlerKind(h)]),
   ];
   for (const [c, kind] of sources) {
     const k = kinds[kind];
@@ -184,31 +219,57 @@ function manifest(network) {
   return lines.join('\n') + '\n';
 }
 
-// Every network's statically indexed markets and handlers, with their kind
-// (one wasm serves every network; addresses do not collide across them).
+// Every network's statically indexed markets and handlers with their kind,
+// and each handler's slot0 layout. Rows are per network: one wasm serves
+// every network, and one address can be different contracts on two chains
+// (a deployer's nonce makes the same address everywhere: 0x9fd06bb3 is a
+// market on Base and a router on Sonic), so a row counts only on its own
+// network (dataSource.network()).
 function known() {
-  const kindOf = { market2: 'MarketV2', market1: 'MarketV1', handler2: 'HandlerV2', handler1: 'HandlerV1' };
   const rows = [];
+  const layouts = [];
   for (const [network, n] of Object.entries(networks)) {
-    if (network.startsWith('_')) continue;
-    for (const m of n.markets) rows.push([m.address.toLowerCase(), kindOf[m.version === 2 ? 'market2' : 'market1'], network]);
-    for (const h of n.handlers) rows.push([h.address.toLowerCase(), kindOf[h.version === 2 ? 'handler2' : 'handler1'], network]);
+    for (const m of n.markets) rows.push([m.address.toLowerCase(), m.version === 2 ? 'MarketV2' : 'MarketV1', network, '']);
+    for (const h of n.handlers) rows.push([h.address.toLowerCase(), `HandlerV${h.version}`, network, h.slot0]);
+    // a network's pools read by one layout when every handler's DEX shares it
+    const own = new Set(n.handlers.map(h => h.slot0));
+    layouts.push([network, own.size === 1 ? [...own][0] : '']);
   }
   return [
     '// Generated by `node manifest.mjs` from networks.json; edit that, not this.',
-    '// The markets and handlers the manifests index as static data sources, with',
-    '// their kind: the position manager\'s mapping records them and creates no',
-    '// second data source for them.',
+    '// The markets and handlers each network\'s manifest indexes as static data',
+    '// sources, with their kind: the position manager\'s mapping records them and',
+    '// creates no second data source for them. A handler\'s row also names the',
+    '// slot0 layout of its DEX (\'\' for a market).',
     'export const KNOWN_ADDRESSES: string[] = [',
-    ...rows.map(r => `  '${r[0]}', // ${r[2]}`),
+    ...rows.map(r => `  '${r[0]}',`),
+    '];',
+    'export const KNOWN_NETWORKS: string[] = [',
+    ...rows.map(r => `  '${r[2]}',`),
     '];',
     'export const KNOWN_KINDS: string[] = [',
     ...rows.map(r => `  '${r[1]}',`),
+    '];',
+    'export const KNOWN_SLOT0: string[] = [',
+    ...rows.map(r => `  '${r[3]}',`),
+    '];',
+    '// The slot0 layout every handler of a network shares, \'\' when they differ.',
+    'export const NETWORKS: string[] = [',
+    ...layouts.map(r => `  '${r[0]}',`),
+    '];',
+    'export const NETWORK_SLOT0: string[] = [',
+    ...layouts.map(r => `  '${r[1]}',`),
     '];',
     '',
   ].join('\n');
 }
 
-writeFileSync(new URL('./src/known.ts', import.meta.url), known());
-writeFileSync(new URL('./subgraph.yaml', import.meta.url), manifest('arbitrum-one'));
-writeFileSync(new URL('./subgraph.mantle.yaml', import.meta.url), manifest('mantle'));
+if (process.argv.includes('--list')) {
+  // one line per network: its name and manifest, for the build script
+  for (const network of Object.keys(networks)) console.log(`${network} ${manifestFile(network)}`);
+} else {
+  writeFileSync(new URL('./src/known.ts', import.meta.url), known());
+  for (const network of Object.keys(networks)) {
+    writeFileSync(new URL(`./${manifestFile(network)}`, import.meta.url), manifest(network));
+  }
+}

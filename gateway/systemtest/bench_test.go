@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
+	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
@@ -154,35 +156,70 @@ func pathOnly(p string) string {
 // upstream's latency, for measuring what the gateway adds on a miss. It
 // records when each round trip was in flight.
 type slow struct {
-	d   time.Duration
-	rt  http.RoundTripper
-	log *flights
+	d    time.Duration
+	rt   http.RoundTripper
+	log  *flights
+	name string // the upstream, for the critical path's composition
 }
 
 func (s slow) RoundTrip(r *http.Request) (*http.Response, error) {
 	start := time.Now()
 	time.Sleep(s.d)
 	resp, err := s.rt.RoundTrip(r)
-	s.log.add(start, time.Now())
+	s.log.add(s.name, start, time.Now())
 	return resp, err
 }
 
 // flights collects upstream round trips' intervals.
 type flights struct {
-	mu   sync.Mutex
-	ivls [][2]time.Time
+	mu    sync.Mutex
+	ivls  [][2]time.Time
+	names []string
 }
 
-func (f *flights) add(a, b time.Time) {
+func (f *flights) add(name string, a, b time.Time) {
 	f.mu.Lock()
 	f.ivls = append(f.ivls, [2]time.Time{a, b})
+	f.names = append(f.names, name)
 	f.mu.Unlock()
 }
 
 func (f *flights) reset() {
 	f.mu.Lock()
-	f.ivls = f.ivls[:0]
+	f.ivls, f.names = f.ivls[:0], f.names[:0]
 	f.mu.Unlock()
+}
+
+// chain is the sequence of round trips, each begun after the one before
+// it ended, whose nominal latencies sum the highest: the upstream round
+// trips on the miss's critical path, as upstream names in order.
+func (f *flights) chain(nominal map[string]time.Duration) ([]string, time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	idx := make([]int, len(f.ivls))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return f.ivls[idx[a]][1].Before(f.ivls[idx[b]][1]) })
+	type path struct {
+		names []string
+		sum   time.Duration
+	}
+	best := make([]path, len(idx)) // the heaviest chain ending with idx[k]
+	var top path
+	for k, i := range idx {
+		var prev path
+		for j := range k {
+			if !f.ivls[idx[j]][1].After(f.ivls[i][0]) && best[j].sum > prev.sum {
+				prev = best[j]
+			}
+		}
+		best[k] = path{append(append([]string(nil), prev.names...), f.names[i]), prev.sum + nominal[f.names[i]]}
+		if best[k].sum > top.sum {
+			top = best[k]
+		}
+	}
+	return top.names, top.sum
 }
 
 // inFlight is the time at least one upstream round trip was under way: the
@@ -252,8 +289,8 @@ func BenchmarkColdPath(b *testing.B) {
 	// staleHead, that head is past the fresh age (within the stale bound)
 	// as it is a second after the start or the last readiness probe.
 	connect := func(started, staleHead bool) *gateway.Server {
-		a, err := app.New(app.Options{Config: arbitrumOnly(), Transports: map[uint64]upstream.Transports{42161: {Subgraph: slow{sub, transport(f.Subgraph), log},
-			RPC: slow{rpcD, transport(f.Node), log}, Quote: slow{quote, transport(f.OneInch), log}}},
+		a, err := app.New(app.Options{Config: arbitrumOnly(), Transports: map[uint64]upstream.Transports{42161: {Subgraph: slow{sub, transport(f.Subgraph), log, "subgraph"},
+			RPC: slow{rpcD, transport(f.Node), log, "rpc"}, Quote: slow{quote, transport(f.OneInch), log, "1inch"}}},
 			Gateway: func(o *gateway.Options) { o.CacheMaxEntries, o.CacheMaxBytes = 100000, 1<<30 }})
 		if err != nil {
 			b.Fatal(err)
@@ -419,3 +456,71 @@ func BenchmarkHitCompressedRatio(b *testing.B) {
 	b.ReportMetric(float64(tGzip.Nanoseconds())/n, "ns-gzip")
 	b.ReportMetric(float64(tGzip)/float64(tPlain), "gzip/identity")
 }
+
+// BenchmarkColdPathEveryRoute times one miss of every route the demo
+// answers (its first request of each path), each on a new started
+// gateway that has seen the market once (a strikes-chain answer), with
+// the fakes' fixed latencies. Per route it logs the upstream round trips
+// on the miss's critical path (heaviest chain of round trips one after
+// another) and reports the miss against their nominal sum.
+//
+//	go test ./gateway/systemtest -run XXX -bench ColdPathEveryRoute -benchtime 5x -v
+func BenchmarkColdPathEveryRoute(b *testing.B) {
+	nominal := map[string]time.Duration{"subgraph": 100 * time.Millisecond, "rpc": 20 * time.Millisecond, "1inch": 150 * time.Millisecond}
+	sc, err := scenario.Load(filepath.Join(root, "testdata/scenarios/arbitrum-weth-usdc.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := scenario.NewFakes(b, sc[0])
+	log := &flights{}
+	connect := func() *gateway.Server {
+		a, err := app.New(app.Options{Config: arbitrumOnly(), Transports: map[uint64]upstream.Transports{42161: {
+			Subgraph: slow{nominal["subgraph"], transport(f.Subgraph), log, "subgraph"},
+			RPC:      slow{nominal["rpc"], transport(f.Node), log, "rpc"}, Quote: slow{nominal["1inch"], transport(f.OneInch), log, "1inch"}}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := a.Service.CheckChainIDs(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		a.Pins.SeedHeads(context.Background())
+		return a.Server
+	}
+	seen := map[string]bool{}
+	for _, r := range demo.Requests {
+		route, _, _ := strings.Cut(r.Path, "?")
+		if r.Status() != http.StatusOK || seen[route] || strings.Contains(r.Path, "block=") || !strings.HasPrefix(route, "/clamm/") {
+			continue
+		}
+		seen[route] = true
+		b.Run(strings.TrimPrefix(strings.ReplaceAll(route, "/", "_"), "_"), func(b *testing.B) {
+			var total time.Duration
+			var names []string
+			var sum time.Duration
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				srv := connect()
+				if rec := get(b, srv, seenMarket); rec.Code != http.StatusOK {
+					b.Fatalf("warm-up: %d %s", rec.Code, rec.Body)
+				}
+				log.reset()
+				b.StartTimer()
+				start := time.Now()
+				rec := get(b, srv, r.Path)
+				total += time.Since(start)
+				if rec.Code != http.StatusOK || rec.Header().Get("X-Cache") != "MISS" {
+					b.Fatalf("%s: %d %s %.300s", r.Path, rec.Code, rec.Header().Get("X-Cache"), rec.Body)
+				}
+				names, sum = log.chain(nominal)
+			}
+			mean := total / time.Duration(b.N)
+			b.Logf("%s: critical path %s (nominal %v), miss %v", route, strings.Join(names, " -> "), sum, mean.Round(100*time.Microsecond))
+			b.ReportMetric(float64(mean.Microseconds())/1000, "ms/miss")
+			b.ReportMetric(float64(sum.Milliseconds()), "ms-nominal")
+			b.ReportMetric(float64(len(names)), "sequential-trips")
+		})
+	}
+}
+
+// seenMarket is the request that shows a cold-path gateway the demo market.
+const seenMarket = gateway.PathStrikesChain + "?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=1&putsReach=1"

@@ -23,6 +23,16 @@ type readiness struct {
 	} `json:"chains"`
 }
 
+// problem is chain id's first problem, "" when it has none.
+func (r readiness) problem(id uint64) string {
+	for _, c := range r.Chains {
+		if c.ChainID == id && len(c.Problems) > 0 {
+			return c.Problems[0]
+		}
+	}
+	return ""
+}
+
 func readyz(t *testing.T, h http.Handler) (int, readiness) {
 	t.Helper()
 	rec := get(t, h, gateway.PathReadyz)
@@ -58,18 +68,18 @@ func TestHealthzAndReadyz(t *testing.T) {
 	}
 	f.Subgraph.Store.SetHead(head)
 	f.Subgraph.Fail = func(string) *graphnodetest.Failure { return &graphnodetest.Failure{Status: 503} }
-	if code, r := readyz(t, srv); code != http.StatusServiceUnavailable || r.Chains[1].Problems[0] != "SUBGRAPH_UNAVAILABLE" {
+	if code, r := readyz(t, srv); code != http.StatusServiceUnavailable || r.problem(42161) != "SUBGRAPH_UNAVAILABLE" {
 		t.Fatalf("subgraph down: %d %+v", code, r)
 	}
 	f.Subgraph.Fail = nil
 	// An RPC URL of another network.
 	f.Node.ChainID = 1
-	if code, r := readyz(t, srv); code != http.StatusServiceUnavailable || r.Chains[1].Problems[0] != "RPC_WRONG_CHAIN" {
+	if code, r := readyz(t, srv); code != http.StatusServiceUnavailable || r.problem(42161) != "RPC_WRONG_CHAIN" {
 		t.Fatalf("node of chain 1: %d %+v", code, r)
 	}
 	f.Node.ChainID = 0
 	f.Node.Fail = func(string) int { return 500 }
-	if code, r := readyz(t, srv); code != http.StatusServiceUnavailable || r.Chains[1].Problems[0] != "RPC_ERROR" {
+	if code, r := readyz(t, srv); code != http.StatusServiceUnavailable || r.problem(42161) != "RPC_ERROR" {
 		t.Fatalf("rpc failing: %d %+v", code, r)
 	}
 }

@@ -39,7 +39,7 @@ func TestModes(t *testing.T) {
 				served++
 			}
 		}
-		if got, unserved := a.Service.ChainIDs(), a.Service.UnservedChainIDs(); len(got) != served || len(got)+len(unserved) != 2 {
+		if got, unserved := a.Service.ChainIDs(), a.Service.UnservedChainIDs(); len(got) != served || len(got)+len(unserved) != len(cfg.ChainIDs()) {
 			t.Errorf("%s: service chains %v, unserved %v", c.name, got, unserved)
 		}
 	}

@@ -46,7 +46,7 @@ func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*servi
 	if err != nil {
 		return nil, block.Sources{}, fmt.Errorf("chain %d rpc %s: %w", ch.ID, config.Redact(ch.RPCURL), err)
 	}
-	reader, err := chain.NewReader(rc, chain.Options{Multicall3: ch.Multicall3, CallTimeout: o.UpstreamTimeout, ImmutablesTTL: o.ImmutablesTTL})
+	reader, err := chain.NewReader(rc, chain.Options{Multicall3: ch.Multicall3, CallTimeout: o.UpstreamTimeout, ImmutablesTTL: o.ImmutablesTTL, Slot0: ch.PoolSlot0})
 	if err != nil {
 		return nil, block.Sources{}, fmt.Errorf("chain %d: %w", ch.ID, err)
 	}

@@ -101,6 +101,8 @@ type Reader struct {
 	seenHandlers *cache.Cache[[]common.Address]
 	seenPools    *cache.Cache[[]common.Address]
 	holdings     *HoldingsReader
+	// slot0Layout names the slot0 layout of a pool (Options.Slot0).
+	slot0Layout func(common.Address) contracts.Slot0Layout
 }
 
 // Options configure a Reader. Both durations are required: the composition
@@ -110,6 +112,10 @@ type Options struct {
 	Multicall3    common.Address
 	CallTimeout   time.Duration // deadline of one eth_call
 	ImmutablesTTL time.Duration // how long a market's immutable facts are kept
+	// Slot0 names the slot0 layout of a pool: that of the DEX of the
+	// handler serving it, from configuration. Nil reads every pool by the
+	// two leading words all layouts share (contracts.Slot0Leading).
+	Slot0 func(pool common.Address) contracts.Slot0Layout
 }
 
 // NewReader returns a reader over rpc. A zero or negative duration in opts is
@@ -122,7 +128,7 @@ func NewReader(c Caller, opts Options) (*Reader, error) {
 		return nil, errors.New("chain: ImmutablesTTL must be positive")
 	}
 	r := &Reader{
-		rpc: c, multicall: opts.Multicall3, timeout: opts.CallTimeout, ttl: opts.ImmutablesTTL,
+		rpc: c, multicall: opts.Multicall3, timeout: opts.CallTimeout, ttl: opts.ImmutablesTTL, slot0Layout: opts.Slot0,
 		immutables: cache.New[*MarketInfo](cache.Options{MaxEntries: 4096, FillTimeout: opts.CallTimeout}),
 	}
 	r.facts, r.seenHandlers = newFactCaches(opts.CallTimeout)
@@ -345,6 +351,8 @@ type marketRead struct {
 type coldMarket struct {
 	info  MarketInfo
 	slot0 PoolState
+	// decodeSlot0 is the Reader's: the prime pool by its DEX's layout
+	decodeSlot0 func(pool common.Address, raw []byte) (PoolState, error)
 }
 
 // marketReadList is the ChainedRead of a market seen for the first time:
@@ -405,7 +413,7 @@ var marketReadList = func() []marketRead {
 		{name: "putAsset.decimals", from: "putAsset", data: pack(e, "decimals"), decode: decimals(putAsset)},
 		{name: "putAsset.symbol", from: "putAsset", data: pack(e, "symbol"), decode: symbol(putAsset)},
 		{name: "slot0", from: "primePool", data: pack(p, "slot0"), decode: func(c *coldMarket, ret []byte) (err error) {
-			c.slot0, err = decodeSlot0(ret)
+			c.slot0, err = c.decodeSlot0(c.info.Pool, ret)
 			return err
 		}},
 	}
@@ -454,7 +462,7 @@ func (r *Reader) chainedReadOrRounds(ctx context.Context, calls []contracts.Chai
 // decodeMarket decodes the answers to marketReads, read by read, and
 // caches the immutables.
 func (r *Reader) decodeMarket(market common.Address, calls []contracts.ChainedCall, res []Result) (*MarketInfo, PoolState, error) {
-	c := &coldMarket{info: MarketInfo{Market: market}}
+	c := &coldMarket{info: MarketInfo{Market: market}, decodeSlot0: r.decodeSlot0}
 	ok, ret := split(res)
 	for i, rd := range marketReadList {
 		own := rd.from == ""
@@ -556,28 +564,25 @@ func (r *Reader) slot0(ctx context.Context, pool common.Address) (PoolState, err
 	if err != nil {
 		return PoolState{}, fmt.Errorf("slot0 of %s: %w", pool.Hex(), err)
 	}
-	st, err := decodeSlot0(raw)
+	st, err := r.decodeSlot0(pool, raw)
 	if err != nil { // the same bytes on the cold path are upstream garbage too
 		return PoolState{}, upstreamGarbage(fmt.Errorf("slot0 of %s: %w", pool.Hex(), err))
 	}
 	return st, nil
 }
 
-// decodeSlot0 reads the first two words only: sqrtPriceX96 (uint160) and tick
-// (int24). Uniswap, Pancake, Agni and FusionX agree on those and differ after.
-func decodeSlot0(raw []byte) (PoolState, error) {
-	if len(raw) < 64 {
-		return PoolState{}, fmt.Errorf("slot0: %d bytes", len(raw))
+// decodeSlot0 reads a pool's slot0 answer through the layout of the pool's
+// DEX (Options.Slot0): sqrtPriceX96 and tick.
+func (r *Reader) decodeSlot0(pool common.Address, raw []byte) (PoolState, error) {
+	layout := contracts.Slot0Leading
+	if r.slot0Layout != nil {
+		layout = r.slot0Layout(pool)
 	}
-	sqrt := new(big.Int).SetBytes(raw[:32])
-	tick := new(big.Int).SetBytes(raw[32:64])
-	if tick.Bit(255) == 1 { // two's complement
-		tick.Sub(tick, new(big.Int).Lsh(big.NewInt(1), 256))
+	sqrt, tick, err := contracts.DecodeSlot0(layout, raw)
+	if err != nil {
+		return PoolState{}, err
 	}
-	if sqrt.BitLen() > 160 || !tick.IsInt64() || tick.Int64() < -887272 || tick.Int64() > 887272 {
-		return PoolState{}, fmt.Errorf("slot0 out of range")
-	}
-	return PoolState{SqrtPriceX96: sqrt, Tick: int(tick.Int64())}, nil
+	return PoolState{SqrtPriceX96: sqrt, Tick: tick}, nil
 }
 
 func notAMarket(market common.Address, err error) error {

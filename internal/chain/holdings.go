@@ -116,7 +116,7 @@ func (l *HoldingsReader) Positions(ctx context.Context, user common.Address, key
 	if err != nil {
 		return nil, err
 	}
-	return decodeHoldings(res, keys, pools, poolList, handlerList)
+	return l.decodeHoldings(res, keys, pools, poolList, handlerList)
 }
 
 type holdingHandler struct {
@@ -124,7 +124,7 @@ type holdingHandler struct {
 	v2               bool
 }
 
-func decodeHoldings(res [][]Result, keys []HoldingKey, pools map[common.Address]HoldingPool, poolList, handlerList []common.Address) (*HoldingsView, error) {
+func (l *HoldingsReader) decodeHoldings(res [][]Result, keys []HoldingKey, pools map[common.Address]HoldingPool, poolList, handlerList []common.Address) (*HoldingsView, error) {
 	head := res[0]
 	v := &HoldingsView{Pools: map[common.Address]HoldingPool{}, Positions: make([]Holding, len(keys))}
 	var err error
@@ -139,7 +139,7 @@ func decodeHoldings(res [][]Result, keys []HoldingKey, pools map[common.Address]
 		if !head[at].OK {
 			return nil, badMarketState(fmt.Errorf("pool %s: slot0 reverted", p.Hex()))
 		}
-		st, err := decodeSlot0(head[at].Data)
+		st, err := l.r.decodeSlot0(p, head[at].Data)
 		if err != nil {
 			return nil, upstreamGarbage(fmt.Errorf("pool %s: %w", p.Hex(), err))
 		}

@@ -113,10 +113,10 @@ func (r *Reader) LPState(ctx context.Context, q LPQuery) (*LPState, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeLP(q, res)
+	return r.decodeLP(q, res)
 }
 
-func decodeLP(q LPQuery, res []Result) (*LPState, error) {
+func (r *Reader) decodeLP(q LPQuery, res []Result) (*LPState, error) {
 	st := &LPState{PositionManager: q.PositionManager, Format: handlerFormat(res[lpTokenIDs])}
 	for _, i := range []int{lpSlot0, lpToken0, lpToken1, lpSpacing} {
 		if !res[i].OK || len(res[i].Data) < 32 {
@@ -127,7 +127,7 @@ func decodeLP(q LPQuery, res []Result) (*LPState, error) {
 		return nil, problem.New(problem.InvalidParameter, "%s is not a single-tick liquidity handler on this chain (its tokenIds answer is neither V1's nor V2's)", q.Handler.Hex()).On("handler")
 	}
 	var err error
-	if st.Pool.PoolState, err = decodeSlot0(res[lpSlot0].Data); err != nil {
+	if st.Pool.PoolState, err = r.decodeSlot0(q.Pool, res[lpSlot0].Data); err != nil {
 		return nil, upstreamGarbage(fmt.Errorf("slot0 of %s: %w", q.Pool.Hex(), err))
 	}
 	if facts, err := decodePoolFacts([]Result{res[lpSpacing], res[lpToken0], res[lpToken1]}); err == nil {

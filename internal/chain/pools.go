@@ -200,7 +200,7 @@ func (r *Reader) PoolStates(ctx context.Context, pools []common.Address) (map[co
 		if !res[i].OK {
 			return nil, badMarketState(&CallFailedError{Index: i, Target: p, Revert: res[i].Data})
 		}
-		st, err := decodeSlot0(res[i].Data)
+		st, err := r.decodeSlot0(p, res[i].Data)
 		if err != nil {
 			return nil, upstreamGarbage(fmt.Errorf("slot0 of %s: %w", p.Hex(), err))
 		}

@@ -214,7 +214,7 @@ func (r *Reader) decodeStrikesView(market common.Address, rd *strikesRead, res [
 		if !res[0].OK {
 			return nil, badMarketState(&CallFailedError{Index: 0, Target: v.Info.Pool, Revert: res[0].Data})
 		}
-		st, err := decodeSlot0(res[0].Data)
+		st, err := r.decodeSlot0(v.Info.Pool, res[0].Data)
 		if err != nil {
 			return nil, upstreamGarbage(fmt.Errorf("slot0 of %s: %w", v.Info.Pool.Hex(), err))
 		}
@@ -334,7 +334,7 @@ func (r *Reader) decodePools(rd *strikesRead, res []Result) error {
 		if !res[at.slot0].OK {
 			return unsupported(v.Info.Market, fmt.Sprintf("market pool %s does not answer slot0", at.pool.Hex()), nil)
 		}
-		st, err := decodeSlot0(res[at.slot0].Data)
+		st, err := r.decodeSlot0(at.pool, res[at.slot0].Data)
 		if err != nil {
 			return upstreamGarbage(fmt.Errorf("slot0 of %s: %w", at.pool.Hex(), err))
 		}

@@ -3,8 +3,9 @@
 // timeouts and cache bounds. Each global setting is one row of the settings
 // table (settings.go: variable, file key, default, parser, check, doc), from
 // which loading, validation and the table in docs/configuration.md come.
-// The chains of Arbitrum (42161) and Mantle (5000) are embedded
-// (defaults.json); a JSON file (CLAMM_CONFIG) is merged over the defaults
+// The chains of Arbitrum (42161), Mantle (5000), Sonic (146), Base (8453)
+// and Blast (81457) are embedded (defaults.json, the deployments registry
+// subgraph/networks.json's); a JSON file (CLAMM_CONFIG) is merged over the defaults
 // field by field, and environment variables override both. URLs may carry API keys, so they
 // are only ever printed through Redact.
 package config
@@ -22,6 +23,8 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 )
 
 //go:embed defaults.json
@@ -89,6 +92,9 @@ type Chain struct {
 	Hooks       map[common.Address]HookRules        `json:"hooks"`
 	Swappers    map[string]*Swapper                 `json:"swappers"`
 	MarketPools map[common.Address][]common.Address `json:"marketPools,omitempty"`
+	// PoolDex names the DEX of known pools (a handler's dex name), whose
+	// handlers' slot0 layout reads them (PoolSlot0).
+	PoolDex map[common.Address]string `json:"poolDex,omitempty"`
 	// IndexSources, if set, replace the data sources the embedded indexer
 	// takes from the deployments registry (subgraph/networks.json) for
 	// this chain: "<data source or template>:<address>@<start block>"
@@ -127,10 +133,14 @@ func (c *Config) linkStablecoins() error {
 }
 
 // Handler is an entry of the handler registry: the DEX label shown to
-// clients and whether the protocol has deprecated the handler.
+// clients, whether the protocol has deprecated the handler, its generation
+// (1, 2 or 3: UniswapV3SingleTickLiquidityHandler, …V2, …V3; 0 unknown)
+// and the slot0 layout of its DEX's pools (contracts.Slot0Layout; "" unknown).
 type Handler struct {
 	Name       string `json:"name"`
 	Deprecated bool   `json:"deprecated"`
+	Version    int    `json:"version,omitempty"`
+	Slot0      string `json:"slot0,omitempty"`
 }
 
 // HookRules are what a hook contract's onPositionUse enforces when an
@@ -219,6 +229,65 @@ func (c *Chain) HandlerInfo(addr common.Address) Handler {
 		return h
 	}
 	return Handler{Name: "unknown"}
+}
+
+// PoolSlot0 is the slot0 layout pool is read by: that of its DEX when
+// PoolDex names it; else the one layout every handler's DEX of the chain
+// has, when they agree; else contracts.Slot0Leading, the two leading
+// words every layout shares (a pool of a chain whose DEXes differ, which
+// the configuration does not place). A handler without a slot0 takes its
+// DEX's, as another handler of that DEX declares it; Validate has checked
+// that those declarations agree.
+func (c *Chain) PoolSlot0(pool common.Address) contracts.Slot0Layout {
+	byDex := c.dexSlot0()
+	if dex, ok := c.PoolDex[pool]; ok {
+		return byDex[dex]
+	}
+	var shared contracts.Slot0Layout
+	for _, h := range c.Handlers {
+		l := byDex[h.Name]
+		if l == contracts.Slot0Leading || (shared != "" && l != shared) {
+			return contracts.Slot0Leading
+		}
+		shared = l
+	}
+	return shared
+}
+
+// dexSlot0 is each DEX's slot0 layout, as its handlers declare it.
+func (c *Chain) dexSlot0() map[string]contracts.Slot0Layout {
+	out := map[string]contracts.Slot0Layout{}
+	for _, h := range c.Handlers {
+		if h.Slot0 != "" {
+			out[h.Name] = contracts.Slot0Layout(h.Slot0)
+		}
+	}
+	return out
+}
+
+// validateSlot0 checks the chain's slot0 layouts: each handler's is a
+// known one, the handlers of one DEX that declare one agree, and every DEX
+// PoolDex names has a layout.
+func (c *Chain) validateSlot0() error {
+	byDex := map[string]string{}
+	for addr, h := range c.Handlers {
+		if h.Slot0 == "" {
+			continue
+		}
+		if !contracts.Slot0Layout(h.Slot0).Known() {
+			return fmt.Errorf("chain %d handler %s: slot0 %q is none of %v", c.ID, addr.Hex(), h.Slot0, contracts.Slot0Layouts())
+		}
+		if prev, ok := byDex[h.Name]; ok && prev != h.Slot0 {
+			return fmt.Errorf("chain %d: handlers of dex %q declare slot0 %q and %q", c.ID, h.Name, prev, h.Slot0)
+		}
+		byDex[h.Name] = h.Slot0
+	}
+	for pool, dex := range c.PoolDex {
+		if byDex[dex] == "" {
+			return fmt.Errorf("chain %d poolDex %s: dex %q has no handler with a slot0 layout", c.ID, pool.Hex(), dex)
+		}
+	}
+	return nil
 }
 
 // IsSettler reports whether the registry lists addr as a settler of the chain.
@@ -394,6 +463,9 @@ func (c *Config) Validate() error {
 			if s.Kind != "uniswap-v3" && s.Kind != "1inch" {
 				return fmt.Errorf("chain %d swapper %s: unknown kind %q", id, sid, s.Kind)
 			}
+		}
+		if err := ch.validateSlot0(); err != nil {
+			return err
 		}
 	}
 	return c.linkStablecoins()

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -18,8 +21,18 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ids := c.ChainIDs(); len(ids) != 2 || ids[0] != 5000 || ids[1] != 42161 {
+	if ids := c.ChainIDs(); fmt.Sprint(ids) != "[146 5000 8453 42161 81457]" {
 		t.Fatalf("chains %v", ids)
+	}
+	for id, want := range map[uint64]map[string]string{
+		146:  {"0x247fcfB55BFC33945A37F289d5Af2a622CBE4500": "equalizer", "0xDDcbD41E80B3BDbe04A79E198022Be7FFa651bff": "sushiswap"},
+		8453: {"0x96024E876cA631DaF12cDFe65c04FC5c39B9E35b": "aerodrome", "0xa51175f9076b2535003ac146921485083ab3a63c": "uniswap"},
+	} {
+		for addr, dex := range want {
+			if h := c.Chains[id].HandlerInfo(common.HexToAddress(addr)); h.Name != dex || h.Version != 2 {
+				t.Errorf("chain %d handler %s: %+v", id, addr, h)
+			}
+		}
 	}
 	arb := c.Chains[42161]
 	if arb.Live() {
@@ -56,7 +69,7 @@ func TestFileMergesAndEnvWins(t *testing.T) {
 	if arb.SubgraphURL != "https://file.example/sg" || arb.RPCURL != "https://env.example/v2/KEY" || !arb.Live() {
 		t.Fatalf("urls %q %q", arb.SubgraphURL, arb.RPCURL)
 	}
-	if len(arb.Handlers) != 4 {
+	if len(arb.Handlers) != 7 {
 		t.Fatalf("file replaced the handler registry instead of merging: %d", len(arb.Handlers))
 	}
 	if c.StrikesTTL.D().Seconds() != 30 || c.Chains[8453] == nil || c.Chains[8453].ID != 8453 {
@@ -206,6 +219,71 @@ func TestUSDStablecoins(t *testing.T) {
 	for _, bad := range []string{weth.Hex(), "0:" + weth.Hex(), "42161:0x12", "x:" + weth.Hex()} {
 		if _, err := Load(env(map[string]string{"CLAMM_USD_STABLECOINS": bad})); err == nil || !strings.Contains(err.Error(), "CLAMM_USD_STABLECOINS") {
 			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
+
+// A pool is read by the slot0 layout of the DEX the configuration places
+// it in; a pool it does not place, by the layout every handler of the chain
+// shares, or by the leading words when they differ.
+func TestPoolSlot0FollowsTheHandlersDEX(t *testing.T) {
+	t.Parallel()
+	c := Default()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	unknown := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	for _, tc := range []struct {
+		chain uint64
+		pool  string
+		want  contracts.Slot0Layout
+	}{
+		{8453, "0xb2cc224c1c9feE385f8ad6a55b4d94E92359DC59", contracts.Slot0AerodromeCL}, // Aerodrome WETH/USDC CLPool
+		{8453, "0xc9034c3E7F58003E6ae0C8438e7c8f4598d5ACAA", contracts.Slot0UniswapV3},   // Uniswap DEGEN/WETH
+		{8453, unknown.Hex(), contracts.Slot0Leading},                                    // Base's DEXes differ
+		{5000, "0xD08C50F7E69e9aeb2867DefF4A8053d9A855e26A", contracts.Slot0PancakeV3},   // Agni WMNT/USDT
+		{5000, "0x0B15691C828fF6D499375e2ca2070B08Dd62369E", contracts.Slot0UniswapV3},   // Butter WMNT/USDT
+		{146, unknown.Hex(), contracts.Slot0UniswapV3},                                   // Equalizer and Sushi agree
+		{81457, unknown.Hex(), contracts.Slot0UniswapV3},                                 // Thruster alone
+		{42161, "0xd9e2a1a61B6E61b275cEc326465d417e52C1b95c", contracts.Slot0PancakeV3},  // Pancake WETH/USDC
+	} {
+		if got := c.Chains[tc.chain].PoolSlot0(common.HexToAddress(tc.pool)); got != tc.want {
+			t.Errorf("chain %d pool %s: %q, want %q", tc.chain, tc.pool, got, tc.want)
+		}
+	}
+	env := &Chain{ID: 7} // a chain from the environment alone: no handlers
+	if got := env.PoolSlot0(unknown); got != contracts.Slot0Leading {
+		t.Errorf("no handlers: %q", got)
+	}
+	// a handler added without a layout takes its DEX's; one of a DEX
+	// without a layout leaves the chain's pools to the leading words
+	sonic := c.Chains[146]
+	sonic.Handlers[common.HexToAddress("0x01")] = Handler{Name: "equalizer"}
+	if got := sonic.PoolSlot0(unknown); got != contracts.Slot0UniswapV3 || sonic.validateSlot0() != nil {
+		t.Errorf("a handler of a known DEX without slot0: %q", got)
+	}
+	sonic.Handlers[common.HexToAddress("0x02")] = Handler{Name: "swapx"}
+	if got := sonic.PoolSlot0(unknown); got != contracts.Slot0Leading {
+		t.Errorf("a handler of a DEX without a layout: %q", got)
+	}
+}
+
+// A handler's slot0 must be a known layout, handlers of one DEX must
+// agree, and poolDex must name a DEX with a layout: each is refused at start.
+func TestRejectsBadSlot0Config(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, file := range map[string]string{
+		"unknown layout": `{"chains":{"8453":{"handlers":{"0x0000000000000000000000000000000000000001":{"name":"algebra","slot0":"globalState"}}}}}`,
+		"dex disagrees":  `{"chains":{"8453":{"handlers":{"0x0000000000000000000000000000000000000001":{"name":"aerodrome","slot0":"uniswap-v3"}}}}}`,
+		"pool of no dex": `{"chains":{"146":{"poolDex":{"0x0000000000000000000000000000000000000002":"kodiak"}}}}`,
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
+		if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(env(map[string]string{"CLAMM_CONFIG": path})); err == nil || !strings.Contains(err.Error(), "slot0") && !strings.Contains(err.Error(), "poolDex") {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,7 +19,15 @@ type registryNetwork struct {
 		Address    string `json:"address"`
 		Dex        string `json:"dex"`
 		Deprecated bool   `json:"deprecated"`
+		Version    int    `json:"version"`
+		Slot0      string `json:"slot0"`
 	} `json:"handlers"`
+	Hooks []struct {
+		Address, Name, MaxTTL, From string
+	} `json:"hooks"`
+	Pools []struct {
+		Address, Dex, From string
+	} `json:"pools"`
 	Periphery struct {
 		AutoExerciser, Router, LimitOrders struct {
 			Address string `json:"address"`
@@ -62,11 +71,18 @@ type defaultChain struct {
 	Handlers map[string]struct {
 		Name       string `json:"name"`
 		Deprecated bool   `json:"deprecated"`
+		Version    int    `json:"version"`
+		Slot0      string `json:"slot0"`
 	} `json:"handlers"`
-	AutoExerciser string   `json:"autoExerciser"`
-	Router        string   `json:"router"`
-	LimitOrders   string   `json:"limitOrders"`
-	Settlers      []string `json:"settlers"`
+	Hooks map[string]struct {
+		Name   string `json:"name"`
+		MaxTTL string `json:"maxTtl"`
+	} `json:"hooks"`
+	PoolDex       map[string]string `json:"poolDex"`
+	AutoExerciser string            `json:"autoExerciser"`
+	Router        string            `json:"router"`
+	LimitOrders   string            `json:"limitOrders"`
+	Settlers      []string          `json:"settlers"`
 }
 
 func defaultChains(t *testing.T) map[string]defaultChain {
@@ -84,9 +100,11 @@ func defaultChains(t *testing.T) map[string]defaultChain {
 	return defaults.Chains
 }
 
-// The gateway's default handlers are the subgraph registry's
-// (subgraph/networks.json, from which the manifests are written): on every
-// chain the same addresses, each with the same dex name and deprecation.
+// The gateway's default handlers, hooks and pool DEXes are the subgraph
+// registry's (subgraph/networks.json, from which the manifests are
+// written): on every chain the same addresses, each handler with the same
+// dex name, deprecation, version and slot0 layout, each hook with the same
+// rules, each pool in the same DEX.
 func TestDefaultHandlersAreTheRegistrys(t *testing.T) {
 	reg, defaults := registry(t), defaultChains(t)
 	if len(defaults) != len(reg) {
@@ -95,18 +113,41 @@ func TestDefaultHandlersAreTheRegistrys(t *testing.T) {
 	for id, c := range defaults {
 		var got, want []string
 		for addr, h := range c.Handlers {
-			got = append(got, strings.ToLower(addr)+" "+h.Name+" "+strconv.FormatBool(h.Deprecated))
+			got = append(got, fmt.Sprintf("handler %s %s %t v%d %s", strings.ToLower(addr), h.Name, h.Deprecated, h.Version, h.Slot0))
 		}
-		for _, h := range reg[id].Handlers {
-			if h.Dex == "" {
-				t.Errorf("chain %s handler %s has no dex name", id, h.Address)
+		for addr, h := range c.Hooks {
+			got = append(got, fmt.Sprintf("hook %s %s %s", strings.ToLower(addr), h.Name, h.MaxTTL))
+		}
+		for addr, dex := range c.PoolDex {
+			got = append(got, fmt.Sprintf("pool %s %s", strings.ToLower(addr), dex))
+		}
+		n := reg[id]
+		for _, h := range n.Handlers {
+			if h.Dex == "" || h.Slot0 == "" || h.Version == 0 {
+				t.Errorf("chain %s handler %s lacks its dex name, slot0 layout or version", id, h.Address)
 			}
-			want = append(want, strings.ToLower(h.Address)+" "+h.Dex+" "+strconv.FormatBool(h.Deprecated))
+			want = append(want, fmt.Sprintf("handler %s %s %t v%d %s", strings.ToLower(h.Address), h.Dex, h.Deprecated, h.Version, h.Slot0))
+		}
+		for _, h := range n.Hooks {
+			want = append(want, fmt.Sprintf("hook %s %s %s", strings.ToLower(h.Address), h.Name, h.MaxTTL))
+		}
+		for _, p := range n.Pools {
+			want = append(want, fmt.Sprintf("pool %s %s", strings.ToLower(p.Address), p.Dex))
 		}
 		sort.Strings(got)
 		sort.Strings(want)
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("chain %s: defaults.json handlers\n%s\nsubgraph/networks.json handlers\n%s", id, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			t.Errorf("chain %s: defaults.json\n%s\nsubgraph/networks.json\n%s", id, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		for _, h := range n.Hooks {
+			if h.From == "" {
+				t.Errorf("chain %s hook %s has no evidence (from)", id, h.Address)
+			}
+		}
+		for _, p := range n.Pools {
+			if p.From == "" {
+				t.Errorf("chain %s pool %s has no evidence (from)", id, p.Address)
+			}
 		}
 	}
 }

@@ -130,7 +130,7 @@ var settings = []setting{
 		doc: "`off` disables the embedded recordings"},
 	{env: "CLAMM_USD_STABLECOINS", json: "usdStablecoins", def: defaultUSDStablecoins, field: func(c *Config) any { return &c.USDStablecoins },
 		check: func(c *Config) error { _, err := parseStablecoins(c.USDStablecoins); return err },
-		shown: "USDC, USDC.e, USDT on 42161; USDT, USDC on 5000",
+		shown: "USDC, USDC.e, USDT on 42161; USDT, USDC on 5000; USDC.e, scUSD on 146; USDC on 8453; USDB on 81457",
 		doc:   "tokens counted as one US dollar, `<chainId>:<address>` comma-separated (an array of such strings in the file); a market whose put asset is one gets `usd` figures in `/clamm/stats`, any other none"},
 	{env: "CLAMM_INDEX_DIR", json: "indexDir", def: "clamm-index", field: func(c *Config) any { return &c.IndexDir },
 		check: func(c *Config) error { return nonEmpty(c.IndexDir) },
@@ -147,9 +147,13 @@ var settings = []setting{
 }
 
 // defaultUSDStablecoins: Arbitrum One's USDC, USDC.e (bridged) and USDT;
-// Mantle's USDT and USDC.
+// Mantle's USDT and USDC; Sonic's USDC.e (bridged USDC, the put asset of
+// its markets) and Rings' scUSD (the put asset of market 0x1E3b); Base's
+// USDC; Blast's USDB.
 const defaultUSDStablecoins = "42161:0xaf88d065e77c8cC2239327C5EDb3A432268e5831,42161:0xFF970A61A04b1cA14834A43f5dE4533eBDDB5CC8," +
-	"42161:0xFd086bC7CD5C481DCC9C85ebE478A1C0b69FCbb9,5000:0x201EBa5CC46D216Ce6DC03F6a759e8E766e956aE,5000:0x09Bc4E0D864854c6aFB6eB9A9cdF58aC190D0dF9"
+	"42161:0xFd086bC7CD5C481DCC9C85ebE478A1C0b69FCbb9,5000:0x201EBa5CC46D216Ce6DC03F6a759e8E766e956aE,5000:0x09Bc4E0D864854c6aFB6eB9A9cdF58aC190D0dF9," +
+	"146:0x29219dd400f2Bf60E5a23d13Be72B486D4038894,146:0xd3DCe716f3eF535C5Ff8d041c1A41C3bd89b97aE,8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913," +
+	"81457:0x4300000000000000000000000000000000000003"
 
 // parseStablecoins reads CLAMM_USD_STABLECOINS's entries, `<chainId>:<address>`.
 func parseStablecoins(entries []string) (map[uint64]map[common.Address]bool, error) {

@@ -40,8 +40,9 @@ var OptionMarketV2 = mustABI(`[
    {"name":"totalProfit","type":"uint256","indexed":false},{"name":"totalAssetRelocked","type":"uint256","indexed":false}]}
 ]`)
 
-// Pool is the part of a Uniswap-V3-style pool the gateway reads. slot0 is
-// decoded by hand (first two words) because forks differ in its later fields.
+// Pool is the part of a Uniswap-V3-style pool the gateway reads. Its slot0
+// (Uniswap's, which packs the call) is decoded through the layout of the
+// pool's DEX (DecodeSlot0), because forks differ in its later fields.
 var Pool = mustABI(`[
  {"type":"function","name":"token0","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"address"}]},
  {"type":"function","name":"token1","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"address"}]},

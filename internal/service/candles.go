@@ -9,6 +9,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
@@ -86,6 +87,10 @@ func (s *Service) CandlesOf(ctx context.Context, req CandlesRequest) (Candles, e
 	recs, prev, meta, err := up.Subgraph.Candles(ctx, subgraph.CandleQuery{Pool: info.Pool, Interval: req.Seconds, From: first, To: req.To})
 	if err != nil {
 		return Candles{}, err
+	}
+	if meta.Timestamp <= 0 {
+		// Without the block's time the series cannot stop at it.
+		return Candles{}, problem.New(problem.SubgraphError, "the subgraph's _meta names no block timestamp; the candles document must select _meta { block { number timestamp } }")
 	}
 	out := Candles{
 		Market: info.Market.Hex(), Pool: info.Pool.Hex(), CallAsset: tokenJSON(info.CallAsset), PutAsset: tokenJSON(info.PutAsset),

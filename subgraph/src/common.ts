@@ -4,6 +4,8 @@ import { Pool } from '../generated/schema';
 import { Pool as PoolTemplate } from '../generated/templates';
 import { Pool as PoolContract } from '../generated/templates/Pool/Pool';
 import { poolKnown } from './approval';
+import { handlerSlot0, networkSlot0 } from './registry';
+import { readSlot0 } from './slot0';
 
 export const ZERO = BigInt.zero();
 export const DAY = 86400;
@@ -36,18 +38,21 @@ export function hex(a: Bytes): string {
 // price is seeded from slot0() read at the end of that block (the one
 // eth_call whose value can change within a block: exact unless the pool
 // swaps later in the same block, whose Swap events then update it); from
-// then on its own Swap events keep it. slot0 is declared with its first two
-// outputs only, which Uniswap, PancakeSwap (a wider feeProtocol) and their
-// forks share. Its tokens (immutable) place it in its token pair, whose
-// markets are then asked whether they approve it (approval.ts).
-export function ensurePool(address: Address, block: BigInt): Pool {
+// then on its own Swap events keep it. slot0 is read through the ABI of the
+// DEX of the handler that names the pool (slot0.ts); a market's prime pool,
+// named before any handler, through the layout the network's handlers
+// share. Its tokens (immutable) place it in its token pair, whose markets
+// are then asked whether they approve it (approval.ts).
+export function ensurePool(address: Address, block: BigInt, handler: Address | null = null): Pool {
   let pool = Pool.load(hex(address));
   if (pool == null) {
     pool = new Pool(hex(address));
     const c = PoolContract.bind(address);
-    const slot0 = c.try_slot0();
-    pool.sqrtPriceX96 = slot0.reverted ? ZERO : slot0.value.getSqrtPriceX96();
-    pool.tick = slot0.reverted ? 0 : slot0.value.getTick();
+    let layout = networkSlot0();
+    if (handler) layout = handlerSlot0(handler);
+    const slot0 = readSlot0(address, layout);
+    pool.sqrtPriceX96 = slot0.ok ? slot0.sqrtPriceX96 : ZERO;
+    pool.tick = slot0.ok ? slot0.tick : 0;
     pool.lastSwapBlock = ZERO;
     const t0 = c.try_token0();
     const t1 = c.try_token1();

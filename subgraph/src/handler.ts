@@ -129,7 +129,7 @@ function loadOrCreateStrike(handler: Address, tokenId: BigInt, pool: Address, ho
     const ref = new StrikeRef(refID(handler, tokenId));
     ref.strike = id;
     ref.save();
-    ensurePool(pool, block);
+    ensurePool(pool, block, handler);
   }
   return strike;
 }

@@ -1,23 +1,26 @@
 // Discovery: a position manager whitelists every handler (LogUpdateWhitelistHandler)
 // and every (handler, app) pair an option market uses
-// (LogUpdateWhitelistHandlerWithApp). Each contract named there the first
-// time is recorded as a Deployment; one the manifest does not list is
-// probed by eth_call for its kind and indexed from the matching template
-// from that block on. A contract that is neither kind is recorded as
-// Unreadable and otherwise ignored: a probe that reverts never fails the
-// subgraph.
+// (LogUpdateWhitelistHandlerWithApp). Both generations of position manager
+// emit these two events with the same signatures (DopexV2PositionManager
+// and DopexV2PositionManagerV2), so one mapping serves every position
+// manager the manifests list. Each contract named there the first time is
+// recorded as a Deployment; one the manifest does not list is probed by
+// eth_call for its kind and indexed from the matching template from that
+// block on. A contract that is neither kind is recorded as Unreadable and
+// otherwise ignored: a probe that reverts never fails the subgraph.
 import { Address, BigInt, ethereum, log } from '@graphprotocol/graph-ts';
 import { Deployment } from '../generated/schema';
 import { HandlerV1, HandlerV2, MarketV1, MarketV2 } from '../generated/templates';
 import { DopexV2OptionMarketV2 } from '../generated/templates/MarketV2/DopexV2OptionMarketV2';
 import { DopexV2OptionMarket } from '../generated/templates/MarketV1/DopexV2OptionMarket';
+import { UniswapV3SingleTickLiquidityHandlerV3 } from '../generated/templates/PositionManager/UniswapV3SingleTickLiquidityHandlerV3';
 import { UniswapV3SingleTickLiquidityHandlerV2 } from '../generated/templates/HandlerV2/UniswapV3SingleTickLiquidityHandlerV2';
 import { UniswapV3SingleTickLiquidityHandler } from '../generated/templates/HandlerV1/UniswapV3SingleTickLiquidityHandler';
 import {
   LogUpdateWhitelistHandler,
   LogUpdateWhitelistHandlerWithApp,
 } from '../generated/templates/PositionManager/DopexV2PositionManager';
-import { KNOWN_ADDRESSES, KNOWN_KINDS } from './known';
+import { knownKind } from './registry';
 import { hex } from './common';
 import { createMarket } from './market';
 
@@ -31,13 +34,11 @@ function record(address: Address, kind: string, handler: boolean, manager: Addre
   d.save();
 }
 
-// The kind the manifest gives a statically indexed address, or ''.
-function knownKind(address: Address): string {
-  const i = KNOWN_ADDRESSES.indexOf(hex(address));
-  return i < 0 ? '' : KNOWN_KINDS[i];
-}
-
+// A V3 handler answers whitelistedPools (its deposits take only listed
+// pools) besides reserveCooldown; a V2 handler only reserveCooldown; a V1
+// handler only lockedBlockDuration.
 function handlerKind(address: Address): string {
+  if (!UniswapV3SingleTickLiquidityHandlerV3.bind(address).try_whitelistedPools(Address.zero()).reverted) return 'HandlerV3';
   if (!UniswapV3SingleTickLiquidityHandlerV2.bind(address).try_reserveCooldown().reverted) return 'HandlerV2';
   if (!UniswapV3SingleTickLiquidityHandler.bind(address).try_lockedBlockDuration().reverted) return 'HandlerV1';
   return 'Unreadable';
@@ -52,7 +53,8 @@ function discoverHandler(address: Address, e: ethereum.Event): void {
   }
   const kind = handlerKind(address);
   record(address, kind, true, e.address, false, e.block.number);
-  if (kind == 'HandlerV2') HandlerV2.create(address);
+  // a V3 handler logs the V2 handler's events, which the V2 template reads
+  if (kind == 'HandlerV3' || kind == 'HandlerV2') HandlerV2.create(address);
   else if (kind == 'HandlerV1') HandlerV1.create(address);
   else log.warning('position manager {} whitelisted {}, which is no handler this subgraph reads', [hex(e.address), hex(address)]);
 }

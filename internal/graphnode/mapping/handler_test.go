@@ -101,31 +101,38 @@ func newChain(t *testing.T, call testCall) *chain {
 		}
 		return next(to, data, block)
 	}
-	m, err := Network("arbitrum-one")
+	c.load("arbitrum-one", call, "HandlerV2_uniswap", "HandlerV2_pancake", "HandlerV1_uniswap", "OptionMarketV2_0x501b", "OptionMarketV1_0x764f", "Pool", "PositionManager")
+	c.next(1000, 1_700_000_000, common.Address{0xee})
+	return c
+}
+
+// load runs the named data sources of network's built manifest on c's
+// store, eth_calls answered by call.
+func (c *chain) load(network string, call testCall, sources ...string) {
+	c.t.Helper()
+	m, err := Network(network)
 	if err != nil {
-		t.Fatal(err)
+		c.t.Fatal(err)
 	}
 	answer := func(_ context.Context, to common.Address, data []byte, at Block) ([]byte, bool, error) {
 		return call(to, data, at.Number)
 	}
-	for _, ds := range []string{"HandlerV2_uniswap", "HandlerV2_pancake", "HandlerV1_uniswap", "OptionMarketV2_0x501b", "OptionMarketV1_0x764f", "Pool", "PositionManager"} {
+	for _, ds := range sources {
 		src, ok := m.Source(ds)
 		if !ok {
-			t.Fatalf("no data source %s", ds)
+			c.t.Fatalf("no data source %s", ds)
 		}
 		code, err := subgraph.Build.ReadFile(src.Wasm)
 		if err != nil {
-			t.Fatal(err)
+			c.t.Fatal(err)
 		}
-		h, err := New(context.Background(), src.Wasm, code, Memory(store), Options{Call: answer, ABIs: src.ABIs})
+		h, err := New(context.Background(), src.Wasm, code, Memory(c.store), Options{Call: answer, ABIs: src.ABIs, Network: network})
 		if err != nil {
-			t.Fatal(err)
+			c.t.Fatal(err)
 		}
-		t.Cleanup(h.Close)
+		c.t.Cleanup(h.Close)
 		c.hosts[ds] = h
 	}
-	c.next(1000, 1_700_000_000, common.Address{0xee})
-	return c
 }
 
 // next starts a new block with one transaction from `from`.

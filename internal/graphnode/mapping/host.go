@@ -98,6 +98,8 @@ type Host struct {
 	block Block
 	out   Outcome
 	trap  error
+	// network is the data source's Graph Node network (Options.Network)
+	network string
 }
 
 // Options configures a Host.
@@ -107,6 +109,9 @@ type Options struct {
 	// ABIs are the ABIs the data source lists under mapping.abis, by name:
 	// as in Graph Node, ethereum.call can bind only those.
 	ABIs map[string]abi.ABI
+	// Network is the Graph Node network the data source is of (its
+	// manifest's `network`), which dataSource.network() answers.
+	Network string
 }
 
 // hostFuncs are the Graph Node functions this host provides, by import name.
@@ -129,6 +134,7 @@ var hostFuncs = map[string]func(h *Host, args []uint64) uint64{
 	"crypto.keccak256":              (*Host).keccak256,
 	"log.log":                       (*Host).log,
 	"dataSource.create":             (*Host).dataSourceCreate,
+	"dataSource.network":            (*Host).dataSourceNetwork,
 	"ethereum.call":                 (*Host).ethereumCall,
 }
 
@@ -136,7 +142,7 @@ var hostFuncs = map[string]func(h *Host, args []uint64) uint64{
 // against the host functions, writing to store, with the data source's ABIs
 // for ethereum.call. Each Handle runs in a fresh instance of it.
 func New(ctx context.Context, name string, code []byte, store Store, opt Options) (*Host, error) {
-	h := &Host{name: name, store: store, abis: opt.ABIs, call: opt.Call, ctx: ctx, typeIDs: map[uint32]uint32{}}
+	h := &Host{name: name, store: store, abis: opt.ABIs, call: opt.Call, ctx: ctx, network: opt.Network, typeIDs: map[uint32]uint32{}}
 	rt := wazero.NewRuntime(ctx)
 	compiled, err := rt.CompileModule(ctx, code)
 	if err != nil {
@@ -646,6 +652,11 @@ func (h *Host) dataSourceCreate(a []uint64) uint64 {
 	}
 	h.out.Created = append(h.out.Created, Created{Template: name, Params: params})
 	return 0
+}
+
+// dataSource.network: the data source's network, as its manifest names it.
+func (h *Host) dataSourceNetwork(a []uint64) uint64 {
+	return uint64(h.heap.newString(h.network))
 }
 
 // retryable reports a failure that is not the mapping's: the node's or

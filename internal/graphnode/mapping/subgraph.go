@@ -124,7 +124,7 @@ func (sg *Subgraph) Watch(ctx context.Context, w Watched) error {
 		if err != nil {
 			return err
 		}
-		if h, err = New(ctx, ds.Wasm, code, sg.store, Options{Call: sg.call, ABIs: ds.ABIs}); err != nil {
+		if h, err = New(ctx, ds.Wasm, code, sg.store, Options{Call: sg.call, ABIs: ds.ABIs, Network: sg.manifest.Network}); err != nil {
 			return err
 		}
 		sg.hosts[key] = h

@@ -168,7 +168,7 @@ func (w *world) config(sub, dir string) *config.Config {
 	}
 	ch.Swappers = map[string]*config.Swapper{"uni-v3": {Kind: "uniswap-v3", Address: p.Swapper, Quoter: p.Quoter}}
 	ch.AutoExerciser, ch.Settlers = p.AutoExercise, []common.Address{p.Owner.Addr}
-	ch.MarketPools = nil
+	ch.MarketPools, ch.PoolDex = nil, nil // Arbitrum's pools are not on the simulated chain
 	if sub == "" {
 		ch.IndexSources = []string{"PositionManager:" + p.PositionManager.Hex() + "@0"}
 	}

@@ -1,0 +1,395 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"flag"
+	"maps"
+	"os"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
+)
+
+var updateOpenAPI = flag.Bool("update", false, "regenerate docs/openapi.json's schemas from the Go types")
+
+// schemaTypes names the Go type each component schema of the OpenAPI
+// document is generated from. The answers are these types marshalled
+// (asOf added in front of an object answer), so their shape (which
+// properties, their JSON types, which are required, which may be null,
+// which refer to which schema) is derived here, never written by hand.
+var schemaTypes = map[string]reflect.Type{
+	"Error":              reflect.TypeFor[errorBody](),
+	"AsOf":               reflect.TypeFor[asOf](),
+	"ChainReadiness":     reflect.TypeFor[service.ChainReadiness](),
+	"Indexing":           reflect.TypeFor[graphnode.Indexing](),
+	"Token":              reflect.TypeFor[service.Token](),
+	"Strike":             reflect.TypeFor[service.Strike](),
+	"StrikeEntry":        reflect.TypeFor[service.StrikeEntry](),
+	"ExerciseRecord":     reflect.TypeFor[service.ExerciseRecord](),
+	"PurchaseRecord":     reflect.TypeFor[service.PurchaseRecord](),
+	"PositionRecord":     reflect.TypeFor[service.PositionRecord](),
+	"PositionLeg":        reflect.TypeFor[service.PositionLeg](),
+	"PreparedLeg":        reflect.TypeFor[service.PreparedLeg](),
+	"Prepared":           reflect.TypeFor[service.Prepared](),
+	"MarketSums":         reflect.TypeFor[service.MarketSums](),
+	"DaySums":            reflect.TypeFor[service.DaySums](),
+	"OptionMarket":       reflect.TypeFor[service.OptionMarket](),
+	"PurchaseLeg":        reflect.TypeFor[service.PurchaseLeg](),
+	"PurchaseQuote":      reflect.TypeFor[service.PurchaseQuote](),
+	"PreparedPurchase":   reflect.TypeFor[service.PreparedPurchase](),
+	"ChainOption":        reflect.TypeFor[service.ChainOption](),
+	"OptionsChain":       reflect.TypeFor[service.OptionsChain](),
+	"StatsAmounts":       reflect.TypeFor[service.StatsAmounts](),
+	"StatsFigures":       reflect.TypeFor[service.StatsFigures](),
+	"StatsDay":           reflect.TypeFor[service.StatsDay](),
+	"StatsOpenInterest":  reflect.TypeFor[service.StatsOpenInterest](),
+	"StatsTVL":           reflect.TypeFor[service.StatsTVL](),
+	"MarketStats":        reflect.TypeFor[service.MarketStats](),
+	"TokenAmount":        reflect.TypeFor[service.TokenAmount](),
+	"LPHandler":          reflect.TypeFor[service.LPHandler](),
+	"PreparedDeposit":    reflect.TypeFor[service.PreparedDeposit](),
+	"PreparedWithdrawal": reflect.TypeFor[service.PreparedWithdrawal](),
+	"LPAmount":           reflect.TypeFor[service.LPAmount](),
+	"LPHistoryRecord":    reflect.TypeFor[service.LPHistoryRecord](),
+	"LPReserved":         reflect.TypeFor[service.LPReserved](),
+	"LPPositionRecord":   reflect.TypeFor[service.LPPositionRecord](),
+	"Outcome":            reflect.TypeFor[service.Outcome](),
+	"AutoExerciseTerms":  reflect.TypeFor[service.AutoExerciseTerms](),
+	"AutoExercise":       reflect.TypeFor[service.AutoExercise](),
+	"ExpiringRecord":     reflect.TypeFor[service.ExpiringRecord](),
+	"PreparedDelegate":   reflect.TypeFor[service.PreparedDelegate](),
+	"SettledLeg":         reflect.TypeFor[service.SettledLegRecord](),
+	"SettlementRecord":   reflect.TypeFor[service.SettlementRecord](),
+	"MarkPrice":          reflect.TypeFor[service.MarkPrice](),
+	"Candle":             reflect.TypeFor[service.Candle](),
+	"Candles":            reflect.TypeFor[service.Candles](),
+	"ChainStats":         reflect.TypeFor[service.ChainStats](),
+	"ChainFigures":       reflect.TypeFor[service.ChainFigures](),
+	"ChainDay":           reflect.TypeFor[service.ChainDay](),
+	"TokenFigures":       reflect.TypeFor[service.TokenFigures](),
+	"ChainUSD":           reflect.TypeFor[service.ChainUSD](),
+	"ChainHoldings":      reflect.TypeFor[service.ChainHoldings](),
+	"PoolHoldings":       reflect.TypeFor[service.PoolHoldings](),
+}
+
+// handWritten are the schemas of answers the gateway builds as maps
+// (gateway/health.go); their parts that are Go types refer to generated
+// schemas.
+var handWritten = []string{"Health", "Readiness"}
+
+// TestOpenAPISchemasAreGenerated regenerates the document's schemas from
+// the Go types and fails when the committed document differs. The words
+// (descriptions, patterns, enums, examples, bounds) are the document's own
+// and kept; the shape is the types'. Refresh with:
+//
+//	go test ./gateway -run OpenAPISchemas -update
+func TestOpenAPISchemasAreGenerated(t *testing.T) {
+	const path = "docs/openapi.json"
+	committed, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := generateOpenAPI(committed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *updateOpenAPI {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !bytes.Equal(got, committed) {
+		t.Errorf("%s is stale: its schemas differ from the Go types they are generated from; run go test ./gateway -run OpenAPISchemas -update and review the diff", path)
+	}
+}
+
+// generateOpenAPI is doc with every generated schema derived afresh.
+func generateOpenAPI(doc []byte) ([]byte, error) {
+	var d map[string]any
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	if err := dec.Decode(&d); err != nil {
+		return nil, err
+	}
+	comps, _ := d["components"].(map[string]any)
+	if comps == nil {
+		comps = map[string]any{}
+		d["components"] = comps
+	}
+	schemas, _ := comps["schemas"].(map[string]any)
+	if schemas == nil {
+		schemas = map[string]any{}
+		comps["schemas"] = schemas
+	}
+	g := schemaGen{names: map[reflect.Type]string{}, docs: maps.Clone(schemas)}
+	for name, typ := range schemaTypes {
+		g.names[typ] = name
+	}
+	for name := range schemas {
+		if _, ok := schemaTypes[name]; !ok && !slices.Contains(handWritten, name) {
+			delete(schemas, name) // a schema no type stands behind any more
+		}
+	}
+	for name, typ := range schemaTypes {
+		old, _ := schemas[name].(map[string]any)
+		schemas[name] = g.top(typ, old)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(d); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// schemaGen derives OpenAPI 3.0 schemas from Go types as encoding/json
+// marshals them.
+type schemaGen struct {
+	names map[reflect.Type]string // types with a schema of their own
+	docs  map[string]any          // the document's schemas before this run: their words
+}
+
+// The keywords a schema's author writes; every other keyword is derived.
+var (
+	proseKeys  = []string{"description", "pattern", "enum", "example", "minimum", "maximum", "format", "minLength", "maxLength", "minItems", "maxItems", "title", "deprecated", "default", "minProperties", "maxProperties"}
+	jsonMarsh  = reflect.TypeFor[json.Marshaler]()
+	textMarsh  = reflect.TypeFor[encoding.TextMarshaler]()
+	refPrefix  = "#/components/schemas/"
+	envelopeAs = "asOf" // added by the gateway in front of an object answer
+)
+
+func prose(old map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, k := range proseKeys {
+		if v, ok := old[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// top is the named schema of typ: its own shape, not a reference to itself.
+func (g schemaGen) top(typ reflect.Type, old map[string]any) map[string]any {
+	if typ == reflect.TypeFor[errorBody]() {
+		s := g.object(typ, old)
+		errorCodes(s)
+		return s
+	}
+	return g.shape(typ, old, false)
+}
+
+// errorCodes lists the catalogue's codes as the enum of the error's code.
+func errorCodes(s map[string]any) {
+	detail, _ := s["properties"].(map[string]any)["error"].(map[string]any)
+	code, _ := detail["properties"].(map[string]any)["code"].(map[string]any)
+	var codes []any
+	for _, c := range problem.Catalogue() {
+		codes = append(codes, c.Name())
+	}
+	code["enum"] = codes
+}
+
+// prop is the schema of a value of typ: a reference where typ has a
+// schema of its own.
+func (g schemaGen) prop(typ reflect.Type, old map[string]any, nullable bool) map[string]any {
+	if typ.Kind() == reflect.Pointer {
+		// nil marshals as null, unless omitempty leaves the field out,
+		// where the document says what it means
+		return g.prop(typ.Elem(), old, nullable || old["nullable"] == true)
+	}
+	if name, ok := g.names[typ]; ok {
+		ref := map[string]any{"$ref": refPrefix + name}
+		s := prose(old)
+		if len(s) == 0 && !nullable {
+			return ref // a $ref's siblings are ignored in OpenAPI 3.0
+		}
+		s["allOf"] = []any{ref}
+		if nullable {
+			s["nullable"] = true
+		}
+		return s
+	}
+	s := g.shape(typ, old, nullable)
+	return s
+}
+
+// shape is typ's own schema, its words taken from old.
+func (g schemaGen) shape(typ reflect.Type, old map[string]any, nullable bool) map[string]any {
+	if old == nil {
+		old = map[string]any{}
+	}
+	if typ.Kind() == reflect.Pointer {
+		return g.shape(typ.Elem(), old, nullable)
+	}
+	var s map[string]any
+	switch {
+	case typ.Implements(jsonMarsh) || reflect.PointerTo(typ).Implements(jsonMarsh),
+		typ.Kind() == reflect.Interface:
+		return old // marshals itself: its schema is written by hand
+	case typ.Implements(textMarsh) || reflect.PointerTo(typ).Implements(textMarsh):
+		s = prose(old)
+		s["type"] = "string"
+	case typ.Kind() == reflect.Struct:
+		s = g.object(typ, old)
+	case typ.Kind() == reflect.Slice || typ.Kind() == reflect.Array:
+		s = prose(old)
+		s["type"] = "array"
+		items, _ := old["items"].(map[string]any)
+		s["items"] = g.prop(typ.Elem(), items, false)
+	case typ.Kind() == reflect.Map:
+		s = prose(old)
+		s["type"] = "object"
+		vals, _ := old["additionalProperties"].(map[string]any)
+		s["additionalProperties"] = g.prop(typ.Elem(), vals, false)
+	default:
+		s = prose(old)
+		s["type"] = scalar(typ.Kind())
+	}
+	if nullable {
+		s["nullable"] = true
+	}
+	return s
+}
+
+func scalar(k reflect.Kind) string {
+	switch k {
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	default:
+		return "string"
+	}
+}
+
+// object is a struct's schema: its JSON fields as encoding/json sees them,
+// required unless omitempty. An embedded struct's fields are promoted, as
+// encoding/json promotes them; where the document joins an embedded type
+// that has a schema of its own with allOf, the join is kept.
+func (g schemaGen) object(typ reflect.Type, old map[string]any) map[string]any {
+	own, parts := old, []any(nil)
+	if ps, ok := old["allOf"].([]any); ok {
+		parts = ps
+		for _, p := range ps {
+			if m, ok := p.(map[string]any); ok && m["$ref"] == nil {
+				own = m
+			}
+		}
+	}
+	oldProps, _ := own["properties"].(map[string]any)
+	props, required := map[string]any{}, []any{}
+	embedded := ""
+	var walk func(t reflect.Type, words map[string]any)
+	walk = func(t reflect.Type, words map[string]any) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" && opts == "" || !f.IsExported() && !f.Anonymous {
+				continue
+			}
+			if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+				n, named := g.names[f.Type]
+				if named && parts != nil {
+					embedded = n
+					continue
+				}
+				inner, _ := g.docs[n].(map[string]any)
+				innerProps, _ := inner["properties"].(map[string]any)
+				walk(f.Type, innerProps)
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			po, ok := oldProps[name].(map[string]any)
+			if !ok {
+				po, _ = words[name].(map[string]any)
+			}
+			p := g.prop(f.Type, po, f.Type.Kind() == reflect.Pointer && !strings.Contains(opts, "omitempty"))
+			if strings.Contains(opts, "string") {
+				p["type"] = "string"
+			}
+			props[name] = p
+			if !strings.Contains(opts, "omitempty") && !strings.Contains(opts, "omitzero") {
+				required = append(required, name)
+			}
+		}
+	}
+	walk(typ, nil)
+	if p, ok := oldProps[envelopeAs]; ok {
+		props[envelopeAs] = p
+		if req, _ := own["required"].([]any); slices.Contains(req, any(envelopeAs)) {
+			required = append([]any{envelopeAs}, required...)
+		}
+	}
+	s := prose(own)
+	s["type"] = "object"
+	s["properties"] = props
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	if ap, ok := own["additionalProperties"].(bool); ok {
+		s["additionalProperties"] = ap
+	}
+	if embedded == "" {
+		return s
+	}
+	out := prose(old)
+	joined := make([]any, len(parts))
+	for i, p := range parts {
+		if m, _ := p.(map[string]any); m["$ref"] != nil {
+			joined[i] = map[string]any{"$ref": refPrefix + embedded}
+		} else {
+			joined[i] = s
+		}
+	}
+	out["allOf"] = joined
+	return out
+}
+
+// The generated document names only schemas that exist.
+func TestOpenAPIRefsResolve(t *testing.T) {
+	var d any
+	if err := json.Unmarshal(OpenAPI(), &d); err != nil {
+		t.Fatal(err)
+	}
+	schemas := d.(map[string]any)["components"].(map[string]any)["schemas"].(map[string]any)
+	var missing []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if ref, ok := v["$ref"].(string); ok {
+				if _, ok := schemas[strings.TrimPrefix(ref, refPrefix)]; !ok {
+					missing = append(missing, ref)
+				}
+			}
+			for _, x := range v {
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(d)
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("references to no schema: %v", missing)
+	}
+}
