@@ -64,12 +64,13 @@ func (d *decimalSum) add(s *string) {
 }
 
 // String is the sum as an exact decimal: the sum of decimals with at most
-// 36 fractional digits (a token's) has as many at most.
+// 77 fractional digits (a token's decimals, as the chain reader bounds
+// them) has as many at most.
 func (d decimalSum) String() string {
 	if d.r == nil {
 		return "0"
 	}
-	s := d.r.FloatString(36)
+	s := d.r.FloatString(77)
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
 }
