@@ -16,9 +16,23 @@ const compressMin = 1400
 
 // Header values of compressed answers, shared as the others are.
 var (
-	gzipEncoding       = []string{"gzip"}
-	varyAcceptEncoding = []string{"Accept-Encoding"}
+	gzipEncoding             = []string{"gzip"}
+	varyAcceptEncoding       = []string{"Accept-Encoding"}
+	varyOriginAcceptEncoding = []string{"Origin", "Accept-Encoding"}
 )
+
+// varyWith is the Vary values vary plus Accept-Encoding: the shared
+// slices for none and for CORS's Origin (no allocation on a hit), a new
+// slice otherwise (the values given are never written to).
+func varyWith(vary []string) []string {
+	switch {
+	case len(vary) == 0:
+		return varyAcceptEncoding
+	case len(vary) == 1 && vary[0] == "Origin":
+		return varyOriginAcceptEncoding
+	}
+	return append(vary[:len(vary):len(vary)], "Accept-Encoding")
+}
 
 // gzipBody compresses an answer once, when it is filled: every hit then
 // serves these bytes, never compressing again. Nil when the answer is
@@ -57,15 +71,20 @@ func checkGzip(gz, body []byte) error {
 // from it so both name the same content.
 func gzipETag(etag string) string { return strings.TrimSuffix(etag, `"`) + `-gzip"` }
 
-// acceptsGzip reads Accept-Encoding (RFC 9110 12.5.3): gzip (or x-gzip, or
-// *) listed without q=0. It allocates nothing: it runs on every hit of a
-// compressible answer.
+// acceptsGzip reads Accept-Encoding (RFC 9110 12.5.3): gzip (or x-gzip)
+// listed without q=0; when neither is listed, * without q=0. A coding
+// listed by name wins over *: "gzip;q=0, *" refuses gzip (it got gzip
+// before). It allocates nothing: it runs on every hit of a compressible
+// answer.
 func acceptsGzip(values []string) bool {
+	named, star := unlisted, unlisted
 	for _, v := range values {
 		// Fast path for what browsers and curl send ("gzip, deflate, br",
-		// "deflate, gzip, br, zstd"): a bare gzip token, no parameters.
+		// "deflate, gzip, br, zstd"): a bare gzip token, no parameters,
+		// and no q=0 anywhere in the field that could name gzip again.
 		if i := strings.Index(v, "gzip"); i >= 0 && (i == 0 || v[i-1] == ' ' || v[i-1] == ',') &&
-			(i+4 == len(v) || v[i+4] == ',' || (v[i+4] == ' ' && !strings.Contains(v[i+4:min(len(v), i+8)], ";"))) {
+			(i+4 == len(v) || v[i+4] == ',' || (v[i+4] == ' ' && !strings.Contains(v[i+4:min(len(v), i+8)], ";"))) &&
+			!strings.Contains(v, "q=0") && !strings.Contains(v, "Q=0") {
 			return true
 		}
 		for v != "" {
@@ -73,15 +92,35 @@ func acceptsGzip(values []string) bool {
 			item, v, _ = strings.Cut(v, ",")
 			coding, params, _ := strings.Cut(item, ";")
 			coding = strings.TrimSpace(coding)
-			if !strings.EqualFold(coding, "gzip") && !strings.EqualFold(coding, "x-gzip") && coding != "*" {
-				continue
-			}
-			if !qZero(params) {
-				return true
+			switch {
+			case strings.EqualFold(coding, "gzip") || strings.EqualFold(coding, "x-gzip"):
+				named = named.with(!qZero(params))
+			case coding == "*":
+				star = star.with(!qZero(params))
 			}
 		}
 	}
-	return false
+	if named != unlisted {
+		return named == accepted
+	}
+	return star == accepted
+}
+
+// listing is what an Accept-Encoding field says of one coding.
+type listing uint8
+
+const (
+	unlisted listing = iota
+	refused          // listed, every time with q=0
+	accepted         // listed at least once with a q above 0
+)
+
+// with is l after one more listing, acceptable or not.
+func (l listing) with(ok bool) listing {
+	if ok || l == accepted {
+		return accepted
+	}
+	return refused
 }
 
 // qZero reports a q parameter of zero ("q=0", "q=0.0", "q=0.000").

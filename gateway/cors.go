@@ -8,13 +8,21 @@ import (
 // corsExposed are the response headers browsers may read.
 var corsExposed = []string{"ETag, Age, X-Cache, X-Subgraph-Block, X-Request-Id, Retry-After"}
 
+// varyOrigin is the Vary of every answer when CORS is configured.
+var varyOrigin = []string{"Origin"}
+
 // cors answers preflights and marks answers for allowed origins. With no
 // origin configured, nothing is added: browsers then refuse cross-origin
-// reads, which is the safe default. "*" allows every origin.
+// reads, which is the safe default. "*" allows every origin. With origins
+// configured every answer says Vary: Origin, whether the request named
+// one or not (RFC 9110 12.5.5: the answer differs by it, so a shared cache
+// must not serve the one for no origin, or for one origin, to another).
 func (s *Server) cors(w http.ResponseWriter, r *http.Request) (handled bool) {
 	if len(s.opts.CORSOrigins) == 0 {
 		return false
 	}
+	h := w.Header()
+	h["Vary"] = varyOrigin
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return false
@@ -26,8 +34,6 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) (handled bool) {
 			break
 		}
 	}
-	h := w.Header()
-	h.Add("Vary", "Origin")
 	if allowed == "" {
 		return false
 	}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"net/http"
 	"sync"
@@ -409,6 +410,10 @@ func (a api[Req]) endpoint() endpoint {
 			}
 			scratchPool.Put(sc)
 			if err != nil {
+				if r.Context().Err() != nil && errors.Is(err, context.Canceled) {
+					s.clientClosed(w, err) // hung up while its block was read
+					return
+				}
 				s.writeError(w, err)
 				return
 			}

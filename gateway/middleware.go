@@ -2,16 +2,19 @@ package gateway
 
 import (
 	"fmt"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"net/http"
 	"path"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -261,13 +264,43 @@ func isToken(s string) bool {
 
 // annotate names a request's server span by its route and records what
 // the gateway did: route, chain, cache outcome, status. Only with tracing
-// on (the span records); a hit without it reads one context value.
+// on (the span records); a hit without it reads one context value. What
+// the client chose (the method, the chainId) is recorded bounded and
+// copied: a span outlives its request in the exporter's queue, and a
+// substring would hold the whole request line.
 func annotate(span trace.Span, r *http.Request, x *exchange) {
-	span.SetName(r.Method + " " + x.route)
+	span.SetName(MethodName(r.Method) + " " + x.route)
 	span.SetAttributes(
 		attribute.String("http.route", x.route),
-		attribute.String("clamm.chain_id", r.URL.Query().Get("chainId")),
+		attribute.String("clamm.chain_id", spanChainID(r)),
 		attribute.String("clamm.cache", x.cache),
 		attribute.Int("http.response.status_code", x.status),
 	)
+	if x.status >= http.StatusInternalServerError {
+		span.SetStatus(codes.Error, "")
+	}
+}
+
+// MethodName is m when it is one of HTTP's methods, as a constant, and
+// "_OTHER" otherwise, as OpenTelemetry's conventions name it: a method is
+// any token of any length the client chooses, and r.Method is a substring
+// of the request line.
+func MethodName(m string) string {
+	for _, k := range [...]string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete,
+		http.MethodConnect, http.MethodOptions, http.MethodTrace, http.MethodPatch} {
+		if m == k {
+			return k
+		}
+	}
+	return "_OTHER"
+}
+
+// spanChainID is the request's chainId when it can be one (a uint64 has at
+// most 20 digits), copied out of the query; "" otherwise.
+func spanChainID(r *http.Request) string {
+	id := r.URL.Query().Get("chainId")
+	if id == "" || len(id) > 20 || strings.Trim(id, "0123456789") != "" {
+		return ""
+	}
+	return strings.Clone(id)
 }

@@ -70,7 +70,9 @@ var (
 // readOnly reads r's query into p and refuses a parameter not in names: a
 // misspelt or wrongly-cased one (chainid) or one of another endpoint would
 // otherwise be ignored, and the client would never learn that what it
-// meant to ask was not asked.
+// meant to ask was not asked. It refuses a parameter given more than once
+// too, whichever its parser: which of two values the client meant is not
+// known (shares=max&shares=5 was read as max).
 func (p *params) readOnly(r *http.Request, names []string) error {
 	p.read(r)
 	if p.over {
@@ -80,14 +82,29 @@ func (p *params) readOnly(r *http.Request, names []string) error {
 				return unknownParam(key, names)
 			}
 		}
+		for _, name := range names {
+			if _, n, _ := p.lookup(name); n > 1 {
+				return repeatedParam(name, n)
+			}
+		}
 		return nil
 	}
 	for i := 0; i < p.n; i++ {
 		if !known(p.keys[i], names) {
 			return unknownParam(p.keys[i], names)
 		}
+		for j := 0; j < i; j++ {
+			if p.keys[j] == p.keys[i] {
+				_, n, _ := p.lookup(p.keys[i])
+				return repeatedParam(p.keys[i], n)
+			}
+		}
 	}
 	return nil
+}
+
+func repeatedParam(name string, n int) error {
+	return problem.InvalidParam(name, "%s is given %d times; give it once", name, n)
 }
 
 func known(key string, names []string) bool {
@@ -181,7 +198,7 @@ func (p *params) one(name string) (string, error) {
 	case n == 0:
 		return "", problem.InvalidParam(name, "%s is required", name)
 	case n > 1:
-		return "", problem.InvalidParam(name, "%s is given %d times; give it once", name, n)
+		return "", repeatedParam(name, n)
 	case v == "":
 		return "", problem.InvalidParam(name, "%s is empty", name)
 	}

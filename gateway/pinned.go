@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -12,11 +13,31 @@ import (
 
 // blockAt reads the block a request asks for from the node (remembered
 // for a while by the pins): a block past the node's head is refused
-// before any other read.
+// before any other read. The read runs before the cache lookup (the key
+// holds the block's hash), so it is held to what a fill is held to: one
+// read per block shared by the requests asking for it, admitted through
+// the fill bound (past it 503 OVERLOADED), its header checked
+// (block.Pins.BlockAt).
 func (s *Server) blockAt(r *http.Request, at block.Ask) (block.Ref, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 	defer cancel()
-	return s.opts.Pins.BlockAt(ctx, at.Chain, at.Want)
+	ref, err := s.opts.Pins.BlockAt(ctx, at.Chain, at.Want, s.admitRead)
+	if pe := (*problem.Error)(nil); errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &pe) {
+		// The request's deadline ended its wait for the shared read.
+		err = problem.New(problem.Timeout, "the request did not complete within the gateway's deadline")
+	}
+	return ref, err
+}
+
+// admitRead admits one upstream read that is not a fill (the header of a
+// block asked for) through the fill bound: it holds a slot, and what its
+// answer charges to the memory budget, until released.
+func (s *Server) admitRead(ctx context.Context) (context.Context, func(), error) {
+	ctx, lease, err := s.fills.Admit(ctx)
+	if err != nil {
+		return ctx, nil, err
+	}
+	return ctx, lease.Release, nil
 }
 
 // fillPinned runs one answer's reads under one pin (block.Pins.Run): at

@@ -357,8 +357,10 @@ func (s *Server) writeEntry(w http.ResponseWriter, r *http.Request, e entry, p c
 	body, etag, length := e.body, e.etag, e.contentLength
 	if e.gz != nil {
 		// The representation depends on Accept-Encoding: each has its
-		// own bytes, length and ETag, all built at fill time.
-		h["Vary"] = varyAcceptEncoding
+		// own bytes, length and ETag, all built at fill time. Added to
+		// what is there (CORS's Origin), never in its place: a shared
+		// cache must not serve one origin's answer to another.
+		h["Vary"] = varyWith(h["Vary"])
 		if acceptsGzip(r.Header["Accept-Encoding"]) {
 			body, etag, length = e.gz, e.gzEtag, e.gzLength
 			h["Content-Encoding"] = gzipEncoding

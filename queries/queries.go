@@ -70,6 +70,13 @@ func Load(dir string) (Set, error) {
 	if dir == "" {
 		return s, nil
 	}
+	// fs.Glob reads a missing directory as an empty one: the built-ins
+	// would be served without a word.
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("queries dir: %w", err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("queries dir %s: not a directory", dir)
+	}
 	over, err := load(os.DirFS(dir))
 	if err != nil {
 		return nil, fmt.Errorf("queries dir %s: %w", dir, err)

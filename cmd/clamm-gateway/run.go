@@ -70,7 +70,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ln.Close()
 		return err
 	}
-	defer stopTracing() // flushes the last spans, after the server has shut down
+	// The last spans are flushed after the server has shut down, within
+	// the shutdown's bound (serveUntil); on the early returns below, now.
+	defer stopTracing(expired())
 	hs := httpServer(handler, cfg.RequestTimeout.D())
 	printBanner(stdout, ln.Addr().String(), a.Modes)
 	logStart(logger, cfg, a.Modes, getenv)
@@ -86,7 +88,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		defer pln.Close()
 		go func() { _ = http.Serve(pln, pprofMux()) }()
 	}
-	return serveUntil(ctx, hs, ln, a.Server.Drain, logger)
+	return serveUntil(ctx, hs, ln, func(ctx context.Context) error {
+		err := a.Server.Drain(ctx)
+		stopTracing(ctx)
+		return err
+	}, logger)
+}
+
+// expired is a context already done: what is left to flush goes if it
+// can at once, and nothing waits on a collector.
+func expired() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
 }
 
 // build assembles the gateway from cfg, logging to logw, and checks each
@@ -139,8 +153,13 @@ func logStart(logger *slog.Logger, cfg *config.Config, modes map[uint64]string, 
 	}
 }
 
-// serveUntil serves on ln until ctx ends, then shuts down within a bound,
-// draining the background refreshes (drain) after the requests.
+// shutdownBound is how long a shutdown may take in all (docs/operations.md):
+// in-flight requests, then background refreshes and the last spans.
+var shutdownBound = 10 * time.Second
+
+// serveUntil serves on ln until ctx ends, then shuts down within
+// shutdownBound, draining the background refreshes and the tracing
+// (drain) after the requests.
 func serveUntil(ctx context.Context, hs *http.Server, ln net.Listener, drain func(context.Context) error, logger *slog.Logger) error {
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -149,7 +168,7 @@ func serveUntil(ctx context.Context, hs *http.Server, ln net.Listener, drain fun
 		return err
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownBound)
 	defer cancel()
 	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err

@@ -136,6 +136,17 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	}
 	f.Node.Lock()
 	demoMarket.Version = version
+	demoMarket.DelegateRevert = chaintest.ErrorString("delegation paused")
+	f.Node.Unlock()
+	// A delegate transaction the market would refuse: 422
+	// DELEGATE_WOULD_REVERT, in the document's error shape.
+	srv = serverOn(t, f)
+	delegate := gateway.PathDelegatePrepare + "?chainId=42161&optionMarket=" + wethUSDC + "&user=" + bob + "&enable=true"
+	if code := validate(http.MethodGet, delegate, nil); code != http.StatusUnprocessableEntity {
+		t.Errorf("delegate transaction that would revert: %d, want 422", code)
+	}
+	f.Node.Lock()
+	demoMarket.DelegateRevert = nil
 	f.Node.Unlock()
 	srv = warm
 	f.Subgraph.Fail = func(string) *graphnodetest.Failure { return &graphnodetest.Failure{Errors: []string{"indexing_error"}} }

@@ -3,9 +3,14 @@ package app
 import (
 	"context"
 	"fmt"
-	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"net/http"
 	"time"
+
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ethereum/go-ethereum/rpc"
 
@@ -101,5 +106,36 @@ func newQuoters(ch *config.Chain, rc swap.BatchCaller, hc *http.Client, o connec
 // provider and propagator are no-ops: nothing is recorded or sent (and
 // this runs on misses only).
 func traced(kind string, rt http.RoundTripper) http.RoundTripper {
-	return otelhttp.NewTransport(rt, otelhttp.WithSpanNameFormatter(func(string, *http.Request) string { return kind }))
+	return otelhttp.NewTransport(redactedSpanURL{rt}, otelhttp.WithPropagators(globalPropagator{}),
+		otelhttp.WithSpanNameFormatter(func(string, *http.Request) string { return kind }))
 }
+
+// redactedSpanURL records an upstream call's URL on its span as its scheme
+// and host only (config.Redact), in place of otelhttp's url.full (the
+// last value of a key is the one exported): providers put API keys in the
+// path or query, and spans leave for the collector.
+type redactedSpanURL struct{ rt http.RoundTripper }
+
+func (t redactedSpanURL) RoundTrip(r *http.Request) (*http.Response, error) {
+	if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
+		span.SetAttributes(attribute.String("url.full", config.Redact(r.URL.String())))
+	}
+	return t.rt.RoundTrip(r)
+}
+
+// globalPropagator is the global propagator as it is at each call, not as
+// it was when the transport was built (otelhttp's default): the app is
+// built before tracing is set up, and once a propagator is set the global
+// one no longer delegates to a later one, so a second start in one process
+// kept the first one's propagators.
+type globalPropagator struct{}
+
+func (globalPropagator) Inject(ctx context.Context, c propagation.TextMapCarrier) {
+	otel.GetTextMapPropagator().Inject(ctx, c)
+}
+
+func (globalPropagator) Extract(ctx context.Context, c propagation.TextMapCarrier) context.Context {
+	return otel.GetTextMapPropagator().Extract(ctx, c)
+}
+
+func (globalPropagator) Fields() []string { return otel.GetTextMapPropagator().Fields() }

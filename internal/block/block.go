@@ -18,6 +18,7 @@ package block
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 
@@ -29,6 +30,43 @@ type Ref struct {
 	Number    uint64
 	Hash      string // 0x-hex, lowercase; "" when no source gave it
 	Timestamp int64  // unix seconds; 0 when no source gave it
+}
+
+// MaxTimestamp is the latest block time an upstream may report: the end
+// of year 9999, the last second RFC 3339's four-digit years write (and far
+// inside the integers JSON clients read exactly). It is a fixed bound, not
+// one relative to this machine's clock: a test chain may run years ahead
+// of it, and a node may not lie past it (a time of 2^64-1 was shown as -1).
+const MaxTimestamp = 253402300799
+
+// Check refuses a header an upstream reported for block want (0: its head)
+// that cannot be that block: another number, a hash that is not 32 bytes
+// of hex, a time before 1970 or past MaxTimestamp. Nothing an upstream says
+// about the block an answer is true at is served or cached unchecked; the
+// caller wraps the error in its upstream's code.
+func (r Ref) Check(want uint64) error {
+	switch {
+	case want != 0 && r.Number != want:
+		return fmt.Errorf("a header of block %d answered for block %d", r.Number, want)
+	case !isHash(r.Hash):
+		return fmt.Errorf("block %d: hash %.80q is not 0x and 64 hexadecimal digits", r.Number, r.Hash)
+	case r.Timestamp < 0 || r.Timestamp > MaxTimestamp:
+		return fmt.Errorf("block %d: time %d is outside 0 to %d (the end of year 9999)", r.Number, uint64(r.Timestamp), MaxTimestamp)
+	}
+	return nil
+}
+
+// isHash reports 0x and 64 hexadecimal digits.
+func isHash(h string) bool {
+	if len(h) != 66 || h[0] != '0' || (h[1] != 'x' && h[1] != 'X') {
+		return false
+	}
+	for _, c := range h[2:] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // Who says which kind of read may resolve a pin asked at the head.

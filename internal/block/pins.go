@@ -93,8 +93,9 @@ type Pins struct {
 type chainPins struct {
 	Sources
 	// flight shares one `_meta` read among the answers that need one at
-	// the same time and the background refresh (readHead).
-	flight singleflight.Group
+	// the same time and the background refresh (readHead); headers one
+	// header read per block among the requests asking for it (BlockAt).
+	flight, headers singleflight.Group
 
 	mu sync.Mutex
 	// blocks memoises BlockAt for HeadAges.Fresh: a client paging at one
@@ -168,32 +169,83 @@ func (p *Pins) SeedHeads(ctx context.Context) {
 	wg.Wait()
 }
 
+// Admit starts one upstream read inside the gateway's bound on fills
+// running at once (upstream.Admission.Admit): it returns the context to
+// read under and the release to call when the read is done, or the error
+// to answer (503 OVERLOADED). Nil admits every read.
+type Admit func(ctx context.Context) (context.Context, func(), error)
+
 // BlockAt is block n of the chain as its node has it now: number, hash and
 // time (BLOCK_NOT_FOUND past the node's head). The gateway keys an answer
 // asked at a block by this hash, so an answer cached before a reorg
 // replaced the block is not served after it. Remembered for
 // HeadAges.Fresh.
-func (p *Pins) BlockAt(ctx context.Context, chainID, n uint64) (Ref, error) {
+//
+// The read happens before the answer's cache lookup (its key needs the
+// hash), so it is held to what a fill is: one read per block, shared by
+// every request asking for it meanwhile (they wait for it; a request that
+// ends stops waiting, the read goes on for the others), admitted through
+// admit (at most as many header reads as fills run at once; past that
+// the answer is admit's error), on a context of its own (none of the first
+// request's cancellation) under the refresh deadline, and checked: a
+// header of another block, or with a hash or time no block has, is 502
+// RPC_ERROR, never served or remembered.
+func (p *Pins) BlockAt(ctx context.Context, chainID, n uint64, admit Admit) (Ref, error) {
 	c, err := p.chain(chainID)
 	if err != nil {
 		return Ref{}, err
 	}
-	now, maxAge := time.Now(), p.headAges().Fresh
+	ages := p.headAges()
+	now := time.Now()
 	c.mu.Lock()
 	seen, hit := c.blocks[n]
 	c.mu.Unlock()
-	if hit && now.Sub(seen.at) < maxAge {
+	if hit && now.Sub(seen.at) < ages.Fresh {
 		return seen.ref, nil
 	}
+	read := c.headers.DoChan(Decimal(n), func() (any, error) {
+		return c.readHeader(context.WithoutCancel(ctx), n, admit, ages.RefreshTimeout)
+	})
+	select {
+	case res := <-read:
+		if res.Err != nil {
+			return Ref{}, res.Err
+		}
+		return res.Val.(Ref), nil
+	case <-ctx.Done():
+		return Ref{}, ctx.Err()
+	}
+}
+
+// readHeader is BlockAt's one read of block n: admitted, bounded by
+// timeout (0: the reader's own deadline), checked, then remembered.
+func (c *chainPins) readHeader(ctx context.Context, n uint64, admit Admit, timeout time.Duration) (Ref, error) {
+	if admit != nil {
+		actx, release, err := admit(ctx)
+		if err != nil {
+			return Ref{}, err
+		}
+		defer release()
+		ctx = actx
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	at := time.Now()
 	r, err := c.Headers.HeaderAt(ctx, n)
 	if err != nil {
 		return Ref{}, err
+	}
+	if err := r.Check(n); err != nil {
+		return Ref{}, problem.Wrap(problem.RPCError, err, "the rpc node's header for block %d is not that block's", n)
 	}
 	c.mu.Lock()
 	if c.blocks == nil || len(c.blocks) > 4096 {
 		c.blocks = map[uint64]headerSeen{}
 	}
-	c.blocks[n] = headerSeen{ref: r, at: now}
+	c.blocks[n] = headerSeen{ref: r, at: at}
 	c.mu.Unlock()
 	return r, nil
 }
@@ -223,30 +275,60 @@ var errUnstated = errors.New("block: the answer's route states no pin strategy")
 // every subgraph query and eth_call read asks the same block. The block is
 // the one the client asked for, else the one s chooses; Run returns it: the
 // block the pin resolved to, or the chain's head when read resolved
-// nothing (everything it needed was cached).
+// nothing (everything it needed was cached). An IndexedHead answer that the
+// subgraph refuses as past its head (BLOCK_NOT_INDEXED: the head it was
+// pinned to, as last seen, is one the subgraph no longer has) is read once
+// more at the subgraph's head as `_meta` names it now.
 func (p *Pins) Run(ctx context.Context, a Ask, s Strategy, read func(context.Context) error) (Ref, error) {
+	ref, pinned, err := p.run(ctx, a, s, read, 0)
+	if err == nil || a.Want != 0 || s.kind != indexedHead || problem.As(err).Code != problem.BlockNotIndexed {
+		return ref, err
+	}
+	// The subgraph has not indexed the head this answer was pinned to: it
+	// went back (an indexer rewound or replaced behind the same URL). Once
+	// more at the head it has now, read from `_meta` (which Seen then
+	// follows), unless that is the block that just failed.
+	again, _, retryErr := p.run(ctx, a, s, read, pinned.Number)
+	if errors.Is(retryErr, errSameHead) {
+		return Ref{}, err
+	}
+	return again, retryErr
+}
+
+// errSameHead stops Run's second attempt when `_meta` names the head the
+// first one failed at.
+var errSameHead = errors.New("block: the subgraph's head is the block that failed")
+
+// run is one attempt of Run. failed, when not 0, is the block the first
+// attempt failed at: an IndexedHead answer then reads `_meta` rather than
+// pin to the head last seen, and stops with errSameHead when `_meta`
+// names failed again. It returns the pin's block as chosen before read,
+// beside the answer's.
+func (p *Pins) run(ctx context.Context, a Ask, s Strategy, read func(context.Context) error, failed uint64) (ref, pinned Ref, err error) {
 	ctx, pin := With(ctx, a.Want)
 	if a.Want != 0 {
 		pin.Resolve(a.At)
-	} else if err := p.choose(ctx, a.Chain, pin, s); err != nil {
-		return Ref{}, err
+	} else if err := p.choose(ctx, a.Chain, pin, s, failed); err != nil {
+		return Ref{}, Ref{}, err
 	}
+	pinned, _ = pin.Resolved()
 	if err := read(ctx); err != nil {
-		return Ref{}, err
+		return Ref{}, pinned, err
 	}
 	if ref, ok := pin.Resolved(); ok {
-		return ref, nil
+		return ref, pinned, nil
 	}
-	return p.Head(ctx, a.Chain)
+	ref, err = p.Head(ctx, a.Chain)
+	return ref, pinned, err
 }
 
 // choose applies s to a new pin asking for no block.
-func (p *Pins) choose(ctx context.Context, chainID uint64, pin *Pin, s Strategy) error {
+func (p *Pins) choose(ctx context.Context, chainID uint64, pin *Pin, s Strategy, failed uint64) error {
 	switch s.kind {
 	case subgraphFirst:
 		pin.ResolvedBy(Subgraph)
 	case indexedHead:
-		return p.pinIndexed(ctx, chainID, pin, s.stale)
+		return p.pinIndexed(ctx, chainID, pin, s.stale, failed)
 	case chainHead:
 		// The first chain read claims the pin at the head (package chain).
 	default:
@@ -260,13 +342,13 @@ func (p *Pins) choose(ctx context.Context, chainID uint64, pin *Pin, s Strategy)
 // bound (refreshed in the background once past the fresh age), else the
 // subgraph's `_meta` (one round trip, shared with the answers asking at
 // the same time, then remembered).
-func (p *Pins) pinIndexed(ctx context.Context, chainID uint64, pin *Pin, stale Stale) error {
+func (p *Pins) pinIndexed(ctx context.Context, chainID uint64, pin *Pin, stale Stale, failed uint64) error {
 	c, err := p.chain(chainID)
 	if err != nil {
 		return err
 	}
 	ages := p.headAges()
-	if r, at, ok := c.Indexed.Seen().Last(); ok {
+	if r, at, ok := c.Indexed.Seen().Last(); ok && failed == 0 {
 		if use, refresh := ages.usable(time.Since(at), stale); use {
 			if refresh {
 				// In the background: DoChan reads in a goroutine of its
@@ -284,6 +366,9 @@ func (p *Pins) pinIndexed(ctx context.Context, chainID uint64, pin *Pin, stale S
 	case res := <-c.readHead(ages.RefreshTimeout):
 		if res.Err != nil {
 			return res.Err
+		}
+		if res.Val.(Ref).Number == failed {
+			return errSameHead
 		}
 		pin.Resolve(res.Val.(Ref))
 		return nil

@@ -3,8 +3,10 @@ package block
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -47,11 +49,18 @@ func (g *gatedIndexer) count() int {
 	return len(g.calls)
 }
 
-// headers is a node whose head is head; it counts the headers read.
+// headers is a node whose head is head; it counts the headers read. When
+// gate is set each HeaderAt waits for it; answer, when set, rewrites what
+// HeaderAt answers (a lying node).
 type headers struct {
-	mu    sync.Mutex
-	head  Ref
-	reads int
+	mu       sync.Mutex
+	head     Ref
+	reads    int
+	inFlight int
+	maxIn    int
+	perBlock map[uint64]int
+	gate     chan struct{}
+	answer   func(Ref) Ref
 }
 
 func (h *headers) Header(context.Context, string) (Ref, error) {
@@ -63,13 +72,33 @@ func (h *headers) Header(context.Context, string) (Ref, error) {
 
 func (h *headers) HeaderAt(_ context.Context, n uint64) (Ref, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	h.reads++
+	h.inFlight++
+	h.maxIn = max(h.maxIn, h.inFlight)
+	if h.perBlock == nil {
+		h.perBlock = map[uint64]int{}
+	}
+	h.perBlock[n]++
+	gate, answer := h.gate, h.answer
+	h.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.inFlight--
 	if n > h.head.Number {
 		return Ref{}, problem.New(problem.BlockNotFound, "no block %d", n)
 	}
-	return Ref{Number: n, Hash: "0xb" + Decimal(n)}, nil
+	r := Ref{Number: n, Hash: hashOf(n), Timestamp: 1_700_000_000 + int64(n)}
+	if answer != nil {
+		r = answer(r)
+	}
+	return r, nil
 }
+
+// hashOf is the fake node's hash of block n: 0x and 64 hex digits.
+func hashOf(n uint64) string { return fmt.Sprintf("0x%064x", 0xb<<60|n) }
 
 func (h *headers) count() int {
 	h.mu.Lock()
@@ -269,7 +298,7 @@ func TestBlockAtIsRemembered(t *testing.T) {
 	h := &headers{head: Ref{Number: 12}}
 	p := newPins(t, &gatedIndexer{}, h, HeadAges{Fresh: time.Hour})
 	for range 3 {
-		if r, err := p.BlockAt(context.Background(), 1, 10); err != nil || r.Hash != "0xb10" {
+		if r, err := p.BlockAt(context.Background(), 1, 10, nil); err != nil || r.Hash != hashOf(10) {
 			t.Fatalf("BlockAt: %+v %v", r, err)
 		}
 	}
@@ -277,11 +306,11 @@ func TestBlockAtIsRemembered(t *testing.T) {
 		t.Errorf("%d header reads for one block within the fresh age, want 1", h.count())
 	}
 	p.SetHeadAges(HeadAges{})
-	_, _ = p.BlockAt(context.Background(), 1, 10)
+	_, _ = p.BlockAt(context.Background(), 1, 10, nil)
 	if h.count() != 2 {
 		t.Errorf("the zero ages remembered a header")
 	}
-	if _, err := p.BlockAt(context.Background(), 1, 13); problem.As(err).Code != problem.BlockNotFound {
+	if _, err := p.BlockAt(context.Background(), 1, 13, nil); problem.As(err).Code != problem.BlockNotFound {
 		t.Errorf("past the head: %v", err)
 	}
 }
@@ -302,9 +331,11 @@ func TestNewNamesAMissingSource(t *testing.T) {
 	}
 }
 
-// A head without a hash or number is none, and an older block does not
-// replace a newer one.
-func TestSeenKeepsTheNewestHead(t *testing.T) {
+// A head without a hash or number is none; the answer to the latest
+// question wins whatever its block, so a head that went back is followed;
+// an answer to an earlier question than the one recorded does not replace
+// it.
+func TestSeenFollowsTheLatestQuestion(t *testing.T) {
 	var s Seen
 	if _, _, ok := s.Last(); ok {
 		t.Fatal("the zero Seen has seen a head")
@@ -313,7 +344,169 @@ func TestSeenKeepsTheNewestHead(t *testing.T) {
 	s.Saw(Ref{Number: 8}, t0)
 	s.Saw(Ref{Number: 9, Hash: "0x09"}, t0)
 	s.Saw(Ref{Number: 7, Hash: "0x07"}, t0.Add(time.Second))
-	if r, at, ok := s.Last(); !ok || r.Number != 9 || !at.Equal(t0) {
-		t.Errorf("last %+v at %v, want block 9 at %v", r, at, t0)
+	if r, at, ok := s.Last(); !ok || r.Number != 7 || !at.Equal(t0.Add(time.Second)) {
+		t.Errorf("last %+v at %v, want block 7, the later question's, at %v", r, at, t0.Add(time.Second))
+	}
+	s.Saw(Ref{Number: 12, Hash: "0x0c"}, t0)
+	if r, _, _ := s.Last(); r.Number != 7 {
+		t.Errorf("last %+v: an answer to an earlier question replaced the later one's", r)
+	}
+}
+
+// counted is an Admit of max slots that counts its refusals.
+type counted struct {
+	slots   chan struct{}
+	refused atomic.Int64
+}
+
+func (c *counted) admit(ctx context.Context) (context.Context, func(), error) {
+	select {
+	case c.slots <- struct{}{}:
+		return ctx, func() { <-c.slots }, nil
+	default:
+		c.refused.Add(1)
+		return ctx, nil, problem.New(problem.Overloaded, "full")
+	}
+}
+
+// A flood of requests naming blocks: every header read is admitted (at most
+// as many in flight as the bound; the others are refused with the bound's
+// error at once), and requests asking for one block at the same time share
+// one read; a request that ends stops waiting without failing the read
+// for the others.
+func TestBlockAtIsOneAdmittedReadPerBlock(t *testing.T) {
+	h := &headers{head: Ref{Number: 1000}, gate: make(chan struct{})}
+	p := newPins(t, &gatedIndexer{}, h, HeadAges{Fresh: time.Hour})
+	adm := &counted{slots: make(chan struct{}, 4)}
+	tally := func(errs <-chan error) (ok, over, cancelled int) {
+		for err := range errs {
+			switch {
+			case err == nil:
+				ok++
+			case errors.Is(err, context.Canceled):
+				cancelled++
+			case problem.As(err).Code == problem.Overloaded:
+				over++
+			default:
+				t.Errorf("BlockAt: %v", err)
+			}
+		}
+		return
+	}
+
+	// 200 requests, each naming another block.
+	var wg sync.WaitGroup
+	errs := make(chan error, 200)
+	for n := range uint64(200) {
+		wg.Go(func() { _, err := p.BlockAt(context.Background(), 1, 1+n, adm.admit); errs <- err })
+	}
+	eventually.True(t, "4 reads in flight and the other 196 refused", func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.inFlight == 4 && adm.refused.Load() == 196
+	})
+	close(h.gate)
+	wg.Wait()
+	close(errs)
+	if ok, over, _ := tally(errs); ok != 4 || over != 196 || h.count() != 4 || h.maxIn != 4 {
+		t.Errorf("200 blocks: %d answered, %d refused, %d reads (%d at once); want 4, 196, 4, 4", ok, over, h.count(), h.maxIn)
+	}
+
+	// 100 requests for one block, and one more that hangs up meanwhile.
+	h.mu.Lock()
+	h.gate, h.reads = make(chan struct{}), 0
+	h.mu.Unlock()
+	errs = make(chan error, 101)
+	for range 100 {
+		wg.Go(func() { _, err := p.BlockAt(context.Background(), 1, 500, adm.admit); errs <- err })
+	}
+	eventually.True(t, "the read of block 500", func() bool { return h.count() == 1 })
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := p.BlockAt(gone, 1, 500, adm.admit); !errors.Is(err, context.Canceled) {
+		t.Errorf("a request that hung up: %v", err)
+	}
+	close(h.gate)
+	wg.Wait()
+	close(errs)
+	if ok, _, _ := tally(errs); ok != 100 || h.count() != 1 || h.perBlock[500] != 1 {
+		t.Errorf("one block asked 100 times: %d answered, %d reads; want 100 and 1", ok, h.count())
+	}
+}
+
+// A node's header is checked before it is served or remembered: another
+// block's (asked N, answered N-1), a hash that is not 32 bytes, a time
+// past any sane bound (2^64-1 read as int64 is -1) are 502 RPC_ERROR,
+// and the next request asks again.
+func TestBlockAtChecksTheHeader(t *testing.T) {
+	for name, lie := range map[string]func(Ref) Ref{
+		"another block":   func(r Ref) Ref { r.Number--; r.Hash = hashOf(r.Number); return r },
+		"short hash":      func(r Ref) Ref { r.Hash = "0x0b"; return r },
+		"no hash":         func(r Ref) Ref { r.Hash = ""; return r },
+		"time 2^64-1":     func(r Ref) Ref { r.Timestamp = -1; return r },
+		"time past 9999":  func(r Ref) Ref { r.Timestamp = MaxTimestamp + 1; return r },
+		"hash not in hex": func(r Ref) Ref { r.Hash = "0x" + strings.Repeat("g", 64); return r },
+	} {
+		h := &headers{head: Ref{Number: 100}, answer: lie}
+		p := newPins(t, &gatedIndexer{}, h, HeadAges{Fresh: time.Hour})
+		for range 2 {
+			if r, err := p.BlockAt(context.Background(), 1, 50, nil); problem.As(err).Code != problem.RPCError {
+				t.Errorf("%s: %+v %v, want RPC_ERROR", name, r, err)
+			}
+		}
+		if h.count() != 2 {
+			t.Errorf("%s: %d reads, want 2 (a refused header is not remembered)", name, h.count())
+		}
+	}
+}
+
+// flakyIndexer is a subgraph whose `_meta` answers head; it counts reads.
+type flakyIndexer struct {
+	mu    sync.Mutex
+	head  Ref
+	reads int
+	seen  Seen
+}
+
+func (f *flakyIndexer) IndexedHead(context.Context) (Ref, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reads++
+	return f.head, nil
+}
+
+func (f *flakyIndexer) Seen() *Seen { return &f.seen }
+
+// A subgraph whose head went back 50 blocks (an indexer behind the same
+// URL rewound): the strikes miss pinned to the head last seen is refused
+// BLOCK_NOT_INDEXED, then read once more at the head `_meta` names now,
+// which is remembered; the next misses pin to it without asking. When
+// `_meta` still names the block that failed, the refusal stands.
+func TestRunFollowsAHeadThatWentBack(t *testing.T) {
+	f := &flakyIndexer{head: Ref{Number: 950, Hash: hashOf(950)}}
+	p, err := New(map[uint64]Sources{1: {Indexed: f, Headers: &headers{}}}, HeadAges{Fresh: time.Hour, Strikes: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.seen.Saw(Ref{Number: 1000, Hash: hashOf(1000)}, time.Now())
+	read := func(ctx context.Context) error {
+		if r, _ := From(ctx).Resolved(); r.Number > 950 {
+			return problem.New(problem.BlockNotIndexed, "the subgraph has indexed up to block 950 only")
+		}
+		return nil
+	}
+	for i := range 3 {
+		r, err := p.Run(context.Background(), Ask{Chain: 1}, IndexedHead(StaleStrikes), read)
+		if err != nil || r.Number != 950 {
+			t.Fatalf("miss %d: %+v %v, want an answer at 950", i, r, err)
+		}
+	}
+	if f.reads != 1 {
+		t.Errorf("%d `_meta` reads for three misses, want 1", f.reads)
+	}
+	f.seen.Saw(Ref{Number: 1000, Hash: hashOf(1000)}, time.Now())
+	f.head = Ref{Number: 1000, Hash: hashOf(1000)}
+	if _, err := p.Run(context.Background(), Ask{Chain: 1}, IndexedHead(StaleStrikes), read); problem.As(err).Code != problem.BlockNotIndexed {
+		t.Errorf("with `_meta` naming the block that failed: %v, want BLOCK_NOT_INDEXED", err)
 	}
 }

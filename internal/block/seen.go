@@ -20,15 +20,21 @@ type Seen struct {
 
 // Saw records r, read from a question asked at at (a head is as old as
 // the question, not the answer). A ref without a number or hash is no
-// head (a `_meta` without one), and an older block than the one recorded
-// does not replace it.
+// head (a `_meta` without one). The answer to the latest question wins,
+// whatever its number: a subgraph whose head went back (an indexer
+// rewound or replaced behind the same URL, a load balancer between two)
+// is followed, so answers pin to what it has indexed now rather than to a
+// block it no longer serves (BLOCK_NOT_INDEXED until it passed the old
+// high). An answer to a question asked before the recorded one's does not
+// replace it: of two reads in flight, the later question is the newer
+// view, whichever answers last.
 func (s *Seen) Saw(r Ref, at time.Time) {
 	if r.Hash == "" || r.Number == 0 {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r.Number >= s.ref.Number {
+	if s.ref.Number == 0 || !at.Before(s.at) {
 		s.ref, s.at = r, at
 	}
 }

@@ -103,6 +103,9 @@ type Reader struct {
 	holdings     *HoldingsReader
 	// slot0Layout names the slot0 layout of a pool (Options.Slot0).
 	slot0Layout func(common.Address) contracts.Slot0Layout
+	// unreadable remembers markets StrikesViews found not to be option
+	// markets (strikes.go).
+	unreadable *cache.Cache[error]
 }
 
 // Options configure a Reader. Both durations are required: the composition
@@ -131,7 +134,7 @@ func NewReader(c Caller, opts Options) (*Reader, error) {
 		rpc: c, multicall: opts.Multicall3, timeout: opts.CallTimeout, ttl: opts.ImmutablesTTL, slot0Layout: opts.Slot0,
 		immutables: cache.New[*MarketInfo](cache.Options{MaxEntries: 4096, FillTimeout: opts.CallTimeout}),
 	}
-	r.facts, r.seenHandlers = newFactCaches(opts.CallTimeout)
+	r.facts, r.seenHandlers, r.unreadable = newFactCaches(opts.CallTimeout)
 	r.seenPools = cache.New[[]common.Address](cache.Options{MaxEntries: 4096, FillTimeout: opts.CallTimeout})
 	r.holdings = NewHoldingsReader(r)
 	return r, nil

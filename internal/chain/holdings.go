@@ -30,16 +30,20 @@ func NewHoldingsReader(r *Reader) *HoldingsReader {
 }
 
 // HoldingKey names one position to read: the holder's shares of tokenId of
-// handler, a range in pool.
+// handler, a range [TickLower, TickUpper) in pool.
 type HoldingKey struct {
-	Handler, Pool common.Address
-	TokenID       *big.Int
+	Handler, Pool        common.Address
+	TokenID              *big.Int
+	TickLower, TickUpper int
 }
 
-// HoldingPool is a pool's tokens and its price at the head.
+// HoldingPool is a pool's tokens and its price at the head, and its
+// global fee growth per unit of liquidity of each token (nil when the
+// pool does not answer Uniswap V3's getters).
 type HoldingPool struct {
 	PoolState
-	Token0, Token1 Token
+	Token0, Token1  Token
+	FeeGrowthGlobal [2]*big.Int
 }
 
 // HoldingRange is a range's TokenIdInfo, the fields the LP reads use.
@@ -49,6 +53,13 @@ type HoldingRange struct {
 	DonatedLiquidity                           *big.Int
 	// ReservedLiquidity is nil for a V1 handler (12-word TokenIdInfo).
 	ReservedLiquidity *big.Int
+	// TokensOwed and FeeGrowthInsideLast are the swap fees the handler
+	// owes the range and the pool's growth at its last poke.
+	TokensOwed, FeeGrowthInsideLast [2]*big.Int
+	// TickFeeGrowthOutside is the pool's ticks(tickLower) and
+	// ticks(tickUpper) feeGrowthOutside of each token, [tick][token]; nil
+	// when the pool does not answer ticks.
+	TickFeeGrowthOutside [2][2]*big.Int
 }
 
 // Holding is one position at the head.
@@ -67,16 +78,24 @@ type Holding struct {
 
 // HoldingsView is a read of several positions of one holder.
 type HoldingsView struct {
-	// Block and Timestamp are the head block's number and time the reads
-	// ran at (the first call's, when the read took several calls).
-	Block, Timestamp uint64
-	Pools            map[common.Address]HoldingPool
-	Positions        []Holding
+	// ChainBlock and Timestamp are the number and time of the block the
+	// reads ran at (the first call's, when the read took several calls):
+	// the chain's own number (ArbSys's on Arbitrum). Block is the
+	// block.number the chain's code sees there, what a handler's donation
+	// lock counts in: the same elsewhere, on Arbitrum an estimate of
+	// Ethereum's block number.
+	ChainBlock, Block, Timestamp uint64
+	Pools                        map[common.Address]HoldingPool
+	Positions                    []Holding
 }
 
-// holdingsPerCall bounds the positions one aggregate3 reads: each costs about 20
+// holdingsPerCall bounds the positions one aggregate3 reads: each costs about 30
 // storage reads; 150 of them stay well under nodes' eth_call gas caps.
 const holdingsPerCall = 150
+
+// holdingCalls are the calls of one position: balanceOf, tokenIds,
+// reservedLiquidityPerUser, and its pool's ticks at the two bounds.
+const holdingCalls = 5
 
 // Positions reads user's positions keys at the head: every aggregate3 in
 // one JSON-RPC batch. A handler that answers tokenIds with neither 12 nor
@@ -96,9 +115,10 @@ func (l *HoldingsReader) Positions(ctx context.Context, user common.Address, key
 		}
 	}
 	h, mc := contracts.HoldingsHandler, contracts.Multicall3
-	head := []Call{{l.r.multicall, pack(contracts.Multicall3Block, "getBlockNumber")}, {l.r.multicall, pack(mc, "getCurrentBlockTimestamp")}}
+	head := []Call{{l.r.multicall, pack(contracts.Multicall3Block, "getBlockNumber")}, {l.r.multicall, pack(mc, "getCurrentBlockTimestamp")},
+		{contracts.ArbSysAddress, pack(contracts.ArbSys, "arbBlockNumber")}}
 	for _, p := range poolList {
-		head = append(head, Call{p, pack(contracts.Pool, "slot0")})
+		head = append(head, Call{p, pack(contracts.Pool, "slot0")}, Call{p, pack(contracts.PoolFees, "feeGrowthGlobal0X128")}, Call{p, pack(contracts.PoolFees, "feeGrowthGlobal1X128")})
 	}
 	for _, a := range handlerList {
 		head = append(head, Call{a, pack(h, "lockedBlockDuration")}, Call{a, pack(h, "reserveCooldown")})
@@ -108,7 +128,8 @@ func (l *HoldingsReader) Positions(ctx context.Context, user common.Address, key
 		var calls []Call
 		for _, k := range keys[start:min(start+holdingsPerCall, len(keys))] {
 			calls = append(calls, Call{k.Handler, pack(h, "balanceOf", user, k.TokenID)}, Call{k.Handler, pack(h, "tokenIds", k.TokenID)},
-				Call{k.Handler, pack(h, "reservedLiquidityPerUser", k.TokenID, user)})
+				Call{k.Handler, pack(h, "reservedLiquidityPerUser", k.TokenID, user)},
+				Call{k.Pool, pack(contracts.PoolFees, "ticks", big.NewInt(int64(k.TickLower)))}, Call{k.Pool, pack(contracts.PoolFees, "ticks", big.NewInt(int64(k.TickUpper)))})
 		}
 		batches = append(batches, calls)
 	}
@@ -134,7 +155,12 @@ func (l *HoldingsReader) decodeHoldings(res [][]Result, keys []HoldingKey, pools
 	if v.Timestamp, err = holdingWord(head[1], "getCurrentBlockTimestamp"); err != nil {
 		return nil, err
 	}
-	at := 2
+	// ArbSys answers on Arbitrum only; elsewhere its address has no code.
+	v.ChainBlock = v.Block
+	if n, err := holdingWord(head[2], "arbBlockNumber"); err == nil {
+		v.ChainBlock = n
+	}
+	at := 3
 	for _, p := range poolList {
 		if !head[at].OK {
 			return nil, badMarketState(fmt.Errorf("pool %s: slot0 reverted", p.Hex()))
@@ -145,8 +171,13 @@ func (l *HoldingsReader) decodeHoldings(res [][]Result, keys []HoldingKey, pools
 		}
 		pool := pools[p]
 		pool.PoolState = st
+		for k := range pool.FeeGrowthGlobal {
+			if r := head[at+1+k]; r.OK && len(r.Data) == 32 {
+				pool.FeeGrowthGlobal[k] = new(big.Int).SetBytes(r.Data)
+			}
+		}
 		v.Pools[p] = pool
-		at++
+		at += 3
 	}
 	facts := map[common.Address]holdingHandler{}
 	for _, a := range handlerList {
@@ -165,8 +196,8 @@ func (l *HoldingsReader) decodeHoldings(res [][]Result, keys []HoldingKey, pools
 		at += 2
 	}
 	for i, k := range keys {
-		calls := res[1+i/holdingsPerCall][3*(i%holdingsPerCall):]
-		p, err := decodeHolding(calls[:3], facts[k.Handler])
+		calls := res[1+i/holdingsPerCall][holdingCalls*(i%holdingsPerCall):]
+		p, err := decodeHolding(calls[:holdingCalls], facts[k.Handler])
 		if err != nil {
 			return nil, notALiquidityHandler(k.Handler, fmt.Errorf("position %s: %w", k.TokenID, err))
 		}
@@ -187,7 +218,9 @@ func decodeHolding(calls []Result, f holdingHandler) (Holding, error) {
 		return p, fmt.Errorf("tokenIds answered %d bytes", len(w))
 	}
 	word := func(i int) *big.Int { return new(big.Int).SetBytes(w[32*i : 32*i+32]) }
-	p.Range = HoldingRange{TotalLiquidity: word(0), TotalSupply: word(1), LiquidityUsed: word(2), DonatedLiquidity: word(8)}
+	p.Range = HoldingRange{TotalLiquidity: word(0), TotalSupply: word(1), LiquidityUsed: word(2), DonatedLiquidity: word(8),
+		FeeGrowthInsideLast: [2]*big.Int{word(3), word(4)}, TokensOwed: [2]*big.Int{word(5), word(6)}}
+	p.Range.TickFeeGrowthOutside = tickGrowth(calls[3:5])
 	lastDonation := word(7)
 	if !lastDonation.IsUint64() {
 		return p, fmt.Errorf("lastDonation %s", lastDonation)
@@ -214,6 +247,20 @@ func decodeHolding(calls []Result, f holdingHandler) (Holding, error) {
 		p.LastReserve = last.Uint64()
 	}
 	return p, nil
+}
+
+// tickGrowth decodes the pool's ticks(tickLower) and ticks(tickUpper)
+// feeGrowthOutside words (the third and fourth); nil when either did not
+// answer as Uniswap V3's ticks does.
+func tickGrowth(ticks []Result) [2][2]*big.Int {
+	var out [2][2]*big.Int
+	for i, r := range ticks {
+		if !r.OK || len(r.Data) < 4*32 {
+			return [2][2]*big.Int{}
+		}
+		out[i] = [2]*big.Int{new(big.Int).SetBytes(r.Data[64:96]), new(big.Int).SetBytes(r.Data[96:128])}
+	}
+	return out
 }
 
 func holdingWord(r Result, what string) (uint64, error) {

@@ -81,3 +81,27 @@ func TestHoldingsOfANonHandler(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// The block a holdings read names is the chain's own (contract-behaviour
+// M22): on Arbitrum block.number is an estimate of Ethereum's block, which
+// the donation lock counts in (Block), while the answer's block is ArbSys's
+// (ChainBlock); elsewhere the two are one.
+func TestHoldingsNameTheChainsBlock(t *testing.T) {
+	for _, arbitrum := range []bool{false, true} {
+		n := testNode(t)
+		n.BlockNumber = 402_000_000
+		evm := n.BlockNumber
+		if arbitrum {
+			n.ArbitrumL1Block, evm = 21_000_000, 21_000_000
+		}
+		h := common.HexToAddress("0x29BbF7EbB9C5146c98851e76A5529985E4052116")
+		n.Handlers[h] = &chaintest.Handler{Version: 2, LP: &chaintest.HandlerLP{LockedBlockDuration: 100, ReserveCooldown: 21600}}
+		v, err := NewHoldingsReader(testReader(t, n)).Positions(context.Background(), common.Address{1}, []HoldingKey{{Handler: h, Pool: tPool, TokenID: big.NewInt(1)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.ChainBlock != 402_000_000 || v.Block != evm {
+			t.Errorf("arbitrum %v: chain block %d, block.number %d; want 402000000, %d", arbitrum, v.ChainBlock, v.Block, evm)
+		}
+	}
+}

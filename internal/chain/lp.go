@@ -2,13 +2,10 @@ package chain
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -27,7 +24,9 @@ type LPQuery struct {
 // LPState is the answer to an LPQuery, all of it at one block.
 type LPState struct {
 	PositionManager common.Address // q's
-	// Block and Timestamp are the head's the state was read at.
+	// Block is the block.number the chain's code sees at the answer's
+	// block (on Arbitrum an estimate of Ethereum's: what a handler's
+	// donation lock counts in), Timestamp that block's time.
 	Block, Timestamp uint64
 	Pool             PoolView
 	Tokens           [2]Token    // the pool's token0 and token1
@@ -46,12 +45,15 @@ type LPState struct {
 	Shares                             *big.Int // the user's ERC-6909 balance of TokenID
 	Reserved                           *big.Int // V2: reservedLiquidityPerUser(TokenID, user).liquidity
 	LastReserve, Cooldown              uint64   // V2: its lastReserve, and reserveCooldown()
+	LockedBlockDuration                uint64   // the handler's donation lock, in blocks
 }
 
 // RangeState is a handler's tokenIds(tokenId), the fields a withdrawal
 // depends on (ReservedLiquidity is 0 on a V1 handler).
 type RangeState struct {
 	TotalLiquidity, TotalSupply, LiquidityUsed, ReservedLiquidity *big.Int
+	LastDonation                                                  uint64
+	DonatedLiquidity                                              *big.Int
 }
 
 // lpCall indexes of LPState's ChainedRead, before the per-market calls.
@@ -77,6 +79,7 @@ const (
 	lpReserved
 	lpCooldown
 	lpBlock
+	lpLockedBlocks
 	lpFixed // the markets' approvedPools follow
 )
 
@@ -105,6 +108,7 @@ func (r *Reader) LPState(ctx context.Context, q LPQuery) (*LPState, error) {
 		at(q.Handler, pack(h, "balanceOf", q.User, id)), at(q.Handler, pack(h, "reservedLiquidityPerUser", id, q.User)),
 		at(q.Handler, pack(h, "reserveCooldown")),
 		at(r.multicall, pack(contracts.Multicall3, "getBlockNumber")),
+		at(q.Handler, pack(contracts.HoldingsHandler, "lockedBlockDuration")),
 	}
 	for _, m := range q.Markets {
 		calls = append(calls, at(m, pack(contracts.MarketPools, "approvedPools", q.Pool)))
@@ -171,6 +175,7 @@ func (r *Reader) decodeLP(q LPQuery, res []Result) (*LPState, error) {
 		}
 		st.Cooldown = word(res[lpCooldown]).Uint64()
 	}
+	st.LockedBlockDuration = word(res[lpLockedBlocks]).Uint64()
 	for i := range q.Markets {
 		st.PoolApproved = append(st.PoolApproved, word(res[lpFixed+i]).Sign() != 0)
 	}
@@ -187,8 +192,8 @@ func word(r Result) *big.Int {
 }
 
 // decodeRange reads tokenIds' totalLiquidity, totalSupply and
-// liquidityUsed (words 0-2, both generations) and V2's reservedLiquidity
-// (word 12).
+// liquidityUsed (words 0-2, both generations), lastDonation and
+// donatedLiquidity (words 7-8) and V2's reservedLiquidity (word 12).
 func decodeRange(d []byte) RangeState {
 	w := func(i int) *big.Int {
 		if len(d) < 32*(i+1) {
@@ -196,113 +201,6 @@ func decodeRange(d []byte) RangeState {
 		}
 		return new(big.Int).SetBytes(d[32*i : 32*(i+1)])
 	}
-	return RangeState{TotalLiquidity: w(0), TotalSupply: w(1), LiquidityUsed: w(2), ReservedLiquidity: w(12)}
-}
-
-// Action is one transaction to simulate from its signer: its call, and the
-// ERC-6909 share whose balance it moves (zero ShareToken: none).
-type Action struct {
-	To         common.Address
-	Data       []byte
-	ShareToken common.Address
-	ShareID    *big.Int
-}
-
-// ActionOutcome is what an Action did when run from its signer at the
-// head: Revert when it reverted, else its return data and the signer's
-// balance changes (tokens in the order asked, then the share).
-type ActionOutcome struct {
-	Revert      *RevertError
-	Return      []byte
-	TokenDeltas []*big.Int
-	ShareDelta  *big.Int
-}
-
-// Probe is what ProbeActions runs: Actions from Signer as block Block,
-// measuring Signer's balances of Tokens, and Views beside them.
-type Probe struct {
-	Signer  common.Address
-	Block   uint64
-	Tokens  []common.Address
-	Actions []Action
-	Views   []Call
-}
-
-// ProbeActions runs each action from signer through contracts.ActionProbe
-// placed at the signer's address by an eth_call state override (so the
-// action's msg.sender is the signer, as when it is sent), measuring the
-// signer's balances of tokens and of the action's share; and, in the same
-// JSON-RPC batch, the views as one Multicall3 aggregate3 (none: nil
-// results). One round trip.
-//
-// Each runs on the answer's block's state (the head outside a pinned
-// answer) as block next (an eth_call block override of the number): the
-// block a transaction sent at once lands in.
-// A handler's donation lock decays block by block, so what a share is
-// worth there is what it is worth when the transaction is mined then.
-func (r *Reader) ProbeActions(ctx context.Context, p Probe) ([]ActionOutcome, []Result, error) {
-	signer, next, tokens, actions, views := p.Signer, p.Block, p.Tokens, p.Actions, p.Views
-	at, err := r.blockParam(ctx) // the answer's block's state (package block)
-	if err != nil {
-		return nil, nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	outs := make([]hexutil.Bytes, len(actions)+1)
-	batch := make([]rpc.BatchElem, 0, len(actions)+1)
-	for i, a := range actions {
-		code, err := contracts.ProbeCode(a.To, a.Data, tokens, a.ShareToken, a.ShareID)
-		if err != nil {
-			return nil, nil, err
-		}
-		override := map[common.Address]map[string]any{signer: {"code": hexutil.Bytes(code)}}
-		batch = append(batch, rpc.BatchElem{Method: "eth_call", Result: &outs[i],
-			Args: []any{callArg(signer, &signer, nil), at, override, blockAt(next)}})
-	}
-	if len(views) > 0 {
-		data, err := packAggregate(views)
-		if err != nil {
-			return nil, nil, err
-		}
-		batch = append(batch, rpc.BatchElem{Method: "eth_call", Result: &outs[len(actions)],
-			Args: []any{callArg(common.Address{}, &r.multicall, data), at, map[string]any{}, blockAt(next)}})
-	}
-	if err := r.sendBatch(ctx, batch); err != nil {
-		return nil, nil, err
-	}
-	for _, el := range batch {
-		var re rpc.Error
-		if errors.As(el.Error, &re) && re.ErrorCode() == -32602 {
-			// Invalid params: a node without eth_call's state or block
-			// overrides; say so, the operator can act on it.
-			return nil, nil, problem.Wrap(problem.RPCError, el.Error, "the rpc node refused eth_call with a state and a block override (JSON-RPC error -32602), which simulating a liquidity provider's transaction needs")
-		}
-		if el.Error != nil {
-			return nil, nil, classify(el.Error)
-		}
-	}
-	res := make([]ActionOutcome, len(actions))
-	for i := range actions {
-		o, err := contracts.UnpackProbe(outs[i])
-		if err != nil || len(o.TokenDeltas) != len(tokens) {
-			return nil, nil, upstreamGarbage(fmt.Errorf("ActionProbe returned %d bytes that do not decode: %v", len(outs[i]), err))
-		}
-		res[i] = ActionOutcome{Return: o.Return, TokenDeltas: o.TokenDeltas, ShareDelta: o.ShareDelta}
-		if !o.OK {
-			res[i] = ActionOutcome{Revert: &RevertError{Data: o.Return, Reason: RevertReason(o.Return)}}
-		}
-	}
-	var viewRes []Result
-	if len(views) > 0 {
-		var err error
-		if viewRes, err = unpackAggregate(outs[len(actions)], len(views)); err != nil {
-			return nil, nil, err
-		}
-	}
-	return res, viewRes, nil
-}
-
-// blockAt is an eth_call block override of the number.
-func blockAt(n uint64) map[string]any {
-	return map[string]any{"number": hexutil.EncodeUint64(n)}
+	return RangeState{TotalLiquidity: w(0), TotalSupply: w(1), LiquidityUsed: w(2), ReservedLiquidity: w(12),
+		LastDonation: w(7).Uint64(), DonatedLiquidity: w(8)}
 }

@@ -31,7 +31,7 @@ func (refusingNode) BatchCallContext(_ context.Context, b []rpc.BatchElem) error
 // can change nodes), a 502, not a generic failure.
 func TestProbeOnANodeWithoutOverrides(t *testing.T) {
 	r := newTestReader(t, refusingNode{}, common.Address{})
-	_, _, err := r.ProbeActions(context.Background(), Probe{Signer: common.Address{1}, Block: 2, Actions: []Action{{To: common.Address{2}}}})
+	_, err := r.SimulateLP(context.Background(), Head{EVMNumber: 1}, LPSimulation{Signer: common.Address{1}, Steps: []LPStep{{To: common.Address{2}}}})
 	p := problem.As(err)
 	if p == nil || p.Code != problem.RPCError || !strings.Contains(err.Error(), "state and a block override") {
 		t.Fatalf("%v", err)

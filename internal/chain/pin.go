@@ -115,7 +115,10 @@ func (r *Reader) headAndAggregate(ctx context.Context, bc batchCaller, calls []C
 	if h == nil {
 		return block.Ref{}, nil, problem.New(problem.RPCError, "the rpc node has no latest block")
 	}
-	ref := h.ref()
+	ref, err := h.ref(0)
+	if err != nil {
+		return block.Ref{}, nil, err
+	}
 	res, err := unpackAggregate(raw, len(all))
 	if err != nil {
 		return block.Ref{}, nil, err
@@ -145,13 +148,25 @@ type headerJSON struct {
 	Timestamp hexutil.Uint64 `json:"timestamp"`
 }
 
-func (h *headerJSON) ref() block.Ref {
-	return block.Ref{Number: uint64(h.Number), Hash: strings.ToLower(h.Hash), Timestamp: int64(h.Timestamp)}
+// ref is the header as a block.Ref, checked (block.Ref.Check) to be block
+// want's (0: the head): another block's number, a hash that is not one, a
+// time past any sane bound (2^64-1 was shown as -1) are the node's garbage,
+// never an answer's block.
+func (h *headerJSON) ref(want uint64) (block.Ref, error) {
+	r := block.Ref{Number: uint64(h.Number), Hash: strings.ToLower(h.Hash), Timestamp: int64(h.Timestamp)}
+	if h.Timestamp > block.MaxTimestamp {
+		r.Timestamp = -1 // past int64 too: Check refuses it, naming the node's value
+	}
+	if err := r.Check(want); err != nil {
+		return block.Ref{}, problem.Wrap(problem.RPCError, err, "the rpc node's header is not one of the block asked for: %v", err)
+	}
+	return r, nil
 }
 
 // Header reads a block's number, hash and time (eth_getBlockByNumber
 // without transactions); tag is "latest" or a hex number. A block the node
-// does not know is BLOCK_NOT_FOUND.
+// does not know is BLOCK_NOT_FOUND; a header that is not the block asked
+// for (block.Ref.Check) is RPC_ERROR.
 func (r *Reader) Header(ctx context.Context, tag string) (block.Ref, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
@@ -162,7 +177,8 @@ func (r *Reader) Header(ctx context.Context, tag string) (block.Ref, error) {
 	if h == nil {
 		return block.Ref{}, problem.New(problem.BlockNotFound, "the rpc node has no block %s", tagText(tag))
 	}
-	return h.ref(), nil
+	want, _ := hexutil.DecodeUint64(tag) // 0 for "latest"
+	return h.ref(want)
 }
 
 // HeaderAt is Header of block n.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
 // positionNode is testNode with option 7 (two legs) minted.
@@ -102,5 +103,40 @@ func TestFirstReadAtAnotherBlockIsReadAgain(t *testing.T) {
 	}
 	if n.CallBlocks["latest"] != 1 || n.CallBlocks[hexutil.EncodeUint64(402_000_001)] != 1 {
 		t.Errorf("eth_calls at %v, want latest, then the header's block", n.CallBlocks)
+	}
+}
+
+// A header is the block asked for, or the node's garbage (502 RPC_ERROR),
+// whichever path read it (a block asked for, the head a first read pins
+// to): another block's number, a hash that is not 32 bytes, a time past
+// any sane bound (2^64-1 was shown as -1).
+func TestHeadersAreCheckedAgainstTheBlockAsked(t *testing.T) {
+	for name, lie := range map[string]func(tag string, h map[string]any){
+		"another block": func(tag string, h map[string]any) {
+			if tag != "latest" {
+				n, _ := hexutil.DecodeUint64(tag)
+				h["number"] = hexutil.EncodeUint64(n - 1)
+			}
+		},
+		"time 2^64-1": func(_ string, h map[string]any) { h["timestamp"] = "0xffffffffffffffff" },
+		"time 2^63":   func(_ string, h map[string]any) { h["timestamp"] = "0x8000000000000000" },
+		"short hash":  func(_ string, h map[string]any) { h["hash"] = "0x1234" },
+	} {
+		n := positionNode(t)
+		n.HeaderRewrite = lie
+		r := testReader(t, n)
+		if ref, err := r.HeaderAt(context.Background(), n.BlockNumber-3); problem.As(err).Code != problem.RPCError {
+			t.Errorf("%s: block asked: %+v %v, want RPC_ERROR", name, ref, err)
+		}
+		if name == "another block" {
+			continue // "latest" names no number to contradict
+		}
+		if ref, err := r.Header(context.Background(), "latest"); problem.As(err).Code != problem.RPCError {
+			t.Errorf("%s: head: %+v %v, want RPC_ERROR", name, ref, err)
+		}
+		ctx, _ := block.With(context.Background(), 0)
+		if _, err := r.Position(ctx, tMarket, big.NewInt(7)); problem.As(err).Code != problem.RPCError {
+			t.Errorf("%s: a first read pinning the head: %v, want RPC_ERROR", name, err)
+		}
 	}
 }

@@ -46,10 +46,30 @@ func (r *Reader) ReadPricing(ctx context.Context, market, user common.Address, a
 	if err != nil {
 		return contracts.PricingHead{}, nil, err
 	}
+	if err := ranAtBlock(head, at); err != nil {
+		return contracts.PricingHead{}, nil, err
+	}
 	if len(answers) != len(asks) {
 		return head, nil, upstreamGarbage(fmt.Errorf("PricingRead returned %d answers for %d asks", len(answers), len(asks)))
 	}
 	return head, answers, nil
+}
+
+// ranAtBlock refuses a pricing read that says it ran at another block
+// than the one it was asked at (tag, a hex number: the answer's pinned
+// block; "latest" outside a pinned answer checks nothing): a node that
+// answers from another block than asked (a load balancer behind one URL,
+// a node that ignores the parameter) must not have its prices served
+// beside the answer's block.
+func ranAtBlock(head contracts.PricingHead, tag string) error {
+	want, err := hexutil.DecodeUint64(tag)
+	if err != nil {
+		return nil
+	}
+	if head.BlockNumber == nil || !head.BlockNumber.IsUint64() || head.BlockNumber.Uint64() != want {
+		return problem.New(problem.RPCError, "the rpc node ran the pricing read at block %v, not at block %d as asked", head.BlockNumber, want)
+	}
+	return nil
 }
 
 // blockMoved says the chunks of one read saw different blocks, and the
@@ -154,7 +174,10 @@ func (r *Reader) SimulateAtHead(ctx context.Context, from, to common.Address, da
 	if h == nil {
 		return block.Ref{}, problem.New(problem.RPCError, "the rpc node has no latest block")
 	}
-	ref := h.ref()
+	ref, err := h.ref(0)
+	if err != nil {
+		return block.Ref{}, err
+	}
 	if res, err := unpackAggregate(ran, 2); elems[2].Error != nil || err != nil || !ranAtIs(res, ref.Number) {
 		return ref, r.simulateAt(ctx, arg, block.Tag(ref.Number))
 	}

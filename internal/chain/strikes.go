@@ -134,7 +134,11 @@ func (r *Reader) readStrikesView(ctx context.Context, market common.Address, rd 
 // for the first time needs a ChainedRead of its own and is read alone
 // (once per immutables TTL). errs[i] is market i's own failure (not a
 // market, another contract kind, a state that cannot be); err is the
-// round trip's.
+// round trip's. A market the chain does not answer as an option market
+// (MARKET_NOT_FOUND, MARKET_UNSUPPORTED) is remembered for
+// unreadableMarketAge and not read again meanwhile: its error is given
+// again at once (a list naming one such market among a thousand read it
+// alone on every miss).
 func (r *Reader) StrikesViews(ctx context.Context, markets, handlers []common.Address) (views []*StrikesView, errs []error, err error) {
 	views, errs = make([]*StrikesView, len(markets)), make([]error, len(markets))
 	reads := make([]*strikesRead, len(markets))
@@ -142,7 +146,12 @@ func (r *Reader) StrikesViews(ctx context.Context, markets, handlers []common.Ad
 	var batches [][]Call
 	var cold sync.WaitGroup
 	limit := make(chan struct{}, coldMarketReads)
+	defer func() { r.rememberUnreadable(markets, reads, errs) }()
 	for i, m := range markets {
+		if e, age, ok := r.unreadable.Peek(m.Hex()); ok && age < unreadableMarketAge {
+			errs[i] = e
+			continue
+		}
 		reads[i] = r.newStrikesRead(m, nil, handlers)
 		if !reads[i].chained() {
 			warm = append(warm, i)
@@ -166,6 +175,27 @@ func (r *Reader) StrikesViews(ctx context.Context, markets, handlers []common.Ad
 		views[i], errs[i] = r.decodeStrikesView(markets[i], reads[i], res[k])
 	}
 	return views, errs, nil
+}
+
+// unreadableMarketAge is how long StrikesViews remembers a market the
+// chain does not answer as an option market: long enough that a list
+// served from the subgraph does not read it on every miss, short enough
+// that a market the node could not show yet (one just created, a node
+// behind) is read again soon.
+const unreadableMarketAge = time.Minute
+
+// rememberUnreadable remembers the markets read (reads[i] set: not those
+// remembered already, whose age runs on) whose errs say the chain does not
+// answer them as option markets.
+func (r *Reader) rememberUnreadable(markets []common.Address, reads []*strikesRead, errs []error) {
+	for i, err := range errs {
+		if err == nil || reads[i] == nil {
+			continue
+		}
+		if c := problem.As(err).Code; c == problem.MarketNotFound || c == problem.MarketUnsupported {
+			r.unreadable.Set(markets[i].Hex(), err, cache.Policy{TTL: unreadableMarketAge})
+		}
+	}
 }
 
 // coldMarketReads bounds the markets seen for the first time that
@@ -467,7 +497,8 @@ func unsupported(market common.Address, msg string, err error) error {
 // pools and its handlers each take one entry.
 const factsCacheEntries = 8192
 
-func newFactCaches(fill time.Duration) (*cache.Cache[fact], *cache.Cache[[]common.Address]) {
+func newFactCaches(fill time.Duration) (*cache.Cache[fact], *cache.Cache[[]common.Address], *cache.Cache[error]) {
 	return cache.New[fact](cache.Options{MaxEntries: factsCacheEntries, FillTimeout: fill}),
-		cache.New[[]common.Address](cache.Options{MaxEntries: 4096, FillTimeout: fill})
+		cache.New[[]common.Address](cache.Options{MaxEntries: 4096, FillTimeout: fill}),
+		cache.New[error](cache.Options{MaxEntries: 4096, FillTimeout: fill})
 }

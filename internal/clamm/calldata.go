@@ -29,7 +29,7 @@ func ExerciseCalldata(p ExerciseParams) ([]byte, error) {
 		SwapData            [][]byte
 		LiquidityToExercise []*big.Int
 	}{p.OptionID, p.Swapper, p.SwapData, p.LiquidityToExercise}
-	return contracts.OptionMarketV2.Pack("exerciseOption", arg)
+	return contracts.PackChecked(contracts.OptionMarketV2, "exerciseOption", arg)
 }
 
 // UniV3SwapData is the uni-v3 swapper's swapData: abi.encode(uint24 fee,

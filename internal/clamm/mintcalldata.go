@@ -53,10 +53,10 @@ func MintOptionCalldata(p MintParams) ([]byte, error) {
 		IsCall           bool
 		MaxCostAllowance *big.Int
 	}{ticks, big.NewInt(int64(p.TickLower)), big.NewInt(int64(p.TickUpper)), new(big.Int).SetUint64(p.TTL), p.IsCall, p.MaxCostAllowance}
-	return contracts.MintOption.Pack("mintOption", arg)
+	return contracts.PackChecked(contracts.MintOption, "mintOption", arg)
 }
 
 // ApproveCalldata ABI-encodes ERC20 approve(spender, amount) (selector 0x095ea7b3).
 func ApproveCalldata(spender common.Address, amount *big.Int) ([]byte, error) {
-	return contracts.ERC20Approve.Pack("approve", spender, amount)
+	return contracts.PackChecked(contracts.ERC20Approve, "approve", spender, amount)
 }

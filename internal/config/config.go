@@ -355,7 +355,9 @@ func Load(getenv func(string) string) (*Config, error) {
 	if err := applySettingsEnv(c, getenv); err != nil {
 		return nil, err
 	}
-	applyChainEnv(c, getenv)
+	if err := applyChainEnv(c, getenv); err != nil {
+		return nil, err
+	}
 	return c, c.Validate()
 }
 
@@ -395,8 +397,12 @@ func parse(raw []byte, c *Config) error {
 
 // applyChainEnv sets chain URLs from the environment, which wins over file
 // and defaults (LiveUpstreamsHint names the variables).
-func applyChainEnv(c *Config, getenv func(string) string) {
-	for _, id := range envChainIDs(getenv, c) {
+func applyChainEnv(c *Config, getenv func(string) string) error {
+	ids, err := envChainIDs(getenv, c)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
 		ch := c.Chains[id]
 		if ch == nil {
 			ch = &Chain{ID: id, Name: strconv.FormatUint(id, 10), Multicall3: common.HexToAddress("0xcA11bde05977b3631167028862bE2a173976CA11")}
@@ -412,26 +418,35 @@ func applyChainEnv(c *Config, getenv func(string) string) {
 			ch.IndexSources = strings.Split(v, ",")
 		}
 	}
+	return nil
 }
 
 // envChainIDs lists the configured chains plus any named in CLAMM_CHAINS
 // (comma-separated ids), which is how the environment alone adds a chain.
-func envChainIDs(getenv func(string) string, c *Config) []uint64 {
+// An entry that is not a chain id stops the start naming the variable:
+// CLAMM_CHAINS=abc used to start serving no chain of its own, silently.
+// Empty entries (a trailing comma) are none.
+func envChainIDs(getenv func(string) string, c *Config) ([]uint64, error) {
 	seen := map[uint64]bool{}
 	for id := range c.Chains {
 		seen[id] = true
 	}
 	for _, s := range strings.Split(getenv("CLAMM_CHAINS"), ",") {
-		if id, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64); err == nil && id > 0 {
-			seen[id] = true
+		if s = strings.TrimSpace(s); s == "" {
+			continue
 		}
+		id, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || id == 0 {
+			return nil, fmt.Errorf("CLAMM_CHAINS: %.40q is not a chain id (comma-separated positive integers, such as 42161,8453)", s)
+		}
+		seen[id] = true
 	}
 	ids := make([]uint64, 0, len(seen))
 	for id := range seen {
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids
+	return ids, nil
 }
 
 // redisSchemes are CLAMM_REDIS_URL's: one primary, Sentinel, Cluster
@@ -444,6 +459,9 @@ var redisSchemes = []string{"redis", "rediss", "redis+sentinel", "rediss+sentine
 // CLAMM_STALE_GRACE disabled caching).
 func (c *Config) Validate() error {
 	if err := validateSettings(c); err != nil {
+		return err
+	}
+	if err := c.validateQueriesDir(); err != nil {
 		return err
 	}
 	for id, ch := range c.Chains {
@@ -469,6 +487,24 @@ func (c *Config) Validate() error {
 		}
 	}
 	return c.linkStablecoins()
+}
+
+// validateQueriesDir refuses a CLAMM_QUERIES_DIR that is not a directory
+// this process can read: a path mistyped or not mounted started the
+// gateway silently on the built-in documents, which is not what the
+// operator asked.
+func (c *Config) validateQueriesDir() error {
+	if c.QueriesDir == "" {
+		return nil
+	}
+	st, err := os.Stat(c.QueriesDir)
+	if err == nil && !st.IsDir() {
+		err = fmt.Errorf("%s is not a directory", c.QueriesDir)
+	}
+	if err != nil {
+		return fmt.Errorf("CLAMM_QUERIES_DIR (queriesDir): %w", err)
+	}
+	return nil
 }
 
 // validateIndex refuses the subgraph URL `embedded` without an RPC URL to

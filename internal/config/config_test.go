@@ -288,6 +288,34 @@ func TestRejectsBadSlot0Config(t *testing.T) {
 	}
 }
 
+// A chain list or a queries directory the gateway cannot use stops the
+// start naming its variable: CLAMM_CHAINS=abc and a CLAMM_QUERIES_DIR
+// that does not exist (or is a file) started silently, serving no chain
+// of the list and the built-in documents.
+func TestChainsAndQueriesDirAreChecked(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "strikes.graphql")
+	if err := os.WriteFile(file, []byte("query Strikes { x }"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, value string }{
+		{"CLAMM_CHAINS", "abc"},
+		{"CLAMM_CHAINS", "42161,x8453"},
+		{"CLAMM_CHAINS", "0"},
+		{"CLAMM_CHAINS", "-1"},
+		{"CLAMM_QUERIES_DIR", filepath.Join(t.TempDir(), "missing")},
+		{"CLAMM_QUERIES_DIR", file},
+	} {
+		if _, err := Load(env(map[string]string{c.name: c.value})); err == nil || !strings.Contains(err.Error(), c.name) {
+			t.Errorf("%s=%s: %v, want an error naming %s", c.name, c.value, err, c.name)
+		}
+	}
+	c, err := Load(env(map[string]string{"CLAMM_CHAINS": " 8453, ,", "CLAMM_QUERIES_DIR": t.TempDir()}))
+	if err != nil || c.Chains[8453] == nil {
+		t.Errorf("a chain list with spaces and empty entries, an empty queries directory: %v", err)
+	}
+}
+
 // An RPC URL alone, or with the subgraph URL `embedded`, has the gateway
 // index the chain; `embedded` without an RPC URL and index sources that
 // do not parse stop the start naming the chain.

@@ -127,11 +127,12 @@ func TestUnknownFileKeyIsRefused(t *testing.T) {
 // The variables run.go used to read itself come through the table.
 func TestProcessSettings(t *testing.T) {
 	t.Parallel()
-	c, err := Load(env(map[string]string{"CLAMM_LOG_LEVEL": "warn", "CLAMM_DEMO": "off", "CLAMM_QUERIES_DIR": "/q", "CLAMM_PPROF_LISTEN": "127.0.0.1:6060"}))
+	dir := t.TempDir()
+	c, err := Load(env(map[string]string{"CLAMM_LOG_LEVEL": "warn", "CLAMM_DEMO": "off", "CLAMM_QUERIES_DIR": dir, "CLAMM_PPROF_LISTEN": "127.0.0.1:6060"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.LogLevel.String() != "WARN" || c.Demo || c.QueriesDir != "/q" || c.PprofListen != "127.0.0.1:6060" {
+	if c.LogLevel.String() != "WARN" || c.Demo || c.QueriesDir != dir || c.PprofListen != "127.0.0.1:6060" {
 		t.Fatalf("%+v", c)
 	}
 	if d := Default(); !d.Demo || d.LogLevel.String() != "INFO" {

@@ -2,6 +2,7 @@ package contracts
 
 import (
 	"encoding/hex"
+	"math/big"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -88,5 +89,31 @@ func TestWhitelistKey(t *testing.T) {
 	}
 	if len(Handler.Methods["tokenIds"].Outputs) != HandlerV2Words {
 		t.Fatal("tokenIds outputs")
+	}
+}
+
+// A probe's code decodes to what it was made of, and outcomes packed as
+// the probe returns them decode to themselves (the fake node's answer is
+// read as the EVM's would be).
+func TestProbeCodeRoundTrip(t *testing.T) {
+	steps := []ProbeStep{{Target: common.Address{1}, Data: []byte{1, 2}, Quote: []byte{3}}, {Target: common.Address{2}, Data: []byte{4}}}
+	code, err := ProbeCode(steps, []common.Address{{7}, {8}}, common.Address{9}, big.NewInt(42))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, ok := UnpackProbeCode(code)
+	if !ok || len(run.Steps) != 2 || run.Steps[0].Target != (common.Address{1}) || string(run.Steps[0].Quote) != string([]byte{3}) ||
+		len(run.Steps[1].Quote) != 0 || run.ShareID.Int64() != 42 || run.ShareToken != (common.Address{9}) || len(run.Tokens) != 2 {
+		t.Fatalf("%+v %v", run, ok)
+	}
+	outs := []ProbeOutcome{{OK: true, Return: []byte{5}, TokenDeltas: []*big.Int{big.NewInt(-3), big.NewInt(4)}, ShareDelta: big.NewInt(-9), Quoted: big.NewInt(11)},
+		{OK: false, Return: []byte{6}, TokenDeltas: []*big.Int{big.NewInt(0), big.NewInt(0)}}}
+	packed, err := PackProbe(outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := UnpackProbe(packed)
+	if err != nil || len(back) != 2 || !back[0].OK || back[0].Quoted.Int64() != 11 || back[0].TokenDeltas[0].Int64() != -3 || back[1].OK || back[1].Return[0] != 6 {
+		t.Fatalf("%+v %v", back, err)
 	}
 }

@@ -27,3 +27,18 @@ var HoldingsHandler = mustABI(`[
 var Multicall3Block = mustABI(`[
  {"type":"function","name":"getBlockNumber","stateMutability":"view","inputs":[],"outputs":[{"name":"blockNumber","type":"uint256"}]}
 ]`)
+
+// PoolFees is the part of a Uniswap V3 pool (and its PancakeSwap and
+// SushiSwap copies, which keep these getters) whose fee growth tells what
+// a handler's pool position has earned since the handler last poked it:
+// the global growth per unit of liquidity of each token, and each tick's
+// growth on its other side (ticks' third and fourth fields).
+var PoolFees = mustABI(`[
+ {"type":"function","name":"feeGrowthGlobal0X128","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"uint256"}]},
+ {"type":"function","name":"feeGrowthGlobal1X128","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"uint256"}]},
+ {"type":"function","name":"ticks","stateMutability":"view","inputs":[{"name":"tick","type":"int24"}],"outputs":[
+   {"name":"liquidityGross","type":"uint128"},{"name":"liquidityNet","type":"int128"},
+   {"name":"feeGrowthOutside0X128","type":"uint256"},{"name":"feeGrowthOutside1X128","type":"uint256"},
+   {"name":"tickCumulativeOutside","type":"int56"},{"name":"secondsPerLiquidityOutsideX128","type":"uint160"},
+   {"name":"secondsOutside","type":"uint32"},{"name":"initialized","type":"bool"}]}
+]`)

@@ -111,6 +111,8 @@ var Requests = []Request{
 	{"stats-weth-usdc-one-day", "/clamm/stats?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&from=1763596800&to=1763683200", 0},
 	{"deposit-prepare-alice", "/clamm/deposit/prepare?chainId=42161&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&hook=0x0000000000000000000000000000000000000000&tickLower=-196200&tickUpper=-196180&amount=1000000000000000000&user=0xA11CE00000000000000000000000000000000001", 0},
 	{"withdraw-prepare-alice", "/clamm/withdraw/prepare?chainId=42161&user=0xA11CE00000000000000000000000000000000001&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&hook=0x0000000000000000000000000000000000000000&tickLower=-196200&tickUpper=-196190&shares=max", http.StatusNotFound},
+	// carol's range that options hold part of: the burn, then the reservation.
+	{"withdraw-prepare-carol", "/clamm/withdraw/prepare?chainId=42161&user=0xCA20100000000000000000000000000000000003&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&hook=0x0000000000000000000000000000000000000000&tickLower=-196150&tickUpper=-196140&shares=max", 0},
 	// Expiry: bob opting in to the chain's auto-exerciser, alice opting
 	// out, bob disabling his own delegate; the settlements of alice's 115
 	// and bob's 116; the options expiring within six hours and a day.

@@ -79,6 +79,11 @@ func peak() (stop func() uint64) {
 	return func() uint64 { close(done); return max.Load() }
 }
 
+// nodeMethods are the node calls the indexer makes besides the mappings'
+// eth_calls.
+var nodeMethods = []string{"eth_chainId", "eth_blockNumber", "eth_getLogs", "eth_getBlockByNumber", "eth_getBlockByHash",
+	"eth_getBlockReceipts", "eth_getTransactionReceipt"}
+
 // BenchmarkBackfill indexes 10,000 protocol events spread over a synthetic
 // history (100,000 and 1,000,000 blocks) from a local JSON-RPC node that
 // caps answers at 10,000 logs, and reports events per second, the node
@@ -96,8 +101,7 @@ func BenchmarkBackfill(b *testing.B) {
 				before := c.Calls("eth_call")
 				total := func() int64 {
 					var n int64
-					for _, m := range []string{"eth_chainId", "eth_blockNumber", "eth_getLogs", "eth_getBlockByNumber", "eth_getBlockByHash",
-						"eth_getBlockReceipts", "eth_getTransactionReceipt"} {
+					for _, m := range nodeMethods {
 						n += c.Calls(m)
 					}
 					return n
@@ -114,6 +118,9 @@ func BenchmarkBackfill(b *testing.B) {
 				got := ix.Counts().Events
 				if got != events {
 					b.Fatalf("%d events indexed, want %d", got, events)
+				}
+				for _, m := range append(nodeMethods, "eth_call") {
+					b.Logf("%s: %d", m, c.Calls(m))
 				}
 				b.ReportMetric(float64(got)/elapsed.Seconds(), "events/s")
 				b.ReportMetric(float64(total()-calls0)/float64(got), "requests/event")

@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"sync/atomic"
 
@@ -34,6 +35,21 @@ type blockData struct {
 	logs     []types.Log
 	txs      map[common.Hash]tx
 	receipts map[common.Hash]*types.Receipt
+}
+
+// fetched are blocks read for ranges that were not applied (a data source
+// created before them changed the filter), by number: read again, a
+// range takes their header, transactions and receipts from here when its
+// logs name the same block hash. Read-only once built.
+type fetched map[uint64]*blockData
+
+// last is the newest block held (0 if none).
+func (f fetched) last() uint64 {
+	var n uint64
+	for k := range f {
+		n = max(n, k)
+	}
+	return n
 }
 
 // sizer adapts the eth_getLogs range to the node: halved when a range
@@ -89,7 +105,7 @@ func (ix *Indexer) fetchLogs(ctx context.Context, from, to uint64, f filter) ([]
 // fetchRange reads [from, to]: the logs, then in one batch the blocks that
 // hold some (with their transactions) and the range's last header, then
 // the receipts the handlers need.
-func (ix *Indexer) fetchRange(ctx context.Context, from, to uint64, f filter) (*chunk, error) {
+func (ix *Indexer) fetchRange(ctx context.Context, from, to uint64, f filter, reuse fetched) (*chunk, error) {
 	lgs, err := ix.fetchLogs(ctx, from, to, f)
 	if err != nil {
 		return nil, err
@@ -97,6 +113,10 @@ func (ix *Indexer) fetchRange(ctx context.Context, from, to uint64, f filter) (*
 	c := &chunk{from: from, to: to, blocks: group(lgs)}
 	calls := make([]rpc.BatchElem, 0, len(c.blocks)+1)
 	for _, b := range c.blocks {
+		if old := reuse[b.logs[0].BlockNumber]; old != nil && old.header.Hash == b.logs[0].BlockHash {
+			b.header, b.txs, b.receipts = old.header, old.txs, maps.Clone(old.receipts)
+			continue
+		}
 		calls = append(calls, headerCall(b.logs[0].BlockNumber, true, &b.header))
 	}
 	if n := len(c.blocks); n == 0 || c.blocks[n-1].logs[0].BlockNumber != to {
@@ -112,6 +132,9 @@ func (ix *Indexer) fetchRange(ctx context.Context, from, to uint64, f filter) (*
 		return nil, fmt.Errorf("the node has no block %d", to)
 	}
 	for _, b := range c.blocks {
+		if b.txs != nil {
+			continue // reused, decoded when first read
+		}
 		if err := b.decode(); err != nil {
 			return nil, err
 		}
@@ -175,7 +198,7 @@ func (ix *Indexer) fetchReceipts(ctx context.Context, blocks []*blockData, f fil
 		var want []common.Hash
 		seen := map[common.Hash]bool{}
 		for _, lg := range b.logs {
-			if f.receipt(lg) && !seen[lg.TxHash] {
+			if f.receipt(lg) && !seen[lg.TxHash] && b.receipts[lg.TxHash] == nil {
 				seen[lg.TxHash] = true
 				want = append(want, lg.TxHash)
 			}
@@ -187,7 +210,11 @@ func (ix *Indexer) fetchReceipts(ctx context.Context, blocks []*blockData, f fil
 		if err != nil {
 			return err
 		}
-		b.receipts = rs
+		if b.receipts == nil {
+			b.receipts = rs
+			continue
+		}
+		maps.Copy(b.receipts, rs)
 	}
 	return nil
 }

@@ -112,6 +112,11 @@ type Indexer struct {
 	closeRPC func()
 	// idle counts the steps that found nothing new (pruning's clock).
 	idle uint64
+	// descs are its metrics (Collect).
+	descs descs
+	// fetched are the blocks read ahead when a data source's creation
+	// ended the last sync (the next one reuses them).
+	fetched fetched
 }
 
 // Status is an indexer's state, as /readyz shows it.
@@ -148,7 +153,7 @@ func Open(ctx context.Context, o Options) (*Indexer, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix := &Indexer{opts: o, log: o.Logger, manifest: m, node: &node{rpc: o.RPC, counts: &methodCounts{}, timeout: o.CallTimeout}}
+	ix := &Indexer{opts: o, log: o.Logger, manifest: m, descs: newDescs(o.ChainID), node: &node{rpc: o.RPC, counts: &methodCounts{}, timeout: o.CallTimeout}}
 	ix.size = sizer{min: 1, max: o.MaxRange, small: 1000}
 	ix.size.size.Store(o.Range)
 	st, reset, err := sqlstore.Open(o.Path, schema, identity(o.ChainID, m, sources))

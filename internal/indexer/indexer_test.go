@@ -182,6 +182,12 @@ func TestIndexesAsTheMappingsAndResumes(t *testing.T) {
 	if got := ix.Counts().Events; got != int64(c.Events()) {
 		t.Errorf("%d events indexed, the chain has %d", got, c.Events())
 	}
+	// Every block with logs is read once, though the pool's data source,
+	// created at the first block, ends the first pass with ranges fetched
+	// ahead without its logs.
+	if got, want := c.Calls(indexertest.FullBlocks), int64((2000-100)/7+1); got != want {
+		t.Errorf("%d blocks read with their transactions, %d hold logs", got, want)
+	}
 	if err := ix.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -264,5 +270,28 @@ func TestMappingErrorStopsWithWhere(t *testing.T) {
 	}
 	if r := ix.Query(graphnode.Request{Query: `{ strikes { id } }`}); len(r.Errors) > 0 {
 		t.Errorf("the store stopped answering: %v", r.Errors)
+	}
+}
+
+// A node without the state of old blocks (a pruned full node) cannot
+// answer the mappings' calls at the trigger's block: indexing stops there
+// and says an archive node is needed, rather than retrying forever or
+// indexing wrong values.
+func TestPrunedNodeNeedsAnArchive(t *testing.T) {
+	c, h := newChain(t, 300)
+	history(t, c, h, 100, 200, 10)
+	c.StateFrom = 250
+	ix := open(t, c, filepath.Join(t.TempDir(), "p.sqlite"), indexer.Options{})
+	defer ix.Close()
+	err := ix.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "archive node") {
+		t.Fatalf("Run returned %v, want a pruned node's error", err)
+	}
+	st := ix.Status()
+	if st.State != indexer.StateFailed || !strings.Contains(st.Error, "no state at block 100") || !strings.Contains(st.Error, "archive node") {
+		t.Errorf("status %+v", st)
+	}
+	if c.Calls("eth_call") > 3 {
+		t.Errorf("%d eth_calls: a pruned node's refusal was retried", c.Calls("eth_call"))
 	}
 }

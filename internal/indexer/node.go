@@ -230,10 +230,15 @@ func (n *node) knows(ctx context.Context, hash common.Hash) bool {
 }
 
 // reverted reports an eth_call that ran and reverted (or failed in the
-// EVM), which graph-ts's try_ calls answer as reverted.
+// EVM), which graph-ts's try_ calls answer as reverted: geth's code 3
+// ("execution reverted" with the revert data), or the EVM's failure in
+// the message. Any other error of the node is not a revert: every JSON-RPC
+// error carries a data member to go-ethereum (rpc.DataError), so that
+// alone would make a pruned node's refusal look like a revert and index
+// wrong values.
 func reverted(err error) bool {
-	var de rpc.DataError
-	if errors.As(err, &de) {
+	var re rpc.Error
+	if errors.As(err, &re) && re.ErrorCode() == 3 {
 		return true
 	}
 	m := strings.ToLower(err.Error())

@@ -157,27 +157,34 @@ type result struct {
 }
 
 // ahead fetches [from, to] in ranges, up to opts.Ahead at once, and
-// delivers them in order.
-func (ix *Indexer) ahead(ctx context.Context, from, to uint64, f filter) <-chan chan result {
-	queue := make(chan chan result, ix.opts.Ahead)
+// delivers them in order. stop ends the ranges' production (queue is
+// closed once the ranges already started are in it); the fetches end with
+// ctx.
+func (ix *Indexer) ahead(ctx context.Context, from, to uint64, f filter, reuse fetched) (queue <-chan chan result, stop func()) {
+	out := make(chan chan result, ix.opts.Ahead)
+	produce, stop := context.WithCancel(ctx)
+	last := reuse.last()
 	go func() {
-		defer close(queue)
-		for next := from; next <= to; {
+		defer close(out)
+		for next := from; next <= to && produce.Err() == nil; {
 			end := min(next+ix.size.get()-1, to)
 			ch := make(chan result, 1)
 			select {
-			case queue <- ch:
-			case <-ctx.Done():
+			case out <- ch:
+			case <-produce.Done():
 				return
 			}
-			go func(a, b uint64) {
-				c, err := ix.fetchRange(ctx, a, b, f)
+			if next > last {
+				reuse = nil // past them: let them go
+			}
+			go func(a, b uint64, reuse fetched) {
+				c, err := ix.fetchRange(ctx, a, b, f, reuse)
 				ch <- result{c, err}
-			}(next, end)
+			}(next, end, reuse)
 			next = end + 1
 		}
 	}()
-	return queue
+	return out, stop
 }
 
 // sync indexes [from, to]. It returns early, with nil, after a block whose
@@ -194,21 +201,49 @@ func (ix *Indexer) sync(ctx context.Context, from, to uint64) (err error) {
 			ix.store.Discard()
 		}
 	}()
-	f := ix.filter()
-	for ch := range ix.ahead(ctx, from, to, f) {
+	f, reuse := ix.filter(), ix.fetched
+	ix.fetched = nil
+	queue, stop := ix.ahead(ctx, from, to, f, reuse)
+	defer stop()
+	for ch := range queue {
 		r := <-ch
 		if r.err != nil {
 			return r.err
 		}
 		created, err := ix.applyChunk(ctx, r.c)
-		if err != nil || created {
+		if err != nil {
 			return err
+		}
+		if created {
+			ix.fetched = keepFetched(r.c, stop, queue)
+			return nil
 		}
 		ix.stats.advanced(r.c.to-r.c.from+1, to-r.c.to)
 		ix.setStatus(func(s *Status) { s.Block = r.c.to })
 		ix.progress(r.c.to, to)
 	}
 	return nil
+}
+
+// keepFetched stops fetching ahead and keeps the blocks already fetched
+// (c's and those of the ranges in queue, whose fetches it lets finish):
+// the next sync, with the created data sources in its filter, asks the
+// node for the ranges' logs again but not for these blocks.
+func keepFetched(c *chunk, stop func(), queue <-chan chan result) fetched {
+	stop()
+	out := fetched{}
+	keep := func(c *chunk) {
+		for _, b := range c.blocks {
+			out[b.logs[0].BlockNumber] = b
+		}
+	}
+	keep(c)
+	for ch := range queue {
+		if r := <-ch; r.err == nil {
+			keep(r.c)
+		}
+	}
+	return out
 }
 
 // applyChunk indexes a fetched range's blocks and commits them with the

@@ -109,29 +109,44 @@ func (ix *Indexer) Counts() Counts {
 	return c
 }
 
-var (
-	descBlock    = prometheus.NewDesc("clamm_index_block", "Last block the embedded indexer committed, per chain.", []string{"chain_id"}, nil)
-	descHead     = prometheus.NewDesc("clamm_index_chain_head", "The node's head when the embedded indexer last asked, per chain.", []string{"chain_id"}, nil)
-	descLag      = prometheus.NewDesc("clamm_index_lag_blocks", "Blocks the embedded indexer trails the node's head, per chain.", []string{"chain_id"}, nil)
-	descBlocks   = prometheus.NewDesc("clamm_index_blocks_total", "Blocks the embedded indexer went through (with or without events), per chain.", []string{"chain_id"}, nil)
-	descEvents   = prometheus.NewDesc("clamm_index_events_total", "Logs the embedded indexer handed to the mappings, per chain.", []string{"chain_id"}, nil)
-	descReorgs   = prometheus.NewDesc("clamm_index_reorgs_total", "Reorgs the embedded indexer reverted, per chain.", []string{"chain_id"}, nil)
-	descRequests = prometheus.NewDesc("clamm_index_rpc_requests_total", "JSON-RPC calls of the embedded indexer by method (each call of a batch counted), per chain.", []string{"chain_id", "method"}, nil)
-	descSize     = prometheus.NewDesc("clamm_index_store_bytes", "Size on disk of the embedded indexer's store, per chain.", []string{"chain_id"}, nil)
-	descFailed   = prometheus.NewDesc("clamm_index_failed", "1 when the embedded indexer stopped on an error it cannot retry past, per chain.", []string{"chain_id"}, nil)
-)
+// descs are an indexer's metrics, its chain a constant label: each chain's
+// indexer is a collector of its own, and a registry refuses two collectors
+// that describe the same metrics (a variable chain_id label would make
+// the second indexed chain's registration fail).
+type descs struct {
+	block, head, lag, blocks, events, reorgs, requests, size, failed *prometheus.Desc
+}
+
+func newDescs(chainID uint64) descs {
+	id := prometheus.Labels{"chain_id": strconv.FormatUint(chainID, 10)}
+	d := func(name, help string, labels ...string) *prometheus.Desc {
+		return prometheus.NewDesc(name, help, labels, id)
+	}
+	return descs{
+		block:    d("clamm_index_block", "Last block the embedded indexer committed, per chain."),
+		head:     d("clamm_index_chain_head", "The node's head when the embedded indexer last asked, per chain."),
+		lag:      d("clamm_index_lag_blocks", "Blocks the embedded indexer trails the node's head, per chain."),
+		blocks:   d("clamm_index_blocks_total", "Blocks the embedded indexer went through (with or without events), per chain."),
+		events:   d("clamm_index_events_total", "Logs the embedded indexer handed to the mappings, per chain."),
+		reorgs:   d("clamm_index_reorgs_total", "Reorgs the embedded indexer reverted, per chain."),
+		requests: d("clamm_index_rpc_requests_total", "JSON-RPC calls of the embedded indexer by method (each call of a batch counted), per chain.", "method"),
+		size:     d("clamm_index_store_bytes", "Size on disk of the embedded indexer's store, per chain."),
+		failed:   d("clamm_index_failed", "1 when the embedded indexer stopped on an error it cannot retry past, per chain."),
+	}
+}
 
 // Describe implements prometheus.Collector.
 func (ix *Indexer) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descBlock, descHead, descLag, descBlocks, descEvents, descReorgs, descRequests, descSize, descFailed} {
-		ch <- d
+	d := ix.descs
+	for _, x := range []*prometheus.Desc{d.block, d.head, d.lag, d.blocks, d.events, d.reorgs, d.requests, d.size, d.failed} {
+		ch <- x
 	}
 }
 
 // Collect implements prometheus.Collector: the indexer is collected when
 // /metrics is read, from its counters.
 func (ix *Indexer) Collect(ch chan<- prometheus.Metric) {
-	id := strconv.FormatUint(ix.opts.ChainID, 10)
+	d := ix.descs
 	st, c := ix.Status(), ix.Counts()
 	ix.stats.mu.Lock()
 	lag := ix.stats.lag
@@ -140,15 +155,15 @@ func (ix *Indexer) Collect(ch chan<- prometheus.Metric) {
 	if st.State == StateFailed {
 		failed = 1
 	}
-	ch <- prometheus.MustNewConstMetric(descBlock, prometheus.GaugeValue, float64(st.Block), id)
-	ch <- prometheus.MustNewConstMetric(descHead, prometheus.GaugeValue, float64(st.ChainHead), id)
-	ch <- prometheus.MustNewConstMetric(descLag, prometheus.GaugeValue, float64(lag), id)
-	ch <- prometheus.MustNewConstMetric(descBlocks, prometheus.CounterValue, float64(c.Blocks), id)
-	ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, float64(c.Events), id)
-	ch <- prometheus.MustNewConstMetric(descReorgs, prometheus.CounterValue, float64(c.Reorgs), id)
+	ch <- prometheus.MustNewConstMetric(d.block, prometheus.GaugeValue, float64(st.Block))
+	ch <- prometheus.MustNewConstMetric(d.head, prometheus.GaugeValue, float64(st.ChainHead))
+	ch <- prometheus.MustNewConstMetric(d.lag, prometheus.GaugeValue, float64(lag))
+	ch <- prometheus.MustNewConstMetric(d.blocks, prometheus.CounterValue, float64(c.Blocks))
+	ch <- prometheus.MustNewConstMetric(d.events, prometheus.CounterValue, float64(c.Events))
+	ch <- prometheus.MustNewConstMetric(d.reorgs, prometheus.CounterValue, float64(c.Reorgs))
 	for _, m := range methods {
-		ch <- prometheus.MustNewConstMetric(descRequests, prometheus.CounterValue, float64(c.Requests[m]), id, m)
+		ch <- prometheus.MustNewConstMetric(d.requests, prometheus.CounterValue, float64(c.Requests[m]), m)
 	}
-	ch <- prometheus.MustNewConstMetric(descSize, prometheus.GaugeValue, float64(ix.store.Size()), id)
-	ch <- prometheus.MustNewConstMetric(descFailed, prometheus.GaugeValue, failed, id)
+	ch <- prometheus.MustNewConstMetric(d.size, prometheus.GaugeValue, float64(ix.store.Size()))
+	ch <- prometheus.MustNewConstMetric(d.failed, prometheus.GaugeValue, failed)
 }

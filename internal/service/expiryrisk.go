@@ -284,7 +284,10 @@ func riskOf(in riskInput, v valueOf, ae *chain.AutoExerciser, optedIn bool, dele
 	}
 	value := v.value
 	if value == nil { // no on-chain swapper: the value before price impact judges
-		value, _ = new(big.Int).SetString(r.ValueIfExercised, 10)
+		value = r.valueBefore
+		if value == nil { // a record not made by positionRecord
+			value = new(big.Int)
+		}
 	} else {
 		out.ExerciseValue, out.ExerciseSwapper = strPtr(value.String()), strPtr(v.swapper)
 	}

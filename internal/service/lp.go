@@ -7,6 +7,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
@@ -14,8 +15,51 @@ import (
 // LPReader reads what a liquidity provider's prepared transactions need
 // and runs them from the provider (package chain).
 type LPReader interface {
+	// LPState reads the pool, handler and user at the answer's block
+	// (and, asked, the chain's head).
 	LPState(ctx context.Context, q chain.LPQuery) (*chain.LPState, error)
-	ProbeActions(ctx context.Context, p chain.Probe) ([]chain.ActionOutcome, []chain.Result, error)
+	// ReadHead reads the chain's head, where prepared transactions are
+	// simulated.
+	ReadHead(ctx context.Context) (chain.Head, error)
+	// TokensToPull is the handler's tokensToPullForMint of each payload
+	// at the answer's block.
+	TokensToPull(ctx context.Context, handler common.Address, payloads [][]byte) ([][2]*big.Int, error)
+	// SimulateLP runs transactions from the user at the head, as its next
+	// block.
+	SimulateLP(ctx context.Context, head chain.Head, sim chain.LPSimulation) (*chain.LPSimulated, error)
+}
+
+// headRead is the chain's head, read beside an LP prepare's other reads
+// from its start: no round trip of its own when the transactions are
+// simulated there, and nothing waits for it when they are not (an
+// approval to send first, a refusal).
+type headRead struct {
+	done chan struct{}
+	head chain.Head
+	err  error
+}
+
+func readHead(ctx context.Context, up *Upstreams) *headRead {
+	h := &headRead{done: make(chan struct{})}
+	go func() {
+		defer close(h.done)
+		h.head, h.err = up.Chain.ReadHead(ctx)
+	}()
+	return h
+}
+
+// wait is the head once read.
+func (h *headRead) wait(ctx context.Context) (chain.Head, error) {
+	select {
+	case <-h.done:
+		return h.head, h.err
+	case <-ctx.Done():
+		return chain.Head{}, ctx.Err()
+	}
+}
+
+func blockRef(at block.Ref) *BlockRef {
+	return &BlockRef{Number: at.Number, Hash: at.Hash, Timestamp: at.Timestamp}
 }
 
 // LPHandler is the handler of a deposit or withdrawal: its registry name
@@ -131,9 +175,10 @@ func (s *Service) lpUpstreams(chainID uint64) (*Upstreams, error) {
 	return s.upstreams(chainID, true)
 }
 
-// probeRevert is the 422 of a simulated transaction that reverted.
-func probeRevert(code *problem.Code, what string, user common.Address, rev *chain.RevertError) error {
-	return problem.Wrap(code, rev, "%s reverts when simulated from %s: %s", what, user.Hex(), rev.Reason)
+// probeRevert is the 422 of a transaction that reverted when simulated
+// at the head's block.
+func probeRevert(code *problem.Code, what string, user common.Address, at uint64, rev *chain.RevertError) error {
+	return problem.Wrap(code, rev, "%s reverts when simulated from %s at block %d: %s", what, user.Hex(), at, rev.Reason)
 }
 
 func tokenAmounts(tokens [2]chain.Token, amounts []*big.Int) []TokenAmount {

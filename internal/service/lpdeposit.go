@@ -57,10 +57,13 @@ type PreparedDeposit struct {
 	// whose allowance to the position manager is short; empty when none.
 	Approvals []Approval `json:"approvals"`
 	Tx        Tx         `json:"tx"`
-	// Simulated: the multicall ran from the user at the latest block
-	// (only when the allowances suffice); the ranges' shares are then
-	// what it minted.
-	Simulated bool `json:"simulated"`
+	// Simulated: the multicall ran from the user at the chain's head, as
+	// its next block (only when the allowances suffice); the ranges'
+	// shares are then what it minted. SimulatedAt is that head block,
+	// which may be newer than the answer's (asOf, where every other
+	// figure was read); nil when not simulated.
+	Simulated   bool      `json:"simulated"`
+	SimulatedAt *BlockRef `json:"simulatedAt"`
 }
 
 // DepositRange is one single-tick range of a deposit.
@@ -82,16 +85,17 @@ type DepositRange struct {
 
 // deposit is a deposit being prepared.
 type deposit struct {
-	req     DepositRequest
-	up      *Upstreams
-	st      *chain.LPState
-	market  *chain.StrikesView // a market that can use the ranges: its assets name the side and strikes
-	markets []common.Address
-	heldIs0 bool
-	ranges  []DepositRange
-	ticks   [][2]int
-	liq     []*big.Int
-	calls   [][]byte
+	req      DepositRequest
+	up       *Upstreams
+	head     *headRead
+	st       *chain.LPState
+	market   *chain.StrikesView // a market that can use the ranges: its assets name the side and strikes
+	markets  []common.Address
+	heldIs0  bool
+	ranges   []DepositRange
+	payloads [][]byte
+	calls    [][]byte
+	pulls    []*big.Int // each range's pull by the maths, of the held token
 }
 
 // PrepareDeposit builds the deposit: reads the markets and their handler
@@ -105,7 +109,7 @@ func (s *Service) PrepareDeposit(ctx context.Context, req DepositRequest) (Prepa
 	if err != nil {
 		return PreparedDeposit{}, err
 	}
-	d := &deposit{req: req, up: up}
+	d := &deposit{req: req, up: up, head: readHead(ctx, up)}
 	if err := d.read(ctx); err != nil {
 		return PreparedDeposit{}, err
 	}
@@ -198,16 +202,14 @@ func (d *deposit) layout() error {
 		if err != nil {
 			return err
 		}
-		call, err := contracts.PositionManagerLP.Pack("mintPosition", d.req.Handler, payload)
+		call, err := d.position(t).MintCall(l)
 		if err != nil {
 			return err
 		}
-		d.calls = append(d.calls, call)
-		d.liq = append(d.liq, l)
+		d.calls, d.payloads, d.pulls = append(d.calls, call), append(d.payloads, payload), append(d.pulls, pull)
 		d.ranges = append(d.ranges, DepositRange{TickLower: t[0], TickUpper: t[1], Strike: clamm.FormatPrice(m.TickPrice(strikeTick)),
 			Amount: amt.String(), Liquidity: l.String(), Pull: pull.String(), LiquidityMinted: minted.String()})
 	}
-	d.ticks = ticks
 	return nil
 }
 
@@ -335,40 +337,47 @@ func (d *deposit) strikeTickOf(lower, upper int, token0IsCall bool) int {
 	return clamm.PutStrikeTick(lower, upper)
 }
 
-// finish asks the handler what it pulls, builds the multicall and the
-// approvals, and simulates when the allowances suffice.
+// finish asks the handler what it pulls (at the answer's block), builds
+// the multicall and the approvals, and, when the allowances suffice,
+// simulates it at the head. The simulation runs beside the handler's
+// answer, decided by the local sums (out-of-range ranges pull a fixed
+// amount of their token): one round trip for both.
 func (d *deposit) finish(ctx context.Context) (PreparedDeposit, error) {
 	st, pm := d.st, d.st.PositionManager
-	views := make([]chain.Call, len(d.ticks))
-	for i, t := range d.ticks {
-		payload, _ := d.position(t).Payload(d.liq[i])
-		views[i] = chain.Call{Target: d.req.Handler, Data: pack(contracts.HandlerLP, "tokensToPullForMint", payload)}
-	}
-	multicall, err := contracts.PositionManagerLP.Pack("multicall", d.calls)
+	multicall, err := contracts.MulticallCall(d.calls)
 	if err != nil {
 		return PreparedDeposit{}, err
 	}
 	out := d.response(multicall)
-	// The pulls: the handler's own answer, in the same round trip as the
-	// simulation when the local sums show the allowances suffice.
-	pull := d.localPull()
-	short := d.shortTokens(pull)
-	var actions []chain.Action
-	if len(short) == 0 {
-		actions = []chain.Action{{To: pm, Data: multicall}}
-	}
 	tokens := []common.Address{st.Pool.Token0, st.Pool.Token1}
-	outcomes, res, err := d.up.Chain.ProbeActions(ctx, chain.Probe{Signer: d.req.User, Block: d.st.Block + 1, Tokens: tokens, Actions: actions, Views: views})
+	var sim *chain.LPSimulated
+	var simErr error
+	done := make(chan struct{})
+	if len(d.shortTokens(d.localPull())) == 0 {
+		go func() {
+			defer close(done)
+			var head chain.Head
+			if head, simErr = d.head.wait(ctx); simErr == nil {
+				sim, simErr = d.up.Chain.SimulateLP(ctx, head, chain.LPSimulation{Signer: d.req.User, Tokens: tokens, Steps: []chain.LPStep{{To: pm, Data: multicall}}})
+			}
+		}()
+	} else {
+		close(done)
+	}
+	pulls, err := d.up.Chain.TokensToPull(ctx, d.req.Handler, d.payloads)
+	<-done
 	if err != nil {
 		return PreparedDeposit{}, err
 	}
-	if pull, err = handlerPull(res); err != nil {
-		return PreparedDeposit{}, err
+	if simErr != nil {
+		return PreparedDeposit{}, simErr
 	}
 	held := d.held()
-	for i := range d.ranges {
-		amts, _ := decodePull(res[i]) // decoded above
-		d.ranges[i].Pull = amts[held].String()
+	pull := []*big.Int{new(big.Int), new(big.Int)}
+	for i, p := range pulls {
+		d.ranges[i].Pull = p[held].String()
+		pull[0].Add(pull[0], p[0])
+		pull[1].Add(pull[1], p[1])
 	}
 	out.Ranges = d.ranges
 	out.Tokens = tokenAmounts(st.Tokens, pull)
@@ -379,10 +388,10 @@ func (d *deposit) finish(ctx context.Context) (PreparedDeposit, error) {
 		}
 		out.Approvals = append(out.Approvals, *a)
 	}
-	if len(outcomes) == 0 || len(out.Approvals) > 0 {
+	if sim == nil || len(out.Approvals) > 0 {
 		return out, nil
 	}
-	return d.simulated(out, outcomes[0], pull)
+	return d.simulated(out, sim, pull)
 }
 
 func (d *deposit) response(multicall []byte) PreparedDeposit {
@@ -417,9 +426,8 @@ func (d *deposit) held() int {
 func (d *deposit) localPull() []*big.Int {
 	pull := []*big.Int{new(big.Int), new(big.Int)}
 	k := d.held()
-	for _, r := range d.ranges {
-		v, _ := new(big.Int).SetString(r.Pull, 10)
-		pull[k].Add(pull[k], v)
+	for _, p := range d.pulls {
+		pull[k].Add(pull[k], p)
 	}
 	return pull
 }
@@ -436,69 +444,28 @@ func (d *deposit) shortTokens(pull []*big.Int) []int {
 	return out
 }
 
-// handlerPull sums tokensToPullForMint's answers per pool token.
-func handlerPull(res []chain.Result) ([]*big.Int, error) {
-	pull := []*big.Int{new(big.Int), new(big.Int)}
-	for i, r := range res {
-		amts, err := decodePull(r)
-		if err != nil {
-			return nil, problem.Wrap(problem.RPCError, err, "the handler's tokensToPullForMint for range %d does not answer", i)
-		}
-		for k := range pull {
-			pull[k].Add(pull[k], amts[k])
-		}
-	}
-	return pull, nil
-}
-
-func decodePull(r chain.Result) ([2]*big.Int, error) {
-	if !r.OK {
-		return [2]*big.Int{}, &chain.RevertError{Data: r.Data, Reason: chain.RevertReason(r.Data)}
-	}
-	vals, err := contracts.HandlerLP.Unpack("tokensToPullForMint", r.Data)
-	if err != nil {
-		return [2]*big.Int{}, err
-	}
-	amts := vals[1].([]*big.Int)
-	if len(amts) != 2 {
-		return [2]*big.Int{}, problem.New(problem.RPCError, "tokensToPullForMint answered %d amounts", len(amts))
-	}
-	return [2]*big.Int{amts[0], amts[1]}, nil
-}
-
 // simulated fills in what the simulation minted, or refuses with its revert.
-func (d *deposit) simulated(out PreparedDeposit, o chain.ActionOutcome, pull []*big.Int) (PreparedDeposit, error) {
+func (d *deposit) simulated(out PreparedDeposit, sim *chain.LPSimulated, pull []*big.Int) (PreparedDeposit, error) {
+	o := sim.Sequence[0]
 	if o.Revert != nil {
-		return PreparedDeposit{}, probeRevert(problem.DepositWouldRevert, "the mintPosition multicall", d.req.User, o.Revert)
+		return PreparedDeposit{}, probeRevert(problem.DepositWouldRevert, "the mintPosition multicall", d.req.User, sim.At.Number, o.Revert)
 	}
-	vals, err := contracts.PositionManagerLP.Unpack("multicall", o.Return)
+	shares, err := contracts.MintedShares(o.Return)
 	if err != nil {
 		return PreparedDeposit{}, problem.Wrap(problem.RPCError, err, "the simulated multicall's answer does not decode")
 	}
-	results := vals[0].([][]byte)
-	if len(results) != len(d.ranges) {
-		return PreparedDeposit{}, problem.New(problem.RPCError, "the simulated multicall answered %d results for %d calls", len(results), len(d.ranges))
+	if len(shares) != len(d.ranges) {
+		return PreparedDeposit{}, problem.New(problem.RPCError, "the simulated multicall answered %d results for %d calls", len(shares), len(d.ranges))
 	}
-	for i, r := range results {
-		shares := new(big.Int).SetBytes(r)
-		s := shares.String()
+	for i, sh := range shares {
+		s := sh.String()
 		out.Ranges[i].Shares = &s
 	}
 	for k := range pull {
 		if paid := new(big.Int).Neg(o.TokenDeltas[k]); paid.Cmp(pull[k]) != 0 {
-			return PreparedDeposit{}, problem.New(problem.DepositWouldRevert, "the simulated multicall took %s of %s, not the %s tokensToPullForMint names", paid, d.st.Tokens[k].Address.Hex(), pull[k])
+			return PreparedDeposit{}, problem.New(problem.DepositWouldRevert, "the multicall simulated at block %d took %s of %s, not the %s tokensToPullForMint names at the answer's block (the price moved across a range?)", sim.At.Number, paid, d.st.Tokens[k].Address.Hex(), pull[k])
 		}
 	}
-	out.Simulated = true
+	out.Simulated, out.SimulatedAt = true, blockRef(sim.At)
 	return out, nil
-}
-
-func pack(a interface {
-	Pack(string, ...any) ([]byte, error)
-}, name string, args ...any) []byte {
-	data, err := a.Pack(name, args...)
-	if err != nil {
-		panic("service: pack " + name + ": " + err.Error()) // static ABI and argument types: a bug
-	}
-	return data
 }

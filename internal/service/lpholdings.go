@@ -40,15 +40,30 @@ type LPPositionRecord struct {
 	// Reserved is the user's reserved liquidity (V2 handlers; null for V1).
 	Reserved *LPReserved `json:"reserved"`
 	// Principal is the liquidity deposited for the shares held (see
-	// Earned); Earned = max(Assets - Principal, 0).
+	// Earned); Earned = max(Assets - Principal, 0): premiums donated and
+	// swap fees compounded into the range, as the shares' worth shows them.
 	Principal LPAmount `json:"principal"`
 	Earned    LPAmount `json:"earned"`
+	// Fees are the swap fees the range earned and has not compounded yet
+	// that burning (or reserving) every share held would pay beside
+	// Assets: the holder's part of what the handler owes the range, and of
+	// what the pool position earned since the handler last poked it.
+	// Null when the pool does not answer Uniswap V3's fee getters.
+	Fees *LPFees `json:"fees"`
 	// OpenedAt is when the user first received shares of (or reserved
 	// in) the range, unix seconds, from the subgraph.
 	OpenedAt string `json:"openedAt"`
-	// HeadBlock and HeadTimestamp are the block the figures were read at.
+	// HeadBlock and HeadTimestamp are the block the figures were read at:
+	// the chain's own number (ArbSys's on Arbitrum, where block.number,
+	// which the donation lock counts in, is an estimate of Ethereum's).
 	HeadBlock     string `json:"headBlock"`
 	HeadTimestamp string `json:"headTimestamp"`
+}
+
+// LPFees are amounts of a range's two tokens, base units.
+type LPFees struct {
+	Token0 string `json:"token0"`
+	Token1 string `json:"token1"`
 }
 
 // LPReserved is liquidity a V2 handler holds for the user after
@@ -84,7 +99,7 @@ func (s *Service) LPPositions(ctx context.Context, req LPRequest) (LPPositions, 
 	held = held[:min(len(held), req.First)]
 	keys := make([]chain.HoldingKey, len(held))
 	for i, h := range held {
-		keys[i] = chain.HoldingKey{Handler: h.Handler.Addr(), Pool: h.Pool.Addr(), TokenID: h.TokenID.Int}
+		keys[i] = chain.HoldingKey{Handler: h.Handler.Addr(), Pool: h.Pool.Addr(), TokenID: h.TokenID.Int, TickLower: h.TickLower, TickUpper: h.TickUpper}
 	}
 	view := &chain.HoldingsView{}
 	if len(keys) > 0 {
@@ -126,12 +141,41 @@ func positionOf(up *Upstreams, h subgraph.LPHolding, p chain.Holding, view *chai
 		LPRange: rg, Shares: p.Shares.String(),
 		Assets: amount(f.assets), Withdrawable: amount(f.withdrawable), Locked: amount(f.locked),
 		Principal: amount(f.principal), Earned: amount(f.earned),
-		OpenedAt: h.OpenedAt.String(), HeadBlock: fmt.Sprint(view.Block), HeadTimestamp: fmt.Sprint(view.Timestamp),
+		OpenedAt: h.OpenedAt.String(), HeadBlock: fmt.Sprint(view.ChainBlock), HeadTimestamp: fmt.Sprint(view.Timestamp),
 	}
 	if p.V2 {
 		r.Reserved = reservedOf(p, view.Timestamp, amount)
 	}
+	r.Fees = feesOf(h.LPRange, p, pool, f.assets)
 	return r, nil
+}
+
+// feesOf is what a burn of liquidity (the shares' worth) pays in swap
+// fees not compounded yet (clamm.RangeFees), at the pool's fee growth
+// inside the range now; nil when a getter that needs did not answer.
+func feesOf(rg subgraph.LPRange, p chain.Holding, pool chain.HoldingPool, liquidity *big.Int) *LPFees {
+	r := p.Range
+	lo, hi := r.TickFeeGrowthOutside[0], r.TickFeeGrowthOutside[1]
+	if lo[0] == nil || hi[0] == nil || pool.FeeGrowthGlobal[0] == nil || pool.FeeGrowthGlobal[1] == nil || r.TokensOwed[0] == nil {
+		return nil
+	}
+	var now [2]*big.Int
+	for k := range now {
+		now[k] = clamm.PoolGrowth{Global: pool.FeeGrowthGlobal[k], LowerOutside: lo[k], UpperOutside: hi[k]}.Inside(pool.Tick, rg.TickLower, rg.TickUpper)
+	}
+	// The handler's liquidity in the pool position: V2 handlers count the
+	// reserved liquidity in, V1 handlers have none.
+	earning := new(big.Int).Sub(r.TotalLiquidity, r.LiquidityUsed)
+	if r.ReservedLiquidity != nil {
+		earning.Add(earning, r.ReservedLiquidity)
+	}
+	f := clamm.RangeFees{TickLower: rg.TickLower, TickUpper: rg.TickUpper, Owed: r.TokensOwed, Last: r.FeeGrowthInsideLast,
+		Now: now, Earning: earning, TotalLiquidity: r.TotalLiquidity}
+	f0, f1, err := f.Paid(liquidity)
+	if err != nil {
+		return nil
+	}
+	return &LPFees{Token0: f0.String(), Token1: f1.String()}
 }
 
 // figures are a holding's liquidity figures.

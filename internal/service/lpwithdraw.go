@@ -22,13 +22,21 @@ type WithdrawRequest struct {
 	Shares                    *big.Int
 }
 
-// PreparedWithdrawal is the user's position in the range and the
-// transactions that take out what can be taken now, each simulated from
-// the user on its own at the head. They are alternatives on today's state,
-// not a sequence, and the order matters: burning all the free liquidity can
-// empty the handler's pool position so a later reserveLiquidity reverts
-// (NP), and a reservation leaves fewer shares to burn. Send one, then ask
-// again.
+// PreparedWithdrawal is the user's position in the range, read at the
+// answer's block, and the transactions that take out what can be taken
+// now, in the order to send them (Order): withdrawReserved, then withdraw,
+// then reserve. They are simulated from the user at the chain's head
+// (SimulatedAt) one after another, each on the state the ones before it
+// leave, and their figures are what each moved there: sent in that order,
+// each once the one before is mined, every one does what it says (others'
+// transactions in between aside). Why that order: reserveLiquidity
+// restarts the cooldown of everything the user has reserved, so a matured
+// withdrawReserved sent after it reverts for another reserveCooldown; and
+// a reservation takes its liquidity off totalLiquidity, so a burn after it
+// finds less free liquidity than it was sized for. A transaction the
+// handler's rules allow that reverts after the ones before it (a
+// reservation whose pool poke finds the handler's pool position emptied by
+// the burn before it: NP) is left out and listed in Refused.
 type PreparedWithdrawal struct {
 	Handler         LPHandler        `json:"handler"`
 	Pool            string           `json:"pool"`
@@ -38,6 +46,9 @@ type PreparedWithdrawal struct {
 	TokenID         string           `json:"tokenId"`
 	PositionManager string           `json:"positionManager"`
 	Position        WithdrawPosition `json:"position"`
+	// Order names the transactions offered below (withdrawReserved,
+	// withdraw, reserve), in the order to send them.
+	Order []string `json:"order"`
 	// Withdraw burns shares through the position manager (burnPosition);
 	// null when none can be burnt now.
 	Withdraw *WithdrawTx `json:"withdraw"`
@@ -50,23 +61,34 @@ type PreparedWithdrawal struct {
 	// (handler.withdrawReserveLiquidity); null until its cooldown has
 	// passed and the range has it free.
 	WithdrawReserved *WithdrawTx `json:"withdrawReserved"`
-	// Refused lists the reservation or reserved withdrawal that the state
-	// allows by the handler's rules but that reverted when simulated (it
-	// is then null above), with the contract's error; empty when none.
+	// Refused lists the reservation, reserved withdrawal or (after a
+	// reserved withdrawal) burn that the state allows by the handler's
+	// rules but that reverted when simulated (it is then null above),
+	// with the contract's error; empty when none.
 	Refused []Refusal `json:"refused"`
+	// SimulatedAt is the head block the transactions were simulated at,
+	// which may be newer than the answer's (asOf, where the position was
+	// read).
+	SimulatedAt *BlockRef `json:"simulatedAt"`
 }
 
 // Refusal is a transaction left out because its simulation reverted.
 type Refusal struct {
-	Transaction string `json:"transaction"` // reserve or withdrawReserved
+	Transaction string `json:"transaction"` // withdraw, reserve or withdrawReserved
 	Reason      string `json:"reason"`
+	// After names the transactions of Order it was simulated after; it
+	// reverted there, and on its own too when Alone is true.
+	After []string `json:"after"`
+	Alone bool     `json:"alone"`
 }
 
-// WithdrawPosition is the user's position at the head, in shares and in
-// liquidity units (L).
+// WithdrawPosition is the user's position at the answer's block, in
+// shares and in liquidity units (L): the same figures the deposit
+// positions show at that block.
 type WithdrawPosition struct {
 	Shares string `json:"shares"`
-	// Liquidity is convertToAssets(shares) (donation lock included).
+	// Liquidity is convertToAssets(shares) at the answer's block
+	// (donation lock included).
 	Liquidity string `json:"liquidity"`
 	// WithdrawableShares can be burnt now: the most whose liquidity the
 	// range has free (totalLiquidity - liquidityUsed), counted as if no
@@ -98,31 +120,39 @@ type WithdrawTx struct {
 	Liquidity string        `json:"liquidity"`
 	Receive   []TokenAmount `json:"receive"`
 	Tx        Tx            `json:"tx"`
+	// RestartsCooldown (reserve only) is the user's reserved liquidity
+	// still reserved when the reservation runs (after the transactions
+	// before it): reserveLiquidity sets the user's one lastReserve, so
+	// that liquidity too becomes withdrawable only reserveCooldown after
+	// the reservation is mined. "0" when none.
+	RestartsCooldown *string `json:"restartsCooldown,omitempty"`
 }
 
 // withdrawal is a withdrawal being prepared.
 type withdrawal struct {
 	req               WithdrawRequest
 	up                *Upstreams
+	head              *headRead
 	st                *chain.LPState
 	id                *big.Int
 	pos               contracts.Position
 	burn, lock, taken *big.Int // shares to burn, shares options hold, reserved liquidity to withdraw
 	can               *big.Int // shares that can be burnt now
+	reservable        *big.Int // reserved liquidity withdrawable now (taken may leave a unit of it)
 }
 
 // PrepareWithdraw reads the position (markets for the position manager,
-// then the handler and the pool: two round trips) and builds burnPosition
-// for the shares asked (or all that can be burnt now), and on V2 handlers
-// reserveLiquidity for the shares options hold and withdrawReserveLiquidity
-// once a reservation's cooldown has passed, all simulated from the user in
-// one more round trip.
+// then the handler, the pool and the chain's head: two round trips) and
+// builds burnPosition for the shares asked (or all that can be burnt now),
+// and on V2 handlers reserveLiquidity for the shares options hold and
+// withdrawReserveLiquidity once a reservation's cooldown has passed, all
+// simulated from the user at the head in one more round trip.
 func (s *Service) PrepareWithdraw(ctx context.Context, req WithdrawRequest) (PreparedWithdrawal, error) {
 	up, err := s.lpUpstreams(req.ChainID)
 	if err != nil {
 		return PreparedWithdrawal{}, err
 	}
-	w := &withdrawal{req: req, up: up}
+	w := &withdrawal{req: req, up: up, head: readHead(ctx, up)}
 	if err := w.read(ctx); err != nil {
 		return PreparedWithdrawal{}, err
 	}
@@ -192,7 +222,7 @@ func (w *withdrawal) plan() error {
 		}
 		w.burn = w.req.Shares
 	}
-	w.lock = new(big.Int)
+	w.lock, w.reservable, w.taken = new(big.Int), new(big.Int), new(big.Int)
 	if !w.pos.V1 && r.LiquidityUsed.Sign() > 0 { // only options' holding is worth a reservation
 		// reserveLiquidity takes convertToAssets(shares) off totalLiquidity
 		// (checked): at most floor(T * S / (T + 1)) shares, so the range's
@@ -203,13 +233,47 @@ func (w *withdrawal) plan() error {
 		}
 	}
 	if !w.pos.V1 {
-		w.taken = w.reservedNow()
+		w.reservable = w.reservedNow()
+		w.taken.Set(w.reservable)
 	}
-	if w.burn.Sign() == 0 && w.lock.Sign() == 0 && (w.taken == nil || w.taken.Sign() == 0) {
+	if w.req.Shares == nil && w.lock.Sign() > 0 {
+		w.leaveOneUnit()
+	}
+	if w.burn.Sign() == 0 && w.lock.Sign() == 0 && w.taken.Sign() == 0 {
 		return problem.New(problem.WithdrawExceedsAllowed, "nothing can be withdrawn now: withdrawable 0 shares; reserved liquidity %s withdrawable from %d (unix seconds) once the range has it free",
 			st.Reserved, st.LastReserve+st.Cooldown).On("shares")
 	}
 	return nil
+}
+
+// leaveOneUnit sizes a max withdrawal so that the reservation sent after
+// it can run: reserveLiquidity first pokes the handler's pool position
+// with burn(0), which the pool refuses on an empty position (NP), so the
+// reserved withdrawal and the burn before it leave at least one unit of
+// the position's liquidity (totalLiquidity + reservedLiquidity -
+// liquidityUsed); and the reservation takes its liquidity off the
+// totalLiquidity the burn left (a checked subtraction), so it is capped at
+// the most shares that covers, counting the burn at its largest worth.
+func (w *withdrawal) leaveOneUnit() {
+	r := w.st.Range
+	room := new(big.Int).Add(r.TotalLiquidity, r.ReservedLiquidity)
+	room.Sub(room, r.LiquidityUsed)
+	room.Sub(room, big.NewInt(1))
+	if room.Sign() < 0 {
+		return // the reservation reverts whatever is sent before it
+	}
+	if w.taken.Cmp(room) > 0 {
+		w.taken.Set(room)
+	}
+	room.Sub(room, w.taken)
+	if b := sharesFor(room, r); b.Cmp(w.burn) < 0 {
+		w.burn = b
+	}
+	whole := clamm.ShareRange{TotalLiquidity: r.TotalLiquidity, TotalSupply: r.TotalSupply}
+	after := clamm.ShareRange{TotalLiquidity: new(big.Int).Sub(r.TotalLiquidity, whole.ConvertToAssets(w.burn, 0)), TotalSupply: new(big.Int).Sub(r.TotalSupply, w.burn)}
+	if most := after.SharesWithin(after.TotalLiquidity); w.lock.Cmp(most) > 0 {
+		w.lock = most
+	}
 }
 
 // sharesFor is the most shares whose convertToAssets is at most liquidity
@@ -237,71 +301,97 @@ func (w *withdrawal) reservedNow() *big.Int {
 	return new(big.Int).Set(st.Reserved)
 }
 
-// simulate runs the planned transactions from the user (one round trip,
-// with convertToAssets of the shares involved) and builds the answer.
-func (w *withdrawal) simulate(ctx context.Context) (PreparedWithdrawal, error) {
-	st, h := w.st, w.req.Handler
-	payload := func(amount *big.Int) []byte {
-		p, _ := w.pos.Payload(amount)
-		return p
-	}
-	type planned struct {
-		slot   **WithdrawTx
-		action chain.Action
-		shares *big.Int
-	}
-	out := w.response()
+// planned is one transaction of a withdrawal, in the order to send it.
+type planned struct {
+	name   string // withdrawReserved, withdraw or reserve
+	slot   **WithdrawTx
+	step   chain.LPStep
+	shares *big.Int // shares it burns (nil: a reserved withdrawal)
+}
+
+// steps are the planned transactions in the order to send them:
+// withdrawReserved, withdraw (burn), reserve (PreparedWithdrawal says why).
+func (w *withdrawal) steps(out *PreparedWithdrawal) ([]planned, error) {
 	var plan []planned
-	if w.burn.Sign() > 0 {
-		plan = append(plan, planned{&out.Withdraw, chain.Action{To: st.PositionManager, Data: pack(contracts.PositionManagerLP, "burnPosition", h, payload(w.burn))}, w.burn})
+	add := func(name string, slot **WithdrawTx, to common.Address, data []byte, err error, shares *big.Int) error {
+		if err == nil {
+			plan = append(plan, planned{name, slot, chain.LPStep{To: to, Data: data, AssetsOf: shares}, shares})
+		}
+		return err
 	}
-	if w.lock.Sign() > 0 {
-		plan = append(plan, planned{&out.Reserve, chain.Action{To: h, Data: pack(contracts.HandlerLP, "reserveLiquidity", payload(w.lock))}, w.lock})
-	}
-	if w.taken != nil && w.taken.Sign() > 0 {
-		plan = append(plan, planned{&out.WithdrawReserved, chain.Action{To: h, Data: pack(contracts.HandlerLP, "withdrawReserveLiquidity", payload(w.taken))}, nil})
-	}
-	actions := make([]chain.Action, len(plan))
-	views := []chain.Call{{Target: h, Data: pack(contracts.HandlerLP, "convertToAssets", st.Shares, w.id)}}
-	for i, p := range plan {
-		p.action.ShareToken, p.action.ShareID = h, w.id
-		actions[i] = p.action
-		if p.shares != nil {
-			views = append(views, chain.Call{Target: h, Data: pack(contracts.HandlerLP, "convertToAssets", p.shares, w.id)})
+	h := w.req.Handler
+	if w.taken.Sign() > 0 {
+		data, err := w.pos.WithdrawReservedCall(w.taken)
+		if err := add("withdrawReserved", &out.WithdrawReserved, h, data, err, nil); err != nil {
+			return nil, err
 		}
 	}
-	outcomes, res, err := w.up.Chain.ProbeActions(ctx, chain.Probe{Signer: w.req.User, Block: st.Block + 1, Tokens: []common.Address{st.Pool.Token0, st.Pool.Token1}, Actions: actions, Views: views})
+	if w.burn.Sign() > 0 {
+		data, err := w.pos.BurnCall(w.burn)
+		if err := add("withdraw", &out.Withdraw, w.st.PositionManager, data, err, w.burn); err != nil {
+			return nil, err
+		}
+	}
+	if w.lock.Sign() > 0 {
+		data, err := w.pos.ReserveCall(w.lock)
+		if err := add("reserve", &out.Reserve, h, data, err, w.lock); err != nil {
+			return nil, err
+		}
+	}
+	return plan, nil
+}
+
+// simulate runs the planned transactions from the user at the head, one
+// after another and each on its own (one round trip), and builds the
+// answer from what each moved after the ones before it.
+func (w *withdrawal) simulate(ctx context.Context) (PreparedWithdrawal, error) {
+	st := w.st
+	out := w.response()
+	plan, err := w.steps(&out)
 	if err != nil {
 		return PreparedWithdrawal{}, err
 	}
-	out.Position.Liquidity = assetsOf(res[0]).String()
-	v := 1
+	sim := chain.LPSimulation{Signer: w.req.User, Handler: w.req.Handler, TokenID: w.id, Tokens: []common.Address{st.Pool.Token0, st.Pool.Token1}, Alone: true}
+	for _, p := range plan {
+		sim.Steps = append(sim.Steps, p.step)
+	}
+	head, err := w.head.wait(ctx)
+	if err != nil {
+		return PreparedWithdrawal{}, err
+	}
+	res, err := w.up.Chain.SimulateLP(ctx, head, sim)
+	if err != nil {
+		return PreparedWithdrawal{}, err
+	}
+	out.SimulatedAt = blockRef(res.At)
+	stillReserved := new(big.Int).Set(st.Reserved)
 	for i, p := range plan {
-		o := outcomes[i]
-		if o.Revert != nil && p.slot == &out.Withdraw {
-			return PreparedWithdrawal{}, probeRevert(problem.WithdrawWouldRevert, methodOf(p.action.Data), w.req.User, o.Revert)
+		o, alone := res.Sequence[i], res.Alone[i]
+		if o.Revert != nil && p.name == "withdraw" && alone.Revert != nil {
+			return PreparedWithdrawal{}, probeRevert(problem.WithdrawWouldRevert, "burnPosition", w.req.User, res.At.Number, alone.Revert)
 		}
 		if o.Revert != nil {
-			name := map[bool]string{true: "reserve", false: "withdrawReserved"}[p.slot == &out.Reserve]
-			out.Refused = append(out.Refused, Refusal{Transaction: name, Reason: o.Revert.Reason})
-			if p.shares != nil {
-				v++
-			}
+			out.Refused = append(out.Refused, Refusal{Transaction: p.name, Reason: o.Revert.Reason, After: append([]string{}, out.Order...), Alone: alone.Revert != nil})
 			continue
 		}
-		tx := &WithdrawTx{Shares: new(big.Int).Neg(o.ShareDelta).String(), Receive: tokenAmounts(st.Tokens, o.TokenDeltas),
-			Tx: Tx{To: p.action.To.Hex(), Data: hexutil.Encode(p.action.Data)}}
+		tx := &WithdrawTx{Shares: new(big.Int).Neg(o.ShareDelta).String(), Liquidity: w.taken.String(), Receive: tokenAmounts(st.Tokens, o.TokenDeltas),
+			Tx: Tx{To: p.step.To.Hex(), Data: hexutil.Encode(p.step.Data)}}
+		switch p.name {
+		case "withdrawReserved":
+			stillReserved.Sub(stillReserved, w.taken)
+		case "reserve":
+			r := stillReserved.String()
+			tx.RestartsCooldown = &r
+		}
 		if p.shares != nil {
-			tx.Liquidity = assetsOf(res[v]).String()
-			v++
-		} else {
-			tx.Liquidity = w.taken.String()
+			tx.Liquidity = o.Assets.String()
 		}
 		*p.slot = tx
+		out.Order = append(out.Order, p.name)
 	}
-	if out.Withdraw == nil && out.Reserve == nil && out.WithdrawReserved == nil {
+	if len(out.Order) == 0 {
 		r := out.Refused[0]
-		return PreparedWithdrawal{}, problem.New(problem.WithdrawWouldRevert, "%s reverts when simulated from %s: %s", r.Transaction, w.req.User.Hex(), r.Reason)
+		return PreparedWithdrawal{}, problem.New(problem.WithdrawWouldRevert, "%s reverts when simulated from %s at block %d: %s", r.Transaction, w.req.User.Hex(), res.At.Number, r.Reason)
 	}
 	return out, nil
 }
@@ -312,38 +402,15 @@ func (w *withdrawal) response() PreparedWithdrawal {
 	if st.Reserved.Sign() > 0 {
 		at = st.LastReserve + st.Cooldown
 	}
-	taken := w.taken
-	if taken == nil {
-		taken = new(big.Int)
-	}
-	free := freeLiquidity(st.Range)
+	r := st.Range
+	worth := clamm.ShareRange{TotalLiquidity: r.TotalLiquidity, TotalSupply: r.TotalSupply, DonatedLiquidity: r.DonatedLiquidity,
+		LastDonation: r.LastDonation, LockedBlockDuration: st.LockedBlockDuration}.ConvertToAssets(st.Shares, st.Block)
 	return PreparedWithdrawal{
-		Handler: lpHandler(w.up, w.req.Handler, st.Format), Pool: w.req.Pool.Hex(), Hook: w.req.Hook.Hex(), Refused: []Refusal{},
+		Handler: lpHandler(w.up, w.req.Handler, st.Format), Pool: w.req.Pool.Hex(), Hook: w.req.Hook.Hex(), Order: []string{}, Refused: []Refusal{},
 		TickLower: w.req.TickLower, TickUpper: w.req.TickUpper, TokenID: w.id.String(), PositionManager: st.PositionManager.Hex(),
-		Position: WithdrawPosition{Shares: st.Shares.String(), WithdrawableShares: w.can.String(), FreeLiquidity: free.String(),
-			Reserved: ReservedPosition{Liquidity: st.Reserved.String(), LastReserve: st.LastReserve, WithdrawableAt: at, Withdrawable: taken.String()}},
+		Position: WithdrawPosition{Shares: st.Shares.String(), Liquidity: worth.String(), WithdrawableShares: w.can.String(), FreeLiquidity: freeLiquidity(r).String(),
+			Reserved: ReservedPosition{Liquidity: st.Reserved.String(), LastReserve: st.LastReserve, WithdrawableAt: at, Withdrawable: w.reservable.String()}},
 	}
-}
-
-// assetsOf decodes a convertToAssets answer (0 when it failed).
-func assetsOf(r chain.Result) *big.Int {
-	if !r.OK || len(r.Data) < 32 {
-		return new(big.Int)
-	}
-	return new(big.Int).SetBytes(r.Data[:32])
-}
-
-// methodOf names a prepared call by its selector.
-func methodOf(data []byte) string {
-	if string(contracts.PositionManagerLP.Methods["burnPosition"].ID) == string(data[:4]) {
-		return "burnPosition"
-	}
-	for _, m := range []string{"reserveLiquidity", "withdrawReserveLiquidity"} {
-		if string(contracts.HandlerLP.Methods[m].ID) == string(data[:4]) {
-			return m
-		}
-	}
-	return "the transaction"
 }
 
 // freeLiquidity is a range's liquidity not used by options now: what a

@@ -119,7 +119,7 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 		return OptionMarkets{}, problem.New(problem.SubgraphError, "the subgraph's _meta names no block timestamp; the option-markets document must select _meta { block { number timestamp } }")
 	}
 	handlers := registryHandlers(up.Config)
-	views, err := marketViews(ctx, up, markets, handlers)
+	markets, views, err := marketViews(ctx, up, markets, handlers)
 	if err != nil {
 		return OptionMarkets{}, err
 	}
@@ -146,28 +146,32 @@ func (s *Service) OptionMarkets(ctx context.Context, chainID uint64) (OptionMark
 
 // marketViews reads every market's chain facts at the head in one round
 // trip (chain.Reader.StrikesViews: one aggregate3 per market, one JSON-RPC
-// batch; a market seen for the first time is read once on its own).
-func marketViews(ctx context.Context, up *Upstreams, markets []subgraph.Market, handlers []common.Address) ([]*chain.StrikesView, error) {
+// batch; a market seen for the first time is read once on its own), and
+// returns the markets it could read with their views. A market the
+// subgraph lists but the chain does not show as an option market is left
+// out rather than failing the page (one such market among a thousand made
+// the whole list 502 on every miss); the reader remembers it for a while
+// and does not read it meanwhile. Any other failure fails the page.
+func marketViews(ctx context.Context, up *Upstreams, markets []subgraph.Market, handlers []common.Address) ([]subgraph.Market, []*chain.StrikesView, error) {
 	addrs := make([]common.Address, len(markets))
 	for i, m := range markets {
 		addrs[i] = m.ID.Addr()
 	}
 	views, errs, err := up.Chain.StrikesViews(ctx, addrs, handlers)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	kept, keptViews := markets[:0:0], views[:0:0]
 	for i, err := range errs {
-		if err == nil {
-			continue
+		switch c := problem.As(err).Code; {
+		case err == nil:
+			kept, keptViews = append(kept, markets[i]), append(keptViews, views[i])
+		case c == problem.MarketNotFound || c == problem.MarketUnsupported:
+		default:
+			return nil, nil, err
 		}
-		if c := problem.As(err).Code; c == problem.MarketNotFound || c == problem.MarketUnsupported {
-			// The subgraph names a market the chain does not have; the
-			// client named none (no optionMarket to blame).
-			return nil, problem.Wrap(problem.SubgraphError, err, "the subgraph lists market %s, which the chain does not show as an option market", addrs[i].Hex())
-		}
-		return nil, err
 	}
-	return views, nil
+	return kept, keptViews, nil
 }
 
 // marketFacts are what every market's answer is built from beside its own

@@ -56,6 +56,9 @@ type PositionRecord struct {
 	ValueIfExercised string `json:"valueIfExercised"`
 	ProfitToken      Token  `json:"profitToken"`
 	ExpiryRisk
+	// valueBefore is ValueIfExercised as a number, for the expiry risk
+	// computed after it (never parsed back from the text).
+	valueBefore *big.Int
 }
 
 // PositionLeg is one leg with the liquidity it has left (opTickMap at the head).
@@ -241,8 +244,10 @@ func positionRecord(h subgraph.HeldOption, p *chain.Position, mk marketAt) (Posi
 	if !r.Exercisable {
 		// What an exercise that would revert pays is nothing: a figure here
 		// would read as money the owner can take.
+		value.SetInt64(0)
 		r.ValueIfExercised = "0"
 	}
+	r.valueBefore = value
 	return r, nil
 }
 

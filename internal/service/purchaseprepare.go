@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
@@ -90,7 +92,7 @@ func (s *Service) PreparePurchase(ctx context.Context, req PurchasePrepareReques
 	maxCost := req.Slippage.MaxIn(new(big.Int).Add(st.premium, st.fee))
 	data, err := st.mintCalldata(req, maxCost)
 	if err != nil {
-		return PreparedPurchase{}, err
+		return PreparedPurchase{}, pastUint256(err)
 	}
 	allowance, balance := st.head.Account[2], st.head.Account[3]
 	if req.IsCall {
@@ -112,14 +114,27 @@ func (s *Service) PreparePurchase(ctx context.Context, req PurchasePrepareReques
 		}
 		return PreparedPurchase{}, err
 	}
-	out.Simulated, out.SimulatedAt = true, &BlockRef{Number: at.Number, Hash: at.Hash, Timestamp: at.Timestamp}
+	out.Simulated, out.SimulatedAt = true, blockRef(at)
 	return out, nil
+}
+
+// pastUint256 names an argument of the built calldata that its ABI type
+// cannot hold (contracts.RangeError: the most the purchase may cost,
+// premium plus fee with slippage, past 2^256-1) as the refusal it is,
+// rather than the approval and mintOption that encoded it modulo 2^256
+// while the answer showed the whole number.
+func pastUint256(err error) error {
+	var re *contracts.RangeError
+	if errors.As(err, &re) {
+		return problem.Wrap(problem.PurchaseWouldRevert, err, "the most this purchase may cost (premium plus fee, with slippage) is %s, past 2^256-1: no approval can cover it and mintOption would revert", re.Value)
+	}
+	return err
 }
 
 func approval(token, spender common.Address, amount, current *big.Int) (*Approval, error) {
 	data, err := clamm.ApproveCalldata(spender, amount)
 	if err != nil {
-		return nil, err
+		return nil, pastUint256(err)
 	}
 	return &Approval{Token: token.Hex(), Spender: spender.Hex(), Amount: amount.String(), Missing: new(big.Int).Sub(amount, current).String(),
 		Tx: Tx{To: token.Hex(), Data: hexutil.Encode(data)}}, nil

@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -128,7 +129,23 @@ func leaseFrom(ctx context.Context) *Lease {
 
 // Charge takes n from b on the lease's account, or fails with
 // problem.ErrOverloaded when b has less than n left.
-func (l *Lease) Charge(b *Budget, n int64) error {
+func (l *Lease) Charge(b *Budget, n int64) error { return l.ChargeWithin(b, n, 0) }
+
+// ChargeWithin is Charge for a lease that may hold at most limit of b
+// (0: no limit of its own): past it, it fails with problem.ErrTooLarge
+// (502: the upstreams answered one fill more than it may read) before
+// anything is taken from b, so one fill's answers can never spend the
+// budget shared by all (which answered 503 OVERLOADED, as if the gateway
+// were busy, to a hostile subgraph paging a statistics fill).
+func (l *Lease) ChargeWithin(b *Budget, n, limit int64) error {
+	if limit > 0 {
+		l.mu.Lock()
+		held := l.held[b]
+		l.mu.Unlock()
+		if held+n > limit {
+			return fmt.Errorf("%w: one answer's upstream reads past %d bytes in all", problem.ErrTooLarge, limit/Amplification)
+		}
+	}
 	if !b.take(l, n) {
 		return problem.ErrOverloaded
 	}

@@ -42,9 +42,16 @@ func (l limitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		body.lease = leaseFrom(r.Context())
 		if body.lease == nil { // outside a fill: held until the body is closed
 			body.lease, body.own = NewLease(), true
+		} else {
+			// A fill holds at most the whole budget from all its
+			// upstreams together, over every page and read: reads past
+			// it could never be served, whatever other fills hold (502,
+			// not 503). Not one answer's limit: a maximal answer (the
+			// body limit) and the fill's other reads must still fit.
+			body.limit = l.budget.max
 		}
 		if resp.ContentLength > 0 { // announced: charged before a byte is read
-			if err := body.lease.Charge(l.budget, Amplification*resp.ContentLength); err != nil {
+			if err := body.lease.ChargeWithin(l.budget, Amplification*resp.ContentLength, body.limit); err != nil {
 				body.Close()
 				return nil, err
 			}
@@ -60,11 +67,13 @@ type limitedBody struct {
 	left int64
 	// budget and lease account for the bytes read; charged counts bytes
 	// already paid for (an announced Content-Length); own: the lease is
-	// the body's, released on Close.
+	// the body's, released on Close; limit bounds what a fill's lease may
+	// hold (0: none, a body's own lease).
 	budget  *Budget
 	lease   *Lease
 	charged int64
 	own     bool
+	limit   int64
 }
 
 func (b *limitedBody) Read(p []byte) (int, error) {
@@ -87,7 +96,7 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 		} else {
 			more := int64(n) - b.charged
 			b.charged = 0
-			if cerr := b.lease.Charge(b.budget, Amplification*more); cerr != nil {
+			if cerr := b.lease.ChargeWithin(b.budget, Amplification*more, b.limit); cerr != nil {
 				return 0, cerr
 			}
 		}

@@ -45,3 +45,52 @@ func TestLimitTransport(t *testing.T) {
 		}
 	}
 }
+
+// A fill reads at most what the whole budget holds from its upstreams in
+// all: answers each under the body limit, together past the budget, fail
+// the fill with ErrTooLarge (502: it could never be served) before
+// anything more is taken; before, a statistics fill's pages spent the
+// budget and the answer was 503 OVERLOADED. Reads outside a
+// fill are bounded one by one.
+func TestFillIsBoundedOverAllItsReads(t *testing.T) {
+	t.Parallel()
+	body := strings.Repeat("x", 40)
+	budget := NewBudget(Amplification * 100) // 100 bytes read in all per fill
+	for _, length := range []bool{true, false} {
+		rt := limitTransport{max: 100, budget: budget, rt: roundTrip(func(r *http.Request) (*http.Response, error) {
+			n := int64(-1)
+			if length {
+				n = int64(len(body))
+			}
+			return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader(body)), ContentLength: n}, nil
+		})}
+		read := func(r *http.Request) error {
+			resp, err := rt.RoundTrip(r)
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			_, err = io.ReadAll(resp.Body)
+			return err
+		}
+		ctx, lease, err := NewAdmission(1).Admit(httptest.NewRequest(http.MethodGet, "http://up.invalid/", nil).Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 { // 40, 80, then 120 bytes in all
+			err := read(httptest.NewRequest(http.MethodGet, "http://up.invalid/", nil).WithContext(ctx))
+			if tooBig := errors.Is(err, ErrBodyTooLarge); tooBig != (i == 2) || (i < 2 && err != nil) {
+				t.Errorf("announced %v, read %d of the fill: %v", length, i+1, err)
+			}
+		}
+		lease.Release()
+		for i := range 3 {
+			if err := read(httptest.NewRequest(http.MethodGet, "http://up.invalid/", nil)); err != nil {
+				t.Errorf("announced %v, read %d outside a fill: %v", length, i+1, err)
+			}
+		}
+		if budget.InUse() != 0 {
+			t.Errorf("announced %v: %d bytes of the budget still held", length, budget.InUse())
+		}
+	}
+}

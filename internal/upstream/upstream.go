@@ -14,7 +14,10 @@
 //     returns a Lease carried by the fill's context.
 //  2. The body limit. Every answer is read through a size limit (MaxBody):
 //     an announced Content-Length over it fails before a byte is read, an
-//     unannounced one fails at the first byte past it.
+//     unannounced one fails at the first byte past it. A fill is held to
+//     the whole budget over all its reads together (every page, every
+//     upstream; 48 MiB read by default): past it, 502 (the upstream's
+//     error code), never 503 for a budget it could never fit in.
 //  3. The budget. Every byte read is charged Amplification bytes to one
 //     Budget shared by all chains and upstreams, on the account of the
 //     lease the request's context carries (outside a fill, the body's own,

@@ -19,8 +19,9 @@ import (
 // (LiquidityAmounts.getAmountsForLiquidity), a position manager whitelists
 // the handlers it pairs with an app (Allow), and a market approves its
 // prime pool. Token balances and allowances are not kept: those calls
-// revert, and the gateway reads them as 0. Transactions are not run: the
-// fake has no EVM for the gateway's ActionProbe.
+// revert, and the gateway reads them as 0. Transactions are not run,
+// but for the gateway's ActionProbe of a burn, a reservation or a
+// reserved withdrawal (lpprobe.go).
 
 // lpHandlerCall answers a handler's LP getters; answered is false for
 // other methods (handlerCall's).
@@ -48,36 +49,11 @@ func (n *Node) lpHandlerCall(h *Handler, data []byte) (ret []byte, ok, answered 
 // tokensToPull decodes a mint payload (V2: pool, hook, ticks, liquidity;
 // V1 without the hook) and prices it at the pool's current price.
 func (n *Node) tokensToPull(h *Handler, payload []byte) ([]any, bool) {
-	if h.Version == 1 {
-		if len(payload) < 128 {
-			return nil, false
-		}
-		payload = append(append(append([]byte{}, payload[:32]...), make([]byte, 32)...), payload[32:128]...)
-	}
-	if len(payload) < 160 {
+	p, lo, hi, liquidity, ok := n.rangePayload(h, payload)
+	if !ok {
 		return nil, false
 	}
-	word := func(i int) *big.Int { return new(big.Int).SetBytes(payload[32*i : 32*(i+1)]) }
-	signed := func(i int) int {
-		v := word(i)
-		if v.Bit(255) == 1 {
-			v.Sub(v, new(big.Int).Lsh(big.NewInt(1), 256))
-		}
-		return int(v.Int64())
-	}
-	p := n.Pools[common.BytesToAddress(payload[12:32])]
-	if p == nil {
-		return nil, false
-	}
-	sa, err := clamm.SqrtRatioAtTick(signed(2))
-	if err != nil {
-		return nil, false
-	}
-	sb, err := clamm.SqrtRatioAtTick(signed(3))
-	if err != nil {
-		return nil, false
-	}
-	a0, a1 := clamm.AmountsForLiquidity(p.SqrtPriceX96, sa, sb, word(4))
+	a0, a1 := clamm.AmountsForLiquidity(p.SqrtPriceX96, lo, hi, liquidity)
 	return []any{[]common.Address{p.Token0, p.Token1}, []*big.Int{a0, a1}}, true
 }
 

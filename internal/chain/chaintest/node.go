@@ -117,10 +117,17 @@ type Node struct {
 	// made at its pinned block. Fork changes every block hash, as a reorg
 	// would (BlockHash).
 	OnlyAt uint64
-	Fork   uint64
+	// HeadToo, with OnlyAt, answers at the head too: where prepared
+	// transactions are simulated, beside their answer's block.
+	HeadToo bool
+	Fork    uint64
 	// Hashes, when set, gives block hashes (a scenario's, so the node and
 	// the scenario's subgraph name one block alike); a Fork replaces them.
 	Hashes func(number uint64) common.Hash
+	// HeaderRewrite, when set, is given each eth_getBlockByNumber answer
+	// (number, hash and timestamp as the node sends them) to change in
+	// place: a node that lies about its blocks.
+	HeaderRewrite func(tag string, header map[string]any)
 	// CallBlocks counts the block parameters eth_calls were made at.
 	CallBlocks map[string]int
 	// ArbitrumL1Block, when set, makes the node number blocks as
@@ -254,7 +261,8 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 		n.header(req, &resp)
 	case "eth_call":
 		n.calls.Add(1)
-		if e := n.callBlock(req); e != nil {
+		at, e := n.callBlock(req)
+		if e != nil {
 			resp.Error = e
 			return resp
 		}
@@ -271,7 +279,7 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 		var ret []byte
 		var ok bool
 		if market, _, asks, isPricing := contracts.UnpackPricingReadCode(arg.Data); isPricing && arg.To == (common.Address{}) {
-			ret, ok = n.pricingRead(market, asks)
+			ret, ok = n.pricingRead(market, asks, at)
 		} else if calls, isChained := contracts.UnpackChainedReadCode(arg.Data); isChained && arg.To == (common.Address{}) {
 			if n.NoCreateCalls {
 				n.mu.Unlock()
@@ -279,6 +287,12 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 				return resp
 			}
 			ret, ok = n.chainedRead(calls)
+		} else if run, isProbe := probeOverride(req, arg.To); isProbe {
+			at := blockOverride(req)
+			if at == 0 {
+				at = n.BlockNumber + 1
+			}
+			ret, ok = n.probe(arg.To, run, at)
 		} else {
 			ret, ok = n.call(arg.From, arg.To, arg.Data)
 		}
@@ -512,6 +526,11 @@ func poolCall(p *Pool, data []byte) ([]byte, bool) {
 	if p.Slot0Raw != nil && len(data) >= 4 && bytes.Equal(data[:4], contracts.Pool.Methods["slot0"].ID) {
 		return p.Slot0Raw, true
 	}
+	if len(data) >= 4 {
+		if _, err := contracts.PoolFees.MethodById(data[:4]); err == nil {
+			return poolFeesCall(data)
+		}
+	}
 	return dispatch(contracts.Pool, data, func(name string, _ []any) ([]any, bool) {
 		switch name {
 		case "token0":
@@ -526,6 +545,18 @@ func poolCall(p *Pool, data []byte) ([]byte, bool) {
 			return []any{p.SqrtPriceX96, big.NewInt(int64(p.Tick)), uint16(0), uint16(1), uint16(1), uint8(0), true}, true
 		}
 		return nil, false
+	})
+}
+
+// poolFeesCall answers a pool's fee growth getters as a pool no swap has
+// crossed: nothing earned anywhere.
+func poolFeesCall(data []byte) ([]byte, bool) {
+	return dispatch(contracts.PoolFees, data, func(name string, _ []any) ([]any, bool) {
+		z := new(big.Int)
+		if name == "ticks" {
+			return []any{z, z, z, z, z, z, uint32(0), true}, true
+		}
+		return []any{z}, true
 	})
 }
 
@@ -582,7 +613,7 @@ func (n *Node) header(req rpcRequest, resp *rpcResponse) {
 		return
 	}
 	n.mu.Lock()
-	head, ts := n.BlockNumber, n.BlockTimestamp
+	head, ts, rewrite := n.BlockNumber, n.BlockTimestamp, n.HeaderRewrite
 	n.mu.Unlock()
 	num := head
 	if tag != "latest" {
@@ -597,13 +628,18 @@ func (n *Node) header(req rpcRequest, resp *rpcResponse) {
 		}
 		num, ts = v, ts-(head-v)
 	}
-	resp.Result = map[string]any{"number": hexutil.EncodeUint64(num), "hash": n.HashOf(num).Hex(), "timestamp": hexutil.EncodeUint64(ts)}
+	h := map[string]any{"number": hexutil.EncodeUint64(num), "hash": n.HashOf(num).Hex(), "timestamp": hexutil.EncodeUint64(ts)}
+	if rewrite != nil {
+		rewrite(tag, h)
+	}
+	resp.Result = h
 }
 
 // callBlock checks an eth_call's block parameter: counted, and refused
 // past the head ("header not found") or, under OnlyAt, at any other block
-// ("missing trie node", as a pruned node says).
-func (n *Node) callBlock(req rpcRequest) *RPCError {
+// ("missing trie node", as a pruned node says). It returns the block the
+// call runs at.
+func (n *Node) callBlock(req rpcRequest) (uint64, *RPCError) {
 	tag := "latest"
 	if len(req.Params) > 1 {
 		_ = json.Unmarshal(req.Params[1], &tag)
@@ -618,17 +654,17 @@ func (n *Node) callBlock(req rpcRequest) *RPCError {
 	if tag != "latest" {
 		v, err := hexutil.DecodeUint64(tag)
 		if err != nil {
-			return &RPCError{Code: -32602, Message: "invalid block number"}
+			return 0, &RPCError{Code: -32602, Message: "invalid block number"}
 		}
 		if v > n.BlockNumber {
-			return &RPCError{Code: -32000, Message: "header not found"}
+			return 0, &RPCError{Code: -32000, Message: "header not found"}
 		}
 		num = v
 	}
-	if n.OnlyAt != 0 && num != n.OnlyAt {
-		return &RPCError{Code: -32000, Message: "missing trie node " + n.hashOf(num).Hex()[2:] + " (path )"}
+	if n.OnlyAt != 0 && num != n.OnlyAt && !(n.HeadToo && num == n.BlockNumber) {
+		return 0, &RPCError{Code: -32000, Message: "missing trie node " + n.hashOf(num).Hex()[2:] + " (path )"}
 	}
-	return nil
+	return num, nil
 }
 
 // HashOf is the hash the node gives block number now.

@@ -83,15 +83,16 @@ func (pr *Pricing) optionPrice(isPut bool, ttl uint64, strike, last *big.Int) (*
 }
 
 // pricingRead answers contracts.PricingRead's creation code as the EVM
-// would run it against the market: the user holds nothing and has
-// approved nothing (the fake's tokens keep no balances).
-func (n *Node) pricingRead(marketAddr common.Address, asks []contracts.PricingAsk) ([]byte, bool) {
+// would run it against the market at block at (the number it reports; the
+// fake's state is the head's): the user holds nothing and has approved
+// nothing (the fake's tokens keep no balances).
+func (n *Node) pricingRead(marketAddr common.Address, asks []contracts.PricingAsk, at uint64) ([]byte, bool) {
 	m, ok := n.Markets[marketAddr]
 	if !ok || n.Pools[m.PrimePool] == nil || n.Tokens[m.CallAsset] == nil || n.Tokens[m.PutAsset] == nil {
 		return ErrorString("PricingRead: a required read failed"), false
 	}
 	pool := n.Pools[m.PrimePool]
-	h := contracts.PricingHead{BlockNumber: new(big.Int).SetUint64(n.BlockNumber), Timestamp: new(big.Int).SetUint64(n.BlockTimestamp),
+	h := contracts.PricingHead{BlockNumber: new(big.Int).SetUint64(at), Timestamp: new(big.Int).SetUint64(n.BlockTimestamp - (n.BlockNumber - at)),
 		Pool: m.PrimePool, LastPrice: n.pricePerCallAsset(m, pool, pool.SqrtPriceX96), PutDecimals: big.NewInt(int64(n.Tokens[m.PutAsset].Decimals)),
 		CallAsset: m.CallAsset, PutAsset: m.PutAsset, Account: [4]*big.Int{new(big.Int), new(big.Int), new(big.Int), new(big.Int)}}
 	if m.Pricing != nil {

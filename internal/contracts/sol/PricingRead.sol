@@ -66,7 +66,7 @@ contract PricingRead {
 
     constructor(address market, address user, Ask[] memory asks) {
         Head memory h;
-        h.blockNumber = block.number;
+        h.blockNumber = _blockNumber();
         h.timestamp = block.timestamp;
         h.pool = address(uint160(_word(market, abi.encodeWithSignature("primePool()"), true)));
         h.lastPrice = _word(market, abi.encodeWithSignature("getCurrentPricePerCallAsset(address)", h.pool), true);
@@ -141,6 +141,16 @@ contract PricingRead {
         }
         (ok, r.fee,) = _try(market, abi.encodeWithSignature("getFee(uint256,uint256)", a.total, r.premium));
         if (ok) r.flags |= 16;
+    }
+
+    /// @dev The chain's own number of this block, the one its headers carry
+    /// (the gateway checks the read ran at the block it asked): ArbSys's
+    /// arbBlockNumber on Arbitrum, where block.number is an estimate of
+    /// Ethereum's; block.number elsewhere, where 0x64 holds no code and the
+    /// call returns no data.
+    function _blockNumber() private view returns (uint256) {
+        (bool ok, uint256 n,) = _try(address(0x64), abi.encodeWithSignature("arbBlockNumber()"));
+        return ok ? n : block.number;
     }
 
     /// @dev The first word a static call returns; a failure reverts this

@@ -3,6 +3,7 @@ package lptest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -319,22 +321,25 @@ func TestWithdrawV2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Both, burn first: the burn leaves one unit of the handler's pool
+	// position, so that the reservation's poke of it does not revert in the
+	// pool (NP, as the real handler's does on an empty position), and the
+	// reservation is capped at what the range's total after the burn covers.
 	held := s.shares(p.Handler, u.Addr, id)
-	if w.Withdraw == nil || w.Reserve == nil || w.Position.WithdrawableShares != w.Withdraw.Shares ||
-		new(big.Int).Add(mustInt(t, w.Withdraw.Shares), mustInt(t, w.Reserve.Shares)).Cmp(held) != 0 {
+	burnt, reserving := mustInt(t, w.Withdraw.Shares), mustInt(t, w.Reserve.Shares)
+	if fmt.Sprint(w.Order) != "[withdraw reserve]" || burnt.Cmp(mustInt(t, w.Position.WithdrawableShares)) > 0 ||
+		new(big.Int).Add(burnt, reserving).Cmp(held) > 0 || len(w.Refused) != 0 {
 		t.Fatalf("max: %+v", w)
 	}
-	// The reservation first: a burn of all the free liquidity would leave
-	// the handler's pool position empty, and reserveLiquidity's poke of it
-	// would revert in the pool (NP), as the real handler's does.
-	s.checkSent(t, u, p.Handler, id, w.Reserve)
+	s.sendInOrder(t, u, p.Handler, id, w)
 	reserved := p.Chain.Call(p.Handler, pt.HandlerV2.ABI, "reservedLiquidityPerUser", id, u.Addr)[0].(*big.Int)
 	eq(t, "reserved liquidity", reserved, mustInt(t, w.Reserve.Liquidity))
-	// Reserving took the range's free liquidity down by what it reserved:
-	// the shares left are offered as what they now are (burnt while the
-	// range has them free, else reserved too), one at a time, re-asked.
-	// The range's last holder keeps the share convertToAssets' +1 rounds
-	// to (burning or reserving the whole supply takes totalLiquidity + 1).
+	// The few shares left (what the unit left in the pool and the
+	// reservation's cap kept) are offered as what they now are (burnt
+	// while the range has them free, else reserved too), re-asked until
+	// nothing is left. The range's last holder keeps the share
+	// convertToAssets' +1 rounds to (burning or reserving the whole supply
+	// takes totalLiquidity + 1).
 	for i := 0; ; i++ {
 		if i == 3 {
 			t.Fatal("still offered after three rounds")
@@ -346,14 +351,10 @@ func TestWithdrawV2(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		switch {
-		case w.Withdraw != nil:
-			s.checkSent(t, u, p.Handler, id, w.Withdraw)
-		case w.Reserve != nil:
-			s.checkSent(t, u, p.Handler, id, w.Reserve)
-		default:
+		if len(w.Order) == 0 {
 			t.Fatalf("nothing offered and no refusal: %+v", w)
 		}
+		s.sendInOrder(t, u, p.Handler, id, w)
 	}
 	if left := s.shares(p.Handler, u.Addr, id); left.Cmp(big.NewInt(1)) > 0 {
 		t.Errorf("%s shares left", left)
@@ -369,10 +370,9 @@ func TestWithdrawV2(t *testing.T) {
 	// not all of the reservation, always: the user, the range's only
 	// provider, has burnt or reserved all but a share (total <= its
 	// worth), and the option still holds half, so free < reserved; and
-	// the reservation taken first, while the free part was still in the
-	// range, left part of that free part unburnable (the loop above
-	// reserved it too), so the reserved exceeds what the option holds and
-	// free > 0.
+	// the burn left one unit of the pool position for the reservation's
+	// poke (and the loop reserved what was left free after it), so the
+	// reserved exceeds what the option holds and free > 0.
 	info = p.RangeInfo(r)
 	free = new(big.Int).Sub(new(big.Int).Add(info.TotalLiquidity, info.ReservedLiquidity), info.LiquidityUsed)
 	if free.Sign() <= 0 || free.Cmp(reserved) >= 0 {
@@ -411,6 +411,19 @@ func TestWithdrawV2(t *testing.T) {
 	}
 	if _, err := s.svc.PrepareWithdraw(ctx, req); code(err) != "POSITION_NOT_FOUND" && code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" {
 		t.Errorf("all withdrawn: %v", err)
+	}
+}
+
+// sendInOrder sends every transaction a prepared withdrawal offers, in
+// its order, each checked to move what it said.
+func (s *setup) sendInOrder(t *testing.T, u *pt.Account, handler common.Address, id *big.Int, w service.PreparedWithdrawal) {
+	t.Helper()
+	for _, name := range w.Order {
+		tx := map[string]*service.WithdrawTx{"withdrawReserved": w.WithdrawReserved, "withdraw": w.Withdraw, "reserve": w.Reserve}[name]
+		if tx == nil {
+			t.Fatalf("%s in the order, not offered: %+v", name, w)
+		}
+		s.checkSent(t, u, handler, id, tx)
 	}
 }
 
@@ -563,4 +576,116 @@ func TestDepositInvertedByStrikes(t *testing.T) {
 		}
 		checkDeposit(t, s, p.Users[0], false, byStrikes, req)
 	}
+}
+
+// A matured reservation and shares options still hold (contract-behaviour
+// M17): reserveLiquidity sets the user's one lastReserve, restarting the
+// cooldown of everything already reserved, so a withdrawReserveLiquidity
+// sent after it reverts (BeforeReserveCooldown) for another
+// reserveCooldown. The answer orders the reserved withdrawal first, and
+// every transaction it offers, sent in its order, does what it said; the
+// reservation says what it restarts the cooldown of (here: nothing, the
+// reserved withdrawal took the whole reservation).
+func TestWithdrawMaturedReservationFirst(t *testing.T) {
+	s := deploy(t)
+	p := s.p
+	ctx := context.Background()
+	lo := (s.tick/10)*10 + 100
+	r := pt.Range{TickLower: lo, TickUpper: lo + 10}
+	u, lp2, buyer := p.Users[0], p.Users[3], p.Users[1]
+	for _, a := range []*pt.Account{u, lp2} {
+		if _, _, err := p.Deposit(a, r, e18(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := p.TokenID(r)
+	if _, _, err := p.Buy(buyer, pt.Option{IsCall: true, TickLower: r.TickLower, TickUpper: r.TickUpper, TTL: 3600,
+		Legs: []pt.Leg{{Range: r, Liquidity: new(big.Int).Div(e18(12), big.NewInt(10))}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Reserve(u, r, new(big.Int).Div(s.shares(p.Handler, u.Addr, id), big.NewInt(5))); err != nil {
+		t.Fatal(err)
+	}
+	p.Chain.AdjustTime(6*time.Hour + time.Second)
+	req := service.WithdrawRequest{ChainID: chainID, User: u.Addr, Handler: p.Handler, Pool: p.Pool, TickLower: r.TickLower, TickUpper: r.TickUpper}
+	w, err := s.svc.PrepareWithdraw(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.WithdrawReserved == nil || w.Reserve == nil || len(w.Order) == 0 || w.Order[0] != "withdrawReserved" {
+		t.Fatalf("a matured reservation beside shares options hold: %+v", w)
+	}
+	if rc := w.Reserve.RestartsCooldown; rc == nil || *rc != "0" {
+		t.Errorf("the reservation restarts the cooldown of %v, want 0 (all withdrawn before it)", rc)
+	}
+	matchesSchema(t, "PreparedWithdrawal", w)
+	// Sent in its order into the next block, as simulated: each succeeds
+	// and together they move exactly what they said. (A premium's
+	// donation is still locked: mined in later blocks, the burn and the
+	// reservation would each take a little more, never less.)
+	bal, shares := s.balances(u.Addr), s.shares(p.Handler, u.Addr, id)
+	want := [2]*big.Int{new(big.Int), new(big.Int)}
+	burnt := new(big.Int)
+	rcs := p.Chain.Block(func() {
+		for _, name := range w.Order {
+			tx := map[string]*service.WithdrawTx{"withdrawReserved": w.WithdrawReserved, "withdraw": w.Withdraw, "reserve": w.Reserve}[name]
+			for k := range want {
+				want[k].Add(want[k], mustInt(t, tx.Receive[k].Amount))
+			}
+			burnt.Add(burnt, mustInt(t, tx.Shares))
+			if _, err := p.Chain.SendRaw(u, common.HexToAddress(tx.Tx.To), hexutil.MustDecode(tx.Tx.Data), name); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	for i, rc := range rcs {
+		if rc.Status != types.ReceiptStatusSuccessful {
+			t.Fatalf("%s, sent in the answer's order, reverted", w.Order[i])
+		}
+	}
+	after := s.balances(u.Addr)
+	for k := range after {
+		eq(t, "received in all", new(big.Int).Sub(after[k], bal[k]), want[k])
+	}
+	eq(t, "shares burnt in all", new(big.Int).Sub(shares, s.shares(p.Handler, u.Addr, id)), burnt)
+	if got := p.Chain.Call(p.Handler, pt.HandlerV2.ABI, "reservedLiquidityPerUser", id, u.Addr)[0].(*big.Int); got.String() != w.Reserve.Liquidity {
+		t.Errorf("reserved after: %s, the reservation said %s", got, w.Reserve.Liquidity)
+	}
+}
+
+// A prepared deposit's figures are read at the answer's block and its
+// multicall is simulated at the chain's head, which the answer names
+// (contract-behaviour M21): a balance spent since the answer's block (a
+// subgraph that lags) is a 422 naming the head, where a simulation at the
+// answer's block said simulated: true; one not spent is simulated there,
+// and simulatedAt is the head, past the answer's block.
+func TestPreparedDepositSimulatedAtTheHead(t *testing.T) {
+	s := deploy(t)
+	p := s.p
+	lo := (s.tick/10)*10 + 100
+	spender, keeper := p.Users[2], p.Users[3]
+	req := service.DepositRequest{ChainID: chainID, Handler: p.Handler, Pool: p.Pool, ByTicks: true, TickLower: lo, TickUpper: lo + 20, Amount: e18(1)}
+	answer := p.Chain.BlockNumber() // the answer's block: the subgraph has seen no later one
+	p.Chain.MustSend(spender, p.CallAsset, pt.Token.ABI, "transfer", p.Owner.Addr, p.Balance(p.CallAsset, spender.Addr))
+	p.Chain.Commit()
+	head := p.Chain.BlockNumber()
+	at := func() context.Context {
+		ctx, pin := block.With(context.Background(), answer)
+		pin.Resolve(block.Ref{Number: answer})
+		return ctx
+	}
+	req.User = spender.Addr
+	_, err := s.svc.PrepareDeposit(at(), req)
+	if code(err) != "DEPOSIT_WOULD_REVERT" || !strings.Contains(err.Error(), fmt.Sprintf("at block %d", head)) {
+		t.Fatalf("a balance spent after the answer's block: %v, want DEPOSIT_WOULD_REVERT at block %d", err, head)
+	}
+	req.User = keeper.Addr
+	d, err := s.svc.PrepareDeposit(at(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Simulated || d.SimulatedAt == nil || d.SimulatedAt.Number != head || d.SimulatedAt.Hash == "" {
+		t.Fatalf("simulated %v at %+v, want the head %d", d.Simulated, d.SimulatedAt, head)
+	}
+	checkDeposit(t, s, keeper, false, d, req)
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"encoding/json"
+	"math"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -40,15 +41,18 @@ type expiry struct {
 // money once the price moves, expiring within the hour; C out of the
 // money in the same hour; D in the money but expiring an hour later. A's
 // owner opts in to the auto-exerciser through the prepared delegate
-// transaction. In A's last minutes positions say it will be exercised
-// automatically, with the fee the auto-exerciser may take; the expiring
-// list over the hour holds exactly A and B; the keeper exercises A through
-// the auto-exerciser with the largest fee, and the contracts pay exactly
-// the value, fee and rest positions named; the exercise history and A's
-// outcome name the auto-exerciser. B is left to expire, then settled by
-// anyone through the open settlement contract: the settlement history and
-// B's outcome match what the chain paid. C, settled by a settler key for
-// nothing, is an option that expired worthless.
+// transaction; B's owner enables a delegate of its own the same way (no
+// auto-exerciser: B must still be exercised by hand), and positions list
+// exactly the delegates the market names. In A's last minutes positions
+// say it will be exercised automatically, with the fee the auto-exerciser
+// may take; the expiring list over the hour holds exactly A and B; the
+// keeper exercises A through the auto-exerciser with the largest fee, and
+// the contracts pay exactly the value, fee and rest positions named; the
+// exercise history and A's outcome name the auto-exerciser. B is left to
+// expire, then settled by anyone through the open settlement contract:
+// the settlement history (its price and time too) and B's outcome match
+// what the chain paid. C, settled by a settler key for nothing, is an
+// option that expired worthless.
 func TestExpiryProtection(t *testing.T) {
 	e := newExpiry(t)
 	p := e.p
@@ -63,6 +67,7 @@ func TestExpiryProtection(t *testing.T) {
 	}
 
 	e.optIn(buyer)
+	e.enableOwnDelegate(other, keeper.Addr)
 	mustSync(e)
 	e.checkPositions(buyer, map[string]string{id(a): service.StatusAutoExercise, id(c): service.StatusOutOfTheMoney, id(d): service.StatusAutoExercise})
 	e.checkPositions(other, map[string]string{id(b): service.StatusExerciseBeforeExpiry})
@@ -200,6 +205,25 @@ func (e *expiry) optIn(owner *pt.Account) {
 	}
 }
 
+// enableOwnDelegate has owner enable a delegate of its own (not the
+// auto-exerciser) through the prepared transaction: the answer says the
+// delegate is no auto-exerciser, and the market then names it.
+func (e *expiry) enableOwnDelegate(owner *pt.Account, delegate common.Address) {
+	e.t.Helper()
+	p := e.p
+	var prep service.PreparedDelegate
+	e.get(gateway.PathDelegatePrepare, e.query+"&user="+owner.Addr.Hex()+"&delegate="+delegate.Hex()+"&enable=true", &prep)
+	if prep.Delegate != delegate.Hex() || prep.IsAutoExerciser || prep.AutoExercise != nil || prep.Enabled || !prep.Changes || !prep.Simulated {
+		e.t.Fatalf("prepared own delegate %+v", prep)
+	}
+	if _, err := p.Chain.SendRaw(owner, common.HexToAddress(prep.Tx.To), hexutil.MustDecode(prep.Tx.Data), "updateExerciseDelegate"); err != nil {
+		e.t.Fatal(err)
+	}
+	if !p.Chain.Call(p.Market, pt.MarketV2.ABI, "exerciseDelegator", owner.Addr, delegate)[0].(bool) {
+		e.t.Fatal("exerciseDelegator(owner, delegate) is false after the prepared transaction")
+	}
+}
+
 // checkPositions asks the owner's positions and checks each listed
 // option's status, its value against prepare's profit, and the
 // auto-exerciser's fee against the contract's constants and fee
@@ -246,6 +270,23 @@ func (e *expiry) checkRisk(r service.PositionRecord, owner *pt.Account) {
 	}
 	ae := r.AutoExercise
 	opted := p.Chain.Call(p.Market, pt.MarketV2.ABI, "exerciseDelegator", owner.Addr, p.AutoExercise)[0].(bool)
+	// every delegate the owner enabled: the auto-exerciser, or the keeper's
+	// own account (the test enables no other)
+	var delegates []string
+	for _, d := range []common.Address{p.AutoExercise, p.Users[2].Addr} {
+		if p.Chain.Call(p.Market, pt.MarketV2.ABI, "exerciseDelegator", owner.Addr, d)[0].(bool) {
+			delegates = append(delegates, strings.ToLower(d.Hex()))
+		}
+	}
+	got := make([]string, len(r.Delegates))
+	for i, d := range r.Delegates {
+		got[i] = strings.ToLower(d)
+	}
+	sort.Strings(got)
+	sort.Strings(delegates)
+	if strings.Join(got, ",") != strings.Join(delegates, ",") {
+		e.t.Errorf("option %s: delegates %v, the market's exerciseDelegator says %v", r.OptionID, r.Delegates, delegates)
+	}
 	fee := new(big.Int).Div(new(big.Int).Mul(value, big.NewInt(100_000)), big.NewInt(1_000_000))
 	if ae == nil || ae.OptedIn != opted || ae.MaxFee != fee.String() || ae.MinToOwner != new(big.Int).Sub(value, fee).String() ||
 		ae.From != new(big.Int).Sub(p.OpData(optionID).Expiry, big.NewInt(300)).String() {
@@ -446,5 +487,26 @@ func (e *expiry) settlement(owner *pt.Account, optionID *big.Int, rc *types.Rece
 		r.Legs[0].Liquidity != unused[0].Args["liquidityUnused"].(*big.Int).String() || r.BlockNumber != rc.BlockNumber.String() {
 		e.t.Errorf("settlement %+v of option %s owned by %s", r, optionID, owner.Addr)
 	}
+	header, err := e.p.Chain.Client().HeaderByNumber(e.t.Context(), rc.BlockNumber)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if price := e.primePrice(rc.BlockNumber.Uint64()); r.Timestamp != strconv.FormatUint(header.Time, 10) || math.Abs(r.SettlePrice/price-1) > 1e-9 {
+		e.t.Errorf("settlement of option %s: time %s, price %v; the block's time %d, the prime pool's price after it %v", optionID, r.Timestamp, r.SettlePrice, header.Time, price)
+	}
 	return r
+}
+
+// primePrice is the prime pool's price at the end of block n (the
+// settlement's own block: its swaps included), put asset per call asset,
+// from slot0: (sqrtPriceX96 / 2^96)^2 scaled by the tokens' decimals.
+func (e *expiry) primePrice(n uint64) float64 {
+	p := e.p
+	sq := new(big.Float).Quo(new(big.Float).SetInt(slot0At(e.t, p, p.Pool, n)), new(big.Float).SetInt(new(big.Int).Lsh(big.NewInt(1), 96)))
+	raw, _ := new(big.Float).Mul(sq, sq).Float64() // token1 per token0, base units
+	scale := math.Pow(10, float64(p.CallDecimals)-float64(p.PutDecimals))
+	if p.CallAsset == p.Token0 {
+		return raw * scale
+	}
+	return scale / raw
 }

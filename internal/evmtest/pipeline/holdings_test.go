@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
@@ -159,4 +160,18 @@ func (h holdings) check(t *testing.T, p *pt.Protocol, got service.MarketStats) {
 			got.OpenInterest.Options, got.OpenInterest.Ranges, got.ExpiredUnsettled.Options, got.ExpiredUnsettled.Ranges, got.TVL.Ranges,
 			h.openN, h.openR, h.expiredN, h.expiredR, h.tvlR)
 	}
+}
+
+// checkHoldingsAtHead asks the market's statistics over the day before the
+// head (to's offset n keeps each step's answer apart from every earlier
+// one's cache entry), requires the answer at the indexed head, and holds
+// its open interest, expired options and TVL to the getters at that block.
+func checkHoldingsAtHead(t *testing.T, a *app.App, p *pt.Protocol, n int, ranges []pt.Range) {
+	t.Helper()
+	now := int64(p.Chain.Now())
+	got, at := askStats(t, a, p, [2]int64{now - 86400, now + 1 + int64(n)})
+	if head := p.Chain.BlockNumber(); at != head {
+		t.Fatalf("statistics at block %d, the indexed head is %d", at, head)
+	}
+	holdingsAt(t, p, at, ranges).check(t, p, got)
 }

@@ -18,9 +18,14 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 )
 
 // lpLife follows liquidity providers through a range's whole life on one
@@ -35,17 +40,20 @@ import (
 // be withdrawable); the history records against the events of the
 // receipts (the handler's LogMintedPosition, LogBurnedPosition,
 // LogWithdrawReservedLiquidity, the position manager's share counts, the
-// pool's own Mint and Burn amounts). Principal is kept by the test from
-// the receipts, independently of the subgraph. Deposits, the reservation,
-// the reserved withdrawal and the burn are the gateway's prepared
-// transactions, sent at once as they came and checked to move exactly the
-// tokens and shares the gateway said; the share transfer and the options
-// are sent directly.
+// pool's own Mint and Burn amounts); on V2, the statistics' open interest,
+// expired options and TVL (reserved liquidity included) against the
+// market's and the handler's getters at the answer's block. Principal is
+// kept by the test from the receipts, independently of the subgraph.
+// Deposits, the reservation, the reserved withdrawal and the burn are the
+// gateway's prepared transactions, sent at once as they came and checked
+// to move exactly the tokens and shares the gateway said; the share
+// transfer and the options are sent directly.
 type lpLife struct {
 	t        *testing.T
 	p        *pt.Protocol
 	ix       *Indexer
 	gw       http.Handler
+	app      *app.App
 	v1       bool
 	r        pt.Range
 	id       *big.Int
@@ -55,6 +63,7 @@ type lpLife struct {
 	principl map[common.Address]*big.Int // the test's own principal per holder
 	deposits map[common.Address][]*types.Receipt
 	withdraw map[common.Address][]lpWithdrawal
+	reader   *chain.Reader // the measuring device for fees: the handler's own execution
 }
 
 type lpWithdrawal struct {
@@ -73,10 +82,19 @@ func runLPLife(t *testing.T, v1 bool) {
 		p.DeployV1()
 	}
 	ix := New(t, p)
-	a, _ := liveGateway(t, p, ix, func(ch *config.Chain) { ch.Multicall3 = mc })
+	// Prepared withdrawals are asked at every step: none may come from the
+	// cache (a nanosecond is the shortest TTL the configuration takes).
+	a, _ := liveGatewayWith(t, p, ix, func(cfg *config.Config) {
+		cfg.Chains[42161].Multicall3, cfg.PrepareTTL = mc, config.Duration(time.Nanosecond)
+		cfg.USDStablecoins = []string{"42161:" + p.PutAsset.Hex()} // the statistics' usd figures too
+		if err := cfg.Validate(); err != nil {                     // which hands each chain its stablecoins
+			t.Fatal(err)
+		}
+	})
+	a.Pins.SetHeadAges(block.HeadAges{}) // every miss asks where the subgraph is: each step's answers are at its head
 	_, tick := p.Slot0(p.Pool)
 	base := tick - tick%p.TickSpacing
-	l := &lpLife{t: t, p: p, ix: ix, gw: a.Server, v1: v1, users: p.Users,
+	l := &lpLife{t: t, p: p, ix: ix, gw: a.Server, app: a, v1: v1, users: p.Users, reader: testenv.NewReader(t, p.Chain.RPC(), mc),
 		principl: map[common.Address]*big.Int{}, deposits: map[common.Address][]*types.Receipt{}, withdraw: map[common.Address][]lpWithdrawal{}}
 	l.r = pt.Range{Handler: p.Handler, Pool: p.Pool, TickLower: base + 10*p.TickSpacing, TickUpper: base + 11*p.TickSpacing}
 	l.hAbi = pt.HandlerV2.ABI
@@ -138,6 +156,15 @@ func runLPLife(t *testing.T, v1 bool) {
 		t.Fatal("the deposit compounded no fees")
 	}
 	l.check("fee compound")
+	// Fees again, in both tokens (the price down through the range and
+	// back), not compounded: the next use of the range pokes them into
+	// what the handler owes it (tokensOwed), and a burn pays a share.
+	for _, to := range []int{l.r.TickLower - 30*p.TickSpacing, l.r.TickUpper + 30*p.TickSpacing} {
+		if _, err := p.SwapToTick(trader, p.Fee, to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.check("fees not compounded")
 
 	if !v1 {
 		// A second option takes most of what is free, so that options hold
@@ -162,7 +189,7 @@ func runLPLife(t *testing.T, v1 bool) {
 		cooldown := p.Chain.Call(l.r.Handler, l.hAbi, "reserveCooldown")[0].(uint64)
 		p.Chain.AdjustTime(time.Duration(cooldown) * time.Second)
 		l.check("cooldown over")
-		w = l.prepareWithdraw(lp, "1") // not "max" again: that answer is cached; the reserved withdrawal does not depend on shares
+		w = l.prepareWithdraw(lp, "max")
 		if w.WithdrawReserved == nil {
 			t.Fatalf("no reserved withdrawal prepared: %+v", w)
 		}
@@ -205,9 +232,20 @@ func (l *lpLife) prepare(path, query string, out any) {
 func (l *lpLife) prepareWithdraw(lp *pt.Account, shares string) service.PreparedWithdrawal {
 	l.t.Helper()
 	var w service.PreparedWithdrawal
-	l.prepare(gateway.PathWithdrawPrepare, fmt.Sprintf("chainId=42161&user=%s&handler=%s&pool=%s&hook=%s&tickLower=%d&tickUpper=%d&shares=%s",
-		lp.Addr.Hex(), l.r.Handler.Hex(), l.r.Pool.Hex(), l.r.Hook.Hex(), l.r.TickLower, l.r.TickUpper, shares), &w)
+	l.prepare(gateway.PathWithdrawPrepare, l.withdrawQuery(lp, shares), &w)
 	return w
+}
+
+func (l *lpLife) withdrawQuery(lp *pt.Account, shares string) string {
+	return fmt.Sprintf("chainId=42161&user=%s&handler=%s&pool=%s&hook=%s&tickLower=%d&tickUpper=%d&shares=%s",
+		lp.Addr.Hex(), l.r.Handler.Hex(), l.r.Pool.Hex(), l.r.Hook.Hex(), l.r.TickLower, l.r.TickUpper, shares)
+}
+
+// askWithdraw asks GET /clamm/withdraw/prepare, whatever it answers.
+func (l *lpLife) askWithdraw(lp *pt.Account, shares string) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	l.gw.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathWithdrawPrepare+"?"+l.withdrawQuery(lp, shares), nil))
+	return rec
 }
 
 // sendWithdrawal sends a prepared withdrawal, reservation or reserved
@@ -403,6 +441,7 @@ func (l *lpLife) get(path string, user common.Address) []map[string]any {
 	if rec.Code != http.StatusOK {
 		l.t.Fatalf("%s: %d %s", url, rec.Code, rec.Body)
 	}
+	l.atHead(url, rec.Header().Get("X-Block-Number"))
 	var out []map[string]any
 	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
 		l.t.Fatal(err)
@@ -410,14 +449,146 @@ func (l *lpLife) get(path string, user common.Address) []map[string]any {
 	return out
 }
 
+// atHead: the answer names the chain's latest block, where the test reads
+// the getters it checks the answer against (the subgraph has indexed it).
+func (l *lpLife) atHead(what, block string) {
+	l.t.Helper()
+	if head := fmt.Sprint(l.p.Chain.BlockNumber()); block != head {
+		l.t.Fatalf("%s: answered at block %s, the chain is at %s", what, block, head)
+	}
+}
+
 func (l *lpLife) check(step string) {
 	l.t.Helper()
 	l.ix.Sync()
 	for _, u := range l.users {
 		l.checkPosition(step, u)
+		l.checkWithdrawPosition(step, u)
 		l.checkDeposits(step, u.Addr)
 		l.checkWithdrawals(step, u.Addr)
 	}
+	l.checkHoldings(step)
+}
+
+// checkHoldings holds the market's statistics at the step's head to the
+// getters (checkHoldingsAtHead). V2 only: holdingsAt reads the V2 market
+// and handler, and the V1 life's range and option belong to neither.
+func (l *lpLife) checkHoldings(step string) {
+	l.t.Helper()
+	if l.v1 {
+		return
+	}
+	l.step++
+	l.t.Logf("%s: statistics", step)
+	checkHoldingsAtHead(l.t, l.app, l.p, l.step, []pt.Range{l.r})
+}
+
+// checkWithdrawPosition: withdraw prepare's position, read at the block
+// its answer names, against the handler's getters there: the shares, their
+// worth (convertToAssets), the range's free liquidity, the most shares a
+// burn can take whatever the donation lock, and the reservation; its
+// simulation names the head.
+func (l *lpLife) checkWithdrawPosition(step string, u *pt.Account) {
+	l.t.Helper()
+	what := func(f string) string { return fmt.Sprintf("%s: withdraw prepare %s of %s", step, f, u.Addr.Hex()[:8]) }
+	rec := l.askWithdraw(u, "max")
+	shares := l.balance(u.Addr)
+	switch {
+	case rec.Code == http.StatusNotFound:
+		if shares.Sign() != 0 {
+			l.t.Errorf("%s: 404 for a holder of %s shares", what("answer"), shares)
+		}
+		return
+	case rec.Code == http.StatusUnprocessableEntity && strings.Contains(rec.Body.String(), "WITHDRAW_EXCEEDS_WITHDRAWABLE"):
+		return // nothing can be taken now: the positions' figures say the same (checkPosition)
+	case rec.Code != http.StatusOK:
+		l.t.Fatalf("%s: %d %s", what("answer"), rec.Code, rec.Body)
+	}
+	var w struct {
+		service.PreparedWithdrawal
+		AsOf service.BlockRef `json:"asOf"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &w); err != nil {
+		l.t.Fatal(err)
+	}
+	l.atHead(what("asOf"), fmt.Sprint(w.AsOf.Number))
+	if w.SimulatedAt == nil || w.SimulatedAt.Number != w.AsOf.Number {
+		l.t.Errorf("%s: simulated at %+v, the head is %d", what("simulatedAt"), w.SimulatedAt, w.AsOf.Number)
+	}
+	pos, info := w.Position, l.info()
+	free := new(big.Int).Sub(info.TotalLiquidity, info.LiquidityUsed)
+	if free.Sign() < 0 {
+		free.SetInt64(0)
+	}
+	assets := l.assetsOf(shares)
+	ws, _ := new(big.Int).SetString(pos.WithdrawableShares, 10)
+	if pos.Shares != shares.String() || pos.Liquidity != assets.String() || pos.FreeLiquidity != free.String() || ws == nil {
+		l.t.Errorf("%s: %+v; balanceOf %s, convertToAssets %s, free %s", what("position"), pos, shares, assets, free)
+		return
+	}
+	if ws.Cmp(shares) > 0 || l.assetsOf(ws).Cmp(free) > 0 {
+		l.t.Errorf("%s: withdrawableShares %s of %s, worth %s of %s free", what("position"), ws, shares, l.assetsOf(ws), free)
+	}
+	if more := new(big.Int).Add(ws, big.NewInt(1)); l.donationLocked().Sign() == 0 && more.Cmp(shares) <= 0 && l.assetsOf(more).Cmp(free) <= 0 {
+		l.t.Errorf("%s: withdrawableShares %s is not the most: %s are worth %s of %s free", what("position"), ws, more, l.assetsOf(more), free)
+	}
+	if !l.v1 {
+		res := l.p.Chain.Call(l.r.Handler, l.hAbi, "reservedLiquidityPerUser", l.id, u.Addr)
+		if pos.Reserved.Liquidity != res[0].(*big.Int).String() || pos.Reserved.LastReserve != res[1].(uint64) {
+			l.t.Errorf("%s: %+v, reservedLiquidityPerUser %v", what("reserved"), pos.Reserved, res)
+		}
+	}
+}
+
+// assetsOf is the handler's convertToAssets of shares (0 for none).
+func (l *lpLife) assetsOf(shares *big.Int) *big.Int {
+	if shares.Sign() == 0 {
+		return new(big.Int)
+	}
+	return l.p.Chain.Call(l.r.Handler, l.hAbi, "convertToAssets", shares, l.id)[0].(*big.Int)
+}
+
+// feesPaid is what the handler pays u in fees, beside the liquidity, for
+// all its shares at the chain's latest block, by its own execution there:
+// a reservation (V2) pays fees only; a burn (V1, whose shares options
+// must not hold) pays the liquidity's amounts (tokensToPullForMint's, the
+// same rounding as the pool's burn) and the fees. ok is false when a V1
+// holder's shares cannot all be burnt now.
+func (l *lpLife) feesPaid(u common.Address, shares *big.Int) (fees [2]*big.Int, ok bool) {
+	l.t.Helper()
+	pos := contracts.Position{V1: l.v1, Handler: l.r.Handler, Pool: l.r.Pool, TickLower: l.r.TickLower, TickUpper: l.r.TickUpper}
+	to, data, err := l.r.Handler, []byte(nil), error(nil)
+	if l.v1 {
+		to = l.p.PositionManager
+		data, err = pos.BurnCall(shares)
+	} else {
+		data, err = pos.ReserveCall(shares)
+	}
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	n := l.p.Chain.BlockNumber()
+	head := chain.Head{Ref: block.Ref{Number: n}, EVMNumber: n - 1} // run as block n, on its state
+	sim, err := l.reader.SimulateLP(context.Background(), head, chain.LPSimulation{Signer: u, Tokens: []common.Address{l.p.Token0, l.p.Token1},
+		Steps: []chain.LPStep{{To: to, Data: data}}})
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	o := sim.Sequence[0]
+	if o.Revert != nil {
+		if l.v1 || shares.Cmp(l.info().TotalSupply) == 0 {
+			return fees, false
+		}
+		l.t.Fatalf("reserving all of %s's %s shares reverts: %s", u, shares, o.Revert.Reason)
+	}
+	fees = [2]*big.Int{o.TokenDeltas[0], o.TokenDeltas[1]}
+	if l.v1 {
+		for k, a := range l.amounts(l.assetsOf(shares)) {
+			v, _ := new(big.Int).SetString(a, 10)
+			fees[k].Sub(fees[k], v)
+		}
+	}
+	return fees, true
 }
 
 func str(v any) string { s, _ := v.(string); return s }
@@ -490,6 +661,17 @@ func (l *lpLife) checkPosition(step string, u *pt.Account) {
 		earned.SetInt64(0)
 	}
 	l.checkAmount(what("earned"), r["earned"], earned)
+	// No transaction takes the whole supply's worth (totalLiquidity + 1):
+	// a holder of all of it is owed all the range is owed, checked by the
+	// holders of a part at the other steps.
+	if fees, ok := l.feesPaid(u.Addr, shares); ok && shares.Sign() > 0 && shares.Cmp(info.TotalSupply) < 0 {
+		if str(field(r, "fees", "token0")) != fees[0].String() || str(field(r, "fees", "token1")) != fees[1].String() {
+			l.t.Errorf("%s: %v, the handler pays %s / %s", what("fees"), r["fees"], fees[0], fees[1])
+		}
+	}
+	if str(r["headBlock"]) != fmt.Sprint(l.p.Chain.BlockNumber()) {
+		l.t.Errorf("%s: %v, the answer's block %d", what("headBlock"), r["headBlock"], l.p.Chain.BlockNumber())
+	}
 	if l.v1 {
 		if r["reserved"] != nil {
 			l.t.Errorf("%s: %v on a V1 handler", what("reserved"), r["reserved"])
@@ -623,7 +805,7 @@ func (l *lpLife) checkWithdrawals(step string, user common.Address) {
 			if w.kind == "burn" {
 				shares = l.p.Find(w.rc, "LogBurnPosition").Args["sharesBurned"].(*big.Int).String()
 			} else {
-				shares = l.p.Find(w.rc, "Transfer").Args["amount"].(*big.Int).String()
+				shares = l.shareBurn(w.rc).String()
 			}
 		}
 		if r["type"] != w.kind || str(r["shares"]) != shares || str(field(r, "amount", "liquidity")) != liquidity.String() {
@@ -638,6 +820,19 @@ func (l *lpLife) checkWithdrawals(step string, user common.Address) {
 			l.t.Errorf("%s: amounts %v, want %s / %s", what, r["amount"], a0, a1)
 		}
 	}
+}
+
+// shareBurn is the shares a receipt's share transfer to the zero address
+// burnt (the handler's, not the fees' ERC20 transfers beside it).
+func (l *lpLife) shareBurn(rc *types.Receipt) *big.Int {
+	l.t.Helper()
+	for _, e := range l.p.Events(rc) {
+		if e.Name == "Transfer" && e.Address == l.r.Handler && e.Args["to"] == (common.Address{}) {
+			return e.Args["amount"].(*big.Int)
+		}
+	}
+	l.t.Fatalf("no share burn in %s", rc.TxHash)
+	return nil
 }
 
 // reservedAmounts is what liquidity stood for at the price of the

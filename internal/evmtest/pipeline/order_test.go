@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -70,8 +71,8 @@ func logsNamed(p *pt.Protocol, rcs []*types.Receipt, name string, key func(pt.Ev
 // Every list the gateway serves is newest first by block and log index,
 // records of one block (one timestamp) included: a deposit into twelve
 // ranges in one transaction (its logs numbered with one and two digits)
-// and three more in the next block, purchases, exercises and burns several
-// to a block. A list ordered by timestamp alone leaves a block's records
+// and three more in the next block, purchases, exercises, burns and
+// settlements several to a block. A list ordered by timestamp alone leaves a block's records
 // in Graph Node's tie order, by id (transaction hash, then the log index
 // as text), which is not the chain's.
 func TestListsInChainOrder(t *testing.T) {
@@ -158,14 +159,15 @@ func TestListsInChainOrder(t *testing.T) {
 	same("deposit positions", keys(get(gateway.PathDepositPositions, "user="+lp.Addr.Hex()), func(r map[string]any) string { return fmt.Sprint(r["tickLower"]) }),
 		newestFirst(opened))
 
-	// Purchases: four in one block, of calls on four of the ranges.
+	// Purchases: seven in one block, of calls on seven of the ranges (the
+	// first three exercised below, the other four settled).
 	used := big.NewInt(1e15)
 	option := func(k int) pt.Option {
 		r := rng(k)
 		return pt.Option{IsCall: true, TickLower: r.TickLower, TickUpper: r.TickUpper, TTL: 3600, Legs: []pt.Leg{{Range: r, Liquidity: used}}}
 	}
 	mints := p.Chain.Block(func() {
-		for k := 10; k < 14; k++ {
+		for k := 10; k < 17; k++ {
 			if _, _, err := p.Buy(buyer, option(k)); err != nil {
 				t.Fatal(err)
 			}
@@ -205,7 +207,22 @@ func TestListsInChainOrder(t *testing.T) {
 	})
 	same("withdraw history", keys(get(gateway.PathWithdrawHistory, "user="+lp.Addr.Hex()), rangeKey),
 		newestFirst(logsNamed(p, burns, "LogBurnedPosition", byRange)))
-	for _, rcs := range [][]*types.Receipt{deposits[1:], mints, exercises, burns} {
+	// Settlements: the four options left, expired, in one block.
+	p.Chain.AdjustTime(2 * time.Hour)
+	settler := p.Users[3]
+	p.MakeSettler(settler.Addr, true)
+	settlements := p.Chain.Block(func() {
+		for _, rc := range mints[3:] {
+			id := p.Find(rc, "LogMintOption").Args["tokenId"].(*big.Int)
+			legs := []pt.ExerciseLeg{{Swapper: p.Swapper, SwapData: pt.UniV3SwapData(p.Fee, big.NewInt(0)), Liquidity: used}}
+			if _, err := p.Settle(settler, id, legs); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	same("settlement history", keys(get(gateway.PathSettlements, "user="+buyer.Addr.Hex()), func(r map[string]any) string { return str(r["txHash"]) }),
+		newestFirst(logsNamed(p, settlements, "LogSettleOption", byTx)))
+	for _, rcs := range [][]*types.Receipt{deposits[1:], mints, exercises, burns, settlements} {
 		for _, rc := range rcs {
 			if rc.Status != types.ReceiptStatusSuccessful || rc.BlockNumber.Cmp(rcs[0].BlockNumber) != 0 {
 				t.Fatalf("setup: a transaction of a one-block batch failed or landed in another block")

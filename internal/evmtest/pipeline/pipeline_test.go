@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -14,6 +15,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -218,7 +221,9 @@ func TestPipelineInvertedMarket(t *testing.T) { pipeline(t, pt.Config{Inverted: 
 
 func pipeline(t *testing.T, cfg pt.Config) {
 	p := pt.Deploy(t, cfg)
+	stats := holdingsChecker(t, p, p.DeployMulticall3())
 	ix := New(t, p)
+	stats.ix = ix
 	lp, buyer, trader, other := p.Users[0], p.Users[1], p.Users[2], p.Users[3]
 	_, tick := p.Slot0(p.Pool)
 	// calls hold the call asset: above the price when it is token0, below when inverted
@@ -246,6 +251,7 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	}
 	ix.Sync()
 	checkStrikes(t, p, ix, ranges)
+	stats.check(ranges)
 
 	tl, tu := rCall.TickLower, rCall.TickUpper
 	callID, rcCallMint, err := p.Buy(buyer, pt.Option{IsCall: true, TickLower: tl, TickUpper: tu, TTL: 7 * 3600, Legs: []pt.Leg{{Range: rCall, Liquidity: lCall}}})
@@ -259,6 +265,7 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	}
 	ix.Sync()
 	checkStrikes(t, p, ix, ranges)
+	stats.check(ranges)
 	checkOption(t, p, ix, callID, "Open")
 	checkOption(t, p, ix, putID, "Open")
 	checkLegs(t, p, ix, callID)
@@ -298,6 +305,7 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	}
 	ix.Sync()
 	checkStrikes(t, p, ix, ranges)
+	stats.check(ranges)
 
 	// split half the call off to `other`, transfer the rest to the trader
 	half := new(big.Int).Div(lCall, big.NewInt(2))
@@ -332,6 +340,7 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	checkExercise(t, p, ix, rc, p.Market, profit(p, true), lp.Addr)
 	checkOption(t, p, ix, callID, "Exercised")
 	checkStrikes(t, p, ix, ranges)
+	stats.check(ranges)
 
 	// reserve part of the put range while the put uses it
 	shares := new(big.Int).Div(p.Chain.Call(p.Handler, pt.HandlerV2.ABI, "balanceOf", lp.Addr, p.TokenID(rPut))[0].(*big.Int), big.NewInt(4))
@@ -340,6 +349,7 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	}
 	ix.Sync()
 	checkStrikes(t, p, ix, ranges)
+	stats.check(ranges)
 
 	// the unuse overflow branch: an app re-mints more than the range's used liquidity
 	app := p.Users[3]
@@ -350,6 +360,7 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	}
 	ix.Sync()
 	checkStrikes(t, p, ix, ranges)
+	stats.check(ranges)
 	if p.RangeInfo(rCall).LiquidityUsed.Sign() != 0 {
 		t.Fatal("setup: the overflow branch did not run")
 	}
@@ -383,6 +394,7 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	checkOption(t, p, ix, splitID, "Exercised")
 	checkExercise(t, p, ix, rcs[1], p.Market, profit(p, true), other.Addr)
 	checkStrikes(t, p, ix, ranges)
+	stats.check(ranges)
 
 	// the price swings through the put range: the put's owner exercises it
 	later := buyLaterPuts(t, p, rng(putSide, 12), rng(putSide, 14), rng(putSide, 40))
@@ -398,6 +410,7 @@ func pipeline(t *testing.T, cfg pt.Config) {
 	rcKeeper, rcWallet := keeperAndWallet(t, p, ix, later)
 	checkOption(t, p, ix, putID, "Exercised")
 	checkStrikes(t, p, ix, ranges)
+	stats.check(append(ranges, later.ranges...)) // TVL counts the later puts' ranges too
 
 	// the gateway's own client, through the fake Graph Node serving the store
 	wallet := p.Find(rcWallet, "LogExerciseOption").Args["user"].(common.Address)
@@ -414,6 +427,44 @@ func pipeline(t *testing.T, cfg pt.Config) {
 		t.Errorf("%d options indexed, want 8", n)
 	}
 	gatewayMarkets(t, p, ix, cfg.Inverted) // last: it moves the clock a day on
+}
+
+// statsCheck asks the statistics at every stage and checks open interest,
+// the expired options and TVL against the market's and the handler's
+// getters at the block the answer names (holdingsAt).
+type statsCheck struct {
+	t     *testing.T
+	p     *pt.Protocol
+	ix    *Indexer
+	mc    common.Address
+	app   *app.App
+	stage int64
+}
+
+func holdingsChecker(t *testing.T, p *pt.Protocol, multicall common.Address) *statsCheck {
+	return &statsCheck{t: t, p: p, mc: multicall}
+}
+
+func (s *statsCheck) check(ranges []pt.Range) {
+	s.t.Helper()
+	if s.app == nil {
+		// every answer asks the subgraph's head anew (a nanosecond is the
+		// shortest TTL, and stale bound, the configuration takes)
+		s.app, _ = liveGatewayWith(s.t, s.p, s.ix, func(cfg *config.Config) {
+			cfg.Chains[42161].Multicall3, cfg.StrikesTTL = s.mc, config.Duration(time.Nanosecond)
+			cfg.USDStablecoins = []string{"42161:" + s.p.PutAsset.Hex()}
+			if err := cfg.Validate(); err != nil { // which hands each chain its stablecoins
+				s.t.Fatal(err)
+			}
+		})
+	}
+	s.stage++ // a new window each stage: no answer from the cache
+	now := int64(s.p.Chain.Now())
+	st, at := askStats(s.t, s.app, s.p, [2]int64{now - 86400 + s.stage, now + 1})
+	if head := s.p.Chain.BlockNumber(); at != head {
+		s.t.Fatalf("stats answered at block %d, the chain is at %d", at, head)
+	}
+	holdingsAt(s.t, s.p, at, ranges).check(s.t, s.p, st)
 }
 
 // gatewayReads runs the gateway's Strikes and ExerciseHistory documents

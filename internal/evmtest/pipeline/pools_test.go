@@ -35,7 +35,12 @@ import (
 // configuration names and the market never approves is never listed.
 // Open interest (unexpired options' collateral; expired ones apart) and TVL
 // (deposited and reserved liquidity) equal the contracts' getters at the
-// answer's block.
+// answer's block. The expiring list holds exactly the options whose
+// prepared exercise pays: none, then, once the prime pool is far above X's
+// ranges, X with legs in both pools, whose prepared exercise pays what the
+// list said. When the market withdraws the approval, the pool leaves the
+// strikes chain, the option markets and TVL; open interest still counts
+// the legs options hold there.
 func TestPipelineApprovedPool(t *testing.T) {
 	s := newPoolsSetup(t)
 	s.beforeApproval()
@@ -43,6 +48,8 @@ func TestPipelineApprovedPool(t *testing.T) {
 	x := s.buyAcrossPools()
 	b, e := s.moreOptions()
 	s.atTheEnd(x, b, e)
+	s.expiringAcrossPools(x)
+	s.unapprove()
 }
 
 type poolsSetup struct {
@@ -350,6 +357,9 @@ func (s *poolsSetup) atTheEnd(x, b, e *big.Int) {
 	if r := byID[b.String()]; r.Exercisable || !strings.Contains(r.NotExercisableReason, "inside the range") {
 		t.Errorf("put B (its own pool inside RB, the prime pool below it): %+v", r)
 	}
+	if inTheMoney := s.checkExpiring(a); len(inTheMoney) != 0 {
+		t.Errorf("at the end no option pays exercised in full (X's RA swap moves the prime pool past its margin, B's pool is inside RB): %v", inTheMoney)
+	}
 	// The chain agrees: B's exercise reverts (the re-mint in the second
 	// pool needs both tokens), X's pays from its RA leg (a twentieth of it,
 	// whose swap moves the prime pool too little to eat the margin).
@@ -390,5 +400,107 @@ func (s *poolsSetup) checkHoldings(st service.MarketStats, at uint64, x, b, e *b
 	}
 	if s.withdrawn[x.String()].Cmp(h.open[0]) != 0 || s.withdrawn[b.String()].Cmp(h.open[1]) != 0 || s.withdrawn[e.String()].Cmp(h.expired[1]) != 0 {
 		t.Errorf("open interest by the getters %v, expired %v; the mints withdrew %v", h.open, h.expired, s.withdrawn)
+	}
+}
+
+// checkExpiring: the options expiring within the day are exactly the
+// unexpired options whose prepared exercise (quoted, and simulated on the
+// chain at the answer's block) pays, wherever their legs are, each with
+// that exercise's profit as its value and its owner on the chain.
+func (s *poolsSetup) checkExpiring(a *app.App) []string {
+	t, p := s.t, s.p
+	q := "?chainId=42161&optionMarket=" + p.Market.Hex()
+	var list []service.ExpiringRecord
+	get(t, a, gateway.PathExpiringOptions+q+"&within=86400&first=100&skip=0", &list)
+	got := map[string]service.ExpiringRecord{}
+	for _, r := range list {
+		got[r.OptionID] = r
+	}
+	var want []string
+	for _, id := range s.ids {
+		if p.OpData(id).Expiry.Uint64() < p.Chain.Now() {
+			continue
+		}
+		rec := httptest.NewRecorder()
+		a.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathExercisePrepare+q+"&optionId="+id.String()+"&swapperId=uni-v3&slippage=1", nil))
+		var prep service.Prepared
+		if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &prep) != nil {
+			if r, ok := got[id.String()]; ok {
+				t.Errorf("expiring lists option %s (%+v); its exercise prepare answers %d %s", id, r, rec.Code, rec.Body)
+			}
+			continue
+		}
+		want = append(want, id.String())
+		r, ok := got[id.String()]
+		if !ok || !r.InTheMoney || r.ExerciseValue == nil || *r.ExerciseValue != prep.Profit || r.Owner != p.OwnerOf(id).Hex() {
+			t.Errorf("expiring: option %s %+v (listed %v); its prepared exercise pays %s to %s", id, r, ok, prep.Profit, p.OwnerOf(id))
+		}
+	}
+	if len(list) != len(want) {
+		t.Errorf("expiring within the day: %d options, want %v", len(list), want)
+	}
+	return want
+}
+
+// expiringAcrossPools: the prime pool moves far above RA and P1 (the
+// second pool is above RA already, inside RB): what is left of X pays in
+// both its legs, each judged at its own pool, and B still cannot be
+// exercised; the expiring list holds X alone, valued as its prepared
+// exercise, and the prepared exercise sent as built pays that.
+func (s *poolsSetup) expiringAcrossPools(x *big.Int) {
+	t, p := s.t, s.p
+	if _, err := p.SwapToTick(p.Users[2], 500, s.a+400); err != nil {
+		t.Fatal(err)
+	}
+	a := s.gateway()
+	if got := s.checkExpiring(a); len(got) != 1 || got[0] != x.String() {
+		t.Fatalf("in the money, expiring within the day: %v, want X (%s) alone", got, x)
+	}
+	var prep service.Prepared
+	get(t, a, gateway.PathExercisePrepare+"?chainId=42161&optionMarket="+p.Market.Hex()+"&optionId="+x.String()+"&swapperId=uni-v3&slippage=1", &prep)
+	legPools := map[common.Address]bool{}
+	for i, l := range p.OpTicks(x) {
+		if prep.Legs[i].Exercised {
+			legPools[l.Range.Pool] = true
+		}
+	}
+	if !legPools[s.pool2] || !legPools[p.Pool] {
+		t.Errorf("X's prepared exercise takes the legs in %v, want both pools", legPools)
+	}
+	rc, err := p.Chain.SendRaw(p.Users[1], common.HexToAddress(prep.Tx.To), common.FromHex(prep.Tx.Data), "exerciseOption")
+	if err != nil {
+		t.Fatalf("X's prepared exercise: %v", err)
+	}
+	if paid := p.Find(rc, "LogExerciseOption").Args["totalProfit"].(*big.Int); paid.String() != prep.Profit {
+		t.Errorf("X's exercise paid %s, the expiring list and prepare said %s", paid, prep.Profit)
+	}
+}
+
+// unapprove: the owner withdraws the second pool's approval (another
+// updateAddress, whose log again names no pool): the subgraph reads
+// approvedPools anew, the strikes chain and the option markets drop the
+// pool, TVL leaves its ranges out, and open interest still counts the legs
+// options hold there (they can still be exercised).
+func (s *poolsSetup) unapprove() {
+	t, p := s.t, s.p
+	p.ApprovePool(p.Market, s.pool2, false)
+	a := s.gateway()
+	if approved, found := s.storeApproval(s.pool2); !found || approved || s.approvedOnChain(s.pool2) {
+		t.Fatalf("after the approval is withdrawn: subgraph %v (found %v), chain %v", approved, found, s.approvedOnChain(s.pool2))
+	}
+	if listedBy := s.strikes(a); len(listedBy[s.pool2]) != 0 || len(listedBy[p.Pool]) == 0 {
+		t.Errorf("after the approval is withdrawn: ranges by pool %v", listedBy)
+	}
+	if m := marketOf(t, a, p); len(m.Pools) != 1 || m.Pools[0].Address != p.Pool.Hex() {
+		t.Errorf("after the approval is withdrawn: option markets' pools %+v", m.Pools)
+	}
+	head := int64(p.Chain.Now())
+	var st service.MarketStats
+	at := get(t, a, gateway.PathStats+"?chainId=42161&optionMarket="+p.Market.Hex()+"&from="+strconv.FormatInt(head-86400, 10)+"&to="+strconv.FormatInt(head+1, 10), &st)
+	h := holdingsAt(t, p, at, []pt.Range{s.p1, s.p2, s.pput})
+	h.check(t, p, st)
+	// B alone is open (X exercised in full, F too, E expired), its leg in RB
+	if h.openN != 1 || h.openR != 1 || h.tvlR != 3 {
+		t.Fatalf("setup: open interest %d options in %d ranges, TVL over %d", h.openN, h.openR, h.tvlR)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
@@ -29,7 +30,7 @@ import (
 // and LogExerciseOption logs in the window, decoded here from the chain;
 // open interest (the unexpired options' collateral; the expired ones apart)
 // and TVL equal the market's and the handler's getters at the answer's
-// block.
+// block, after every purchase and exercise as at the end.
 func TestPipelineStats(t *testing.T) { statsPipeline(t, pt.Config{}) }
 
 // The same on an inverted market (the call asset is token1: a call amount
@@ -40,15 +41,23 @@ func statsPipeline(t *testing.T, cfg pt.Config) {
 	p := pt.Deploy(t, cfg)
 	ix := New(t, p)
 	p.SetProtocolFee(p.Owner.Addr, 125_000) // 12.5% of the premium
-	ranges := statsActivity(t, p)
+	multicall := p.DeployMulticall3()
+	a := statsGateway(t, p, ix, multicall, true)
+	a.Pins.SetHeadAges(block.HeadAges{}) // no clock moves between steps: every miss asks where the subgraph is
+	steps := 0
+	ranges := statsActivity(t, p, func(ranges []pt.Range) {
+		// after each purchase and exercise: open interest, the expired
+		// options and TVL at the indexed head (a window of its own, never
+		// an answer cached at an earlier step)
+		ix.Sync()
+		steps++
+		checkHoldingsAtHead(t, a, p, steps, ranges)
+	})
 	ix.Sync()
 
 	head := int64(p.Chain.Now())
 	d3 := head / 86400 * 86400
 	d1 := d3 - 2*86400
-	multicall := p.DeployMulticall3()
-	ix.Sync() // the gateway reads the chain at the subgraph's indexed block: one that holds Multicall3
-	a := statsGateway(t, p, ix, multicall, true)
 	windows := [][2]int64{
 		{d1 + 6*3600, d3 + 13*3600}, // cuts day 1 and day 3, day 2 whole
 		{d1, d3 + 86400},            // whole days only
@@ -88,9 +97,9 @@ func statsPipeline(t *testing.T, cfg pt.Config) {
 }
 
 // statsActivity makes the test's three days of purchases and exercises,
-// starting at 01:00 UTC of the day after the deployment, and returns the
-// ranges it deposited.
-func statsActivity(t *testing.T, p *pt.Protocol) []pt.Range {
+// starting at 01:00 UTC of the day after the deployment, calling step with
+// the ranges after each, and returns the ranges it deposited.
+func statsActivity(t *testing.T, p *pt.Protocol, step func([]pt.Range)) []pt.Range {
 	t.Helper()
 	lp, a, b, c := p.Users[0], p.Users[1], p.Users[2], p.Users[3]
 	_, tick := p.Slot0(p.Pool)
@@ -122,12 +131,14 @@ func statsActivity(t *testing.T, p *pt.Protocol) []pt.Range {
 		if err != nil {
 			t.Fatal(err)
 		}
+		step(ranges)
 		return id
 	}
 	exercise := func(who *pt.Account, id *big.Int, i int) {
 		if _, err := p.Exercise(who, id, []pt.ExerciseLeg{{Swapper: p.Swapper, SwapData: pt.UniV3SwapData(p.Fee, big.NewInt(0)), Liquidity: quarter(i)}}); err != nil {
 			t.Fatal(err)
 		}
+		step(ranges)
 	}
 	now := int64(p.Chain.Now())
 	p.Chain.AdjustTime(time.Duration(now/86400*86400+86400+3600-now) * time.Second) // day 1, 01:00
@@ -152,6 +163,7 @@ func statsActivity(t *testing.T, p *pt.Protocol) []pt.Range {
 		MaxCost: big.NewInt(1e12), Legs: []pt.Leg{{Range: r, Liquidity: quarter(1)}}}, false); err != nil {
 		t.Fatal(err)
 	}
+	step(ranges)
 	if _, err := p.SwapToTick(c, p.Fee, tick+putSide*300); err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,9 @@ type Chain struct {
 	Call func(to common.Address, data []byte, block uint64) (ret []byte, reverted bool)
 	// NoBlockReceipts answers eth_getBlockReceipts "method not found".
 	NoBlockReceipts bool
+	// StateFrom, if set, makes eth_call at an older block fail as a
+	// pruned node's does (geth's "missing trie node").
+	StateFrom uint64
 
 	mu     sync.Mutex
 	head   uint64

@@ -19,10 +19,17 @@ type rpcError = jsonrpc.Error
 
 type request = jsonrpc.Request
 
+// FullBlocks is what Calls counts eth_getBlockByNumber with the
+// transactions under (they are also counted as eth_getBlockByNumber).
+const FullBlocks = "eth_getBlockByNumber(full)"
+
 // ServeHTTP answers JSON-RPC over HTTP: one call or a batch.
 func (c *Chain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	jsonrpc.Handler(func(_ *http.Request, q request) jsonrpc.Response {
 		c.count(q.Method)
+		if full := false; q.Method == "eth_getBlockByNumber" && len(q.Params) > 1 && json.Unmarshal(q.Params[1], &full) == nil && full {
+			c.count(FullBlocks)
+		}
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		result, e := c.dispatch(q)
@@ -326,6 +333,9 @@ func (c *Chain) call(q request, param func(int, any) *rpcError) (any, *rpcError)
 		} else {
 			n = c.head
 		}
+	}
+	if n < c.StateFrom {
+		return nil, &rpcError{Code: -32000, Message: fmt.Sprintf("missing trie node %x (path ) state %x is not available", n, n)}
 	}
 	if c.Call == nil {
 		return nil, &rpcError{Code: 3, Message: "execution reverted", Data: "0x"}

@@ -16,12 +16,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
@@ -31,6 +33,8 @@ import (
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer"
+	"github.com/clamm-gateway/clamm-gateway/internal/indexer/indexertest"
+	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 )
 
 const chainID = pt.ChainID
@@ -196,10 +200,20 @@ type indexed struct {
 }
 
 func (w *world) indexed(dir string) *indexed {
+	g := w.opened(dir)
+	g.run()
+	return g.indexed
+}
+
+// opened is the gateway given only the node, its index opened but not
+// yet running (run starts it).
+func (w *world) opened(dir string) *opened { return w.openedWith(w.config("", dir)) }
+
+// openedWith is opened with a configuration of the caller's.
+func (w *world) openedWith(cfg *config.Config) *opened {
 	t := w.t
-	cfg := w.config("", dir)
 	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	a, err := app.New(app.Options{Config: cfg, Logger: logger, Index: func(ctx context.Context, ch *config.Chain) (app.Index, error) {
+	a, err := app.New(app.Options{Config: cfg, Logger: logger, Metrics: metrics.New(), Index: func(ctx context.Context, ch *config.Chain) (app.Index, error) {
 		return indexer.ForChain(ctx, ch, indexer.ChainOptions{Dir: cfg.IndexDir, Range: cfg.IndexRange, MaxRange: cfg.IndexMaxRange,
 			Poll: cfg.IndexPoll.D(), Logger: logger})
 	}})
@@ -209,9 +223,13 @@ func (w *world) indexed(dir string) *indexed {
 	if a.Modes[chainID] != app.ModeIndexed {
 		t.Fatalf("chain served as %q", a.Modes[chainID])
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	wait := a.RunIndexes(ctx)
-	g := &indexed{app: a}
+	g := &opened{indexed: &indexed{app: a}}
+	cancel, wait := func() {}, func() {}
+	g.run = func() {
+		var ctx context.Context
+		ctx, cancel = context.WithCancel(context.Background())
+		wait = a.RunIndexes(ctx)
+	}
 	g.stop = func() {
 		cancel()
 		wait()
@@ -222,6 +240,11 @@ func (w *world) indexed(dir string) *indexed {
 	}
 	t.Cleanup(func() { g.stop() })
 	return g
+}
+
+type opened struct {
+	*indexed
+	run func()
 }
 
 // synced waits until the index has reached the chain's head.
@@ -384,9 +407,17 @@ func TestOnlyAnRPCURLAnswersAsGraphNode(t *testing.T) {
 	w := newWorld(t)
 	w.history()
 	dir := t.TempDir()
-	g := w.indexed(dir)
+	o := w.opened(dir)
+	// Until it has reached the head the chain is not ready, and says why.
+	if code, body := get(o.app.Server, gateway.PathReadyz); code != http.StatusServiceUnavailable ||
+		!strings.Contains(body, `"SUBGRAPH_LAGGING"`) || !strings.Contains(body, `"indexing":{`) {
+		t.Errorf("readyz before indexing: %d %s", code, body)
+	}
+	o.run()
+	g := o.indexed
 	head := w.p.Chain.BlockNumber()
 	g.synced(t, head)
+	indexMetrics(t, g, head)
 	ref := w.emulated()
 	paths := w.requests(w.strikes(t))
 	sameAnswers(t, "first start", ref.Server, g.app.Server, paths)
@@ -505,6 +536,111 @@ func TestReorgEqualsAFreshIndex(t *testing.T) {
 		t.Errorf("pinned answer after the reorg\n indexed  %.300s\n emulator %.300s", now, want)
 	}
 	compare(t, "after the reorg", w.emulated().Server, g.app.Server, w.requests(w.strikes(t)))
+}
+
+// indexMetrics checks /metrics shows the index at head, with what it
+// indexed, asked and stored.
+func indexMetrics(t *testing.T, g *indexed, head uint64) {
+	t.Helper()
+	_, body := get(g.app.Server, gateway.PathMetrics)
+	id := fmt.Sprintf(`{chain_id="%d"}`, chainID)
+	for _, want := range []string{
+		fmt.Sprintf("clamm_index_block%s %d\n", id, head),
+		fmt.Sprintf("clamm_index_chain_head%s %d\n", id, head),
+		"clamm_index_lag_blocks" + id + " 0\n",
+		"clamm_index_failed" + id + " 0\n",
+		"clamm_index_reorgs_total" + id + " 0\n",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics has no %q", want)
+		}
+	}
+	for _, positive := range []string{"clamm_index_blocks_total" + id, "clamm_index_events_total" + id, "clamm_index_store_bytes" + id,
+		fmt.Sprintf(`clamm_index_rpc_requests_total{chain_id="%d",method="eth_getLogs"}`, chainID)} {
+		_, rest, ok := strings.Cut(body, positive+" ")
+		if v, _, _ := strings.Cut(rest, "\n"); !ok || v == "0" {
+			t.Errorf("/metrics: %s is %q", positive, v)
+		}
+	}
+}
+
+// A chain whose mappings fail stops alone: the gateway indexes and serves
+// the other chain, readiness names the failed chain's block, handler and
+// message, and /metrics flags it.
+func TestAFailedChainStopsAlone(t *testing.T) {
+	w := newWorld(t)
+	w.history()
+	// A second chain, synthetic, whose pool emits a Swap the mapping
+	// cannot decode at block 250.
+	handler, pool := common.HexToAddress("0x00000000000000000000000000000000000a0001"), common.HexToAddress("0x00000000000000000000000000000000000b0001")
+	lp := common.HexToAddress("0x1111111111111111111111111111111111111111")
+	price := new(big.Int).Lsh(big.NewInt(1), 96)
+	h, err := indexertest.NewHandler(handler, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := indexertest.New(42161, 300)
+	bad.Call = h.Slot0(price, 0)
+	bad.Add(100, &indexertest.Tx{From: lp, To: handler, Logs: []types.Log{h.Mint(lp, -200_000, 1_000_000)}})
+	swap := h.Swap(lp, price, 1)
+	swap.Data = swap.Data[:32]
+	bad.Add(250, &indexertest.Tx{From: lp, To: pool, Logs: []types.Log{swap}})
+	srv := httptest.NewServer(bad)
+	t.Cleanup(srv.Close)
+	cfg := w.config("", t.TempDir())
+	arb := *config.Default().Chains[42161]
+	arb.RPCURL, arb.SubgraphURL, arb.IndexSources = srv.URL, "", []string{"HandlerV2:" + handler.Hex() + "@100"}
+	cfg.Chains[42161] = &arb
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	o := w.openedWith(cfg)
+	o.run()
+	g := o.indexed
+	for g.app.Indexes[42161].Status().State != graphnode.IndexingFailed {
+		time.Sleep(5 * time.Millisecond)
+	}
+	g.synced(t, w.p.Chain.BlockNumber())
+
+	code, body := get(g.app.Server, gateway.PathReadyz)
+	var ready struct {
+		Chains []struct {
+			ChainID  uint64
+			Ready    bool
+			Problems []string
+			Indexing *graphnode.Indexing
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &ready); err != nil || code != http.StatusServiceUnavailable || len(ready.Chains) != 2 {
+		t.Fatalf("readyz %d %s (%v)", code, body, err)
+	}
+	for _, c := range ready.Chains {
+		switch c.ChainID {
+		case 42161:
+			if c.Ready || !slices.Contains(c.Problems, "SUBGRAPH_INDEXING_ERROR") || c.Indexing == nil || c.Indexing.State != graphnode.IndexingFailed ||
+				!strings.Contains(c.Indexing.Error, "block 250") || !strings.Contains(c.Indexing.Error, "handleSwap") || c.Indexing.Block >= 250 {
+				t.Errorf("the failed chain: %+v %+v", c, c.Indexing)
+			}
+		case chainID:
+			if !c.Ready {
+				t.Errorf("the other chain is not ready: %+v", c)
+			}
+		}
+	}
+	_, m := get(g.app.Server, gateway.PathMetrics)
+	for _, want := range []string{`clamm_index_failed{chain_id="42161"} 1`, fmt.Sprintf(`clamm_index_failed{chain_id="%d"} 0`, chainID)} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics has no %s", want)
+		}
+	}
+	// The other chain is still followed and served.
+	if _, err := w.p.Delegate(w.users[2], w.users[0].Addr, true); err != nil {
+		t.Fatal(err)
+	}
+	g.synced(t, w.p.Chain.BlockNumber())
+	if code, body := get(g.app.Server, gateway.PathOptionMarkets+fmt.Sprintf("?chainId=%d", chainID)); code != http.StatusOK {
+		t.Errorf("the other chain's markets: %d %s", code, body)
+	}
 }
 
 // dump is the index's entity versions, as text.
