@@ -29,7 +29,7 @@ func TestPipelineChainStats(t *testing.T) {
 	p := pt.Deploy(t, pt.Config{})
 	ix := New(t, p)
 	p.SetProtocolFee(p.Owner.Addr, 125_000)
-	ranges := statsActivity(t, p)
+	ranges := statsActivity(t, p, func([]pt.Range) {})
 	second := secondMarket(t, p, ranges)
 	ix.Sync()
 	multicall := p.DeployMulticall3()
