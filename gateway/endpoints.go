@@ -29,9 +29,12 @@ const (
 	PathWithdrawHistory   = "/clamm/withdraw/history"
 	PathDepositPositions  = "/clamm/deposit/positions"
 	PathStats             = "/clamm/stats"
+	PathChainStats        = "/clamm/stats/chain"
 	PathDelegatePrepare   = "/clamm/exercise/delegate/prepare"
 	PathSettlements       = "/clamm/settlements/history"
 	PathExpiringOptions   = "/clamm/options/expiring"
+	PathMarkPrice         = "/clamm/mark-price"
+	PathCandles           = "/clamm/candles"
 	PathHealthz           = "/healthz"
 	PathReadyz            = "/readyz"
 	PathMetrics           = "/metrics"
@@ -191,6 +194,20 @@ var apiEndpoints = []endpoint{
 			return res, res.Block(), err
 		},
 	}.endpoint(),
+	// Chain-wide statistics are every market's, at one block, summed:
+	// pinned and cached as one market's.
+	api[service.ChainStatsRequest]{
+		path: PathChainStats, name: "chainstats", operation: "chainStats", params: chainStatsParams,
+		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes),
+		parse: parseChainStats,
+		key: func(k cacheKey, r service.ChainStatsRequest) cacheKey {
+			return k.uint(r.ChainID).uint(uint64(r.From)).uint(uint64(r.To))
+		},
+		call: func(ctx context.Context, svc *service.Service, r service.ChainStatsRequest) (any, uint64, error) {
+			res, err := svc.ChainStats(ctx, r)
+			return res, res.Block(), err
+		},
+	}.endpoint(),
 	// The liquidity provider's reads move with transactions: cached with the
 	// history TTL, as purchase positions are (the positions' value moves
 	// with the price and the donation lock; the TTL bounds how old it is).
@@ -252,6 +269,34 @@ var apiEndpoints = []endpoint{
 		call: func(ctx context.Context, svc *service.Service, r service.ExpiringRequest) (any, uint64, error) {
 			res, err := svc.ExpiringOptions(ctx, r)
 			return res.Records, res.Block, err
+		},
+	}.endpoint(),
+	// The mark price reads the chain only (the market's prime pool's slot0)
+	// at its head, and moves with every swap: cached like a quote, briefly
+	// and never served stale.
+	api[service.MarketRequest]{
+		path: PathMarkPrice, name: "markprice", operation: "markPrice", params: markPriceParams,
+		ttl: ttlPrepare, pin: block.ChainHead,
+		parse: parseMarket,
+		key:   func(k cacheKey, r service.MarketRequest) cacheKey { return k.uint(r.ChainID).addr(r.Market) },
+		call: func(ctx context.Context, svc *service.Service, r service.MarketRequest) (any, uint64, error) {
+			res, err := svc.MarkPrice(ctx, r)
+			return res, 0, err
+		},
+	}.endpoint(),
+	// Candles are the subgraph's records (its first read): past intervals
+	// never change, the last one moves with each swap, so cached with the
+	// strikes chain's TTL as statistics are.
+	api[service.CandlesRequest]{
+		path: PathCandles, name: "candles", operation: "candles", params: candlesParams,
+		ttl: ttlStrikes, pin: block.SubgraphFirst,
+		parse: parseCandles,
+		key: func(k cacheKey, r service.CandlesRequest) cacheKey {
+			return k.uint(r.ChainID).addr(r.Market).uint(uint64(r.Seconds)).uint(uint64(r.From)).uint(uint64(r.To))
+		},
+		call: func(ctx context.Context, svc *service.Service, r service.CandlesRequest) (any, uint64, error) {
+			res, err := svc.CandlesOf(ctx, r)
+			return res, res.Block(), err
 		},
 	}.endpoint(),
 }

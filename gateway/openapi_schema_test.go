@@ -68,6 +68,16 @@ var schemaTypes = map[string]reflect.Type{
 	"PreparedDelegate":   reflect.TypeFor[service.PreparedDelegate](),
 	"SettledLeg":         reflect.TypeFor[service.SettledLegRecord](),
 	"SettlementRecord":   reflect.TypeFor[service.SettlementRecord](),
+	"MarkPrice":          reflect.TypeFor[service.MarkPrice](),
+	"Candle":             reflect.TypeFor[service.Candle](),
+	"Candles":            reflect.TypeFor[service.Candles](),
+	"ChainStats":         reflect.TypeFor[service.ChainStats](),
+	"ChainFigures":       reflect.TypeFor[service.ChainFigures](),
+	"ChainDay":           reflect.TypeFor[service.ChainDay](),
+	"TokenFigures":       reflect.TypeFor[service.TokenFigures](),
+	"ChainUSD":           reflect.TypeFor[service.ChainUSD](),
+	"ChainHoldings":      reflect.TypeFor[service.ChainHoldings](),
+	"PoolHoldings":       reflect.TypeFor[service.PoolHoldings](),
 }
 
 // handWritten are the schemas of answers the gateway builds as maps

@@ -23,20 +23,48 @@ func parseStats(s *Server, p *params) (service.StatsRequest, error) {
 	if req.Market, err = p.address("optionMarket"); err != nil {
 		return req, err
 	}
-	from, err := p.intRange("from", 0, maxUnix)
-	if err != nil {
+	req.From, req.To, err = p.statsWindow()
+	return req, err
+}
+
+// parseChainStats reads a chain-wide statistics request: chainId and the
+// window, as for one market's.
+func parseChainStats(s *Server, p *params) (service.ChainStatsRequest, error) {
+	var req service.ChainStatsRequest
+	var err error
+	if req.ChainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
 		return req, err
 	}
-	to, err := p.intRange("to", 0, maxUnix)
+	req.From, req.To, err = p.statsWindow()
+	return req, err
+}
+
+// statsWindow reads the window [from, to) (window), at most
+// service.MaxStatsWindow long.
+func (p *params) statsWindow() (from, to int64, err error) {
+	if from, to, err = p.window(); err != nil {
+		return 0, 0, err
+	}
+	if to-from > service.MaxStatsWindow {
+		return 0, 0, problem.InvalidParam("to", "the window [from, to) is %d seconds long; at most %d (366 days)", to-from, service.MaxStatsWindow)
+	}
+	return from, to, nil
+}
+
+// window reads from and to: a half-open window [from, to) of unix
+// seconds, to after from.
+func (p *params) window() (from, to int64, err error) {
+	f, err := p.intRange("from", 0, maxUnix)
 	if err != nil {
-		return req, err
+		return 0, 0, err
 	}
-	req.From, req.To = int64(from), int64(to)
-	if req.To <= req.From {
-		return req, problem.InvalidParam("to", "to (%d) must be after from (%d): the window is [from, to)", req.To, req.From)
+	t, err := p.intRange("to", 0, maxUnix)
+	if err != nil {
+		return 0, 0, err
 	}
-	if req.To-req.From > service.MaxStatsWindow {
-		return req, problem.InvalidParam("to", "the window [from, to) is %d seconds long; at most %d (366 days)", req.To-req.From, service.MaxStatsWindow)
+	from, to = int64(f), int64(t)
+	if to <= from {
+		return 0, 0, problem.InvalidParam("to", "to (%d) must be after from (%d): the window is [from, to)", to, from)
 	}
-	return req, nil
+	return from, to, nil
 }

@@ -39,6 +39,7 @@ const (
 	SettlementHistory = "settlement_history"
 	ExpiringOptions   = "expiring_options"
 	ExerciseDelegates = "exercise_delegates"
+	Candles           = "candles"
 )
 
 // Document is one GraphQL operation.

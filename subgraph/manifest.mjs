@@ -125,7 +125,7 @@ const kinds = {
   pool: {
     file: './src/pool.ts',
     abi: 'Pool',
-    entities: ['Pool'],
+    entities: ['Pool', 'Candle'],
     events: [
       ['Swap(indexed address,indexed address,int256,int256,uint160,uint128,int24)', 'handleSwap'],
       ['Swap(indexed address,indexed address,int256,int256,uint160,uint128,int24,uint128,uint128)', 'handleSwapWithProtocolFees'],

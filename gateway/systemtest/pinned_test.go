@@ -72,7 +72,8 @@ func checkNamed(t *testing.T, f *scenario.Fakes, path string, rec *http.Response
 // answers eth_call at that block only, and the subgraph's pinned pages
 // ask it. The node is five blocks past the subgraph: answers that read the
 // subgraph are at its indexed block (the node refuses the head), prepared
-// exercises, which read the chain only, at the node's head.
+// exercises, delegate prepares and the mark price, which read the chain
+// only, at the node's head.
 func TestEveryAnswerIsReadAtTheBlockItNames(t *testing.T) {
 	a, f := pinnedApp(t)
 	indexed := f.Node.BlockNumber
@@ -85,7 +86,7 @@ func TestEveryAnswerIsReadAtTheBlockItNames(t *testing.T) {
 			continue
 		}
 		at := indexed
-		if strings.HasPrefix(r.Path, gateway.PathExercisePrepare) || strings.HasPrefix(r.Path, gateway.PathDelegatePrepare) {
+		if strings.HasPrefix(r.Path, gateway.PathExercisePrepare) || strings.HasPrefix(r.Path, gateway.PathDelegatePrepare) || strings.HasPrefix(r.Path, gateway.PathMarkPrice) {
 			at = indexed + 5 // the routes that read the chain only: at its head
 		}
 		onlyAt(f, at)

@@ -123,6 +123,15 @@ var Requests = []Request{
 	{"settlements-bob", "/clamm/settlements/history?chainId=42161&user=0xB0B0000000000000000000000000000000000002&first=100&skip=0", 0},
 	{"expiring-six-hours", "/clamm/options/expiring?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&within=21600&first=100&skip=0", 0},
 	{"expiring-day", "/clamm/options/expiring?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&within=86400&first=100&skip=0", 0},
+	// Market data: the mark price at the head; candles of the prime pool's
+	// swaps (the scenario's exercises and settlements swap through it, and
+	// the head block moves it to its stated price) by day over the
+	// scenario's ten days and by four hours over the statistics window.
+	{"stats-chain-arbitrum", "/clamm/stats/chain?chainId=42161&from=1763553600&to=1763704800", 0},
+	{"mark-price-weth-usdc", "/clamm/mark-price?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744", 0},
+	{"candles-weth-usdc-1d", "/clamm/candles?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&interval=1d&from=1762905600&to=1763740800", 0},
+	{"candles-weth-usdc-4h", "/clamm/candles?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&interval=4h&from=1763553600&to=1763704800", 0},
+	{"candles-bad-interval", "/clamm/candles?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&interval=2h&from=1763553600&to=1763704800", http.StatusBadRequest},
 }
 
 // OptionIDs are every option the demo market minted (its scenario's

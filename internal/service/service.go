@@ -84,6 +84,8 @@ type Subgraph interface {
 	HoldingsSubgraph
 	ExpirySubgraph
 	MetaReader
+	// Candles reads a pool's candle records (the candles route).
+	Candles(ctx context.Context, q subgraph.CandleQuery) ([]subgraph.Candle, *subgraph.Candle, subgraph.Meta, error)
 }
 
 // ExpirySubgraph is what the expiry reads ask the subgraph: settlements,

@@ -52,6 +52,12 @@ type MarketStats struct {
 	ExpiredUnsettled StatsOpenInterest `json:"expiredUnsettled"`
 	TVL              StatsTVL          `json:"tvl"`
 	block            uint64
+	// held is what the answer counted per pool and range, and buyers the
+	// window's buyers per UTC day: what the chain-wide statistics sum
+	// without counting a range two markets reach, or a buyer of two
+	// markets, twice (chainstats.go).
+	held   holdings
+	buyers map[int64]map[common.Address]bool
 }
 
 // StatsDay is one UTC day's flows within the window.
@@ -122,11 +128,12 @@ func (s *Service) MarketStats(ctx context.Context, req StatsRequest) (MarketStat
 		Market: info.Market.Hex(), CallAsset: tokenJSON(info.CallAsset), PutAsset: tokenJSON(info.PutAsset), USD: v.usd,
 		From: strconv.FormatInt(req.From, 10), To: strconv.FormatInt(req.To, 10), block: r.meta.Block,
 	}
-	out.Days, out.Totals = r.series(req, v)
-	if out.TVL, err = tvl(view, r.ranges, v); err != nil {
+	out.Days, out.Totals, out.buyers = r.series(req, v)
+	out.held = holdings{ranges: map[string]rangeHeld{}, pools: map[common.Address]*[2]*big.Int{}}
+	if out.TVL, err = tvl(view, r.ranges, v, out.held.ranges); err != nil {
 		return MarketStats{}, err
 	}
-	if out.OpenInterest, out.ExpiredUnsettled, err = openInterest(view, r.open, r.meta.Timestamp, v); err != nil {
+	if out.OpenInterest, out.ExpiredUnsettled, err = openInterest(view, r.open, r.meta.Timestamp, v, out.held.pools); err != nil {
 		return MarketStats{}, err
 	}
 	return out, nil

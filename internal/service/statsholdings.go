@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -64,7 +66,9 @@ type StatsTVL struct {
 // tvl sums the ranges of the pools the market approves (ranges: the
 // subgraph's, of view.ApprovedPools()) whose handler the market can buy
 // from now.
-func tvl(view *chain.StrikesView, ranges []subgraph.StatsRange, v valuer) (StatsTVL, error) {
+//
+// held gets each range summed, as token0 and token1 amounts.
+func tvl(view *chain.StrikesView, ranges []subgraph.StatsRange, v valuer, held map[string]rangeHeld) (StatsTVL, error) {
 	var out StatsTVL
 	sums := [2][2]*big.Int{{new(big.Int), new(big.Int)}, {new(big.Int), new(big.Int)}} // [all|reserved][call|put]
 	for _, r := range ranges {
@@ -81,6 +85,9 @@ func tvl(view *chain.StrikesView, ranges []subgraph.StatsRange, v valuer) (Stats
 			a0, a1, err := rangeAt(pv, r.ID, r.TickLower, r.TickUpper, l)
 			if err != nil {
 				return out, subgraphGarbage(err)
+			}
+			if i == 0 {
+				held[r.ID] = rangeHeld{pool: r.Pool.Addr(), tokens: [2]common.Address{pv.Token0, pv.Token1}, amounts: [2]*big.Int{a0, a1}}
 			}
 			if !callIs0 {
 				a0, a1 = a1, a0
@@ -116,8 +123,9 @@ func rangeAt(pv chain.PoolView, id string, tickLower, tickUpper int, l *big.Int)
 
 // openInterest splits the options that hold collateral at blockTime (the
 // answer's block's time) into those still exercisable and those expired,
-// and sums each set's collateral.
-func openInterest(view *chain.StrikesView, options []subgraph.OpenOption, blockTime int64, v valuer) (open, expired StatsOpenInterest, err error) {
+// and sums each set's collateral. byPool gets the open set's collateral
+// per pool of its legs, as token0 and token1 amounts.
+func openInterest(view *chain.StrikesView, options []subgraph.OpenOption, blockTime int64, v valuer, byPool map[common.Address]*[2]*big.Int) (open, expired StatsOpenInterest, err error) {
 	if blockTime <= 0 {
 		// Without the block's time no option can be told expired or not.
 		return open, expired, problem.New(problem.SubgraphError, "the subgraph's _meta names no block timestamp; the statistics documents must select _meta { block { number timestamp } }")
@@ -126,6 +134,7 @@ func openInterest(view *chain.StrikesView, options []subgraph.OpenOption, blockT
 	for i := range sets {
 		sets[i] = collateral{call: new(big.Int), put: new(big.Int), ranges: map[string]bool{}}
 	}
+	sets[0].byPool = byPool
 	collateralIs0 := [2]bool{view.Info.Token0IsCall(), !view.Info.Token0IsCall()} // [call|put]
 	for _, o := range options {
 		set := &sets[0]
@@ -149,6 +158,7 @@ type collateral struct {
 	call, put *big.Int
 	options   int
 	ranges    map[string]bool
+	byPool    map[common.Address]*[2]*big.Int // nil: not kept
 }
 
 // add adds option o's legs: each leg's liquidity left as the amount of its
@@ -168,6 +178,7 @@ func (c *collateral) add(o subgraph.OpenOption, collateralIs0 bool) error {
 			return fmt.Errorf("option %s leg %d: %w", o.ID, l.Index, err)
 		}
 		sum.Add(sum, leg.AmountToSwap)
+		c.addPool(l.Pool.Addr(), collateralIs0, leg.AmountToSwap)
 		c.ranges[rangeKey(l)] = true
 		counted = true
 	}
@@ -175,6 +186,23 @@ func (c *collateral) add(o subgraph.OpenOption, collateralIs0 bool) error {
 		c.options++
 	}
 	return nil
+}
+
+// addPool adds a leg's collateral to its pool's, token0's or token1's.
+func (c *collateral) addPool(pool common.Address, is0 bool, amount *big.Int) {
+	if c.byPool == nil {
+		return
+	}
+	sums := c.byPool[pool]
+	if sums == nil {
+		sums = &[2]*big.Int{new(big.Int), new(big.Int)}
+		c.byPool[pool] = sums
+	}
+	i := 1
+	if is0 {
+		i = 0
+	}
+	sums[i].Add(sums[i], amount)
 }
 
 func rangeKey(l subgraph.OpenLeg) string {

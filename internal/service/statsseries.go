@@ -98,7 +98,9 @@ func (f *flows) figures(v valuer) StatsFigures {
 // totals: whole days from their records, the cut days from their events.
 // The totals' buyers are the window's distinct buyers, the union of the
 // whole days' MarketDayBuyer records and the cut days' purchases' buyers.
-func (r *statsRead) series(req StatsRequest, v valuer) ([]StatsDay, StatsFigures) {
+//
+// It also returns each day's buyers (by the day's start).
+func (r *statsRead) series(req StatsRequest, v valuer) ([]StatsDay, StatsFigures, map[int64]map[common.Address]bool) {
 	first, last := req.From/day*day, (req.To-1)/day*day
 	byDay := map[int64]*flows{}
 	partBuyers := map[int64]map[common.Address]bool{}
@@ -111,14 +113,17 @@ func (r *statsRead) series(req StatsRequest, v valuer) ([]StatsDay, StatsFigures
 	}
 	for _, b := range r.buyers {
 		all[b.Buyer.Addr()] = true
+		addBuyer(partBuyers, b.Start, b.Buyer.Addr())
+	}
+	wholeDay := map[int64]bool{}
+	for _, d := range r.days {
+		wholeDay[d.Start] = true
 	}
 	for _, p := range r.purchases {
 		d := p.Timestamp.Int64() / day * day
 		byDay[d].addPurchase(p, v)
-		if partBuyers[d] == nil {
-			partBuyers[d] = map[common.Address]bool{}
-		}
-		partBuyers[d][p.Buyer.Addr()], all[p.Buyer.Addr()] = true, true
+		addBuyer(partBuyers, d, p.Buyer.Addr())
+		all[p.Buyer.Addr()] = true
 	}
 	for _, x := range r.exercises {
 		byDay[x.Timestamp.Int64()/day*day].addExercise(x, v)
@@ -127,10 +132,20 @@ func (r *statsRead) series(req StatsRequest, v valuer) ([]StatsDay, StatsFigures
 	out := make([]StatsDay, 0, len(byDay))
 	for d := first; d <= last; d += day {
 		f := byDay[d]
-		f.buyers += len(partBuyers[d])
+		if !wholeDay[d] {
+			f.buyers += len(partBuyers[d]) // a whole day's record counts its own
+		}
 		total.add(f)
 		out = append(out, StatsDay{Start: strconv.FormatInt(d, 10), From: strconv.FormatInt(max(d, req.From), 10), To: strconv.FormatInt(min(d+day, req.To), 10), StatsFigures: f.figures(v)})
 	}
 	total.buyers = len(all)
-	return out, total.figures(v)
+	return out, total.figures(v), partBuyers
+}
+
+// addBuyer adds buyer to day's set.
+func addBuyer(days map[int64]map[common.Address]bool, day int64, buyer common.Address) {
+	if days[day] == nil {
+		days[day] = map[common.Address]bool{}
+	}
+	days[day][buyer] = true
 }

@@ -1,0 +1,156 @@
+package service
+
+import (
+	"context"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// ChainStatsRequest is a validated chain-wide statistics request: a chain
+// and the window [From, To) as for one market's.
+type ChainStatsRequest struct {
+	ChainID  uint64
+	From, To int64
+}
+
+// ChainStats are the statistics of every market of a chain over one
+// window, at one block: each market's own answer, and their sums. Sums of
+// amounts are by token (markets of different pairs add only where they
+// share a token); counts add up, except buyers, distinct over the chain;
+// TVL counts a range two markets reach once.
+type ChainStats struct {
+	ChainID string `json:"chainId"`
+	From    string `json:"from"`
+	To      string `json:"to"`
+	// Markets are the chain's markets' answers, as /clamm/stats gives them.
+	Markets []MarketStats `json:"markets"`
+	Totals  ChainFigures  `json:"totals"`
+	Days    []ChainDay    `json:"days"`
+	// OpenInterest and ExpiredUnsettled are the markets' summed by token.
+	OpenInterest     ChainHoldings `json:"openInterest"`
+	ExpiredUnsettled ChainHoldings `json:"expiredUnsettled"`
+	// TVL is the liquidity of every distinct range some market counts,
+	// by token.
+	TVL ChainHoldings `json:"tvl"`
+	// Pools are TVL and open interest per pool.
+	Pools []PoolHoldings `json:"pools"`
+	block uint64
+}
+
+// Block is the subgraph block the answer reflects.
+func (c ChainStats) Block() uint64 { return c.block }
+
+// ChainFigures are flows over the chain's markets.
+type ChainFigures struct {
+	Purchases int `json:"purchases"`
+	Buyers    int `json:"buyers"`
+	Exercises int `json:"exercises"`
+	// Tokens are the amounts by the token they are in, by address.
+	Tokens []TokenFigures `json:"tokens"`
+	// USD sums the usd figures of the markets that have them.
+	USD ChainUSD `json:"usd"`
+}
+
+// TokenFigures are one token's flows: what the markets' figures hold in
+// it (a market's callAsset amounts go to its call asset, putAsset amounts
+// to its put asset).
+type TokenFigures struct {
+	Token        Token  `json:"token"`
+	Volume       string `json:"volume"`
+	Premiums     string `json:"premiums"`
+	ProtocolFees string `json:"protocolFees"`
+	Profit       string `json:"profit"`
+}
+
+// ChainUSD sums the usd figures of the markets whose put asset is a
+// configured USD stablecoin (Markets counts them); the other markets'
+// amounts are in Tokens only.
+type ChainUSD struct {
+	Markets      int    `json:"markets"`
+	Volume       string `json:"volume"`
+	Premiums     string `json:"premiums"`
+	ProtocolFees string `json:"protocolFees"`
+	Profit       string `json:"profit"`
+}
+
+// ChainDay is one UTC day of the window over the chain's markets.
+type ChainDay struct {
+	Start string `json:"start"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+	ChainFigures
+}
+
+// ChainHoldings are holdings summed by token.
+type ChainHoldings struct {
+	Tokens []TokenAmount `json:"tokens"`
+}
+
+// PoolHoldings are one pool's TVL (its distinct ranges some market
+// counts) and open interest (the unexpired options' legs in it), each as
+// its two tokens' amounts.
+type PoolHoldings struct {
+	Pool         string        `json:"pool"`
+	TVL          []TokenAmount `json:"tvl"`
+	Ranges       int           `json:"ranges"`
+	OpenInterest []TokenAmount `json:"openInterest"`
+}
+
+// holdings are what a market's statistics counted per range and pool.
+type holdings struct {
+	ranges map[string]rangeHeld
+	pools  map[common.Address]*[2]*big.Int // open interest, token0 and token1
+}
+
+// rangeHeld is a range's liquidity (reserved included) as its pool's
+// tokens at the answer's block.
+type rangeHeld struct {
+	pool    common.Address
+	tokens  [2]common.Address
+	amounts [2]*big.Int
+}
+
+// maxChainMarkets bounds the markets one chain-wide answer reads.
+const maxChainMarkets = 64
+
+// ChainStats answers the statistics of every market of a chain: the
+// subgraph's list of markets, then each market's statistics (four at a
+// time, all at the answer's block), summed.
+func (s *Service) ChainStats(ctx context.Context, req ChainStatsRequest) (ChainStats, error) {
+	up, err := s.upstreams(req.ChainID, true)
+	if err != nil {
+		return ChainStats{}, err
+	}
+	markets, meta, err := up.Subgraph.OptionMarkets(ctx)
+	if err != nil {
+		return ChainStats{}, err
+	}
+	if len(markets) > maxChainMarkets {
+		return ChainStats{}, problem.New(problem.SubgraphError, "the subgraph lists %d option markets on chain %d; a chain-wide answer reads at most %d", len(markets), req.ChainID, maxChainMarkets)
+	}
+	out := ChainStats{ChainID: strconv.FormatUint(req.ChainID, 10), From: strconv.FormatInt(req.From, 10), To: strconv.FormatInt(req.To, 10), block: meta.Block}
+	out.Markets = make([]MarketStats, len(markets))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for i, m := range markets {
+		g.Go(func() (err error) {
+			out.Markets[i], err = s.MarketStats(gctx, StatsRequest{ChainID: req.ChainID, Market: m.ID.Addr(), From: req.From, To: req.To})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return ChainStats{}, err
+	}
+	slices.SortFunc(out.Markets, func(a, b MarketStats) int {
+		return strings.Compare(strings.ToLower(a.Market), strings.ToLower(b.Market))
+	})
+	out.sum()
+	return out, nil
+}
