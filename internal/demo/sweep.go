@@ -96,6 +96,7 @@ func Dims() []Dim {
 		{Names: []string{"delegate"}, Values: [][]string{{""}, {OwnDelgate}, {"0xb223eD797742E096632c39d1b2e0c313750B25FE"}}},
 		{Names: []string{"enable"}, Values: [][]string{{"true"}, {"false"}}, Cross: true},
 		{Names: []string{"within"}, Values: [][]string{{"21600"}, {"3600"}, {"86400"}, {"604800"}}},
+		{Names: []string{"interval"}, Values: [][]string{{"4h"}, {"1m"}, {"5m"}, {"15m"}, {"1h"}, {"1d"}}, Cross: true},
 	}
 }
 
