@@ -48,7 +48,7 @@ func wideScenario(b *testing.B, n int) *scenario.Scenario {
 	sc := scs[0]
 	// Only ranges: the scenario's options name ranges this replaces, and
 	// a history whose options use ranges not on chain cannot be indexed.
-	sc.Strikes, sc.Options, sc.Exercises = sc.Strikes[:0], nil, nil
+	sc.Strikes, sc.Options, sc.Exercises, sc.Settlements, sc.Delegates = sc.Strikes[:0], nil, nil, nil, nil
 	h := common.HexToAddress("0x29BbF7EbB9C5146c98851e76A5529985E4052116")
 	for i := 0; i < n; i++ {
 		lo := -196250 + 10*(i%990)
