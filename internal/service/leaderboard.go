@@ -104,9 +104,14 @@ func (s *Service) Leaderboard(ctx context.Context, req LeaderboardRequest) (Lead
 	if err != nil {
 		return Leaderboard{}, err
 	}
-	markets, err := boardMarkets(ctx, up, req)
+	markets, listed, err := boardMarkets(ctx, up, req)
 	if err != nil {
 		return Leaderboard{}, err
+	}
+	out := Leaderboard{ChainID: strconv.FormatUint(req.ChainID, 10), From: strconv.FormatInt(req.From, 10), To: strconv.FormatInt(req.To, 10),
+		Markets: []string{}, Entries: []LeaderboardEntry{}, block: listed.Block}
+	if len(markets) == 0 { // no market on the chain at the answer's block
+		return out, nil
 	}
 	q := subgraph.BoardQuery{From: req.From, To: req.To, First: MaxBoardEvents}
 	for a := range markets {
@@ -127,8 +132,7 @@ func (s *Service) Leaderboard(ctx context.Context, req LeaderboardRequest) (Lead
 	if len(ps) >= MaxBoardEvents || len(xs) >= MaxBoardEvents {
 		return Leaderboard{}, problem.InvalidParam("to", "the window [%d, %d) holds at least %d purchases or exercises, more than one answer reads: ask a shorter window", req.From, req.To, MaxBoardEvents)
 	}
-	out := Leaderboard{ChainID: strconv.FormatUint(req.ChainID, 10), From: strconv.FormatInt(req.From, 10), To: strconv.FormatInt(req.To, 10),
-		Purchases: len(ps), Exercises: len(xs), block: meta.Block}
+	out.Purchases, out.Exercises, out.block = len(ps), len(xs), meta.Block
 	for _, m := range q.Markets {
 		out.Markets = append(out.Markets, m.Hex())
 	}
@@ -147,18 +151,23 @@ func lowerHex(a common.Address) string { return strings.ToLower(a.Hex()) }
 
 // boardMarkets reads the markets counted: the one asked, or every market
 // the subgraph lists on the chain (at most maxChainMarkets; a market the
-// chain says is none or unsupported is left out, as the markets list does).
-func boardMarkets(ctx context.Context, up *Upstreams, req LeaderboardRequest) (map[common.Address]boardMarket, error) {
-	var addrs []common.Address
+// chain says is none or unsupported at the answer's block is left out, as
+// the markets list does) with the block of that list.
+func boardMarkets(ctx context.Context, up *Upstreams, req LeaderboardRequest) (map[common.Address]boardMarket, subgraph.Meta, error) {
+	var (
+		addrs  []common.Address
+		listed subgraph.Meta
+	)
 	if req.Market != nil {
 		addrs = []common.Address{*req.Market}
 	} else {
-		list, _, err := up.Subgraph.OptionMarkets(ctx)
+		list, meta, err := up.Subgraph.OptionMarkets(ctx)
 		if err != nil {
-			return nil, err
+			return nil, meta, err
 		}
+		listed = meta
 		if len(list) > maxChainMarkets {
-			return nil, problem.New(problem.SubgraphError, "the subgraph lists %d option markets on chain %d; a chain-wide answer reads at most %d", len(list), req.ChainID, maxChainMarkets)
+			return nil, meta, problem.New(problem.SubgraphError, "the subgraph lists %d option markets on chain %d; a chain-wide answer reads at most %d", len(list), req.ChainID, maxChainMarkets)
 		}
 		for _, m := range list {
 			addrs = append(addrs, m.ID.Addr())
@@ -179,7 +188,7 @@ func boardMarkets(ctx context.Context, up *Upstreams, req LeaderboardRequest) (m
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, listed, err
 	}
 	out := make(map[common.Address]boardMarket, len(infos))
 	for _, info := range infos {
@@ -187,8 +196,5 @@ func boardMarkets(ctx context.Context, up *Upstreams, req LeaderboardRequest) (m
 			out[info.Market] = boardMarket{info: info, v: valuer{callIs0: info.Token0IsCall(), usd: up.Config.IsUSDStablecoin(info.PutAsset.Address), decimals: int(info.PutAsset.Decimals)}}
 		}
 	}
-	if len(out) == 0 {
-		return nil, problem.New(problem.SubgraphError, "the subgraph lists no option market chain %d can answer for", req.ChainID)
-	}
-	return out, nil
+	return out, listed, nil
 }
