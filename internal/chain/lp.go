@@ -166,13 +166,19 @@ func (r *Reader) decodeLP(q LPQuery, res []Result) (*LPState, error) {
 			return nil, upstreamGarbage(fmt.Errorf("handler %s: read %d of the position's state failed", q.Handler.Hex(), i))
 		}
 	}
-	st.Timestamp, st.Block = word(res[lpTimestamp]).Uint64(), word(res[lpBlock]).Uint64()
+	ts, bn := word(res[lpTimestamp]), word(res[lpBlock])
+	if !ts.IsUint64() || !bn.IsUint64() {
+		return nil, upstreamGarbage(fmt.Errorf("handler %s: block %s at time %s", q.Handler.Hex(), bn, ts))
+	}
+	st.Timestamp, st.Block = ts.Uint64(), bn.Uint64()
 	if res[lpPaused].OK {
 		st.Paused, _ = unpackOne[bool](contracts.Handler, "paused", res[lpPaused].Data)
 	}
 	st.HandlerWhitelisted = word(res[lpPMHandler]).Sign() != 0
 	st.AppWhitelisted = word(res[lpHandlerApp]).Sign() != 0
-	st.Range = decodeRange(res[lpTokenIDs].Data)
+	if st.Range, err = decodeRange(res[lpTokenIDs].Data); err != nil {
+		return nil, upstreamGarbage(fmt.Errorf("handler %s: tokenIds: %w", q.Handler.Hex(), err))
+	}
 	st.Shares = word(res[lpShares])
 	st.Reserved, st.LastReserve, st.Cooldown = new(big.Int), 0, 0
 	if st.Format == HandlerFormatV2 {
@@ -204,13 +210,20 @@ func word(r Result) *big.Int {
 // decodeRange reads tokenIds' totalLiquidity, totalSupply and
 // liquidityUsed (words 0-2, both generations), lastDonation and
 // donatedLiquidity (words 7-8) and V2's reservedLiquidity (word 12).
-func decodeRange(d []byte) RangeState {
+func decodeRange(d []byte) (RangeState, error) {
 	w := func(i int) *big.Int {
 		if len(d) < 32*(i+1) {
 			return new(big.Int)
 		}
 		return new(big.Int).SetBytes(d[32*i : 32*(i+1)])
 	}
+	// lastDonation is a block number: a larger word is no handler's
+	// answer, and truncated it would move the donation lock (the holdings
+	// read refuses it too)
+	last := w(7)
+	if !last.IsUint64() {
+		return RangeState{}, fmt.Errorf("lastDonation %s", last)
+	}
 	return RangeState{TotalLiquidity: w(0), TotalSupply: w(1), LiquidityUsed: w(2), ReservedLiquidity: w(12),
-		LastDonation: w(7).Uint64(), DonatedLiquidity: w(8)}
+		LastDonation: last.Uint64(), DonatedLiquidity: w(8)}, nil
 }

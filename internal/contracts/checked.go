@@ -24,7 +24,8 @@ func (e *RangeError) Error() string {
 
 // PackChecked is a.Pack(name, args...) refusing, with a *RangeError, any
 // integer argument (nested in tuples and arrays too) its ABI type cannot
-// hold. Calldata handed to users is built through it.
+// hold. Calldata handed to users is built through it, or, for the LP
+// transactions, through Position.Payload, which checks its one amount.
 func PackChecked(a abi.ABI, name string, args ...any) ([]byte, error) {
 	m, ok := a.Methods[name]
 	if !ok {

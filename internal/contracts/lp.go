@@ -217,6 +217,11 @@ type Position struct {
 // amount). amount is liquidity for a mint and a reserved withdrawal,
 // shares for a burn and a reservation.
 func (p Position) Payload(amount *big.Int) ([]byte, error) {
+	// Pack would encode a larger amount mod 2^128: every LP transaction's
+	// calldata passes through here, so the range is checked here
+	if amount == nil || amount.Sign() < 0 || amount.BitLen() > 128 {
+		return nil, &RangeError{Arg: "amount", Type: "uint128", Value: amount}
+	}
 	lo, hi := big.NewInt(int64(p.TickLower)), big.NewInt(int64(p.TickUpper))
 	if p.V1 {
 		return mustArgs("address", "int24", "int24", "uint128").Pack(p.Pool, lo, hi, amount)

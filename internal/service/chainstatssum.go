@@ -3,7 +3,6 @@ package service
 import (
 	"math/big"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -17,12 +16,6 @@ type tokenSums struct {
 
 func newTokenSums(tokens map[common.Address]Token) tokenSums {
 	return tokenSums{tokens: tokens, sums: map[common.Address]*big.Int{}}
-}
-
-// add adds amount (a base-unit integer string of a valid answer) of token.
-func (t tokenSums) add(token common.Address, amount string) {
-	v, _ := new(big.Int).SetString(amount, 10)
-	t.addInt(token, v)
 }
 
 func (t tokenSums) addInt(token common.Address, v *big.Int) {
@@ -49,12 +42,8 @@ func (t tokenSums) list() []TokenAmount {
 // decimalSum adds exact decimals (the usd figures of valid answers).
 type decimalSum struct{ r *big.Rat }
 
-func (d *decimalSum) add(s *string) {
-	if s == nil {
-		return
-	}
-	v, ok := new(big.Rat).SetString(*s)
-	if !ok {
+func (d *decimalSum) add(v *big.Rat) {
+	if v == nil {
 		return
 	}
 	if d.r == nil {
@@ -91,7 +80,7 @@ func newFigureSums(tokens map[common.Address]Token) *figureSums {
 // add adds one market's figures: callAsset amounts are of its call
 // asset, putAsset amounts of its put asset.
 func (f *figureSums) add(m MarketStats, fig StatsFigures, buyers map[common.Address]bool) {
-	call, put := common.HexToAddress(m.CallAsset.Address), common.HexToAddress(m.PutAsset.Address)
+	call, put := m.callAsset, m.putAsset
 	f.purchases += fig.Purchases
 	f.exercises += fig.Exercises
 	for _, x := range []struct {
@@ -99,9 +88,9 @@ func (f *figureSums) add(m MarketStats, fig StatsFigures, buyers map[common.Addr
 		a    StatsAmounts
 		usd  *decimalSum
 	}{{f.volume, fig.Volume, &f.usdVolume}, {f.premiums, fig.Premiums, &f.usdPremiums}, {f.fees, fig.ProtocolFees, &f.usdFees}, {f.profit, fig.Profit, &f.usdProfit}} {
-		x.sums.add(call, x.a.CallAsset)
-		x.sums.add(put, x.a.PutAsset)
-		x.usd.add(x.a.USD)
+		x.sums.addInt(call, x.a.call)
+		x.sums.addInt(put, x.a.put)
+		x.usd.add(x.a.usd)
 	}
 	if m.USD {
 		f.usdMarkets++
@@ -133,8 +122,8 @@ func (f *figureSums) figures() ChainFigures {
 func (c *ChainStats) sum() {
 	tokens := map[common.Address]Token{}
 	for _, m := range c.Markets {
-		tokens[common.HexToAddress(m.CallAsset.Address)] = m.CallAsset
-		tokens[common.HexToAddress(m.PutAsset.Address)] = m.PutAsset
+		tokens[m.callAsset] = m.CallAsset
+		tokens[m.putAsset] = m.PutAsset
 	}
 	total := newFigureSums(tokens)
 	var days []*figureSums
@@ -145,9 +134,8 @@ func (c *ChainStats) sum() {
 				days = append(days, newFigureSums(tokens))
 				c.Days = append(c.Days, ChainDay{Start: d.Start, From: d.From, To: d.To})
 			}
-			start, _ := strconv.ParseInt(d.Start, 10, 64) // written by series
-			days[i].add(m, d.StatsFigures, m.buyers[start])
-			total.addBuyers(m.buyers[start])
+			days[i].add(m, d.StatsFigures, m.buyers[d.start])
+			total.addBuyers(m.buyers[d.start])
 		}
 		total.add(m, m.Totals, nil)
 	}
@@ -175,11 +163,11 @@ func (c *ChainStats) sumHoldings(tokens map[common.Address]Token) {
 	}
 	seen := map[string]bool{}
 	for _, m := range c.Markets {
-		call, put := common.HexToAddress(m.CallAsset.Address), common.HexToAddress(m.PutAsset.Address)
-		oi.add(call, m.OpenInterest.CallAsset)
-		oi.add(put, m.OpenInterest.PutAsset)
-		expired.add(call, m.ExpiredUnsettled.CallAsset)
-		expired.add(put, m.ExpiredUnsettled.PutAsset)
+		call, put := m.callAsset, m.putAsset
+		oi.addInt(call, m.OpenInterest.call)
+		oi.addInt(put, m.OpenInterest.put)
+		expired.addInt(call, m.ExpiredUnsettled.call)
+		expired.addInt(put, m.ExpiredUnsettled.put)
 		t0, t1 := call, put
 		if strings.ToLower(put.Hex()) < strings.ToLower(call.Hex()) {
 			t0, t1 = put, call

@@ -58,6 +58,9 @@ type MarketStats struct {
 	// markets, twice (chainstats.go).
 	held   holdings
 	buyers map[int64]map[common.Address]bool
+	// callAsset and putAsset are the tokens' addresses (the JSON's are
+	// printed)
+	callAsset, putAsset common.Address
 }
 
 // StatsDay is one UTC day's flows within the window.
@@ -66,6 +69,7 @@ type StatsDay struct {
 	From  string `json:"from"`
 	To    string `json:"to"`
 	StatsFigures
+	start int64 // Start as a number
 }
 
 // StatsFigures are flows: counts, and amounts by the token they are in.
@@ -94,6 +98,10 @@ type StatsAmounts struct {
 	CallAsset string  `json:"callAsset"`
 	PutAsset  string  `json:"putAsset"`
 	USD       *string `json:"usd,omitempty"`
+	// call, put and usd are the figures as numbers (usd nil without a
+	// usd figure), for sums over markets that never parse the text back.
+	call, put *big.Int
+	usd       *big.Rat
 }
 
 // Block is the subgraph block the answer reflects.
@@ -127,6 +135,7 @@ func (s *Service) MarketStats(ctx context.Context, req StatsRequest) (MarketStat
 	out := MarketStats{
 		Market: info.Market.Hex(), CallAsset: tokenJSON(info.CallAsset), PutAsset: tokenJSON(info.PutAsset), USD: v.usd,
 		From: strconv.FormatInt(req.From, 10), To: strconv.FormatInt(req.To, 10), block: r.meta.Block,
+		callAsset: info.CallAsset.Address, putAsset: info.PutAsset.Address,
 	}
 	out.Days, out.Totals, out.buyers = r.series(req, v)
 	out.held = holdings{ranges: map[string]rangeHeld{}, pools: map[common.Address]*[2]*big.Int{}}
@@ -235,10 +244,12 @@ func (v valuer) inPut(amount, sqrtP *big.Int) *big.Int {
 // amounts are the JSON of a call-asset sum, a put-asset sum and the
 // call-asset sum's value in the put asset.
 func (v valuer) amounts(call, put, callInPut *big.Int) StatsAmounts {
-	out := StatsAmounts{CallAsset: call.String(), PutAsset: put.String()}
+	out := StatsAmounts{CallAsset: call.String(), PutAsset: put.String(), call: new(big.Int).Set(call), put: new(big.Int).Set(put)}
 	if v.usd {
-		usd := clamm.FormatUnits(new(big.Int).Add(put, callInPut), v.decimals)
+		raw := new(big.Int).Add(put, callInPut)
+		usd := clamm.FormatUnits(raw, v.decimals)
 		out.USD = &usd
+		out.usd = new(big.Rat).SetFrac(raw, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(v.decimals)), nil))
 	}
 	return out
 }

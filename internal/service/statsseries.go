@@ -136,7 +136,7 @@ func (r *statsRead) series(req StatsRequest, v valuer) ([]StatsDay, StatsFigures
 			f.buyers += len(partBuyers[d]) // a whole day's record counts its own
 		}
 		total.add(f)
-		out = append(out, StatsDay{Start: strconv.FormatInt(d, 10), From: strconv.FormatInt(max(d, req.From), 10), To: strconv.FormatInt(min(d+day, req.To), 10), StatsFigures: f.figures(v)})
+		out = append(out, StatsDay{start: d, Start: strconv.FormatInt(d, 10), From: strconv.FormatInt(max(d, req.From), 10), To: strconv.FormatInt(min(d+day, req.To), 10), StatsFigures: f.figures(v)})
 	}
 	total.buyers = len(all)
 	return out, total.figures(v), partBuyers
