@@ -41,7 +41,7 @@ type BoardSubgraph interface {
 // ranked by their net result in USD (docs/api.md defines every figure).
 type Leaderboard struct {
 	ChainID string `json:"chainId"`
-	// Markets are the markets counted (lowercase-insensitive ascending).
+	// Markets are the markets counted, ascending by address (any case).
 	Markets   []string `json:"markets"`
 	From      string   `json:"from"`
 	To        string   `json:"to"`
