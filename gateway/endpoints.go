@@ -30,6 +30,7 @@ const (
 	PathDepositPositions  = "/clamm/deposit/positions"
 	PathStats             = "/clamm/stats"
 	PathChainStats        = "/clamm/stats/chain"
+	PathLeaderboard       = "/clamm/stats/leaderboard"
 	PathDelegatePrepare   = "/clamm/exercise/delegate/prepare"
 	PathSettlements       = "/clamm/settlements/history"
 	PathExpiringOptions   = "/clamm/options/expiring"
@@ -205,6 +206,18 @@ var apiEndpoints = []endpoint{
 		},
 		call: func(ctx context.Context, svc *service.Service, r service.ChainStatsRequest) (any, uint64, error) {
 			res, err := svc.ChainStats(ctx, r)
+			return res, res.Block(), err
+		},
+	}.endpoint(),
+	// The traders' leaderboard: flows over a window, as the statistics'
+	// are, and cached as long; every figure is the subgraph's, so the
+	// answer is pinned to the subgraph's block.
+	api[service.LeaderboardRequest]{
+		path: PathLeaderboard, name: "leaderboard", operation: "leaderboard", params: leaderboardParams, optional: leaderboardOptional,
+		ttl: ttlStrikes, pin: block.SubgraphFirst,
+		parse: parseLeaderboard, key: leaderboardKey,
+		call: func(ctx context.Context, svc *service.Service, r service.LeaderboardRequest) (any, uint64, error) {
+			res, err := svc.Leaderboard(ctx, r)
 			return res, res.Block(), err
 		},
 	}.endpoint(),

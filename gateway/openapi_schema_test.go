@@ -76,6 +76,10 @@ var schemaTypes = map[string]reflect.Type{
 	"ChainDay":           reflect.TypeFor[service.ChainDay](),
 	"TokenFigures":       reflect.TypeFor[service.TokenFigures](),
 	"ChainUSD":           reflect.TypeFor[service.ChainUSD](),
+	"Leaderboard":        reflect.TypeFor[service.Leaderboard](),
+	"LeaderboardEntry":   reflect.TypeFor[service.LeaderboardEntry](),
+	"BoardTokenFigures":  reflect.TypeFor[service.BoardTokenFigures](),
+	"BoardUSD":           reflect.TypeFor[service.BoardUSD](),
 	"ChainHoldings":      reflect.TypeFor[service.ChainHoldings](),
 	"PoolHoldings":       reflect.TypeFor[service.PoolHoldings](),
 }

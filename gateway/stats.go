@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
@@ -67,4 +69,36 @@ func (p *params) window() (from, to int64, err error) {
 		return 0, 0, problem.InvalidParam("to", "to (%d) must be after from (%d): the window is [from, to)", to, from)
 	}
 	return from, to, nil
+}
+
+var (
+	leaderboardParams   = []string{"chainId", "optionMarket", "from", "to", "first", "skip"}
+	leaderboardOptional = []string{"optionMarket"}
+)
+
+// parseLeaderboard reads a leaderboard request: chainId, optionally
+// optionMarket (every market of the chain without it), the window as for
+// statistics, and the page of the ranking (first, skip).
+func parseLeaderboard(s *Server, p *params) (service.LeaderboardRequest, error) {
+	var req service.LeaderboardRequest
+	var err error
+	if req.ChainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
+		return req, err
+	}
+	if req.Market, err = p.optionalAddress("optionMarket"); err != nil {
+		return req, err
+	}
+	if req.From, req.To, err = p.statsWindow(); err != nil {
+		return req, err
+	}
+	req.First, req.Skip, err = p.page()
+	return req, err
+}
+
+func leaderboardKey(k cacheKey, r service.LeaderboardRequest) cacheKey {
+	m := common.Address{}
+	if r.Market != nil {
+		m = *r.Market
+	}
+	return k.uint(r.ChainID).addr(m).uint(uint64(r.From)).uint(uint64(r.To)).int(r.First).int(r.Skip)
 }

@@ -40,6 +40,8 @@ const (
 	ExpiringOptions   = "expiring_options"
 	ExerciseDelegates = "exercise_delegates"
 	Candles           = "candles"
+	BoardPurchases    = "leaderboard_purchases"
+	BoardExercises    = "leaderboard_exercises"
 )
 
 // Document is one GraphQL operation.

@@ -128,6 +128,11 @@ var Requests = []Request{
 	// the head block moves it to its stated price) by day over the
 	// scenario's ten days and by four hours over the statistics window.
 	{"stats-chain-arbitrum", "/clamm/stats/chain?chainId=42161&from=1763553600&to=1763704800", 0},
+	// The traders' leaderboard over the scenario's ten days: the chain's,
+	// the market's second place, and a page the parameters refuse.
+	{"leaderboard-arbitrum", "/clamm/stats/leaderboard?chainId=42161&from=1762905600&to=1763740800&first=10&skip=0", 0},
+	{"leaderboard-weth-usdc-second", "/clamm/stats/leaderboard?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&from=1762905600&to=1763740800&first=1&skip=1", 0},
+	{"leaderboard-bad-first", "/clamm/stats/leaderboard?chainId=42161&from=1762905600&to=1763740800&first=0&skip=0", http.StatusBadRequest},
 	{"mark-price-weth-usdc", "/clamm/mark-price?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744", 0},
 	{"candles-weth-usdc-1d", "/clamm/candles?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&interval=1d&from=1762905600&to=1763740800", 0},
 	{"candles-weth-usdc-4h", "/clamm/candles?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&interval=4h&from=1763553600&to=1763704800", 0},

@@ -81,6 +81,7 @@ type Subgraph interface {
 	PurchasePositions(ctx context.Context, q subgraph.HistoryQuery) ([]subgraph.HeldOption, subgraph.Meta, error)
 	OptionMarkets(ctx context.Context) ([]subgraph.Market, subgraph.Meta, error)
 	StatsSubgraph
+	BoardSubgraph
 	HoldingsSubgraph
 	ExpirySubgraph
 	MetaReader

@@ -241,9 +241,11 @@ type chainEvent struct {
 	volume  *big.Int       // totalAssetWithdrawn
 	premium *big.Int
 	fees    *big.Int
-	profit  *big.Int // totalProfit
-	sqrtP   *big.Int // the prime pool's price as of the log: its last Initialize or Swap before it
-	callIs0 bool     // the call asset is the pool's token0
+	profit  *big.Int       // totalProfit
+	sqrtP   *big.Int       // the prime pool's price as of the log: its last Initialize or Swap before it
+	callIs0 bool           // the call asset is the pool's token0
+	owner   common.Address // LogExerciseOption.user
+	tx      common.Hash
 }
 
 type events []chainEvent
@@ -283,9 +285,9 @@ func decodeEvent(t *testing.T, p *pt.Protocol, e pt.Event, price *big.Int) chain
 		t.Fatal("an event before the pool's Initialize")
 	}
 	id := e.Args["tokenId"].(*big.Int)
-	ce := chainEvent{time: int64(header.Time), sqrtP: price, callIs0: p.CallAsset == p.Token0}
+	ce := chainEvent{time: int64(header.Time), sqrtP: price, callIs0: p.CallAsset == p.Token0, tx: e.Log.TxHash}
 	if e.Name == "LogExerciseOption" {
-		ce.isCall, ce.profit = p.OpData(id).IsCall, e.Args["totalProfit"].(*big.Int)
+		ce.isCall, ce.profit, ce.owner = p.OpData(id).IsCall, e.Args["totalProfit"].(*big.Int), e.Args["user"].(common.Address)
 		return ce
 	}
 	rc, err := p.Chain.Client().TransactionReceipt(t.Context(), e.Log.TxHash)
