@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
 // ChainStatsRequest is a validated chain-wide statistics request: a chain
@@ -120,6 +121,24 @@ type rangeHeld struct {
 // maxChainMarkets bounds the markets one chain-wide answer reads.
 const maxChainMarkets = 64
 
+// chainMarkets are the markets the subgraph lists on the chain, at most
+// maxChainMarkets of them (a chain-wide answer reads each), and the block
+// of that list.
+func chainMarkets(ctx context.Context, up *Upstreams, chainID uint64) ([]common.Address, subgraph.Meta, error) {
+	list, meta, err := up.Subgraph.OptionMarkets(ctx)
+	if err != nil {
+		return nil, meta, err
+	}
+	if len(list) > maxChainMarkets {
+		return nil, meta, problem.New(problem.SubgraphError, "the subgraph lists %d option markets on chain %d; a chain-wide answer reads at most %d", len(list), chainID, maxChainMarkets)
+	}
+	out := make([]common.Address, len(list))
+	for i, m := range list {
+		out[i] = m.ID.Addr()
+	}
+	return out, meta, nil
+}
+
 // ChainStats answers the statistics of every market of a chain: the
 // subgraph's list of markets, then each market's statistics (four at a
 // time, all at the answer's block), summed.
@@ -128,12 +147,9 @@ func (s *Service) ChainStats(ctx context.Context, req ChainStatsRequest) (ChainS
 	if err != nil {
 		return ChainStats{}, err
 	}
-	markets, meta, err := up.Subgraph.OptionMarkets(ctx)
+	markets, meta, err := chainMarkets(ctx, up, req.ChainID)
 	if err != nil {
 		return ChainStats{}, err
-	}
-	if len(markets) > maxChainMarkets {
-		return ChainStats{}, problem.New(problem.SubgraphError, "the subgraph lists %d option markets on chain %d; a chain-wide answer reads at most %d", len(markets), req.ChainID, maxChainMarkets)
 	}
 	out := ChainStats{ChainID: strconv.FormatUint(req.ChainID, 10), From: strconv.FormatInt(req.From, 10), To: strconv.FormatInt(req.To, 10), block: meta.Block}
 	out.Markets = make([]MarketStats, len(markets))
@@ -141,7 +157,7 @@ func (s *Service) ChainStats(ctx context.Context, req ChainStatsRequest) (ChainS
 	g.SetLimit(4)
 	for i, m := range markets {
 		g.Go(func() (err error) {
-			out.Markets[i], err = s.MarketStats(gctx, StatsRequest{ChainID: req.ChainID, Market: m.ID.Addr(), From: req.From, To: req.To})
+			out.Markets[i], err = s.MarketStats(gctx, StatsRequest{ChainID: req.ChainID, Market: m, From: req.From, To: req.To})
 			return err
 		})
 	}

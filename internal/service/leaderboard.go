@@ -161,16 +161,9 @@ func boardMarkets(ctx context.Context, up *Upstreams, req LeaderboardRequest) (m
 	if req.Market != nil {
 		addrs = []common.Address{*req.Market}
 	} else {
-		list, meta, err := up.Subgraph.OptionMarkets(ctx)
-		if err != nil {
-			return nil, meta, err
-		}
-		listed = meta
-		if len(list) > maxChainMarkets {
-			return nil, meta, problem.New(problem.SubgraphError, "the subgraph lists %d option markets on chain %d; a chain-wide answer reads at most %d", len(list), req.ChainID, maxChainMarkets)
-		}
-		for _, m := range list {
-			addrs = append(addrs, m.ID.Addr())
+		var err error
+		if addrs, listed, err = chainMarkets(ctx, up, req.ChainID); err != nil {
+			return nil, listed, err
 		}
 	}
 	infos := make([]*chain.MarketInfo, len(addrs))
