@@ -204,6 +204,14 @@ func (p *Pins) BlockAt(ctx context.Context, chainID, n uint64, admit Admit) (Ref
 		return seen.ref, nil
 	}
 	read := c.headers.DoChan(Decimal(n), func() (any, error) {
+		// a read that ended between the look above and this one has
+		// remembered the block: asking again would be a second read
+		c.mu.Lock()
+		seen, hit := c.blocks[n]
+		c.mu.Unlock()
+		if hit && time.Since(seen.at) < ages.Fresh {
+			return seen.ref, nil
+		}
 		return c.readHeader(context.WithoutCancel(ctx), n, admit, ages.RefreshTimeout)
 	})
 	select {
