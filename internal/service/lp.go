@@ -32,15 +32,19 @@ type LPReader interface {
 // headRead is the chain's head, read beside an LP prepare's other reads
 // from its start: no round trip of its own when the transactions are
 // simulated there, and nothing waits for it when they are not (an
-// approval to send first, a refusal).
+// approval to send first, a refusal). It belongs to its request: the
+// prepare ends it (end) before it returns, so no read of an answer that
+// is already sent reaches the node afterwards.
 type headRead struct {
-	done chan struct{}
-	head chain.Head
-	err  error
+	done   chan struct{}
+	cancel context.CancelFunc
+	head   chain.Head
+	err    error
 }
 
 func readHead(ctx context.Context, up *Upstreams) *headRead {
-	h := &headRead{done: make(chan struct{})}
+	ctx, cancel := context.WithCancel(ctx)
+	h := &headRead{done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(h.done)
 		h.head, h.err = up.Chain.ReadHead(ctx)
@@ -56,6 +60,12 @@ func (h *headRead) wait(ctx context.Context) (chain.Head, error) {
 	case <-ctx.Done():
 		return chain.Head{}, ctx.Err()
 	}
+}
+
+// end stops the read when nothing waited for it and returns once it has.
+func (h *headRead) end() {
+	h.cancel()
+	<-h.done
 }
 
 func blockRef(at block.Ref) *BlockRef {

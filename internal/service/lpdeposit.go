@@ -110,6 +110,7 @@ func (s *Service) PrepareDeposit(ctx context.Context, req DepositRequest) (Prepa
 		return PreparedDeposit{}, err
 	}
 	d := &deposit{req: req, up: up, head: readHead(ctx, up)}
+	defer d.head.end()
 	if err := d.read(ctx); err != nil {
 		return PreparedDeposit{}, err
 	}

@@ -153,6 +153,7 @@ func (s *Service) PrepareWithdraw(ctx context.Context, req WithdrawRequest) (Pre
 		return PreparedWithdrawal{}, err
 	}
 	w := &withdrawal{req: req, up: up, head: readHead(ctx, up)}
+	defer w.head.end()
 	if err := w.read(ctx); err != nil {
 		return PreparedWithdrawal{}, err
 	}
