@@ -69,7 +69,7 @@ func (s *Service) ExpiringOptions(ctx context.Context, req ExpiringRequest) (Exp
 	if err != nil {
 		return ExpiringOptions{}, err
 	}
-	if err := s.expiryRisks(ctx, up, mk, page, values); err != nil {
+	if err := s.expiryRisks(ctx, up, mk, page, riskReads{values: values}); err != nil {
 		return ExpiringOptions{}, err
 	}
 	out := make([]ExpiringRecord, len(page))

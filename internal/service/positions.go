@@ -86,19 +86,19 @@ func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Po
 	var (
 		info *chain.MarketInfo
 		pool chain.PoolState
-		held []subgraph.HeldOption
+		page subgraph.HeldPage
 		meta subgraph.Meta
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { info, pool, err = up.Chain.MarketSnapshot(gctx, req.Market); return })
 	g.Go(func() (err error) {
-		held, meta, err = up.Subgraph.PurchasePositions(gctx, subgraph.HistoryQuery{User: req.User, Market: req.Market, First: req.First, Skip: req.Skip})
+		page, meta, err = up.Subgraph.PurchasePositions(gctx, subgraph.HistoryQuery{User: req.User, Market: req.Market, First: req.First, Skip: req.Skip})
 		return
 	})
 	if err := g.Wait(); err != nil {
 		return Positions{}, err
 	}
-	held = held[:min(len(held), req.First)] // the subgraph client refuses longer pages; never read more than asked
+	held := page.Options[:min(len(page.Options), req.First)] // the subgraph client refuses longer pages; never read more than asked
 	ids := make([]*big.Int, len(held))
 	for i, h := range held {
 		ids[i] = h.TokenID.Int
@@ -136,7 +136,15 @@ func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Po
 	for i := range risks {
 		risks[i].rec = &records[i]
 	}
-	if err := s.expiryRisks(ctx, up, marketAt{info: info, m: m, pool: pool, addr: req.Market}, risks, nil); err != nil {
+	// Every record's owner is the user, whose delegates the page's
+	// document read at its block: no second subgraph round trip.
+	known := riskReads{}
+	if page.DelegatesRead {
+		known.delegates = func(context.Context, []common.Address) ([]subgraph.ExerciseDelegate, error) {
+			return page.Delegates, nil
+		}
+	}
+	if err := s.expiryRisks(ctx, up, marketAt{info: info, m: m, pool: pool, addr: req.Market}, risks, known); err != nil {
 		return Positions{}, err
 	}
 	return Positions{Records: records, Block: meta.Block}, nil
