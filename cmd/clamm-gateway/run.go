@@ -194,6 +194,17 @@ func printBanner(w io.Writer, addr string, modes map[uint64]string) {
 		fmt.Fprintf(w, "chain %d: %s\n", id, modeLine(id, modes[id]))
 	}
 	fmt.Fprintln(w, "try:")
+	if modes[demoChain] != app.ModeDemo {
+		// The demo's requests name the demo's markets and users, which a
+		// live chain does not hold: start from what every chain answers.
+		fmt.Fprintf(w, "  curl 'http://%s/readyz'\n", host)
+		for _, id := range ids {
+			if m := modes[id]; m == app.ModeLive || m == app.ModeIndexed {
+				fmt.Fprintf(w, "  curl 'http://%s/clamm/option-markets?chainId=%d'\n", host, id)
+			}
+		}
+		return
+	}
 	for _, r := range demo.Requests {
 		if r.Status() != http.StatusOK { // a refusal, shown on purpose: say so
 			fmt.Fprintf(w, "  curl '%s%s'   # %d, a refusal: %s\n", "http://"+host, r.Path, r.Status(), r.Name)
@@ -202,6 +213,9 @@ func printBanner(w io.Writer, addr string, modes map[uint64]string) {
 		fmt.Fprintf(w, "  curl '%s%s'\n", "http://"+host, r.Path)
 	}
 }
+
+// demoChain is the chain the embedded demo's requests ask.
+const demoChain = 42161
 
 // modeLine says how a chain is served, for the banner: every chain's
 // mode is printed, so a chain served otherwise than meant shows at start.
