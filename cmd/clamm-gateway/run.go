@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -141,7 +142,8 @@ func build(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	return a, logger, nil
 }
 
-// logStart tunes the garbage collector and logs how each chain is served.
+// logStart tunes the garbage collector, logs how each chain is served and
+// warns of CLAMM_ variables in the process's environment that set nothing.
 func logStart(logger *slog.Logger, cfg *config.Config, modes map[uint64]string, getenv func(string) string) {
 	if gogc, limit, ok := tuneGC(getenv, cfg.CacheMaxBytes); ok {
 		logger.Info("garbage collector tuned for the response cache (set GOGC or GOMEMLIMIT to choose)", "gogc", gogc, "memoryLimitBytes", limit)
@@ -152,6 +154,10 @@ func logStart(logger *slog.Logger, cfg *config.Config, modes map[uint64]string, 
 	}
 	if cfg.RedisURL != "" {
 		logger.Info("shared cache tier", "redis", config.Redact(cfg.RedisURL), "prefix", cfg.RedisPrefix)
+	}
+	// Names only: a value may be a secret.
+	for _, name := range cfg.UnknownVariables(os.Environ()) {
+		logger.Warn("a CLAMM_ variable that sets nothing (misspelt? docs/configuration.md lists every one)", "variable", name)
 	}
 }
 
