@@ -71,57 +71,89 @@ func (c *Client) ExerciseHistory(ctx context.Context, q HistoryQuery) ([]Exercis
 type list struct{ doc, field string }
 
 // userPage runs one of the queries that page through a user's entities on
-// a market: Graph Node's limits checked here, first and skip passed
-// through, the list under field decoded and each entity checked by
-// complete (a failure is garbage from the subgraph).
+// a market (userVars), the list under field decoded and each entity
+// checked by complete (a failure is garbage from the subgraph).
 func userPage[T any](ctx context.Context, c *Client, l list, q HistoryQuery, complete func(T) error) ([]T, Meta, error) {
-	doc := l.doc
-	if q.First < 1 || q.First > MaxFirst || q.Skip < 0 || q.Skip > MaxSkip {
-		return nil, Meta{}, fmt.Errorf("%s: first %d / skip %d outside Graph Node's limits", doc, q.First, q.Skip)
+	vars, err := userVars(l.doc, q)
+	if err != nil {
+		return nil, Meta{}, err
 	}
-	vars := map[string]any{"user": LowerHex(q.User), "market": LowerHex(q.Market), "first": q.First, "skip": q.Skip}
 	return runPage(ctx, c, l, vars, complete)
 }
 
+// userVars are the variables of a user's page on a market: Graph Node's
+// limits checked here, first and skip passed through.
+func userVars(doc string, q HistoryQuery) (map[string]any, error) {
+	if q.First < 1 || q.First > MaxFirst || q.Skip < 0 || q.Skip > MaxSkip {
+		return nil, fmt.Errorf("%s: first %d / skip %d outside Graph Node's limits", doc, q.First, q.Skip)
+	}
+	return map[string]any{"user": LowerHex(q.User), "market": LowerHex(q.Market), "first": q.First, "skip": q.Skip}, nil
+}
+
 // runPage runs one page's document with vars (whose "first" is the page's
-// int length) and decodes the list field and _meta, refusing a page
-// longer than first, an incomplete entity or one listed twice.
+// int length) and decodes the list field (decodeList) and _meta.
 func runPage[T any](ctx context.Context, c *Client, l list, vars map[string]any, complete func(T) error) ([]T, Meta, error) {
-	doc, field := l.doc, l.field
 	first, _ := vars["first"].(int)
-	var out map[string]json.RawMessage
-	if err := c.exec(ctx, doc, vars, &out); err != nil {
+	out, meta, err := execFields(ctx, c, l.doc, vars)
+	if err != nil {
 		return nil, Meta{}, err
 	}
-	var meta metaJSON
-	var list []T
-	if err := json.Unmarshal(out["_meta"], &meta); err != nil {
-		return nil, Meta{}, garbage(fmt.Errorf("%s: _meta: %w", doc, err))
+	list, err := decodeList(l, out[l.field], first, complete)
+	if err != nil {
+		return nil, Meta{}, err
 	}
-	if err := json.Unmarshal(out[field], &list); err != nil || list == nil {
-		return nil, Meta{}, garbage(fmt.Errorf("%s: %s: %v", doc, field, err))
+	return list, answerMeta(ctx, meta), nil
+}
+
+// execFields runs doc with vars and returns the answer's fields, its
+// _meta decoded (what a document reads beside its list is the caller's).
+func execFields(ctx context.Context, c *Client, doc string, vars map[string]any) (map[string]json.RawMessage, metaJSON, error) {
+	var out map[string]json.RawMessage
+	var meta metaJSON
+	if err := c.exec(ctx, doc, vars, &out); err != nil {
+		return nil, meta, err
+	}
+	if err := json.Unmarshal(out["_meta"], &meta); err != nil {
+		return nil, meta, garbage(fmt.Errorf("%s: _meta: %w", doc, err))
+	}
+	return out, meta, nil
+}
+
+// decodeList decodes the list l.field of l.doc's answer, refusing a list
+// longer than first, an incomplete entity or one listed twice.
+func decodeList[T any](l list, raw json.RawMessage, first int, complete func(T) error) ([]T, error) {
+	doc, field := l.doc, l.field
+	var list []T
+	if err := json.Unmarshal(raw, &list); err != nil || list == nil {
+		return nil, garbage(fmt.Errorf("%s: %s: %v", doc, field, err))
 	}
 	if len(list) > first {
 		// Graph Node never answers more than first: a page this long is
 		// not the page asked for, and would make the caller read (and the
 		// gateway cache) more than the client asked.
-		return nil, Meta{}, garbage(fmt.Errorf("%s: %d %s for first %d", doc, len(list), field, first))
+		return nil, garbage(fmt.Errorf("%s: %d %s for first %d", doc, len(list), field, first))
 	}
 	seen := make(map[string]bool, len(list))
 	for _, e := range list {
 		if err := complete(e); err != nil {
-			if pe := (*problem.Error)(nil); !errors.As(err, &pe) {
-				err = garbage(err)
-			}
-			return nil, Meta{}, err
+			return nil, asGarbage(err)
 		}
 		if id := any(e).(identified).entityID(); seen[id] {
-			return nil, Meta{}, garbage(fmt.Errorf("%s: %s %s listed twice", doc, field, id))
+			return nil, garbage(fmt.Errorf("%s: %s %s listed twice", doc, field, id))
 		} else {
 			seen[id] = true
 		}
 	}
-	return list, answerMeta(ctx, meta), nil
+	return list, nil
+}
+
+// asGarbage is err as the subgraph's garbage, unless it is already a
+// problem of its own class.
+func asGarbage(err error) error {
+	if pe := (*problem.Error)(nil); !errors.As(err, &pe) {
+		return garbage(err)
+	}
+	return err
 }
 
 // identified is an entity with its Graph Node id: an id appears once in

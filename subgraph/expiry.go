@@ -141,12 +141,14 @@ func (c *Client) ExerciseDelegates(ctx context.Context, q DelegatesQuery) ([]Exe
 		owners[i] = LowerHex(o)
 	}
 	vars := map[string]any{"market": LowerHex(q.Market), "owners": owners, "first": q.First}
-	return runPage(ctx, c, list{queries.ExerciseDelegates, "exerciseDelegates"}, vars, func(d ExerciseDelegate) error {
-		if d.UpdatedAt.Int == nil {
-			return fmt.Errorf("exercise delegate %s lacks fields", d.ID)
-		}
-		return nil
-	})
+	return runPage(ctx, c, list{queries.ExerciseDelegates, "exerciseDelegates"}, vars, ExerciseDelegate.complete)
+}
+
+func (d ExerciseDelegate) complete() error {
+	if d.UpdatedAt.Int == nil {
+		return fmt.Errorf("exercise delegate %s lacks fields", d.ID)
+	}
+	return nil
 }
 
 func bigOf(v int64) *big.Int { return big.NewInt(v) }

@@ -107,8 +107,46 @@ func (o HeldOption) complete() error {
 	return o.Fate.complete(o.ID, nil)
 }
 
+// HeldPage is one page of the options a user owns on a market and, read
+// by the same document at the same block, the user's enabled exercise
+// delegates on the market (what ExerciseDelegates reads for that owner).
+type HeldPage struct {
+	Options []HeldOption
+	// Delegates are known only when DelegatesRead: a document from the
+	// queries directory may leave the field out, and its reader then asks
+	// ExerciseDelegates.
+	Delegates     []ExerciseDelegate
+	DelegatesRead bool
+}
+
 // PurchasePositions runs one query of the options a user owns on a market,
-// not settled, newest first, with first and skip passed through.
-func (c *Client) PurchasePositions(ctx context.Context, q HistoryQuery) ([]HeldOption, Meta, error) {
-	return userPage(ctx, c, list{queries.PurchasePositions, "options"}, q, HeldOption.complete)
+// not settled, newest first, with first and skip passed through, and of
+// the user's enabled delegates on the market when the document asks.
+func (c *Client) PurchasePositions(ctx context.Context, q HistoryQuery) (HeldPage, Meta, error) {
+	doc := queries.PurchasePositions
+	vars, err := userVars(doc, q)
+	if err != nil {
+		return HeldPage{}, Meta{}, err
+	}
+	out, meta, err := execFields(ctx, c, doc, vars)
+	if err != nil {
+		return HeldPage{}, Meta{}, err
+	}
+	var page HeldPage
+	if page.Options, err = decodeList(list{doc, "options"}, out["options"], q.First, HeldOption.complete); err != nil {
+		return HeldPage{}, Meta{}, err
+	}
+	if raw, ok := out["exerciseDelegates"]; ok {
+		page.Delegates, err = decodeList(list{doc, "exerciseDelegates"}, raw, MaxFirst, func(d ExerciseDelegate) error {
+			if d.Owner.Addr() != q.User {
+				return fmt.Errorf("exercise delegate %s of owner %s, not the user's", d.ID, d.Owner.Addr().Hex())
+			}
+			return d.complete()
+		})
+		if err != nil {
+			return HeldPage{}, Meta{}, err
+		}
+		page.DelegatesRead = true
+	}
+	return page, answerMeta(ctx, meta), nil
 }

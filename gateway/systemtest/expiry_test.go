@@ -1,18 +1,27 @@
 package systemtest
 
 import (
+	"bytes"
+	"encoding/hex"
 	"encoding/json"
+	"io"
+	"math/big"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
 // wantError checks an answer's status, code and the parameter it names,
@@ -108,4 +117,69 @@ func TestNoAutoExerciserOnTheChain(t *testing.T) {
 			t.Errorf("position without an auto-exerciser on the chain: %s", rec.Body)
 		}
 	}
+}
+
+// The expiring options' delegates read (it needs the owners the chain
+// names) begins as soon as the positions are read, alongside the exercise
+// quotes and simulations, not after them: the node holds every exercise
+// simulation until the subgraph has been asked for the delegates. Were the
+// read begun after the values, the first simulation would wait until its
+// upstream timeout or a minute's deadlock breaker gave up on it (a
+// failure either way, not a bound on time).
+func TestExpiringAsksDelegatesAlongsideTheValues(t *testing.T) {
+	t.Parallel()
+	f := scenario.NewFakes(t, demoScenario(t))
+	sel, err := clamm.ExerciseCalldata(clamm.ExerciseParams{OptionID: big.NewInt(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exercise := hex.EncodeToString(sel[:4])
+	asked := make(chan struct{})
+	var once sync.Once
+	var held, waitedOut atomic.Int64
+	tr := f.Transports()
+	tr.Subgraph = tap{tr.Subgraph, func(_ *http.Request, body []byte) {
+		if bytes.Contains(body, []byte(`"operationName":"ExerciseDelegates"`)) {
+			once.Do(func() { close(asked) })
+		}
+	}}
+	tr.RPC = tap{tr.RPC, func(r *http.Request, body []byte) {
+		if !bytes.Contains(body, []byte(exercise)) {
+			return
+		}
+		held.Add(1)
+		select {
+		case <-asked:
+		case <-r.Context().Done():
+			waitedOut.Add(1)
+		case <-time.After(time.Minute):
+			waitedOut.Add(1)
+		}
+	}}
+	srv := newApp(t, app.Options{Config: config.Default(), Transports: map[uint64]upstream.Transports{42161: tr}})
+	rec := get(t, srv, gateway.PathExpiringOptions+"?chainId=42161&optionMarket="+wethUSDC+"&within=86400&first=100&skip=0")
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"exerciseValue":"`) {
+		t.Fatalf("%d: %s", rec.Code, rec.Body)
+	}
+	if held.Load() == 0 || waitedOut.Load() != 0 {
+		t.Errorf("%d exercise simulations, %d of them sent before the delegates were asked for", held.Load(), waitedOut.Load())
+	}
+}
+
+// tap is a transport that shows each request and its body to see before
+// it sends the request on.
+type tap struct {
+	rt  http.RoundTripper
+	see func(r *http.Request, body []byte)
+}
+
+func (t tap) RoundTrip(r *http.Request) (*http.Response, error) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	_ = r.Body.Close()
+	t.see(r, body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return t.rt.RoundTrip(r)
 }

@@ -2,6 +2,7 @@ package systemtest
 
 import (
 	"encoding/json"
+	"maps"
 	"math/big"
 	"net/http"
 	"strings"
@@ -10,7 +11,11 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
+	"github.com/clamm-gateway/clamm-gateway/queries"
 )
 
 type positionJSON struct {
@@ -212,5 +217,50 @@ func TestPositionsPageIsOneRoundTrip(t *testing.T) {
 	}
 	if n := f.Node.Requests() - before; n > 3+2*int64(inTheMoney) || candidates < 5 {
 		t.Fatalf("%d RPC requests for a page of %d candidates, %d in the money; want the pool's price, one batch, the auto-exerciser's read and two per option in the money", n, candidates, inTheMoney)
+	}
+}
+
+// A positions miss asks the subgraph once: every position it keeps is the
+// user's, known before any read, so the page's document also reads the
+// user's enabled delegates at its block (the answer names them) instead
+// of a second request after the chain's reads. A replacing document
+// without that field (an operator's, from the queries directory) still
+// gets the same answer, from a second request.
+func TestPositionsMissAsksTheSubgraphOnce(t *testing.T) {
+	t.Parallel()
+	path := gateway.PathPurchasePositions + "?chainId=42161&optionMarket=" + wethUSDC + "&user=" + bob + "&first=10&skip=0"
+	docs := queries.Embedded()
+	d := docs[queries.PurchasePositions]
+	cut := strings.Index(d.Text, "  exerciseDelegates(")
+	if cut < 0 {
+		t.Fatal("the positions document reads no delegates")
+	}
+	d.Text = d.Text[:cut] + "}\n"
+	docs[queries.PurchasePositions] = d
+	var bodies []string
+	for _, c := range []struct {
+		docs queries.Set
+		want map[string]int64
+	}{
+		{nil, map[string]int64{"PurchasePositions": 1}},
+		{docs, map[string]int64{"PurchasePositions": 1, "ExerciseDelegates": 1}},
+	} {
+		f := scenario.NewFakes(t, demoScenario(t))
+		srv := newApp(t, app.Options{Config: config.Default(), Transports: onFakes(f), Queries: c.docs})
+		rec := get(t, srv, path)
+		if rec.Code != http.StatusOK || rec.Header().Get("X-Cache") != "MISS" {
+			t.Fatalf("%d %s: %s", rec.Code, rec.Header().Get("X-Cache"), rec.Body)
+		}
+		var list []struct{ Delegates []string }
+		if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil || len(list) == 0 || len(list[0].Delegates) == 0 {
+			t.Fatalf("bob's positions name no delegate (%v): %s", err, rec.Body)
+		}
+		if got := f.Subgraph.Operations(); !maps.Equal(got, c.want) {
+			t.Errorf("one positions miss asked the subgraph %v, want %v", got, c.want)
+		}
+		bodies = append(bodies, rec.Body.String())
+	}
+	if bodies[0] != bodies[1] {
+		t.Errorf("the answer depends on where the delegates were read:\n%s\n%s", bodies[0], bodies[1])
 	}
 }

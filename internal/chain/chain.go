@@ -563,7 +563,7 @@ func results(ok []bool, ret [][]byte) []Result {
 const maxDecimals = 77
 
 func (r *Reader) slot0(ctx context.Context, pool common.Address) (PoolState, error) {
-	raw, err := r.EthCall(ctx, pool, pack(contracts.Pool, "slot0"))
+	raw, err := r.slot0Raw(ctx, pool)
 	if err != nil {
 		return PoolState{}, fmt.Errorf("slot0 of %s: %w", pool.Hex(), err)
 	}
@@ -572,6 +572,25 @@ func (r *Reader) slot0(ctx context.Context, pool common.Address) (PoolState, err
 		return PoolState{}, upstreamGarbage(fmt.Errorf("slot0 of %s: %w", pool.Hex(), err))
 	}
 	return st, nil
+}
+
+// slot0Raw is the pool's slot0 answer at the answer's block. When it is
+// its answer's first read at the head (a mark price), the head's header
+// rides in its batch (claimHead), not in a round trip before it.
+func (r *Reader) slot0Raw(ctx context.Context, pool common.Address) ([]byte, error) {
+	data := pack(contracts.Pool, "slot0")
+	p, bc, ok := r.claimHead(ctx)
+	if !ok {
+		return r.EthCall(ctx, pool, data)
+	}
+	res, err := r.headFirst(ctx, p, bc, []Call{{pool, data}})
+	if err != nil {
+		return nil, err
+	}
+	if !res[0].OK {
+		return nil, badMarketState(errors.New("slot0 reverted"))
+	}
+	return res[0].Data, nil
 }
 
 // decodeSlot0 reads a pool's slot0 answer through the layout of the pool's

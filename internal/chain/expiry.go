@@ -48,7 +48,9 @@ func (r *Reader) DelegateView(ctx context.Context, market, autoExerciser common.
 	if len(calls) == 0 {
 		return nil, nil, nil
 	}
-	res, err := r.AggregateResults(ctx, calls)
+	// A prepared delegation's first read: with the head's header in its
+	// batch, not after it (aggregateFirst).
+	res, err := r.aggregateFirst(ctx, calls)
 	if err != nil {
 		return nil, nil, err
 	}

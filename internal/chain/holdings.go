@@ -98,14 +98,23 @@ const holdingsPerCall = 150
 const holdingCalls = 5
 
 // Positions reads user's positions keys at the head: every aggregate3 in
-// one JSON-RPC batch. A handler that answers tokenIds with neither 12 nor
+// one JSON-RPC batch, alongside the read of the tokens of pools not seen
+// before (poolFacts: the batch does not need them, so a first sight costs
+// no round trip more). A handler that answers tokenIds with neither 12 nor
 // 13 words, or balanceOf not at all, is not a handler: RPC_ERROR naming it.
 func (l *HoldingsReader) Positions(ctx context.Context, user common.Address, keys []HoldingKey) (*HoldingsView, error) {
-	pools, err := l.poolFacts(ctx, keys)
-	if err != nil {
-		return nil, err
+	var pools map[common.Address]HoldingPool
+	facts := make(chan error, 1)
+	go func() {
+		var err error
+		pools, err = l.poolFacts(ctx, keys)
+		facts <- err
+	}()
+	keyPools := map[common.Address]HoldingPool{}
+	for _, k := range keys {
+		keyPools[k.Pool] = HoldingPool{}
 	}
-	poolList := sortedPools(pools)
+	poolList := sortedPools(keyPools)
 	handlers := map[common.Address]bool{}
 	var handlerList []common.Address
 	for _, k := range keys {
@@ -134,6 +143,9 @@ func (l *HoldingsReader) Positions(ctx context.Context, user common.Address, key
 		batches = append(batches, calls)
 	}
 	res, err := l.r.aggregateBatch(ctx, batches)
+	if ferr := <-facts; ferr != nil { // a pool's own failure names it first, as when read before
+		return nil, ferr
+	}
 	if err != nil {
 		return nil, err
 	}

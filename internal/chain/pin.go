@@ -59,14 +59,31 @@ func (r *Reader) blockParam(ctx context.Context) (string, error) {
 // heads), the pin still takes the header's block and the calls are read
 // again there. Elsewhere it is AggregateResults at the answer's block.
 func (r *Reader) aggregateFirst(ctx context.Context, calls []Call) ([]Result, error) {
+	p, bc, ok := r.claimHead(ctx)
+	if !ok {
+		return r.AggregateResults(ctx, calls) // at the pin's block, once known
+	}
+	return r.headFirst(ctx, p, bc, calls)
+}
+
+// claimHead claims ctx's pin for a read that sends the head's header in
+// its own batch: a pin asked at the head, not yet resolved or claimed,
+// with a node that takes batches.
+func (r *Reader) claimHead(ctx context.Context) (*block.Pin, batchCaller, bool) {
 	p := block.From(ctx)
 	bc, batch := r.rpc.(batchCaller)
 	if p == nil || p.Want != 0 || !batch {
-		return r.AggregateResults(ctx, calls)
+		return nil, nil, false
 	}
 	if _, ok := p.Resolved(); ok || !p.Claim(block.Anyone) {
-		return r.AggregateResults(ctx, calls) // at the pin's block, once known
+		return nil, nil, false
 	}
+	return p, bc, true
+}
+
+// headFirst reads calls with the head's header for the pin p claimed
+// (headAndAggregate) and resolves it.
+func (r *Reader) headFirst(ctx context.Context, p *block.Pin, bc batchCaller, calls []Call) ([]Result, error) {
 	ref, res, err := r.headAndAggregate(ctx, bc, calls)
 	if err != nil {
 		p.Fail(err)

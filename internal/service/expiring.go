@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -61,42 +62,57 @@ func (s *Service) ExpiringOptions(ctx context.Context, req ExpiringRequest) (Exp
 	if err != nil {
 		return ExpiringOptions{}, err
 	}
-	mk, cands, meta, err := expiringCandidates(ctx, up, req, now)
+	c, err := expiringCandidates(ctx, up, req, now)
+	if c.delegates != nil {
+		defer c.delegates.stop()
+	}
 	if err != nil {
 		return ExpiringOptions{}, err
 	}
-	page, values, err := inTheMoneyPage(ctx, up, mk, cands, req)
+	page, values, err := inTheMoneyPage(ctx, up, c.mk, c.list, req)
 	if err != nil {
 		return ExpiringOptions{}, err
 	}
-	if err := s.expiryRisks(ctx, up, mk, page, values); err != nil {
+	if err := s.expiryRisks(ctx, up, c.mk, page, riskReads{values: values, delegates: c.delegates.read}); err != nil {
 		return ExpiringOptions{}, err
 	}
 	out := make([]ExpiringRecord, len(page))
 	for i, in := range page {
 		out[i] = ExpiringRecord{Owner: in.pos.Owner.Hex(), PositionRecord: *in.rec}
 	}
-	return ExpiringOptions{Records: out, Block: meta.Block}, nil
+	return ExpiringOptions{Records: out, Block: c.meta.Block}, nil
+}
+
+// expiring are the candidates of one expiring-options answer: the market
+// and options read at its block, and the read of their owners' delegates
+// begun once the chain named the owners.
+type expiring struct {
+	mk        marketAt
+	list      []riskInput
+	meta      subgraph.Meta
+	delegates *earlyDelegates
 }
 
 // expiringCandidates reads the market and the options expiring in the
 // window (subgraph), then their positions (chain), and keeps those with
 // liquidity left that an exercise would pay before price impact, in
-// expiry order.
-func expiringCandidates(ctx context.Context, up *Upstreams, req ExpiringRequest, now int64) (marketAt, []riskInput, subgraph.Meta, error) {
+// expiry order. Once the positions name the owners it begins the read of
+// their delegates, which then runs alongside the chain reads that value
+// the options (a second subgraph round trip the data needs, but not after
+// those).
+func expiringCandidates(ctx context.Context, up *Upstreams, req ExpiringRequest, now int64) (expiring, error) {
 	var (
-		mk   = marketAt{addr: req.Market}
+		c    = expiring{mk: marketAt{addr: req.Market}}
 		list []subgraph.ExpiringOption
-		meta subgraph.Meta
 	)
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { mk.info, mk.pool, err = up.Chain.MarketSnapshot(gctx, req.Market); return })
+	g.Go(func() (err error) { c.mk.info, c.mk.pool, err = up.Chain.MarketSnapshot(gctx, req.Market); return })
 	g.Go(func() (err error) {
-		list, meta, err = up.Subgraph.ExpiringOptions(gctx, subgraph.ExpiringQuery{Market: req.Market, After: now, Until: now + req.Within, First: MaxExpiringCandidates})
+		list, c.meta, err = up.Subgraph.ExpiringOptions(gctx, subgraph.ExpiringQuery{Market: req.Market, After: now, Until: now + req.Within, First: MaxExpiringCandidates})
 		return
 	})
 	if err := g.Wait(); err != nil {
-		return mk, nil, meta, err
+		return c, err
 	}
 	// soonest expiry first, ties by token id (the subgraph ties by its
 	// string id, in which option 10 sorts before option 9)
@@ -107,8 +123,9 @@ func expiringCandidates(ctx context.Context, up *Upstreams, req ExpiringRequest,
 		return list[i].TokenID.Cmp(list[j].TokenID.Int) < 0
 	})
 	if len(list) == MaxExpiringCandidates {
-		return mk, nil, meta, problem.InvalidParam("within", "at least %d options of the market expire within %d seconds, more than one answer reads: ask a shorter window", MaxExpiringCandidates, req.Within)
+		return c, problem.InvalidParam("within", "at least %d options of the market expire within %d seconds, more than one answer reads: ask a shorter window", MaxExpiringCandidates, req.Within)
 	}
+	mk := &c.mk
 	tok0, tok1 := mk.info.TokenByAddress(mk.info.Token0), mk.info.TokenByAddress(mk.info.Token1)
 	mk.m = clamm.Market{Token0IsCall: mk.info.Token0IsCall(), Decimals0: int(tok0.Decimals), Decimals1: int(tok1.Decimals)}
 	ids := make([]*big.Int, len(list))
@@ -117,12 +134,20 @@ func expiringCandidates(ctx context.Context, up *Upstreams, req ExpiringRequest,
 	}
 	pos, err := up.Chain.Positions(ctx, req.Market, ids)
 	if err != nil {
-		return mk, nil, meta, err
+		return c, err
 	}
+	c.delegates = startDelegates(ctx, up, req.Market, liveOwners(pos))
 	// each leg re-mints at its own pool's price, as positions judge it
 	if mk.pools, err = legPools(ctx, up, mk.info.Pool, mk.pool, pos); err != nil {
-		return mk, nil, meta, err
+		return c, err
 	}
+	c.list, err = exercisableCandidates(list, pos, *mk)
+	return c, err
+}
+
+// exercisableCandidates are the options whose position has liquidity
+// left, is not expired and could be exercised, in list's order.
+func exercisableCandidates(list []subgraph.ExpiringOption, pos []chain.PositionResult, mk marketAt) ([]riskInput, error) {
 	var out []riskInput
 	for i, o := range list {
 		p, err := pos[i].Position, pos[i].Err
@@ -130,20 +155,93 @@ func expiringCandidates(ctx context.Context, up *Upstreams, req ExpiringRequest,
 			continue
 		}
 		if err != nil {
-			return mk, nil, meta, err
+			return nil, err
 		}
-		if !hasLiquidity(p) || p.Data.Expiry.Cmp(p.BlockTimestamp) < 0 {
+		if !live(p) {
 			continue
 		}
 		r, err := positionRecord(o.HeldOption, p, mk)
 		if err != nil {
-			return mk, nil, meta, err
+			return nil, err
 		}
 		if r.Exercisable {
 			out = append(out, riskInput{rec: &r, id: o.TokenID.Int, pos: p, fate: o.Fate})
 		}
 	}
-	return mk, out, meta, nil
+	return out, nil
+}
+
+// live: the position has liquidity left and has not expired at its
+// block, so it may be a candidate.
+func live(p *chain.Position) bool {
+	return hasLiquidity(p) && p.Data.Expiry.Cmp(p.BlockTimestamp) >= 0
+}
+
+// liveOwners are the distinct owners of the live positions, in address
+// order: every candidate's owner is among them.
+func liveOwners(pos []chain.PositionResult) []common.Address {
+	seen := map[common.Address]bool{}
+	var out []common.Address
+	for _, r := range pos {
+		if r.Err == nil && r.Position != nil && live(r.Position) && !seen[r.Position.Owner] {
+			seen[r.Position.Owner] = true
+			out = append(out, r.Position.Owner)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Cmp(out[j]) < 0 })
+	return out
+}
+
+// earlyDelegates is a read of owners' enabled delegates begun before the
+// page that needs them is known.
+type earlyDelegates struct {
+	up     *Upstreams
+	market common.Address
+	done   chan struct{}
+	dels   []subgraph.ExerciseDelegate
+	err    error
+	cancel context.CancelFunc
+}
+
+// startDelegates begins the read of the owners' delegates on market (none
+// when there is no owner: no candidate, no page to name delegates in).
+func startDelegates(ctx context.Context, up *Upstreams, market common.Address, owners []common.Address) *earlyDelegates {
+	ctx, cancel := context.WithCancel(ctx)
+	d := &earlyDelegates{up: up, market: market, done: make(chan struct{}), cancel: cancel}
+	if len(owners) == 0 {
+		close(d.done)
+		return d
+	}
+	go func() {
+		defer close(d.done)
+		d.dels, d.err = ownersDelegates(ctx, up, market, owners)
+	}()
+	return d
+}
+
+// read waits for the read begun early (riskReads.delegates). A full page
+// may be cut short (Graph Node's first), so then the page's owners, fewer,
+// are asked on their own.
+func (d *earlyDelegates) read(ctx context.Context, owners []common.Address) ([]subgraph.ExerciseDelegate, error) {
+	select {
+	case <-d.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	if len(d.dels) >= subgraph.MaxFirst {
+		return ownersDelegates(ctx, d.up, d.market, owners)
+	}
+	return d.dels, nil
+}
+
+// stop abandons the read if it still runs (an answer that needed no
+// delegates) and waits for it to end.
+func (d *earlyDelegates) stop() {
+	d.cancel()
+	<-d.done
 }
 
 // inTheMoneyPage values the candidates in order, valueConcurrency at a

@@ -118,17 +118,32 @@ type riskInput struct {
 // simulated at once for one answer.
 const valueConcurrency = 8
 
+// riskReads are what a caller of expiryRisks has read or begun to read
+// already: values, one per input, and the owners' enabled delegates
+// (delegates is given the inputs' distinct owners and returns at least
+// their enabled delegates, perhaps others' too, from a read made or begun
+// earlier). What is nil is read by expiryRisks.
+type riskReads struct {
+	values    []valueOf
+	delegates func(ctx context.Context, owners []common.Address) ([]subgraph.ExerciseDelegate, error)
+}
+
 // expiryRisks fills in each input's ExpiryRisk: the exercise value of
 // those whose valueIfExercised is positive (quoted and simulated as the
-// prepared exercise is; given in values when already computed, one per
-// input), the auto-exerciser's parameters and the owners' opt-ins (one
-// aggregate3) and their enabled delegates (one subgraph read), all at the
-// answer's block.
-func (s *Service) expiryRisks(ctx context.Context, up *Upstreams, mk marketAt, ins []riskInput, values []valueOf) error {
+// prepared exercise is, unless known), the auto-exerciser's parameters and
+// the owners' opt-ins (one aggregate3) and their enabled delegates (one
+// subgraph read, unless known), all at the answer's block.
+func (s *Service) expiryRisks(ctx context.Context, up *Upstreams, mk marketAt, ins []riskInput, known riskReads) error {
 	if len(ins) == 0 {
 		return nil
 	}
 	owners := distinctOwners(ins)
+	values, readDelegates := known.values, known.delegates
+	if readDelegates == nil {
+		readDelegates = func(ctx context.Context, owners []common.Address) ([]subgraph.ExerciseDelegate, error) {
+			return ownersDelegates(ctx, up, mk.addr, owners)
+		}
+	}
 	var (
 		ae    *chain.AutoExerciser
 		opted []bool
@@ -148,10 +163,7 @@ func (s *Service) expiryRisks(ctx context.Context, up *Upstreams, mk marketAt, i
 		ae, opted, err = up.Chain.DelegateView(gctx, mk.addr, up.Config.AutoExerciser, qs)
 		return
 	})
-	g.Go(func() (err error) {
-		dels, _, err = up.Subgraph.ExerciseDelegates(gctx, subgraph.DelegatesQuery{Market: mk.addr, Owners: owners, First: subgraph.MaxFirst})
-		return
-	})
+	g.Go(func() (err error) { dels, err = readDelegates(gctx, owners); return })
 	if err := g.Wait(); err != nil {
 		return err
 	}
@@ -168,6 +180,13 @@ func (s *Service) expiryRisks(ctx context.Context, up *Upstreams, mk marketAt, i
 		in.rec.ExpiryRisk = riskOf(in, values[i], ae, optedIn[owner], delegates[owner])
 	}
 	return nil
+}
+
+// ownersDelegates is one subgraph read of the owners' enabled delegates
+// on market.
+func ownersDelegates(ctx context.Context, up *Upstreams, market common.Address, owners []common.Address) ([]subgraph.ExerciseDelegate, error) {
+	dels, _, err := up.Subgraph.ExerciseDelegates(ctx, subgraph.DelegatesQuery{Market: market, Owners: owners, First: subgraph.MaxFirst})
+	return dels, err
 }
 
 func distinctOwners(ins []riskInput) []common.Address {

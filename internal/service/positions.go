@@ -86,27 +86,17 @@ func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Po
 	var (
 		info *chain.MarketInfo
 		pool chain.PoolState
-		held []subgraph.HeldOption
+		page subgraph.HeldPage
 		meta subgraph.Meta
+		pos  []chain.PositionResult
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { info, pool, err = up.Chain.MarketSnapshot(gctx, req.Market); return })
-	g.Go(func() (err error) {
-		held, meta, err = up.Subgraph.PurchasePositions(gctx, subgraph.HistoryQuery{User: req.User, Market: req.Market, First: req.First, Skip: req.Skip})
-		return
-	})
+	g.Go(func() (err error) { page, meta, pos, err = heldPositions(gctx, up, req); return })
 	if err := g.Wait(); err != nil {
 		return Positions{}, err
 	}
-	held = held[:min(len(held), req.First)] // the subgraph client refuses longer pages; never read more than asked
-	ids := make([]*big.Int, len(held))
-	for i, h := range held {
-		ids[i] = h.TokenID.Int
-	}
-	pos, err := up.Chain.Positions(ctx, req.Market, ids)
-	if err != nil {
-		return Positions{}, err
-	}
+	held := page.Options
 	pools, err := legPools(ctx, up, info.Pool, pool, pos)
 	if err != nil {
 		return Positions{}, err
@@ -136,7 +126,15 @@ func (s *Service) PurchasePositions(ctx context.Context, req HistoryRequest) (Po
 	for i := range risks {
 		risks[i].rec = &records[i]
 	}
-	if err := s.expiryRisks(ctx, up, marketAt{info: info, m: m, pool: pool, addr: req.Market}, risks, nil); err != nil {
+	// Every record's owner is the user, whose delegates the page's
+	// document read at its block: no second subgraph round trip.
+	known := riskReads{}
+	if page.DelegatesRead {
+		known.delegates = func(context.Context, []common.Address) ([]subgraph.ExerciseDelegate, error) {
+			return page.Delegates, nil
+		}
+	}
+	if err := s.expiryRisks(ctx, up, marketAt{info: info, m: m, pool: pool, addr: req.Market}, risks, known); err != nil {
 		return Positions{}, err
 	}
 	return Positions{Records: records, Block: meta.Block}, nil
@@ -160,6 +158,23 @@ type marketAt struct {
 	pool  chain.PoolState
 	pools map[common.Address]chain.PoolState
 	addr  common.Address
+}
+
+// heldPositions reads the page of options the user owns (subgraph) and
+// then their positions (chain): the chain's read needs only the page's
+// ids, so it runs alongside the market's snapshot, not after it.
+func heldPositions(ctx context.Context, up *Upstreams, req HistoryRequest) (subgraph.HeldPage, subgraph.Meta, []chain.PositionResult, error) {
+	page, meta, err := up.Subgraph.PurchasePositions(ctx, subgraph.HistoryQuery{User: req.User, Market: req.Market, First: req.First, Skip: req.Skip})
+	if err != nil {
+		return page, meta, nil, err
+	}
+	page.Options = page.Options[:min(len(page.Options), req.First)] // the subgraph client refuses longer pages; never read more than asked
+	ids := make([]*big.Int, len(page.Options))
+	for i, h := range page.Options {
+		ids[i] = h.TokenID.Int
+	}
+	pos, err := up.Chain.Positions(ctx, req.Market, ids)
+	return page, meta, pos, err
 }
 
 // legPools are the states of the pools the page's legs are in: the prime

@@ -82,8 +82,11 @@ func gatewayPurchases(t *testing.T, p *pt.Protocol, ix *Indexer, created map[str
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !held.DelegatesRead {
+			t.Errorf("subgraph positions of %s: the document's delegates not read", owner)
+		}
 		named := map[string]bool{}
-		for _, h := range held {
+		for _, h := range held.Options {
 			named[h.TokenID.String()] = true
 		}
 		for id := range created {

@@ -35,6 +35,7 @@ type Server struct {
 	requests atomic.Int64
 	mu       sync.Mutex
 	lastVars map[string]map[string]any
+	byOp     map[string]int64
 }
 
 // Failure describes how to fail one request.
@@ -63,6 +64,19 @@ func New() *Server {
 // Requests counts queries received.
 func (s *Server) Requests() int64 { return s.requests.Load() }
 
+// Operations counts the queries the emulator answered (not those Fail
+// answered) by operation name: a copy, so
+// that a test can take one before a request and one after.
+func (s *Server) Operations() map[string]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]int64, len(s.byOp))
+	for op, n := range s.byOp {
+		out[op] = n
+	}
+	return out
+}
+
 // LastVariables returns the variables of the last query with that operation name.
 func (s *Server) LastVariables(operation string) map[string]any {
 	s.mu.Lock()
@@ -87,9 +101,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	if s.lastVars == nil {
-		s.lastVars = map[string]map[string]any{}
+		s.lastVars, s.byOp = map[string]map[string]any{}, map[string]int64{}
 	}
 	s.lastVars[req.OperationName] = req.Variables
+	s.byOp[req.OperationName]++
 	s.mu.Unlock()
 	out := (&graphnode.Server{Store: s.Store}).Answer(body)
 	if s.Rewrite != nil {
