@@ -63,8 +63,9 @@ func (h *heap) typeID(index uint32) uint32 {
 	return id
 }
 
-func (h *heap) rawNew(b []byte) uint32 {
-	size := int64(len(b))
+// rawNew reserves size bytes in the arena and returns them, in the
+// module's memory, with their address.
+func (h *heap) rawNew(size int64) (uint32, []byte) {
 	if size > h.free {
 		n := size
 		if n < 10000 {
@@ -78,24 +79,29 @@ func (h *heap) rawNew(b []byte) uint32 {
 		h.arena, h.free = start+12, n-12
 	}
 	p := h.arena
-	if !h.mem.Write(p, b) {
-		panic(fmt.Sprintf("write of %d bytes at %d outside memory", len(b), p))
+	b, ok := h.mem.Read(p, uint32(size))
+	if !ok {
+		panic(fmt.Sprintf("write of %d bytes at %d outside memory", size, p))
 	}
 	h.arena += uint32(size)
 	h.free -= size
-	return p
+	return p, b
 }
 
-// newObject writes payload as an object of class index and returns its pointer.
+// newObject writes payload as an object of class index and returns its
+// pointer: header, payload and padding written straight into the
+// module's memory.
 func (h *heap) newObject(index uint32, payload []byte) uint32 {
-	content := uint32(len(payload))
+	id := h.typeID(index)
 	pad := (16 - (headerSize+len(payload))%16) % 16
-	body := append(append([]byte{}, payload...), make([]byte, pad)...)
-	hdr := make([]byte, headerSize)
-	binary.LittleEndian.PutUint32(hdr[0:], uint32(16+len(body))) // mmInfo: gcInfo..rtSize + payload
-	binary.LittleEndian.PutUint32(hdr[12:], h.typeID(index))
-	binary.LittleEndian.PutUint32(hdr[16:], content)
-	return h.rawNew(append(hdr, body...)) + headerSize
+	p, b := h.rawNew(int64(headerSize + len(payload) + pad))
+	binary.LittleEndian.PutUint32(b[0:], uint32(16+len(payload)+pad)) // mmInfo: gcInfo..rtSize + payload
+	clear(b[4:12])
+	binary.LittleEndian.PutUint32(b[12:], id)
+	binary.LittleEndian.PutUint32(b[16:], uint32(len(payload)))
+	copy(b[headerSize:], payload)
+	clear(b[headerSize+len(payload):])
+	return p + headerSize
 }
 
 func (h *heap) u32(p uint32) uint32 {
