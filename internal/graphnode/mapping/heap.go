@@ -127,9 +127,27 @@ func (h *heap) rtSize(p uint32) uint32 {
 	return h.u32(p - 4)
 }
 
-// Strings are UTF-16LE; rtSize is their byte length.
+// Strings are UTF-16LE; rtSize is their byte length. The mappings'
+// strings (ids, hex, entity types) are ASCII nearly always: read and
+// written a byte a code unit, without decoding to runes.
 func (h *heap) readString(p uint32) string {
-	b := h.bytesAt(p, h.rtSize(p))
+	n := h.rtSize(p)
+	b, ok := h.mem.Read(p, n)
+	if !ok {
+		panic(fmt.Sprintf("read of %d bytes at %d outside memory", n, p))
+	}
+	ascii := make([]byte, len(b)/2)
+	for i := range ascii {
+		c := binary.LittleEndian.Uint16(b[2*i:])
+		if c >= 0x80 {
+			return decodeUTF16(b)
+		}
+		ascii[i] = byte(c)
+	}
+	return string(ascii)
+}
+
+func decodeUTF16(b []byte) string {
 	u := make([]uint16, len(b)/2)
 	for i := range u {
 		u[i] = binary.LittleEndian.Uint16(b[2*i:])
@@ -138,6 +156,17 @@ func (h *heap) readString(p uint32) string {
 }
 
 func (h *heap) newString(s string) uint32 {
+	b := make([]byte, 2*len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return h.newUTF16(s)
+		}
+		b[2*i] = s[i]
+	}
+	return h.newObject(tidString, b)
+}
+
+func (h *heap) newUTF16(s string) uint32 {
 	u := utf16.Encode([]rune(s))
 	b := make([]byte, 2*len(u))
 	for i, c := range u {

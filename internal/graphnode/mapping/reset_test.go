@@ -119,3 +119,4 @@ func TestResetWritesAsFreshInstances(t *testing.T) {
 		t.Errorf("a reset instance wrote\n%.2000s\nnew instances\n%.2000s", reused, fresh)
 	}
 }
+
