@@ -119,4 +119,3 @@ func TestResetWritesAsFreshInstances(t *testing.T) {
 		t.Errorf("a reset instance wrote\n%.2000s\nnew instances\n%.2000s", reused, fresh)
 	}
 }
-
