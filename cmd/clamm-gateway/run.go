@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -141,7 +142,8 @@ func build(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	return a, logger, nil
 }
 
-// logStart tunes the garbage collector and logs how each chain is served.
+// logStart tunes the garbage collector, logs how each chain is served and
+// warns of CLAMM_ variables in the process's environment that set nothing.
 func logStart(logger *slog.Logger, cfg *config.Config, modes map[uint64]string, getenv func(string) string) {
 	if gogc, limit, ok := tuneGC(getenv, cfg.CacheMaxBytes); ok {
 		logger.Info("garbage collector tuned for the response cache (set GOGC or GOMEMLIMIT to choose)", "gogc", gogc, "memoryLimitBytes", limit)
@@ -152,6 +154,10 @@ func logStart(logger *slog.Logger, cfg *config.Config, modes map[uint64]string, 
 	}
 	if cfg.RedisURL != "" {
 		logger.Info("shared cache tier", "redis", config.Redact(cfg.RedisURL), "prefix", cfg.RedisPrefix)
+	}
+	// Names only: a value may be a secret.
+	for _, name := range cfg.UnknownVariables(os.Environ()) {
+		logger.Warn("a CLAMM_ variable that sets nothing (misspelt? docs/configuration.md lists every one)", "variable", name)
 	}
 }
 
@@ -194,6 +200,17 @@ func printBanner(w io.Writer, addr string, modes map[uint64]string) {
 		fmt.Fprintf(w, "chain %d: %s\n", id, modeLine(id, modes[id]))
 	}
 	fmt.Fprintln(w, "try:")
+	if modes[demoChain] != app.ModeDemo {
+		// The demo's requests name the demo's markets and users, which a
+		// live chain does not hold: start from what every chain answers.
+		fmt.Fprintf(w, "  curl 'http://%s/readyz'\n", host)
+		for _, id := range ids {
+			if m := modes[id]; m == app.ModeLive || m == app.ModeIndexed {
+				fmt.Fprintf(w, "  curl 'http://%s/clamm/option-markets?chainId=%d'\n", host, id)
+			}
+		}
+		return
+	}
 	for _, r := range demo.Requests {
 		if r.Status() != http.StatusOK { // a refusal, shown on purpose: say so
 			fmt.Fprintf(w, "  curl '%s%s'   # %d, a refusal: %s\n", "http://"+host, r.Path, r.Status(), r.Name)
@@ -202,6 +219,9 @@ func printBanner(w io.Writer, addr string, modes map[uint64]string) {
 		fmt.Fprintf(w, "  curl '%s%s'\n", "http://"+host, r.Path)
 	}
 }
+
+// demoChain is the chain the embedded demo's requests ask.
+const demoChain = 42161
 
 // modeLine says how a chain is served, for the banner: every chain's
 // mode is printed, so a chain served otherwise than meant shows at start.

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache/redistier/redistest"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
@@ -493,5 +494,25 @@ func TestReplicasShareOneRedis(t *testing.T) {
 	}
 	if !strings.Contains(aErr.String(), `"msg":"shared cache tier"`) {
 		t.Errorf("the tier is not logged at start:\n%s", aErr)
+	}
+}
+
+// The start's examples are the demo's requests only while the demo chain
+// is served from its recordings: live, they would ask for markets and
+// users the chain does not hold, so the start names what any chain
+// answers instead.
+func TestBannerExamplesFitTheModes(t *testing.T) {
+	demoPath := demo.Requests[0].Path
+	var b strings.Builder
+	printBanner(&b, "127.0.0.1:8080", map[uint64]string{42161: app.ModeDemo, 5000: app.ModeNotConfigured})
+	if !strings.Contains(b.String(), demoPath) {
+		t.Errorf("demo mode: the demo's requests not printed:\n%s", b.String())
+	}
+	b.Reset()
+	printBanner(&b, "127.0.0.1:8080", map[uint64]string{42161: app.ModeIndexed, 5000: app.ModeLive, 146: app.ModeNotConfigured})
+	out := b.String()
+	if strings.Contains(out, demoPath) || !strings.Contains(out, "/clamm/option-markets?chainId=42161'") ||
+		!strings.Contains(out, "/clamm/option-markets?chainId=5000'") || strings.Contains(out, "chainId=146'") || !strings.Contains(out, "/readyz'") {
+		t.Errorf("live chains: the examples do not fit:\n%s", out)
 	}
 }

@@ -3,9 +3,11 @@ package systemtest
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 )
 
 const statsQuery = "chainId=42161&optionMarket=" + wethUSDC
@@ -69,5 +71,35 @@ func TestStatsNotAMarket(t *testing.T) {
 	rec := get(t, srv, gateway.PathStats+"?chainId=42161&optionMarket=0x000000000000000000000000000000000000dEaD&from=1763553600&to=1763704800")
 	if e := decodeError(t, rec); rec.Code != http.StatusNotFound || e.Code != "MARKET_NOT_FOUND" {
 		t.Errorf("status %d, %+v", rec.Code, e)
+	}
+}
+
+// A market the subgraph lists but the chain shows none at (no contract
+// there) is left out of every chain-wide answer alike: the chain's
+// statistics, the leaderboard and the markets list answer as they do
+// without that listing, rather than one of them failing whole.
+func TestChainWideAnswersLeaveOutAListingThatIsNoMarket(t *testing.T) {
+	t.Parallel()
+	paths := []string{
+		gateway.PathChainStats + "?chainId=42161&from=1763553600&to=1763704800",
+		gateway.PathLeaderboard + "?chainId=42161&from=1762905600&to=1763740800&first=10&skip=0",
+		gateway.PathOptionMarkets + "?chainId=42161",
+	}
+	clean, _ := newFakeServer(t)
+	srv, f := newFakeServer(t)
+	m := f.Subgraph.Store.Get("Market", strings.ToLower(wethUSDC))
+	if m == nil {
+		t.Fatal("setup: the scenario's market is not in the fake subgraph")
+	}
+	const nowhere = "0x000000000000000000000000000000000000dead"
+	m["id"] = graphnode.String(nowhere)
+	if err := f.Subgraph.Store.Set("Market", nowhere, m, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		want, got := get(t, clean, p), get(t, srv, p)
+		if got.Code != http.StatusOK || got.Body.String() != want.Body.String() {
+			t.Errorf("%s: %d %.300s\nwithout the listing: %d %.300s", p, got.Code, got.Body, want.Code, want.Body)
+		}
 	}
 }

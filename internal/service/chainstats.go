@@ -141,7 +141,11 @@ func chainMarkets(ctx context.Context, up *Upstreams, chainID uint64) ([]common.
 
 // ChainStats answers the statistics of every market of a chain: the
 // subgraph's list of markets, then each market's statistics (four at a
-// time, all at the answer's block), summed.
+// time, all at the answer's block), summed. A listed market the chain does
+// not show as an option market the gateway reads is left out (notCounted),
+// as the markets list and the leaderboard leave it out: one such listing
+// does not take a chain's figures away; an upstream failure still fails
+// the answer.
 func (s *Service) ChainStats(ctx context.Context, req ChainStatsRequest) (ChainStats, error) {
 	up, err := s.upstreams(req.ChainID, true)
 	if err != nil {
@@ -152,21 +156,44 @@ func (s *Service) ChainStats(ctx context.Context, req ChainStatsRequest) (ChainS
 		return ChainStats{}, err
 	}
 	out := ChainStats{ChainID: strconv.FormatUint(req.ChainID, 10), From: strconv.FormatInt(req.From, 10), To: strconv.FormatInt(req.To, 10), block: meta.Block}
-	out.Markets = make([]MarketStats, len(markets))
+	stats := make([]*MarketStats, len(markets))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
 	for i, m := range markets {
-		g.Go(func() (err error) {
-			out.Markets[i], err = s.MarketStats(gctx, StatsRequest{ChainID: req.ChainID, Market: m, From: req.From, To: req.To})
+		g.Go(func() error {
+			st, err := s.MarketStats(gctx, StatsRequest{ChainID: req.ChainID, Market: m, From: req.From, To: req.To})
+			if notCounted(err) {
+				return nil
+			}
+			stats[i] = &st
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return ChainStats{}, err
 	}
+	out.Markets = make([]MarketStats, 0, len(stats))
+	for _, st := range stats {
+		if st != nil {
+			out.Markets = append(out.Markets, *st)
+		}
+	}
 	slices.SortFunc(out.Markets, func(a, b MarketStats) int {
 		return strings.Compare(strings.ToLower(a.Market), strings.ToLower(b.Market))
 	})
 	out.sum()
 	return out, nil
+}
+
+// notCounted says whether err is a listed market's own fault that a
+// chain-wide answer leaves the market out for: the chain shows no option
+// market there (MARKET_NOT_FOUND) or one the gateway does not read
+// (MARKET_UNSUPPORTED). Anything else (an upstream down, a refusal of the
+// window) fails the answer.
+func notCounted(err error) bool {
+	if err == nil {
+		return false
+	}
+	c := problem.As(err).Code
+	return c == problem.MarketNotFound || c == problem.MarketUnsupported
 }

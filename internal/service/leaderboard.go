@@ -171,10 +171,7 @@ func boardMarkets(ctx context.Context, up *Upstreams, req LeaderboardRequest) (m
 	g.SetLimit(4)
 	for i, a := range addrs {
 		g.Go(func() (err error) {
-			if infos[i], err = up.Chain.Market(gctx, a); err == nil || req.Market != nil {
-				return err
-			}
-			if c := problem.As(err).Code; c == problem.MarketNotFound || c == problem.MarketUnsupported {
+			if infos[i], err = up.Chain.Market(gctx, a); req.Market == nil && notCounted(err) {
 				return nil
 			}
 			return err
