@@ -90,30 +90,28 @@ for i in $(seq "$ROUNDS"); do
   run "$NET" > "$tmp/net.$i.txt"
   run "$GW" > "$tmp/gw.$i.txt"
 done
-summary() { # name prefix -> "requests p50 p99" (sum, medians)
-  local reqs=0 p50s=() p99s=() r p50 p99
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+summary() { # name prefix -> "req/s p50 p99", each the median of the rounds
+  local rpss=() p50s=() p99s=() rps p50 p99
   for f in "$tmp/$1".*.txt; do
-    r=$(awk '/requests in/ {print $1}' "$f")
-    reqs=$((reqs + r))
-    read -r _ p50 p99 < <(parse "$f")
-    p50s+=("$p50"); p99s+=("$p99")
+    read -r rps p50 p99 < <(parse "$f")
+    rpss+=("$rps"); p50s+=("$p50"); p99s+=("$p99")
   done
-  echo "$reqs $(printf '%s\n' "${p50s[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}') $(printf '%s\n' "${p99s[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
+  echo "$(printf '%s\n' "${rpss[@]}" | median) $(printf '%s\n' "${p50s[@]}" | median) $(printf '%s\n' "${p99s[@]}" | median)"
 }
 read -r breq bp50 bp99 < <(summary bare)
 read -r dreq dp50 dp99 < <(summary direct)
 read -r nreq np50 np99 < <(summary net)
 read -r greq gp50 gp99 < <(summary gw)
-secs=$(awk -v d="$DURATION" -v n="$ROUNDS" 'BEGIN { sub(/s$/, "", d); print d * n }')
-rate() { awk -v r="$1" -v s="$secs" 'BEGIN {printf "%.0f", r/s}'; }
+echo "each figure is the median of the $ROUNDS rounds"
 printf '%-12s %10s %10s %10s\n' server req/s p50_ms p99_ms
-printf '%-12s %10s %10s %10s\n' bare-mux "$(rate "$breq")" "$bp50" "$bp99"
-printf '%-12s %10s %10s %10s\n' bare-direct "$(rate "$dreq")" "$dp50" "$dp99"
-printf '%-12s %10s %10s %10s\n' bare-net "$(rate "$nreq")" "$np50" "$np99"
-printf '%-12s %10s %10s %10s\n' gateway "$(rate "$greq")" "$gp50" "$gp99"
+printf '%-12s %10.0f %10s %10s\n' bare-mux "$breq" "$bp50" "$bp99"
+printf '%-12s %10.0f %10s %10s\n' bare-direct "$dreq" "$dp50" "$dp99"
+printf '%-12s %10.0f %10s %10s\n' bare-net "$nreq" "$np50" "$np99"
+printf '%-12s %10.0f %10s %10s\n' gateway "$greq" "$gp50" "$gp99"
 awk -v g="$greq" -v b="$breq" -v d="$dreq" -v n="$nreq" -v gp="$gp99" -v bp="$bp99" -v dp="$dp99" -v np="$np99" 'BEGIN {
-  printf "throughput ratio gateway/bare-net: %.3f (target >= 0.95)\n", g/n
-  printf "p99 ratio gateway/bare-net: %.3f\n", gp/np
+  printf "throughput ratio gateway/bare-net: %.3f (target >= 1.0)\n", g/n
+  printf "p99 ratio gateway/bare-net: %.3f (target <= 1.2)\n", gp/np
   printf "throughput ratio gateway/bare-mux: %.3f (target >= 0.9)\n", g/b
   printf "p99 ratio gateway/bare-mux: %.3f (target <= 1.5)\n", gp/bp
   printf "for comparison, gateway/bare-direct: throughput %.3f, p99 %.3f\n", g/d, gp/dp

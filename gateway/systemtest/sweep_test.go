@@ -58,3 +58,21 @@ func TestDemoAnswersTheSweep(t *testing.T) {
 		t.Errorf("only %d of %d requests answered 200: is the sweep still about what the demo holds?", counts[http.StatusOK], len(paths))
 	}
 }
+
+// A liquidity provider's prepare outside the sweep (an amount of shares
+// nobody recorded) is the demo's 404 NOT_RECORDED, like any other request
+// it does not hold: its simulation's outcome is not another recorded
+// simulation's (they once shared one key, and such a request answered a
+// 502 "does not decode" from the outcome of another number of steps).
+func TestDemoSimulationOffTheSweepIsNotRecorded(t *testing.T) {
+	srv := newDemoServer(t)
+	for _, path := range []string{
+		"/clamm/withdraw/prepare?chainId=42161&user=0xCA20100000000000000000000000000000000003&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&hook=0x0000000000000000000000000000000000000000&tickLower=-196150&tickUpper=-196140&shares=12345",
+		"/clamm/deposit/prepare?chainId=42161&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&hook=0x0000000000000000000000000000000000000000&tickLower=-196200&tickUpper=-196180&amount=1000000000000012345&user=0xA11CE00000000000000000000000000000000001",
+	} {
+		rec := get(t, srv, path)
+		if e := decodeError(t, rec); rec.Code != http.StatusNotFound || e.Code != "NOT_RECORDED" {
+			t.Errorf("%s: %d %+v", path, rec.Code, e)
+		}
+	}
+}

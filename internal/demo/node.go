@@ -55,6 +55,15 @@ func callKey(target common.Address, data []byte) string {
 	return string(target[:]) + string(data)
 }
 
+// withOverrides says whether an eth_call's parameters carry state or block
+// overrides (a third or fourth parameter): a liquidity provider's
+// simulation puts its probe's code, steps included, at the signer's
+// address that way and calls it with no data, so its outcome follows from
+// the overrides, not from the call. Only the exact recordings answer such
+// a call; keyed by target and data alone, every simulation looked alike
+// and a variation nobody recorded got another's outcome.
+func withOverrides(params []json.RawMessage) bool { return len(params) > 2 }
+
 type ethCallArgs struct {
 	From *common.Address `json:"from,omitempty"`
 	To   *common.Address `json:"to,omitempty"`
@@ -80,8 +89,9 @@ func newNode(raw []byte) (*node, error) {
 		}
 		var params []json.RawMessage
 		var args ethCallArgs
-		if in.Method != "eth_call" || json.Unmarshal(in.Params, &params) != nil || len(params) == 0 || json.Unmarshal(params[0], &args) != nil {
-			continue
+		if in.Method != "eth_call" || json.Unmarshal(in.Params, &params) != nil || len(params) == 0 || len(params) > 2 ||
+			json.Unmarshal(params[0], &args) != nil {
+			continue // not an eth_call the index can answer (overrides: see withOverrides)
 		}
 		var out hexutil.Bytes
 		switch {
@@ -267,7 +277,7 @@ func (n *node) RoundTrip(req *http.Request) (*http.Response, error) {
 			continue
 		}
 		var args ethCallArgs
-		if len(m.Params) == 0 || json.Unmarshal(m.Params[0], &args) != nil {
+		if len(m.Params) == 0 || withOverrides(m.Params) || json.Unmarshal(m.Params[0], &args) != nil {
 			return nil, fmt.Errorf("demo: %s: %w", m.Method, problem.ErrNotRecorded)
 		}
 		ret, rpcErr, ok := n.answer(args)

@@ -110,8 +110,11 @@ func (b *Budget) InUse() int64 {
 type Lease struct {
 	mu   sync.Mutex
 	held map[*Budget]int64
-	done bool
-	slot chan struct{} // nil: not admitted (a body's own lease, a test's)
+	// pending is what charges under way have claimed of the lease's own
+	// bound before their budget answered (ChargeWithin).
+	pending map[*Budget]int64
+	done    bool
+	slot    chan struct{} // nil: not admitted (a body's own lease, a test's)
 }
 
 type leaseKey struct{}
@@ -137,20 +140,28 @@ func (l *Lease) Charge(b *Budget, n int64) error { return l.ChargeWithin(b, n, 0
 // anything is taken from b, so one fill's answers can never spend the
 // budget shared by all (which answered 503 OVERLOADED, as if the gateway
 // were busy, to a hostile subgraph paging a statistics fill).
+//
+// The lease's own bound is claimed (pending) before b is asked, under the
+// lease's lock: two reads of one fill charging at once cannot both pass
+// it on what the lease held before either.
 func (l *Lease) ChargeWithin(b *Budget, n, limit int64) error {
-	if limit > 0 {
-		l.mu.Lock()
-		held := l.held[b]
+	l.mu.Lock()
+	if limit > 0 && l.held[b]+l.pending[b]+n > limit {
 		l.mu.Unlock()
-		if held+n > limit {
-			return fmt.Errorf("%w: one answer's upstream reads past %d bytes in all", problem.ErrTooLarge, limit/Amplification)
-		}
+		return fmt.Errorf("%w: one answer's upstream reads past %d bytes in all", problem.ErrTooLarge, limit/Amplification)
 	}
-	if !b.take(l, n) {
-		return problem.ErrOverloaded
+	if l.pending == nil {
+		l.pending = map[*Budget]int64{}
 	}
+	l.pending[b] += n
+	l.mu.Unlock()
+	taken := b.take(l, n)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.pending[b] -= n
+	if !taken {
+		return problem.ErrOverloaded
+	}
 	if l.done { // released already (a body read after its fill ended)
 		b.give(l, n)
 		return nil

@@ -37,3 +37,35 @@ func TestBudgetOldestWaitsOthersFail(t *testing.T) {
 		t.Fatalf("%d in use after every release", b.InUse())
 	}
 }
+
+// Reads of one fill charging at once share its own bound: of two charges
+// that each fit alone but not together, one is refused as too large,
+// however they interleave (the bound was checked on what the lease held
+// before either, so both could pass).
+func TestLeaseBoundHoldsUnderConcurrentCharges(t *testing.T) {
+	t.Parallel()
+	for range 2000 {
+		b := NewBudget(1 << 20)
+		l := NewLease()
+		start := make(chan struct{})
+		errs := make(chan error, 2)
+		for range 2 {
+			go func() {
+				<-start
+				errs <- l.ChargeWithin(b, 60, 100)
+			}()
+		}
+		close(start)
+		e1, e2 := <-errs, <-errs
+		if (e1 == nil) == (e2 == nil) {
+			t.Fatalf("charges of 60 and 60 within 100: %v, %v", e1, e2)
+		}
+		if err := errors.Join(e1, e2); !errors.Is(err, problem.ErrTooLarge) {
+			t.Fatalf("refused as %v, want too large", err)
+		}
+		l.Release()
+		if b.InUse() != 0 {
+			t.Fatalf("%d left charged after release", b.InUse())
+		}
+	}
+}
