@@ -71,11 +71,13 @@ type Config struct {
 	USDStablecoins []string
 	// IndexDir holds the embedded indexer's stores, one file per chain it
 	// indexes; IndexRange is its first eth_getLogs range and
-	// IndexMaxRange the widest it grows to; IndexPoll how often it asks
-	// the node's head once indexed up to it.
+	// IndexMaxRange the widest it grows to; IndexBatch the most calls of
+	// one JSON-RPC batch request; IndexPoll how often it asks the node's
+	// head once indexed up to it.
 	IndexDir      string
 	IndexRange    uint64
 	IndexMaxRange uint64
+	IndexBatch    int
 	IndexPoll     Duration
 
 	Chains map[uint64]*Chain

@@ -3,8 +3,10 @@ package indexer_test
 import (
 	"fmt"
 	"math/big"
+	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -84,11 +86,38 @@ func peak() (stop func() uint64) {
 var nodeMethods = []string{"eth_chainId", "eth_blockNumber", "eth_getLogs", "eth_getBlockByNumber", "eth_getBlockByHash",
 	"eth_getBlockReceipts", "eth_getTransactionReceipt"}
 
+// traffic is what the node answered so far besides the mappings' own
+// eth_calls: HTTP requests (a batch is one) and the calls in them.
+func traffic(c *indexertest.Chain) (requests, calls int64) {
+	for methods, n := range c.Requests() {
+		if methods != "eth_call" {
+			requests += n
+		}
+	}
+	for _, m := range nodeMethods {
+		calls += c.Calls(m)
+	}
+	return requests, calls
+}
+
+// loadavg is the machine's load average (1, 5 and 15 minutes), which the
+// figures are read beside on a shared machine.
+func loadavg() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(raw))[:3], " ")
+}
+
 // BenchmarkBackfill indexes 10,000 protocol events spread over a synthetic
 // history (100,000 and 1,000,000 blocks) from a local JSON-RPC node that
-// caps answers at 10,000 logs, and reports events per second, the node
-// calls per event (all but the mappings' own eth_calls; a batch's calls
-// each counted) and the peak heap in use. Run it:
+// caps answers at 10,000 logs, and reports events per second (wall and
+// per CPU-second), the node's traffic per event apart from the mappings'
+// own eth_calls (HTTP requests, a JSON-RPC batch being one, and the calls
+// in them, each call of a batch counted), the peak heap in use and the
+// heap live once synced; it logs the load average and the requests and
+// calls by method. Run it:
 //
 //	go test ./internal/indexer -run '^$' -bench Backfill -benchtime 1x
 func BenchmarkBackfill(b *testing.B) {
@@ -98,16 +127,10 @@ func BenchmarkBackfill(b *testing.B) {
 			c := benchHistory(b, blocks, events)
 			for i := 0; i < b.N; i++ {
 				runtime.GC()
-				before := c.Calls("eth_call")
-				total := func() int64 {
-					var n int64
-					for _, m := range nodeMethods {
-						n += c.Calls(m)
-					}
-					return n
-				}
-				calls0 := total()
+				calls0 := c.Calls("eth_call")
+				req0, node0 := traffic(c)
 				ix := open(b, c, filepath.Join(b.TempDir(), fmt.Sprintf("%d.sqlite", i)), indexer.Options{})
+				load0 := loadavg()
 				stop := peak()
 				cpu0 := cpuTime()
 				start := time.Now()
@@ -119,13 +142,24 @@ func BenchmarkBackfill(b *testing.B) {
 				if got != events {
 					b.Fatalf("%d events indexed, want %d", got, events)
 				}
+				req, node := traffic(c)
+				// what the indexer keeps once synced (the synthetic
+				// chain's blocks included), past what the collector
+				// had not freed yet when peak sampled
+				runtime.GC()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				b.Logf("load average before %s, after %s", load0, loadavg())
+				b.Logf("HTTP requests by the methods they carried: %v", c.Requests())
 				for _, m := range append(nodeMethods, "eth_call") {
-					b.Logf("%s: %d", m, c.Calls(m))
+					b.Logf("%s: %d calls", m, c.Calls(m))
 				}
 				b.ReportMetric(float64(got)/elapsed.Seconds(), "events/s")
-				b.ReportMetric(float64(total()-calls0)/float64(got), "requests/event")
-				b.ReportMetric(float64(c.Calls("eth_call")-before), "mapping-eth_calls")
+				b.ReportMetric(float64(req-req0)/float64(got), "requests/event")
+				b.ReportMetric(float64(node-node0)/float64(got), "calls/event")
+				b.ReportMetric(float64(c.Calls("eth_call")-calls0), "mapping-eth_calls")
 				b.ReportMetric(float64(heap)/(1<<20), "peak-heap-MiB")
+				b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "live-heap-MiB")
 				// what the process's CPU time allows, the node's own work
 				// (in this process) included: the figure a machine that is
 				// not shared would see

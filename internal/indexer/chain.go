@@ -20,8 +20,10 @@ type ChainOptions struct {
 	// Dir holds the stores, <chainId>.sqlite each (created if absent).
 	Dir             string
 	Range, MaxRange uint64
-	Poll            time.Duration
-	Logger          *slog.Logger
+	// Batch is the most calls of one batch request (Options.Batch).
+	Batch  int
+	Poll   time.Duration
+	Logger *slog.Logger
 	// Redact cleans error texts of the node's URL (see Options.Redact).
 	Redact func(string) string
 	// HTTP is the node's HTTP client (nil: one of its own).
@@ -52,7 +54,7 @@ func ForChain(ctx context.Context, ch *config.Chain, o ChainOptions) (*Indexer, 
 		return nil, fmt.Errorf("rpc %s: %w", config.Redact(ch.RPCURL), err)
 	}
 	ix, err := Open(ctx, Options{ChainID: ch.ID, RPC: rc, Path: filepath.Join(o.Dir, fmt.Sprintf("%d.sqlite", ch.ID)), Sources: sources,
-		Logger: o.Logger, Range: o.Range, MaxRange: o.MaxRange, Poll: o.Poll, Redact: o.Redact})
+		Logger: o.Logger, Range: o.Range, MaxRange: o.MaxRange, Batch: o.Batch, Poll: o.Poll, Redact: o.Redact})
 	if err != nil {
 		rc.Close()
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"sync/atomic"
 
@@ -192,29 +193,35 @@ func (b *blockData) decode() error {
 }
 
 // fetchReceipts reads the receipts of the blocks whose logs' handlers
-// declare `receipt: true`, one eth_getBlockReceipts per block.
+// declare `receipt: true`: the blocks' receipts together, in batches.
 func (ix *Indexer) fetchReceipts(ctx context.Context, blocks []*blockData, f filter) error {
+	var need []*blockData
+	var numbers []uint64
+	var want [][]common.Hash
 	for _, b := range blocks {
-		var want []common.Hash
-		seen := map[common.Hash]bool{}
+		var w []common.Hash
 		for _, lg := range b.logs {
-			if f.receipt(lg) && !seen[lg.TxHash] && b.receipts[lg.TxHash] == nil {
-				seen[lg.TxHash] = true
-				want = append(want, lg.TxHash)
+			if f.receipt(lg) && !slices.Contains(w, lg.TxHash) && b.receipts[lg.TxHash] == nil {
+				w = append(w, lg.TxHash)
 			}
 		}
-		if len(want) == 0 {
-			continue
+		if len(w) > 0 {
+			need, numbers, want = append(need, b), append(numbers, b.logs[0].BlockNumber), append(want, w)
 		}
-		rs, err := ix.node.blockReceipts(ctx, b.logs[0].BlockNumber, want)
-		if err != nil {
-			return err
-		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	rs, err := ix.node.blockReceipts(ctx, numbers, want)
+	if err != nil {
+		return err
+	}
+	for i, b := range need {
 		if b.receipts == nil {
-			b.receipts = rs
+			b.receipts = rs[i]
 			continue
 		}
-		maps.Copy(b.receipts, rs)
+		maps.Copy(b.receipts, rs[i])
 	}
 	return nil
 }

@@ -61,6 +61,12 @@ type Options struct {
 	// fetched ahead of the one being applied (0: 4).
 	Range, MaxRange uint64
 	Ahead           int
+	// Batch is the most calls one JSON-RPC batch request carries (0: 100):
+	// the blocks of a range and their receipts are read in batches of it.
+	// Providers cap batches (geth and Nitro at 1,000 calls and 25 MB of
+	// answer by default, some providers far lower): a node that refuses
+	// a batch needs a lower one.
+	Batch int
 	// Poll is how often the head is asked once indexed up to it (0: 2 s).
 	Poll time.Duration
 	// Progress is how often progress is logged while behind (0: 10 s).
@@ -153,7 +159,7 @@ func Open(ctx context.Context, o Options) (*Indexer, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix := &Indexer{opts: o, log: o.Logger, manifest: m, descs: newDescs(o.ChainID), node: &node{rpc: o.RPC, counts: &methodCounts{}, timeout: o.CallTimeout}}
+	ix := &Indexer{opts: o, log: o.Logger, manifest: m, descs: newDescs(o.ChainID), node: &node{rpc: o.RPC, counts: &methodCounts{}, timeout: o.CallTimeout, maxBatch: o.Batch}}
 	ix.size = sizer{min: 1, max: o.MaxRange, small: 1000}
 	ix.size.size.Store(o.Range)
 	st, reset, err := sqlstore.Open(o.Path, schema, identity(o.ChainID, m, sources))
@@ -191,6 +197,9 @@ func withDefaults(o Options) Options {
 	o.Range = min(o.Range, o.MaxRange)
 	if o.Ahead <= 0 {
 		o.Ahead = 4
+	}
+	if o.Batch <= 0 {
+		o.Batch = 100
 	}
 	if o.Poll <= 0 {
 		o.Poll = 2 * time.Second

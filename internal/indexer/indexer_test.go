@@ -295,3 +295,46 @@ func TestPrunedNodeNeedsAnArchive(t *testing.T) {
 		t.Errorf("%d eth_calls: a pruned node's refusal was retried", c.Calls("eth_call"))
 	}
 }
+
+// Receipts are read in batches over the blocks of a range, and no batch
+// carries more calls than Options.Batch; on a node without
+// eth_getBlockReceipts (asked once, then not again) each transaction's
+// receipt is read instead, and the index is the same.
+func TestReceiptsInBatchesAndWithoutBlockReceipts(t *testing.T) {
+	for _, noBlockReceipts := range []bool{false, true} {
+		t.Run(fmt.Sprintf("noBlockReceipts=%v", noBlockReceipts), func(t *testing.T) {
+			c, h := newChain(t, 1000)
+			history(t, c, h, 100, 900, 4)
+			c.NoBlockReceipts = noBlockReceipts
+			ix := open(t, c, filepath.Join(t.TempDir(), "r.sqlite"), indexer.Options{Batch: 7})
+			defer ix.Close()
+			runUntilSynced(t, ix, c)
+			sameAnswers(t, "after backfill", answers(t, ix), answers(t, reference(t, c)))
+			if got := c.LargestBatch(); got > 7 {
+				t.Errorf("a request carried %d calls, over the batch size 7", got)
+			}
+			blocks, txs := c.Calls("eth_getBlockReceipts"), c.Calls("eth_getTransactionReceipt")
+			var sent, refused int64
+			for methods, n := range c.Requests() {
+				if strings.Contains(methods, "Receipt") {
+					sent += n
+				}
+				if strings.Contains(methods, "eth_getBlockReceipts") {
+					refused += n
+				}
+			}
+			if noBlockReceipts {
+				// once refused, not asked again (but by the ranges
+				// fetched at the same time: four ahead and one applied)
+				if refused > 5 || txs < 100 {
+					t.Errorf("eth_getBlockReceipts asked in %d requests, eth_getTransactionReceipt %d times: want at most 5 and one a deposit", refused, txs)
+				}
+			} else if blocks < 100 || txs != 0 {
+				t.Errorf("eth_getBlockReceipts asked %d times, eth_getTransactionReceipt %d: want one a block with a deposit and none", blocks, txs)
+			}
+			if n := blocks + txs; sent*4 > n {
+				t.Errorf("%d receipt calls in %d requests: not batched", n, sent)
+			}
+		})
+	}
+}

@@ -19,11 +19,13 @@ import (
 
 // node is the chain's JSON-RPC node as the indexer uses it: a handful of
 // methods, each call counted by method (a batch's calls one by one, as
-// providers bill them).
+// providers bill them) and each HTTP request once (a batch is one).
 type node struct {
 	rpc *rpc.Client
-	// timeout bounds each call (a batch is one call).
-	timeout         time.Duration
+	// timeout bounds each request (a batch is one request).
+	timeout time.Duration
+	// maxBatch is the most calls one batch request carries (Options.Batch).
+	maxBatch        int
 	counts          *methodCounts
 	noBlockReceipts atomic.Bool // eth_getBlockReceipts answered "method not found"
 }
@@ -32,8 +34,11 @@ type node struct {
 var methods = []string{"eth_chainId", "eth_blockNumber", "eth_getLogs", "eth_getBlockByNumber", "eth_getBlockByHash",
 	"eth_getBlockReceipts", "eth_getTransactionReceipt", "eth_call"}
 
-// methodCounts counts calls by method.
-type methodCounts struct{ n [8]atomic.Int64 }
+// methodCounts counts calls by method, and the requests that carried them.
+type methodCounts struct {
+	n        [8]atomic.Int64
+	requests atomic.Int64
+}
 
 func (m *methodCounts) add(method string, k int) {
 	for i, name := range methods {
@@ -54,20 +59,33 @@ func (m *methodCounts) snapshot() map[string]int64 {
 
 func (n *node) call(ctx context.Context, out any, method string, args ...any) error {
 	n.counts.add(method, 1)
+	n.counts.requests.Add(1)
 	ctx, cancel := context.WithTimeout(ctx, n.timeout)
 	defer cancel()
 	return n.rpc.CallContext(ctx, out, method, args...)
 }
 
-// batch sends calls as one JSON-RPC batch; the first call's error is
-// returned (every call must succeed).
+// batch sends calls as JSON-RPC batches of at most maxBatch calls each
+// (providers refuse larger batches, or answers too large), one after the
+// other; the first failed call's error is returned (every call must
+// succeed).
 func (n *node) batch(ctx context.Context, calls []rpc.BatchElem) error {
-	if len(calls) == 0 {
-		return nil
+	for len(calls) > 0 {
+		k := min(len(calls), max(n.maxBatch, 1))
+		if err := n.send(ctx, calls[:k]); err != nil {
+			return err
+		}
+		calls = calls[k:]
 	}
+	return nil
+}
+
+// send sends calls as one batch request.
+func (n *node) send(ctx context.Context, calls []rpc.BatchElem) error {
 	for _, c := range calls {
 		n.counts.add(c.Method, 1)
 	}
+	n.counts.requests.Add(1)
 	ctx, cancel := context.WithTimeout(ctx, n.timeout)
 	defer cancel()
 	if err := n.rpc.BatchCallContext(ctx, calls); err != nil {
@@ -121,25 +139,48 @@ func headerCall(n uint64, full bool, h *header) rpc.BatchElem {
 	return rpc.BatchElem{Method: "eth_getBlockByNumber", Args: []any{blockArg(n), full}, Result: h}
 }
 
-// blockReceipts reads a block's receipts: eth_getBlockReceipts, or each
-// transaction's receipt of want on a node without it.
-func (n *node) blockReceipts(ctx context.Context, number uint64, want []common.Hash) (map[common.Hash]*types.Receipt, error) {
-	out := map[common.Hash]*types.Receipt{}
+// blockReceipts reads the receipts of several blocks by number, in
+// batches: eth_getBlockReceipts of each block (every receipt of it), or,
+// on a node without that method, eth_getTransactionReceipt of each
+// transaction of want (want[i] are the hashes block i's handlers need).
+func (n *node) blockReceipts(ctx context.Context, numbers []uint64, want [][]common.Hash) ([]map[common.Hash]*types.Receipt, error) {
+	out := make([]map[common.Hash]*types.Receipt, len(numbers))
 	if !n.noBlockReceipts.Load() {
-		var rs []*types.Receipt
-		err := n.call(ctx, &rs, "eth_getBlockReceipts", blockArg(number))
+		rs := make([][]*types.Receipt, len(numbers))
+		calls := make([]rpc.BatchElem, len(numbers))
+		for i, b := range numbers {
+			calls[i] = rpc.BatchElem{Method: "eth_getBlockReceipts", Args: []any{blockArg(b)}, Result: &rs[i]}
+		}
+		err := n.batch(ctx, calls)
 		if err == nil {
-			for _, r := range rs {
-				out[r.TxHash] = r
+			for i := range rs {
+				out[i] = make(map[common.Hash]*types.Receipt, len(rs[i]))
+				for _, r := range rs[i] {
+					out[i][r.TxHash] = r
+				}
 			}
 			return out, nil
 		}
 		if !methodMissing(err) {
-			return nil, fmt.Errorf("eth_getBlockReceipts(%d): %w", number, err)
+			return nil, err
 		}
 		n.noBlockReceipts.Store(true)
 	}
-	return n.receipts(ctx, want)
+	var all []common.Hash
+	for _, w := range want {
+		all = append(all, w...)
+	}
+	got, err := n.receipts(ctx, all)
+	if err != nil {
+		return nil, err
+	}
+	for i, w := range want {
+		out[i] = make(map[common.Hash]*types.Receipt, len(w))
+		for _, h := range w {
+			out[i][h] = got[h]
+		}
+	}
+	return out, nil
 }
 
 // receipts reads the receipts of the transactions hashes, in one batch.

@@ -98,6 +98,8 @@ type Counts struct {
 	// Requests are the calls made to the node, by JSON-RPC method (each
 	// call of a batch counted).
 	Requests map[string]int64
+	// HTTPRequests are the requests sent to the node (a batch is one).
+	HTTPRequests int64
 }
 
 // Counts returns the indexer's totals.
@@ -106,6 +108,7 @@ func (ix *Indexer) Counts() Counts {
 	c := Counts{Blocks: ix.stats.blocks, Events: ix.stats.evts, Reorgs: ix.stats.reorgs}
 	ix.stats.mu.Unlock()
 	c.Requests = ix.node.counts.snapshot()
+	c.HTTPRequests = ix.node.counts.requests.Load()
 	return c
 }
 
@@ -114,7 +117,7 @@ func (ix *Indexer) Counts() Counts {
 // that describe the same metrics (a variable chain_id label would make
 // the second indexed chain's registration fail).
 type descs struct {
-	block, head, lag, blocks, events, reorgs, requests, size, failed *prometheus.Desc
+	block, head, lag, blocks, events, reorgs, requests, sent, size, failed *prometheus.Desc
 }
 
 func newDescs(chainID uint64) descs {
@@ -130,6 +133,7 @@ func newDescs(chainID uint64) descs {
 		events:   d("clamm_index_events_total", "Logs the embedded indexer handed to the mappings, per chain."),
 		reorgs:   d("clamm_index_reorgs_total", "Reorgs the embedded indexer reverted, per chain."),
 		requests: d("clamm_index_rpc_requests_total", "JSON-RPC calls of the embedded indexer by method (each call of a batch counted), per chain.", "method"),
+		sent:     d("clamm_index_rpc_http_requests_total", "HTTP requests the embedded indexer sent to the node (a JSON-RPC batch is one), per chain."),
 		size:     d("clamm_index_store_bytes", "Size on disk of the embedded indexer's store, per chain."),
 		failed:   d("clamm_index_failed", "1 when the embedded indexer stopped on an error it cannot retry past, per chain."),
 	}
@@ -138,7 +142,7 @@ func newDescs(chainID uint64) descs {
 // Describe implements prometheus.Collector.
 func (ix *Indexer) Describe(ch chan<- *prometheus.Desc) {
 	d := ix.descs
-	for _, x := range []*prometheus.Desc{d.block, d.head, d.lag, d.blocks, d.events, d.reorgs, d.requests, d.size, d.failed} {
+	for _, x := range []*prometheus.Desc{d.block, d.head, d.lag, d.blocks, d.events, d.reorgs, d.requests, d.sent, d.size, d.failed} {
 		ch <- x
 	}
 }
@@ -164,6 +168,7 @@ func (ix *Indexer) Collect(ch chan<- prometheus.Metric) {
 	for _, m := range methods {
 		ch <- prometheus.MustNewConstMetric(d.requests, prometheus.CounterValue, float64(c.Requests[m]), m)
 	}
+	ch <- prometheus.MustNewConstMetric(d.sent, prometheus.CounterValue, float64(c.HTTPRequests))
 	ch <- prometheus.MustNewConstMetric(d.size, prometheus.GaugeValue, float64(ix.store.Size()))
 	ch <- prometheus.MustNewConstMetric(d.failed, prometheus.GaugeValue, failed)
 }

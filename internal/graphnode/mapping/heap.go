@@ -63,8 +63,9 @@ func (h *heap) typeID(index uint32) uint32 {
 	return id
 }
 
-func (h *heap) rawNew(b []byte) uint32 {
-	size := int64(len(b))
+// rawNew reserves size bytes in the arena and returns them, in the
+// module's memory, with their address.
+func (h *heap) rawNew(size int64) (uint32, []byte) {
 	if size > h.free {
 		n := size
 		if n < 10000 {
@@ -78,24 +79,29 @@ func (h *heap) rawNew(b []byte) uint32 {
 		h.arena, h.free = start+12, n-12
 	}
 	p := h.arena
-	if !h.mem.Write(p, b) {
-		panic(fmt.Sprintf("write of %d bytes at %d outside memory", len(b), p))
+	b, ok := h.mem.Read(p, uint32(size))
+	if !ok {
+		panic(fmt.Sprintf("write of %d bytes at %d outside memory", size, p))
 	}
 	h.arena += uint32(size)
 	h.free -= size
-	return p
+	return p, b
 }
 
-// newObject writes payload as an object of class index and returns its pointer.
+// newObject writes payload as an object of class index and returns its
+// pointer: header, payload and padding written straight into the
+// module's memory.
 func (h *heap) newObject(index uint32, payload []byte) uint32 {
-	content := uint32(len(payload))
+	id := h.typeID(index)
 	pad := (16 - (headerSize+len(payload))%16) % 16
-	body := append(append([]byte{}, payload...), make([]byte, pad)...)
-	hdr := make([]byte, headerSize)
-	binary.LittleEndian.PutUint32(hdr[0:], uint32(16+len(body))) // mmInfo: gcInfo..rtSize + payload
-	binary.LittleEndian.PutUint32(hdr[12:], h.typeID(index))
-	binary.LittleEndian.PutUint32(hdr[16:], content)
-	return h.rawNew(append(hdr, body...)) + headerSize
+	p, b := h.rawNew(int64(headerSize + len(payload) + pad))
+	binary.LittleEndian.PutUint32(b[0:], uint32(16+len(payload)+pad)) // mmInfo: gcInfo..rtSize + payload
+	clear(b[4:12])
+	binary.LittleEndian.PutUint32(b[12:], id)
+	binary.LittleEndian.PutUint32(b[16:], uint32(len(payload)))
+	copy(b[headerSize:], payload)
+	clear(b[headerSize+len(payload):])
+	return p + headerSize
 }
 
 func (h *heap) u32(p uint32) uint32 {
@@ -121,9 +127,27 @@ func (h *heap) rtSize(p uint32) uint32 {
 	return h.u32(p - 4)
 }
 
-// Strings are UTF-16LE; rtSize is their byte length.
+// Strings are UTF-16LE; rtSize is their byte length. The mappings'
+// strings (ids, hex, entity types) are ASCII nearly always: read and
+// written a byte a code unit, without decoding to runes.
 func (h *heap) readString(p uint32) string {
-	b := h.bytesAt(p, h.rtSize(p))
+	n := h.rtSize(p)
+	b, ok := h.mem.Read(p, n)
+	if !ok {
+		panic(fmt.Sprintf("read of %d bytes at %d outside memory", n, p))
+	}
+	ascii := make([]byte, len(b)/2)
+	for i := range ascii {
+		c := binary.LittleEndian.Uint16(b[2*i:])
+		if c >= 0x80 {
+			return decodeUTF16(b)
+		}
+		ascii[i] = byte(c)
+	}
+	return string(ascii)
+}
+
+func decodeUTF16(b []byte) string {
 	u := make([]uint16, len(b)/2)
 	for i := range u {
 		u[i] = binary.LittleEndian.Uint16(b[2*i:])
@@ -132,6 +156,17 @@ func (h *heap) readString(p uint32) string {
 }
 
 func (h *heap) newString(s string) uint32 {
+	b := make([]byte, 2*len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return h.newUTF16(s)
+		}
+		b[2*i] = s[i]
+	}
+	return h.newObject(tidString, b)
+}
+
+func (h *heap) newUTF16(s string) uint32 {
 	u := utf16.Encode([]rune(s))
 	b := make([]byte, 2*len(u))
 	for i, c := range u {

@@ -8,9 +8,11 @@
 // The embedded indexer (internal/indexer) runs it over the chain; the
 // scenarios and pipeline tests run it over their histories.
 //
-// Each trigger runs in a fresh instance of its compiled module, as Graph
-// Node instantiates one per trigger: the AssemblyScript runtime never frees
+// Each trigger runs from a fresh instance's state, as Graph Node
+// instantiates one per trigger: the AssemblyScript runtime never frees
 // memory, so one long-lived instance would grow with every event indexed.
+// One instance is kept and reset to that state before each trigger
+// (reset.go says what a reset restores), which costs less than a new one.
 //
 // An import the host lacks fails instantiation with its name, so a mapping
 // that starts using a new host function cannot pass silently.
@@ -91,6 +93,11 @@ type Host struct {
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
 	typeIDs  map[uint32]uint32
+	// globals are the exports of the module's mutable globals and
+	// pristine a fresh instance's state, which a reset restores; nil
+	// pristine: each trigger instantiates anew.
+	globals  []string
+	pristine *pristine
 
 	// one handler run's state
 	ctx   context.Context
@@ -140,11 +147,11 @@ var hostFuncs = map[string]func(h *Host, args []uint64) uint64{
 
 // New compiles the mapping file code (named name in errors) and links it
 // against the host functions, writing to store, with the data source's ABIs
-// for ethereum.call. Each Handle runs in a fresh instance of it.
+// for ethereum.call. Each Handle runs from a fresh instance's state.
 func New(ctx context.Context, name string, code []byte, store Store, opt Options) (*Host, error) {
 	h := &Host{name: name, store: store, abis: opt.ABIs, call: opt.Call, ctx: ctx, network: opt.Network, typeIDs: map[uint32]uint32{}}
 	rt := wazero.NewRuntime(ctx)
-	compiled, err := rt.CompileModule(ctx, code)
+	compiled, err := h.compile(ctx, rt, code)
 	if err != nil {
 		rt.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -155,13 +162,32 @@ func New(ctx context.Context, name string, code []byte, store Store, opt Options
 	}
 	h.rt, h.compiled = rt, compiled
 	// One instance now: a module that cannot start (or lacks Graph Node's
-	// exports) fails here, not at its first trigger.
+	// exports) fails here, not at its first trigger. Its state is what
+	// each trigger starts from.
 	if err := h.instantiate(ctx); err != nil {
 		rt.Close(ctx)
 		return nil, err
 	}
+	if h.globals != nil {
+		if h.pristine, err = snapshot(h.heap.mod, h.globals); err != nil {
+			h.globals = nil
+		}
+	}
 	h.release()
 	return h, nil
+}
+
+// compile compiles code with its mutable globals exported (what a reset
+// needs), or as it is if it cannot be reset: then each trigger
+// instantiates anew.
+func (h *Host) compile(ctx context.Context, rt wazero.Runtime, code []byte) (wazero.CompiledModule, error) {
+	if withGlobals, names, err := exportGlobals(code); err == nil {
+		if compiled, err := rt.CompileModule(ctx, withGlobals); err == nil {
+			h.globals = names
+			return compiled, nil
+		}
+	}
+	return rt.CompileModule(ctx, code)
 }
 
 // link provides every function the module imports, or fails naming the
@@ -206,13 +232,28 @@ func (h *Host) instantiate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", h.name, err)
 	}
-	h.heap = &heap{mod: mod, mem: mod.Memory(), allocate: mod.ExportedFunction("allocate"), idOfType: mod.ExportedFunction("id_of_type"),
-		typeIDs: h.typeIDs, call: h.invoke}
+	h.heap = h.newHeap(mod)
 	if h.heap.allocate == nil || h.heap.idOfType == nil {
 		h.release()
 		return fmt.Errorf("%s lacks the allocate or id_of_type export Graph Node needs", h.name)
 	}
 	return nil
+}
+
+func (h *Host) newHeap(mod api.Module) *heap {
+	return &heap{mod: mod, mem: mod.Memory(), allocate: mod.ExportedFunction("allocate"), idOfType: mod.ExportedFunction("id_of_type"),
+		typeIDs: h.typeIDs, call: h.invoke}
+}
+
+// ready gives the trigger about to run an instance in a fresh one's state:
+// the kept one reset, or a new one.
+func (h *Host) ready(ctx context.Context) error {
+	if h.heap != nil && h.pristine != nil && h.pristine.reset(h.heap.mod, h.globals) {
+		h.heap = h.newHeap(h.heap.mod)
+		return nil
+	}
+	h.release()
+	return h.instantiate(ctx)
 }
 
 // release closes the running instance.
@@ -296,10 +337,16 @@ func (h *Host) Handle(ctx context.Context, t Trigger) (out Outcome, err error) {
 		return Outcome{}, fmt.Errorf("log topic0 does not match %s", ev.Sig)
 	}
 	h.ctx, h.trap, h.block, h.out = ctx, nil, b, Outcome{}
-	if err := h.instantiate(ctx); err != nil {
+	if err := h.ready(ctx); err != nil {
 		return Outcome{}, err
 	}
-	defer h.release()
+	defer func() {
+		// an instance a handler failed in is not kept: whatever state
+		// the failure left, the next trigger starts in a new one
+		if err != nil || h.pristine == nil {
+			h.release()
+		}
+	}()
 	fn := h.heap.mod.ExportedFunction(handler)
 	if fn == nil {
 		return Outcome{}, fmt.Errorf("the mapping exports no %s", handler)

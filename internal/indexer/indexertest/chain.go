@@ -11,7 +11,9 @@ package indexertest
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -51,6 +53,10 @@ type Chain struct {
 	forks  []fork           // ascending by from
 
 	counts sync.Map // method -> *atomic.Int64
+	// requests counts HTTP requests by the methods they carried (sorted,
+	// joined with "+"): a JSON-RPC batch is one request.
+	requests sync.Map // methods -> *atomic.Int64
+	largest  atomic.Int64
 }
 
 // fork gives the blocks from `from` on a branch id of their own.
@@ -170,6 +176,35 @@ func (c *Chain) count(method string) {
 	v, _ := c.counts.LoadOrStore(method, new(atomic.Int64))
 	v.(*atomic.Int64).Add(1)
 }
+
+func (c *Chain) countRequest(methods []string, calls int) {
+	if len(methods) == 0 {
+		return
+	}
+	for {
+		old := c.largest.Load()
+		if int64(calls) <= old || c.largest.CompareAndSwap(old, int64(calls)) {
+			break
+		}
+	}
+	slices.Sort(methods)
+	v, _ := c.requests.LoadOrStore(strings.Join(methods, "+"), new(atomic.Int64))
+	v.(*atomic.Int64).Add(1)
+}
+
+// Requests is how many HTTP requests the chain answered, by the methods
+// each carried (sorted, joined with "+"; a batch is one request).
+func (c *Chain) Requests() map[string]int64 {
+	out := map[string]int64{}
+	c.requests.Range(func(k, v any) bool {
+		out[k.(string)] = v.(*atomic.Int64).Load()
+		return true
+	})
+	return out
+}
+
+// LargestBatch is the most calls one HTTP request carried.
+func (c *Chain) LargestBatch() int { return int(c.largest.Load()) }
 
 // Calls is how many calls of method the chain answered (each call of a
 // batch counted).

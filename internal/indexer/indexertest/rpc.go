@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,10 +24,18 @@ type request = jsonrpc.Request
 // transactions under (they are also counted as eth_getBlockByNumber).
 const FullBlocks = "eth_getBlockByNumber(full)"
 
-// ServeHTTP answers JSON-RPC over HTTP: one call or a batch.
+// ServeHTTP answers JSON-RPC over HTTP: one call or a batch. Each HTTP
+// request is counted once (Requests), under the methods it carried.
 func (c *Chain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var carried []string
+	n := 0
+	defer func() { c.countRequest(carried, n) }()
 	jsonrpc.Handler(func(_ *http.Request, q request) jsonrpc.Response {
 		c.count(q.Method)
+		n++
+		if !slices.Contains(carried, q.Method) {
+			carried = append(carried, q.Method)
+		}
 		if full := false; q.Method == "eth_getBlockByNumber" && len(q.Params) > 1 && json.Unmarshal(q.Params[1], &full) == nil && full {
 			c.count(FullBlocks)
 		}

@@ -215,7 +215,7 @@ func (w *world) openedWith(cfg *config.Config) *opened {
 	t := w.t
 	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	a, err := app.New(app.Options{Config: cfg, Logger: logger, Metrics: metrics.New(), Index: func(ctx context.Context, ch *config.Chain) (app.Index, error) {
-		return indexer.ForChain(ctx, ch, indexer.ChainOptions{Dir: cfg.IndexDir, Range: cfg.IndexRange, MaxRange: cfg.IndexMaxRange,
+		return indexer.ForChain(ctx, ch, indexer.ChainOptions{Dir: cfg.IndexDir, Range: cfg.IndexRange, MaxRange: cfg.IndexMaxRange, Batch: cfg.IndexBatch,
 			Poll: cfg.IndexPoll.D(), Logger: logger})
 	}})
 	if err != nil {
