@@ -588,7 +588,9 @@ func (r *Reader) slot0Raw(ctx context.Context, pool common.Address) ([]byte, err
 		return nil, err
 	}
 	if !res[0].OK {
-		return nil, badMarketState(errors.New("slot0 reverted"))
+		// as EthCall answers a revert on the other path: the same class
+		// whichever read came first (it was a bare error here: a 500)
+		return nil, problem.Wrap(problem.RPCError, &CallFailedError{Target: pool, Revert: res[0].Data}, "the pool's slot0 reverted")
 	}
 	return res[0].Data, nil
 }

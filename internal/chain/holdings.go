@@ -175,7 +175,9 @@ func (l *HoldingsReader) decodeHoldings(res [][]Result, keys []HoldingKey, pools
 	at := 3
 	for _, p := range poolList {
 		if !head[at].OK {
-			return nil, badMarketState(fmt.Errorf("pool %s: slot0 reverted", p.Hex()))
+			// a pool the subgraph names that does not answer slot0: the
+			// upstreams disagree, a 502 naming it (it was a bare error, a 500)
+			return nil, problem.Wrap(problem.RPCError, &CallFailedError{Target: p, Revert: head[at].Data}, "pool %s does not answer slot0", p.Hex())
 		}
 		st, err := l.r.decodeSlot0(p, head[at].Data)
 		if err != nil {

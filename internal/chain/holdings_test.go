@@ -3,6 +3,7 @@ package chain
 import (
 	"context"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -103,5 +104,18 @@ func TestHoldingsNameTheChainsBlock(t *testing.T) {
 		if v.ChainBlock != 402_000_000 || v.Block != evm {
 			t.Errorf("arbitrum %v: chain block %d, block.number %d; want 402000000, %d", arbitrum, v.ChainBlock, v.Block, evm)
 		}
+	}
+}
+
+// A pool whose slot0 reverts is the node's failure naming it (502
+// RPC_ERROR), not an internal error (it was a bare error: a 500).
+func TestHoldingsOfAPoolWhoseSlot0Reverts(t *testing.T) {
+	n := testNode(t)
+	v2 := common.HexToAddress("0x29BbF7EbB9C5146c98851e76A5529985E4052116")
+	n.Handlers[v2] = &chaintest.Handler{Version: 2, LP: &chaintest.HandlerLP{LockedBlockDuration: 100, ReserveCooldown: 21600}}
+	n.Pools[tPool].Slot0Reverts = true
+	_, err := NewHoldingsReader(testReader(t, n)).Positions(context.Background(), common.Address{1}, []HoldingKey{{Handler: v2, Pool: tPool, TokenID: big.NewInt(1)}})
+	if p := problem.As(err); p.Code != problem.RPCError || !strings.Contains(err.Error(), tPool.Hex()) {
+		t.Fatalf("%v", err)
 	}
 }

@@ -140,3 +140,27 @@ func TestHeadersAreCheckedAgainstTheBlockAsked(t *testing.T) {
 		}
 	}
 }
+
+// A pool whose slot0 reverts answers the same class of error whether
+// slot0 is the answer's first read (the head's header in its batch) or
+// not: it was a bare error there, answered as a 500.
+func TestSlot0RevertIsOneErrorOnEitherPath(t *testing.T) {
+	n := testNode(t)
+	r := testReader(t, n)
+	if _, _, err := r.MarketSnapshot(context.Background(), tMarket); err != nil {
+		t.Fatal(err) // the immutables cached: the next snapshot reads slot0 alone
+	}
+	n.Pools[tPool].Slot0Reverts = true
+	codes := map[bool]string{}
+	for _, first := range []bool{true, false} {
+		ctx, pin := block.With(context.Background(), 0)
+		if !first {
+			pin.Resolve(block.Ref{Number: n.BlockNumber, Hash: strings.ToLower(n.HashOf(n.BlockNumber).Hex()), Timestamp: int64(n.BlockTimestamp)})
+		}
+		_, _, err := r.MarketSnapshot(ctx, tMarket)
+		codes[first] = problem.As(err).Code.Name()
+	}
+	if codes[true] != codes[false] || codes[true] != "RPC_ERROR" {
+		t.Errorf("slot0 reverting: first read %s, later read %s; want RPC_ERROR both", codes[true], codes[false])
+	}
+}

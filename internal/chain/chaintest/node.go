@@ -65,6 +65,9 @@ type Pool struct {
 	Tick           int
 	// Slot0Raw, if set, is slot0's return data as is (short, out of range).
 	Slot0Raw []byte
+	// Slot0Reverts makes slot0 revert (a pool the market names that is
+	// not, or no longer, a pool).
+	Slot0Reverts bool
 }
 
 // Token is an ERC20's metadata.
@@ -523,7 +526,9 @@ func (m *Market) option(id *big.Int) (*Option, bool) {
 }
 
 func poolCall(p *Pool, data []byte) ([]byte, bool) {
-	if p.Slot0Raw != nil && len(data) >= 4 && bytes.Equal(data[:4], contracts.Pool.Methods["slot0"].ID) {
+	if isSlot0 := len(data) >= 4 && bytes.Equal(data[:4], contracts.Pool.Methods["slot0"].ID); isSlot0 && p.Slot0Reverts {
+		return nil, false
+	} else if isSlot0 && p.Slot0Raw != nil {
 		return p.Slot0Raw, true
 	}
 	if len(data) >= 4 {
