@@ -21,6 +21,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer"
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer/indexertest"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
 )
 
 const chainID = 42161
@@ -294,6 +295,30 @@ func TestPrunedNodeNeedsAnArchive(t *testing.T) {
 	if c.Calls("eth_call") > 3 {
 		t.Errorf("%d eth_calls: a pruned node's refusal was retried", c.Calls("eth_call"))
 	}
+}
+
+// A node that answers only part of a batch of block receipts (geth past
+// 25 MB of answers in one batch: -32003 "response too large" for the
+// rest) is asked the rest in smaller batches: the index syncs and answers
+// as the reference does, rather than retrying the same range for ever.
+func TestReceiptBatchesTooLargeAreSplit(t *testing.T) {
+	c, h := newChain(t, 1000)
+	history(t, c, h, 100, 900, 4)
+	c.MaxBatchReceipts = 3
+	ix := open(t, c, filepath.Join(t.TempDir(), "r.sqlite"), indexer.Options{Batch: 7})
+	defer ix.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ix.Run(ctx) }()
+	eventually.True(t, "the index synced over a node answering 3 block receipts a batch", func() bool {
+		st := ix.Status()
+		return st.State == indexer.StateSynced && st.Block >= c.Head()
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	sameAnswers(t, "after backfill", answers(t, ix), answers(t, reference(t, c)))
 }
 
 // Receipts are read in batches over the blocks of a range, and no batch

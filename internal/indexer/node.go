@@ -72,12 +72,34 @@ func (n *node) call(ctx context.Context, out any, method string, args ...any) er
 func (n *node) batch(ctx context.Context, calls []rpc.BatchElem) error {
 	for len(calls) > 0 {
 		k := min(len(calls), max(n.maxBatch, 1))
-		if err := n.send(ctx, calls[:k]); err != nil {
+		if err := n.sendSplitting(ctx, calls[:k]); err != nil {
 			return err
 		}
 		calls = calls[k:]
 	}
 	return nil
+}
+
+// sendSplitting sends calls as one batch and, when the node refuses it or
+// answers some of it with an error, again as two halves, down to single
+// calls: geth answers the calls of a batch past 25 MB of answers with
+// -32003 "response too large", and a block's receipts on an L2 can be
+// megabytes, so a batch the node cannot answer whole costs round trips,
+// never the range. A missing method (the caller falls back) and an ended
+// context are returned at once; a call that fails alone fails the batch.
+func (n *node) sendSplitting(ctx context.Context, calls []rpc.BatchElem) error {
+	err := n.send(ctx, calls)
+	if err == nil || len(calls) == 1 || methodMissing(err) || ctx.Err() != nil {
+		return err
+	}
+	for i := range calls {
+		calls[i].Error = nil
+	}
+	half := len(calls) / 2
+	if err := n.sendSplitting(ctx, calls[:half]); err != nil {
+		return err
+	}
+	return n.sendSplitting(ctx, calls[half:])
 }
 
 // send sends calls as one batch request.

@@ -42,6 +42,11 @@ type Chain struct {
 	Call func(to common.Address, data []byte, block uint64) (ret []byte, reverted bool)
 	// NoBlockReceipts answers eth_getBlockReceipts "method not found".
 	NoBlockReceipts bool
+	// MaxBatchReceipts, if set, answers the eth_getBlockReceipts calls of
+	// one batch past that many with geth's -32003 "response too large"
+	// (geth stops a batch's answers at 25 MB; a block's receipts on an L2
+	// are 0.5-2 MB).
+	MaxBatchReceipts int
 	// StateFrom, if set, makes eth_call at an older block fail as a
 	// pruned node's does (geth's "missing trie node").
 	StateFrom uint64

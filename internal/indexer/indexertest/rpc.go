@@ -28,13 +28,18 @@ const FullBlocks = "eth_getBlockByNumber(full)"
 // request is counted once (Requests), under the methods it carried.
 func (c *Chain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var carried []string
-	n := 0
+	n, receipts := 0, 0
 	defer func() { c.countRequest(carried, n) }()
 	jsonrpc.Handler(func(_ *http.Request, q request) jsonrpc.Response {
 		c.count(q.Method)
 		n++
 		if !slices.Contains(carried, q.Method) {
 			carried = append(carried, q.Method)
+		}
+		if q.Method == "eth_getBlockReceipts" && !c.NoBlockReceipts {
+			if receipts++; c.MaxBatchReceipts > 0 && receipts > c.MaxBatchReceipts {
+				return jsonrpc.Answer(q, nil, &rpcError{Code: -32003, Message: "response too large"})
+			}
 		}
 		if full := false; q.Method == "eth_getBlockByNumber" && len(q.Params) > 1 && json.Unmarshal(q.Params[1], &full) == nil && full {
 			c.count(FullBlocks)
