@@ -155,8 +155,15 @@ func logStart(logger *slog.Logger, cfg *config.Config, modes map[uint64]string, 
 	if cfg.RedisURL != "" {
 		logger.Info("shared cache tier", "redis", config.Redact(cfg.RedisURL), "prefix", cfg.RedisPrefix)
 	}
-	// Names only: a value may be a secret.
-	for _, name := range cfg.UnknownVariables(os.Environ()) {
+	// Names only: a value may be a secret. The names are the process's,
+	// kept when getenv (what the configuration was read through) sees them.
+	var environ []string
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); getenv(name) != "" {
+			environ = append(environ, kv)
+		}
+	}
+	for _, name := range cfg.UnknownVariables(environ) {
 		logger.Warn("a CLAMM_ variable that sets nothing (misspelt? docs/configuration.md lists every one)", "variable", name)
 	}
 }
