@@ -24,9 +24,10 @@ var chainVariable = regexp.MustCompile("^" + prefix + `CHAIN_([0-9]+)_(SUBGRAPH_
 // setting, not a per-chain variable of a chain the configuration serves
 // (its id in the decimal form the loader asks: CLAMM_CHAIN_10_RPC_URL
 // without CLAMM_CHAINS=10, or CLAMM_CHAIN_042161_..., is read by nobody),
-// not a configured swapper's API key variable. A misspelt variable is otherwise silently ignored, and one
-// that matters can change how a chain is served (a subgraph URL misspelt
-// beside an RPC URL leaves the chain indexed by the gateway itself).
+// not a configured swapper's API key variable. A misspelt variable is
+// otherwise silently ignored, and one that matters can change how a chain
+// is served (a subgraph URL misspelt beside an RPC URL leaves the chain
+// indexed by the gateway itself).
 // CLAMM_TEST_ variables are the project's tests' own and never reported.
 func (c *Config) UnknownVariables(environ []string) []string {
 	known := map[string]bool{}
