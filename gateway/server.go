@@ -366,58 +366,67 @@ func (s *Server) writeEntry(w http.ResponseWriter, r *http.Request, e entry, p c
 			h["Content-Encoding"] = gzipEncoding
 		}
 	}
-	h["Etag"] = etag // the canonical form of ETag
-	if e.blockHeader != nil {
-		h["X-Subgraph-Block"] = e.blockHeader
-	}
-	if e.blockNumber != nil {
-		h["X-Block-Number"] = e.blockNumber
-		if e.blockHash != nil {
-			h["X-Block-Hash"] = e.blockHash
-		}
-		if e.blockTime != nil {
-			h["X-Block-Timestamp"] = e.blockTime
-		}
-	}
 	if inm := r.Header["If-None-Match"]; len(inm) > 0 && etagMatches(inm, etag[0]) {
+		entryHeaders(e, etag, func(name string, v []string) { h[name] = v })
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	h["Content-Length"] = length
-	w.WriteHeader(http.StatusOK)
-	if r.Method == http.MethodHead {
+	if r.Method != http.MethodHead && len(body) >= connBuffer {
+		writeLarge(w, r, e, etag, body)
 		return
 	}
-	if len(body) >= connBuffer {
-		writeLarge(w, r, body, len(body) > connBuffer && r.ProtoMajor == 1)
+	entryHeaders(e, etag, func(name string, v []string) { h[name] = v })
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
 		return
 	}
 	_, _ = w.Write(body) // shares one write with the headers
 }
 
-// writeLarge writes a body of connBuffer or more from the stored bytes.
-// Left to itself net/http copies such a body into its 4 KiB connection
-// buffer behind the headers and writes it in pieces; with the headers
-// flushed first the buffer is empty and the body goes to the socket as
-// is (under load this cut a 6 KB hit's kernel work by a sixth). When
-// coalesce holds and the connection coalesces writes (WriteCoalescer), the
-// flushed headers are held and leave with the body in one system call.
-// The caller asks it only for HTTP/1 (an HTTP/2 connection's frames are
-// written by its own goroutine, not the handler's) and for bodies longer
-// than the buffer: one of exactly 4 KiB is still copied into it, so its
-// headers would leave alone anyway.
-func writeLarge(w http.ResponseWriter, r *http.Request, body []byte, coalesce bool) {
-	f, ok := exchangeOf(w).ResponseWriter.(http.Flusher)
-	if !ok {
-		_, _ = w.Write(body)
-		return
+// entryHeaders gives set the headers an entry fixes: its ETag (of the
+// representation chosen) and the block it was read at.
+func entryHeaders(e entry, etag []string, set func(name string, v []string)) {
+	set("Etag", etag) // the canonical form of ETag
+	if e.blockHeader != nil {
+		set("X-Subgraph-Block", e.blockHeader)
 	}
+	if e.blockNumber != nil {
+		set("X-Block-Number", e.blockNumber)
+		if e.blockHash != nil {
+			set("X-Block-Hash", e.blockHash)
+		}
+		if e.blockTime != nil {
+			set("X-Block-Timestamp", e.blockTime)
+		}
+	}
+}
+
+// writeLarge writes a body of connBuffer or more from the stored bytes,
+// with e's headers and a 200. Left to itself net/http copies such a body
+// into its 4 KiB connection buffer behind the headers and writes it in
+// pieces; with the headers flushed first the buffer is empty and the body
+// goes to the socket as is (under load this cut a 6 KB hit's kernel work
+// by a sixth). Over HTTP/1 with a body longer than the buffer (one of
+// exactly 4 KiB is still copied into it, so its headers would leave alone
+// anyway), when the connection coalesces writes (WriteCoalescer), the
+// flushed headers are held and leave with the body in one system call,
+// and e's own headers are added to the held block, not to the header map.
+// HTTP/2 connections' frames are written by their own goroutine, not the
+// handler's: they take the plain path.
+func writeLarge(w http.ResponseWriter, r *http.Request, e entry, etag []string, body []byte) {
+	h := w.Header()
+	f, ok := exchangeOf(w).ResponseWriter.(http.Flusher)
 	var wc WriteCoalescer
-	if coalesce {
+	if ok && len(body) > connBuffer && r.ProtoMajor == 1 {
 		wc = coalescerOf(r.Context())
 	}
 	if wc == nil {
-		f.Flush()
+		entryHeaders(e, etag, func(name string, v []string) { h[name] = v })
+		w.WriteHeader(http.StatusOK)
+		if ok {
+			f.Flush()
+		}
 		_, _ = w.Write(body)
 		return
 	}
@@ -426,6 +435,8 @@ func writeLarge(w http.ResponseWriter, r *http.Request, body []byte, coalesce bo
 	// middleware, the connection kept) must not leave the header block
 	// held for the next answer's first write to carry.
 	defer func() { _ = wc.FlushHeld() }()
+	entryHeaders(e, etag, func(name string, v []string) { wc.AddHeader(name, v[0]) })
+	w.WriteHeader(http.StatusOK)
 	f.Flush()
 	_, _ = w.Write(body)
 }

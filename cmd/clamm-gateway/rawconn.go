@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"strconv"
@@ -49,10 +50,11 @@ type jsonErrorConn struct {
 	net.Conn
 	refused func(status int, code *problem.Code, msg string)
 
-	hold hold
-	held []byte // the header block held back, reused across responses
-	iov  [2][]byte
-	bufs net.Buffers // points into iov: writev without an allocation
+	hold  hold
+	held  []byte // the header block held back, reused across responses
+	extra []byte // header lines to add to it (AddHeader)
+	iov   [2][]byte
+	bufs  net.Buffers // points into iov: writev without an allocation
 }
 
 // hold is where a coalesced write stands.
@@ -70,8 +72,36 @@ var _ gateway.WriteCoalescer = (*jsonErrorConn)(nil)
 func (c *jsonErrorConn) HoldNextWrite() {
 	if c.hold == holdNone {
 		c.hold = holdArmed
+		c.extra = c.extra[:0]
 	}
 }
+
+// AddHeader implements gateway.WriteCoalescer.
+func (c *jsonErrorConn) AddHeader(name, value string) {
+	if c.hold != holdArmed || strings.ContainsAny(name, "\r\n:") || strings.ContainsAny(value, "\r\n") {
+		return
+	}
+	c.extra = append(append(append(append(c.extra, name...), ": "...), value...), "\r\n"...)
+}
+
+// errNotAHeaderBlock fails a held write with added lines that is not a
+// header block: there is nowhere to put them.
+var errNotAHeaderBlock = errors.New("held write is not a header block ending in a blank line")
+
+// holdWrite keeps p back, with the added lines before its blank line.
+func (c *jsonErrorConn) holdWrite(p []byte) error {
+	if len(c.extra) == 0 {
+		c.held = append(c.held[:0], p...)
+		return nil
+	}
+	if !bytes.HasSuffix(p, crlfcrlf) {
+		return errNotAHeaderBlock
+	}
+	c.held = append(append(append(c.held[:0], p[:len(p)-2]...), c.extra...), crlfcrlf[2:]...)
+	return nil
+}
+
+var crlfcrlf = []byte("\r\n\r\n")
 
 // FlushHeld implements gateway.WriteCoalescer.
 func (c *jsonErrorConn) FlushHeld() error {
@@ -87,7 +117,10 @@ func (c *jsonErrorConn) FlushHeld() error {
 func (c *jsonErrorConn) Write(p []byte) (int, error) {
 	switch c.hold {
 	case holdArmed:
-		c.held = append(c.held[:0], p...)
+		if err := c.holdWrite(p); err != nil {
+			c.hold = holdNone
+			return 0, err
+		}
 		c.hold = holdFull
 		return len(p), nil
 	case holdFull:

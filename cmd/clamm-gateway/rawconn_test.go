@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +67,44 @@ func TestHeldWriteLeavesWithTheNext(t *testing.T) {
 	check("held then flushed", "headers only")
 }
 
+// Lines added to a hold go inside the held header block, before its blank
+// line; a hold forgets the lines of the one before; a line with CR or LF
+// is not added; a held write that is not a header block fails rather than
+// leave without its lines.
+func TestAddedHeadersGoInsideTheHeldBlock(t *testing.T) {
+	rec := &recordingConn{}
+	c := &jsonErrorConn{Conn: rec}
+	c.HoldNextWrite()
+	c.AddHeader("Etag", `"x"`)
+	c.AddHeader("X-Block-Number", "7")
+	c.AddHeader("X-Evil", "1\r\nX-Injected: 1")
+	c.AddHeader("X-Evil:", "1")
+	_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\n"))
+	_, _ = c.Write([]byte("body"))
+	want := "HTTP/1.1 200 OK\r\nContent-Length: 4\r\nEtag: \"x\"\r\nX-Block-Number: 7\r\n\r\n|body"
+	if got := strings.Join(rec.writes, "|"); got != want {
+		t.Fatalf("writes %q, want %q", got, want)
+	}
+
+	rec.writes = nil
+	c.HoldNextWrite()
+	_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\n\r\n"))
+	_ = c.FlushHeld()
+	if got := strings.Join(rec.writes, "|"); got != "HTTP/1.1 200 OK\r\n\r\n" {
+		t.Fatalf("a hold after one with lines: %q", got)
+	}
+
+	rec.writes = nil
+	c.HoldNextWrite()
+	c.AddHeader("Etag", `"x"`)
+	if n, err := c.Write([]byte("not a header block")); n != 0 || !errors.Is(err, errNotAHeaderBlock) {
+		t.Fatalf("held write that is not a header block: %d %v", n, err)
+	}
+	if _, _ = c.Write([]byte("next")); strings.Join(rec.writes, "|") != "next" {
+		t.Fatalf("after the failed hold: %q", rec.writes)
+	}
+}
+
 // net/http's own text answers are still rewritten with the fast path in
 // front of rewriteRawError.
 func TestRawErrorStillRewrittenOnTheConnection(t *testing.T) {
@@ -122,8 +162,19 @@ func TestCoalescedAnswersOnOneConnection(t *testing.T) {
 	if gz, b := do("GET", large, "Accept-Encoding: gzip\r\n"); gz.Header.Get("Content-Encoding") != "gzip" || gz.ContentLength != int64(len(b)) {
 		t.Fatalf("gzip hit: %q, %d bytes (Content-Length %d)", gz.Header.Get("Content-Encoding"), len(b), gz.ContentLength)
 	}
-	if head, b := do("HEAD", large); head.StatusCode != 200 || len(b) != 0 {
+	head, b := do("HEAD", large)
+	if head.StatusCode != 200 || len(b) != 0 {
 		t.Fatalf("HEAD: %d, %d body bytes", head.StatusCode, len(b))
+	}
+	// The hit's entry headers were added to the held header block, HEAD's
+	// set in net/http's header map: the client sees the same headers.
+	for name := range head.Header {
+		if name != "Date" && !slices.Equal(hit.Header[name], head.Header[name]) {
+			t.Errorf("%s: hit %q, HEAD %q", name, hit.Header[name], head.Header[name])
+		}
+	}
+	if len(hit.Header) != len(head.Header) || hit.Header.Get("Etag") == "" || hit.Header.Get("X-Block-Number") == "" || hit.Header.Get("X-Block-Hash") == "" {
+		t.Fatalf("hit headers %q, HEAD's %q", hit.Header, head.Header)
 	}
 	if nm, b := do("GET", large, "If-None-Match: "+hit.Header.Get("Etag")+"\r\n"); nm.StatusCode != http.StatusNotModified || len(b) != 0 {
 		t.Fatalf("If-None-Match: %d, %d body bytes", nm.StatusCode, len(b))
