@@ -78,10 +78,16 @@ func (c *jsonErrorConn) HoldNextWrite() {
 
 // AddHeader implements gateway.WriteCoalescer.
 func (c *jsonErrorConn) AddHeader(name, value string) {
-	if c.hold != holdArmed || strings.ContainsAny(name, "\r\n:") || strings.ContainsAny(value, "\r\n") {
+	if c.hold != holdArmed || hasLineBreak(name) || strings.IndexByte(name, ':') >= 0 || hasLineBreak(value) {
 		return
 	}
 	c.extra = append(append(append(append(c.extra, name...), ": "...), value...), "\r\n"...)
+}
+
+// hasLineBreak reports a CR or LF in s (IndexByte, not ContainsAny: this
+// runs for every header line of every large hit).
+func hasLineBreak(s string) bool {
+	return strings.IndexByte(s, '\r') >= 0 || strings.IndexByte(s, '\n') >= 0
 }
 
 // errNotAHeaderBlock fails a held write with added lines that is not a
