@@ -31,9 +31,11 @@ type WriteCoalescer interface {
 	// AddHeader adds the line "name: value" to the held header block,
 	// after net/http's own lines and before the blank line that ends it;
 	// call it after HoldNextWrite, before the held write. A value with a
-	// CR or LF is not added, and a held write that is not a header
-	// block ending in a blank line fails (the connection is closed
-	// rather than an answer sent without its lines).
+	// CR or LF is not added. With lines added, writes are held until
+	// the block's blank line (a block past net/http's 4 KiB buffer comes
+	// in pieces); held bytes that are not a header block fail the write
+	// (the connection is closed rather than an answer sent without its
+	// lines).
 	AddHeader(name, value string)
 	// FlushHeld sends whatever is still held (nothing, when the body's
 	// write took it along); it ends every HoldNextWrite.

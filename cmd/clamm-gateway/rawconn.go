@@ -62,7 +62,7 @@ type hold uint8
 
 const (
 	holdNone  hold = iota
-	holdArmed      // the next write is held back
+	holdArmed      // writes are held back until the header block is whole
 	holdFull       // held holds it; the next write takes it along
 )
 
@@ -72,7 +72,7 @@ var _ gateway.WriteCoalescer = (*jsonErrorConn)(nil)
 func (c *jsonErrorConn) HoldNextWrite() {
 	if c.hold == holdNone {
 		c.hold = holdArmed
-		c.extra = c.extra[:0]
+		c.held, c.extra = c.held[:0], c.extra[:0]
 	}
 }
 
@@ -90,30 +90,44 @@ func hasLineBreak(s string) bool {
 	return strings.IndexByte(s, '\r') >= 0 || strings.IndexByte(s, '\n') >= 0
 }
 
-// errNotAHeaderBlock fails a held write with added lines that is not a
-// header block: there is nowhere to put them.
+// errNotAHeaderBlock fails a held write with added lines that is not (part
+// of) a header block: there is nowhere to put them.
 var errNotAHeaderBlock = errors.New("held write is not a header block ending in a blank line")
 
-// holdWrite keeps p back, with the added lines before its blank line.
-func (c *jsonErrorConn) holdWrite(p []byte) error {
+// maxHeldBlock bounds a header block gathered from several writes: net/http
+// writes one through its 4 KiB connection buffer, so a block past that
+// arrives in pieces; the gateway's own are a few hundred bytes.
+const maxHeldBlock = 64 << 10
+
+// holdWrite keeps p back and reports whether what is held is complete.
+// Without added lines that is the one write, as before. With them it is
+// a whole header block: pieces are gathered until the blank line that
+// ends it, and the lines go in before that line.
+func (c *jsonErrorConn) holdWrite(p []byte) (bool, error) {
+	c.held = append(c.held, p...)
 	if len(c.extra) == 0 {
-		c.held = append(c.held[:0], p...)
-		return nil
+		return true, nil
 	}
-	if !bytes.HasSuffix(p, crlfcrlf) {
-		return errNotAHeaderBlock
+	if !bytes.HasPrefix(c.held, httpVersion) || len(c.held) > maxHeldBlock {
+		return false, errNotAHeaderBlock
 	}
-	c.held = append(append(append(c.held[:0], p[:len(p)-2]...), c.extra...), crlfcrlf[2:]...)
-	return nil
+	if !bytes.HasSuffix(c.held, crlfcrlf) {
+		return false, nil
+	}
+	c.held = append(append(c.held[:len(c.held)-2], c.extra...), crlfcrlf[2:]...)
+	return true, nil
 }
 
-var crlfcrlf = []byte("\r\n\r\n")
+var (
+	crlfcrlf    = []byte("\r\n\r\n")
+	httpVersion = []byte("HTTP/")
+)
 
 // FlushHeld implements gateway.WriteCoalescer.
 func (c *jsonErrorConn) FlushHeld() error {
 	state := c.hold
 	c.hold = holdNone
-	if state != holdFull {
+	if state == holdNone || len(c.held) == 0 {
 		return nil
 	}
 	_, err := c.Conn.Write(c.held)
@@ -123,11 +137,14 @@ func (c *jsonErrorConn) FlushHeld() error {
 func (c *jsonErrorConn) Write(p []byte) (int, error) {
 	switch c.hold {
 	case holdArmed:
-		if err := c.holdWrite(p); err != nil {
+		whole, err := c.holdWrite(p)
+		if err != nil {
 			c.hold = holdNone
 			return 0, err
 		}
-		c.hold = holdFull
+		if whole {
+			c.hold = holdFull
+		}
 		return len(p), nil
 	case holdFull:
 		c.hold = holdNone

@@ -105,6 +105,33 @@ func TestAddedHeadersGoInsideTheHeldBlock(t *testing.T) {
 	}
 }
 
+// A header block longer than net/http's 4 KiB connection buffer reaches
+// the connection in pieces: they are gathered, the lines go in before its
+// blank line, and the block leaves with the body.
+func TestAddedHeadersGoInsideASplitBlock(t *testing.T) {
+	rec := &recordingConn{}
+	c := &jsonErrorConn{Conn: rec}
+	block := "HTTP/1.1 200 OK\r\nX-Long: " + strings.Repeat("a", 5<<10) + "\r\nContent-Length: 4\r\n\r\n"
+	c.HoldNextWrite()
+	c.AddHeader("Etag", `"x"`)
+	bw := bufio.NewWriterSize(c, 4<<10) // net/http's connection buffer
+	if _, err := bw.WriteString(block); err != nil {
+		t.Fatal(err)
+	}
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.writes) != 0 {
+		t.Fatalf("sent before the body: %d writes", len(rec.writes))
+	}
+	_, _ = c.Write([]byte("body"))
+	_ = c.FlushHeld()
+	want := strings.TrimSuffix(block, "\r\n") + "Etag: \"x\"\r\n\r\n|body"
+	if got := strings.Join(rec.writes, "|"); got != want {
+		t.Fatalf("writes (%d) %.120q..., want %.120q...", len(rec.writes), got[len(got)-60:], want[len(want)-60:])
+	}
+}
+
 // net/http's own text answers are still rewritten with the fast path in
 // front of rewriteRawError.
 func TestRawErrorStillRewrittenOnTheConnection(t *testing.T) {
@@ -134,7 +161,8 @@ func TestCoalescedAnswersOnOneConnection(t *testing.T) {
 	// A bound for the test, not a measurement: a header block held and
 	// never sent fails here instead of hanging until go test's timeout.
 	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
-	r := bufio.NewReader(conn)
+	var raw bytes.Buffer // what the server sent since the last Reset
+	r := bufio.NewReader(io.TeeReader(conn, &raw))
 	do := func(method, path string, header ...string) (*http.Response, []byte) {
 		t.Helper()
 		req := method + " " + path + " HTTP/1.1\r\nHost: x\r\n" + strings.Join(header, "") + "\r\n"
@@ -155,7 +183,14 @@ func TestCoalescedAnswersOnOneConnection(t *testing.T) {
 	if len(miss) < 4<<10 {
 		t.Fatalf("the strikes chain is %d bytes: too small to be written as a large hit", len(miss))
 	}
+	raw.Reset()
 	hit, body := do("GET", large)
+	// The lines added to the held block come after net/http's Date; in
+	// the header map's order they would come before it: the hit took the
+	// coalesced path.
+	if head := raw.String(); strings.Index(head, "\r\nDate: ") > strings.Index(head, "\r\nEtag: ") {
+		t.Fatalf("the hit's headers were not added to the held block:\n%.600s", head)
+	}
 	if hit.Header.Get("X-Cache") != "HIT" || !bytes.Equal(body, miss) || hit.ContentLength != int64(len(body)) {
 		t.Fatalf("hit: %s, %d bytes (Content-Length %d), equal to the miss: %v", hit.Header.Get("X-Cache"), len(body), hit.ContentLength, bytes.Equal(body, miss))
 	}

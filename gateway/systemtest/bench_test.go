@@ -40,7 +40,7 @@ func (d *discard) Write(b []byte) (int, error) { d.n += len(b); return len(b), n
 
 // wideScenario is the demo scenario with n extra call ranges above the
 // price, for a large strikes-chain answer.
-func wideScenario(b *testing.B, n int) *scenario.Scenario {
+func wideScenario(b testing.TB, n int) *scenario.Scenario {
 	scs, err := scenario.Load(filepath.Join(root, "testdata/scenarios/arbitrum-weth-usdc.json"))
 	if err != nil {
 		b.Fatal(err)
@@ -59,7 +59,7 @@ func wideScenario(b *testing.B, n int) *scenario.Scenario {
 	return sc
 }
 
-func benchServer(b *testing.B, sc *scenario.Scenario, adjust ...func(*gateway.Options)) *gateway.Server {
+func benchServer(b testing.TB, sc *scenario.Scenario, adjust ...func(*gateway.Options)) *gateway.Server {
 	f := scenario.NewFakes(b, sc)
 	return newApp(b, app.Options{Transports: onFakes(f), Metrics: metrics.New(), AccessLog: io.Discard, // as deployed: metrics and access log on
 		Gateway: func(o *gateway.Options) {
