@@ -106,6 +106,12 @@ func (entryCodec) Decode(b []byte) (any, error) {
 		return nil, errSharedEntry
 	}
 	ref := block.Ref{Number: binary.BigEndian.Uint64(b), Timestamp: int64(binary.BigEndian.Uint64(b[8:])), Hash: string(b[17 : 17+int(b[16])])}
+	if ref.Hash != "" && ref.Check(0) != nil {
+		// Headers from the RPC node and the subgraph are checked where
+		// they are read; a record's are checked here, or a forged hash
+		// would reach X-Block-Hash as written.
+		return nil, errSharedEntry
+	}
 	e, err := decodeRest(b[17+int(b[16]):])
 	if err != nil {
 		return nil, err

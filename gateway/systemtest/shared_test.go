@@ -379,7 +379,15 @@ func TestCorruptSharedRecordIsMiss(t *testing.T) {
 	}
 	tampered := []byte(rec)
 	tampered[len(tampered)-2] ^= 1 // one bit of the body
-	for _, junk := range []string{"garbage", string(tampered), forgedRecord("<html><body>not JSON</body></html>")} {
+	// The block's hash comes before the body in a record: one that is not
+	// 0x and 64 hex digits (same length) makes the record foreign; it was
+	// served as X-Block-Hash.
+	hash := good.Header().Get("X-Block-Hash")
+	if len(hash) != 66 || !strings.Contains(rec, hash) {
+		t.Fatalf("the record does not hold the answer's block hash %q", hash)
+	}
+	badHash := strings.Replace(rec, hash, hash[:10]+"zz"+hash[12:], 1)
+	for _, junk := range []string{"garbage", string(tampered), forgedRecord("<html><body>not JSON</body></html>"), badHash} {
 		if _, err := rds.Do("SET", key, junk); err != nil {
 			t.Fatal(err)
 		}
