@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"net/http"
-	"strings"
 )
 
 // corsExposed are the response headers browsers may read.
@@ -29,7 +28,7 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) (handled bool) {
 	}
 	allowed := ""
 	for _, o := range s.opts.CORSOrigins {
-		if o == "*" || strings.EqualFold(o, origin) {
+		if o == "*" || asciiEqualFold(o, origin) {
 			allowed = o
 			break
 		}
@@ -51,4 +50,27 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) (handled bool) {
 		return true
 	}
 	return false
+}
+
+// asciiEqualFold compares origins ignoring ASCII case only. An origin is
+// ASCII (hosts travel in punycode); strings.EqualFold's Unicode folding
+// would also take "\u017F" (long s) for "s" and echo those bytes back in
+// Access-Control-Allow-Origin.
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }

@@ -60,6 +60,14 @@ func TestCORS(t *testing.T) {
 	if rec := do(srv, http.MethodGet, strikes, map[string]string{"Origin": "https://evil.example"}); rec.Header().Get("Access-Control-Allow-Origin") != "" {
 		t.Fatal("other origin allowed")
 	}
+	if rec := do(srv, http.MethodGet, strikes, map[string]string{"Origin": "HTTPS://App.Example"}); rec.Header().Get("Access-Control-Allow-Origin") != "HTTPS://App.Example" {
+		t.Errorf("the origin in other ASCII case: %q", rec.Header().Get("Access-Control-Allow-Origin"))
+	}
+	// Unicode folding takes the long s for s: not an origin a browser
+	// sends, and its bytes would be echoed back.
+	if rec := do(srv, http.MethodGet, strikes, map[string]string{"Origin": "http\u017F://app.example"}); rec.Header().Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("a non-ASCII look-alike allowed: %q", rec.Header().Get("Access-Control-Allow-Origin"))
+	}
 	pre := do(srv, http.MethodOptions, strikes, map[string]string{"Origin": "https://app.example", "Access-Control-Request-Method": "GET"})
 	if pre.Code != http.StatusNoContent || pre.Header().Get("Access-Control-Allow-Methods") != "GET, HEAD" {
 		t.Fatalf("preflight: %d %v", pre.Code, pre.Header())
