@@ -64,7 +64,7 @@ func (s *Service) ExpiringOptions(ctx context.Context, req ExpiringRequest) (Exp
 	}
 	c, err := expiringCandidates(ctx, up, req, now)
 	if c.delegates != nil {
-		defer c.delegates.stop()
+		defer c.delegates.end()
 	}
 	if err != nil {
 		return ExpiringOptions{}, err
@@ -180,68 +180,43 @@ func live(p *chain.Position) bool {
 // liveOwners are the distinct owners of the live positions, in address
 // order: every candidate's owner is among them.
 func liveOwners(pos []chain.PositionResult) []common.Address {
-	seen := map[common.Address]bool{}
-	var out []common.Address
+	var owners []common.Address
 	for _, r := range pos {
-		if r.Err == nil && r.Position != nil && live(r.Position) && !seen[r.Position.Owner] {
-			seen[r.Position.Owner] = true
-			out = append(out, r.Position.Owner)
+		if r.Err == nil && r.Position != nil && live(r.Position) {
+			owners = append(owners, r.Position.Owner)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Cmp(out[j]) < 0 })
-	return out
+	return sortedDistinct(owners)
 }
 
 // earlyDelegates is a read of owners' enabled delegates begun before the
 // page that needs them is known.
 type earlyDelegates struct {
+	*early[[]subgraph.ExerciseDelegate]
 	up     *Upstreams
 	market common.Address
-	done   chan struct{}
-	dels   []subgraph.ExerciseDelegate
-	err    error
-	cancel context.CancelFunc
 }
 
 // startDelegates begins the read of the owners' delegates on market (none
 // when there is no owner: no candidate, no page to name delegates in).
 func startDelegates(ctx context.Context, up *Upstreams, market common.Address, owners []common.Address) *earlyDelegates {
-	ctx, cancel := context.WithCancel(ctx)
-	d := &earlyDelegates{up: up, market: market, done: make(chan struct{}), cancel: cancel}
-	if len(owners) == 0 {
-		close(d.done)
-		return d
-	}
-	go func() {
-		defer close(d.done)
-		d.dels, d.err = ownersDelegates(ctx, up, market, owners)
-	}()
-	return d
+	return &earlyDelegates{up: up, market: market, early: begin(ctx, func(ctx context.Context) ([]subgraph.ExerciseDelegate, error) {
+		if len(owners) == 0 {
+			return nil, nil
+		}
+		return ownersDelegates(ctx, up, market, owners)
+	})}
 }
 
 // read waits for the read begun early (riskReads.delegates). A full page
 // may be cut short (Graph Node's first), so then the page's owners, fewer,
 // are asked on their own.
 func (d *earlyDelegates) read(ctx context.Context, owners []common.Address) ([]subgraph.ExerciseDelegate, error) {
-	select {
-	case <-d.done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if d.err != nil {
-		return nil, d.err
-	}
-	if len(d.dels) >= subgraph.MaxFirst {
+	dels, err := d.wait(ctx)
+	if err == nil && len(dels) >= subgraph.MaxFirst {
 		return ownersDelegates(ctx, d.up, d.market, owners)
 	}
-	return d.dels, nil
-}
-
-// stop abandons the read if it still runs (an answer that needed no
-// delegates) and waits for it to end.
-func (d *earlyDelegates) stop() {
-	d.cancel()
-	<-d.done
+	return dels, err
 }
 
 // inTheMoneyPage values the candidates in order, valueConcurrency at a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -190,16 +191,18 @@ func ownersDelegates(ctx context.Context, up *Upstreams, market common.Address, 
 }
 
 func distinctOwners(ins []riskInput) []common.Address {
-	seen := map[common.Address]bool{}
-	var out []common.Address
-	for _, in := range ins {
-		if !seen[in.pos.Owner] {
-			seen[in.pos.Owner] = true
-			out = append(out, in.pos.Owner)
-		}
+	owners := make([]common.Address, len(ins))
+	for i, in := range ins {
+		owners[i] = in.pos.Owner
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Cmp(out[j]) < 0 })
-	return out
+	return sortedDistinct(owners)
+}
+
+// sortedDistinct is addrs without repeats, in address order (it sorts
+// addrs in place).
+func sortedDistinct(addrs []common.Address) []common.Address {
+	slices.SortFunc(addrs, func(a, b common.Address) int { return a.Cmp(b) })
+	return slices.Compact(addrs)
 }
 
 // valueOf is one option's exercise value: nil when not computed (the

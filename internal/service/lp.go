@@ -29,43 +29,12 @@ type LPReader interface {
 	SimulateLP(ctx context.Context, head chain.Head, sim chain.LPSimulation) (*chain.LPSimulated, error)
 }
 
-// headRead is the chain's head, read beside an LP prepare's other reads
-// from its start: no round trip of its own when the transactions are
-// simulated there, and nothing waits for it when they are not (an
-// approval to send first, a refusal). It belongs to its request: the
-// prepare ends it (end) before it returns, so no read of an answer that
-// is already sent reaches the node afterwards.
-type headRead struct {
-	done   chan struct{}
-	cancel context.CancelFunc
-	head   chain.Head
-	err    error
-}
-
-func readHead(ctx context.Context, up *Upstreams) *headRead {
-	ctx, cancel := context.WithCancel(ctx)
-	h := &headRead{done: make(chan struct{}), cancel: cancel}
-	go func() {
-		defer close(h.done)
-		h.head, h.err = up.Chain.ReadHead(ctx)
-	}()
-	return h
-}
-
-// wait is the head once read.
-func (h *headRead) wait(ctx context.Context) (chain.Head, error) {
-	select {
-	case <-h.done:
-		return h.head, h.err
-	case <-ctx.Done():
-		return chain.Head{}, ctx.Err()
-	}
-}
-
-// end stops the read when nothing waited for it and returns once it has.
-func (h *headRead) end() {
-	h.cancel()
-	<-h.done
+// readHead begins the read of the chain's head beside an LP prepare's other
+// reads from its start: no round trip of its own when the transactions are
+// simulated there, and nothing waits for it when they are not (an approval
+// to send first, a refusal). The prepare ends it before it returns.
+func readHead(ctx context.Context, up *Upstreams) *early[chain.Head] {
+	return begin(ctx, up.Chain.ReadHead)
 }
 
 func blockRef(at block.Ref) *BlockRef {

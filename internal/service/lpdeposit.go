@@ -87,7 +87,7 @@ type DepositRange struct {
 type deposit struct {
 	req      DepositRequest
 	up       *Upstreams
-	head     *headRead
+	head     *early[chain.Head]
 	st       *chain.LPState
 	market   *chain.StrikesView // a market that can use the ranges: its assets name the side and strikes
 	markets  []common.Address

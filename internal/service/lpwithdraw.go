@@ -132,7 +132,7 @@ type WithdrawTx struct {
 type withdrawal struct {
 	req               WithdrawRequest
 	up                *Upstreams
-	head              *headRead
+	head              *early[chain.Head]
 	st                *chain.LPState
 	id                *big.Int
 	pos               contracts.Position
