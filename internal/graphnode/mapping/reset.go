@@ -52,9 +52,7 @@ func exportGlobals(code []byte) ([]byte, []string, error) {
 	for r := (reader{b: code, i: 8}); r.i < len(code); {
 		start := r.i
 		id := r.byte()
-		size := r.u32()
-		body := reader{b: code[r.i : r.i+int(size)]}
-		r.i += int(size)
+		body := r.section()
 		if r.err != nil {
 			return nil, nil, r.err
 		}
@@ -91,9 +89,8 @@ func exportGlobals(code []byte) ([]byte, []string, error) {
 // exports added.
 func withExports(code []byte, at int, names []string, globals []uint32) ([]byte, []string, error) {
 	r := reader{b: code, i: at + 1}
-	size := r.u32()
-	body := reader{b: code[r.i : r.i+int(size)]}
-	end := r.i + int(size)
+	body := r.section()
+	end := r.i
 	n := body.u32()
 	if r.err != nil || body.err != nil {
 		return nil, nil, errors.New("export section")
@@ -185,6 +182,18 @@ func (r *reader) u32() uint32 {
 	}
 	r.err = errors.New("bad LEB128")
 	return 0
+}
+
+// section reads a section's size and returns a reader of its body, r
+// past it; a size past the end is an error, never a slice out of range.
+func (r *reader) section() reader {
+	size := r.u32()
+	start := r.i
+	r.skip(size)
+	if r.err != nil {
+		return reader{err: r.err}
+	}
+	return reader{b: r.b[start:r.i]}
 }
 
 func (r *reader) skip(n uint32) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -58,17 +59,17 @@ func TestResetInstanceIsFresh(t *testing.T) {
 		t.Fatal("no mutable global found to restore")
 	}
 	dirtyMem, dirtyGlobals := state(t, h)
+	kept := h.heap.mod
 	if err := h.ready(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	kept := h.heap.mod
+	if h.heap.mod != kept {
+		t.Fatal("ready made a new instance: the reset is not what is tested")
+	}
 	gotMem, gotGlobals := state(t, h)
 	h.release()
 	if err := h.instantiate(context.Background()); err != nil {
 		t.Fatal(err)
-	}
-	if h.heap.mod == kept {
-		t.Fatal("the fresh instance is the kept one")
 	}
 	wantMem, wantGlobals := state(t, h)
 	if bytes.Equal(dirtyMem[:len(wantMem)], wantMem) && slices.Equal(dirtyGlobals, wantGlobals) {
@@ -117,5 +118,17 @@ func TestResetWritesAsFreshInstances(t *testing.T) {
 	reused, fresh := dump(false), dump(true)
 	if reused != fresh {
 		t.Errorf("a reset instance wrote\n%.2000s\nnew instances\n%.2000s", reused, fresh)
+	}
+}
+
+// A module whose section claims more bytes than it has is an error from
+// New (wazero's, the reset's rewrite given up), never a panic.
+func TestTruncatedModuleIsAnError(t *testing.T) {
+	mod := []byte("\x00asm\x01\x00\x00\x00" + "\x01\x7f\x00") // a type section of 127 bytes, 1 present
+	if _, _, err := exportGlobals(mod); err == nil || !strings.Contains(err.Error(), "unexpected end") {
+		t.Fatalf("exportGlobals: %v", err)
+	}
+	if _, err := New(context.Background(), "m.wasm", mod, Memory(newStore(t)), Options{}); err == nil {
+		t.Fatal("New took a truncated module")
 	}
 }
