@@ -23,7 +23,11 @@ func TestUnknownVariables(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
-	// A swapper's key variable is known by the name its configuration gives.
+	// A swapper's key variable is known by the name its configuration
+	// gives, and only then.
+	if got := c.UnknownVariables([]string{"CLAMM_MY_KEY=k"}); !slices.Equal(got, []string{"CLAMM_MY_KEY"}) {
+		t.Fatalf("an unconfigured key variable: %v", got)
+	}
 	for _, ch := range c.Chains {
 		for _, s := range ch.Swappers {
 			s.APIKeyEnv = "CLAMM_MY_KEY"

@@ -360,6 +360,16 @@ func TestReceiptsInBatchesAndWithoutBlockReceipts(t *testing.T) {
 			if n := blocks + txs; sent*4 > n {
 				t.Errorf("%d receipt calls in %d requests: not batched", n, sent)
 			}
+			// The indexer's count of HTTP requests (clamm_index_rpc_http_requests_total)
+			// against the node's own; one more on the indexer's side is a
+			// request counted as Run was cancelled, before it was sent.
+			var answered int64
+			for _, n := range c.Requests() {
+				answered += n
+			}
+			if got := ix.Counts().HTTPRequests; got < answered || got > answered+1 {
+				t.Errorf("the indexer counts %d HTTP requests, the node answered %d", got, answered)
+			}
 		})
 	}
 }

@@ -205,7 +205,8 @@ func (n *node) blockReceipts(ctx context.Context, numbers []uint64, want [][]com
 	return out, nil
 }
 
-// receipts reads the receipts of the transactions hashes, in one batch.
+// receipts reads the receipts of the transactions hashes, in batches of
+// at most the configured size (n.batch).
 func (n *node) receipts(ctx context.Context, hashes []common.Hash) (map[common.Hash]*types.Receipt, error) {
 	rs := make([]*types.Receipt, len(hashes))
 	calls := make([]rpc.BatchElem, len(hashes))

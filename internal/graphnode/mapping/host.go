@@ -327,10 +327,11 @@ type Trigger struct {
 	Tx      Tx
 }
 
-// Handle runs a trigger's handler in a fresh instance, the log decoded with
-// the event of the ABI whose topic0 it carries, as Graph Node decodes it
-// with the data source's ABI. A critical log fails the handler, as
-// log.critical does in Graph Node.
+// Handle runs a trigger's handler on a fresh instance's state (the kept
+// instance reset, or a new one: ready), the log decoded with the event of
+// the ABI whose topic0 it carries, as Graph Node decodes it with the data
+// source's ABI. A critical log fails the handler, as log.critical does in
+// Graph Node.
 func (h *Host) Handle(ctx context.Context, t Trigger) (out Outcome, err error) {
 	handler, ev, lg, b, tx := t.Handler, t.Event, t.Log, t.Block, t.Tx
 	if len(lg.Topics) == 0 || lg.Topics[0] != ev.ID {
