@@ -93,12 +93,7 @@ func parseSettlements(s *Server, p *params) (service.SettlementRequest, error) {
 }
 
 func settlementKey(k cacheKey, r service.SettlementRequest) cacheKey {
-	k = k.uint(r.ChainID).addr(r.User)
-	m := common.Address{}
-	if r.Market != nil {
-		m = *r.Market
-	}
-	return k.addr(m).int(r.First).int(r.Skip)
+	return k.uint(r.ChainID).addr(r.User).optAddr(r.Market).int(r.First).int(r.Skip)
 }
 
 // parseExpiring reads the expiring options' parameters.

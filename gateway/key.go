@@ -33,6 +33,16 @@ func (k cacheKey) int(i int) cacheKey { return k.uint(uint64(i)) }
 
 func (k cacheKey) addr(a common.Address) cacheKey { return hex.AppendEncode(append(k, '|'), a[:]) }
 
+// optAddr keys an optional address filter: an absent one apart from every
+// address, the zero address included (a request naming it is not the
+// request that leaves the filter out).
+func (k cacheKey) optAddr(a *common.Address) cacheKey {
+	if a == nil {
+		return k.str("-")
+	}
+	return k.addr(*a)
+}
+
 func (k cacheKey) slippage(s clamm.Slippage) cacheKey { return s.Append(append(k, '|')) }
 
 func (k cacheKey) String() string { return string(k) }

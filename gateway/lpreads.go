@@ -55,12 +55,5 @@ func (p *params) optionalAddress(name string) (*common.Address, error) {
 // lpKey keys an LP page: an absent filter is keyed apart from any address.
 func lpKey(k cacheKey, r service.LPRequest) cacheKey {
 	k = k.uint(r.ChainID).addr(r.User)
-	for _, a := range []*common.Address{r.Pool, r.Handler} {
-		if a == nil {
-			k = k.str("-")
-		} else {
-			k = k.addr(*a)
-		}
-	}
-	return k.int(r.First).int(r.Skip)
+	return k.optAddr(r.Pool).optAddr(r.Handler).int(r.First).int(r.Skip)
 }

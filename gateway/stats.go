@@ -1,8 +1,6 @@
 package gateway
 
 import (
-	"github.com/ethereum/go-ethereum/common"
-
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
@@ -96,9 +94,5 @@ func parseLeaderboard(s *Server, p *params) (service.LeaderboardRequest, error) 
 }
 
 func leaderboardKey(k cacheKey, r service.LeaderboardRequest) cacheKey {
-	m := common.Address{}
-	if r.Market != nil {
-		m = *r.Market
-	}
-	return k.uint(r.ChainID).addr(m).uint(uint64(r.From)).uint(uint64(r.To)).int(r.First).int(r.Skip)
+	return k.uint(r.ChainID).optAddr(r.Market).uint(uint64(r.From)).uint(uint64(r.To)).int(r.First).int(r.Skip)
 }

@@ -103,3 +103,25 @@ func TestChainWideAnswersLeaveOutAListingThatIsNoMarket(t *testing.T) {
 		}
 	}
 }
+
+// An optional address filter left out and the same filter naming the zero
+// address are two questions with two cache keys: the second is never
+// served the first's answer from the cache.
+func TestAbsentFilterIsNotTheZeroAddress(t *testing.T) {
+	t.Parallel()
+	srv, _ := newFakeServer(t)
+	const zero = "0x0000000000000000000000000000000000000000"
+	const user = "0xA11CE00000000000000000000000000000000001"
+	for _, c := range []struct{ without, with string }{
+		{gateway.PathLeaderboard + "?chainId=42161&from=1762905600&to=1763740800&first=10&skip=0", "&optionMarket=" + zero},
+		{gateway.PathSettlements + "?chainId=42161&user=" + user + "&first=10&skip=0", "&optionMarket=" + zero},
+		{gateway.PathDepositHistory + "?chainId=42161&user=" + user + "&first=10&skip=0", "&pool=" + zero},
+	} {
+		if rec := get(t, srv, c.without); rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d %s", c.without, rec.Code, rec.Body)
+		}
+		if rec := get(t, srv, c.without+c.with); rec.Header().Get("X-Cache") == "HIT" {
+			t.Errorf("%s: served the unfiltered answer from the cache (%d)", c.with, rec.Code)
+		}
+	}
+}
