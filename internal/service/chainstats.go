@@ -165,8 +165,11 @@ func (s *Service) ChainStats(ctx context.Context, req ChainStatsRequest) (ChainS
 			if notCounted(err) {
 				return nil
 			}
+			if err != nil {
+				return err
+			}
 			stats[i] = &st
-			return err
+			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {

@@ -2,9 +2,7 @@ package service
 
 import (
 	"context"
-	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"golang.org/x/sync/errgroup"
@@ -113,11 +111,7 @@ func (s *Service) Leaderboard(ctx context.Context, req LeaderboardRequest) (Lead
 	if len(markets) == 0 { // no market on the chain at the answer's block
 		return out, nil
 	}
-	q := subgraph.BoardQuery{From: req.From, To: req.To, First: MaxBoardEvents}
-	for a := range markets {
-		q.Markets = append(q.Markets, a)
-	}
-	sort.Slice(q.Markets, func(i, j int) bool { return lowerHex(q.Markets[i]) < lowerHex(q.Markets[j]) })
+	q := subgraph.BoardQuery{Markets: sortedAddresses(markets), From: req.From, To: req.To, First: MaxBoardEvents}
 	var (
 		ps   []subgraph.BoardPurchase
 		xs   []subgraph.BoardExercise
@@ -146,8 +140,6 @@ func (s *Service) Leaderboard(ctx context.Context, req LeaderboardRequest) (Lead
 	out.Entries, out.Traders = b.ranking(req.First, req.Skip)
 	return out, nil
 }
-
-func lowerHex(a common.Address) string { return strings.ToLower(a.Hex()) }
 
 // boardMarkets reads the markets counted: the one asked, or every market
 // the subgraph lists on the chain (at most maxChainMarkets; a market the
@@ -183,7 +175,7 @@ func boardMarkets(ctx context.Context, up *Upstreams, req LeaderboardRequest) (m
 	out := make(map[common.Address]boardMarket, len(infos))
 	for _, info := range infos {
 		if info != nil {
-			out[info.Market] = boardMarket{info: info, v: valuer{callIs0: info.Token0IsCall(), usd: up.Config.IsUSDStablecoin(info.PutAsset.Address), decimals: int(info.PutAsset.Decimals)}}
+			out[info.Market] = boardMarket{info: info, v: newValuer(up, info)}
 		}
 	}
 	return out, listed, nil

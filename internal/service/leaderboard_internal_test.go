@@ -19,6 +19,7 @@ func TestLeaderboardSums(t *testing.T) {
 	weth, usdc, arb := common.HexToAddress("0x01"), common.HexToAddress("0x02"), common.HexToAddress("0x03")
 	usdMkt, other := common.HexToAddress("0xa1"), common.HexToAddress("0xa2")
 	a, b, c, d := common.HexToAddress("0xaa"), common.HexToAddress("0xbb"), common.HexToAddress("0xcc"), common.HexToAddress("0xdd")
+	e := common.HexToAddress("0x55") // ties with d at a USD net of 0: ranked first by address
 	markets := map[common.Address]boardMarket{
 		usdMkt: {info: &chain.MarketInfo{Market: usdMkt, CallAsset: chain.Token{Address: weth, Decimals: 18}, PutAsset: chain.Token{Address: usdc, Decimals: 6}, Token0: weth},
 			v: valuer{callIs0: true, usd: true, decimals: 6}},
@@ -44,10 +45,11 @@ func TestLeaderboardSums(t *testing.T) {
 	bs.exercise(exercise("x3", usdMkt, c, true, bigPtr(n(1_000_000)))) // bought before the window
 	bs.purchase(buy("p3", other, d, true, 7, 3, 1))                    // ARB, no USD figure
 	bs.exercise(exercise("x4", other, d, true, bigPtr(n(900))))        // WETH
+	bs.exercise(exercise("x5", other, e, false, bigPtr(n(7))))         // ARB, no USD figure
 
 	entries, traders := bs.ranking(10, 0)
-	if traders != 4 || len(entries) != 4 {
-		t.Fatalf("%d traders, %d entries; want 4, 4", traders, len(entries))
+	if traders != 5 || len(entries) != 5 {
+		t.Fatalf("%d traders, %d entries; want 5, 5", traders, len(entries))
 	}
 	want := []struct {
 		trader              common.Address
@@ -57,6 +59,7 @@ func TestLeaderboardSums(t *testing.T) {
 	}{
 		{c, 0, 1, BoardUSD{"0", "0", "0", "1", "1"}, []string{"usdc 0 0 0 1000000 1000000"}},
 		{a, 1, 1, BoardUSD{"0.004", "0.00004", "0.000004", "0.0005", "0.000456"}, []string{"weth 1000 10 1 0 -11", "usdc 0 0 0 500 500"}},
+		{e, 0, 1, BoardUSD{"0", "0", "0", "0", "0"}, []string{"arb 0 0 0 7 7"}},
 		{d, 1, 1, BoardUSD{"0", "0", "0", "0", "0"}, []string{"weth 0 0 0 900 900", "arb 7 3 1 0 -4"}},
 		{b, 1, 1, BoardUSD{"2", "0.1", "0.005", "0", "-0.105"}, []string{"usdc 2000000 100000 5000 0 -105000"}},
 	}
@@ -72,10 +75,10 @@ func TestLeaderboardSums(t *testing.T) {
 		}
 	}
 	page, traders := bs.ranking(2, 1)
-	if traders != 4 || len(page) != 2 || page[0].Trader != a.Hex() || page[0].Rank != 2 || page[1].Trader != d.Hex() {
+	if traders != 5 || len(page) != 2 || page[0].Trader != a.Hex() || page[0].Rank != 2 || page[1].Trader != e.Hex() {
 		t.Errorf("page first 2 skip 1: %+v (of %d)", page, traders)
 	}
-	if page, _ := bs.ranking(5, 4); len(page) != 0 || page == nil {
+	if page, _ := bs.ranking(5, 5); len(page) != 0 || page == nil {
 		t.Errorf("page past the end: %#v; want an empty list", page)
 	}
 }

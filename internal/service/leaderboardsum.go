@@ -25,11 +25,16 @@ type traderSums struct {
 // boardSums sums the window's events per trader.
 type boardSums struct {
 	markets map[common.Address]boardMarket
+	tokens  map[common.Address]Token // every market's two assets, as answered
 	traders map[common.Address]*traderSums
 }
 
 func newBoardSums(markets map[common.Address]boardMarket) *boardSums {
-	return &boardSums{markets: markets, traders: map[common.Address]*traderSums{}}
+	tokens := map[common.Address]Token{}
+	for _, m := range markets {
+		tokens[m.info.CallAsset.Address], tokens[m.info.PutAsset.Address] = tokenJSON(m.info.CallAsset), tokenJSON(m.info.PutAsset)
+	}
+	return &boardSums{markets: markets, tokens: tokens, traders: map[common.Address]*traderSums{}}
 }
 
 func (b *boardSums) trader(a common.Address) *traderSums {
@@ -62,7 +67,7 @@ func (m boardMarket) usdOf(amount, sqrtP *big.Int, isCallAsset bool) *big.Rat {
 	if isCallAsset {
 		amount = m.v.inPut(amount, sqrtP)
 	}
-	return new(big.Rat).SetFrac(amount, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(m.v.decimals)), nil))
+	return m.v.usdOf(amount)
 }
 
 func addRat(sum, v *big.Rat) {
@@ -99,12 +104,12 @@ func (b *boardSums) exercise(x subgraph.BoardExercise) {
 	m := b.markets[x.Market.Addr()]
 	t := b.trader(x.User.Addr())
 	t.exercises++
+	if x.ProfitToOwner == nil {
+		return
+	}
 	asset := m.info.CallAsset.Address
 	if x.Option.IsCall {
 		asset = m.info.PutAsset.Address
-	}
-	if x.ProfitToOwner == nil {
-		return
 	}
 	f := t.token(asset)
 	f.realised.Add(f.realised, x.ProfitToOwner.Int)
@@ -128,7 +133,7 @@ func (b *boardSums) ranking(first, skip int) ([]LeaderboardEntry, int) {
 		if c := all[i].net.Cmp(all[j].net); c != 0 {
 			return c > 0
 		}
-		return lowerHex(all[i].addr) < lowerHex(all[j].addr)
+		return all[i].addr.Cmp(all[j].addr) < 0 // as comparing lower-case hex
 	})
 	out := []LeaderboardEntry{}
 	for i := skip; i < len(all) && i < skip+first; i++ {
@@ -142,14 +147,10 @@ func (b *boardSums) ranking(first, skip int) ([]LeaderboardEntry, int) {
 
 // tokenFigures are a trader's flows by token address, ascending.
 func (b *boardSums) tokenFigures(t *traderSums) []BoardTokenFigures {
-	tokens := map[common.Address]Token{}
-	for _, m := range b.markets {
-		tokens[m.info.CallAsset.Address], tokens[m.info.PutAsset.Address] = tokenJSON(m.info.CallAsset), tokenJSON(m.info.PutAsset)
-	}
 	out := make([]BoardTokenFigures, 0, len(t.tokens))
 	for a, f := range t.tokens {
 		net := new(big.Int).Sub(f.realised, f.premiums)
-		out = append(out, BoardTokenFigures{Token: tokens[a], Volume: f.volume.String(), Premiums: f.premiums.String(),
+		out = append(out, BoardTokenFigures{Token: b.tokens[a], Volume: f.volume.String(), Premiums: f.premiums.String(),
 			ProtocolFees: f.fees.String(), Realised: f.realised.String(), Net: net.Sub(net, f.fees).String()})
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -163,10 +163,10 @@ func marketViews(ctx context.Context, up *Upstreams, markets []subgraph.Market, 
 	}
 	kept, keptViews := markets[:0:0], views[:0:0]
 	for i, err := range errs {
-		switch c := problem.As(err).Code; {
+		switch {
 		case err == nil:
 			kept, keptViews = append(kept, markets[i]), append(keptViews, views[i])
-		case c == problem.MarketNotFound || c == problem.MarketUnsupported:
+		case notCounted(err): // left out, as chain-wide answers leave it out
 		default:
 			return nil, nil, err
 		}

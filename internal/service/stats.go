@@ -131,7 +131,7 @@ func (s *Service) MarketStats(ctx context.Context, req StatsRequest) (MarketStat
 		return MarketStats{}, err
 	}
 	info := view.Info
-	v := valuer{callIs0: info.Token0IsCall(), usd: up.Config.IsUSDStablecoin(info.PutAsset.Address), decimals: int(info.PutAsset.Decimals)}
+	v := newValuer(up, info)
 	out := MarketStats{
 		Market: info.Market.Hex(), CallAsset: tokenJSON(info.CallAsset), PutAsset: tokenJSON(info.PutAsset), USD: v.usd,
 		From: strconv.FormatInt(req.From, 10), To: strconv.FormatInt(req.To, 10), block: r.meta.Block,
@@ -232,6 +232,19 @@ type valuer struct {
 	decimals int // the put asset's
 }
 
+func newValuer(up *Upstreams, info *chain.MarketInfo) valuer {
+	return valuer{callIs0: info.Token0IsCall(), usd: up.Config.IsUSDStablecoin(info.PutAsset.Address), decimals: int(info.PutAsset.Decimals)}
+}
+
+// usdOf is a put-asset amount in USD (whole units, exact); nil where the
+// put asset is not a USD stablecoin.
+func (v valuer) usdOf(putAmount *big.Int) *big.Rat {
+	if !v.usd {
+		return nil
+	}
+	return new(big.Rat).SetFrac(putAmount, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(v.decimals)), nil))
+}
+
 // inPut values a call-asset amount in the put asset at sqrtP, floored once
 // (0 at a zero price): the rule the subgraph's *InPut fields follow.
 func (v valuer) inPut(amount, sqrtP *big.Int) *big.Int {
@@ -249,7 +262,7 @@ func (v valuer) amounts(call, put, callInPut *big.Int) StatsAmounts {
 		raw := new(big.Int).Add(put, callInPut)
 		usd := clamm.FormatUnits(raw, v.decimals)
 		out.USD = &usd
-		out.usd = new(big.Rat).SetFrac(raw, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(v.decimals)), nil))
+		out.usd = v.usdOf(raw)
 	}
 	return out
 }
