@@ -3,41 +3,31 @@ package subgraph
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
 
-// BoardPurchase is a Purchase as the traders' leaderboard reads it.
+// BoardPurchase is a Purchase as the traders' leaderboard reads it: as
+// the statistics read it, with its market.
 type BoardPurchase struct {
-	ID                  string  `json:"id"`
-	Market              Address `json:"market"`
-	Buyer               Address `json:"buyer"`
-	IsCall              bool    `json:"isCall"`
-	Premium             BigInt  `json:"premium"`
-	ProtocolFees        BigInt  `json:"protocolFees"`
-	TotalAssetWithdrawn BigInt  `json:"totalAssetWithdrawn"`
-	SqrtPriceX96        BigInt  `json:"sqrtPriceX96"`
-	Timestamp           BigInt  `json:"timestamp"`
+	StatsPurchase
+	Market Address `json:"market"`
 }
 
 func (p BoardPurchase) entityID() string { return p.ID }
 
-// BoardExercise is an Exercise as the traders' leaderboard reads it.
-// ProfitToOwner is nil where the subgraph found no payment to the owner
-// of a delegated exercise.
+// BoardExercise is an Exercise as the traders' leaderboard reads it: as
+// the statistics read it, with its market, the option's owner and what
+// reached the owner. ProfitToOwner is nil where the subgraph found no
+// payment to the owner of a delegated exercise.
 type BoardExercise struct {
-	ID            string  `json:"id"`
+	StatsExercise
 	Market        Address `json:"market"`
 	User          Address `json:"user"`
-	TotalProfit   BigInt  `json:"totalProfit"`
 	ProfitToOwner *BigInt `json:"profitToOwner"`
-	SqrtPriceX96  BigInt  `json:"sqrtPriceX96"`
-	Timestamp     BigInt  `json:"timestamp"`
-	Option        struct {
-		IsCall bool `json:"isCall"`
-	} `json:"option"`
 }
 
 func (x BoardExercise) entityID() string { return x.ID }
@@ -61,17 +51,12 @@ func (q BoardQuery) vars() (map[string]any, error) {
 	return map[string]any{"markets": ms, "from": fmt.Sprint(q.From), "to": fmt.Sprint(q.To), "first": q.First}, nil
 }
 
-// inWindow refuses an event outside the window or of a market not asked.
-func (q BoardQuery) inWindow(what, id string, market Address, ts BigInt) error {
-	if ts.Int == nil || !ts.IsInt64() || ts.Int64() < q.From || ts.Int64() >= q.To {
-		return fmt.Errorf("%s %s at %v, outside [%d, %d)", what, id, ts, q.From, q.To)
+// asked refuses an event of a market not asked.
+func (q BoardQuery) asked(what, id string, market Address) error {
+	if !slices.Contains(q.Markets, market.Addr()) {
+		return fmt.Errorf("%s %s of market %s, not asked", what, id, market.Addr().Hex())
 	}
-	for _, m := range q.Markets {
-		if m == market.Addr() {
-			return nil
-		}
-	}
-	return fmt.Errorf("%s %s of market %s, not asked", what, id, market.Addr().Hex())
+	return nil
 }
 
 // BoardPurchases runs one page of the markets' purchases in the window.
@@ -81,15 +66,10 @@ func (c *Client) BoardPurchases(ctx context.Context, q BoardQuery) ([]BoardPurch
 		return nil, Meta{}, err
 	}
 	return runPage(ctx, c, list{queries.BoardPurchases, "purchases"}, vars, func(p BoardPurchase) error {
-		for _, b := range []BigInt{p.Premium, p.ProtocolFees, p.TotalAssetWithdrawn, p.SqrtPriceX96} {
-			if b.Int == nil {
-				return fmt.Errorf("purchase %s lacks its amounts", p.ID)
-			}
-		}
-		if err := q.inWindow("purchase", p.ID, p.Market, p.Timestamp); err != nil {
+		if err := p.check(q.From, q.To); err != nil {
 			return err
 		}
-		return checkSqrtPrice("purchase "+p.ID, p.SqrtPriceX96.Int)
+		return q.asked("purchase", p.ID, p.Market)
 	})
 }
 
@@ -100,12 +80,12 @@ func (c *Client) BoardExercises(ctx context.Context, q BoardQuery) ([]BoardExerc
 		return nil, Meta{}, err
 	}
 	return runPage(ctx, c, list{queries.BoardExercises, "exercises"}, vars, func(x BoardExercise) error {
-		if x.TotalProfit.Int == nil || x.SqrtPriceX96.Int == nil || (x.ProfitToOwner != nil && x.ProfitToOwner.Int == nil) {
+		if x.ProfitToOwner != nil && x.ProfitToOwner.Int == nil {
 			return fmt.Errorf("exercise %s lacks its amounts", x.ID)
 		}
-		if err := q.inWindow("exercise", x.ID, x.Market, x.Timestamp); err != nil {
+		if err := x.check(q.From, q.To); err != nil {
 			return err
 		}
-		return checkSqrtPrice("exercise "+x.ID, x.SqrtPriceX96.Int)
+		return q.asked("exercise", x.ID, x.Market)
 	})
 }

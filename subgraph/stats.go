@@ -106,27 +106,39 @@ func (c *Client) StatsDayBuyers(ctx context.Context, q StatsQuery) ([]StatsBuyer
 // StatsPurchases returns the market's purchases with a block time in [From, To).
 func (c *Client) StatsPurchases(ctx context.Context, q StatsQuery) ([]StatsPurchase, Meta, error) {
 	return idPages(ctx, c, idQuery[StatsPurchase]{doc: queries.StatsPurchases, field: "purchases", vars: q.vars(false), id: func(p StatsPurchase) string { return p.ID }, check: func(p StatsPurchase) error {
-		for _, b := range []BigInt{p.Premium, p.ProtocolFees, p.TotalAssetWithdrawn, p.SqrtPriceX96, p.Timestamp} {
-			if b.Int == nil {
-				return fmt.Errorf("purchase %s lacks its amounts", p.ID)
-			}
-		}
-		if t := p.Timestamp.Int64(); !p.Timestamp.IsInt64() || t < q.From || t >= q.To {
-			return fmt.Errorf("purchase %s at %s, outside [%d, %d)", p.ID, p.Timestamp, q.From, q.To)
-		}
-		return checkSqrtPrice("purchase "+p.ID, p.SqrtPriceX96.Int)
+		return p.check(q.From, q.To)
 	}})
+}
+
+// check refuses a purchase without its amounts, at a time outside [from,
+// to) or at no price.
+func (p StatsPurchase) check(from, to int64) error {
+	for _, b := range []BigInt{p.Premium, p.ProtocolFees, p.TotalAssetWithdrawn, p.SqrtPriceX96, p.Timestamp} {
+		if b.Int == nil {
+			return fmt.Errorf("purchase %s lacks its amounts", p.ID)
+		}
+	}
+	if t := p.Timestamp.Int64(); !p.Timestamp.IsInt64() || t < from || t >= to {
+		return fmt.Errorf("purchase %s at %s, outside [%d, %d)", p.ID, p.Timestamp, from, to)
+	}
+	return checkSqrtPrice("purchase "+p.ID, p.SqrtPriceX96.Int)
 }
 
 // StatsExercises returns the market's exercises with a block time in [From, To).
 func (c *Client) StatsExercises(ctx context.Context, q StatsQuery) ([]StatsExercise, Meta, error) {
 	return idPages(ctx, c, idQuery[StatsExercise]{doc: queries.StatsExercises, field: "exercises", vars: q.vars(false), id: func(x StatsExercise) string { return x.ID }, check: func(x StatsExercise) error {
-		if x.TotalProfit.Int == nil || x.SqrtPriceX96.Int == nil || x.Timestamp.Int == nil {
-			return fmt.Errorf("exercise %s lacks its amounts", x.ID)
-		}
-		if t := x.Timestamp.Int64(); !x.Timestamp.IsInt64() || t < q.From || t >= q.To {
-			return fmt.Errorf("exercise %s at %s, outside [%d, %d)", x.ID, x.Timestamp, q.From, q.To)
-		}
-		return checkSqrtPrice("exercise "+x.ID, x.SqrtPriceX96.Int)
+		return x.check(q.From, q.To)
 	}})
+}
+
+// check refuses an exercise without its amounts, at a time outside [from,
+// to) or at no price.
+func (x StatsExercise) check(from, to int64) error {
+	if x.TotalProfit.Int == nil || x.SqrtPriceX96.Int == nil || x.Timestamp.Int == nil {
+		return fmt.Errorf("exercise %s lacks its amounts", x.ID)
+	}
+	if t := x.Timestamp.Int64(); !x.Timestamp.IsInt64() || t < from || t >= to {
+		return fmt.Errorf("exercise %s at %s, outside [%d, %d)", x.ID, x.Timestamp, from, to)
+	}
+	return checkSqrtPrice("exercise "+x.ID, x.SqrtPriceX96.Int)
 }

@@ -29,11 +29,12 @@ func TestLeaderboardSums(t *testing.T) {
 	n := func(v int64) subgraph.BigInt { return subgraph.BigInt{Int: big.NewInt(v)} }
 	price := subgraph.BigInt{Int: new(big.Int).Lsh(big.NewInt(1), 97)}
 	buy := func(id string, m, who common.Address, call bool, vol, prem, fees int64) subgraph.BoardPurchase {
-		return subgraph.BoardPurchase{ID: id, Market: subgraph.Address(m), Buyer: subgraph.Address(who), IsCall: call,
-			TotalAssetWithdrawn: n(vol), Premium: n(prem), ProtocolFees: n(fees), SqrtPriceX96: price}
+		return subgraph.BoardPurchase{Market: subgraph.Address(m), StatsPurchase: subgraph.StatsPurchase{ID: id, Buyer: subgraph.Address(who), IsCall: call,
+			TotalAssetWithdrawn: n(vol), Premium: n(prem), ProtocolFees: n(fees), SqrtPriceX96: price}}
 	}
 	exercise := func(id string, m, who common.Address, call bool, toOwner *subgraph.BigInt) subgraph.BoardExercise {
-		x := subgraph.BoardExercise{ID: id, Market: subgraph.Address(m), User: subgraph.Address(who), ProfitToOwner: toOwner, SqrtPriceX96: price}
+		x := subgraph.BoardExercise{Market: subgraph.Address(m), User: subgraph.Address(who), ProfitToOwner: toOwner,
+			StatsExercise: subgraph.StatsExercise{ID: id, SqrtPriceX96: price}}
 		x.Option.IsCall = call
 		return x
 	}

@@ -39,8 +39,8 @@ func (b boardEvents) BoardPurchases(_ context.Context, q subgraph.BoardQuery) ([
 	out := make([]subgraph.BoardPurchase, min(b.purchases, q.First))
 	one := subgraph.BigInt{Int: big.NewInt(1)}
 	for i := range out {
-		out[i] = subgraph.BoardPurchase{ID: fmt.Sprint(i), Market: subgraph.Address(q.Markets[0]), Buyer: subgraph.Address(common.BigToAddress(big.NewInt(int64(i + 1)))),
-			Premium: one, ProtocolFees: one, TotalAssetWithdrawn: one, SqrtPriceX96: subgraph.BigInt{Int: new(big.Int).Lsh(one.Int, 96)}}
+		out[i] = subgraph.BoardPurchase{Market: subgraph.Address(q.Markets[0]), StatsPurchase: subgraph.StatsPurchase{ID: fmt.Sprint(i), Buyer: subgraph.Address(common.BigToAddress(big.NewInt(int64(i + 1)))),
+			Premium: one, ProtocolFees: one, TotalAssetWithdrawn: one, SqrtPriceX96: subgraph.BigInt{Int: new(big.Int).Lsh(one.Int, 96)}}}
 	}
 	return out, subgraph.Meta{Block: 7}, nil
 }
@@ -48,8 +48,8 @@ func (b boardEvents) BoardPurchases(_ context.Context, q subgraph.BoardQuery) ([
 func (b boardEvents) BoardExercises(_ context.Context, q subgraph.BoardQuery) ([]subgraph.BoardExercise, subgraph.Meta, error) {
 	out := make([]subgraph.BoardExercise, min(b.exercises, q.First))
 	for i := range out {
-		out[i] = subgraph.BoardExercise{ID: fmt.Sprint(i), Market: subgraph.Address(q.Markets[0]), User: subgraph.Address(common.BigToAddress(big.NewInt(int64(i + 1)))),
-			SqrtPriceX96: subgraph.BigInt{Int: new(big.Int).Lsh(big.NewInt(1), 96)}}
+		out[i] = subgraph.BoardExercise{Market: subgraph.Address(q.Markets[0]), User: subgraph.Address(common.BigToAddress(big.NewInt(int64(i + 1)))),
+			StatsExercise: subgraph.StatsExercise{ID: fmt.Sprint(i), SqrtPriceX96: subgraph.BigInt{Int: new(big.Int).Lsh(big.NewInt(1), 96)}}}
 	}
 	return out, subgraph.Meta{Block: 7}, nil
 }
