@@ -102,24 +102,31 @@ func runUntilSynced(t testing.TB, ix *indexer.Indexer, c *indexertest.Chain) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- ix.Run(ctx) }()
-	for {
-		st := ix.Status()
-		if st.State == indexer.StateSynced && st.Block >= c.Head() {
-			break
-		}
-		if st.State == indexer.StateFailed {
-			cancel()
-			t.Fatalf("indexing failed: %s", st.Error)
-		}
+	var failed string
+	ended := false
+	eventually.True(t, "the index synced to the node's head", func() bool {
 		select {
 		case err := <-done:
-			cancel()
-			t.Fatalf("Run returned %v before the head", err)
-		case <-time.After(2 * time.Millisecond):
+			failed, ended = fmt.Sprintf("Run returned %v before the head", err), true
+			return true // stop waiting: reported below
+		default:
 		}
-	}
+		if st := ix.Status(); st.State == indexer.StateFailed {
+			failed = "indexing failed: " + st.Error
+		} else {
+			return st.State == indexer.StateSynced && st.Block >= c.Head()
+		}
+		return true
+	})
 	cancel()
-	if err := <-done; err != nil {
+	var err error
+	if !ended {
+		err = <-done
+	}
+	if failed != "" {
+		t.Fatal(failed)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 }
@@ -307,17 +314,7 @@ func TestReceiptBatchesTooLargeAreSplit(t *testing.T) {
 	c.MaxBatchReceipts = 3
 	ix := open(t, c, filepath.Join(t.TempDir(), "r.sqlite"), indexer.Options{Batch: 7})
 	defer ix.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- ix.Run(ctx) }()
-	eventually.True(t, "the index synced over a node answering 3 block receipts a batch", func() bool {
-		st := ix.Status()
-		return st.State == indexer.StateSynced && st.Block >= c.Head()
-	})
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	runUntilSynced(t, ix, c) // over a node answering 3 block receipts a batch
 	sameAnswers(t, "after backfill", answers(t, ix), answers(t, reference(t, c)))
 }
 

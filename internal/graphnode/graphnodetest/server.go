@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"strconv"
 	"sync"
@@ -65,16 +66,12 @@ func New() *Server {
 func (s *Server) Requests() int64 { return s.requests.Load() }
 
 // Operations counts the queries the emulator answered (not those Fail
-// answered) by operation name: a copy, so
-// that a test can take one before a request and one after.
+// answered) by operation name: a copy, so that a test can take one before
+// a request and one after.
 func (s *Server) Operations() map[string]int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[string]int64, len(s.byOp))
-	for op, n := range s.byOp {
-		out[op] = n
-	}
-	return out
+	return maps.Clone(s.byOp)
 }
 
 // LastVariables returns the variables of the last query with that operation name.
