@@ -112,12 +112,17 @@ func (h *heap) u32(p uint32) uint32 {
 	return v
 }
 
-func (h *heap) bytesAt(p, n uint32) []byte {
+func (h *heap) bytesAt(p, n uint32) []byte { return append([]byte{}, h.view(p, n)...) }
+
+// view is n bytes of the module's memory at p, not copied (valid until
+// the memory grows); a range outside it is the mapping's fault, a panic
+// the trigger's recover reports.
+func (h *heap) view(p, n uint32) []byte {
 	b, ok := h.mem.Read(p, n)
 	if !ok {
 		panic(fmt.Sprintf("read of %d bytes at %d outside memory", n, p))
 	}
-	return append([]byte{}, b...)
+	return b
 }
 
 func (h *heap) rtSize(p uint32) uint32 {
@@ -131,11 +136,7 @@ func (h *heap) rtSize(p uint32) uint32 {
 // strings (ids, hex, entity types) are ASCII nearly always: read and
 // written a byte a code unit, without decoding to runes.
 func (h *heap) readString(p uint32) string {
-	n := h.rtSize(p)
-	b, ok := h.mem.Read(p, n)
-	if !ok {
-		panic(fmt.Sprintf("read of %d bytes at %d outside memory", n, p))
-	}
+	b := h.view(p, h.rtSize(p))
 	ascii := make([]byte, len(b)/2)
 	for i := range ascii {
 		c := binary.LittleEndian.Uint16(b[2*i:])
