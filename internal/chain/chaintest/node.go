@@ -263,55 +263,61 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 	case "eth_getBlockByNumber":
 		n.header(req, &resp)
 	case "eth_call":
-		n.calls.Add(1)
-		at, e := n.callBlock(req)
-		if e != nil {
-			resp.Error = e
-			return resp
-		}
-		var arg struct {
-			From common.Address `json:"from"`
-			To   common.Address `json:"to"`
-			Data hexutil.Bytes  `json:"data"`
-		}
-		if len(req.Params) < 1 || json.Unmarshal(req.Params[0], &arg) != nil {
-			resp.Error = &RPCError{Code: -32602, Message: "invalid params"}
-			return resp
-		}
-		n.mu.Lock()
-		var ret []byte
-		var ok bool
-		if market, _, asks, isPricing := contracts.UnpackPricingReadCode(arg.Data); isPricing && arg.To == (common.Address{}) {
-			ret, ok = n.pricingRead(market, asks, at)
-		} else if calls, isChained := contracts.UnpackChainedReadCode(arg.Data); isChained && arg.To == (common.Address{}) {
-			if n.NoCreateCalls {
-				n.mu.Unlock()
-				resp.Error = &RPCError{Code: -32602, Message: "invalid argument 0: missing \"to\""}
-				return resp
-			}
-			ret, ok = n.chainedRead(calls)
-		} else if run, isProbe := probeOverride(req, arg.To); isProbe {
-			at := blockOverride(req)
-			if at == 0 {
-				at = n.BlockNumber + 1
-			}
-			ret, ok = n.probe(arg.To, run, at)
-		} else {
-			ret, ok = n.call(arg.From, arg.To, arg.Data)
-		}
-		n.mu.Unlock()
-		if !ok {
-			resp.Error = &RPCError{Code: 3, Message: "execution reverted", Data: hexutil.Encode(ret)}
-			return resp
-		}
-		if n.Rewrite != nil {
-			ret = n.Rewrite(arg.To, arg.Data, ret)
-		}
-		resp.Result = hexutil.Encode(ret)
+		n.ethCall(req, &resp)
 	default:
 		resp.Error = &RPCError{Code: -32601, Message: "the method " + req.Method + " does not exist/is not available"}
 	}
 	return resp
+}
+
+// ethCall answers an eth_call: the pricing and chained reads deployed
+// without a target, a probe's state override, or a call to a contract.
+func (n *Node) ethCall(req rpcRequest, resp *rpcResponse) {
+	n.calls.Add(1)
+	at, e := n.callBlock(req)
+	if e != nil {
+		resp.Error = e
+		return
+	}
+	var arg struct {
+		From common.Address `json:"from"`
+		To   common.Address `json:"to"`
+		Data hexutil.Bytes  `json:"data"`
+	}
+	if len(req.Params) < 1 || json.Unmarshal(req.Params[0], &arg) != nil {
+		resp.Error = &RPCError{Code: -32602, Message: "invalid params"}
+		return
+	}
+	n.mu.Lock()
+	var ret []byte
+	var ok bool
+	if market, _, asks, isPricing := contracts.UnpackPricingReadCode(arg.Data); isPricing && arg.To == (common.Address{}) {
+		ret, ok = n.pricingRead(market, asks, at)
+	} else if calls, isChained := contracts.UnpackChainedReadCode(arg.Data); isChained && arg.To == (common.Address{}) {
+		if n.NoCreateCalls {
+			n.mu.Unlock()
+			resp.Error = &RPCError{Code: -32602, Message: "invalid argument 0: missing \"to\""}
+			return
+		}
+		ret, ok = n.chainedRead(calls)
+	} else if run, isProbe := probeOverride(req, arg.To); isProbe {
+		at := blockOverride(req)
+		if at == 0 {
+			at = n.BlockNumber + 1
+		}
+		ret, ok = n.probe(arg.To, run, at)
+	} else {
+		ret, ok = n.call(arg.From, arg.To, arg.Data)
+	}
+	n.mu.Unlock()
+	if !ok {
+		resp.Error = &RPCError{Code: 3, Message: "execution reverted", Data: hexutil.Encode(ret)}
+		return
+	}
+	if n.Rewrite != nil {
+		ret = n.Rewrite(arg.To, arg.Data, ret)
+	}
+	resp.Result = hexutil.Encode(ret)
 }
 
 // Call answers one eth_call to `to` from the zero address at the latest
