@@ -17,9 +17,13 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/testclock"
 )
 
 // ChainID is the simulated backend's chain id.
@@ -70,9 +74,18 @@ func NewChain(t testing.TB, n int) *Chain {
 		alloc[a.Addr] = types.Account{Balance: eth}
 		c.Accounts = append(c.Accounts, a)
 	}
-	c.Backend = simulated.NewBackend(alloc, simulated.WithBlockGasLimit(200_000_000))
+	genesis, err := testclock.Genesis()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Backend = simulated.NewBackend(alloc, simulated.WithBlockGasLimit(200_000_000), atTime(genesis))
 	t.Cleanup(func() { c.Backend.Close() })
 	return c
+}
+
+// atTime starts the chain at a genesis timestamp (see testclock.Variable).
+func atTime(genesis uint64) func(*node.Config, *ethconfig.Config) {
+	return func(_ *node.Config, c *ethconfig.Config) { c.Genesis.Timestamp = genesis }
 }
 
 // Client is the simulated node's client.

@@ -192,10 +192,14 @@ func TestQuoteEqualsTheMarket(t *testing.T) {
 
 // The refusals: not enough free liquidity (with how much there is), no IV
 // for the ttl (bare revert or a 0 price), a hook's ttl bound, the weekend.
+// The chain is put on a Wednesday first (the weekend hook's range is free)
+// and then on a Saturday (it is not), so the test holds on any day it runs
+// and fails on any day if the hook's rule were ignored.
 func TestQuoteRefusals(t *testing.T) {
 	s := deploy(t)
 	p := s.p
 	ctx := context.Background()
+	p.Chain.ToWeekday(time.Wednesday)
 	free := new(big.Int)
 	for _, r := range []pt.Range{s.plain, s.hooked, s.weekend} {
 		a0, a1, _ := clamm.RangeAmounts(r.TickLower, r.TickUpper, p.RangeInfo(r).TotalLiquidity)
@@ -228,9 +232,7 @@ func TestQuoteRefusals(t *testing.T) {
 		t.Errorf("24h hook: %v", err)
 	}
 	// A Saturday: the weekend hook's range refuses too.
-	now := p.Chain.Now()
-	days := (6 - (now/86400+4)%7 + 7) % 7 // to the next Saturday (0: today is one)
-	p.Chain.AdjustTime(time.Duration(days*86400+3600) * time.Second)
+	p.Chain.ToWeekday(time.Saturday)
 	_, err = s.svc.QuotePurchase(ctx, s.callReq(3600, new(big.Int).Add(twoRanges, big.NewInt(1)), common.Address{}))
 	if code(err) != "PURCHASE_HOOK_REFUSED" || !strings.Contains(err.Error(), "Saturday or Sunday") {
 		t.Errorf("weekend: %v", err)
