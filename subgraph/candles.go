@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -60,6 +61,12 @@ func (c *Client) Candles(ctx context.Context, q CandleQuery) ([]Candle, *Candle,
 		}
 		return k.checkPrices()
 	}, firstPage: firstPage})
+	// The document asks for id order, which is time order, but an answer
+	// in another order is still the same records: sorted here, so that no
+	// caller walks them as a series in the subgraph's order (a swapped
+	// first and last record once made every interval between them flat).
+	// Starts are distinct: the id names the start and no id is listed twice.
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Start < list[j].Start })
 	return list, prev, meta, err
 }
 

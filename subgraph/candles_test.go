@@ -59,3 +59,30 @@ func TestCandlesRefuseGarbage(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// A subgraph that answers a window's records out of time order (S11: the
+// first and last swapped) still gives them oldest first, every one kept:
+// callers walk them as a series.
+func TestCandlesSortedWhateverTheAnswersOrder(t *testing.T) {
+	const pool = "0xc6962004f452be9203591991d15f6b388e09e8d0"
+	rec := func(start int64) string {
+		return fmt.Sprintf(`{"id":"%s-60-%010d","start":%d,"open":"5","high":"9","low":"4","close":"6","closeTick":1,"volume0":"1","volume1":"1","swaps":%d}`, pool, start, start, start/60)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"data":{"_meta":{"block":{"number":7,"hash":"0x%064x","timestamp":9000},"hasIndexingErrors":false},"previous":[],"candles":[%s,%s,%s,%s]}}`,
+			7, rec(360), rec(180), rec(240), rec(120))
+	}))
+	defer srv.Close()
+	c := testenv.NewSubgraph(t, srv.URL, subgraph.Options{})
+	list, _, _, err := c.Candles(context.Background(), subgraph.CandleQuery{Pool: common.HexToAddress(pool), Interval: 60, From: 120, To: 420})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts []int64
+	for _, k := range list {
+		starts = append(starts, k.Start)
+	}
+	if fmt.Sprint(starts) != "[120 180 240 360]" {
+		t.Errorf("starts %v, want [120 180 240 360]", starts)
+	}
+}

@@ -103,19 +103,24 @@ func (s *Service) CandlesOf(ctx context.Context, req CandlesRequest) (Candles, e
 // series is one candle per interval starting in [first, end) from
 // the first one with a known price (a record, or the previous record's
 // close): intervals with a record are that record's, the others flat at
-// the previous close.
+// the previous close. Records are found by their start, not by their
+// place in recs: an upstream's order is not trusted (a record out of
+// order must not turn the intervals it skips flat), and one outside
+// [first, end) or off the interval's grid is not drawn.
 func (p candlePricer) series(recs []subgraph.Candle, prev *subgraph.Candle, first, end, step int64) []Candle {
 	var last *big.Int
 	if prev != nil {
 		last = prev.Close.Int
 	}
+	byStart := make(map[int64]subgraph.Candle, len(recs))
+	for _, r := range recs {
+		byStart[r.Start] = r
+	}
 	out := []Candle{}
-	i := 0
 	for t := first; t < end; t += step {
-		if i < len(recs) && recs[i].Start == t {
-			out = append(out, p.candle(recs[i]))
-			last = recs[i].Close.Int
-			i++
+		if r, ok := byStart[t]; ok {
+			out = append(out, p.candle(r))
+			last = r.Close.Int
 			continue
 		}
 		if last != nil {
