@@ -307,6 +307,17 @@ func (p *Pins) Run(ctx context.Context, a Ask, s Strategy, read func(context.Con
 // first one failed at.
 var errSameHead = errors.New("block: the subgraph's head is the block that failed")
 
+// noBlockYet answers an IndexedHead read whose `_meta` names no block
+// (block 0, or `_meta` null): an embedded index before its first commit
+// (every start, and a store indexed again from the start), a Graph Node
+// subgraph not yet started or answering null after a quiet spell. There
+// is no block to pin the answer to; that is the index not being ready,
+// not the gateway's bug, so it is a 503 (Retry-After) the client can wait
+// out, never the 500 an unmapped error would be.
+func noBlockYet() error {
+	return problem.New(problem.SubgraphUnavailable, "the subgraph has indexed no block yet (its _meta names none): ask again once it has")
+}
+
 // run is one attempt of Run. failed, when not 0, is the block the first
 // attempt failed at: an IndexedHead answer then reads `_meta` rather than
 // pin to the head last seen, and stops with errSameHead when `_meta`
@@ -374,6 +385,9 @@ func (p *Pins) pinIndexed(ctx context.Context, chainID uint64, pin *Pin, stale S
 	case res := <-c.readHead(ages.RefreshTimeout):
 		if res.Err != nil {
 			return res.Err
+		}
+		if res.Val.(Ref).Number == 0 {
+			return noBlockYet()
 		}
 		if res.Val.(Ref).Number == failed {
 			return errSameHead

@@ -510,3 +510,35 @@ func TestRunFollowsAHeadThatWentBack(t *testing.T) {
 		t.Errorf("with `_meta` naming the block that failed: %v, want BLOCK_NOT_INDEXED", err)
 	}
 }
+
+// A subgraph whose `_meta` names no block (block 0, or null: an embedded
+// index before its first commit, a Graph Node after a quiet spell) gives
+// an IndexedHead answer nothing to pin to: 503 SUBGRAPH_UNAVAILABLE, the
+// read never run, and never the 500 of an unmapped error (attack 5, S4).
+// Once `_meta` names a block, the next miss pins to it.
+func TestRunRefusesAHeadOfNoBlockAsUnavailable(t *testing.T) {
+	for _, head := range []Ref{{}, {Number: 0, Hash: hashOf(0)}} {
+		f := &flakyIndexer{head: head}
+		p, err := New(map[uint64]Sources{1: {Indexed: f, Headers: &headers{}}}, HeadAges{Fresh: time.Hour, Strikes: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reads := 0
+		read := func(context.Context) error { reads++; return nil }
+		for _, s := range []Strategy{IndexedHead(StaleStrikes), IndexedHead(StaleQuotes)} {
+			_, err := p.Run(context.Background(), Ask{Chain: 1}, s, read)
+			if pe := problem.As(err); pe.Code != problem.SubgraphUnavailable || !strings.Contains(pe.Message, "no block yet") {
+				t.Errorf("`_meta` %+v: %v, want SUBGRAPH_UNAVAILABLE naming no block yet", head, err)
+			}
+		}
+		if reads != 0 {
+			t.Errorf("`_meta` %+v: the answer was read %d times with no block to pin it to", head, reads)
+		}
+		f.mu.Lock()
+		f.head = Ref{Number: 950, Hash: hashOf(950)}
+		f.mu.Unlock()
+		if r, err := p.Run(context.Background(), Ask{Chain: 1}, IndexedHead(StaleStrikes), read); err != nil || r.Number != 950 {
+			t.Errorf("after the first commit: %+v %v, want an answer at 950", r, err)
+		}
+	}
+}

@@ -105,7 +105,7 @@ var (
 var (
 	SubgraphError         = declare("SUBGRAPH_ERROR", KindUpstreamError, "the subgraph answered with an error or with data that does not decode (GraphQL errors in an HTTP 200 included)")
 	SubgraphIndexingError = declare("SUBGRAPH_INDEXING_ERROR", KindUpstreamError, "the subgraph reports an indexing error; its data cannot be trusted")
-	SubgraphUnavailable   = declare("SUBGRAPH_UNAVAILABLE", KindUpstreamUnavailable, "the subgraph is unreachable or refuses (429/503)")
+	SubgraphUnavailable   = declare("SUBGRAPH_UNAVAILABLE", KindUpstreamUnavailable, "the subgraph is unreachable or refuses (429/503), or has indexed no block yet (its `_meta` names none: an embedded index before its first commit)")
 	SubgraphTimeout       = declare("SUBGRAPH_TIMEOUT", KindUpstreamTimeout, "the subgraph did not answer in time")
 	RPCError              = declare("RPC_ERROR", KindUpstreamError, "the RPC node answered with an error or with data that does not decode")
 	RPCUnavailable        = declare("RPC_UNAVAILABLE", KindUpstreamUnavailable, "the RPC node is unreachable or refuses (429/503)")
