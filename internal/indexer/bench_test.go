@@ -1,17 +1,26 @@
 package indexer_test
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer"
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer/indexertest"
 )
@@ -167,5 +176,164 @@ func BenchmarkBackfill(b *testing.B) {
 				_ = ix.Close()
 			}
 		})
+	}
+}
+
+// ScaleEnv sets the scale of BenchmarkBackfillArbitrum's history: "full"
+// is the (220 million blocks, 1,000,000 protocol events; about
+// ten minutes or more on two cores), a number N divides the span and the
+// events by N. Unset, the history is 1/10,000 of it (22,000 blocks, 100
+// events, about 7,600 swaps), so that CI, which runs every benchmark once,
+// stays fast.
+const ScaleEnv = "CLAMM_BENCH_BACKFILL_SCALE"
+
+// scaleOf reads ScaleEnv.
+func scaleOf(b *testing.B) uint64 {
+	v := os.Getenv(ScaleEnv)
+	switch v {
+	case "":
+		return 10_000
+	case "full":
+		return 1
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil || n == 0 {
+		b.Fatalf("%s=%q: want full or a positive divisor", ScaleEnv, v)
+	}
+	return n
+}
+
+// scaleMarkets are two handlers over pools of their own, as Arbitrum's
+// WETH/USDC and WBTC/USDC markets; their pools' slot0 answers a price,
+// every other eth_call reverts (the pools' tokens are then unknown).
+func scaleMarkets(b *testing.B) ([]*indexertest.Handler, func(common.Address, []byte, uint64) ([]byte, bool)) {
+	var hs []*indexertest.Handler
+	calls := map[common.Address]func(common.Address, []byte, uint64) ([]byte, bool){}
+	for i := range 2 {
+		h, err := indexertest.NewHandler(common.BigToAddress(big.NewInt(int64(0xa0001+i))), common.BigToAddress(big.NewInt(int64(0xb0001+i))))
+		if err != nil {
+			b.Fatal(err)
+		}
+		hs = append(hs, h)
+		calls[h.Pool] = h.Slot0(price, 0)
+	}
+	return hs, func(to common.Address, data []byte, n uint64) ([]byte, bool) {
+		if f, ok := calls[to]; ok {
+			return f(to, data, n)
+		}
+		return nil, true
+	}
+}
+
+// storeBytes is the size of the store's files (the database, its WAL).
+func storeBytes(path string) int64 {
+	var n int64
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if fi, err := os.Stat(p); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// BenchmarkBackfillArbitrum indexes a synthetic history shaped as
+// Arbitrum's (indexertest.ArbitrumScale: a first market 220 million
+// blocks before the head at four blocks a second, 1,000,000 protocol
+// events over 20,000 users and 50 ranges a market, two markets whose
+// pools swap 60,000 times a day each) from a node with a provider's caps
+// (10,000 logs an answer, 10,000 blocks a range) that computes its
+// blocks and logs when asked, and reports the time to the head, protocol
+// events a second, HTTP requests per protocol event apart from the
+// mappings' eth_calls, the peak heap and the store's bytes per protocol
+// event. The scale is ScaleEnv's (1/10,000 unset); the full history:
+//
+//	CLAMM_BENCH_BACKFILL_SCALE=full go test ./internal/indexer -run '^$' -bench BackfillArbitrum -benchtime 1x -timeout 2h
+func BenchmarkBackfillArbitrum(b *testing.B) {
+	scale := scaleOf(b)
+	hs, call := scaleMarkets(b)
+	s := indexertest.ArbitrumScale(chainID, hs, scale)
+	s.Call = call
+	if os.Getenv(ScaleEnv+"_SWAPS") == "0" {
+		s.SwapsPerDay = 0 // the protocol's own events alone, for comparison
+	}
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		path := filepath.Join(b.TempDir(), fmt.Sprintf("%d.sqlite", i))
+		var src []mapping.Watched
+		for _, h := range hs {
+			src = append(src, mapping.Watched{Address: h.Address, Name: "HandlerV2", Start: s.First()})
+		}
+		ix := openNode(b, s, path, src)
+		stop := peak()
+		start := time.Now()
+		b.ResetTimer()
+		runToHead(b, ix, s.Head)
+		b.StopTimer()
+		elapsed, heap := time.Since(start), stop()
+		events := float64(s.Events)
+		var req int64
+		for methods, n := range s.Requests() {
+			if methods != "eth_call" {
+				req += n
+			}
+		}
+		size := storeBytes(path)
+		b.Logf("scale 1/%d: %d blocks, %d protocol events, %d swaps a pool, %d logs indexed", scale, s.Span, s.Events, s.Swaps(), ix.Counts().Events)
+		b.Logf("time to head %s; store %d bytes; HTTP requests by the methods they carried: %v", elapsed.Round(time.Second), size, s.Requests())
+		for _, m := range append(nodeMethods, "eth_call") {
+			b.Logf("%s: %d calls", m, s.Calls(m))
+		}
+		b.ReportMetric(elapsed.Seconds(), "s-to-head")
+		b.ReportMetric(events/elapsed.Seconds(), "events/s")
+		b.ReportMetric(float64(req)/events, "requests/event")
+		b.ReportMetric(float64(heap)/(1<<20), "peak-heap-MiB")
+		b.ReportMetric(float64(size)/events, "store-B/event")
+		b.ReportMetric(float64(s.Calls("eth_call")), "mapping-eth_calls")
+		_ = ix.Close()
+	}
+}
+
+// openNode opens an indexer of sources on the node h serves.
+func openNode(b *testing.B, h http.Handler, path string, sources []mapping.Watched) *indexer.Indexer {
+	srv := httptest.NewServer(h)
+	b.Cleanup(srv.Close)
+	rc, err := rpc.Dial(srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(rc.Close)
+	ix, err := indexer.Open(context.Background(), indexer.Options{ChainID: chainID, RPC: rc, Path: path, Sources: sources,
+		Poll: 5 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(testLog{b}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ix
+}
+
+// runToHead runs ix until it has indexed block head, however long that
+// takes (a benchmark's history may take minutes: no deadline here, go
+// test's -timeout bounds it), then stops it.
+func runToHead(b *testing.B, ix *indexer.Indexer, head uint64) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- ix.Run(ctx) }()
+	for {
+		select {
+		case err := <-done:
+			b.Fatalf("Run returned %v before the head", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+		st := ix.Status()
+		if st.State == indexer.StateFailed {
+			b.Fatalf("indexing failed: %s", st.Error)
+		}
+		if st.State == indexer.StateSynced && st.Block >= head {
+			cancel()
+			if err := <-done; err != nil {
+				b.Fatal(err)
+			}
+			return
+		}
 	}
 }
