@@ -43,8 +43,9 @@ type Expiry struct {
 }
 
 // ChainOption is one strike and side at one ttl. Premium, IV and the
-// Greeks are null when the market's pricing has no IV for the ttl or its
-// getOptionPrice reverts.
+// Greeks are null when the market's pricing has no IV for the ttl, its
+// getOptionPrice reverts, or its price is past what a purchase can pay
+// (payable).
 type ChainOption struct {
 	Strike     string `json:"strike"`
 	Type       string `json:"type"`
@@ -126,7 +127,7 @@ func (s *Service) OptionsChainOf(ctx context.Context, req OptionsChainRequest) (
 		Block: head.BlockNumber.Uint64(), Timestamp: head.Timestamp.Uint64(), subgraph: set.meta.Block,
 	}
 	for i, ttl := range req.TTLs {
-		out.Expiries = append(out.Expiries, expiry(ttl, rows, answers[i*len(rows):(i+1)*len(rows)], head.LastPrice, putDec))
+		out.Expiries = append(out.Expiries, expiry(ttl, rows, answers[i*len(rows):(i+1)*len(rows)], head.LastPrice, units{call: int(info.CallAsset.Decimals), put: putDec}))
 	}
 	return out, nil
 }
@@ -159,8 +160,29 @@ func chainRows(strikes []strike) []chainRow {
 // floor(ttl / 864) / 36500 (days * 100 over 365 * 100).
 func yearsToExpiry(ttl uint64) float64 { return float64(ttl/864) / 36500 }
 
-func expiry(ttl uint64, rows []chainRow, answers []contracts.PricingAnswer, last *big.Int, putDec int) Expiry {
+// units are the market's two assets' decimals.
+type units struct{ call, put int }
+
+// payable reports whether one call asset of the option can be bought at
+// price (put-asset base units per call asset). The market's premium
+// arithmetic multiplies the amount by the price in checked uint256: for a
+// call the amount is in call-asset base units, for a put it is the size
+// in call assets scaled by the put asset's decimals, so one call asset is
+// 10^decimals of one or the other. Past 2^256-1 mintOption reverts
+// whatever the buyer pays; such a price is shown as no price, as the
+// quote and prepare refuse it (attack 5, S12).
+func payable(isPut bool, price *big.Int, u units) bool {
+	dec := u.call
+	if isPut {
+		dec = u.put
+	}
+	one := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(dec)), nil)
+	return one.Mul(one, price).BitLen() <= 256
+}
+
+func expiry(ttl uint64, rows []chainRow, answers []contracts.PricingAnswer, last *big.Int, u units) Expiry {
 	e := Expiry{TTL: ttl, YearsToExpiry: yearsToExpiry(ttl), Options: make([]ChainOption, len(rows))}
+	putDec := u.put
 	scale := math.Pow(10, float64(putDec))
 	spot, _ := new(big.Float).SetInt(last).Float64()
 	for i, r := range rows {
@@ -170,7 +192,7 @@ func expiry(ttl uint64, rows []chainRow, answers []contracts.PricingAnswer, last
 		if r.isPut {
 			o.Type = "put"
 		}
-		if a.VolOk && a.BaseVol.Sign() > 0 && a.PriceOk {
+		if a.VolOk && a.BaseVol.Sign() > 0 && a.PriceOk && payable(r.isPut, a.OptionPrice, u) {
 			o.Premium, o.PremiumRaw = ptr(clamm.FormatUnits(a.OptionPrice, putDec)), ptr(a.OptionPrice.String())
 			o.IV, o.BaseIV, o.IVSource = pricedIV(a), ptr(a.BaseVol.String()), ptr(ivSource(a.VolFrom))
 			if o.IV != nil {

@@ -159,6 +159,12 @@ func (st *quoteState) price(req PurchaseRequest, head contracts.PricingHead, a c
 	if !a.FeeOk {
 		return problem.New(problem.PurchaseWouldRevert, "the market's getFee reverts for a premium of %s", a.Premium)
 	}
+	cost := new(big.Int).Add(a.Premium, a.Fee)
+	if cost.BitLen() > 256 {
+		// mintOption adds them in checked uint256 arithmetic: it reverts,
+		// and no approval can cover the sum. The prepare refuses it too.
+		return problem.New(problem.PurchaseWouldRevert, "this purchase costs %s (premium %s plus fee %s), past 2^256-1: mintOption would revert and no approval can cover it", cost, a.Premium, a.Fee)
+	}
 	st.head, st.premium, st.fee = head, a.Premium, a.Fee
 	kind := "put"
 	if req.IsCall {
@@ -166,7 +172,7 @@ func (st *quoteState) price(req PurchaseRequest, head contracts.PricingHead, a c
 	}
 	st.q = PurchaseQuote{
 		Type: kind, Strike: clamm.FormatPrice(req.Strike), TTL: req.TTL, Amount: req.Amount.String(), Size: total.String(),
-		Premium: a.Premium.String(), Fees: a.Fee.String(), Cost: new(big.Int).Add(a.Premium, a.Fee).String(),
+		Premium: a.Premium.String(), Fees: a.Fee.String(), Cost: cost.String(),
 		IV: pricedIV(a), BaseIV: a.BaseVol.String(), IVSource: ivSource(a.VolFrom), MarkPrice: head.LastPrice.String(), StrikePrice: a.Strike.String(),
 		Legs: st.legJSON(), User: req.User.Hex(), Block: head.BlockNumber.Uint64(), Timestamp: head.Timestamp.Uint64(),
 	}
