@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
@@ -53,7 +54,9 @@ type Chain struct {
 }
 
 // NewChain starts a simulated chain with n funded accounts (at least one).
-func NewChain(t testing.TB, n int) *Chain {
+// Options change the node after the defaults (Archive, a genesis time, an
+// HTTP endpoint): cmd/clamm-sandbox serves the chain this way.
+func NewChain(t testing.TB, n int, options ...NodeOption) *Chain {
 	t.Helper()
 	if n < 1 {
 		n = 1
@@ -78,14 +81,30 @@ func NewChain(t testing.TB, n int) *Chain {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Backend = simulated.NewBackend(alloc, simulated.WithBlockGasLimit(200_000_000), atTime(genesis))
+	options = append([]NodeOption{simulated.WithBlockGasLimit(200_000_000), atTime(genesis)}, options...)
+	c.Backend = simulated.NewBackend(alloc, options...)
 	t.Cleanup(func() { c.Backend.Close() })
 	return c
 }
 
+// NodeOption changes the simulated node's configuration before it starts.
+type NodeOption = func(*node.Config, *ethconfig.Config)
+
 // atTime starts the chain at a genesis timestamp (see testclock.Variable).
-func atTime(genesis uint64) func(*node.Config, *ethconfig.Config) {
+func atTime(genesis uint64) NodeOption {
 	return func(_ *node.Config, c *ethconfig.Config) { c.Genesis.Timestamp = genesis }
+}
+
+// AtTime starts the chain at genesis (unix seconds) instead of the test
+// clock's day.
+func AtTime(genesis uint64) NodeOption { return atTime(genesis) }
+
+// Archive keeps the state of every block. The simulated node keeps only
+// the last 128 blocks' state by default, so an indexer reading a longer
+// history's eth_calls at their blocks fails ("no state at block ...").
+func Archive(_ *node.Config, c *ethconfig.Config) {
+	c.NoPruning = true
+	c.StateScheme = rawdb.HashScheme
 }
 
 // Client is the simulated node's client.

@@ -18,11 +18,12 @@ import (
 // call asset, token0) / USDC (6 decimals, put asset) market at about 3,000
 // USDC per WETH, fee tier 500 (tick spacing 10), four funded users.
 type Config struct {
-	CallDecimals, PutDecimals uint8   // 0 means 18 and 6
-	Inverted                  bool    // the call asset is token1 (the put asset token0)
-	Price                     float64 // put asset per call asset at start; 0 means 3000
-	Fee                       uint32  // pool fee tier; 0 means 500
-	Users                     int     // funded accounts besides the deployer; 0 means 4
+	CallDecimals, PutDecimals uint8        // 0 means 18 and 6
+	Inverted                  bool         // the call asset is token1 (the put asset token0)
+	Price                     float64      // put asset per call asset at start; 0 means 3000
+	Fee                       uint32       // pool fee tier; 0 means 500
+	Users                     int          // funded accounts besides the deployer; 0 means 4
+	Node                      []NodeOption // the chain's node options (NewChain)
 }
 
 // Protocol is a deployed test protocol. Accounts: Chain.Accounts[0] is the
@@ -90,7 +91,7 @@ func Deploy(t testing.TB, cfg Config) *Protocol {
 	if cfg.Users == 0 {
 		cfg.Users = 4
 	}
-	c := NewChain(t, cfg.Users+1)
+	c := NewChain(t, cfg.Users+1, cfg.Node...)
 	p := &Protocol{Chain: c, Owner: c.Accounts[0], Users: c.Accounts[1:], Fee: cfg.Fee,
 		CallDecimals: cfg.CallDecimals, PutDecimals: cfg.PutDecimals}
 	p.TickSpacing = map[uint32]int{100: 1, 500: 10, 3000: 60, 10000: 200}[cfg.Fee]
