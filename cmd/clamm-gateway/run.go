@@ -60,7 +60,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer a.Close() // after the server below has shut down and the indexes have stopped
 	indexCtx, stopIndexes := context.WithCancel(context.WithoutCancel(ctx))
 	waitIndexes := a.RunIndexes(indexCtx)
-	defer func() { stopIndexes(); waitIndexes() }()
+	// With streams on, each chain's head feed (app.RunFeeds); off, nothing.
+	waitFeeds := a.RunFeeds(indexCtx)
+	defer func() { stopIndexes(); waitIndexes(); waitFeeds() }()
 	rawLn, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
@@ -87,6 +88,11 @@ type App struct {
 	// Indexes are the chains the gateway indexes itself (RunIndexes runs
 	// them).
 	Indexes map[uint64]Index
+
+	// streams and headPoll are CLAMM_STREAMS and CLAMM_HEAD_POLL, for
+	// RunFeeds.
+	streams  bool
+	headPoll time.Duration
 }
 
 // Close releases what New opened beyond memory: the shared tier's
@@ -110,7 +116,8 @@ func New(o Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &App{Service: w.svc, Pins: w.pins, Modes: w.modes, Indexes: w.indexes}
+	a := &App{Service: w.svc, Pins: w.pins, Modes: w.modes, Indexes: w.indexes,
+		streams: o.Config.Streams, headPoll: o.Config.HeadPoll.D()}
 	var shared gateway.SharedTier // stays a nil interface without Redis
 	if redisURL := o.Config.RedisURL; redisURL != "" {
 		// Connected lazily: a Redis down at start is a degraded tier, not
@@ -187,6 +194,7 @@ func newService(o Options) (w wired, err error) {
 	if w.pins, err = block.New(sources, headAges(cfg)); err != nil {
 		return w, err
 	}
+	w.feedIndexes()
 	w.svc = service.New(ups)
 	return w, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -96,6 +97,11 @@ type chainPins struct {
 	// the same time and the background refresh (readHead); headers one
 	// header read per block among the requests asking for it (BlockAt).
 	flight, headers singleflight.Group
+
+	// heads is the chain's head as its feed reports it; fed says a feed
+	// runs (Follow), so IndexedHead answers may pin to it.
+	heads Heads
+	fed   atomic.Bool
 
 	mu sync.Mutex
 	// blocks memoises BlockAt for HeadAges.Fresh: a client paging at one
@@ -367,6 +373,10 @@ func (p *Pins) pinIndexed(ctx context.Context, chainID uint64, pin *Pin, stale S
 		return err
 	}
 	ages := p.headAges()
+	if r, ok := c.fedHead(ages, stale); ok && failed == 0 {
+		pin.Resolve(r)
+		return nil
+	}
 	if r, at, ok := c.Indexed.Seen().Last(); ok && failed == 0 {
 		if use, refresh := ages.usable(time.Since(at), stale); use {
 			if refresh {
@@ -423,4 +433,79 @@ func (c *chainPins) readHead(timeout time.Duration) <-chan singleflight.Result {
 		c.Indexed.Seen().Saw(r, at)
 		return r, nil
 	})
+}
+
+// fedHead is the head a running feed last confirmed, while that is within
+// stale's bound: a feed keeps it current, so no answer waits on `_meta`
+// and none is refreshed from here. Without a feed, or once the feed has
+// gone quiet past the bound (its upstream down), the head as last seen
+// and `_meta` take over.
+func (c *chainPins) fedHead(ages HeadAges, stale Stale) (Ref, bool) {
+	if !c.fed.Load() {
+		return Ref{}, false
+	}
+	r, at, ok := c.heads.Latest()
+	if !ok {
+		return Ref{}, false
+	}
+	use, _ := ages.usable(time.Since(at), stale)
+	return r, use
+}
+
+// Heads is chainID's head feed (nil for a chain built without sources):
+// streams and the response cache subscribe to it; the embedded indexer,
+// or Follow's feed, publishes into it.
+func (p *Pins) Heads(chainID uint64) *Heads {
+	c, ok := p.chains[chainID]
+	if !ok {
+		return nil
+	}
+	return &c.heads
+}
+
+// Feeding says chainID's heads are published by a feed (Follow, or
+// MarkFed for a source that publishes by itself, the embedded indexer).
+func (p *Pins) Feeding(chainID uint64) bool {
+	c, ok := p.chains[chainID]
+	return ok && c.fed.Load()
+}
+
+// MarkFed tells the pins that chainID's heads are published by a source
+// of its own (the embedded indexer after each commit and revert), so
+// IndexedHead answers pin to them.
+func (p *Pins) MarkFed(chainID uint64) {
+	if c, ok := p.chains[chainID]; ok {
+		c.fed.Store(true)
+	}
+}
+
+// Follow runs f into chainID's heads until ctx ends (in the caller's
+// goroutine), marking the chain fed meanwhile.
+func (p *Pins) Follow(ctx context.Context, chainID uint64, f Feed) error {
+	c, err := p.chain(chainID)
+	if err != nil {
+		return err
+	}
+	c.fed.Store(true)
+	defer c.fed.Store(false)
+	return f.Run(ctx, &c.heads)
+}
+
+// PollFeed is the feed of a chain served by a Graph Node: a Poller of its
+// sources every every.
+func (p *Pins) PollFeed(chainID uint64, every time.Duration) (Feed, error) {
+	c, err := p.chain(chainID)
+	if err != nil {
+		return nil, err
+	}
+	return &Poller{Indexed: c.Indexed, Headers: c.Headers, Every: every}, nil
+}
+
+// Chains lists the chains the pins serve.
+func (p *Pins) Chains() []uint64 {
+	out := make([]uint64, 0, len(p.chains))
+	for id := range p.chains {
+		out = append(out, id)
+	}
+	return out
 }

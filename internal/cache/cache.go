@@ -368,3 +368,24 @@ func (c *Cache[V]) setAt(key string, v V, p Policy, stored time.Time) {
 		c.store.Delete(k)
 	}
 }
+
+// EvictIf drops, from this replica's store, every entry drop names (the
+// shared tier keeps its records, which readers judge themselves), and
+// reports how many. It scans every entry: for rare events (a chain's
+// reorg voids the answers read above its fork), not for a hit's path.
+func (c *Cache[V]) EvictIf(drop func(key string, v V) bool) int {
+	var gone []string
+	c.mu.Lock()
+	for k, e := range c.cur {
+		if drop(k, e.v) {
+			c.forget(k, e)
+			gone = append(gone, k)
+		}
+	}
+	c.mu.Unlock()
+	// Outside c.mu, as in setAt: go-cache's callback takes it.
+	for _, k := range gone {
+		c.store.Delete(k)
+	}
+	return len(gone)
+}

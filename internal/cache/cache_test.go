@@ -286,3 +286,25 @@ func TestNewRefusesZeroBounds(t *testing.T) {
 		}()
 	}
 }
+
+// EvictIf drops the entries named and only those; a later Get fills them
+// again.
+func TestEvictIfDropsWhatItNames(t *testing.T) {
+	c := New[int](Options{MaxEntries: 10, FillTimeout: time.Minute})
+	p := Policy{TTL: time.Hour}
+	for i := range 5 {
+		c.Set(fmt.Sprint(i), i, p)
+	}
+	if n := c.EvictIf(func(_ string, v int) bool { return v >= 3 }); n != 2 {
+		t.Fatalf("evicted %d, want 2", n)
+	}
+	if c.Len() != 3 {
+		t.Fatalf("%d entries left, want 3", c.Len())
+	}
+	if _, _, ok := c.Peek("4"); ok {
+		t.Fatal("entry 4 is still served")
+	}
+	if _, _, ok := c.Peek("2"); !ok {
+		t.Fatal("entry 2 was dropped")
+	}
+}

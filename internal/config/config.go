@@ -79,6 +79,15 @@ type Config struct {
 	IndexMaxRange uint64
 	IndexBatch    int
 	IndexPoll     Duration
+	// Streams serves streams of the reads; HeadPoll is how often a Graph
+	// Node chain's head is polled for them; StreamsPerClient and
+	// StreamsMax bound the streams followed at once; StreamHeartbeat is
+	// the longest silence of a stream.
+	Streams          bool
+	HeadPoll         Duration
+	StreamsPerClient int
+	StreamsMax       int
+	StreamHeartbeat  Duration
 
 	Chains map[uint64]*Chain
 }

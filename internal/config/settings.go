@@ -147,6 +147,20 @@ var settings = []setting{
 	{env: "CLAMM_INDEX_POLL", json: "indexPoll", def: "2s", field: func(c *Config) any { return &c.IndexPoll },
 		check: func(c *Config) error { return positive(c.IndexPoll) },
 		doc:   "how often the embedded indexer asks the node's head once it has indexed up to it"},
+	{env: "CLAMM_STREAMS", json: "streams", def: "false", field: func(c *Config) any { return &c.Streams },
+		doc: "serve streams of the reads (`Accept: text/event-stream`, and WebSocket at `/clamm/ws`) and poll each Graph Node chain's head for them; off, nothing streams and no head is polled"},
+	{env: "CLAMM_HEAD_POLL", json: "headPoll", def: "1s", field: func(c *Config) any { return &c.HeadPoll },
+		check: func(c *Config) error { return positive(c.HeadPoll) },
+		doc:   "with streams on, how often a Graph Node chain's `_meta` is asked for its head (an indexed chain's indexer announces its own)"},
+	{env: "CLAMM_STREAMS_PER_CLIENT", json: "streamsPerClient", def: "64", field: func(c *Config) any { return &c.StreamsPerClient },
+		check: func(c *Config) error { return positive(c.StreamsPerClient) },
+		doc:   "streams one client may follow at once (SSE connections and WebSocket subscriptions); one more is `429 RATE_LIMITED`"},
+	{env: "CLAMM_STREAMS_MAX", json: "streamsMax", def: "20000", field: func(c *Config) any { return &c.StreamsMax },
+		check: func(c *Config) error { return positive(c.StreamsMax) },
+		doc:   "streams the gateway follows at once, all clients together; one more is `503 OVERLOADED`"},
+	{env: "CLAMM_STREAM_HEARTBEAT", json: "streamHeartbeat", def: "15s", field: func(c *Config) any { return &c.StreamHeartbeat },
+		check: func(c *Config) error { return positive(c.StreamHeartbeat) },
+		doc:   "how long a stream stays silent before a heartbeat comment (proxies close idle connections)"},
 }
 
 // defaultUSDStablecoins: Arbitrum One's USDC, USDC.e (bridged) and USDT;

@@ -123,6 +123,23 @@ type Indexer struct {
 	// fetched are the blocks read ahead when a data source's creation
 	// ended the last sync (the next one reuses them).
 	fetched fetched
+	// onHead hears each head the store commits or reverts to (OnHead).
+	onHead func(head graphnode.Block, reverted bool)
+}
+
+// OnHead, called before Run, makes fn hear each block the store commits
+// as its head, and after a reorg's revert the newest block it kept
+// (reverted): the gateway's head feed for the chain (block.Heads).
+func (ix *Indexer) OnHead(fn func(head graphnode.Block, reverted bool)) { ix.onHead = fn }
+
+// announce tells OnHead's fn the store's head.
+func (ix *Indexer) announce(ctx context.Context, reverted bool) {
+	if ix.onHead == nil {
+		return
+	}
+	if b, ok, err := ix.store.Head(ctx); err == nil && ok {
+		ix.onHead(b, reverted)
+	}
 }
 
 // Status is an indexer's state, as /readyz shows it.

@@ -90,6 +90,7 @@ func (ix *Indexer) step(ctx context.Context) error {
 	if from > head {
 		ix.setStatus(func(s *Status) { s.State, s.Error = StateSynced, "" })
 		ix.stats.lagBlocks(0)
+		ix.announce(ctx, false) // confirms the head: the chain is quiet, not the feed
 		if err := ix.prune(ctx, cur.Number); err != nil {
 			return err
 		}
@@ -214,6 +215,7 @@ func (ix *Indexer) sync(ctx context.Context, from, to uint64) (err error) {
 		if err != nil {
 			return err
 		}
+		ix.announce(ctx, false)
 		if created {
 			ix.fetched = keepFetched(r.c, stop, queue)
 			return nil
@@ -391,7 +393,9 @@ func (ix *Indexer) checkReorg(ctx context.Context, cur graphnode.Block) (bool, e
 		err = ix.store.Reset(ctx)
 	} else {
 		ix.log.Warn("reorg: reverting", "chainId", ix.opts.ChainID, "from", cur.Number, "to", ancestor.Number)
-		err = ix.store.Revert(ctx, ancestor.Number)
+		if err = ix.store.Revert(ctx, ancestor.Number); err == nil {
+			ix.announce(ctx, true)
+		}
 	}
 	ix.stats.reorg()
 	return true, err

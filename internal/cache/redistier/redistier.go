@@ -80,6 +80,10 @@ type Tier struct {
 	cluster bool // keys carry a hash tag: a record and its lease in one slot
 	sub     *redis.PubSub
 	channel string
+	// heads is the channel replicas announce their chains' heads on;
+	// onHead hears what arrives there (OnHeads).
+	heads  string
+	onHead atomic.Pointer[func(payload string)]
 
 	downUntil atomic.Int64 // Unix nanoseconds
 	lastErr   atomic.Pointer[string]
@@ -135,9 +139,9 @@ func New(opts Options) (*Tier, error) {
 	uo.DialerRetries = 1
 	uo.DisableIdentity = true
 	uo.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
-	t := &Tier{opts: opts, client: redis.NewUniversalClient(uo), cluster: uo.IsClusterMode, channel: opts.Prefix + "filled",
+	t := &Tier{opts: opts, client: redis.NewUniversalClient(uo), cluster: uo.IsClusterMode, channel: opts.Prefix + "filled", heads: opts.Prefix + "heads",
 		waiters: map[string]map[chan struct{}]struct{}{}, done: make(chan struct{})}
-	t.sub = t.client.Subscribe(context.Background(), t.channel)
+	t.sub = t.client.Subscribe(context.Background(), t.channel, t.heads)
 	go t.listen()
 	return t, nil
 }
@@ -167,6 +171,12 @@ func (t *Tier) listen() {
 			if !ok {
 				return
 			}
+			if m.Channel == t.heads {
+				if fn := t.onHead.Load(); fn != nil {
+					(*fn)(m.Payload)
+				}
+				continue
+			}
 			t.mu.Lock()
 			for w := range t.waiters[m.Payload] {
 				select {
@@ -178,6 +188,18 @@ func (t *Tier) listen() {
 		}
 	}
 }
+
+// PublishHead announces payload (a chain's head event, as the caller
+// encodes it) to every replica on the tier's Redis, this one included,
+// so the fleet's streams move together. Best effort, like every write
+// of the tier: a replica that misses it follows its own feed.
+func (t *Tier) PublishHead(ctx context.Context, payload []byte) error {
+	return t.do(ctx, func(ctx context.Context) error { return t.client.Publish(ctx, t.heads, payload).Err() })
+}
+
+// OnHeads makes fn hear every head payload published on the tier (its
+// own included), on the tier's listening goroutine: fn must not block.
+func (t *Tier) OnHeads(fn func(payload string)) { t.onHead.Store(&fn) }
 
 // Stats reports the failure counters.
 func (t *Tier) Stats() Stats { return Stats{Errors: t.errs.Load(), Skipped: t.skipped.Load()} }

@@ -466,3 +466,46 @@ func TestURLForms(t *testing.T) {
 		}
 	}
 }
+
+// A head one replica publishes reaches every replica on the Redis, its
+// own included; another prefix hears none of it.
+func TestHeadsReachEveryReplica(t *testing.T) {
+	srv := redistest.Start(t)
+	got := make([]chan string, 3)
+	tiers := make([]*redistier.Tier, 3)
+	for i := range tiers {
+		o := redistier.Options{}
+		if i == 2 {
+			o.Prefix = "other:"
+		}
+		tiers[i] = tier(t, srv.URL(), o)
+		ch := make(chan string, 1024)
+		got[i] = ch
+		tiers[i].OnHeads(func(p string) {
+			select {
+			case ch <- p:
+			default:
+			}
+		})
+	}
+	// the subscription is made in the background: publish until heard
+	eventually.True(t, "replica 1 hears replica 0's head", func() bool {
+		if err := tiers[0].PublishHead(context.Background(), []byte("42161:10")); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case p := <-got[1]:
+			return p == "42161:10"
+		default:
+			return false
+		}
+	})
+	if p := <-got[0]; p != "42161:10" {
+		t.Fatalf("the publisher heard %q", p)
+	}
+	select {
+	case p := <-got[2]:
+		t.Fatalf("another prefix heard %q", p)
+	default:
+	}
+}
