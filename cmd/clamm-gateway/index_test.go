@@ -12,16 +12,24 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer/indexertest"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
 )
 
-// firstLogs remembers the node's first eth_getLogs filter.
+// firstLogs remembers the node's eth_getLogs filter of the lowest block
+// (ranges are fetched several at once: the first sent may be a later one).
 type firstLogs struct {
 	next   http.Handler
 	mu     sync.Mutex
 	filter map[string]any
+}
+
+func fromBlock(filter map[string]any) uint64 {
+	n, _ := hexutil.DecodeUint64(fmt.Sprint(filter["fromBlock"]))
+	return n
 }
 
 func (f *firstLogs) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -32,7 +40,7 @@ func (f *firstLogs) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if json.Unmarshal(body, &q) == nil && q.Method == "eth_getLogs" && len(q.Params) == 1 {
 		f.mu.Lock()
-		if f.filter == nil {
+		if f.filter == nil || fromBlock(q.Params[0]) < fromBlock(f.filter) {
 			f.filter = q.Params[0]
 		}
 		f.mu.Unlock()

@@ -1,6 +1,8 @@
 package indexer
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -27,6 +29,11 @@ type chunk struct {
 	from, to uint64
 	blocks   []*blockData
 	end      header
+	// near: the range is within the confirmation depth of the head, so
+	// every header of it was read and linked; parent is the parentHash of
+	// block from, checked against the block indexed before it.
+	near   bool
+	parent common.Hash
 }
 
 // blockData is a block with logs: its header, its logs in order, its
@@ -103,34 +110,26 @@ func (ix *Indexer) fetchLogs(ctx context.Context, from, to uint64, f filter) ([]
 	return append(a, b...), nil
 }
 
-// fetchRange reads [from, to]: the logs, then in one batch the blocks that
-// hold some (with their transactions) and the range's last header, then
-// the receipts the handlers need.
-func (ix *Indexer) fetchRange(ctx context.Context, from, to uint64, f filter, reuse fetched) (*chunk, error) {
-	lgs, err := ix.fetchLogs(ctx, from, to, f)
+// fetchRange reads c's range [from, to]: the logs, then the blocks that hold some
+// (with their transactions) and the headers the range is checked with,
+// then the receipts the handlers need. A range near the head (within the
+// confirmation depth) has every header read and checked (readNear);
+// one below it only its last one (readFar): its blocks are taken as final.
+func (ix *Indexer) fetchRange(ctx context.Context, c *chunk, f filter, reuse fetched) (*chunk, error) {
+	lgs, err := ix.fetchLogs(ctx, c.from, c.to, f)
 	if err != nil {
 		return nil, err
 	}
-	c := &chunk{from: from, to: to, blocks: group(lgs)}
-	calls := make([]rpc.BatchElem, 0, len(c.blocks)+1)
-	for _, b := range c.blocks {
-		if old := reuse[b.logs[0].BlockNumber]; old != nil && old.header.Hash == b.logs[0].BlockHash {
-			b.header, b.txs, b.receipts = old.header, old.txs, maps.Clone(old.receipts)
-			continue
-		}
-		calls = append(calls, headerCall(b.logs[0].BlockNumber, true, &b.header))
+	if c.blocks, err = group(lgs); err != nil {
+		return nil, fmt.Errorf("eth_getLogs [%d, %d]: %w", c.from, c.to, err)
 	}
-	if n := len(c.blocks); n == 0 || c.blocks[n-1].logs[0].BlockNumber != to {
-		calls = append(calls, headerCall(to, false, &c.end))
+	if c.near {
+		err = ix.readNear(ctx, c, f, reuse)
+	} else {
+		err = ix.readFar(ctx, c, reuse)
 	}
-	if err := ix.node.batch(ctx, calls); err != nil {
+	if err != nil {
 		return nil, err
-	}
-	if n := len(c.blocks); n > 0 && c.blocks[n-1].logs[0].BlockNumber == to {
-		c.end = c.blocks[n-1].header
-	}
-	if c.end.Hash == (common.Hash{}) {
-		return nil, fmt.Errorf("the node has no block %d", to)
 	}
 	for _, b := range c.blocks {
 		if b.txs != nil {
@@ -146,9 +145,135 @@ func (ix *Indexer) fetchRange(ctx context.Context, from, to uint64, f filter, re
 	return c, nil
 }
 
+// blockCalls are the full blocks of the blocks with logs, but those read
+// before for the same block hash (reused).
+func blockCalls(blocks []*blockData, reuse fetched) []rpc.BatchElem {
+	calls := make([]rpc.BatchElem, 0, len(blocks)+1)
+	for _, b := range blocks {
+		if old := reuse[b.number()]; old != nil && old.header.Hash == b.logs[0].BlockHash {
+			b.header, b.txs, b.receipts = old.header, old.txs, maps.Clone(old.receipts)
+			continue
+		}
+		calls = append(calls, headerCall(b.number(), true, &b.header))
+	}
+	return calls
+}
+
+// readFar reads the blocks with logs of a range below the confirmation
+// depth, and its last header (the pointer once applied).
+func (ix *Indexer) readFar(ctx context.Context, c *chunk, reuse fetched) error {
+	calls := blockCalls(c.blocks, reuse)
+	n := len(c.blocks)
+	endsWithLogs := n > 0 && c.blocks[n-1].number() == c.to
+	if !endsWithLogs {
+		calls = append(calls, headerCall(c.to, false, &c.end))
+	}
+	if err := ix.node.batch(ctx, calls); err != nil {
+		return err
+	}
+	if endsWithLogs {
+		c.end = c.blocks[n-1].header
+	}
+	return c.end.check(c.to)
+}
+
+// readNear reads every header of a range near the head and commits it
+// only once the headers, their links and the logs agree: each block's
+// parentHash is the hash of the block before it (the first one's is
+// checked against the block indexed before, when applied), each block
+// with logs is the block its logs name, and a block without logs in the
+// answer has none: its logsBloom cannot hold a log of the filter, or its
+// logs read again by its hash (EIP-234) are none. A short answer (a
+// provider whose log index trails its blocks, a reorg between the calls)
+// is so read again, never committed past.
+func (ix *Indexer) readNear(ctx context.Context, c *chunk, f filter, reuse fetched) error {
+	hs := make([]header, c.to-c.from+1)
+	withLogs := map[uint64]*blockData{}
+	for _, b := range c.blocks {
+		withLogs[b.number()] = b
+	}
+	calls := blockCalls(c.blocks, reuse)
+	for n := c.from; n <= c.to; n++ {
+		if withLogs[n] == nil {
+			calls = append(calls, headerCall(n, false, &hs[n-c.from]))
+		}
+	}
+	if err := ix.node.batch(ctx, calls); err != nil {
+		return err
+	}
+	var short []header
+	for i := range hs {
+		n := c.from + uint64(i)
+		if b := withLogs[n]; b != nil {
+			hs[i] = b.header
+		} else if hs[i].Bloom != (types.Bloom{}) && f.mayHold(hs[i].Bloom) {
+			short = append(short, hs[i])
+		}
+		if err := hs[i].check(n); err != nil {
+			return err
+		}
+		if i > 0 && hs[i].ParentHash != hs[i-1].Hash {
+			return fmt.Errorf("%w: block %d's parent is not block %d read with it", errChanged, n, n-1)
+		}
+	}
+	c.parent, c.end = hs[0].ParentHash, hs[len(hs)-1]
+	return ix.readShort(ctx, c, short, f)
+}
+
+// mayHold reports whether a block whose logsBloom is b may hold a log the
+// filter asks for: one of its addresses and one of its topics are in it.
+func (f filter) mayHold(b types.Bloom) bool {
+	addr := slices.ContainsFunc(f.addrs, func(a common.Address) bool { return b.Test(a.Bytes()) })
+	return addr && slices.ContainsFunc(f.topics, func(t common.Hash) bool { return b.Test(t.Bytes()) })
+}
+
+// readShort reads again, by block hash, the logs of the blocks whose bloom
+// says the range's answer may have left some out; those that have some
+// are read whole (by hash) and join the range. A bloom's false positive
+// costs one eth_getLogs, batched with the others.
+func (ix *Indexer) readShort(ctx context.Context, c *chunk, short []header, f filter) error {
+	if len(short) == 0 {
+		return nil
+	}
+	got := make([][]types.Log, len(short))
+	calls := make([]rpc.BatchElem, len(short))
+	for i, h := range short {
+		q := rangeQuery(0, 0, f.addrs, f.topics)
+		q.FromBlock, q.ToBlock, q.BlockHash = nil, nil, &h.Hash
+		calls[i] = rpc.BatchElem{Method: "eth_getLogs", Args: []any{filterArg(q)}, Result: &got[i]}
+	}
+	if err := ix.node.batch(ctx, calls); err != nil {
+		return fmt.Errorf("eth_getLogs by block hash: %w", err)
+	}
+	var more []*blockData
+	for i := range short {
+		bs, err := group(got[i])
+		if err != nil {
+			return fmt.Errorf("eth_getLogs of block %s: %w", short[i].Hash.Hex(), err)
+		}
+		more = append(more, bs...)
+	}
+	if len(more) == 0 {
+		return nil
+	}
+	ix.log.Info("logs left out of an eth_getLogs answer, read again by block hash", "chainId", ix.opts.ChainID, "blocks", len(more))
+	full := make([]rpc.BatchElem, len(more))
+	for i, b := range more {
+		full[i] = rpc.BatchElem{Method: "eth_getBlockByHash", Args: []any{b.logs[0].BlockHash, true}, Result: &b.header}
+	}
+	if err := ix.node.batch(ctx, full); err != nil {
+		return err
+	}
+	c.blocks = append(c.blocks, more...)
+	slices.SortFunc(c.blocks, func(a, b *blockData) int { return cmp.Compare(a.number(), b.number()) })
+	return nil
+}
+
 // group sorts logs into their blocks, in block and log order, dropping
-// logs a reorg removed.
-func group(lgs []types.Log) []*blockData {
+// logs a reorg removed. A log given twice (the same block hash and index)
+// is kept once; two different logs under one block and index are a
+// lying node's answer, refused.
+func group(lgs []types.Log) ([]*blockData, error) {
 	sort.Slice(lgs, func(i, j int) bool {
 		if lgs[i].BlockNumber != lgs[j].BlockNumber {
 			return lgs[i].BlockNumber < lgs[j].BlockNumber
@@ -160,25 +285,38 @@ func group(lgs []types.Log) []*blockData {
 		if lg.Removed {
 			continue
 		}
-		if n := len(out); n == 0 || out[n-1].logs[0].BlockNumber != lg.BlockNumber {
+		if n := len(out); n == 0 || out[n-1].number() != lg.BlockNumber {
 			out = append(out, &blockData{})
 		}
 		b := out[len(out)-1]
+		if k := len(b.logs); k > 0 && b.logs[k-1].Index == lg.Index && b.logs[k-1].BlockHash == lg.BlockHash {
+			if !sameLog(b.logs[k-1], lg) {
+				return nil, fmt.Errorf("two different logs at index %d of block %d", lg.Index, lg.BlockNumber)
+			}
+			continue
+		}
 		b.logs = append(b.logs, lg)
 	}
-	return out
+	return out, nil
 }
+
+func sameLog(a, b types.Log) bool {
+	return a.Address == b.Address && slices.Equal(a.Topics, b.Topics) && bytes.Equal(a.Data, b.Data) && a.TxHash == b.TxHash
+}
+
+// number is the block's number (its logs').
+func (b *blockData) number() uint64 { return b.logs[0].BlockNumber }
 
 // decode checks the block is the one the logs came from (a reorg between
 // the calls makes the range be fetched again) and indexes its
 // transactions.
 func (b *blockData) decode() error {
-	n := b.logs[0].BlockNumber
-	if b.header.Hash == (common.Hash{}) {
-		return fmt.Errorf("the node has no block %d", n)
+	n := b.number()
+	if err := b.header.check(n); err != nil {
+		return err
 	}
 	if b.header.Hash != b.logs[0].BlockHash {
-		return fmt.Errorf("block %d changed while it was read (a reorg): logs of %s, block %s", n, b.logs[0].BlockHash.Hex(), b.header.Hash.Hex())
+		return fmt.Errorf("%w: block %d: logs of %s, block %s", errChanged, n, b.logs[0].BlockHash.Hex(), b.header.Hash.Hex())
 	}
 	var txs []tx
 	if err := jsonUnmarshal(b.header.Txs, &txs); err != nil {

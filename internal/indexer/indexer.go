@@ -69,6 +69,13 @@ type Options struct {
 	Batch int
 	// Poll is how often the head is asked once indexed up to it (0: 2 s).
 	Poll time.Duration
+	// Confirmations is the depth below the node's head past which blocks
+	// are taken as final (0: 250, Graph Node's ETHEREUM_REORG_THRESHOLD):
+	// ranges below it are read by number, one eth_getLogs each; the blocks
+	// above it have every header read and their parent links, logs and
+	// logsBloom checked before they are committed (docs/operations.md,
+	// "The indexer and its node").
+	Confirmations uint64
 	// Progress is how often progress is logged while behind (0: 10 s).
 	Progress time.Duration
 	// CallTimeout bounds each call to the node (0: 60 s).
@@ -220,6 +227,9 @@ func withDefaults(o Options) Options {
 	}
 	if o.Poll <= 0 {
 		o.Poll = 2 * time.Second
+	}
+	if o.Confirmations == 0 {
+		o.Confirmations = 250
 	}
 	if o.Progress <= 0 {
 		o.Progress = 10 * time.Second

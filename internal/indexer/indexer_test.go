@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -66,7 +67,13 @@ var sources = []mapping.Watched{{Address: handlerAddr, Name: "HandlerV2", Start:
 
 func open(t testing.TB, c *indexertest.Chain, path string, o indexer.Options) *indexer.Indexer {
 	t.Helper()
-	srv := httptest.NewServer(c)
+	return openOn(t, c, path, o)
+}
+
+// openOn opens an indexer of the synthetic handler over the node node.
+func openOn(t testing.TB, node http.Handler, path string, o indexer.Options) *indexer.Indexer {
+	t.Helper()
+	srv := httptest.NewServer(node)
 	t.Cleanup(srv.Close)
 	rc, err := rpc.Dial(srv.URL)
 	if err != nil {
@@ -233,21 +240,7 @@ func TestReorgEqualsFreshIndex(t *testing.T) {
 	if ix.Counts().Reorgs == 0 {
 		t.Fatal("no reorg seen")
 	}
-	fresh := open(t, c, filepath.Join(dir, "b.sqlite"), indexer.Options{})
-	defer fresh.Close()
-	runUntilSynced(t, fresh, c)
-	got, err := ix.Store().Dump(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := fresh.Store().Dump(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("after the reorg the store differs from a fresh index:\n%d versions\n%d versions", len(got), len(want))
-	}
-	sameAnswers(t, "after the reorg", answers(t, ix), answers(t, reference(t, c)))
+	sameAsFresh(t, "after the reorg", ix, c)
 }
 
 // A mapping that fails stops the chain's indexing at that block, naming

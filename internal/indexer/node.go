@@ -135,11 +135,31 @@ func (n *node) head(ctx context.Context) (uint64, error) {
 
 // header is what the indexer keeps of a block.
 type header struct {
-	Number     hexutil.Uint64  `json:"number"`
-	Hash       common.Hash     `json:"hash"`
-	ParentHash common.Hash     `json:"parentHash"`
-	Timestamp  hexutil.Uint64  `json:"timestamp"`
-	Txs        json.RawMessage `json:"transactions"`
+	Number     hexutil.Uint64 `json:"number"`
+	Hash       common.Hash    `json:"hash"`
+	ParentHash common.Hash    `json:"parentHash"`
+	Timestamp  hexutil.Uint64 `json:"timestamp"`
+	// Bloom is the block's logsBloom: near the head it says whether an
+	// answer without logs for the block can be true (fetch.go).
+	Bloom types.Bloom     `json:"logsBloom"`
+	Txs   json.RawMessage `json:"transactions"`
+}
+
+// errNoBlock is a node without a block it was asked for: a node (or a
+// provider's backend) behind the head it reports, never a reorg.
+var errNoBlock = errors.New("the node has no block")
+
+// check refuses a header that is not block n: null (the node does not
+// have it yet) or another block's (a lying node: the gateway's own header
+// reads refuse it too).
+func (h *header) check(n uint64) error {
+	if h.Hash == (common.Hash{}) {
+		return fmt.Errorf("%w %d yet", errNoBlock, n)
+	}
+	if uint64(h.Number) != n {
+		return fmt.Errorf("eth_getBlockByNumber(%d) answered block %d", n, uint64(h.Number))
+	}
+	return nil
 }
 
 // tx is a transaction as the mappings see it. Decoded by hand rather than

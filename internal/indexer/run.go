@@ -4,49 +4,90 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/sqlstore"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
 // Run indexes until ctx ends (then it returns nil) or indexing stops for
 // good: a mapping's error, a node of another chain, a node without the
 // history's state. Failures of the node or the disk are retried with
-// growing pauses, each logged and shown in Status.
+// growing pauses, each logged and shown in Status (scrubbed and cut: a
+// node's error text is the node's); a node behind (it lacks a block it
+// reported) is waited for, a chain that changed while read is read again
+// at once, and a node's Retry-After is waited out.
 func (ix *Indexer) Run(ctx context.Context) error {
-	pause := time.Second
+	var r retries
 	for {
 		err := ix.step(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
 		if err == nil {
-			pause = time.Second
+			r = retries{}
+			ix.setStatus(func(s *Status) { s.Error = "" })
 			continue
 		}
-		msg := ix.opts.Redact(err.Error())
+		msg := ix.clean(err)
 		if fatal(err) {
 			ix.setStatus(func(s *Status) { s.State, s.Error = StateFailed, msg })
 			ix.log.Error("indexing stopped", "chainId", ix.opts.ChainID, "err", msg)
 			return err
 		}
 		ix.setStatus(func(s *Status) { s.Error = msg })
-		ix.log.Warn("indexing failed, retrying", "chainId", ix.opts.ChainID, "in", pause, "err", msg)
+		wait, level := r.next(err, ix.opts.Poll)
+		ix.log.Log(ctx, level, "indexing failed, retrying", "chainId", ix.opts.ChainID, "in", wait, "err", msg)
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(pause):
+		case <-time.After(wait):
 		}
-		pause = min(2*pause, 30*time.Second)
 	}
 }
+
+// clean is an error's text fit for the log and /readyz: the node's URL
+// redacted (Options.Redact), key-like tokens scrubbed and the text cut to
+// problem.MaxCauseLen bytes (a node may answer a megabyte of error).
+func (ix *Indexer) clean(err error) string {
+	return problem.Scrub(ix.opts.Redact(err.Error()))
+}
+
+// retries are the pauses between failed steps: growing from 1 s to 30 s
+// for a failure that repeats; a poll interval for a node behind; none for
+// the first few times the chain changed while read; at least the node's
+// Retry-After.
+type retries struct {
+	pause   time.Duration
+	changed int
+}
+
+func (r *retries) next(err error, poll time.Duration) (time.Duration, slog.Level) {
+	var backoff *problem.BackoffError
+	switch {
+	case errors.Is(err, errNoBlock):
+		return poll, slog.LevelInfo
+	case errors.Is(err, errChanged) && r.changed < 3:
+		r.changed++
+		return 0, slog.LevelInfo
+	}
+	r.pause = min(max(2*r.pause, time.Second), 30*time.Second)
+	if errors.As(err, &backoff) {
+		return max(r.pause, backoff.Wait), slog.LevelWarn
+	}
+	return r.pause, slog.LevelWarn
+}
+
+// errChanged is a chain that changed while a range was read (the logs of
+// one branch, the headers of another): the range is read again.
+var errChanged = errors.New("the chain changed while it was read (a reorg)")
 
 // errWrongChain is a node that serves another chain than configured.
 var errWrongChain = errors.New("the RPC node serves another chain")
@@ -80,6 +121,12 @@ func (ix *Indexer) step(ctx context.Context) error {
 	}
 	from := ix.start
 	if indexed {
+		if head < cur.Number {
+			// A node behind (a replica still syncing, a provider's backend
+			// behind the others): waited for, never reverted to.
+			ix.setStatus(func(s *Status) { s.ChainHead, s.Block = head, cur.Number })
+			return fmt.Errorf("%w %d: its head is %d, behind the index", errNoBlock, cur.Number, head)
+		}
 		if moved, err := ix.checkReorg(ctx, cur); err != nil || moved {
 			return err
 		}
@@ -107,7 +154,20 @@ func (ix *Indexer) step(ctx context.Context) error {
 			s.State = StateIndexing
 		}
 	})
-	return ix.sync(ctx, from, head)
+	prev := common.Hash{}
+	if indexed {
+		prev = common.HexToHash(cur.Hash)
+	}
+	return ix.sync(ctx, span{from: from, to: head, final: head - min(head, ix.opts.Confirmations), prev: prev})
+}
+
+// span is what one sync indexes: blocks from..to; those up to final are
+// read by range (taken as final), those above it block by block with
+// their links checked (readNear); prev is the hash of the block indexed
+// before from (zero: none).
+type span struct {
+	from, to, final uint64
+	prev            common.Hash
 }
 
 // keepBlocks is how many blocks below the head the store keeps every
@@ -161,14 +221,18 @@ type result struct {
 // delivers them in order. stop ends the ranges' production (queue is
 // closed once the ranges already started are in it); the fetches end with
 // ctx.
-func (ix *Indexer) ahead(ctx context.Context, from, to uint64, f filter, reuse fetched) (queue <-chan chan result, stop func()) {
+func (ix *Indexer) ahead(ctx context.Context, sp span, f filter, reuse fetched) (queue <-chan chan result, stop func()) {
 	out := make(chan chan result, ix.opts.Ahead)
 	produce, stop := context.WithCancel(ctx)
 	last := reuse.last()
 	go func() {
 		defer close(out)
-		for next := from; next <= to && produce.Err() == nil; {
-			end := min(next+ix.size.get()-1, to)
+		for next := sp.from; next <= sp.to && produce.Err() == nil; {
+			end := min(next+ix.size.get()-1, sp.to)
+			if next <= sp.final {
+				end = min(end, sp.final) // a range is far or near, not both
+			}
+			near := end > sp.final
 			ch := make(chan result, 1)
 			select {
 			case out <- ch:
@@ -178,20 +242,22 @@ func (ix *Indexer) ahead(ctx context.Context, from, to uint64, f filter, reuse f
 			if next > last {
 				reuse = nil // past them: let them go
 			}
-			go func(a, b uint64, reuse fetched) {
-				c, err := ix.fetchRange(ctx, a, b, f, reuse)
+			go func(c *chunk, reuse fetched) {
+				c, err := ix.fetchRange(ctx, c, f, reuse)
 				ch <- result{c, err}
-			}(next, end, reuse)
+			}(&chunk{from: next, to: end, near: near}, reuse)
 			next = end + 1
 		}
 	}()
 	return out, stop
 }
 
-// sync indexes [from, to]. It returns early, with nil, after a block whose
+// sync indexes the span. It returns early, with nil, after a block whose
 // mappings created data sources: their logs were not in the filter the
 // ranges after it were fetched with, so the caller starts again after it.
-func (ix *Indexer) sync(ctx context.Context, from, to uint64) (err error) {
+// A near range whose first block's parent is not the block indexed before
+// it is refused (errChanged): the next step checks for a reorg.
+func (ix *Indexer) sync(ctx context.Context, sp span) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer func() {
@@ -204,13 +270,18 @@ func (ix *Indexer) sync(ctx context.Context, from, to uint64) (err error) {
 	}()
 	f, reuse := ix.filter(), ix.fetched
 	ix.fetched = nil
-	queue, stop := ix.ahead(ctx, from, to, f, reuse)
+	queue, stop := ix.ahead(ctx, sp, f, reuse)
 	defer stop()
+	prev := sp.prev
 	for ch := range queue {
 		r := <-ch
 		if r.err != nil {
 			return r.err
 		}
+		if r.c.near && prev != (common.Hash{}) && r.c.parent != prev {
+			return fmt.Errorf("%w: block %d's parent %s is not the block indexed before it, %s", errChanged, r.c.from, r.c.parent.Hex(), prev.Hex())
+		}
+		prev = r.c.end.Hash
 		created, err := ix.applyChunk(ctx, r.c)
 		if err != nil {
 			return err
@@ -220,9 +291,9 @@ func (ix *Indexer) sync(ctx context.Context, from, to uint64) (err error) {
 			ix.fetched = keepFetched(r.c, stop, queue)
 			return nil
 		}
-		ix.stats.advanced(r.c.to-r.c.from+1, to-r.c.to)
+		ix.stats.advanced(r.c.to-r.c.from+1, sp.to-r.c.to)
 		ix.setStatus(func(s *Status) { s.Block = r.c.to })
-		ix.progress(r.c.to, to)
+		ix.progress(r.c.to, sp.to)
 	}
 	return nil
 }
@@ -236,7 +307,7 @@ func keepFetched(c *chunk, stop func(), queue <-chan chan result) fetched {
 	out := fetched{}
 	keep := func(c *chunk) {
 		for _, b := range c.blocks {
-			out[b.logs[0].BlockNumber] = b
+			out[b.number()] = b
 		}
 	}
 	keep(c)
@@ -362,73 +433,6 @@ func (ix *Indexer) createdLogs(b *blockData) mapping.Fetch {
 // ethCall answers a mapping's ethereum.call at the trigger's block.
 func (ix *Indexer) ethCall(ctx context.Context, to common.Address, data []byte, at mapping.Block) ([]byte, bool, error) {
 	return ix.node.ethCall(ctx, to, data, at.Hash, at.Number)
-}
-
-// checkReorg asks whether the last block indexed is still on the chain;
-// if not, it reverts the store to the newest block it holds that is (the
-// common ancestor), and reports that it moved.
-func (ix *Indexer) checkReorg(ctx context.Context, cur graphnode.Block) (bool, error) {
-	var h header
-	if err := ix.node.batch(ctx, []rpc.BatchElem{headerCall(cur.Number, false, &h)}); err != nil {
-		return false, err
-	}
-	if h.Hash.Hex() == cur.Hash {
-		return false, nil
-	}
-	ancestor, found, err := ix.ancestor(ctx, cur.Number)
-	if err != nil {
-		return false, err
-	}
-	created, err := ix.store.Sources(ctx)
-	if err != nil {
-		return false, err
-	}
-	for _, d := range created {
-		if !found || d.Start > ancestor.Number {
-			ix.sg.Unwatch(common.HexToAddress(d.Address))
-		}
-	}
-	if !found {
-		ix.log.Warn("reorg deeper than the store: indexing again from the start", "chainId", ix.opts.ChainID, "block", cur.Number)
-		err = ix.store.Reset(ctx)
-	} else {
-		ix.log.Warn("reorg: reverting", "chainId", ix.opts.ChainID, "from", cur.Number, "to", ancestor.Number)
-		if err = ix.store.Revert(ctx, ancestor.Number); err == nil {
-			ix.announce(ctx, true)
-		}
-	}
-	ix.stats.reorg()
-	return true, err
-}
-
-// ancestor finds the newest block the store holds at or below n that the
-// node still has, comparing hashes a batch at a time.
-func (ix *Indexer) ancestor(ctx context.Context, n uint64) (graphnode.Block, bool, error) {
-	const batch = 32
-	for {
-		held, err := ix.store.Blocks(ctx, n, batch)
-		if err != nil || len(held) == 0 {
-			return graphnode.Block{}, false, err
-		}
-		hs := make([]header, len(held))
-		calls := make([]rpc.BatchElem, len(held))
-		for i, b := range held {
-			calls[i] = headerCall(b.Number, false, &hs[i])
-		}
-		if err := ix.node.batch(ctx, calls); err != nil {
-			return graphnode.Block{}, false, err
-		}
-		for i, b := range held {
-			if hs[i].Hash.Hex() == b.Hash {
-				return b, true, nil
-			}
-		}
-		last := held[len(held)-1].Number
-		if last == 0 {
-			return graphnode.Block{}, false, nil
-		}
-		n = last - 1
-	}
 }
 
 // progress logs how far indexing is, at most once per opts.Progress.

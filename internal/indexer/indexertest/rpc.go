@@ -275,7 +275,20 @@ func (c *Chain) block(n uint64, full bool) map[string]any {
 			"transactionIndex": hexutil.Uint64(i), "blockHash": bh, "blockNumber": hexutil.Uint64(n)})
 	}
 	return map[string]any{"number": hexutil.Uint64(n), "hash": bh, "parentHash": parent, "timestamp": hexutil.Uint64(Time(n)),
-		"transactions": txs}
+		"transactions": txs, "logsBloom": c.bloom(n)}
+}
+
+// bloom is block n's logsBloom: its logs' addresses and topics, as a
+// node computes it.
+func (c *Chain) bloom(n uint64) types.Bloom {
+	var b types.Bloom
+	for _, lg := range c.logsOf(n) {
+		b.Add(lg.Address.Bytes())
+		for _, t := range lg.Topics {
+			b.Add(t.Bytes())
+		}
+	}
+	return b
 }
 
 func (c *Chain) receipts(n uint64) []map[string]any {
