@@ -1,6 +1,8 @@
 package graphnode
 
 import (
+	"context"
+	"errors"
 	"fmt"
 
 	"github.com/vektah/gqlparser/v2/ast"
@@ -8,6 +10,8 @@ import (
 
 // exec runs one validated operation; the store's read lock is held.
 type exec struct {
+	// ctx is the request's: the store's reads run on it.
+	ctx  context.Context
 	src  Source
 	head Block
 	// failed is what `_meta { hasIndexingErrors }` says.
@@ -42,7 +46,7 @@ func (x *exec) rows(typ string, block uint64) []Row {
 	if x.rowCache == nil {
 		x.rowCache = map[rowsKey][]Row{}
 	}
-	r, err := x.src.Rows(typ, block)
+	r, err := x.src.Rows(x.context(), typ, block)
 	x.must(err)
 	x.rowCache[k] = r
 	return r
@@ -99,7 +103,7 @@ func (x *exec) rootField(f *ast.Field) (any, error) {
 		}
 		return x.object(root.typ, Row{ID: id, Entity: e}, f.SelectionSet, block)
 	}
-	return x.list(root.typ, append([]Row(nil), x.rows(root.typ.Name, block)...), f, block)
+	return x.collection(root.typ, f, block, nil)
 }
 
 // meta answers `_meta`: the block queried (the head unless `block` says
@@ -112,7 +116,7 @@ func (x *exec) meta(f *ast.Field, args map[string]any) (any, error) {
 	// Graph Node knows the hash of the head and of a block asked by hash,
 	// and looks the time and parent up by that hash; a block asked by
 	// number has none of the three (graph-node resolver.rs lookup_meta).
-	b, known := x.src.BlockAt(n)
+	b, known := x.src.BlockAt(x.context(), n)
 	if n == x.head.Number {
 		b, known = x.head, true
 	}
@@ -155,7 +159,7 @@ func (x *exec) metaBlock(f *ast.Field, b Block, known bool) *Object {
 		case "parentHash":
 			if known && b.ParentHash != "" {
 				v = b.ParentHash
-			} else if p, ok := x.src.BlockAt(b.Number - 1); ok && known && b.Number > 0 && p.Hash != "" {
+			} else if p, ok := x.src.BlockAt(x.context(), b.Number-1); ok && known && b.Number > 0 && p.Hash != "" {
 				v = p.Hash
 			}
 		}
@@ -175,11 +179,11 @@ func (x *exec) block(arg any) (uint64, error) {
 		return errorf("Failed to decode `%s` value: `subgraph %s has only indexed up to block number %d and data for block number %d is therefore not yet available`", field, Deployment, head, n)
 	}
 	if h, ok := m["hash"].(string); ok {
-		b, found := x.src.BlockByHash(h)
+		b, found := x.src.BlockByHash(x.context(), h)
 		if !found {
 			return 0, errorf("Failed to decode `block.hash` value: `no block with that hash found`")
 		}
-		return b.Number, nil
+		return b.Number, x.kept("block.hash", b.Number)
 	}
 	if raw, ok := m["number"]; ok && raw != nil {
 		n, err := intOf(raw)
@@ -189,7 +193,7 @@ func (x *exec) block(arg any) (uint64, error) {
 		if uint64(n) > head {
 			return 0, notYet("block.number", n)
 		}
-		return uint64(n), nil
+		return uint64(n), x.kept("block.number", uint64(n))
 	}
 	if raw, ok := m["number_gte"]; ok && raw != nil {
 		n, err := intOf(raw)
@@ -201,6 +205,15 @@ func (x *exec) block(arg any) (uint64, error) {
 		}
 	}
 	return head, nil
+}
+
+// kept refuses a block older than the oldest the source still holds
+// (pruned history), in Graph Node's words, which name that block.
+func (x *exec) kept(field string, n uint64) error {
+	if e := x.src.Earliest(); n < e {
+		return errorf("Failed to decode `%s` value: `subgraph %s only has data starting at block number %d and data for block number %d is therefore not available`", field, Deployment, e, n)
+	}
+	return nil
 }
 
 // args are a field's arguments with variables and defaults applied.
@@ -296,15 +309,14 @@ func (x *exec) object(t *EntityType, r Row, set ast.SelectionSet, block uint64) 
 func (x *exec) fieldValue(t *EntityType, fd *Field, r Row, f *ast.Field, block uint64) (any, error) {
 	target := x.s.Types[fd.Base]
 	switch {
+	case fd.DerivedFrom != "" && fd.List:
+		return x.collection(target, f, block, &Ref{Field: fd.DerivedFrom, ID: r.ID})
 	case fd.DerivedFrom != "":
-		rows := x.derived(target, fd.DerivedFrom, r.ID, block)
-		if fd.List {
-			return x.list(target, rows, f, block)
-		}
-		if len(rows) == 0 {
+		first, ok := x.derivedFirst(target, fd.DerivedFrom, r.ID, block)
+		if !ok {
 			return nil, nil
 		}
-		return x.object(target, rows[0], f.SelectionSet, block)
+		return x.object(target, first, f.SelectionSet, block)
 	case fd.Entity && fd.List:
 		v := r.Entity[fd.Name]
 		rows := make([]Row, 0, len(v.Array))
@@ -362,39 +374,135 @@ func (x *exec) derived(target *EntityType, field, id string, block uint64) []Row
 	return append([]Row(nil), idx[id]...)
 }
 
-// list applies a collection field's where, orderBy, orderDirection, skip
-// and first to rows and resolves each.
-func (x *exec) list(t *EntityType, rows []Row, f *ast.Field, block uint64) (any, error) {
+// collection reads a collection field: a root one (parent nil) or a
+// derived one (the entities whose parent.Field refers to parent.ID). A
+// Selector runs it over its indexes; otherwise, or where the Selector can
+// only narrow it, the rows are filtered, ordered and paged here.
+func (x *exec) collection(t *EntityType, f *ast.Field, block uint64, parent *Ref) (any, error) {
+	p, err := x.page(t, f, block)
+	if err != nil {
+		return nil, err
+	}
+	if sel, ok := x.src.(Selector); ok {
+		rows, exact, err := sel.Select(x.context(), p.selection(t, block, parent))
+		switch {
+		case err == nil && exact:
+			return x.resolve(t, rows, f, block)
+		case err == nil:
+			return x.paged(t, rows, p, f, block)
+		case !errors.Is(err, ErrNotSelected):
+			x.must(err)
+		}
+	}
+	var rows []Row
+	if parent == nil {
+		rows = append([]Row(nil), x.rows(t.Name, block)...)
+	} else {
+		rows = x.derived(t, parent.Field, parent.ID, block)
+	}
+	return x.paged(t, rows, p, f, block)
+}
+
+// derivedFirst is the entity a single derived field resolves to: the
+// first by id of those referring to id.
+func (x *exec) derivedFirst(t *EntityType, field, id string, block uint64) (Row, bool) {
+	var rows []Row
+	sel, ok := x.src.(Selector)
+	if ok {
+		var exact bool
+		var err error
+		rows, exact, err = sel.Select(x.context(), Selection{Type: t, Block: block, First: 1, Parent: &Ref{Field: field, ID: id}})
+		if err != nil && !errors.Is(err, ErrNotSelected) {
+			x.must(err)
+		}
+		ok = err == nil
+		if ok && !exact {
+			_ = x.order(t, rows, nil, block)
+		}
+	}
+	if !ok {
+		rows = x.derived(t, field, id, block)
+	}
+	if len(rows) == 0 {
+		return Row{}, false
+	}
+	return rows[0], true
+}
+
+// pageArgs are a collection field's checked arguments.
+type pageArgs struct {
+	args        map[string]any
+	where       map[string]any
+	keep        cond // nil: no where
+	first, skip int
+}
+
+func (p *pageArgs) selection(t *EntityType, block uint64, parent *Ref) Selection {
+	by, _ := p.args["orderBy"].(string)
+	if by == "id" {
+		by = ""
+	}
+	return Selection{Type: t, Block: block, Where: p.where, OrderBy: by, Desc: p.args["orderDirection"] == "desc",
+		Skip: p.skip, First: p.first, Parent: parent}
+}
+
+// page reads and checks a collection field's where, orderBy, skip and
+// first, with Graph Node's errors, before anything is read.
+func (x *exec) page(t *EntityType, f *ast.Field, block uint64) (*pageArgs, error) {
 	args, err := x.args(f)
 	if err != nil {
 		return nil, err
 	}
-	first, err := rangeArg(args, "first", 100, MaxFirst)
-	if err != nil {
+	p := &pageArgs{args: args}
+	if p.first, err = rangeArg(args, "first", 100, MaxFirst); err != nil {
 		return nil, err
 	}
-	skip, err := rangeArg(args, "skip", 0, MaxSkip)
-	if err != nil {
+	if p.skip, err = rangeArg(args, "skip", 0, MaxSkip); err != nil {
 		return nil, err
 	}
 	if w, ok := args["where"].(map[string]any); ok {
-		keep, err := x.filter(t, w, block)
-		if err != nil {
+		if p.keep, err = x.filter(t, w, block); err != nil {
 			return nil, err
 		}
+		p.where = w
+	}
+	if err := x.order(t, nil, args, block); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// list applies a collection field's where, orderBy, orderDirection, skip
+// and first to rows and resolves each.
+func (x *exec) list(t *EntityType, rows []Row, f *ast.Field, block uint64) (any, error) {
+	p, err := x.page(t, f, block)
+	if err != nil {
+		return nil, err
+	}
+	return x.paged(t, rows, p, f, block)
+}
+
+// paged filters, orders and pages rows as p says and resolves each.
+func (x *exec) paged(t *EntityType, rows []Row, p *pageArgs, f *ast.Field, block uint64) (any, error) {
+	if p.keep != nil {
 		var kept []Row
 		for _, r := range rows {
-			if keep(r) {
+			if p.keep(r) {
 				kept = append(kept, r)
 			}
 		}
 		rows = kept
 	}
-	if err := x.order(t, rows, args, block); err != nil {
+	if err := x.order(t, rows, p.args, block); err != nil {
 		return nil, err
 	}
-	rows = rows[min(skip, len(rows)):]
-	rows = rows[:min(first, len(rows))]
+	rows = rows[min(p.skip, len(rows)):]
+	rows = rows[:min(p.first, len(rows))]
+	return x.resolve(t, rows, f, block)
+}
+
+// resolve resolves each row's selection.
+func (x *exec) resolve(t *EntityType, rows []Row, f *ast.Field, block uint64) (any, error) {
 	out := make([]any, 0, len(rows))
 	for _, r := range rows {
 		o, err := x.object(t, r, f.SelectionSet, block)

@@ -50,13 +50,7 @@ func (x *exec) filterKey(t *EntityType, key string, raw any, block uint64) (cond
 	if f := t.Field(strings.TrimSuffix(key, "_")); strings.HasSuffix(key, "_") && f != nil && f.Entity {
 		return x.childFilter(t, f, raw, block)
 	}
-	name, op := key, ""
-	for _, sfx := range suffixes {
-		if strings.HasSuffix(key, "_"+sfx) && t.Field(strings.TrimSuffix(key, "_"+sfx)) != nil {
-			name, op = strings.TrimSuffix(key, "_"+sfx), sfx
-			break
-		}
-	}
+	name, op := splitKey(t, key)
 	f := t.Field(name)
 	if f == nil {
 		return nil, errorf("Type `%s` has no field `%s`", t.Name, key)
@@ -322,4 +316,163 @@ func (x *exec) child(f *Field, r Row, block uint64) (Row, bool) {
 	}
 	e := x.at(target.Name, v.Str, block)
 	return Row{ID: v.Str, Entity: e}, e != nil
+}
+
+// TermKind is what a Term tests.
+type TermKind int
+
+// The kinds of Term.
+const (
+	// TermCompare: Field Op Value, Op one of "", not, gt, gte, lt, lte;
+	// a null field never matches.
+	TermCompare TermKind = iota
+	// TermIn and TermNotIn: Field's value is (not) one of Values; a null
+	// field never matches.
+	TermIn
+	TermNotIn
+	// TermNull and TermNotNull: Field is (not) null.
+	TermNull
+	TermNotNull
+	// TermChanged: the version starts at block Block or later.
+	TermChanged
+	// TermAnd and TermOr: all, or any, of Terms' conjunctions (each
+	// element of Groups is one filter object, its terms all holding).
+	TermAnd
+	TermOr
+	// TermChild: the entity Field refers to (Field a single reference)
+	// matches Terms, or, Field being derived, some entity of Child whose
+	// Field.DerivedFrom refers back does.
+	TermChild
+)
+
+// Term is one condition of a `where` filter in a form a store compiles
+// into its own query language, with exactly the executor's semantics
+// (Graph Node's): Values are parsed as the field stores them.
+type Term struct {
+	Kind   TermKind
+	Field  *Field
+	Op     string
+	Value  Value
+	Values []Value
+	Block  uint64
+	Groups [][]Term
+	Child  *EntityType
+	Terms  []Term
+}
+
+// Terms compiles a `where` value the executor has accepted into Terms;
+// ok is false when some part has no Term (substring tests, list fields,
+// BigDecimal comparisons, a reference to a list): a store then reads a
+// superset or the whole type and the executor filters.
+func (s *Schema) Terms(t *EntityType, w map[string]any) (out []Term, ok bool) {
+	for key, raw := range w {
+		term, ok := s.term(t, key, raw)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, term)
+	}
+	return out, true
+}
+
+func (s *Schema) term(t *EntityType, key string, raw any) (Term, bool) {
+	switch key {
+	case "and", "or":
+		list, _ := raw.([]any)
+		term := Term{Kind: TermAnd}
+		if key == "or" {
+			term.Kind = TermOr
+		}
+		for _, el := range list {
+			m, ok := el.(map[string]any)
+			if !ok {
+				return Term{}, false
+			}
+			g, ok := s.Terms(t, m)
+			if !ok {
+				return Term{}, false
+			}
+			term.Groups = append(term.Groups, g)
+		}
+		return term, true
+	case "_change_block":
+		m, _ := raw.(map[string]any)
+		n, err := intOf(m["number_gte"])
+		return Term{Kind: TermChanged, Block: uint64(max(n, 0))}, err == nil
+	}
+	if f := t.Field(strings.TrimSuffix(key, "_")); strings.HasSuffix(key, "_") && f != nil && f.Entity {
+		return s.childTerm(f, raw)
+	}
+	name, op := splitKey(t, key)
+	f := t.Field(name)
+	if f == nil || f.List || f.DerivedFrom != "" || f.Base == "BigDecimal" {
+		return Term{}, false
+	}
+	return scalarTerm(f, op, raw)
+}
+
+func (s *Schema) childTerm(f *Field, raw any) (Term, bool) {
+	if f.List && f.DerivedFrom == "" {
+		return Term{}, false
+	}
+	target := s.Types[f.Base]
+	if f.DerivedFrom != "" {
+		if back := target.Field(f.DerivedFrom); back == nil || back.List {
+			return Term{}, false
+		}
+	}
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return Term{}, false
+	}
+	inner, ok := s.Terms(target, m)
+	return Term{Kind: TermChild, Field: f, Child: target, Terms: inner}, ok
+}
+
+func scalarTerm(f *Field, op string, raw any) (Term, bool) {
+	kind := kindOf(f.Base)
+	if f.Name == "id" && f.Base == "Bytes" {
+		kind = KindBytes
+	}
+	switch op {
+	case "in", "not_in":
+		list, _ := raw.([]any)
+		term := Term{Kind: TermIn, Field: f}
+		if op == "not_in" {
+			term.Kind = TermNotIn
+		}
+		for _, el := range list {
+			v, err := parseValue(kind, el)
+			if err != nil || v.Kind == KindNull {
+				return Term{}, false
+			}
+			term.Values = append(term.Values, v)
+		}
+		return term, true
+	case "", "not", "gt", "gte", "lt", "lte":
+	default:
+		if raw != nil {
+			return Term{}, false // substring tests
+		}
+	}
+	if raw == nil {
+		// the executor's null rule: `field_not: null` keeps the non-null
+		// ones, any other test against null the null ones
+		if op == "not" {
+			return Term{Kind: TermNotNull, Field: f}, true
+		}
+		return Term{Kind: TermNull, Field: f}, true
+	}
+	v, err := parseValue(kind, raw)
+	return Term{Kind: TermCompare, Field: f, Op: op, Value: v}, err == nil
+}
+
+// splitKey splits a filter key into its field and suffix.
+func splitKey(t *EntityType, key string) (name, op string) {
+	for _, sfx := range suffixes {
+		if strings.HasSuffix(key, "_"+sfx) && t.Field(strings.TrimSuffix(key, "_"+sfx)) != nil {
+			return strings.TrimSuffix(key, "_"+sfx), sfx
+		}
+	}
+	return key, ""
 }

@@ -2,6 +2,7 @@ package graphnode
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,12 +117,18 @@ func (s *Store) Query(req Request) Response {
 // Execute validates a request against the schema Graph Node derives and
 // executes it over src, a consistent view of a store: the in-memory Store
 // and the indexer's store on disk answer through the same executor.
-func Execute(s *Schema, src Source, req Request) (resp Response) {
+func Execute(s *Schema, src Source, req Request) Response {
+	return ExecuteContext(context.Background(), s, src, req)
+}
+
+// ExecuteContext is Execute on the request's context: the source's reads
+// run on it, so a cancelled or timed-out query stops reading.
+func ExecuteContext(ctx context.Context, s *Schema, src Source, req Request) (resp Response) {
 	doc, op, vars, errs := s.prepare(req)
 	if errs != nil {
 		return Response{Errors: errs}
 	}
-	x := &exec{src: src, s: s, doc: doc, vars: vars, head: src.Head(), failed: src.Failed()}
+	x := &exec{ctx: ctx, src: src, s: s, doc: doc, vars: vars, head: src.Head(), failed: src.Failed()}
 	defer func() {
 		// A store that cannot be read fails the query, as Graph Node
 		// answers a database error: never a partial answer.

@@ -442,28 +442,37 @@ func (s *Schema) entityFromJSON(t *EntityType, raw map[string]any) (Entity, erro
 		if f == nil {
 			return nil, fmt.Errorf("unknown field %s", k)
 		}
-		kind := kindOf(f.Base)
-		if !f.List {
-			v, err := parseValue(kind, jv)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", k, err)
-			}
-			e[k] = v
-			continue
+		v, err := ParseField(f, jv)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
 		}
-		list, ok := jv.([]any)
-		if !ok {
-			return nil, fmt.Errorf("%s: not a list", k)
-		}
-		arr := Value{Kind: KindArray, Array: []Value{}}
-		for _, el := range list {
-			v, err := parseValue(kind, el)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", k, err)
-			}
-			arr.Array = append(arr.Array, v)
-		}
-		e[k] = arr
+		e[k] = v
 	}
 	return e, nil
 }
+
+// ParseField reads a field's value from its JSON form (Value.JSON's
+// output, decoded with UseNumber): a store that keeps a field as JSON
+// reads it back with it.
+func ParseField(f *Field, jv any) (Value, error) {
+	kind := kindOf(f.Base)
+	if !f.List {
+		return parseValue(kind, jv)
+	}
+	list, ok := jv.([]any)
+	if !ok {
+		return Value{}, fmt.Errorf("not a list")
+	}
+	arr := Value{Kind: KindArray, Array: []Value{}}
+	for _, el := range list {
+		v, err := parseValue(kind, el)
+		if err != nil {
+			return Value{}, err
+		}
+		arr.Array = append(arr.Array, v)
+	}
+	return arr, nil
+}
+
+// KindOf is the kind of value a field of base type base stores.
+func KindOf(base string) Kind { return kindOf(base) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
@@ -16,8 +15,10 @@ import (
 // changes and the block pointer still land together (Flush commits them
 // all, or a crash none: the store then resumes from the last Flush).
 type batch struct {
-	tx                                      *sql.Tx
-	get, close, insert, source, head, block *sql.Stmt
+	tx                  *sql.Tx
+	source, head, block *sql.Stmt
+	// stmts are each entity table's statements, prepared when first used.
+	stmts map[string]*tableStmts
 	// last is the last block staged: the pointer Flush writes.
 	last *graphnode.Block
 }
@@ -31,14 +32,11 @@ func (st *Store) open(ctx context.Context) (*batch, error) {
 	if err != nil {
 		return nil, &Error{err}
 	}
-	b := &batch{tx: tx}
+	b := &batch{tx: tx, stmts: map[string]*tableStmts{}}
 	for _, p := range []struct {
 		stmt **sql.Stmt
 		q    string
 	}{
-		{&b.get, `SELECT data, lower FROM entities WHERE type = ? AND id = ? AND upper = ?`},
-		{&b.close, `UPDATE entities SET upper = ? WHERE type = ? AND id = ? AND lower = ?`},
-		{&b.insert, `INSERT INTO entities(type, id, lower, upper, data) VALUES (?, ?, ?, ?, ?)`},
 		{&b.source, `INSERT OR REPLACE INTO sources(address, name, start) VALUES (?, ?, ?)`},
 		{&b.head, setHeadSQL},
 		{&b.block, setBlockSQL},
@@ -67,13 +65,18 @@ func (st *Store) flush() error {
 		return nil
 	}
 	st.batch = nil
-	if err := b.pointer(context.Background()); err != nil {
+	err := b.pointer(context.Background())
+	if err == nil {
+		err = b.prune(context.Background(), st)
+	}
+	if err != nil {
 		_ = b.tx.Rollback()
 		st.cache.clear()
 		return &Error{err}
 	}
 	if err := b.tx.Commit(); err != nil {
 		st.cache.clear()
+		st.retain.loaded = false
 		return &Error{err}
 	}
 	return nil
@@ -92,6 +95,32 @@ func (st *Store) Discard() {
 	st.cache.clear()
 }
 
+// tableStmts are the writer's statements on one entity table.
+type tableStmts struct{ get, close, insert *sql.Stmt }
+
+// statements are tb's statements in the batch, prepared once.
+func (b *batch) statements(ctx context.Context, tb *table) (*tableStmts, error) {
+	if ts, ok := b.stmts[tb.name]; ok {
+		return ts, nil
+	}
+	ts := &tableStmts{}
+	for _, p := range []struct {
+		stmt **sql.Stmt
+		q    string
+	}{
+		{&ts.get, tb.openSQL()},
+		{&ts.close, `UPDATE ` + tb.name + ` SET upper = ? WHERE id = ? AND lower = ?`},
+		{&ts.insert, tb.insertSQL()},
+	} {
+		var err error
+		if *p.stmt, err = b.tx.PrepareContext(ctx, p.q); err != nil {
+			return nil, &Error{err}
+		}
+	}
+	b.stmts[tb.name] = ts
+	return ts, nil
+}
+
 // read is an entity's open version, from the cache, the open batch or the
 // database. The caller holds st.mu.
 func (st *Store) read(typ, id string) (*change, error) {
@@ -99,29 +128,36 @@ func (st *Store) read(typ, id string) (*change, error) {
 	if c, ok := st.cache.get(k); ok {
 		return c, nil
 	}
-	var row *sql.Row
-	if st.batch != nil {
-		row = st.batch.get.QueryRow(typ, id, int64(open))
-	} else {
-		row = st.db.QueryRow(`SELECT data, lower FROM entities WHERE type = ? AND id = ? AND upper = ?`, typ, id, int64(open))
+	tb := st.tables[typ]
+	if tb == nil {
+		return nil, fmt.Errorf("entity type %s is not in the schema", typ)
 	}
-	var raw []byte
-	var lower int64
-	err := row.Scan(&raw, &lower)
-	if errors.Is(err, sql.ErrNoRows) {
-		st.cache.put(k, &change{})
-		return nil, nil
+	var rows *sql.Rows
+	var err error
+	if st.batch != nil {
+		ts, serr := st.batch.statements(context.Background(), tb)
+		if serr != nil {
+			return nil, serr
+		}
+		rows, err = ts.get.Query(tb.idArg(id))
+	} else {
+		rows, err = st.db.Query(tb.openSQL(), tb.idArg(id))
 	}
 	if err != nil {
 		return nil, &Error{err}
 	}
-	e, err := st.schema.DecodeEntity(typ, raw)
+	got, err := scanRows(rows, tb)
 	if err != nil {
-		return nil, fmt.Errorf("stored %s[%s]: %w", typ, id, err)
+		return nil, &Error{err}
+	}
+	if len(got) == 0 {
+		st.cache.put(k, &change{})
+		return nil, nil
 	}
 	// An immutable entity has one version, whose lower block is the
 	// block it was inserted at; a mutable one's is not checked.
-	c := &change{entity: e, inserted: uint64(lower), stored: true, lower: uint64(lower)}
+	r := got[0]
+	c := &change{entity: r.Entity, inserted: r.Changed, stored: true, lower: r.Changed}
 	st.cache.put(k, c)
 	return c, nil
 }
@@ -158,25 +194,11 @@ func (st *Store) applyBlock(ctx context.Context, w *Writer, keys []key) error {
 	if err != nil {
 		return err
 	}
-	n := int64(w.block.Number)
 	for _, k := range keys {
+		if err := b.apply(ctx, st.tables[k.typ], k.id, w.changes[k], w.block.Number); err != nil {
+			return err
+		}
 		c := w.changes[k]
-		// Only an entity the store holds has a version to close: one the
-		// block inserts (the cache knew it absent) skips the statement.
-		if c.stored {
-			if _, err := b.close.ExecContext(ctx, n, k.typ, k.id, int64(c.lower)); err != nil {
-				return &Error{err}
-			}
-		}
-		if c.entity != nil {
-			raw, err := graphnode.EncodeEntity(c.entity)
-			if err != nil {
-				return err
-			}
-			if _, err := b.insert.ExecContext(ctx, k.typ, k.id, n, int64(open), raw); err != nil {
-				return &Error{fmt.Errorf("%s[%s] at block %d: %w", k.typ, k.id, n, err)}
-			}
-		}
 		st.cache.put(k, &change{entity: c.entity, inserted: c.inserted, stored: c.entity != nil, lower: w.block.Number})
 	}
 	for _, d := range w.created {
@@ -185,6 +207,35 @@ func (st *Store) applyBlock(ctx context.Context, w *Writer, keys []key) error {
 		}
 	}
 	return b.stageBlock(ctx, w.block, len(keys) > 0 || len(w.created) > 0)
+}
+
+// apply closes an entity's open version at block n and opens the new one.
+func (b *batch) apply(ctx context.Context, tb *table, id string, c *change, n uint64) error {
+	if tb == nil {
+		return fmt.Errorf("entity %s: type not in the schema", id)
+	}
+	ts, err := b.statements(ctx, tb)
+	if err != nil {
+		return err
+	}
+	// Only an entity the store holds has a version to close: one the
+	// block inserts (the cache knew it absent) skips the statement.
+	if c.stored {
+		if _, err := ts.close.ExecContext(ctx, int64(n), tb.idArg(id), int64(c.lower)); err != nil {
+			return &Error{err}
+		}
+	}
+	if c.entity == nil {
+		return nil
+	}
+	args, err := tb.insertArgs(id, n, c.entity)
+	if err != nil {
+		return fmt.Errorf("%s[%s] at block %d: %w", tb.typ.Name, id, n, err)
+	}
+	if _, err := ts.insert.ExecContext(ctx, args...); err != nil {
+		return &Error{fmt.Errorf("%s[%s] at block %d: %w", tb.typ.Name, id, n, err)}
+	}
+	return nil
 }
 
 // stageBlock records a block and makes it the pointer the batch commits

@@ -3,44 +3,67 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"fmt"
+	"strconv"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 )
 
-// Query answers a GraphQL request as Graph Node would, over one committed
-// state of the store (a read transaction): the emulator's executor reads
-// the entities at the block the query asks, by their block ranges.
+// Query answers a GraphQL request as Graph Node would (QueryContext
+// without a deadline).
 func (st *Store) Query(req graphnode.Request) graphnode.Response {
-	ctx := context.Background()
+	return st.QueryContext(context.Background(), req)
+}
+
+// QueryContext answers a GraphQL request as Graph Node would, over one
+// committed state of the store (a read transaction): the emulator's
+// executor reads the entities at the block the query asks, by their block
+// ranges, and every read runs on ctx, so a cancelled or timed-out request
+// stops reading (the query then fails with a store error).
+func (st *Store) QueryContext(ctx context.Context, req graphnode.Request) graphnode.Response {
 	tx, err := st.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return storeError(err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	src := &source{ctx: ctx, tx: tx, schema: st.schema}
+	src := &source{tx: tx, st: st}
 	h, _, err := head(ctx, tx)
 	if err != nil {
 		return storeError(err)
 	}
 	src.head = h
-	return graphnode.Execute(st.schema, src, req)
+	if src.earliest, err = earliest(ctx, tx); err != nil {
+		return storeError(err)
+	}
+	return graphnode.ExecuteContext(ctx, st.schema, src, req)
 }
 
 func storeError(err error) graphnode.Response {
 	return graphnode.Response{Errors: []graphnode.Error{{Message: "Store error: " + err.Error()}}}
 }
 
-// source is a read transaction as the executor's Source.
+// earliest is the oldest block whose state the store holds (retention.go).
+func earliest(ctx context.Context, q queryer) (uint64, error) {
+	var raw string
+	err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'earliest'`).Scan(&raw)
+	if err == sql.ErrNoRows {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseUint(raw, 10, 64)
+}
+
+// source is a read transaction as the executor's Source and Selector.
 type source struct {
-	ctx    context.Context
-	tx     *sql.Tx
-	schema *graphnode.Schema
-	head   graphnode.Block
+	tx       *sql.Tx
+	st       *Store
+	head     graphnode.Block
+	earliest uint64
 }
 
 func (s *source) Head() graphnode.Block { return s.head }
+func (s *source) Earliest() uint64      { return s.earliest }
 
 // Failed is false: a mapping error stops indexing before the failing
 // block, and Graph Node's _meta says hasIndexingErrors only for blocks at
@@ -48,18 +71,18 @@ func (s *source) Head() graphnode.Block { return s.head }
 // failure is reported by the indexer's status, /readyz).
 func (s *source) Failed() bool { return false }
 
-func (s *source) BlockAt(n uint64) (graphnode.Block, bool) {
-	b, ok, err := blockAt(s.ctx, s.tx, n)
+func (s *source) BlockAt(ctx context.Context, n uint64) (graphnode.Block, bool) {
+	b, ok, err := blockAt(ctx, s.tx, n)
 	if err != nil {
 		return graphnode.Block{Number: n}, false
 	}
 	return b, ok
 }
 
-func (s *source) BlockByHash(hash string) (graphnode.Block, bool) {
+func (s *source) BlockByHash(ctx context.Context, hash string) (graphnode.Block, bool) {
 	var n, ts int64
 	var b graphnode.Block
-	err := s.tx.QueryRowContext(s.ctx, `SELECT number, hash, parent, timestamp FROM blocks WHERE hash = ?`, hash).Scan(&n, &b.Hash, &b.ParentHash, &ts)
+	err := s.tx.QueryRowContext(ctx, `SELECT number, hash, parent, timestamp FROM blocks WHERE hash = ?`, hash).Scan(&n, &b.Hash, &b.ParentHash, &ts)
 	if err != nil {
 		return graphnode.Block{}, false
 	}
@@ -67,41 +90,28 @@ func (s *source) BlockByHash(hash string) (graphnode.Block, bool) {
 	return b, true
 }
 
-func (s *source) Rows(typ string, n uint64) ([]graphnode.Row, error) {
-	rows, err := s.tx.QueryContext(s.ctx, `SELECT id, lower, data FROM entities WHERE type = ? AND lower <= ? AND upper > ? ORDER BY id`,
-		typ, int64(n), int64(n))
+// Rows reads every entity of a type valid at block n: what the executor
+// falls back to where a selection cannot be narrowed.
+func (s *source) Rows(ctx context.Context, typ string, n uint64) ([]graphnode.Row, error) {
+	tb := s.st.tables[typ]
+	rows, err := s.tx.QueryContext(ctx, `SELECT `+tb.list+` FROM `+tb.name+` WHERE lower <= ?1 AND (upper IS NULL OR upper > ?1) ORDER BY id`, int64(n))
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []graphnode.Row
-	for rows.Next() {
-		var id string
-		var lower int64
-		var raw []byte
-		if err := rows.Scan(&id, &lower, &raw); err != nil {
-			return nil, err
-		}
-		e, err := s.schema.DecodeEntity(typ, raw)
-		if err != nil {
-			return nil, fmt.Errorf("%s[%s]: %w", typ, id, err)
-		}
-		out = append(out, graphnode.Row{ID: id, Entity: e, Changed: uint64(lower)})
-	}
-	return out, rows.Err()
+	return scanRows(rows, tb)
 }
 
-func (s *source) At(typ, id string, n uint64) (graphnode.Entity, error) {
-	var raw []byte
-	err := s.tx.QueryRowContext(s.ctx, `SELECT data FROM entities WHERE type = ? AND id = ? AND lower <= ? AND upper > ?`,
-		typ, id, int64(n), int64(n)).Scan(&raw)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
+func (s *source) At(ctx context.Context, typ, id string, n uint64) (graphnode.Entity, error) {
+	tb := s.st.tables[typ]
+	rows, err := s.tx.QueryContext(ctx, tb.atSQL(), tb.idArg(id), int64(n))
 	if err != nil {
 		return nil, err
 	}
-	return s.schema.DecodeEntity(typ, raw)
+	vs, err := scanVersions(rows, tb)
+	if err != nil || len(vs) == 0 || vs[0].upperSet && vs[0].upper <= n {
+		return nil, err
+	}
+	return vs[0].Entity, nil
 }
 
 // Version is one stored entity version with its block range (Upper 0:
@@ -115,24 +125,24 @@ type Version struct {
 // Dump lists every entity version, ordered by type, id and lower block:
 // two stores that hold the same history dump the same.
 func (st *Store) Dump(ctx context.Context) ([]Version, error) {
-	rows, err := st.db.QueryContext(ctx, `SELECT type, id, lower, upper, data FROM entities ORDER BY type, id, lower`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []Version
-	for rows.Next() {
-		var v Version
-		var lower, upper int64
-		var raw []byte
-		if err := rows.Scan(&v.Type, &v.ID, &lower, &upper, &raw); err != nil {
+	for _, name := range st.schema.TypeNames() {
+		tb := st.tables[name]
+		rows, err := st.db.QueryContext(ctx, `SELECT `+tb.list+` FROM `+tb.name+` ORDER BY id, lower`)
+		if err != nil {
 			return nil, err
 		}
-		v.Lower, v.Data = uint64(lower), string(raw)
-		if upper != open {
-			v.Upper = uint64(upper)
+		vs, err := scanVersions(rows, tb)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, v)
+		for _, v := range vs {
+			raw, err := graphnode.EncodeEntity(v.Entity)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Version{Type: name, ID: v.ID, Lower: v.Changed, Upper: v.upper, Data: string(raw)})
+		}
 	}
-	return out, rows.Err()
+	return out, nil
 }

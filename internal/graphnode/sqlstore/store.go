@@ -1,5 +1,6 @@
 // Package sqlstore is the embedded indexer's entity store on disk: Graph
-// Node's versioned entity store kept in one SQLite file, through
+// Node's versioned entity store kept in one SQLite file (a table per
+// entity type: layout.go), through
 // github.com/ncruces/go-sqlite3 (SQLite compiled to WebAssembly and
 // translated to Go: no cgo, no server, the real SQLite with its
 // transactions and write-ahead log).
@@ -14,7 +15,10 @@
 // leaves the store at the last block committed, and a restart resumes from
 // there. Queries run in read transactions (WAL: readers see one committed
 // state and never wait for the writer), through the Graph Node emulator's
-// executor (graphnode.Execute), so the answers are the emulator's.
+// executor (graphnode.Execute), so the answers are the emulator's; the
+// executor hands each collection's read to the store (Select), which
+// runs its filter, order and page in SQL over the type's indexes where
+// it can say them exactly (select.go), so a page costs what it returns.
 package sqlstore
 
 import (
@@ -23,7 +27,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/url"
 	"os"
 	"sync"
@@ -33,24 +36,21 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 )
 
-// open is the upper bound of a version that is still valid.
-const open = math.MaxInt64
-
-// schemaSQL creates the tables; a store made by another build of the
-// subgraph (another Identity) is emptied and indexed again.
+// schemaSQL creates the tables besides the entity types' (layout.go).
 const schemaSQL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS blocks (
 	number INTEGER PRIMARY KEY, hash TEXT NOT NULL, parent TEXT NOT NULL, timestamp INTEGER NOT NULL,
 	changes INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS blocks_hash ON blocks(hash);
-CREATE TABLE IF NOT EXISTS entities (
-	type TEXT NOT NULL, id TEXT NOT NULL, lower INTEGER NOT NULL, upper INTEGER NOT NULL, data BLOB NOT NULL,
-	PRIMARY KEY (type, id, lower)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS entities_lower ON entities(lower);
 CREATE TABLE IF NOT EXISTS sources (
 	address TEXT PRIMARY KEY, name TEXT NOT NULL, start INTEGER NOT NULL) WITHOUT ROWID;
 `
+
+// layoutVersion names the tables' layout: a store of another layout (the
+// single JSON table before it) is emptied and indexed again, as a store of
+// another build is.
+const layoutVersion = "2: a table per entity type"
 
 // Store is one subgraph's entities, blocks and dynamic data sources on disk.
 type Store struct {
@@ -62,6 +62,10 @@ type Store struct {
 	mu    sync.Mutex
 	batch *batch
 	cache entityCache
+	// tables are the entity types' tables, by type name.
+	tables map[string]*table
+	// retain is the retention (retention.go).
+	retain retention
 }
 
 // DataSource is a data source the mappings created: its address (0x-hex),
@@ -83,7 +87,7 @@ func Open(path string, s *graphnode.Schema, identity string) (*Store, bool, erro
 	if err != nil {
 		return nil, false, err
 	}
-	st := &Store{db: db, schema: s, path: path}
+	st := &Store{db: db, schema: s, path: path, tables: layout(s)}
 	reset, err := st.init(identity)
 	if err != nil {
 		_ = db.Close()
@@ -97,24 +101,66 @@ func (st *Store) init(identity string) (bool, error) {
 	if _, err := st.db.ExecContext(ctx, schemaSQL); err != nil {
 		return false, err
 	}
-	var have string
-	err := st.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'identity'`).Scan(&have)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	have, err := st.metaValue(ctx, "identity")
+	if err != nil {
 		return false, err
 	}
-	if have == identity {
-		return false, nil
+	layoutHave, err := st.metaValue(ctx, "layout")
+	if err != nil {
+		return false, err
+	}
+	if have == identity && layoutHave == layoutVersion {
+		_, err := st.db.ExecContext(ctx, ddl(st.schema, st.tables))
+		return false, err
 	}
 	reset := have != ""
 	return reset, st.tx(ctx, func(tx *sql.Tx) error {
-		for _, q := range []string{`DELETE FROM meta`, `DELETE FROM blocks`, `DELETE FROM entities`, `DELETE FROM sources`} {
+		if err := dropEntities(ctx, tx); err != nil {
+			return err
+		}
+		for _, q := range []string{`DELETE FROM meta`, `DELETE FROM blocks`, `DELETE FROM sources`, ddl(st.schema, st.tables)} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
 			}
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('identity', ?)`, identity)
+		_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('identity', ?), ('layout', ?)`, identity, layoutVersion)
 		return err
 	})
+}
+
+// metaValue reads a meta key ("" if absent).
+func (st *Store) metaValue(ctx context.Context, k string) (string, error) {
+	var v string
+	err := st.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, k).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, err
+}
+
+// dropEntities drops every entity table (another build's columns, or the
+// earlier layout's single table).
+func dropEntities(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND (name LIKE 'e\_%' ESCAPE '\' OR name = 'entities')`)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			_ = rows.Close()
+			return err
+		}
+		names = append(names, n)
+	}
+	_ = rows.Close()
+	for _, n := range names {
+		if _, err := tx.ExecContext(ctx, `DROP TABLE `+quote(n)); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // Close commits what was staged and closes the database.
@@ -270,12 +316,14 @@ func (st *Store) Revert(ctx context.Context, to uint64) error {
 	}
 	st.cache.clear()
 	return st.tx(ctx, func(tx *sql.Tx) error {
-		for _, q := range []string{
-			`DELETE FROM entities WHERE lower > ?`,
-			`UPDATE entities SET upper = ` + fmt.Sprint(int64(open)) + ` WHERE upper > ? AND upper < ` + fmt.Sprint(int64(open)),
-			`DELETE FROM sources WHERE start > ?`,
-			`DELETE FROM blocks WHERE number > ?`,
-		} {
+		var qs []string
+		for _, name := range st.schema.TypeNames() {
+			t := st.tables[name].name
+			// the versions opened after to are the rows written last
+			qs = append(qs, `DELETE FROM `+t+` WHERE vid > coalesce((SELECT vid FROM `+t+` WHERE lower <= ?1 ORDER BY vid DESC LIMIT 1), 0)`,
+				`UPDATE `+t+` SET upper = NULL WHERE upper > ?1`)
+		}
+		for _, q := range append(qs, `DELETE FROM sources WHERE start > ?`, `DELETE FROM blocks WHERE number > ?`) {
 			if _, err := tx.ExecContext(ctx, q, int64(to)); err != nil {
 				return err
 			}
@@ -341,8 +389,13 @@ func (st *Store) Reset(ctx context.Context) error {
 		return err
 	}
 	st.cache.clear()
+	st.retain.cut, st.retain.loaded = 0, false
 	return st.tx(ctx, func(tx *sql.Tx) error {
-		for _, q := range []string{`DELETE FROM meta WHERE key <> 'identity'`, `DELETE FROM blocks`, `DELETE FROM entities`, `DELETE FROM sources`} {
+		qs := []string{`DELETE FROM meta WHERE key NOT IN ('identity', 'layout')`, `DELETE FROM blocks`, `DELETE FROM sources`}
+		for _, name := range st.schema.TypeNames() {
+			qs = append(qs, `DELETE FROM `+st.tables[name].name)
+		}
+		for _, q := range qs {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
 			}

@@ -223,3 +223,38 @@ func TestPruneKeepsBlocksWithChanges(t *testing.T) {
 		}
 	}
 }
+
+// With a retention, the versions that ended before head - history are
+// deleted as the head moves; a query at a block the store still holds
+// answers as the emulator does, and one at an older block is refused,
+// naming the oldest block served.
+func TestRetentionPrunesAndRefusesOlderPins(t *testing.T) {
+	ctx := context.Background()
+	disk := openStore(t, filepath.Join(t.TempDir(), "s.sqlite"), "b")
+	disk.SetHistory(2)
+	mem := graphnode.NewStore(schema(t))
+	write(t, disk, mem, history(), 10, 15, "a")
+	if e, err := disk.Earliest(ctx); err != nil || e != 13 {
+		t.Fatalf("earliest %d %v, want 13", e, err)
+	}
+	vs, err := disk.Dump(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		if v.Upper != 0 && v.Upper <= 13 {
+			t.Errorf("version %+v ended before the oldest block kept", v)
+		}
+	}
+	for _, n := range []int{13, 14, 15} {
+		q := fmt.Sprintf(`{ pools(block: {number: %d}) { id sqrtPriceX96 } strikeRefs(block: {number: %d}) { id } }`, n, n)
+		if d, m := answer(t, disk, q), answer(t, mem, q); d != m {
+			t.Errorf("at block %d:\n disk   %s\n memory %s", n, d, m)
+		}
+	}
+	r := disk.Query(graphnode.Request{Query: `{ pools(block: {number: 12}) { id } }`})
+	want := "Failed to decode `block.number` value: `subgraph " + graphnode.Deployment + " only has data starting at block number 13 and data for block number 12 is therefore not available`"
+	if len(r.Errors) != 1 || r.Errors[0].Message != want {
+		t.Errorf("a pin below the oldest block kept answered %+v", r)
+	}
+}
