@@ -112,13 +112,14 @@ func (c *Client) IndexedHead(ctx context.Context) (block.Ref, error) {
 func blockError(msg string, err error) error {
 	msg = strings.ToLower(msg[:min(len(msg), 1<<10)])
 	const notIndexed = "has only indexed up to block number "
-	if i := strings.Index(msg, notIndexed); i >= 0 {
-		rest := msg[i+len(notIndexed):]
-		n := 0
-		for n < len(rest) && n < 20 && rest[n] >= '0' && rest[n] <= '9' {
-			n++
-		}
-		return problem.Wrap(problem.BlockNotIndexed, err, "the subgraph has indexed up to block %s only", rest[:n])
+	if n, ok := numberAfter(msg, notIndexed); ok {
+		return problem.Wrap(problem.BlockNotIndexed, err, "the subgraph has indexed up to block %s only", n)
+	}
+	// Graph Node's words for a block older than its history_blocks
+	// keep (the embedded index's retention says the same)
+	const notKept = "only has data starting at block number "
+	if n, ok := numberAfter(msg, notKept); ok {
+		return problem.Wrap(problem.BlockPruned, err, "the subgraph holds the state of block %s and later only (older history is pruned)", n)
 	}
 	if strings.Contains(msg, "before the earliest") || strings.Contains(msg, "pruned") {
 		return problem.Wrap(problem.BlockPruned, err, "the subgraph no longer holds the block asked for (pruned)")
@@ -127,6 +128,21 @@ func blockError(msg string, err error) error {
 		return problem.Wrap(problem.BlockNotFound, err, "the subgraph knows no block with that hash")
 	}
 	return nil
+}
+
+// numberAfter is the block number (at most 20 digits) that follows
+// phrase in msg, if msg holds it.
+func numberAfter(msg, phrase string) (string, bool) {
+	i := strings.Index(msg, phrase)
+	if i < 0 {
+		return "", false
+	}
+	rest := msg[i+len(phrase):]
+	n := 0
+	for n < len(rest) && n < 20 && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	return rest[:n], true
 }
 
 // sawHead remembers the indexed head a document asked for beside its

@@ -1,0 +1,47 @@
+package subgraph_test
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/sqlstore"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
+)
+
+// A page pinned to a block older than the embedded index keeps (its
+// retention) is BLOCK_PRUNED, naming the oldest block served.
+func TestPinOlderThanKeptNamesTheOldestBlock(t *testing.T) {
+	s, err := graphnode.ParseSchema(subgraph.Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := sqlstore.Open(filepath.Join(t.TempDir(), "s.sqlite"), s, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	st.SetHistory(sqlstore.MinHistory)
+	ctx := context.Background()
+	for _, n := range []uint64{1, 30_000} {
+		if err := st.Advance(ctx, graphnode.Block{Number: n, Hash: "0x01"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := testenv.NewSubgraph(t, "http://sg", subgraph.Options{HTTPClient: &http.Client{Transport: &graphnode.Server{Store: st}}})
+	pctx, _ := block.With(ctx, 19_999)
+	_, _, err = c.OptionMarkets(pctx)
+	if p := problem.As(err); p == nil || p.Code != problem.BlockPruned || !strings.Contains(p.Error(), "block 20000 and later") {
+		t.Errorf("a pin below the oldest block kept: %v", err)
+	}
+	kept, _ := block.With(ctx, 20_000)
+	if _, _, err := c.OptionMarkets(kept); err != nil {
+		t.Errorf("a pin at the oldest block kept: %v", err)
+	}
+}
