@@ -94,6 +94,10 @@ type Node struct {
 	// BlockNumber and BlockTimestamp are the latest block's.
 	BlockNumber    uint64
 	BlockTimestamp uint64
+	// TimeOf, when set, is the time of a block before the head (a
+	// scenario's clock: Arbitrum's four blocks a second); unset, a second
+	// per block back from the head.
+	TimeOf func(number uint64) uint64
 	// Quoter is the address of the fake QuoterV2.
 	Quoter common.Address
 	// Swappers are the swapper contracts exercises may route through.
@@ -624,7 +628,7 @@ func (n *Node) header(req rpcRequest, resp *rpcResponse) {
 		return
 	}
 	n.mu.Lock()
-	head, ts, rewrite := n.BlockNumber, n.BlockTimestamp, n.HeaderRewrite
+	head, ts, rewrite, timeOf := n.BlockNumber, n.BlockTimestamp, n.HeaderRewrite, n.TimeOf
 	n.mu.Unlock()
 	num := head
 	if tag != "latest" {
@@ -638,6 +642,9 @@ func (n *Node) header(req rpcRequest, resp *rpcResponse) {
 			return
 		}
 		num, ts = v, ts-(head-v)
+		if timeOf != nil && v < head {
+			ts = timeOf(v)
+		}
 	}
 	h := map[string]any{"number": hexutil.EncodeUint64(num), "hash": n.HashOf(num).Hex(), "timestamp": hexutil.EncodeUint64(ts)}
 	if rewrite != nil {

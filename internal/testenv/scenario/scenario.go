@@ -371,6 +371,13 @@ func (s *Scenario) Populate(node *chaintest.Node) {
 	node.Markets[s.Market.Address] = market
 	if uint64(s.Block.Timestamp) > node.BlockTimestamp {
 		node.BlockTimestamp, node.BlockNumber = uint64(s.Block.Timestamp), s.Block.Number
+		if _, ok := blockRates[s.ChainID]; ok {
+			// Past blocks' headers on the history's clock, which dates
+			// its events (blockAt): at one second per block back from the
+			// head, a block a day back by the history was dated four days
+			// back, before events its answers count.
+			node.TimeOf = func(n uint64) uint64 { return uint64(max(s.timeAt(n), 0)) }
+		}
 	}
 	for _, p := range s.Pools {
 		sqrt, _ := p.SqrtPriceX96()
