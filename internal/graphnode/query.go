@@ -15,6 +15,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
 	"github.com/vektah/gqlparser/v2/validator"
+	validatorrules "github.com/vektah/gqlparser/v2/validator/rules"
 )
 
 // Graph Node's bounds on the collection arguments.
@@ -152,21 +153,49 @@ func ExecuteContext(ctx context.Context, s *Schema, src Source, req Request) (re
 }
 
 // Validate parses and validates a query document against the derived
-// schema, with Graph Node's messages where they differ from gqlparser's.
+// schema, with Graph Node's messages where they differ from gqlparser's,
+// and checks each operation against the schema's Limits (a `first` given
+// by a variable counts as Graph Node's default, 100).
 func (s *Schema) Validate(query string) []Error {
-	_, errs := s.parse(query, nil)
-	return errs
+	doc, errs := s.parse(query, nil)
+	if errs != nil {
+		return errs
+	}
+	for _, op := range doc.Operations {
+		if e := s.bounded(doc, op, nil); e != nil {
+			return []Error{*e}
+		}
+	}
+	return nil
 }
+
+// rules are gqlparser's validation rules but the overlapping-fields one,
+// whose pairwise comparison is quadratic in a repeated field: mergeable
+// checks the same in linear time, once Limits have bounded the document.
+var rules = func() *validatorrules.Rules {
+	r := validatorrules.NewDefaultRules()
+	r.RemoveRule("OverlappingFieldsCanBeMerged")
+	return r
+}()
 
 func (s *Schema) parse(query string, vars map[string]any) (*ast.QueryDocument, []Error) {
 	doc, err := parser.ParseQuery(&ast.Source{Name: "query", Input: query})
 	if err != nil {
 		return nil, gqlErrors(err)
 	}
-	if list := validator.ValidateWithRules(s.API, doc, nil); len(list) > 0 {
+	if list := validator.ValidateWithRules(s.API, doc, rules); len(list) > 0 {
 		return nil, graphNodeErrors(doc, list, vars)
 	}
 	return doc, nil
+}
+
+// bounded checks op against the schema's Limits, then that its fields
+// merge: the second walks the expanded document, which the first bounds.
+func (s *Schema) bounded(doc *ast.QueryDocument, op *ast.OperationDefinition, vars map[string]any) *Error {
+	if e := s.Limits.check(doc, op, vars); e != nil {
+		return e
+	}
+	return s.mergeable(doc, op)
 }
 
 func (s *Schema) prepare(req Request) (*ast.QueryDocument, *ast.OperationDefinition, map[string]any, []Error) {
@@ -199,6 +228,9 @@ func (s *Schema) prepare(req Request) (*ast.QueryDocument, *ast.OperationDefinit
 		return nil, nil, nil, gqlErrors(err)
 	}
 	if e := intVariablesFit(op, vars); e != nil {
+		return nil, nil, nil, []Error{*e}
+	}
+	if e := s.bounded(doc, op, vars); e != nil {
 		return nil, nil, nil, []Error{*e}
 	}
 	return doc, op, vars, nil

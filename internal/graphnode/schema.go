@@ -32,6 +32,10 @@ type Schema struct {
 	Types map[string]*EntityType
 	Enums map[string][]string
 
+	// Limits bound each query's cost before it runs (DefaultLimits unless
+	// set otherwise).
+	Limits Limits
+
 	roots map[string]rootField // Query field name -> entity and kind
 }
 
@@ -120,7 +124,7 @@ func ParseSchema(input string) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema.graphql: %w", err)
 	}
-	s := &Schema{Types: map[string]*EntityType{}, Enums: map[string][]string{}, roots: map[string]rootField{}}
+	s := &Schema{Types: map[string]*EntityType{}, Enums: map[string][]string{}, roots: map[string]rootField{}, Limits: DefaultLimits}
 	for _, d := range doc.Definitions {
 		if d.Kind == ast.Enum {
 			for _, v := range d.EnumValues {
