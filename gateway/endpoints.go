@@ -10,6 +10,9 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/liquidity"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/trade"
 )
 
 // Every path the gateway answers. Tests, fakes and docs reuse them.
@@ -51,23 +54,23 @@ const (
 // the answer reads first); an entry that states none fails
 // TestEveryEndpointStatesItsPin.
 var apiEndpoints = []endpoint{
-	api[service.StrikesRequest]{
+	api[market.StrikesRequest]{
 		path: PathStrikesChain, name: "strikes", operation: "strikesChain", params: strikesParams,
 		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes),
 		parse: parseStrikes,
-		key: func(k cacheKey, r service.StrikesRequest) cacheKey {
+		key: func(k cacheKey, r market.StrikesRequest) cacheKey {
 			return k.uint(r.ChainID).addr(r.Market).int(r.CallsReach).int(r.PutsReach)
 		},
-		call: func(ctx context.Context, svc *service.Service, r service.StrikesRequest) (any, uint64, error) {
+		call: func(ctx context.Context, svc *service.Service, r market.StrikesRequest) (any, uint64, error) {
 			res, err := svc.StrikesChain(ctx, r)
 			return res.Entries, res.Block, err
 		},
 	}.endpoint(),
-	api[service.HistoryRequest]{
+	api[trade.HistoryRequest]{
 		path: PathExerciseHistory, name: "history", operation: "exerciseHistory", params: historyParams,
 		ttl: ttlHistory, pin: block.SubgraphFirst,
 		parse: parseHistory, key: historyKey,
-		call: func(ctx context.Context, svc *service.Service, r service.HistoryRequest) (any, uint64, error) {
+		call: func(ctx context.Context, svc *service.Service, r trade.HistoryRequest) (any, uint64, error) {
 			res, err := svc.ExerciseHistory(ctx, r)
 			return res.Records, res.Block, err
 		},
@@ -81,27 +84,27 @@ var apiEndpoints = []endpoint{
 		},
 		call: func(ctx context.Context, svc *service.Service, r prepareRequest) (any, uint64, error) {
 			r.OptionID, _ = new(big.Int).SetString(r.optionID, 10) // validated digits
-			res, err := svc.PrepareExercise(ctx, r.PrepareRequest)
+			res, err := svc.ExercisePrepare(ctx, r.PrepareRequest)
 			return res, 0, err
 		},
 	}.endpoint(),
 	// Positions are cached like a history page: ownership and liquidity
 	// change only with transactions; the value moves with the price, and the
 	// TTL bounds how old a value can be.
-	api[service.HistoryRequest]{
+	api[trade.HistoryRequest]{
 		path: PathPurchaseHistory, name: "purchases", operation: "purchaseHistory", params: historyParams,
 		ttl: ttlHistory, pin: block.SubgraphFirst,
 		parse: parseHistory, key: historyKey,
-		call: func(ctx context.Context, svc *service.Service, r service.HistoryRequest) (any, uint64, error) {
+		call: func(ctx context.Context, svc *service.Service, r trade.HistoryRequest) (any, uint64, error) {
 			res, err := svc.PurchaseHistory(ctx, r)
 			return res.Records, res.Block, err
 		},
 	}.endpoint(),
-	api[service.HistoryRequest]{
+	api[trade.HistoryRequest]{
 		path: PathPurchasePositions, name: "positions", operation: "purchasePositions", params: historyParams,
 		ttl: ttlHistory, pin: block.SubgraphFirst,
 		parse: parseHistory, key: historyKey,
-		call: func(ctx context.Context, svc *service.Service, r service.HistoryRequest) (any, uint64, error) {
+		call: func(ctx context.Context, svc *service.Service, r trade.HistoryRequest) (any, uint64, error) {
 			res, err := svc.PurchasePositions(ctx, r)
 			return res.Records, res.Block, err
 		},
@@ -127,7 +130,7 @@ var apiEndpoints = []endpoint{
 		parse: parsePurchase,
 		key:   func(k cacheKey, r purchaseRequest) cacheKey { return r.key(k) },
 		call: func(ctx context.Context, svc *service.Service, r purchaseRequest) (any, uint64, error) {
-			res, err := svc.QuotePurchase(ctx, r.request())
+			res, err := svc.PurchaseQuote(ctx, r.request())
 			return res, 0, err
 		},
 	}.endpoint(),
@@ -139,7 +142,7 @@ var apiEndpoints = []endpoint{
 			return r.key(k).slippage(r.slippage)
 		},
 		call: func(ctx context.Context, svc *service.Service, r purchasePrepareRequest) (any, uint64, error) {
-			res, err := svc.PreparePurchase(ctx, service.PurchasePrepareRequest{PurchaseRequest: r.request(), Slippage: r.slippage})
+			res, err := svc.PurchasePrepare(ctx, trade.PurchasePrepareRequest{PurchaseRequest: r.request(), Slippage: r.slippage})
 			return res, 0, err
 		},
 	}.endpoint(),
@@ -150,7 +153,7 @@ var apiEndpoints = []endpoint{
 		parse: parseOptionsChain,
 		key:   func(k cacheKey, r chainRequest) cacheKey { return r.key(k) },
 		call: func(ctx context.Context, svc *service.Service, r chainRequest) (any, uint64, error) {
-			res, err := svc.OptionsChainOf(ctx, r.request())
+			res, err := svc.OptionsChain(ctx, r.request())
 			return res, res.SubgraphBlock(), err
 		},
 	}.endpoint(),
@@ -164,7 +167,7 @@ var apiEndpoints = []endpoint{
 		parse:    parseDeposit,
 		key:      func(k cacheKey, r depositRequest) cacheKey { return r.key(k) },
 		call: func(ctx context.Context, svc *service.Service, r depositRequest) (any, uint64, error) {
-			res, err := svc.PrepareDeposit(ctx, r.request())
+			res, err := svc.DepositPrepare(ctx, r.request())
 			return res, 0, err
 		},
 	}.endpoint(),
@@ -174,7 +177,7 @@ var apiEndpoints = []endpoint{
 		parse: parseWithdraw,
 		key:   func(k cacheKey, r withdrawRequest) cacheKey { return r.key(k) },
 		call: func(ctx context.Context, svc *service.Service, r withdrawRequest) (any, uint64, error) {
-			res, err := svc.PrepareWithdraw(ctx, r.request())
+			res, err := svc.WithdrawPrepare(ctx, r.request())
 			return res, 0, err
 		},
 	}.endpoint(),
@@ -183,28 +186,28 @@ var apiEndpoints = []endpoint{
 	// One route for every figure: they share their reads and one answer is
 	// true at one block; the hosted API's five stats routes returned bare
 	// USD numbers, which lose the tokens and base units.
-	api[service.StatsRequest]{
+	api[market.StatsRequest]{
 		path: PathStats, name: "stats", operation: "marketStats", params: statsParams,
 		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes),
 		parse: parseStats,
-		key: func(k cacheKey, r service.StatsRequest) cacheKey {
+		key: func(k cacheKey, r market.StatsRequest) cacheKey {
 			return k.uint(r.ChainID).addr(r.Market).uint(uint64(r.From)).uint(uint64(r.To))
 		},
-		call: func(ctx context.Context, svc *service.Service, r service.StatsRequest) (any, uint64, error) {
+		call: func(ctx context.Context, svc *service.Service, r market.StatsRequest) (any, uint64, error) {
 			res, err := svc.MarketStats(ctx, r)
 			return res, res.Block(), err
 		},
 	}.endpoint(),
 	// Chain-wide statistics are every market's, at one block, summed:
 	// pinned and cached as one market's.
-	api[service.ChainStatsRequest]{
+	api[market.ChainStatsRequest]{
 		path: PathChainStats, name: "chainstats", operation: "chainStats", params: chainStatsParams,
 		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes),
 		parse: parseChainStats,
-		key: func(k cacheKey, r service.ChainStatsRequest) cacheKey {
+		key: func(k cacheKey, r market.ChainStatsRequest) cacheKey {
 			return k.uint(r.ChainID).uint(uint64(r.From)).uint(uint64(r.To))
 		},
-		call: func(ctx context.Context, svc *service.Service, r service.ChainStatsRequest) (any, uint64, error) {
+		call: func(ctx context.Context, svc *service.Service, r market.ChainStatsRequest) (any, uint64, error) {
 			res, err := svc.ChainStats(ctx, r)
 			return res, res.Block(), err
 		},
@@ -212,11 +215,11 @@ var apiEndpoints = []endpoint{
 	// The traders' leaderboard: flows over a window, as the statistics'
 	// are, and cached as long; every figure is the subgraph's, so the
 	// answer is pinned to the subgraph's block.
-	api[service.LeaderboardRequest]{
+	api[market.LeaderboardRequest]{
 		path: PathLeaderboard, name: "leaderboard", operation: "leaderboard", params: leaderboardParams, optional: leaderboardOptional,
 		ttl: ttlStrikes, pin: block.SubgraphFirst,
 		parse: parseLeaderboard, key: leaderboardKey,
-		call: func(ctx context.Context, svc *service.Service, r service.LeaderboardRequest) (any, uint64, error) {
+		call: func(ctx context.Context, svc *service.Service, r market.LeaderboardRequest) (any, uint64, error) {
 			res, err := svc.Leaderboard(ctx, r)
 			return res, res.Block(), err
 		},
@@ -224,49 +227,49 @@ var apiEndpoints = []endpoint{
 	// The liquidity provider's reads move with transactions: cached with the
 	// history TTL, as purchase positions are (the positions' value moves
 	// with the price and the donation lock; the TTL bounds how old it is).
-	api[service.LPRequest]{
+	api[liquidity.LPRequest]{
 		path: PathDepositHistory, name: "lpdeposits", operation: "depositHistory", params: lpParams, optional: lpOptional,
 		ttl: ttlHistory, pin: block.SubgraphFirst,
 		parse: parseLP, key: lpKey,
-		call: func(ctx context.Context, svc *service.Service, r service.LPRequest) (any, uint64, error) {
-			res, err := svc.LPDepositHistory(ctx, r)
+		call: func(ctx context.Context, svc *service.Service, r liquidity.LPRequest) (any, uint64, error) {
+			res, err := svc.DepositHistory(ctx, r)
 			return res.Records, res.Block, err
 		},
 	}.endpoint(),
-	api[service.LPRequest]{
+	api[liquidity.LPRequest]{
 		path: PathWithdrawHistory, name: "lpwithdrawals", operation: "withdrawHistory", params: lpParams, optional: lpOptional,
 		ttl: ttlHistory, pin: block.SubgraphFirst,
 		parse: parseLP, key: lpKey,
-		call: func(ctx context.Context, svc *service.Service, r service.LPRequest) (any, uint64, error) {
-			res, err := svc.LPWithdrawHistory(ctx, r)
+		call: func(ctx context.Context, svc *service.Service, r liquidity.LPRequest) (any, uint64, error) {
+			res, err := svc.WithdrawHistory(ctx, r)
 			return res.Records, res.Block, err
 		},
 	}.endpoint(),
-	api[service.LPRequest]{
+	api[liquidity.LPRequest]{
 		path: PathDepositPositions, name: "lppositions", operation: "depositPositions", params: lpParams, optional: lpOptional,
 		ttl: ttlHistory, pin: block.SubgraphFirst,
 		parse: parseLP, key: lpKey,
-		call: func(ctx context.Context, svc *service.Service, r service.LPRequest) (any, uint64, error) {
-			res, err := svc.LPPositions(ctx, r)
+		call: func(ctx context.Context, svc *service.Service, r liquidity.LPRequest) (any, uint64, error) {
+			res, err := svc.DepositPositions(ctx, r)
 			return res.Records, res.Block, err
 		},
 	}.endpoint(),
 	// The delegate transaction reads and simulates at the chain's head, as
 	// a prepared exercise does, and is cached as briefly.
-	api[service.DelegateRequest]{
+	api[trade.DelegateRequest]{
 		path: PathDelegatePrepare, name: "delegate", operation: "prepareDelegate", params: delegateParams, optional: delegateOptional,
 		ttl: ttlPrepare, pin: block.ChainHead,
 		parse: parseDelegate, key: delegateKey,
-		call: func(ctx context.Context, svc *service.Service, r service.DelegateRequest) (any, uint64, error) {
-			res, err := svc.PrepareDelegate(ctx, r)
+		call: func(ctx context.Context, svc *service.Service, r trade.DelegateRequest) (any, uint64, error) {
+			res, err := svc.DelegatePrepare(ctx, r)
 			return res, 0, err
 		},
 	}.endpoint(),
-	api[service.SettlementRequest]{
+	api[trade.SettlementRequest]{
 		path: PathSettlements, name: "settlements", operation: "settlementHistory", params: settlementParams, optional: settleOptional,
 		ttl: ttlHistory, pin: block.SubgraphFirst,
 		parse: parseSettlements, key: settlementKey,
-		call: func(ctx context.Context, svc *service.Service, r service.SettlementRequest) (any, uint64, error) {
+		call: func(ctx context.Context, svc *service.Service, r trade.SettlementRequest) (any, uint64, error) {
 			res, err := svc.SettlementHistory(ctx, r)
 			return res.Records, res.Block, err
 		},
@@ -275,11 +278,11 @@ var apiEndpoints = []endpoint{
 	// every block and whose window runs out by the second: cached like a
 	// quote, briefly and never served stale, and pinned as one (the
 	// block's time opens the window before the subgraph is asked).
-	api[service.ExpiringRequest]{
+	api[trade.ExpiringRequest]{
 		path: PathExpiringOptions, name: "expiring", operation: "expiringOptions", params: expiringParams,
 		ttl: ttlPrepare, pin: block.IndexedHead(block.StaleQuotes),
 		parse: parseExpiring, key: expiringKey,
-		call: func(ctx context.Context, svc *service.Service, r service.ExpiringRequest) (any, uint64, error) {
+		call: func(ctx context.Context, svc *service.Service, r trade.ExpiringRequest) (any, uint64, error) {
 			res, err := svc.ExpiringOptions(ctx, r)
 			return res.Records, res.Block, err
 		},
@@ -287,12 +290,12 @@ var apiEndpoints = []endpoint{
 	// The mark price reads the chain only (the market's prime pool's slot0)
 	// at its head, and moves with every swap: cached like a quote, briefly
 	// and never served stale.
-	api[service.MarketRequest]{
+	api[market.MarketRequest]{
 		path: PathMarkPrice, name: "markprice", operation: "markPrice", params: markPriceParams,
 		ttl: ttlPrepare, pin: block.ChainHead,
 		parse: parseMarket,
-		key:   func(k cacheKey, r service.MarketRequest) cacheKey { return k.uint(r.ChainID).addr(r.Market) },
-		call: func(ctx context.Context, svc *service.Service, r service.MarketRequest) (any, uint64, error) {
+		key:   func(k cacheKey, r market.MarketRequest) cacheKey { return k.uint(r.ChainID).addr(r.Market) },
+		call: func(ctx context.Context, svc *service.Service, r market.MarketRequest) (any, uint64, error) {
 			res, err := svc.MarkPrice(ctx, r)
 			return res, 0, err
 		},
@@ -300,15 +303,15 @@ var apiEndpoints = []endpoint{
 	// Candles are the subgraph's records (its first read): past intervals
 	// never change, the last one moves with each swap, so cached with the
 	// strikes chain's TTL as statistics are.
-	api[service.CandlesRequest]{
+	api[market.CandlesRequest]{
 		path: PathCandles, name: "candles", operation: "candles", params: candlesParams,
 		ttl: ttlStrikes, pin: block.SubgraphFirst,
 		parse: parseCandles,
-		key: func(k cacheKey, r service.CandlesRequest) cacheKey {
+		key: func(k cacheKey, r market.CandlesRequest) cacheKey {
 			return k.uint(r.ChainID).addr(r.Market).uint(uint64(r.Seconds)).uint(uint64(r.From)).uint(uint64(r.To))
 		},
-		call: func(ctx context.Context, svc *service.Service, r service.CandlesRequest) (any, uint64, error) {
-			res, err := svc.CandlesOf(ctx, r)
+		call: func(ctx context.Context, svc *service.Service, r market.CandlesRequest) (any, uint64, error) {
+			res, err := svc.Candles(ctx, r)
 			return res, res.Block(), err
 		},
 	}.endpoint(),
@@ -332,7 +335,7 @@ func (s *Server) Operations() []Operation {
 	return out
 }
 
-func historyKey(k cacheKey, r service.HistoryRequest) cacheKey {
+func historyKey(k cacheKey, r trade.HistoryRequest) cacheKey {
 	return k.uint(r.ChainID).addr(r.Market).addr(r.User).int(r.First).int(r.Skip)
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 )
 
 // Every operation states how its answer's block is chosen, beside its TTL:
@@ -19,7 +20,7 @@ func TestEveryEndpointStatesItsPin(t *testing.T) {
 			t.Errorf("%s (%s) states no pin strategy", e.path, e.operation)
 		}
 	}
-	o := DefaultOptions(service.New(map[uint64]*service.Upstreams{42161: {}}))
+	o := DefaultOptions(service.New(map[uint64]*vocab.Upstreams{42161: {}}))
 	WithExampleEndpoint(&o)
 	if _, err := New(o); err != nil {
 		t.Fatalf("a server whose routes all state their pin: %v", err)

@@ -4,7 +4,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/trade"
 )
 
 // The expiry routes' parameters, in the order their documentation lists
@@ -20,8 +20,8 @@ var (
 
 // parseDelegate reads the delegate prepare's parameters; delegate may be
 // left out (the chain's auto-exerciser).
-func parseDelegate(s *Server, p *params) (service.DelegateRequest, error) {
-	var req service.DelegateRequest
+func parseDelegate(s *Server, p *params) (trade.DelegateRequest, error) {
+	var req trade.DelegateRequest
 	var err error
 	if req.ChainID, req.Market, req.User, err = p.marketUser(s); err != nil {
 		return req, err
@@ -61,7 +61,7 @@ func (p *params) boolean(name string) (bool, error) {
 	return false, problem.InvalidParam(name, "%s must be true or false", name)
 }
 
-func delegateKey(k cacheKey, r service.DelegateRequest) cacheKey {
+func delegateKey(k cacheKey, r trade.DelegateRequest) cacheKey {
 	k = k.uint(r.ChainID).addr(r.Market).addr(r.User)
 	if r.Delegate == nil {
 		k = k.str("-")
@@ -76,8 +76,8 @@ func delegateKey(k cacheKey, r service.DelegateRequest) cacheKey {
 
 // parseSettlements reads the settlement history's parameters; optionMarket
 // may be left out (every market of the chain).
-func parseSettlements(s *Server, p *params) (service.SettlementRequest, error) {
-	var req service.SettlementRequest
+func parseSettlements(s *Server, p *params) (trade.SettlementRequest, error) {
+	var req trade.SettlementRequest
 	var err error
 	if req.ChainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
 		return req, err
@@ -92,13 +92,13 @@ func parseSettlements(s *Server, p *params) (service.SettlementRequest, error) {
 	return req, err
 }
 
-func settlementKey(k cacheKey, r service.SettlementRequest) cacheKey {
+func settlementKey(k cacheKey, r trade.SettlementRequest) cacheKey {
 	return k.uint(r.ChainID).addr(r.User).optAddr(r.Market).int(r.First).int(r.Skip)
 }
 
 // parseExpiring reads the expiring options' parameters.
-func parseExpiring(s *Server, p *params) (service.ExpiringRequest, error) {
-	var req service.ExpiringRequest
+func parseExpiring(s *Server, p *params) (trade.ExpiringRequest, error) {
+	var req trade.ExpiringRequest
 	var err error
 	if req.ChainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
 		return req, err
@@ -115,6 +115,6 @@ func parseExpiring(s *Server, p *params) (service.ExpiringRequest, error) {
 	return req, err
 }
 
-func expiringKey(k cacheKey, r service.ExpiringRequest) cacheKey {
+func expiringKey(k cacheKey, r trade.ExpiringRequest) cacheKey {
 	return k.uint(r.ChainID).addr(r.Market).uint(uint64(r.Within)).int(r.First).int(r.Skip)
 }

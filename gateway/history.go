@@ -1,13 +1,13 @@
 package gateway
 
 import (
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/trade"
 )
 
 // parseHistory reads the parameters every per-user page takes: exercise
 // and purchase history, and positions.
-func parseHistory(s *Server, p *params) (service.HistoryRequest, error) {
-	var req service.HistoryRequest
+func parseHistory(s *Server, p *params) (trade.HistoryRequest, error) {
+	var req trade.HistoryRequest
 	var err error
 	if req.ChainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
 		return req, err
@@ -26,9 +26,9 @@ func parseHistory(s *Server, p *params) (service.HistoryRequest, error) {
 // own limits so a request the subgraph would refuse is a 400 here, not a
 // 502.
 func (p *params) page() (first, skip int, err error) {
-	if first, err = p.intRange("first", 1, service.MaxFirst); err != nil {
+	if first, err = p.intRange("first", 1, trade.MaxFirst); err != nil {
 		return 0, 0, err
 	}
-	skip, err = p.intRange("skip", 0, service.MaxSkip)
+	skip, err = p.intRange("skip", 0, trade.MaxSkip)
 	return first, skip, err
 }

@@ -15,12 +15,13 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
 // panicking stands in for a chain reader with a bug.
-type panicking struct{ service.Chain }
+type panicking struct{ vocab.Chain }
 
 func (panicking) MarketSnapshot(context.Context, common.Address) (*chain.MarketInfo, chain.PoolState, error) {
 	panic("a bug")
@@ -47,7 +48,7 @@ func TestInternalErrorMatchesOpenAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := config.Default()
-	o := gateway.DefaultOptions(service.New(map[uint64]*service.Upstreams{
+	o := gateway.DefaultOptions(service.New(map[uint64]*vocab.Upstreams{
 		42161: {Config: cfg.Chains[42161], Chain: panicking{}, Subgraph: testenv.NewSubgraph(t, "http://sg.invalid", subgraph.Options{})}}))
 	// The strikes chain's block comes first (the subgraph's indexed
 	// block), then the panicking chain read.

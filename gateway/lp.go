@@ -7,7 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/liquidity"
 )
 
 // The liquidity provider's prepared transactions.
@@ -23,11 +23,11 @@ const maxUint128 = "340282366920938463463374607431768211455"
 // depositRequest keeps the amount and strikes as given for the key; the
 // fill makes the big.Int.
 type depositRequest struct {
-	service.DepositRequest
+	liquidity.DepositRequest
 	amount, minStrike, maxStrike string
 }
 
-func (r depositRequest) request() service.DepositRequest {
+func (r depositRequest) request() liquidity.DepositRequest {
 	out := r.DepositRequest
 	out.Amount, _ = new(big.Int).SetString(r.amount, 10) // validated digits
 	return out
@@ -104,11 +104,11 @@ func (req *depositRequest) parseRange(p *params) (err error) {
 
 // withdrawRequest keeps the shares as given ("max" or digits) for the key.
 type withdrawRequest struct {
-	service.WithdrawRequest
+	liquidity.WithdrawRequest
 	shares string
 }
 
-func (r withdrawRequest) request() service.WithdrawRequest {
+func (r withdrawRequest) request() liquidity.WithdrawRequest {
 	out := r.WithdrawRequest
 	if r.shares != "max" {
 		out.Shares, _ = new(big.Int).SetString(r.shares, 10) // validated digits

@@ -3,7 +3,7 @@ package gateway
 import (
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/liquidity"
 )
 
 // The liquidity provider's reads: the user always; pool and handler narrow
@@ -15,8 +15,8 @@ var (
 
 // parseLP reads the parameters of the deposit and withdrawal histories and
 // the LP positions.
-func parseLP(s *Server, p *params) (service.LPRequest, error) {
-	var req service.LPRequest
+func parseLP(s *Server, p *params) (liquidity.LPRequest, error) {
+	var req liquidity.LPRequest
 	var err error
 	if req.ChainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
 		return req, err
@@ -53,7 +53,7 @@ func (p *params) optionalAddress(name string) (*common.Address, error) {
 }
 
 // lpKey keys an LP page: an absent filter is keyed apart from any address.
-func lpKey(k cacheKey, r service.LPRequest) cacheKey {
+func lpKey(k cacheKey, r liquidity.LPRequest) cacheKey {
 	k = k.uint(r.ChainID).addr(r.User)
 	return k.optAddr(r.Pool).optAddr(r.Handler).int(r.First).int(r.Skip)
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
 )
 
 // The market data routes' parameters, in the order their documentation
@@ -17,8 +17,8 @@ var (
 )
 
 // parseMarket reads chainId and optionMarket.
-func parseMarket(s *Server, p *params) (service.MarketRequest, error) {
-	var req service.MarketRequest
+func parseMarket(s *Server, p *params) (market.MarketRequest, error) {
+	var req market.MarketRequest
 	var err error
 	if req.ChainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
 		return req, err
@@ -30,8 +30,8 @@ func parseMarket(s *Server, p *params) (service.MarketRequest, error) {
 // parseCandles reads a candles request: a market, an interval name and the
 // window [from, to) of unix seconds, which may meet at most
 // service.MaxCandles intervals.
-func parseCandles(s *Server, p *params) (service.CandlesRequest, error) {
-	var req service.CandlesRequest
+func parseCandles(s *Server, p *params) (market.CandlesRequest, error) {
+	var req market.CandlesRequest
 	m, err := parseMarket(s, p)
 	if err != nil {
 		return req, err
@@ -41,24 +41,24 @@ func parseCandles(s *Server, p *params) (service.CandlesRequest, error) {
 		return req, err
 	}
 	var ok bool
-	if req.Seconds, ok = service.CandleIntervals[req.Interval]; !ok {
+	if req.Seconds, ok = market.CandleIntervals[req.Interval]; !ok {
 		return req, problem.InvalidParam("interval", "interval must be one of %s", intervalNames())
 	}
 	if req.From, req.To, err = p.window(); err != nil {
 		return req, err
 	}
-	if n := (req.To-1)/req.Seconds - req.From/req.Seconds + 1; n > service.MaxCandles {
-		return req, problem.InvalidParam("to", "the window [from, to) meets %d intervals of %s; at most %d: ask the next window after this one", n, req.Interval, service.MaxCandles)
+	if n := (req.To-1)/req.Seconds - req.From/req.Seconds + 1; n > market.MaxCandles {
+		return req, problem.InvalidParam("to", "the window [from, to) meets %d intervals of %s; at most %d: ask the next window after this one", n, req.Interval, market.MaxCandles)
 	}
 	return req, nil
 }
 
 // intervalNames lists the intervals served, shortest first.
 func intervalNames() string {
-	names := make([]string, 0, len(service.CandleIntervals))
-	for n := range service.CandleIntervals {
+	names := make([]string, 0, len(market.CandleIntervals))
+	for n := range market.CandleIntervals {
 		names = append(names, n)
 	}
-	sort.Slice(names, func(i, j int) bool { return service.CandleIntervals[names[i]] < service.CandleIntervals[names[j]] })
+	sort.Slice(names, func(i, j int) bool { return market.CandleIntervals[names[i]] < market.CandleIntervals[names[j]] })
 	return strings.Join(names, ", ")
 }

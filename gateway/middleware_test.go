@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 )
 
 func TestPanicBecomesJSON500(t *testing.T) {
 	t.Parallel()
-	s, err := New(DefaultOptions(service.New(map[uint64]*service.Upstreams{1: {}})))
+	s, err := New(DefaultOptions(service.New(map[uint64]*vocab.Upstreams{1: {}})))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/trade"
 )
 
 // maxSlippage is the largest slippage accepted, in percent: beyond it a
@@ -17,7 +17,7 @@ const maxSlippage = 50
 // digits: OptionID is left for the fill to set, so a hit never needs the
 // big.Int.
 type prepareRequest struct {
-	service.PrepareRequest
+	trade.PrepareRequest
 	optionID string
 }
 

@@ -7,7 +7,8 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/trade"
 )
 
 // Bounds of the purchase parameters.
@@ -21,12 +22,12 @@ const (
 // and its strike as given: the fill makes the big.Int and the strike's
 // price, so a hit allocates neither.
 type purchaseRequest struct {
-	service.PurchaseRequest
+	trade.PurchaseRequest
 	amount, strike string
 }
 
 // request is the service's request, built on a miss.
-func (r purchaseRequest) request() service.PurchaseRequest {
+func (r purchaseRequest) request() trade.PurchaseRequest {
 	out := r.PurchaseRequest
 	out.Amount, _ = new(big.Int).SetString(r.amount, 10) // validated digits
 	out.Strike, _ = strconv.ParseFloat(r.strike, 64)     // validated number
@@ -120,13 +121,13 @@ func parsePurchasePrepare(s *Server, p *params) (req purchasePrepareRequest, err
 // chainRequest is an options-chain request with its ttls in an array, so a
 // hit allocates no slice: sorted, without repeats.
 type chainRequest struct {
-	service.StrikesRequest
+	market.StrikesRequest
 	ttls [maxChainTTLs]uint64
 	n    int
 }
 
-func (r chainRequest) request() service.OptionsChainRequest {
-	return service.OptionsChainRequest{StrikesRequest: r.StrikesRequest, TTLs: append([]uint64(nil), r.ttls[:r.n]...)}
+func (r chainRequest) request() market.OptionsChainRequest {
+	return market.OptionsChainRequest{StrikesRequest: r.StrikesRequest, TTLs: append([]uint64(nil), r.ttls[:r.n]...)}
 }
 
 func (r chainRequest) key(k cacheKey) cacheKey {

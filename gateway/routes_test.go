@@ -9,6 +9,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 )
 
 // TestDirectRoutesMatchRouter holds serveDirect to the router built from
@@ -16,7 +17,7 @@ import (
 // same route, and it answers every GET and HEAD on the table's paths.
 func TestDirectRoutesMatchRouter(t *testing.T) {
 	t.Parallel()
-	s, err := New(DefaultOptions(service.New(map[uint64]*service.Upstreams{42161: {}})))
+	s, err := New(DefaultOptions(service.New(map[uint64]*vocab.Upstreams{42161: {}})))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,7 @@ package gateway
 
 import (
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
 )
 
 // maxUnix bounds from and to (unix seconds) at 2^31-1 (2038-01-19): the
@@ -14,8 +14,8 @@ const maxUnix = 1<<31 - 1
 // parseStats reads a statistics request: chainId, optionMarket and the
 // half-open window [from, to) of unix seconds, at most
 // service.MaxStatsWindow long.
-func parseStats(s *Server, p *params) (service.StatsRequest, error) {
-	var req service.StatsRequest
+func parseStats(s *Server, p *params) (market.StatsRequest, error) {
+	var req market.StatsRequest
 	var err error
 	if req.ChainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
 		return req, err
@@ -29,8 +29,8 @@ func parseStats(s *Server, p *params) (service.StatsRequest, error) {
 
 // parseChainStats reads a chain-wide statistics request: chainId and the
 // window, as for one market's.
-func parseChainStats(s *Server, p *params) (service.ChainStatsRequest, error) {
-	var req service.ChainStatsRequest
+func parseChainStats(s *Server, p *params) (market.ChainStatsRequest, error) {
+	var req market.ChainStatsRequest
 	var err error
 	if req.ChainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
 		return req, err
@@ -45,8 +45,8 @@ func (p *params) statsWindow() (from, to int64, err error) {
 	if from, to, err = p.window(); err != nil {
 		return 0, 0, err
 	}
-	if to-from > service.MaxStatsWindow {
-		return 0, 0, problem.InvalidParam("to", "the window [from, to) is %d seconds long; at most %d (366 days)", to-from, service.MaxStatsWindow)
+	if to-from > market.MaxStatsWindow {
+		return 0, 0, problem.InvalidParam("to", "the window [from, to) is %d seconds long; at most %d (366 days)", to-from, market.MaxStatsWindow)
 	}
 	return from, to, nil
 }
@@ -77,8 +77,8 @@ var (
 // parseLeaderboard reads a leaderboard request: chainId, optionally
 // optionMarket (every market of the chain without it), the window as for
 // statistics, and the page of the ranking (first, skip).
-func parseLeaderboard(s *Server, p *params) (service.LeaderboardRequest, error) {
-	var req service.LeaderboardRequest
+func parseLeaderboard(s *Server, p *params) (market.LeaderboardRequest, error) {
+	var req market.LeaderboardRequest
 	var err error
 	if req.ChainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
 		return req, err
@@ -93,6 +93,6 @@ func parseLeaderboard(s *Server, p *params) (service.LeaderboardRequest, error) 
 	return req, err
 }
 
-func leaderboardKey(k cacheKey, r service.LeaderboardRequest) cacheKey {
+func leaderboardKey(k cacheKey, r market.LeaderboardRequest) cacheKey {
 	return k.uint(r.ChainID).optAddr(r.Market).uint(uint64(r.From)).uint(uint64(r.To)).int(r.First).int(r.Skip)
 }

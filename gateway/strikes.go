@@ -1,7 +1,7 @@
 package gateway
 
 import (
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
 )
 
 // Reach bounds (domain.md section 2).
@@ -10,8 +10,8 @@ const (
 	maxReach = 1000
 )
 
-func parseStrikes(s *Server, p *params) (service.StrikesRequest, error) {
-	var req service.StrikesRequest
+func parseStrikes(s *Server, p *params) (market.StrikesRequest, error) {
+	var req market.StrikesRequest
 	var err error
 	if req.Market, err = p.address("optionMarket"); err != nil {
 		return req, err

@@ -27,6 +27,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
@@ -160,7 +161,7 @@ func newService(o Options) (w wired, err error) {
 			w = wired{}
 		}
 	}()
-	ups := map[uint64]*service.Upstreams{}
+	ups := map[uint64]*vocab.Upstreams{}
 	sources := map[uint64]block.Sources{}
 	uo := upstreamOptions(o)
 	for _, id := range cfg.ChainIDs() {
@@ -170,7 +171,7 @@ func newService(o Options) (w wired, err error) {
 		}
 		w.modes[id] = mode
 		if mode == ModeNotConfigured {
-			ups[id] = &service.Upstreams{Config: ch, Mode: mode}
+			ups[id] = &vocab.Upstreams{Config: ch, Mode: mode}
 			continue
 		}
 		u, src, err := connect(ch, tr, connectOptions{

@@ -6,18 +6,17 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/ethereum/go-ethereum/rpc"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/ethereum/go-ethereum/rpc"
-
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 	"github.com/clamm-gateway/clamm-gateway/queries"
@@ -40,7 +39,7 @@ type connectOptions struct {
 // stacked by upstream.For, and returns them as the service's upstreams and
 // the pins' sources. Nothing is dialled yet: HTTP clients connect on first
 // use.
-func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*service.Upstreams, block.Sources, error) {
+func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*vocab.Upstreams, block.Sources, error) {
 	tr = upstream.For(tr, o.Upstream)
 	// traced: a span per upstream call when tracing is on (otelhttp's
 	// client side, which also sends the request's traceparent on).
@@ -63,7 +62,7 @@ func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*servi
 	if err != nil {
 		return nil, block.Sources{}, fmt.Errorf("chain %d: %w", ch.ID, err)
 	}
-	return &service.Upstreams{Config: ch, Chain: reader, Subgraph: sg, Quoters: quoters},
+	return &vocab.Upstreams{Config: ch, Chain: reader, Subgraph: sg, Quoters: quoters},
 		block.Sources{Indexed: sg, Headers: reader}, nil
 }
 

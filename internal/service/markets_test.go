@@ -11,6 +11,8 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/trade"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 )
 
@@ -45,7 +47,7 @@ func TestOptionMarketsGolden(t *testing.T) {
 			all, last := bySide(t, svc, sc, 0, 1<<62), bySide(t, svc, sc, day, day+86400)
 			for _, x := range []struct {
 				name      string
-				got       service.MarketSums
+				got       market.MarketSums
 				want      map[string]*big.Int
 				purchases int
 			}{{"all time", m.Totals.AllTime, all.sums, all.n}, {"last day", m.Totals.LastDay.MarketSums, last.sums, last.n}} {
@@ -65,7 +67,7 @@ func TestOptionMarketsGolden(t *testing.T) {
 			// volumes are derived from liquidity: the history's sizes above).
 			for _, x := range []struct {
 				name     string
-				got      service.MarketSums
+				got      market.MarketSums
 				from, to int64
 			}{{"all time", m.Totals.AllTime, 0, 1 << 62}, {"last day", m.Totals.LastDay.MarketSums, day, day + 86400}} {
 				want := stated(t, sc, x.from, x.to)
@@ -85,10 +87,10 @@ func TestOptionMarketsGolden(t *testing.T) {
 // stated sums the scenario's own statements over [from, to): options
 // (each with legs is a purchase, at its mint time, with its stated premium
 // and protocol fees) and exercises (at their time).
-func stated(t *testing.T, sc *scenario.Scenario, from, to int64) service.MarketSums {
+func stated(t *testing.T, sc *scenario.Scenario, from, to int64) market.MarketSums {
 	t.Helper()
 	call, put := [2]*big.Int{new(big.Int), new(big.Int)}, [2]*big.Int{new(big.Int), new(big.Int)}
-	out := service.MarketSums{}
+	out := market.MarketSums{}
 	for _, o := range sc.Options {
 		if len(o.Legs) == 0 || o.MintTimestamp < from || o.MintTimestamp >= to {
 			continue
@@ -145,7 +147,7 @@ func bySide(t *testing.T, svc *service.Service, sc *scenario.Scenario, from, to 
 		return v
 	}
 	for b := range buyers {
-		h, err := svc.PurchaseHistory(context.Background(), service.HistoryRequest{ChainID: sc.ChainID, User: b, Market: sc.Market.Address, First: 1000})
+		h, err := svc.PurchaseHistory(context.Background(), trade.HistoryRequest{ChainID: sc.ChainID, User: b, Market: sc.Market.Address, First: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}

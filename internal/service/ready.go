@@ -7,23 +7,9 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
-
-// Prober is what readiness asks of a chain's RPC node: its head block.
-type Prober interface {
-	BlockNumber(ctx context.Context) (uint64, error)
-}
-
-// ChainChecker confirms the node serves the configured chain.
-type ChainChecker interface {
-	CheckChainID(ctx context.Context, want uint64) error
-}
-
-// MetaReader is the subgraph's _meta query.
-type MetaReader interface {
-	Meta(ctx context.Context) (subgraph.Meta, error)
-}
 
 // ChainReadiness is one chain's part of /readyz.
 type ChainReadiness struct {
@@ -59,7 +45,7 @@ func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainRe
 			continue
 		}
 		wg.Add(1)
-		go func(id uint64, up *Upstreams) {
+		go func(id uint64, up *vocab.Upstreams) {
 			defer wg.Done()
 			// What `_meta` reads is the subgraph's head: the subgraph
 			// client remembers it, and an answer soon after pins to it
@@ -84,7 +70,7 @@ func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainRe
 // why), one that has not reached the head yet SUBGRAPH_LAGGING whatever
 // the lag bound, so a load balancer sends nothing to a replica still
 // backfilling.
-func indexing(r *ChainReadiness, up *Upstreams) {
+func indexing(r *ChainReadiness, up *vocab.Upstreams) {
 	if up.Indexing == nil {
 		return
 	}
@@ -108,7 +94,7 @@ func indexing(r *ChainReadiness, up *Upstreams) {
 }
 
 // probe checks one chain.
-func probe(ctx context.Context, id uint64, up *Upstreams, maxLag uint64) ChainReadiness {
+func probe(ctx context.Context, id uint64, up *vocab.Upstreams, maxLag uint64) ChainReadiness {
 	r := ChainReadiness{ChainID: id, Mode: up.Mode, Configured: true}
 	var head uint64
 	var meta subgraph.Meta

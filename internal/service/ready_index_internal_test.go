@@ -6,6 +6,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 )
 
 // A chain the gateway indexes itself is ready only once its indexer has
@@ -23,7 +24,7 @@ func TestReadinessFollowsTheIndexer(t *testing.T) {
 	} {
 		st := graphnode.Indexing{ChainID: 1, State: c.state, Block: 99, ChainHead: 100, Error: "block 7 log 0: HandlerV2.handleSwap: boom"}
 		r := ChainReadiness{ChainID: 1, Configured: true}
-		indexing(&r, &Upstreams{Indexing: func() graphnode.Indexing { return st }})
+		indexing(&r, &vocab.Upstreams{Indexing: func() graphnode.Indexing { return st }})
 		if r.Indexing == nil || *r.Indexing != st {
 			t.Errorf("%s: indexing shown as %+v", c.state, r.Indexing)
 		}
@@ -32,7 +33,7 @@ func TestReadinessFollowsTheIndexer(t *testing.T) {
 		}
 	}
 	r := ChainReadiness{Problems: []string{problem.SubgraphLagging.Name()}}
-	indexing(&r, &Upstreams{Indexing: func() graphnode.Indexing { return graphnode.Indexing{State: graphnode.IndexingBehind} }})
+	indexing(&r, &vocab.Upstreams{Indexing: func() graphnode.Indexing { return graphnode.Indexing{State: graphnode.IndexingBehind} }})
 	if len(r.Problems) != 1 {
 		t.Errorf("a lag already named is named twice: %v", r.Problems)
 	}

@@ -7,13 +7,14 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
 // node is a chain whose head is head (0: it cannot say) and that serves
 // chain id.
 type node struct {
-	service.Chain
+	vocab.Chain
 	head, id uint64
 }
 
@@ -34,7 +35,7 @@ func (n node) CheckChainID(_ context.Context, want uint64) error {
 // indexed is a subgraph that has indexed up to its block (0: it cannot
 // say).
 type indexed struct {
-	service.Subgraph
+	vocab.Subgraph
 	block uint64
 }
 
@@ -62,8 +63,8 @@ func TestReadinessAsksTheNodeAndTheSubgraph(t *testing.T) {
 		{"no subgraph block", node{head: 100, id: 42161}, 0, false},
 		{"another chain", node{head: 100, id: 1}, 95, false},
 	} {
-		up := &service.Upstreams{Config: cfg.Chains[42161], Chain: c.node, Subgraph: indexed{block: c.meta}}
-		ready, chains := service.New(map[uint64]*service.Upstreams{42161: up}).Readiness(context.Background(), 500)
+		up := &vocab.Upstreams{Config: cfg.Chains[42161], Chain: c.node, Subgraph: indexed{block: c.meta}}
+		ready, chains := service.New(map[uint64]*vocab.Upstreams{42161: up}).Readiness(context.Background(), 500)
 		if ready != c.ready || len(chains) != 1 || chains[0].Ready != c.ready {
 			t.Errorf("%s: ready %v %+v, want %v", c.name, ready, chains, c.ready)
 		}

@@ -21,6 +21,8 @@ import (
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/liquidity"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
@@ -34,7 +36,7 @@ func e18(n int64) *big.Int {
 // marketsSubgraph lists the protocol's two markets, as the subgraph's
 // option-markets query would; the other queries are not used here.
 type marketsSubgraph struct {
-	service.Subgraph
+	vocab.Subgraph
 	p *pt.Protocol
 }
 
@@ -59,8 +61,8 @@ func deploy(t *testing.T) *setup {
 	reader := testenv.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
 	ch := &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{
 		p.Handler: {Name: "uniswap"}, p.HandlerV1: {Name: "uniswap", Deprecated: true}}}
-	up := &service.Upstreams{Config: ch, Subgraph: &marketsSubgraph{p: p}, Chain: reader}
-	return &setup{p: p, svc: service.New(map[uint64]*service.Upstreams{chainID: up}), tick: tick}
+	up := &vocab.Upstreams{Config: ch, Subgraph: &marketsSubgraph{p: p}, Chain: reader}
+	return &setup{p: p, svc: service.New(map[uint64]*vocab.Upstreams{chainID: up}), tick: tick}
 }
 
 func mustInt(t *testing.T, v string) *big.Int {
@@ -97,7 +99,7 @@ func (s *setup) shares(handler common.Address, user common.Address, id *big.Int)
 }
 
 // send sends a prepared transaction from the user as the gateway built it.
-func (s *setup) send(t *testing.T, from *pt.Account, tx service.Tx) *types.Receipt {
+func (s *setup) send(t *testing.T, from *pt.Account, tx vocab.Tx) *types.Receipt {
 	t.Helper()
 	rc, err := s.p.Chain.SendRaw(from, common.HexToAddress(tx.To), hexutil.MustDecode(tx.Data), "prepared")
 	if err != nil {
@@ -121,19 +123,19 @@ func TestDepositMovesWhatItSaid(t *testing.T) {
 		name    string
 		handler common.Address
 		hook    common.Address
-		req     service.DepositRequest
+		req     liquidity.DepositRequest
 		v1      bool
 	}{
-		{"V2 call side by ticks", p.Handler, p.Hook24h, service.DepositRequest{ByTicks: true, TickLower: lo, TickUpper: lo + 30, Amount: big.NewInt(1_000_000_000_000_000_007)}, false},
-		{"V2 put side by ticks", p.Handler, common.Address{}, service.DepositRequest{ByTicks: true, TickLower: below, TickUpper: below + 20, Amount: big.NewInt(5_000_000_001)}, false},
-		{"V1 call side by ticks", p.HandlerV1, common.Address{}, service.DepositRequest{ByTicks: true, TickLower: lo, TickUpper: lo + 20, Amount: e18(2)}, true},
+		{"V2 call side by ticks", p.Handler, p.Hook24h, liquidity.DepositRequest{ByTicks: true, TickLower: lo, TickUpper: lo + 30, Amount: big.NewInt(1_000_000_000_000_000_007)}, false},
+		{"V2 put side by ticks", p.Handler, common.Address{}, liquidity.DepositRequest{ByTicks: true, TickLower: below, TickUpper: below + 20, Amount: big.NewInt(5_000_000_001)}, false},
+		{"V1 call side by ticks", p.HandlerV1, common.Address{}, liquidity.DepositRequest{ByTicks: true, TickLower: lo, TickUpper: lo + 20, Amount: e18(2)}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			u := p.Users[0]
 			req := c.req
 			req.ChainID, req.Handler, req.Pool, req.Hook, req.User = chainID, c.handler, p.Pool, c.hook, u.Addr
-			d, err := s.svc.PrepareDeposit(ctx, req)
+			d, err := s.svc.DepositPrepare(ctx, req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,15 +147,15 @@ func TestDepositMovesWhatItSaid(t *testing.T) {
 	}
 	// By strikes: the same ranges as by ticks, found from the strikes the
 	// first answer showed.
-	req := service.DepositRequest{ChainID: chainID, Handler: p.Handler, Pool: p.Pool, User: p.Users[1].Addr, ByTicks: true, TickLower: lo, TickUpper: lo + 40, Amount: e18(1)}
-	byTicks, err := s.svc.PrepareDeposit(ctx, req)
+	req := liquidity.DepositRequest{ChainID: chainID, Handler: p.Handler, Pool: p.Pool, User: p.Users[1].Addr, ByTicks: true, TickLower: lo, TickUpper: lo + 40, Amount: e18(1)}
+	byTicks, err := s.svc.DepositPrepare(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.ByTicks = false
 	req.MinStrike, _ = strconv.ParseFloat(byTicks.Ranges[0].Strike, 64)
 	req.MaxStrike, _ = strconv.ParseFloat(byTicks.Ranges[len(byTicks.Ranges)-1].Strike, 64)
-	byStrikes, err := s.svc.PrepareDeposit(ctx, req)
+	byStrikes, err := s.svc.DepositPrepare(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +164,7 @@ func TestDepositMovesWhatItSaid(t *testing.T) {
 	}
 }
 
-func checkDeposit(t *testing.T, s *setup, u *pt.Account, v1 bool, d service.PreparedDeposit, req service.DepositRequest) {
+func checkDeposit(t *testing.T, s *setup, u *pt.Account, v1 bool, d liquidity.PreparedDeposit, req liquidity.DepositRequest) {
 	t.Helper()
 	p := s.p
 	ids := make([]*big.Int, len(d.Ranges))
@@ -210,10 +212,10 @@ func TestDepositRefusals(t *testing.T) {
 	ctx := context.Background()
 	lo := (s.tick/10)*10 + 100
 	u := p.Users[2]
-	req := service.DepositRequest{ChainID: chainID, Handler: p.Handler, Pool: p.Pool, User: u.Addr, ByTicks: true, TickLower: lo, TickUpper: lo + 20, Amount: e18(1)}
-	want := func(what, c string, r service.DepositRequest) {
+	req := liquidity.DepositRequest{ChainID: chainID, Handler: p.Handler, Pool: p.Pool, User: u.Addr, ByTicks: true, TickLower: lo, TickUpper: lo + 20, Amount: e18(1)}
+	want := func(what, c string, r liquidity.DepositRequest) {
 		t.Helper()
-		if _, err := s.svc.PrepareDeposit(ctx, r); code(err) != c {
+		if _, err := s.svc.DepositPrepare(ctx, r); code(err) != c {
 			t.Errorf("%s: %v, want %s", what, err, c)
 		}
 	}
@@ -238,7 +240,7 @@ func TestDepositRefusals(t *testing.T) {
 	}
 
 	p.Chain.MustSend(u, p.CallAsset, pt.Token.ABI, "approve", p.PositionManager, big.NewInt(5))
-	d, err := s.svc.PrepareDeposit(ctx, req)
+	d, err := s.svc.DepositPrepare(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +253,7 @@ func TestDepositRefusals(t *testing.T) {
 		t.Fatalf("short allowance: simulated %v approvals %+v allowance %s", d.Simulated, d.Approvals, d.Allowance)
 	}
 	s.send(t, u, d.Approvals[0].Tx)
-	if d, err = s.svc.PrepareDeposit(ctx, req); err != nil || !d.Simulated || len(d.Approvals) != 0 {
+	if d, err = s.svc.DepositPrepare(ctx, req); err != nil || !d.Simulated || len(d.Approvals) != 0 {
 		t.Fatalf("after the approval: %v simulated %v", err, d.Simulated)
 	}
 	checkDeposit(t, s, u, false, d, req)
@@ -287,21 +289,21 @@ func TestWithdrawV2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := service.WithdrawRequest{ChainID: chainID, User: u.Addr, Handler: p.Handler, Pool: p.Pool, TickLower: r.TickLower, TickUpper: r.TickUpper}
+	req := liquidity.WithdrawRequest{ChainID: chainID, User: u.Addr, Handler: p.Handler, Pool: p.Pool, TickLower: r.TickLower, TickUpper: r.TickUpper}
 
 	info := p.RangeInfo(r)
 	free := new(big.Int).Sub(info.TotalLiquidity, info.LiquidityUsed)
 	can := new(big.Int).Mul(free, info.TotalSupply)
 	can.Quo(can, new(big.Int).Add(info.TotalLiquidity, big.NewInt(1)))
-	tooMany := service.WithdrawRequest(req)
+	tooMany := liquidity.WithdrawRequest(req)
 	tooMany.Shares = new(big.Int).Add(can, big.NewInt(1))
-	if _, err := s.svc.PrepareWithdraw(ctx, tooMany); code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" || !strings.Contains(err.Error(), "withdrawable now: "+can.String()+" shares") {
+	if _, err := s.svc.WithdrawPrepare(ctx, tooMany); code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" || !strings.Contains(err.Error(), "withdrawable now: "+can.String()+" shares") {
 		t.Fatalf("more than free: %v", err)
 	}
 	// A plain withdrawal of a third of what is free.
 	plain := req
 	plain.Shares = new(big.Int).Div(can, big.NewInt(3))
-	w, err := s.svc.PrepareWithdraw(ctx, plain)
+	w, err := s.svc.WithdrawPrepare(ctx, plain)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +319,7 @@ func TestWithdrawV2(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		p.Chain.Commit()
 	}
-	w, err = s.svc.PrepareWithdraw(ctx, req)
+	w, err = s.svc.WithdrawPrepare(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +346,7 @@ func TestWithdrawV2(t *testing.T) {
 		if i == 3 {
 			t.Fatal("still offered after three rounds")
 		}
-		w, err = s.svc.PrepareWithdraw(ctx, req)
+		w, err = s.svc.WithdrawPrepare(ctx, req)
 		if code(err) == "WITHDRAW_EXCEEDS_WITHDRAWABLE" {
 			break
 		}
@@ -361,7 +363,7 @@ func TestWithdrawV2(t *testing.T) {
 	}
 	reserved = p.Chain.Call(p.Handler, pt.HandlerV2.ABI, "reservedLiquidityPerUser", id, u.Addr)[0].(*big.Int)
 	// Before the cooldown: nothing to withdraw, the time it ends named.
-	if _, err := s.svc.PrepareWithdraw(ctx, req); code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" {
+	if _, err := s.svc.WithdrawPrepare(ctx, req); code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" {
 		t.Fatalf("in the cooldown: %v", err)
 	}
 	p.Chain.AdjustTime(6*time.Hour + time.Second)
@@ -379,13 +381,13 @@ func TestWithdrawV2(t *testing.T) {
 		t.Fatalf("after the cooldown the range has %s free (total %s + reserved %s - used %s), want some but not all of the user's reserved %s",
 			free, info.TotalLiquidity, info.ReservedLiquidity, info.LiquidityUsed, reserved)
 	}
-	w, err = s.svc.PrepareWithdraw(ctx, req)
+	w, err = s.svc.WithdrawPrepare(ctx, req)
 	if err != nil || w.WithdrawReserved == nil || w.WithdrawReserved.Liquidity != free.String() {
 		t.Fatalf("reserved withdrawal of what is free (%s): %v %+v", free, err, w.WithdrawReserved)
 	}
 	s.checkSent(t, u, p.Handler, id, w.WithdrawReserved)
 	reserved.Sub(reserved, free)
-	if _, err := s.svc.PrepareWithdraw(ctx, req); code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" {
+	if _, err := s.svc.WithdrawPrepare(ctx, req); code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" {
 		t.Fatalf("after the cooldown, the option holding it: %v", err)
 	}
 	if _, err := p.Settle(p.Owner, opt, []pt.ExerciseLeg{{Swapper: p.Swapper, SwapData: pt.UniV3SwapData(500, big.NewInt(0)), Liquidity: half}}); err != nil {
@@ -398,7 +400,7 @@ func TestWithdrawV2(t *testing.T) {
 	if free.Cmp(reserved) > 0 {
 		free.Set(reserved)
 	}
-	w, err = s.svc.PrepareWithdraw(ctx, req)
+	w, err = s.svc.WithdrawPrepare(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,17 +411,17 @@ func TestWithdrawV2(t *testing.T) {
 	if left := p.Chain.Call(p.Handler, pt.HandlerV2.ABI, "reservedLiquidityPerUser", id, u.Addr)[0].(*big.Int); left.Cmp(new(big.Int).Sub(reserved, free)) != 0 {
 		t.Errorf("reserved left: %s, want %s", left, new(big.Int).Sub(reserved, free))
 	}
-	if _, err := s.svc.PrepareWithdraw(ctx, req); code(err) != "POSITION_NOT_FOUND" && code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" {
+	if _, err := s.svc.WithdrawPrepare(ctx, req); code(err) != "POSITION_NOT_FOUND" && code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" {
 		t.Errorf("all withdrawn: %v", err)
 	}
 }
 
 // sendInOrder sends every transaction a prepared withdrawal offers, in
 // its order, each checked to move what it said.
-func (s *setup) sendInOrder(t *testing.T, u *pt.Account, handler common.Address, id *big.Int, w service.PreparedWithdrawal) {
+func (s *setup) sendInOrder(t *testing.T, u *pt.Account, handler common.Address, id *big.Int, w liquidity.PreparedWithdrawal) {
 	t.Helper()
 	for _, name := range w.Order {
-		tx := map[string]*service.WithdrawTx{"withdrawReserved": w.WithdrawReserved, "withdraw": w.Withdraw, "reserve": w.Reserve}[name]
+		tx := map[string]*liquidity.WithdrawTx{"withdrawReserved": w.WithdrawReserved, "withdraw": w.Withdraw, "reserve": w.Reserve}[name]
 		if tx == nil {
 			t.Fatalf("%s in the order, not offered: %+v", name, w)
 		}
@@ -429,7 +431,7 @@ func (s *setup) sendInOrder(t *testing.T, u *pt.Account, handler common.Address,
 
 // checkSent sends a prepared transaction and compares the user's token
 // and share balances before and after with what the gateway said.
-func (s *setup) checkSent(t *testing.T, u *pt.Account, handler common.Address, id *big.Int, w *service.WithdrawTx) {
+func (s *setup) checkSent(t *testing.T, u *pt.Account, handler common.Address, id *big.Int, w *liquidity.WithdrawTx) {
 	t.Helper()
 	matchesSchema(t, "TokenAmount", w.Receive[0])
 	bal, shares := s.balances(u.Addr), s.shares(handler, u.Addr, id)
@@ -459,19 +461,19 @@ func TestWithdrawV1(t *testing.T) {
 	if _, _, err := p.BuyV1(p.Users[1], pt.Option{IsCall: true, TickLower: r.TickLower, TickUpper: r.TickUpper, TTL: 3600, Legs: []pt.Leg{{Range: r, Liquidity: third}}}); err != nil {
 		t.Fatal(err)
 	}
-	req := service.WithdrawRequest{ChainID: chainID, User: u.Addr, Handler: p.HandlerV1, Pool: p.Pool, TickLower: r.TickLower, TickUpper: r.TickUpper}
+	req := liquidity.WithdrawRequest{ChainID: chainID, User: u.Addr, Handler: p.HandlerV1, Pool: p.Pool, TickLower: r.TickLower, TickUpper: r.TickUpper}
 	stranger := req
 	stranger.User = p.Users[3].Addr
-	if _, err := s.svc.PrepareWithdraw(ctx, stranger); code(err) != "POSITION_NOT_FOUND" {
+	if _, err := s.svc.WithdrawPrepare(ctx, stranger); code(err) != "POSITION_NOT_FOUND" {
 		t.Errorf("a stranger: %v", err)
 	}
 	hooked := req
 	hooked.Hook = p.Hook24h
-	if _, err := s.svc.PrepareWithdraw(ctx, hooked); code(err) != "INVALID_PARAMETER" {
+	if _, err := s.svc.WithdrawPrepare(ctx, hooked); code(err) != "INVALID_PARAMETER" {
 		t.Errorf("a hook on V1: %v", err)
 	}
 	p.Pause(p.HandlerV1, true)
-	if _, err := s.svc.PrepareWithdraw(ctx, req); code(err) != "HANDLER_PAUSED" {
+	if _, err := s.svc.WithdrawPrepare(ctx, req); code(err) != "HANDLER_PAUSED" {
 		t.Errorf("paused: %v", err)
 	}
 	p.Pause(p.HandlerV1, false)
@@ -490,12 +492,12 @@ func TestWithdrawV1(t *testing.T) {
 		{"position manager off the handler's apps", p.HandlerV1, pt.HandlerV1.ABI, "updateWhitelistedApps", p.PositionManager},
 	} {
 		p.Chain.MustSend(p.Owner, off.to, off.abi, off.method, off.arg, false)
-		if _, err := s.svc.PrepareWithdraw(ctx, req); code(err) != "HANDLER_NOT_WHITELISTED" {
+		if _, err := s.svc.WithdrawPrepare(ctx, req); code(err) != "HANDLER_NOT_WHITELISTED" {
 			t.Errorf("%s: %v", off.what, err)
 		}
 		p.Chain.MustSend(p.Owner, off.to, off.abi, off.method, off.arg, true)
 	}
-	w, err := s.svc.PrepareWithdraw(ctx, req)
+	w, err := s.svc.WithdrawPrepare(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -504,19 +506,19 @@ func TestWithdrawV1(t *testing.T) {
 	}
 	tooMany := req
 	tooMany.Shares = new(big.Int).Add(mustInt(t, w.Position.WithdrawableShares), big.NewInt(1))
-	if _, err := s.svc.PrepareWithdraw(ctx, tooMany); code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" || !strings.Contains(err.Error(), "withdrawable now: "+w.Position.WithdrawableShares) {
+	if _, err := s.svc.WithdrawPrepare(ctx, tooMany); code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" || !strings.Contains(err.Error(), "withdrawable now: "+w.Position.WithdrawableShares) {
 		t.Errorf("V1 more than free: %v", err)
 	}
 	s.checkSent(t, u, p.HandlerV1, id, w.Withdraw)
 	for i := 0; i < 100; i++ { // the premium's donation lock passes
 		p.Chain.Commit()
 	}
-	if w, err = s.svc.PrepareWithdraw(ctx, req); err != nil || w.Withdraw == nil {
+	if w, err = s.svc.WithdrawPrepare(ctx, req); err != nil || w.Withdraw == nil {
 		t.Fatalf("V1 max after the lock: %v %+v", err, w)
 	}
 	s.checkSent(t, u, p.HandlerV1, id, w.Withdraw)
 	// What the option holds stays: max again has nothing to burn.
-	if _, err := s.svc.PrepareWithdraw(ctx, req); code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" {
+	if _, err := s.svc.WithdrawPrepare(ctx, req); code(err) != "WITHDRAW_EXCEEDS_WITHDRAWABLE" {
 		t.Errorf("V1 after max: %v", err)
 	}
 }
@@ -531,15 +533,15 @@ func TestDepositInvertedByStrikes(t *testing.T) {
 	reader := testenv.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
 	ch := &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{p.Handler: {Name: "uniswap"}}}
 	g := &marketsSubgraph{p: p}
-	up := &service.Upstreams{Config: ch, Subgraph: g, Chain: reader}
-	s := &setup{p: p, svc: service.New(map[uint64]*service.Upstreams{chainID: up}), tick: tick}
+	up := &vocab.Upstreams{Config: ch, Subgraph: g, Chain: reader}
+	s := &setup{p: p, svc: service.New(map[uint64]*vocab.Upstreams{chainID: up}), tick: tick}
 	ctx := context.Background()
 	for _, c := range []struct {
 		lo   int
 		side string
 	}{{(tick/10)*10 - 200, "call"}, {(tick/10)*10 + 200, "put"}} {
-		req := service.DepositRequest{ChainID: chainID, Handler: p.Handler, Pool: p.Pool, User: p.Users[0].Addr, ByTicks: true, TickLower: c.lo, TickUpper: c.lo + 30, Amount: big.NewInt(3_000_000_000)}
-		byTicks, err := s.svc.PrepareDeposit(ctx, req)
+		req := liquidity.DepositRequest{ChainID: chainID, Handler: p.Handler, Pool: p.Pool, User: p.Users[0].Addr, ByTicks: true, TickLower: c.lo, TickUpper: c.lo + 30, Amount: big.NewInt(3_000_000_000)}
+		byTicks, err := s.svc.DepositPrepare(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -547,7 +549,7 @@ func TestDepositInvertedByStrikes(t *testing.T) {
 		lo, _ := strconv.ParseFloat(byTicks.Ranges[0].Strike, 64)
 		hi, _ := strconv.ParseFloat(byTicks.Ranges[2].Strike, 64)
 		req.MinStrike, req.MaxStrike = min(lo, hi), max(lo, hi)
-		byStrikes, err := s.svc.PrepareDeposit(ctx, req)
+		byStrikes, err := s.svc.DepositPrepare(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -607,8 +609,8 @@ func TestWithdrawMaturedReservationFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Chain.AdjustTime(6*time.Hour + time.Second)
-	req := service.WithdrawRequest{ChainID: chainID, User: u.Addr, Handler: p.Handler, Pool: p.Pool, TickLower: r.TickLower, TickUpper: r.TickUpper}
-	w, err := s.svc.PrepareWithdraw(ctx, req)
+	req := liquidity.WithdrawRequest{ChainID: chainID, User: u.Addr, Handler: p.Handler, Pool: p.Pool, TickLower: r.TickLower, TickUpper: r.TickUpper}
+	w, err := s.svc.WithdrawPrepare(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -628,7 +630,7 @@ func TestWithdrawMaturedReservationFirst(t *testing.T) {
 	burnt := new(big.Int)
 	rcs := p.Chain.Block(func() {
 		for _, name := range w.Order {
-			tx := map[string]*service.WithdrawTx{"withdrawReserved": w.WithdrawReserved, "withdraw": w.Withdraw, "reserve": w.Reserve}[name]
+			tx := map[string]*liquidity.WithdrawTx{"withdrawReserved": w.WithdrawReserved, "withdraw": w.Withdraw, "reserve": w.Reserve}[name]
 			for k := range want {
 				want[k].Add(want[k], mustInt(t, tx.Receive[k].Amount))
 			}
@@ -664,7 +666,7 @@ func TestPreparedDepositSimulatedAtTheHead(t *testing.T) {
 	p := s.p
 	lo := (s.tick/10)*10 + 100
 	spender, keeper := p.Users[2], p.Users[3]
-	req := service.DepositRequest{ChainID: chainID, Handler: p.Handler, Pool: p.Pool, ByTicks: true, TickLower: lo, TickUpper: lo + 20, Amount: e18(1)}
+	req := liquidity.DepositRequest{ChainID: chainID, Handler: p.Handler, Pool: p.Pool, ByTicks: true, TickLower: lo, TickUpper: lo + 20, Amount: e18(1)}
 	answer := p.Chain.BlockNumber() // the answer's block: the subgraph has seen no later one
 	p.Chain.MustSend(spender, p.CallAsset, pt.Token.ABI, "transfer", p.Owner.Addr, p.Balance(p.CallAsset, spender.Addr))
 	p.Chain.Commit()
@@ -675,12 +677,12 @@ func TestPreparedDepositSimulatedAtTheHead(t *testing.T) {
 		return ctx
 	}
 	req.User = spender.Addr
-	_, err := s.svc.PrepareDeposit(at(), req)
+	_, err := s.svc.DepositPrepare(at(), req)
 	if code(err) != "DEPOSIT_WOULD_REVERT" || !strings.Contains(err.Error(), fmt.Sprintf("at block %d", head)) {
 		t.Fatalf("a balance spent after the answer's block: %v, want DEPOSIT_WOULD_REVERT at block %d", err, head)
 	}
 	req.User = keeper.Addr
-	d, err := s.svc.PrepareDeposit(at(), req)
+	d, err := s.svc.DepositPrepare(at(), req)
 	if err != nil {
 		t.Fatal(err)
 	}

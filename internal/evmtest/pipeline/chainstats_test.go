@@ -13,7 +13,8 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 )
 
 // Chain-wide statistics on the pipeline: the three days of the market
@@ -81,15 +82,15 @@ func secondMarket(t *testing.T, p *pt.Protocol, ranges []pt.Range) *pt.Protocol 
 	return &later
 }
 
-func askChainStats(t *testing.T, a *app.App, w [2]int64) (service.ChainStats, uint64) {
+func askChainStats(t *testing.T, a *app.App, w [2]int64) (market.ChainStats, uint64) {
 	t.Helper()
-	var out service.ChainStats
+	var out market.ChainStats
 	at := get(t, a, gateway.PathChainStats+"?chainId=42161&from="+strconv.FormatInt(w[0], 10)+"&to="+strconv.FormatInt(w[1], 10), &out)
 	return out, at
 }
 
 // sameAsMarketStats: a market's entry is its own answer at the block.
-func sameAsMarketStats(t *testing.T, a *app.App, m service.MarketStats, w [2]int64, at uint64) {
+func sameAsMarketStats(t *testing.T, a *app.App, m market.MarketStats, w [2]int64, at uint64) {
 	t.Helper()
 	url := gateway.PathStats + "?chainId=42161&optionMarket=" + m.Market + "&from=" + strconv.FormatInt(w[0], 10) + "&to=" + strconv.FormatInt(w[1], 10) + "&block=" + strconv.FormatUint(at, 10)
 	rec := httptest.NewRecorder()
@@ -111,12 +112,12 @@ func sameAsMarketStats(t *testing.T, a *app.App, m service.MarketStats, w [2]int
 
 // checkChainFigures holds the chain's figures by token to the events'
 // sums (both markets trade the same call and put asset).
-func checkChainFigures(t *testing.T, p *pt.Protocol, what string, got service.ChainFigures, want sums) {
+func checkChainFigures(t *testing.T, p *pt.Protocol, what string, got market.ChainFigures, want sums) {
 	t.Helper()
 	if got.Purchases != want.purchases || got.Exercises != want.exercises || got.Buyers != want.buyers {
 		t.Errorf("%s: %d purchases, %d exercises, %d buyers; the events say %d, %d, %d", what, got.Purchases, got.Exercises, got.Buyers, want.purchases, want.exercises, want.buyers)
 	}
-	byToken := map[string]service.TokenFigures{}
+	byToken := map[string]market.TokenFigures{}
 	for _, f := range got.Tokens {
 		byToken[f.Token.Address] = f
 	}
@@ -144,9 +145,9 @@ func checkChainFigures(t *testing.T, p *pt.Protocol, what string, got service.Ch
 
 // checkChainHoldings: open interest is the markets' summed, TVL the
 // shared ranges' once, and the one pool holds both.
-func checkChainHoldings(t *testing.T, p *pt.Protocol, got service.ChainStats) {
+func checkChainHoldings(t *testing.T, p *pt.Protocol, got market.ChainStats) {
 	t.Helper()
-	sum := func(f func(service.MarketStats) service.StatsAmounts) [2]*big.Int {
+	sum := func(f func(market.MarketStats) market.StatsAmounts) [2]*big.Int {
 		out := [2]*big.Int{new(big.Int), new(big.Int)}
 		for _, m := range got.Markets {
 			a := f(m)
@@ -157,12 +158,12 @@ func checkChainHoldings(t *testing.T, p *pt.Protocol, got service.ChainStats) {
 		}
 		return out
 	}
-	oi := sum(func(m service.MarketStats) service.StatsAmounts { return m.OpenInterest.StatsAmounts })
+	oi := sum(func(m market.MarketStats) market.StatsAmounts { return m.OpenInterest.StatsAmounts })
 	first := got.Markets[0].TVL
 	if got.Markets[1].TVL.CallAsset != first.CallAsset || got.Markets[1].TVL.PutAsset != first.PutAsset || first.CallAsset == "0" {
 		t.Fatalf("setup: the two markets reach different ranges: %+v %+v", first, got.Markets[1].TVL)
 	}
-	amount := func(list []service.TokenAmount, tok common.Address) string {
+	amount := func(list []vocab.TokenAmount, tok common.Address) string {
 		for _, a := range list {
 			if a.Token.Address == tok.Hex() {
 				return a.Amount

@@ -21,7 +21,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/trade"
 )
 
 // expiry is the test protocol near its options' expiry, read through the
@@ -69,8 +69,8 @@ func TestExpiryProtection(t *testing.T) {
 	e.optIn(buyer)
 	e.enableOwnDelegate(other, keeper.Addr)
 	mustSync(e)
-	e.checkPositions(buyer, map[string]string{id(a): service.StatusAutoExercise, id(c): service.StatusOutOfTheMoney, id(d): service.StatusAutoExercise})
-	e.checkPositions(other, map[string]string{id(b): service.StatusExerciseBeforeExpiry})
+	e.checkPositions(buyer, map[string]string{id(a): trade.StatusAutoExercise, id(c): trade.StatusOutOfTheMoney, id(d): trade.StatusAutoExercise})
+	e.checkPositions(other, map[string]string{id(b): trade.StatusExerciseBeforeExpiry})
 
 	// A's last two minutes.
 	p.Chain.AdjustTime(time.Duration(p.OpData(a).Expiry.Int64()-int64(p.Chain.Now())-120) * time.Second)
@@ -79,20 +79,20 @@ func TestExpiryProtection(t *testing.T) {
 	if got, want := exp.ids(), []string{id(a), id(b)}; strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("expiring within the hour: %v, want exactly the options in the money inside it %v", got, want)
 	}
-	if r := exp.byID[id(a)]; r.Owner != buyer.Addr.Hex() || r.Status != service.StatusAutoExercise || !r.AutoExercise.OptedIn {
+	if r := exp.byID[id(a)]; r.Owner != buyer.Addr.Hex() || r.Status != trade.StatusAutoExercise || !r.AutoExercise.OptedIn {
 		t.Errorf("expiring A: owner %s, status %s, opted in %v", r.Owner, r.Status, r.AutoExercise.OptedIn)
 	}
-	if r := exp.byID[id(b)]; r.Owner != other.Addr.Hex() || r.Status != service.StatusExerciseBeforeExpiry || r.AutoExercise.OptedIn {
+	if r := exp.byID[id(b)]; r.Owner != other.Addr.Hex() || r.Status != trade.StatusExerciseBeforeExpiry || r.AutoExercise.OptedIn {
 		t.Errorf("expiring B: owner %s, status %s, opted in %v", r.Owner, r.Status, r.AutoExercise.OptedIn)
 	}
-	pos := e.checkPositions(buyer, map[string]string{id(a): service.StatusAutoExercise, id(c): service.StatusOutOfTheMoney, id(d): service.StatusAutoExercise})
+	pos := e.checkPositions(buyer, map[string]string{id(a): trade.StatusAutoExercise, id(c): trade.StatusOutOfTheMoney, id(d): trade.StatusAutoExercise})
 	e.keeperExercises(a, pos[id(a)], exp.byID[id(a)])
-	e.checkOutcome(buyer, a, service.OutcomeExercised, p.AutoExercise)
+	e.checkOutcome(buyer, a, trade.OutcomeExercised, p.AutoExercise)
 
 	// B and C expire; B in the money, C not. Settled two hours later.
 	p.Chain.AdjustTime(3 * time.Hour)
 	mustSync(e)
-	e.checkPositions(other, map[string]string{id(b): service.StatusExpired})
+	e.checkPositions(other, map[string]string{id(b): trade.StatusExpired})
 	if got := e.expiring(3600).ids(); len(got) != 0 {
 		t.Errorf("expiring within the hour after every option's expiry: %v, want none", got)
 	}
@@ -182,7 +182,7 @@ func (e *expiry) optIn(owner *pt.Account) {
 	e.refused(gateway.PathDelegatePrepare, q+"&enable=true&delegate="+owner.Addr.Hex(), 400, "INVALID_PARAMETER", "delegate")
 	e.refused(gateway.PathDelegatePrepare, q+"&enable=true&delegate=0x0000000000000000000000000000000000000000", 400, "INVALID_PARAMETER", "delegate")
 	e.refused(gateway.PathDelegatePrepare, "chainId=42161&optionMarket="+p.Pool.Hex()+"&user="+owner.Addr.Hex()+"&enable=true", 404, "MARKET_NOT_FOUND", "optionMarket")
-	var prep service.PreparedDelegate
+	var prep trade.PreparedDelegate
 	e.get(gateway.PathDelegatePrepare, q+"&enable=true", &prep)
 	if prep.Delegate != p.AutoExercise.Hex() || !prep.IsAutoExerciser || prep.Enabled || !prep.Changes || !prep.Simulated || prep.From != owner.Addr.Hex() ||
 		prep.Tx.To != p.Market.Hex() || prep.AutoExercise == nil {
@@ -211,7 +211,7 @@ func (e *expiry) optIn(owner *pt.Account) {
 func (e *expiry) enableOwnDelegate(owner *pt.Account, delegate common.Address) {
 	e.t.Helper()
 	p := e.p
-	var prep service.PreparedDelegate
+	var prep trade.PreparedDelegate
 	e.get(gateway.PathDelegatePrepare, e.query+"&user="+owner.Addr.Hex()+"&delegate="+delegate.Hex()+"&enable=true", &prep)
 	if prep.Delegate != delegate.Hex() || prep.IsAutoExerciser || prep.AutoExercise != nil || prep.Enabled || !prep.Changes || !prep.Simulated {
 		e.t.Fatalf("prepared own delegate %+v", prep)
@@ -228,11 +228,11 @@ func (e *expiry) enableOwnDelegate(owner *pt.Account, delegate common.Address) {
 // option's status, its value against prepare's profit, and the
 // auto-exerciser's fee against the contract's constants and fee
 // recipient; it returns them by option id.
-func (e *expiry) checkPositions(owner *pt.Account, want map[string]string) map[string]service.PositionRecord {
+func (e *expiry) checkPositions(owner *pt.Account, want map[string]string) map[string]trade.PositionRecord {
 	e.t.Helper()
-	var list []service.PositionRecord
+	var list []trade.PositionRecord
 	e.get(gateway.PathPurchasePositions, e.query+"&user="+owner.Addr.Hex()+"&first=100&skip=0", &list)
-	out := map[string]service.PositionRecord{}
+	out := map[string]trade.PositionRecord{}
 	for _, r := range list {
 		out[r.OptionID] = r
 	}
@@ -252,7 +252,7 @@ func (e *expiry) checkPositions(owner *pt.Account, want map[string]string) map[s
 // checkRisk holds a position's risk to the chain: time to expiry from the
 // head's time, the value to the prepared exercise's profit (in the money)
 // or nothing, and the fee to value x MAX_EXECUTOR_FEE / precision.
-func (e *expiry) checkRisk(r service.PositionRecord, owner *pt.Account) {
+func (e *expiry) checkRisk(r trade.PositionRecord, owner *pt.Account) {
 	e.t.Helper()
 	p := e.p
 	optionID, _ := new(big.Int).SetString(r.OptionID, 10)
@@ -261,7 +261,7 @@ func (e *expiry) checkRisk(r service.PositionRecord, owner *pt.Account) {
 	}
 	value := big.NewInt(0)
 	if r.InTheMoney {
-		var prep service.Prepared
+		var prep trade.Prepared
 		e.get(gateway.PathExercisePrepare, e.query+"&optionId="+r.OptionID+"&swapperId=uni-v3&slippage=1", &prep)
 		value, _ = new(big.Int).SetString(prep.Profit, 10)
 	}
@@ -296,8 +296,8 @@ func (e *expiry) checkRisk(r service.PositionRecord, owner *pt.Account) {
 
 // expiringList is one answer of the expiring options, by id.
 type expiringList struct {
-	list []service.ExpiringRecord
-	byID map[string]service.ExpiringRecord
+	list []trade.ExpiringRecord
+	byID map[string]trade.ExpiringRecord
 }
 
 func (l expiringList) ids() []string {
@@ -316,12 +316,12 @@ func (e *expiry) expiring(within int) expiringList {
 	q := e.query + "&within=" + strconv.Itoa(within)
 	e.refused(gateway.PathExpiringOptions, e.query+"&within=0&first=10&skip=0", 400, "INVALID_PARAMETER", "within")
 	e.refused(gateway.PathExpiringOptions, "chainId=42161&optionMarket="+e.p.Pool.Hex()+"&within=60&first=10&skip=0", 404, "MARKET_NOT_FOUND", "optionMarket")
-	var all []service.ExpiringRecord
+	var all []trade.ExpiringRecord
 	e.get(gateway.PathExpiringOptions, q+"&first=100&skip=0", &all)
-	out := expiringList{list: all, byID: map[string]service.ExpiringRecord{}}
+	out := expiringList{list: all, byID: map[string]trade.ExpiringRecord{}}
 	var paged []string
 	for i := range len(all) + 1 {
-		var page []service.ExpiringRecord
+		var page []trade.ExpiringRecord
 		e.get(gateway.PathExpiringOptions, q+"&first=1&skip="+strconv.Itoa(i), &page)
 		for _, r := range page {
 			paged = append(paged, r.OptionID)
@@ -351,10 +351,10 @@ func (e *expiry) expiring(within int) expiringList {
 // checks the contracts paid exactly what positions and the expiring list
 // named: the value, the fee to feeTo, the rest to the owner; then the
 // exercise history.
-func (e *expiry) keeperExercises(optionID *big.Int, pos service.PositionRecord, exp service.ExpiringRecord) {
+func (e *expiry) keeperExercises(optionID *big.Int, pos trade.PositionRecord, exp trade.ExpiringRecord) {
 	e.t.Helper()
 	p := e.p
-	var prep service.Prepared
+	var prep trade.Prepared
 	e.get(gateway.PathExercisePrepare, e.query+"&optionId="+optionID.String()+"&swapperId=uni-v3&slippage=1", &prep)
 	var legs []pt.ExerciseLeg
 	for i, l := range prep.Legs {
@@ -374,7 +374,7 @@ func (e *expiry) keeperExercises(optionID *big.Int, pos service.PositionRecord, 
 	fee, toOwner := new(big.Int).Sub(p.Balance(p.PutAsset, e.feeTo), feeBefore), new(big.Int).Sub(p.Balance(p.PutAsset, owner), ownerBefore)
 	for _, got := range []struct {
 		what   string
-		r      service.PositionRecord
+		r      trade.PositionRecord
 		profit string
 	}{{"positions", pos, *pos.ExerciseValue}, {"expiring", exp.PositionRecord, *exp.ExerciseValue}} {
 		if got.profit != profit.String() || got.r.AutoExercise.MaxFee != fee.String() || got.r.AutoExercise.MinToOwner != toOwner.String() {
@@ -383,7 +383,7 @@ func (e *expiry) keeperExercises(optionID *big.Int, pos service.PositionRecord, 
 		}
 	}
 	mustSync(e)
-	var hist []service.ExerciseRecord
+	var hist []trade.ExerciseRecord
 	e.get(gateway.PathExerciseHistory, e.query+"&user="+owner.Hex()+"&first=10&skip=0", &hist)
 	if len(hist) != 1 || hist[0].OptionID != optionID.String() || hist[0].Profit != profit.String() || hist[0].Exerciser != strings.ToLower(p.AutoExercise.Hex()) ||
 		!hist[0].Delegated || hist[0].ProfitToOwner == nil || *hist[0].ProfitToOwner != toOwner.String() {
@@ -392,9 +392,9 @@ func (e *expiry) keeperExercises(optionID *big.Int, pos service.PositionRecord, 
 }
 
 // checkOutcome holds the option's outcome in its owner's purchase history.
-func (e *expiry) checkOutcome(owner *pt.Account, optionID *big.Int, status string, by common.Address) service.Outcome {
+func (e *expiry) checkOutcome(owner *pt.Account, optionID *big.Int, status string, by common.Address) trade.Outcome {
 	e.t.Helper()
-	var list []service.PurchaseRecord
+	var list []trade.PurchaseRecord
 	e.get(gateway.PathPurchaseHistory, e.query+"&user="+owner.Addr.Hex()+"&first=100&skip=0", &list)
 	for _, r := range list {
 		if r.OptionID != optionID.String() {
@@ -402,7 +402,7 @@ func (e *expiry) checkOutcome(owner *pt.Account, optionID *big.Int, status strin
 		}
 		o := r.Outcome
 		who := o.ExercisedBy
-		if status == service.OutcomeSettled || status == service.OutcomeExpiredWorthless {
+		if status == trade.OutcomeSettled || status == trade.OutcomeExpiredWorthless {
 			who = o.SettledBy
 		}
 		if o.Status != status || who == nil || !strings.EqualFold(*who, by.Hex()) {
@@ -411,7 +411,7 @@ func (e *expiry) checkOutcome(owner *pt.Account, optionID *big.Int, status strin
 		return o
 	}
 	e.t.Fatalf("option %s is not in %s's purchases", optionID, owner.Addr)
-	return service.Outcome{}
+	return trade.Outcome{}
 }
 
 // openSettle has anyone settle the expired option through the open
@@ -431,11 +431,11 @@ func (e *expiry) openSettle(caller *pt.Account, optionID *big.Int, owner *pt.Acc
 	}
 	mustSync(e)
 	r := e.settlement(owner, optionID, rc)
-	if r.Settler != p.OpenSettlement.Hex() || r.Sender != caller.Addr.Hex() || !r.KnownSettler || r.Outcome != service.OutcomeSettled ||
+	if r.Settler != p.OpenSettlement.Hex() || r.Sender != caller.Addr.Hex() || !r.KnownSettler || r.Outcome != trade.OutcomeSettled ||
 		r.SettlerProfit != kept.String() || r.SettlerCollateral != "0" || r.TxHash != strings.ToLower(rc.TxHash.Hex()) {
 		e.t.Errorf("settlement %+v; the caller %s received %s through %s", r, caller.Addr, kept, p.OpenSettlement)
 	}
-	if o := e.checkOutcome(owner, optionID, service.OutcomeSettled, p.OpenSettlement); o.SettlerProfit == nil || *o.SettlerProfit != kept.String() {
+	if o := e.checkOutcome(owner, optionID, trade.OutcomeSettled, p.OpenSettlement); o.SettlerProfit == nil || *o.SettlerProfit != kept.String() {
 		e.t.Errorf("outcome's settlerProfit %v, the settlement kept %s", o.SettlerProfit, kept)
 	}
 }
@@ -451,10 +451,10 @@ func (e *expiry) keySettle(settler *pt.Account, optionID *big.Int, owner *pt.Acc
 	}
 	mustSync(e)
 	r := e.settlement(owner, optionID, rc)
-	if r.Settler != settler.Addr.Hex() || r.Sender != settler.Addr.Hex() || r.KnownSettler || r.Outcome != service.OutcomeExpiredWorthless || r.SettlerProfit != "0" {
+	if r.Settler != settler.Addr.Hex() || r.Sender != settler.Addr.Hex() || r.KnownSettler || r.Outcome != trade.OutcomeExpiredWorthless || r.SettlerProfit != "0" {
 		e.t.Errorf("settlement %+v by the key %s of an option out of the money", r, settler.Addr)
 	}
-	e.checkOutcome(owner, optionID, service.OutcomeExpiredWorthless, settler.Addr)
+	e.checkOutcome(owner, optionID, trade.OutcomeExpiredWorthless, settler.Addr)
 }
 
 // settleLegs settles every leg in full through the SwapRouter swapper.
@@ -469,11 +469,11 @@ func (e *expiry) settleLegs(optionID *big.Int) []pt.ExerciseLeg {
 // settlement is the owner's settlement of the option in its history (of
 // the market, and of every market: the same record), its leg checked
 // against the liquidity the settlement's receipt gave back to the handler.
-func (e *expiry) settlement(owner *pt.Account, optionID *big.Int, rc *types.Receipt) service.SettlementRecord {
+func (e *expiry) settlement(owner *pt.Account, optionID *big.Int, rc *types.Receipt) trade.SettlementRecord {
 	e.t.Helper()
 	q := "chainId=42161&user=" + owner.Addr.Hex() + "&first=10&skip=0"
 	e.refused(gateway.PathSettlements, q+"&optionMarket=0x12", 400, "INVALID_PARAMETER", "optionMarket")
-	var one, all []service.SettlementRecord
+	var one, all []trade.SettlementRecord
 	e.get(gateway.PathSettlements, q+"&optionMarket="+e.p.Market.Hex(), &one)
 	e.get(gateway.PathSettlements, q, &all)
 	b1, _ := json.Marshal(one)

@@ -13,7 +13,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
 )
 
 // holdings are open interest, the expired options awaiting settlement and
@@ -151,7 +151,7 @@ func (h *holdings) addRanges(t *testing.T, p *pt.Protocol, n uint64, ranges []pt
 
 // check compares the statistics' open interest, expired options and TVL
 // with h.
-func (h holdings) check(t *testing.T, p *pt.Protocol, got service.MarketStats) {
+func (h holdings) check(t *testing.T, p *pt.Protocol, got market.MarketStats) {
 	t.Helper()
 	e := chainEvent{sqrtP: h.primeSqrtPriceX96, callIs0: p.CallAsset == p.Token0}
 	checkAmounts(t, p, "openInterest", got.OpenInterest.StatsAmounts, h.open[0], h.open[1], e.callInPut(h.open[0]))

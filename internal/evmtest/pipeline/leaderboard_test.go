@@ -11,7 +11,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
 )
 
 // The leaderboard on the statistics' three days of trades, indexed by the
@@ -36,7 +36,7 @@ func TestPipelineLeaderboard(t *testing.T) {
 	for _, w := range [][2]int64{{d3 - 2*86400, d3 + 86400}, {d3 - 2*86400 + 6*3600, d3 + 13*3600}} {
 		want := boardFromChain(t, p, ev, w)
 		url := gateway.PathLeaderboard + "?chainId=42161&optionMarket=" + p.Market.Hex() + "&from=" + big.NewInt(w[0]).String() + "&to=" + big.NewInt(w[1]).String() + "&first=100&skip=0"
-		var got service.Leaderboard
+		var got market.Leaderboard
 		get(t, a, url, &got)
 		if got.Traders != len(want) || len(got.Entries) != len(want) || len(want) < 3 {
 			t.Fatalf("window %v: %d traders (%d entries); the chain has %d (want at least 3)", w, got.Traders, len(got.Entries), len(want))
@@ -50,7 +50,7 @@ func TestPipelineLeaderboard(t *testing.T) {
 }
 
 // boardLine is an entry as one comparable line.
-func boardLine(e service.LeaderboardEntry) string {
+func boardLine(e market.LeaderboardEntry) string {
 	parts := []string{strings.ToLower(e.Trader), big.NewInt(int64(e.Purchases)).String(), big.NewInt(int64(e.Exercises)).String(),
 		"usd", e.USD.Volume, e.USD.Premiums, e.USD.ProtocolFees, e.USD.Realised, e.USD.Net}
 	for _, f := range e.Tokens {

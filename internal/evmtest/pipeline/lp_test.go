@@ -24,7 +24,8 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	lpside "github.com/clamm-gateway/clamm-gateway/internal/service/liquidity"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 )
 
@@ -262,9 +263,9 @@ func (l *lpLife) prepare(path, query string, out any) {
 }
 
 // prepareWithdraw asks GET /clamm/withdraw/prepare for shares ("max" or a count).
-func (l *lpLife) prepareWithdraw(lp *pt.Account, shares string) service.PreparedWithdrawal {
+func (l *lpLife) prepareWithdraw(lp *pt.Account, shares string) lpside.PreparedWithdrawal {
 	l.t.Helper()
-	var w service.PreparedWithdrawal
+	var w lpside.PreparedWithdrawal
 	l.prepare(gateway.PathWithdrawPrepare, l.withdrawQuery(lp, shares), &w)
 	return w
 }
@@ -284,7 +285,7 @@ func (l *lpLife) askWithdraw(lp *pt.Account, shares string) *httptest.ResponseRe
 // sendWithdrawal sends a prepared withdrawal, reservation or reserved
 // withdrawal at once and checks it burnt the shares and paid the tokens
 // the gateway said.
-func (l *lpLife) sendWithdrawal(lp *pt.Account, w *service.WithdrawTx) *types.Receipt {
+func (l *lpLife) sendWithdrawal(lp *pt.Account, w *lpside.WithdrawTx) *types.Receipt {
 	l.t.Helper()
 	shares, _ := new(big.Int).SetString(w.Shares, 10)
 	return l.sendPrepared(lp, w.Tx, w.Receive, shares, 1)
@@ -293,7 +294,7 @@ func (l *lpLife) sendWithdrawal(lp *pt.Account, w *service.WithdrawTx) *types.Re
 // sendPrepared sends tx from lp and checks the moves: each token's balance
 // changes by sign x its amount (-1: paid, 1: received), the share balance
 // by -sign x shares.
-func (l *lpLife) sendPrepared(lp *pt.Account, tx service.Tx, tokens []service.TokenAmount, shares *big.Int, sign int64) *types.Receipt {
+func (l *lpLife) sendPrepared(lp *pt.Account, tx vocab.Tx, tokens []vocab.TokenAmount, shares *big.Int, sign int64) *types.Receipt {
 	l.t.Helper()
 	before := make([]*big.Int, len(tokens))
 	for i, ta := range tokens {
@@ -339,7 +340,7 @@ func (l *lpLife) payload(amount *big.Int) []byte {
 // and checks it moved exactly the tokens and shares the gateway said.
 func (l *lpLife) deposit(lp *pt.Account, liquidity *big.Int) *types.Receipt {
 	l.t.Helper()
-	var d service.PreparedDeposit
+	var d lpside.PreparedDeposit
 	l.prepare(gateway.PathDepositPrepare, l.depositQuery(lp, liquidity), &d)
 	if !d.Simulated || len(d.Approvals) != 0 || len(d.Ranges) != 1 || d.Ranges[0].Shares == nil {
 		l.t.Fatalf("prepared deposit: simulated %v, approvals %v, ranges %+v", d.Simulated, d.Approvals, d.Ranges)
@@ -549,8 +550,8 @@ func (l *lpLife) checkWithdrawPosition(step string, u *pt.Account) {
 		l.t.Fatalf("%s: %d %s", what("answer"), rec.Code, rec.Body)
 	}
 	var w struct {
-		service.PreparedWithdrawal
-		AsOf service.BlockRef `json:"asOf"`
+		lpside.PreparedWithdrawal
+		AsOf vocab.BlockRef `json:"asOf"`
 	}
 	if err := json.Unmarshal(rec.Body.Bytes(), &w); err != nil {
 		l.t.Fatal(err)

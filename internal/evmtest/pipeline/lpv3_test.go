@@ -17,7 +17,9 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/liquidity"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/trade"
 )
 
 // TestLPLifeV3 is the liquidity providers' life on a V3 handler, as
@@ -49,7 +51,7 @@ func (l *lpLife) exercise(owner *pt.Account, id *big.Int) {
 		legs = append(legs, pt.ExerciseLeg{Swapper: p.Swapper, SwapData: pt.UniV3SwapData(p.Fee, big.NewInt(0)), Liquidity: leg.Liquidity})
 	}
 	l.ix.Sync()
-	var positions []service.PositionRecord
+	var positions []trade.PositionRecord
 	l.getJSON(gateway.PathPurchasePositions+"?chainId=42161&optionMarket="+p.Market.Hex()+"&user="+owner.Addr.Hex()+"&first=100&skip=0", &positions)
 	if len(positions) != 1 || positions[0].OptionID != id.String() || !positions[0].Exercisable || len(positions[0].Legs) != len(legs) ||
 		!strings.EqualFold(positions[0].Legs[0].Handler, l.r.Handler.Hex()) {
@@ -140,7 +142,7 @@ func (l *lpLife) depositRefused(lp *pt.Account, liquidity *big.Int, code, reason
 // routed: a prepared reservation or reserved withdrawal goes to the V2
 // handler itself, or to a V3 handler's position manager V2 (the answer
 // naming the generation V3), never to the V3 handler.
-func (l *lpLife) routed(w service.PreparedWithdrawal, tx *service.WithdrawTx) {
+func (l *lpLife) routed(w liquidity.PreparedWithdrawal, tx *liquidity.WithdrawTx) {
 	l.t.Helper()
 	want, version := l.r.Handler, "V2"
 	if l.v3 {
@@ -159,9 +161,9 @@ func (l *lpLife) routed(w service.PreparedWithdrawal, tx *service.WithdrawTx) {
 func (l *lpLife) buyPrepared(buyer *pt.Account) (*big.Int, *types.Receipt) {
 	l.t.Helper()
 	l.ix.Sync()
-	market := l.p.V3.Market
-	var entries []map[string]service.Strike
-	l.getJSON(gateway.PathStrikesChain+"?chainId=42161&optionMarket="+market.Hex()+"&callsReach=50&putsReach=50", &entries)
+	v3Market := l.p.V3.Market
+	var entries []map[string]market.Strike
+	l.getJSON(gateway.PathStrikesChain+"?chainId=42161&optionMarket="+v3Market.Hex()+"&callsReach=50&putsReach=50", &entries)
 	info := l.info()
 	var key string
 	var avail *big.Int
@@ -181,8 +183,8 @@ func (l *lpLife) buyPrepared(buyer *pt.Account) (*big.Int, *types.Receipt) {
 	if key == "" {
 		l.t.Fatalf("the V3 range is not in the V3 market's strikes chain: %v", entries)
 	}
-	q := fmt.Sprintf("?chainId=42161&optionMarket=%s&user=%s&type=call&strike=%s&ttl=3600&amount=%s", market.Hex(), buyer.Addr.Hex(), key, new(big.Int).Div(avail, big.NewInt(2)))
-	var prep service.PreparedPurchase
+	q := fmt.Sprintf("?chainId=42161&optionMarket=%s&user=%s&type=call&strike=%s&ttl=3600&amount=%s", v3Market.Hex(), buyer.Addr.Hex(), key, new(big.Int).Div(avail, big.NewInt(2)))
+	var prep trade.PreparedPurchase
 	l.getJSON(gateway.PathPurchasePrepare+q+"&slippage=1", &prep)
 	for _, leg := range prep.Quote.Legs {
 		if !strings.EqualFold(leg.Handler, l.r.Handler.Hex()) {

@@ -17,7 +17,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
 )
 
 // Market data on the pipeline: swaps both ways through the prime pool at
@@ -47,14 +47,14 @@ func marketData(t *testing.T, cfg pt.Config) {
 	a := statsGateway(t, p, ix, multicall, true)
 	swaps := poolSwaps(t, p)
 	first, last := swaps[0].time, swaps[len(swaps)-1].time
-	for name, step := range service.CandleIntervals {
+	for name, step := range market.CandleIntervals {
 		// from before the first swap (no candle yet) to past the last,
 		// paged by window where it is more than MaxCandles intervals
 		from, to := first-2*step+7, last+3*step
-		var got []service.Candle
+		var got []market.Candle
 		var at uint64
-		for w := from; w < to; w = w/step*step + service.MaxCandles*step {
-			page, n := askCandles(t, a, p, name, w, min(to, w/step*step+service.MaxCandles*step))
+		for w := from; w < to; w = w/step*step + market.MaxCandles*step {
+			page, n := askCandles(t, a, p, name, w, min(to, w/step*step+market.MaxCandles*step))
 			got, at = append(got, page.Candles...), n
 		}
 		want := expectCandles(t, p, swaps, step, from, min(to, blockTime(t, p, at)+1))
@@ -144,10 +144,10 @@ func blockTime(t *testing.T, p *pt.Protocol, n uint64) int64 {
 	return int64(h.Time)
 }
 
-func askCandles(t *testing.T, a *app.App, p *pt.Protocol, interval string, from, to int64) (service.Candles, uint64) {
+func askCandles(t *testing.T, a *app.App, p *pt.Protocol, interval string, from, to int64) (market.Candles, uint64) {
 	t.Helper()
 	url := gateway.PathCandles + "?chainId=42161&optionMarket=" + p.Market.Hex() + "&interval=" + interval + "&from=" + strconv.FormatInt(from, 10) + "&to=" + strconv.FormatInt(to, 10)
-	var out service.Candles
+	var out market.Candles
 	at := get(t, a, url, &out)
 	if out.Pool != p.Pool.Hex() || out.Interval != interval || out.CallAsset.Address != p.CallAsset.Hex() || out.PutAsset.Address != p.PutAsset.Hex() {
 		t.Errorf("%s: pool %s interval %s assets %s %s", url, out.Pool, out.Interval, out.CallAsset.Address, out.PutAsset.Address)
@@ -158,18 +158,18 @@ func askCandles(t *testing.T, a *app.App, p *pt.Protocol, interval string, from,
 // expectCandles builds the candles of the intervals starting in
 // [from aligned down, end) from the swaps: from the first interval with a
 // price (a swap in it or before it) on.
-func expectCandles(t *testing.T, p *pt.Protocol, swaps []chainSwap, step, from, end int64) []service.Candle {
+func expectCandles(t *testing.T, p *pt.Protocol, swaps []chainSwap, step, from, end int64) []market.Candle {
 	t.Helper()
 	put := int(p.PutDecimals)
 	format := func(v *big.Int) string { return clamm.FormatUnits(v, put) }
-	var out []service.Candle
+	var out []market.Candle
 	var prev *big.Int
 	i := 0
 	for ; i < len(swaps) && swaps[i].time < from/step*step; i++ {
 		prev = swaps[i].price
 	}
 	for s := from / step * step; s < end; s += step {
-		var c service.Candle
+		var c market.Candle
 		c.Time = s
 		vol0, vol1 := new(big.Int), new(big.Int)
 		var hi, lo *big.Int
@@ -205,7 +205,7 @@ func expectCandles(t *testing.T, p *pt.Protocol, swaps []chainSwap, step, from, 
 	return out
 }
 
-func checkCandles(t *testing.T, interval string, got, want []service.Candle) {
+func checkCandles(t *testing.T, interval string, got, want []market.Candle) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d candles, want %d: %+v", interval, len(got), len(want), got)
@@ -249,7 +249,7 @@ func refusedCandles(t *testing.T, a *app.App, p *pt.Protocol) {
 // market's at the answer's block; usd only for a configured stablecoin.
 func checkMarkPrice(t *testing.T, p *pt.Protocol, a *app.App, usd bool) {
 	t.Helper()
-	var got service.MarkPrice
+	var got market.MarkPrice
 	n := get(t, a, gateway.PathMarkPrice+"?chainId=42161&optionMarket="+p.Market.Hex(), &got)
 	sqrtP := slot0At(t, p, p.Pool, n)
 	tick := tickAt(t, p, n)

@@ -18,7 +18,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/liquidity"
 )
 
 // chainPos is a log's place in the chain.
@@ -118,7 +118,7 @@ func TestListsInChainOrder(t *testing.T) {
 	rangeKey := func(r map[string]any) string { return fmt.Sprintf("%v-%v", str(r["txHash"]), r["tickLower"]) }
 
 	// Deposits: twelve ranges in one multicall, then three in one block.
-	var d service.PreparedDeposit
+	var d liquidity.PreparedDeposit
 	ix.Sync() // the markets a deposit can serve come from the subgraph
 	rec := httptest.NewRecorder()
 	gw.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, fmt.Sprintf("%s?chainId=42161&handler=%s&pool=%s&hook=%s&tickLower=%d&tickUpper=%d&amount=%s&user=%s",

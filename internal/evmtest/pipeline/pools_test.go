@@ -17,7 +17,8 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/trade"
 )
 
 // A market approves a second pool of its pair (another Uniswap V3 fee
@@ -148,7 +149,7 @@ func get(t *testing.T, a *app.App, url string, out any) uint64 {
 
 // strikes is the strikes chain by pool: each listed range's key, type and ticks.
 func (s *poolsSetup) strikes(a *app.App) map[common.Address][]listed {
-	var entries []map[string]service.Strike
+	var entries []map[string]market.Strike
 	get(s.t, a, gateway.PathStrikesChain+"?chainId=42161&optionMarket="+s.p.Market.Hex()+"&callsReach=50&putsReach=50", &entries)
 	out := map[common.Address][]listed{}
 	for _, e := range entries {
@@ -162,7 +163,7 @@ func (s *poolsSetup) strikes(a *app.App) map[common.Address][]listed {
 
 type listed struct {
 	key string
-	s   service.Strike
+	s   market.Strike
 }
 
 func (s *poolsSetup) storeApproval(pool common.Address) (approved, found bool) {
@@ -257,7 +258,7 @@ func (s *poolsSetup) buyAcrossPools() *big.Int {
 	}
 	amount := new(big.Int).Add(first, new(big.Int).Div(second, big.NewInt(2)))
 	q := "?chainId=42161&optionMarket=" + p.Market.Hex() + "&user=" + p.Users[1].Addr.Hex() + "&type=call&strike=" + key + "&ttl=86400&amount=" + amount.String()
-	var quote service.PurchaseQuote
+	var quote trade.PurchaseQuote
 	get(t, a, gateway.PathPurchaseQuote+q, &quote)
 	pools := map[common.Address]bool{}
 	for _, l := range quote.Legs {
@@ -266,7 +267,7 @@ func (s *poolsSetup) buyAcrossPools() *big.Int {
 	if len(quote.Legs) != 2 || !pools[s.pool2] || !pools[p.Pool] {
 		t.Fatalf("quote legs %+v, want one in each pool", quote.Legs)
 	}
-	var prep service.PreparedPurchase
+	var prep trade.PreparedPurchase
 	get(t, a, gateway.PathPurchasePrepare+q+"&slippage=1", &prep)
 	rc, err := p.Chain.SendRaw(p.Users[1], common.HexToAddress(prep.Tx.To), common.FromHex(prep.Tx.Data), "mintOption")
 	if err != nil {
@@ -341,13 +342,13 @@ func (s *poolsSetup) atTheEnd(x, b, e *big.Int) {
 	t, p := s.t, s.p
 	a := s.gateway()
 	head := int64(p.Chain.Now())
-	var st service.MarketStats
+	var st market.MarketStats
 	at := get(t, a, gateway.PathStats+"?chainId=42161&optionMarket="+p.Market.Hex()+"&from="+strconv.FormatInt(head-86400, 10)+"&to="+strconv.FormatInt(head+1, 10), &st)
 	s.checkHoldings(st, at, x, b, e)
 
-	var recs []service.PositionRecord
+	var recs []trade.PositionRecord
 	get(t, a, gateway.PathPurchasePositions+"?chainId=42161&first=10&skip=0&user="+p.Users[1].Addr.Hex()+"&optionMarket="+p.Market.Hex(), &recs)
-	byID := map[string]service.PositionRecord{}
+	byID := map[string]trade.PositionRecord{}
 	for _, r := range recs {
 		byID[r.OptionID] = r
 	}
@@ -391,7 +392,7 @@ func (s *poolsSetup) atTheEnd(x, b, e *big.Int) {
 // in the second pool) open, E expired, F exercised in full; and an option
 // never exercised holds exactly what its mint withdrew (the pool's burn
 // rounds as LiquidityAmounts does: the contracts' own execution).
-func (s *poolsSetup) checkHoldings(st service.MarketStats, at uint64, x, b, e *big.Int) {
+func (s *poolsSetup) checkHoldings(st market.MarketStats, at uint64, x, b, e *big.Int) {
 	t, p := s.t, s.p
 	h := holdingsAt(t, p, at, []pt.Range{s.ra, s.rb, s.p1, s.p2, s.pput})
 	h.check(t, p, st)
@@ -410,9 +411,9 @@ func (s *poolsSetup) checkHoldings(st service.MarketStats, at uint64, x, b, e *b
 func (s *poolsSetup) checkExpiring(a *app.App) []string {
 	t, p := s.t, s.p
 	q := "?chainId=42161&optionMarket=" + p.Market.Hex()
-	var list []service.ExpiringRecord
+	var list []trade.ExpiringRecord
 	get(t, a, gateway.PathExpiringOptions+q+"&within=86400&first=100&skip=0", &list)
-	got := map[string]service.ExpiringRecord{}
+	got := map[string]trade.ExpiringRecord{}
 	for _, r := range list {
 		got[r.OptionID] = r
 	}
@@ -423,7 +424,7 @@ func (s *poolsSetup) checkExpiring(a *app.App) []string {
 		}
 		rec := httptest.NewRecorder()
 		a.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathExercisePrepare+q+"&optionId="+id.String()+"&swapperId=uni-v3&slippage=1", nil))
-		var prep service.Prepared
+		var prep trade.Prepared
 		if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &prep) != nil {
 			if r, ok := got[id.String()]; ok {
 				t.Errorf("expiring lists option %s (%+v); its exercise prepare answers %d %s", id, r, rec.Code, rec.Body)
@@ -456,7 +457,7 @@ func (s *poolsSetup) expiringAcrossPools(x *big.Int) {
 	if got := s.checkExpiring(a); len(got) != 1 || got[0] != x.String() {
 		t.Fatalf("in the money, expiring within the day: %v, want X (%s) alone", got, x)
 	}
-	var prep service.Prepared
+	var prep trade.Prepared
 	get(t, a, gateway.PathExercisePrepare+"?chainId=42161&optionMarket="+p.Market.Hex()+"&optionId="+x.String()+"&swapperId=uni-v3&slippage=1", &prep)
 	legPools := map[common.Address]bool{}
 	for i, l := range p.OpTicks(x) {
@@ -495,7 +496,7 @@ func (s *poolsSetup) unapprove() {
 		t.Errorf("after the approval is withdrawn: option markets' pools %+v", m.Pools)
 	}
 	head := int64(p.Chain.Now())
-	var st service.MarketStats
+	var st market.MarketStats
 	at := get(t, a, gateway.PathStats+"?chainId=42161&optionMarket="+p.Market.Hex()+"&from="+strconv.FormatInt(head-86400, 10)+"&to="+strconv.FormatInt(head+1, 10), &st)
 	h := holdingsAt(t, p, at, []pt.Range{s.p1, s.p2, s.pput})
 	h.check(t, p, st)

@@ -17,7 +17,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
@@ -125,7 +125,7 @@ func gatewayMarkets(t *testing.T, p *pt.Protocol, ix *Indexer, inverted bool) {
 	a, _ := liveGateway(t, p, ix, register)
 	m := marketOf(t, a, p)
 	wantHooks := map[common.Address]bool{p.Hook24h: true, p.Hook1Week: true} // both whitelist the market
-	checkHooks := func(m *service.OptionMarket) {
+	checkHooks := func(m *market.OptionMarket) {
 		t.Helper()
 		if len(m.Hooks) != 2+len(config.Default().Chains[42161].Hooks) {
 			t.Errorf("hooks %+v", m.Hooks)
@@ -154,7 +154,7 @@ func gatewayMarkets(t *testing.T, p *pt.Protocol, ix *Indexer, inverted bool) {
 	// within seconds: most likely none), then a day later (most likely all
 	// of them): each as the events of its day say, and the two days hold
 	// every event.
-	var lastDays []service.MarketSums
+	var lastDays []market.MarketSums
 	for i := 0; i < 2; i++ {
 		if i == 1 {
 			p.Chain.AdjustTime(24 * time.Hour)
@@ -183,11 +183,11 @@ func gatewayMarkets(t *testing.T, p *pt.Protocol, ix *Indexer, inverted bool) {
 }
 
 // marketOf is the gateway's option-markets entry for the test market.
-func marketOf(t *testing.T, a *app.App, p *pt.Protocol) *service.OptionMarket {
+func marketOf(t *testing.T, a *app.App, p *pt.Protocol) *market.OptionMarket {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	a.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathOptionMarkets+"?chainId=42161", nil))
-	var markets []service.OptionMarket
+	var markets []market.OptionMarket
 	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &markets) != nil {
 		t.Fatalf("option markets: %d %s", rec.Code, rec.Body)
 	}
@@ -202,7 +202,7 @@ func marketOf(t *testing.T, a *app.App, p *pt.Protocol) *service.OptionMarket {
 
 // eventSums adds up the market's LogMintOption and LogExerciseOption
 // events in blocks whose time is in [from, to).
-func eventSums(t *testing.T, p *pt.Protocol, from, to int64) service.MarketSums {
+func eventSums(t *testing.T, p *pt.Protocol, from, to int64) market.MarketSums {
 	t.Helper()
 	a := pt.MarketV2.ABI
 	logs, err := p.Chain.Client().FilterLogs(t.Context(), ethereum.FilterQuery{Addresses: []common.Address{p.Market},
@@ -214,7 +214,7 @@ func eventSums(t *testing.T, p *pt.Protocol, from, to int64) service.MarketSums 
 	for _, k := range []string{"callVolume", "putVolume", "callPremium", "putPremium", "callFees", "putFees"} {
 		sums[k] = new(big.Int)
 	}
-	var out service.MarketSums
+	var out market.MarketSums
 	for _, lg := range logs {
 		h, err := p.Chain.Client().HeaderByNumber(t.Context(), new(big.Int).SetUint64(lg.BlockNumber))
 		if err != nil {

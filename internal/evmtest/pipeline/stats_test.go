@@ -16,7 +16,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
 )
 
 // Statistics on the pipeline: purchases and exercises over three UTC days
@@ -211,10 +211,10 @@ func statsGateway(t *testing.T, p *pt.Protocol, ix *Indexer, multicall common.Ad
 
 // askStats asks the statistics of the window; it returns the answer and
 // its block.
-func askStats(t *testing.T, a *app.App, p *pt.Protocol, w [2]int64) (service.MarketStats, uint64) {
+func askStats(t *testing.T, a *app.App, p *pt.Protocol, w [2]int64) (market.MarketStats, uint64) {
 	t.Helper()
 	url := gateway.PathStats + "?chainId=42161&optionMarket=" + p.Market.Hex() + "&from=" + big.NewInt(w[0]).String() + "&to=" + big.NewInt(w[1]).String()
-	var out service.MarketStats
+	var out market.MarketStats
 	at := get(t, a, url, &out)
 	if out.From != big.NewInt(w[0]).String() || out.To != big.NewInt(w[1]).String() || out.CallAsset.Address != p.CallAsset.Hex() || out.PutAsset.Address != p.PutAsset.Hex() {
 		t.Errorf("%s: window [%s, %s), assets %s %s", url, out.From, out.To, out.CallAsset.Address, out.PutAsset.Address)
@@ -364,7 +364,7 @@ func usd(units *big.Int, decimals int) string {
 	return s
 }
 
-func checkAmounts(t *testing.T, p *pt.Protocol, what string, got service.StatsAmounts, call, put, callInPut *big.Int) {
+func checkAmounts(t *testing.T, p *pt.Protocol, what string, got market.StatsAmounts, call, put, callInPut *big.Int) {
 	t.Helper()
 	want := usd(new(big.Int).Add(put, callInPut), int(p.PutDecimals))
 	if got.CallAsset != call.String() || got.PutAsset != put.String() || got.USD == nil || *got.USD != want {
@@ -376,7 +376,7 @@ func checkAmounts(t *testing.T, p *pt.Protocol, what string, got service.StatsAm
 	}
 }
 
-func checkFigures(t *testing.T, p *pt.Protocol, what string, got service.StatsFigures, want sums) {
+func checkFigures(t *testing.T, p *pt.Protocol, what string, got market.StatsFigures, want sums) {
 	t.Helper()
 	if got.Purchases != want.purchases || got.Exercises != want.exercises || got.Buyers != want.buyers {
 		t.Errorf("%s: %d purchases, %d exercises, %d buyers; the events say %d, %d, %d", what, got.Purchases, got.Exercises, got.Buyers, want.purchases, want.exercises, want.buyers)

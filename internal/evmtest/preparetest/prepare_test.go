@@ -18,6 +18,8 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/trade"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 )
@@ -77,7 +79,7 @@ func newService(t *testing.T, p *pt.Protocol) *service.Service {
 		"uni-v3": {Kind: "uniswap-v3", Address: p.Swapper, Quoter: p.Quoter},
 		"1inch":  {Kind: "1inch", Address: p.OneInchSwapper},
 	}}
-	return service.New(map[uint64]*service.Upstreams{chainID: {
+	return service.New(map[uint64]*vocab.Upstreams{chainID: {
 		Config: ch, Chain: positions{reader, p},
 		Quoters: map[string]swap.Quoter{
 			"uni-v3": &swap.UniV3{RPC: rc, Quoter: p.Quoter, Timeout: time.Minute, Contracts: swap.Contracts{Address: p.Swapper}},
@@ -151,13 +153,13 @@ func (s setup) profitToken() common.Address {
 	return s.p.CallAsset
 }
 
-func (s setup) prepare(t *testing.T, id *big.Int, swapper, slippage string) service.Prepared {
+func (s setup) prepare(t *testing.T, id *big.Int, swapper, slippage string) trade.Prepared {
 	t.Helper()
 	slip, err := clamm.ParseSlippage(slippage, 50)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.svc.PrepareExercise(context.Background(), service.PrepareRequest{ChainID: chainID, Market: s.p.Market, OptionID: id, SwapperID: swapper, Slippage: slip})
+	got, err := s.svc.ExercisePrepare(context.Background(), trade.PrepareRequest{ChainID: chainID, Market: s.p.Market, OptionID: id, SwapperID: swapper, Slippage: slip})
 	if err != nil {
 		t.Fatalf("prepare option %s via %s: %v", id, swapper, err)
 	}
@@ -166,7 +168,7 @@ func (s setup) prepare(t *testing.T, id *big.Int, swapper, slippage string) serv
 
 // send executes the prepared transaction from the owner and returns what
 // the owner received in the profit token.
-func (s setup) send(t *testing.T, got service.Prepared) (*big.Int, error) {
+func (s setup) send(t *testing.T, got trade.Prepared) (*big.Int, error) {
 	t.Helper()
 	before := s.p.Balance(s.profitToken(), s.buyer.Addr)
 	_, err := s.p.Chain.SendRaw(s.buyer, common.HexToAddress(got.Tx.To), common.FromHex(got.Tx.Data), "exerciseOption")

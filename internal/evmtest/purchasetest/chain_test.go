@@ -11,6 +11,8 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 )
 
@@ -49,10 +51,10 @@ func TestOptionsChainOneRoundTrip(t *testing.T) {
 		reader := testenv.NewReader(t, c, mc)
 		up := *s.upstreams()
 		up.Chain = reader
-		return service.New(map[uint64]*service.Upstreams{chainID: &up}), c
+		return service.New(map[uint64]*vocab.Upstreams{chainID: &up}), c
 	}
 	ctx := context.Background()
-	sreq := service.StrikesRequest{ChainID: chainID, Market: p.Market, CallsReach: 60, PutsReach: 60}
+	sreq := market.StrikesRequest{ChainID: chainID, Market: p.Market, CallsReach: 60, PutsReach: 60}
 	svc, c := fresh()
 	sc, err := svc.StrikesChain(ctx, sreq)
 	if err != nil {
@@ -60,7 +62,7 @@ func TestOptionsChainOneRoundTrip(t *testing.T) {
 	}
 	strikesTrips := c.n.Load()
 	svc, c = fresh()
-	oc, err := svc.OptionsChainOf(ctx, service.OptionsChainRequest{StrikesRequest: sreq, TTLs: []uint64{3600, 86400, 7200}})
+	oc, err := svc.OptionsChain(ctx, market.OptionsChainRequest{StrikesRequest: sreq, TTLs: []uint64{3600, 86400, 7200}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,9 @@ import (
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/trade"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
@@ -32,7 +35,7 @@ func e18(n int64) *big.Int {
 // tokenIds getters for the ranges the test deposited (what an indexer of
 // the handler's events would hold); the other queries are not used here.
 type rangesSubgraph struct {
-	service.Subgraph
+	vocab.Subgraph
 	p      *pt.Protocol
 	ranges []pt.Range
 }
@@ -59,7 +62,7 @@ type setup struct {
 	p       *pt.Protocol
 	pr      *pt.Pricing
 	svc     *service.Service
-	up      *service.Upstreams
+	up      *vocab.Upstreams
 	g       *rangesSubgraph
 	tick    int
 	plain   pt.Range // a call range without a hook
@@ -93,12 +96,12 @@ func deploy(t *testing.T) *setup {
 			p.Hook24h:        {Name: "BoundedTTLHook_0Day", MaxTTL: config.Duration(24 * time.Hour)},
 			s.pr.WeekendHook: {Name: "WeekendHook", NoWeekends: true},
 		}}
-	s.up = &service.Upstreams{Config: ch, Subgraph: s.g, Chain: reader}
-	s.svc = service.New(map[uint64]*service.Upstreams{chainID: s.up})
+	s.up = &vocab.Upstreams{Config: ch, Subgraph: s.g, Chain: reader}
+	s.svc = service.New(map[uint64]*vocab.Upstreams{chainID: s.up})
 	return s
 }
 
-func (s *setup) upstreams() *service.Upstreams { return s.up }
+func (s *setup) upstreams() *vocab.Upstreams { return s.up }
 
 // key is the strike's price at tick, as the strikes chain keys it.
 func (s *setup) key(tick int) float64 {
@@ -106,8 +109,8 @@ func (s *setup) key(tick int) float64 {
 	return m.TickPrice(tick)
 }
 
-func (s *setup) callReq(ttl uint64, amount *big.Int, user common.Address) service.PurchaseRequest {
-	return service.PurchaseRequest{ChainID: chainID, Market: s.p.Market, IsCall: true, Strike: s.key(s.plain.TickUpper), TTL: ttl, Amount: amount, User: user}
+func (s *setup) callReq(ttl uint64, amount *big.Int, user common.Address) trade.PurchaseRequest {
+	return trade.PurchaseRequest{ChainID: chainID, Market: s.p.Market, IsCall: true, Strike: s.key(s.plain.TickUpper), TTL: ttl, Amount: amount, User: user}
 }
 
 func mustInt(t *testing.T, v string) *big.Int {
@@ -140,7 +143,7 @@ func TestQuoteEqualsTheMarket(t *testing.T) {
 
 	amount := new(big.Int).Div(e18(1), big.NewInt(1000)) // 0.001 WETH: the plain range alone covers it
 	ctx := context.Background()
-	q, err := s.svc.QuotePurchase(ctx, s.callReq(3600, amount, buyer.Addr))
+	q, err := s.svc.PurchaseQuote(ctx, s.callReq(3600, amount, buyer.Addr))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +169,7 @@ func TestQuoteEqualsTheMarket(t *testing.T) {
 		t.Errorf("fees %s, getFee %s", q.Fees, fee)
 	}
 	// Without the user the pricing sees no discount: a higher IV and premium.
-	anon, err := s.svc.QuotePurchase(ctx, s.callReq(3600, amount, common.Address{}))
+	anon, err := s.svc.PurchaseQuote(ctx, s.callReq(3600, amount, common.Address{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,8 +180,8 @@ func TestQuoteEqualsTheMarket(t *testing.T) {
 		t.Errorf("no discount: premium %s IV %s; the xSYK holder: %s IV %s", anon.Premium, *anon.IV, q.Premium, *q.IV)
 	}
 	// Puts: the market prices total * 10^putDecimals / strike.
-	put := service.PurchaseRequest{ChainID: chainID, Market: p.Market, Strike: s.key(s.put.TickLower), TTL: 86400, Amount: big.NewInt(1_000_000)}
-	pq, err := s.svc.QuotePurchase(ctx, put)
+	put := trade.PurchaseRequest{ChainID: chainID, Market: p.Market, Strike: s.key(s.put.TickLower), TTL: 86400, Amount: big.NewInt(1_000_000)}
+	pq, err := s.svc.PurchaseQuote(ctx, put)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,16 +212,16 @@ func TestQuoteRefusals(t *testing.T) {
 			free.Add(free, a1)
 		}
 	}
-	_, err := s.svc.QuotePurchase(ctx, s.callReq(3600, new(big.Int).Add(free, big.NewInt(1)), common.Address{}))
+	_, err := s.svc.PurchaseQuote(ctx, s.callReq(3600, new(big.Int).Add(free, big.NewInt(1)), common.Address{}))
 	if code(err) != "PURCHASE_INSUFFICIENT_LIQUIDITY" || !strings.Contains(err.Error(), "available "+free.String()) {
 		t.Errorf("too much: %v (free %s)", err, free)
 	}
-	_, err = s.svc.QuotePurchase(ctx, s.callReq(7200, big.NewInt(1e15), common.Address{}))
+	_, err = s.svc.PurchaseQuote(ctx, s.callReq(7200, big.NewInt(1e15), common.Address{}))
 	if code(err) != "PURCHASE_IV_NOT_SET" {
 		t.Errorf("IV unset: %v", err)
 	}
 	p.Chain.MustSend(p.Owner, s.pr.Pricing, pt.OptionPricing.ABI, "setZeroWhenUnset", true)
-	_, err = s.svc.QuotePurchase(ctx, s.callReq(7200, big.NewInt(1e15), common.Address{}))
+	_, err = s.svc.PurchaseQuote(ctx, s.callReq(7200, big.NewInt(1e15), common.Address{}))
 	if code(err) != "PURCHASE_IV_NOT_SET" {
 		t.Errorf("IV unset, pricing 0: %v", err)
 	}
@@ -227,17 +230,17 @@ func TestQuoteRefusals(t *testing.T) {
 	p.SetIVs(s.pr, map[uint64]uint64{172800: 40})
 	one := s.rangeAmount(s.plain)
 	twoRanges := new(big.Int).Mul(one, big.NewInt(2))
-	_, err = s.svc.QuotePurchase(ctx, s.callReq(172800, new(big.Int).Add(twoRanges, big.NewInt(1)), common.Address{}))
+	_, err = s.svc.PurchaseQuote(ctx, s.callReq(172800, new(big.Int).Add(twoRanges, big.NewInt(1)), common.Address{}))
 	if code(err) != "PURCHASE_HOOK_REFUSED" || !strings.Contains(err.Error(), "at most 86400 seconds") {
 		t.Errorf("24h hook: %v", err)
 	}
 	// A Saturday: the weekend hook's range refuses too.
 	p.Chain.ToWeekday(time.Saturday)
-	_, err = s.svc.QuotePurchase(ctx, s.callReq(3600, new(big.Int).Add(twoRanges, big.NewInt(1)), common.Address{}))
+	_, err = s.svc.PurchaseQuote(ctx, s.callReq(3600, new(big.Int).Add(twoRanges, big.NewInt(1)), common.Address{}))
 	if code(err) != "PURCHASE_HOOK_REFUSED" || !strings.Contains(err.Error(), "Saturday or Sunday") {
 		t.Errorf("weekend: %v", err)
 	}
-	if _, err := s.svc.QuotePurchase(ctx, s.callReq(3600, one, common.Address{})); err != nil {
+	if _, err := s.svc.PurchaseQuote(ctx, s.callReq(3600, one, common.Address{})); err != nil {
 		t.Errorf("the plain range alone, on a Saturday: %v", err)
 	}
 }
@@ -252,7 +255,7 @@ func (s *setup) rangeAmount(r pt.Range) *big.Int {
 
 // sendPrepared sends a prepared purchase from the buyer and returns the
 // buyer's collateral spent, the receipt's LogMintOption and the error.
-func (s *setup) sendPrepared(t *testing.T, buyer *pt.Account, got service.PreparedPurchase) (*big.Int, *pt.Event, error) {
+func (s *setup) sendPrepared(t *testing.T, buyer *pt.Account, got trade.PreparedPurchase) (*big.Int, *pt.Event, error) {
 	t.Helper()
 	token := common.HexToAddress(got.Quote.Token.Address)
 	before := s.p.Balance(token, buyer.Addr)
@@ -277,8 +280,8 @@ func TestPreparedPurchase(t *testing.T) {
 	// More than one range holds: two legs (the plain range, then the 24h hook's).
 	amount := new(big.Int).Add(one, new(big.Int).Div(one, big.NewInt(2)))
 	slip, _ := clamm.ParseSlippage("5", 50)
-	req := service.PurchasePrepareRequest{PurchaseRequest: s.callReq(3600, amount, buyer.Addr), Slippage: slip}
-	got, err := s.svc.PreparePurchase(ctx, req)
+	req := trade.PurchasePrepareRequest{PurchaseRequest: s.callReq(3600, amount, buyer.Addr), Slippage: slip}
+	got, err := s.svc.PurchasePrepare(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,19 +318,19 @@ func TestPreparedPurchase(t *testing.T) {
 
 	// Adverse moves: the call asset's price rises, and the premium with it.
 	small := new(big.Int).Div(one, big.NewInt(10))
-	within, err := s.svc.PreparePurchase(ctx, service.PurchasePrepareRequest{PurchaseRequest: s.callReq(3600, small, buyer.Addr), Slippage: slip})
+	within, err := s.svc.PurchasePrepare(ctx, trade.PurchasePrepareRequest{PurchaseRequest: s.callReq(3600, small, buyer.Addr), Slippage: slip})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tight, _ := clamm.ParseSlippage("0.1", 50)
-	beyond, err := s.svc.PreparePurchase(ctx, service.PurchasePrepareRequest{PurchaseRequest: s.callReq(3600, small, buyer.Addr), Slippage: tight})
+	beyond, err := s.svc.PurchasePrepare(ctx, trade.PurchasePrepareRequest{PurchaseRequest: s.callReq(3600, small, buyer.Addr), Slippage: tight})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := p.SwapToTick(p.Users[2], p.Fee, s.tick+20); err != nil {
 		t.Fatal(err)
 	}
-	if now, err := s.svc.QuotePurchase(ctx, s.callReq(3600, small, buyer.Addr)); err != nil || now.Cost == within.Quote.Cost {
+	if now, err := s.svc.PurchaseQuote(ctx, s.callReq(3600, small, buyer.Addr)); err != nil || now.Cost == within.Quote.Cost {
 		t.Fatalf("the move did not change the cost: %s then %s (%v)", within.Quote.Cost, now.Cost, err)
 	}
 	used := p.RangeInfo(s.plain).LiquidityUsed
@@ -349,8 +352,8 @@ func TestPreparedPurchaseNeedsApproval(t *testing.T) {
 	buyer := p.Users[3]
 	p.Chain.MustSend(buyer, p.CallAsset, pt.Token.ABI, "approve", p.Market, big.NewInt(5))
 	slip, _ := clamm.ParseSlippage("1", 50)
-	req := service.PurchasePrepareRequest{PurchaseRequest: s.callReq(3600, big.NewInt(1e15), buyer.Addr), Slippage: slip}
-	got, err := s.svc.PreparePurchase(context.Background(), req)
+	req := trade.PurchasePrepareRequest{PurchaseRequest: s.callReq(3600, big.NewInt(1e15), buyer.Addr), Slippage: slip}
+	got, err := s.svc.PurchasePrepare(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +367,7 @@ func TestPreparedPurchaseNeedsApproval(t *testing.T) {
 	if _, err := p.Chain.SendRaw(buyer, common.HexToAddress(a.Tx.To), common.FromHex(a.Tx.Data), "approve"); err != nil {
 		t.Fatal(err)
 	}
-	got, err = s.svc.PreparePurchase(context.Background(), req)
+	got, err = s.svc.PurchasePrepare(context.Background(), req)
 	if err != nil || !got.Simulated || got.Approval != nil {
 		t.Fatalf("after the approve: %+v, %v", got, err)
 	}
@@ -382,8 +385,8 @@ func TestPreparedPutAndShortBalance(t *testing.T) {
 	ctx := context.Background()
 	slip, _ := clamm.ParseSlippage("0.5", 50)
 	buyer := p.Users[1]
-	put := service.PurchaseRequest{ChainID: chainID, Market: p.Market, Strike: s.key(s.put.TickLower), TTL: 86400, Amount: big.NewInt(2_000_000_000), User: buyer.Addr}
-	got, err := s.svc.PreparePurchase(ctx, service.PurchasePrepareRequest{PurchaseRequest: put, Slippage: slip})
+	put := trade.PurchaseRequest{ChainID: chainID, Market: p.Market, Strike: s.key(s.put.TickLower), TTL: 86400, Amount: big.NewInt(2_000_000_000), User: buyer.Addr}
+	got, err := s.svc.PurchasePrepare(ctx, trade.PurchasePrepareRequest{PurchaseRequest: put, Slippage: slip})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +401,7 @@ func TestPreparedPutAndShortBalance(t *testing.T) {
 	poor := p.Users[2]
 	bal := p.Balance(p.CallAsset, poor.Addr)
 	p.Chain.MustSend(poor, p.CallAsset, pt.Token.ABI, "transfer", p.Owner.Addr, bal)
-	_, err = s.svc.PreparePurchase(ctx, service.PurchasePrepareRequest{PurchaseRequest: s.callReq(3600, big.NewInt(1e15), poor.Addr), Slippage: slip})
+	_, err = s.svc.PurchasePrepare(ctx, trade.PurchasePrepareRequest{PurchaseRequest: s.callReq(3600, big.NewInt(1e15), poor.Addr), Slippage: slip})
 	if code(err) != "PURCHASE_WOULD_REVERT" || !strings.Contains(err.Error(), poor.Addr.Hex()) {
 		t.Errorf("a buyer without the collateral: %v", err)
 	}
@@ -423,8 +426,8 @@ func TestPreparedPutOverTwoRangesHasNoEmptyLeg(t *testing.T) {
 	putIs0 := p.Token0 == p.PutAsset
 	one, _ := clamm.RangeAmount(s.put.TickLower, s.put.TickUpper, p.RangeInfo(s.put).TotalLiquidity, putIs0)
 	for _, amount := range []*big.Int{big.NewInt(1_000_000_000), big.NewInt(123_456_789), new(big.Int).Add(one, big.NewInt(5_000_000))} {
-		put := service.PurchaseRequest{ChainID: chainID, Market: p.Market, Strike: s.key(s.put.TickLower), TTL: 3600, Amount: amount, User: buyer.Addr}
-		got, err := s.svc.PreparePurchase(context.Background(), service.PurchasePrepareRequest{PurchaseRequest: put, Slippage: slip})
+		put := trade.PurchaseRequest{ChainID: chainID, Market: p.Market, Strike: s.key(s.put.TickLower), TTL: 3600, Amount: amount, User: buyer.Addr}
+		got, err := s.svc.PurchasePrepare(context.Background(), trade.PurchasePrepareRequest{PurchaseRequest: put, Slippage: slip})
 		if err != nil {
 			t.Fatalf("amount %s: %v", amount, err)
 		}
@@ -459,7 +462,7 @@ func TestPreparedPutOverTwoRangesHasNoEmptyLeg(t *testing.T) {
 // laggingSubgraph answers the strikes query as the subgraph did at one
 // block: one that has not indexed the blocks since.
 type laggingSubgraph struct {
-	service.Subgraph
+	vocab.Subgraph
 	strikes []subgraph.Strike
 	meta    subgraph.Meta
 }
@@ -498,12 +501,12 @@ func TestPreparedPurchaseSimulatesAtTheHead(t *testing.T) {
 		return pctx
 	}
 	slip, _ := clamm.ParseSlippage("1", 50)
-	req := service.PurchasePrepareRequest{Slippage: slip, PurchaseRequest: service.PurchaseRequest{ChainID: chainID, Market: p.Market,
+	req := trade.PurchasePrepareRequest{Slippage: slip, PurchaseRequest: trade.PurchaseRequest{ChainID: chainID, Market: p.Market,
 		Strike: s.key(s.put.TickLower), TTL: 3600, Amount: big.NewInt(1_000_000_000), User: p.Users[1].Addr}}
 
 	p.Chain.Commit() // the head moves on; nothing changes for this purchase
 	head, _ := p.Chain.Client().HeaderByNumber(ctx, nil)
-	got, err := s.svc.PreparePurchase(at(), req)
+	got, err := s.svc.PurchasePrepare(at(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -521,11 +524,11 @@ func TestPreparedPurchaseSimulatesAtTheHead(t *testing.T) {
 	// Every figure of the first answer is the contracts' at the block it names.
 	s.figuresAt(t, got, n, p.Users[1].Addr, slip)
 	head, _ = p.Chain.Client().HeaderByNumber(ctx, nil)
-	_, err = s.svc.PreparePurchase(at(), req)
+	_, err = s.svc.PurchasePrepare(at(), req)
 	if code(err) != "PURCHASE_WOULD_REVERT" || !strings.Contains(err.Error(), fmt.Sprintf("at block %d", head.Number)) {
 		t.Errorf("the range was used up at block %d: %v", head.Number, err)
 	}
-	if q, err := s.svc.QuotePurchase(at(), req.PurchaseRequest); err != nil || q.Block != n {
+	if q, err := s.svc.PurchaseQuote(at(), req.PurchaseRequest); err != nil || q.Block != n {
 		t.Errorf("the quote at the answer's block %d: %+v, %v", n, q, err)
 	}
 }
@@ -540,7 +543,7 @@ func TestNoFeeWhenFeeToIsZero(t *testing.T) {
 	p.Chain.MustSend(p.Owner, p.Market, pt.MarketV2.ABI, "updateFees", common.Address{}, big.NewInt(0))
 	buyer := p.Users[1]
 	slip, _ := clamm.ParseSlippage("1", 50)
-	got, err := s.svc.PreparePurchase(context.Background(), service.PurchasePrepareRequest{PurchaseRequest: s.callReq(3600, big.NewInt(1e15), buyer.Addr), Slippage: slip})
+	got, err := s.svc.PurchasePrepare(context.Background(), trade.PurchasePrepareRequest{PurchaseRequest: s.callReq(3600, big.NewInt(1e15), buyer.Addr), Slippage: slip})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -572,12 +575,12 @@ func TestIVFromLinearV2Pricing(t *testing.T) {
 	}
 	pr := p.DeployPricingLinearV2(pt.PricingConfig{IVs: map[uint64]uint64{3600: 50}, FeePercentage: 340000}, 10000, 1000)
 	reader := testenv.NewReader(t, p.Chain.RPC(), p.DeployMulticall3())
-	up := &service.Upstreams{Config: &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{p.Handler: {Name: "uniswap"}}},
+	up := &vocab.Upstreams{Config: &config.Chain{ID: chainID, Handlers: map[common.Address]config.Handler{p.Handler: {Name: "uniswap"}}},
 		Subgraph: &rangesSubgraph{p: p, ranges: []pt.Range{r}}, Chain: reader}
-	svc := service.New(map[uint64]*service.Upstreams{chainID: up})
+	svc := service.New(map[uint64]*vocab.Upstreams{chainID: up})
 	s := &setup{p: p}
 	ctx := context.Background()
-	q, err := svc.QuotePurchase(ctx, service.PurchaseRequest{ChainID: chainID, Market: p.Market, IsCall: true, Strike: s.key(r.TickUpper), TTL: 3600, Amount: big.NewInt(1e15)})
+	q, err := svc.PurchaseQuote(ctx, trade.PurchaseRequest{ChainID: chainID, Market: p.Market, IsCall: true, Strike: s.key(r.TickUpper), TTL: 3600, Amount: big.NewInt(1e15)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -586,7 +589,7 @@ func TestIVFromLinearV2Pricing(t *testing.T) {
 	if q.IV == nil || *q.IV != want.String() || q.IVSource != "getVolatility3" || q.BaseIV != "50" || want.String() == q.BaseIV {
 		t.Errorf("iv %v from %q (base %s); the pricing prices at %s", q.IV, q.IVSource, q.BaseIV, want)
 	}
-	oc, err := svc.OptionsChainOf(ctx, service.OptionsChainRequest{StrikesRequest: service.StrikesRequest{ChainID: chainID, Market: p.Market, CallsReach: 20, PutsReach: 20}, TTLs: []uint64{3600}})
+	oc, err := svc.OptionsChain(ctx, market.OptionsChainRequest{StrikesRequest: market.StrikesRequest{ChainID: chainID, Market: p.Market, CallsReach: 20, PutsReach: 20}, TTLs: []uint64{3600}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -602,7 +605,7 @@ func TestIVFromLinearV2Pricing(t *testing.T) {
 // give there, each leg's liquidity within the range's free liquidity then
 // and its amount what the pool gives for it, the buyer's allowance and
 // balance then, and the cost cap from the slippage.
-func (s *setup) figuresAt(t *testing.T, got service.PreparedPurchase, n uint64, buyer common.Address, slip clamm.Slippage) {
+func (s *setup) figuresAt(t *testing.T, got trade.PreparedPurchase, n uint64, buyer common.Address, slip clamm.Slippage) {
 	t.Helper()
 	p, q := s.p, got.Quote
 	at := func(to common.Address, a abi.ABI, method string, args ...any) *big.Int {
