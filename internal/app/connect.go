@@ -80,9 +80,9 @@ func newQuoters(ch *config.Chain, rc swap.BatchCaller, hc *http.Client, o connec
 			err error
 		)
 		switch sw.Kind {
-		case "uniswap-v3":
+		case config.SwapperUniswapV3:
 			q, err = swap.NewUniV3(swap.UniV3{RPC: rc, Quoter: sw.Quoter, Timeout: o.UpstreamTimeout, Contracts: contracts})
-		case "1inch":
+		case config.Swapper1inch:
 			key := ""
 			if sw.APIKeyEnv != "" {
 				key = o.Getenv(sw.APIKeyEnv)

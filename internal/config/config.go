@@ -184,9 +184,17 @@ func (h *HookRules) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, (*plain)(h))
 }
 
+// The kinds of swapper a chain can configure (Swapper.Kind). Only the
+// composition root (internal/app) builds a quoter by kind; the use cases
+// ask the quoter what it can do (swap.Quoter.OnChain).
+const (
+	SwapperUniswapV3 = "uniswap-v3"
+	Swapper1inch     = "1inch"
+)
+
 // Swapper is one swapperId of a chain.
 type Swapper struct {
-	Kind    string         `json:"kind"` // "uniswap-v3" or "1inch"
+	Kind    string         `json:"kind"` // SwapperUniswapV3 or Swapper1inch
 	Address common.Address `json:"address"`
 	Router  common.Address `json:"router,omitempty"`
 	Quoter  common.Address `json:"quoter,omitempty"`
@@ -496,7 +504,7 @@ func (c *Config) Validate() error {
 			}
 		}
 		for sid, s := range ch.Swappers {
-			if s.Kind != "uniswap-v3" && s.Kind != "1inch" {
+			if s.Kind != SwapperUniswapV3 && s.Kind != Swapper1inch {
 				return fmt.Errorf("chain %d swapper %s: unknown kind %q", id, sid, s.Kind)
 			}
 		}

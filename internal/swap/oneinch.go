@@ -53,6 +53,10 @@ func NewOneInch(o OneInch) (*OneInch, error) {
 
 // Explain implements Quoter. OneInchSwapper's bare require(success) drops
 // the router's reason, so a revert without one is explained here.
+// OnChain is false: 1inch quotes come from its API, keyed and rate
+// limited, at its own view of the chain.
+func (o *OneInch) OnChain() bool { return false }
+
 func (o *OneInch) Explain(revertReason string) string {
 	if revertReason != chain.NoReason {
 		return revertReason

@@ -67,6 +67,11 @@ type Quoter interface {
 	// simulated revert gave: a swapper that drops its router's reason
 	// says what the bare revert means for it.
 	Explain(revertReason string) string
+	// OnChain reports whether quotes are read from the chain at the
+	// answer's block (no API key, no rate limit, no other party's view of
+	// the price): such a quoter can value every option of a page, as the
+	// expiry reads do, where an API quoter would spend its rate limit.
+	OnChain() bool
 }
 
 // Contracts are the swapper contracts a quoter's legs go through: one

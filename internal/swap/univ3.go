@@ -45,6 +45,10 @@ func NewUniV3(u UniV3) (*UniV3, error) {
 // Explain implements Quoter: SwapRouter's reverts carry their reason.
 func (u *UniV3) Explain(revertReason string) string { return revertReason }
 
+// OnChain is true: the Uniswap V3 quoter is read by eth_call at the
+// answer's block.
+func (u *UniV3) OnChain() bool { return true }
+
 type quoteParams struct {
 	TokenIn           common.Address
 	TokenOut          common.Address

@@ -234,12 +234,13 @@ func exerciseValues(ctx context.Context, up *vocab.Upstreams, mk marketAt, ins [
 }
 
 // valueSwapper is the swapperId whose quotes value an exercise: the first,
-// by id, of kind uniswap-v3 (quoted on chain at the answer's block, with
-// no API key or rate limit); "" when the chain has none.
+// by id, whose quoter reads the chain at the answer's block
+// (swap.Quoter.OnChain: no API key or rate limit); "" when the chain has
+// none.
 func valueSwapper(up *vocab.Upstreams) string {
 	var ids []string
-	for id, sw := range up.Config.Swappers {
-		if sw.Kind == "uniswap-v3" && up.Quoters[id] != nil {
+	for id, q := range up.Quoters {
+		if q != nil && q.OnChain() {
 			ids = append(ids, id)
 		}
 	}
@@ -251,7 +252,7 @@ func valueSwapper(up *vocab.Upstreams) string {
 }
 
 // exerciseValue is what exercising pos in full now pays, as
-// PrepareExercise computes it through swapper sid (its leg plan, quotes
+// ExercisePrepare computes it through swapper sid (its leg plan, quotes
 // and sequential simulation from the owner) without building the
 // transaction. What the prepared exercise would refuse as unprocessable
 // (no route, a leg that reverts the whole exercise) is worth 0, and why;

@@ -68,13 +68,13 @@ func loaded(node *chaintest.Node, oneInch *swaptest.OneInch, ch *config.Chain, s
 	if ch != nil {
 		for _, sw := range ch.Swappers {
 			switch sw.Kind {
-			case "uniswap-v3":
+			case config.SwapperUniswapV3:
 				f.Node.Quoter = sw.Quoter
 				f.Node.Swappers[sw.Address] = chaintest.UniV3Swapper{Node: f.Node}
 				for _, a := range sw.ByDex {
 					f.Node.Swappers[a] = chaintest.UniV3Swapper{Node: f.Node}
 				}
-			case "1inch":
+			case config.Swapper1inch:
 				f.Node.Swappers[sw.Address] = swaptest.Swapper{Price: price}
 			}
 		}

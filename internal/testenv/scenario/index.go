@@ -177,7 +177,7 @@ func swapperOf(chainID uint64) common.Address {
 	}
 	ids := make([]string, 0, len(ch.Swappers))
 	for id, sw := range ch.Swappers {
-		if sw.Kind == "uniswap-v3" {
+		if sw.Kind == config.SwapperUniswapV3 {
 			ids = append(ids, id)
 		}
 	}
