@@ -90,13 +90,13 @@ type LPHistoryRecord struct {
 
 var withdrawTypes = map[string]string{"Burn": "burn", "Reserve": "reserve", "WithdrawReserved": "withdrawReserved"}
 
-// LPDepositHistory returns a page of the user's deposits, newest first,
+// DepositHistory returns a page of the user's deposits, newest first,
 // first and skip passed to the subgraph.
 func (s *Liquidity) DepositHistory(ctx context.Context, req LPRequest) (LPHistory, error) {
 	return s.lpHistory(ctx, req, false)
 }
 
-// LPWithdrawHistory returns a page of the user's withdrawals (burns,
+// WithdrawHistory returns a page of the user's withdrawals (burns,
 // reservations, withdrawals of reserved liquidity), newest first.
 func (s *Liquidity) WithdrawHistory(ctx context.Context, req LPRequest) (LPHistory, error) {
 	return s.lpHistory(ctx, req, true)

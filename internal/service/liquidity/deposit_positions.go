@@ -82,7 +82,7 @@ type LPReserved struct {
 	Withdrawable LPAmount `json:"withdrawable"`
 }
 
-// LPPositions lists the ranges the user holds, newest first. The subgraph
+// DepositPositions lists the ranges the user holds, newest first. The subgraph
 // names the candidates (first and skip passed through); the chain, read at
 // the head in one round trip, has the last word: a range where the chain
 // shows neither shares nor reserved liquidity is dropped, so a page may

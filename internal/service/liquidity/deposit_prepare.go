@@ -99,7 +99,7 @@ type deposit struct {
 	pulls    []*big.Int // each range's pull by the maths, of the held token
 }
 
-// PrepareDeposit builds the deposit: reads the markets and their handler
+// DepositPrepare builds the deposit: reads the markets and their handler
 // facts (one round trip), the pool, tokens, handler and the user's
 // allowances (one), then asks the handler tokensToPullForMint for every
 // range and, when the allowances suffice, runs the multicall from the

@@ -5,9 +5,9 @@ package liquidity
 
 import "github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 
-// Liquidity answers the operations of providing liquidity, one method each. Which block
-// an answer is read at is not its concern: the gateway runs each call
-// under the pin its endpoint states (package block).
+// Liquidity answers the operations of providing liquidity, one method
+// each. Which block an answer is read at is not its concern: the gateway
+// runs each call under the pin its endpoint states (package block).
 type Liquidity struct {
 	chains vocab.Chains
 }

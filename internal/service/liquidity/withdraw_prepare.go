@@ -142,7 +142,7 @@ type withdrawal struct {
 	reservable        *big.Int // reserved liquidity withdrawable now (taken may leave a unit of it)
 }
 
-// PrepareWithdraw reads the position (markets for the position manager,
+// WithdrawPrepare reads the position (markets for the position manager,
 // then the handler, the pool and the chain's head: two round trips) and
 // builds burnPosition for the shares asked (or all that can be burnt now),
 // and on V2 handlers reserveLiquidity for the shares options hold and

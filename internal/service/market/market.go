@@ -8,9 +8,9 @@ package market
 
 import "github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 
-// Market answers the operations of market data and statistics, one method each. Which block
-// an answer is read at is not its concern: the gateway runs each call
-// under the pin its endpoint states (package block).
+// Market answers the operations of market data and statistics, one method
+// each. Which block an answer is read at is not its concern: the gateway
+// runs each call under the pin its endpoint states (package block).
 type Market struct {
 	chains vocab.Chains
 }

@@ -92,8 +92,8 @@ type chainRow struct {
 	token chain.Token
 }
 
-// OptionsChainOf prices the strikes chain: after the strikes chain's own
-// reads (the typed strikes, strikesOf), one eth_call
+// OptionsChain prices the strikes chain: after the strikes chain's own
+// reads (the typed strikes, StrikesOf), one eth_call
 // (contracts.PricingRead) asks the market's pricing contract for every
 // strike and ttl at one block; the Greeks are computed from its IV and
 // price. No premium is computed here.

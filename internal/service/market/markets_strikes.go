@@ -66,7 +66,7 @@ const day = 86400
 
 // StrikesChain lists the strikes of a market within reach of the current
 // tick (domain.md section 6) that the market can buy now: the typed
-// strikes (strikesOf), each rendered under its price's key.
+// strikes (StrikesOf), each rendered under its price's key.
 //
 // Each pool's ranges are placed by that pool's own tick and tick spacing:
 // reach counts tick-spacing steps from the pool's spacing-aligned current
@@ -99,10 +99,10 @@ func (s *Market) StrikesChain(ctx context.Context, req StrikesRequest) (StrikesC
 	return StrikesChain{Entries: entries, Block: set.Meta.Block}, nil
 }
 
-// strikesOf reads the strikes an ask names: the market's view (pool
+// StrikesOf reads the strikes an ask names: the market's view (pool
 // prices and approvals, which handlers it can use), the ranges of its pools
 // from the subgraph with the pools the subgraph has the market approving
-// (pools.go), which hooks admit it (unless keepHooked), and each range of
+// (markets_pools.go), which hooks admit it (unless keepHooked), and each range of
 // a pool it approves placed on its side of its own pool's tick.
 func (s *Market) StrikesOf(ctx context.Context, up *vocab.Upstreams, ask vocab.StrikesAsk) (*vocab.StrikeSet, error) {
 	p := &strikesPlan{up: up, byPool: map[common.Address]window{}}
@@ -131,11 +131,11 @@ func (s *Market) StrikesOf(ctx context.Context, up *vocab.Upstreams, ask vocab.S
 	return &vocab.StrikeSet{Strikes: placed, Meta: p.meta, View: p.view}, nil
 }
 
-// strikesPlan is what strikesOf carries from phase to phase: the market's
+// strikesPlan is what StrikesOf carries from phase to phase: the market's
 // view, each pool's window, and the ranges the subgraph returned.
 type strikesPlan struct {
 	up     *vocab.Upstreams
-	view   *chain.StrikesView        // with the pools the market approves (pools.go)
+	view   *chain.StrikesView        // with the pools the market approves (markets_pools.go)
 	byPool map[common.Address]window // each pool's window
 	ranges []subgraph.Strike
 	meta   subgraph.Meta

@@ -71,7 +71,7 @@ type Candle struct {
 // Block is the subgraph block the answer reflects.
 func (c Candles) Block() uint64 { return c.block }
 
-// CandlesOf answers a market's candles: its immutables (cached after the
+// Candles answers a market's candles: its immutables (cached after the
 // first read) name the prime pool, whose candle records of the interval
 // the subgraph holds (one query per page, with the last record before the
 // window for the price it opens at).

@@ -30,7 +30,7 @@ type StatsRequest struct {
 // MarketStats is the statistics answer: the market's flows over the window
 // (totals and one entry per UTC day the window touches) and its state at
 // the answer's block (open interest, expired options awaiting settlement,
-// TVL: statsholdings.go).
+// TVL: stats_market_holdings.go).
 type MarketStats struct {
 	Market    string      `json:"market"`
 	CallAsset vocab.Token `json:"callAsset"`
@@ -56,7 +56,7 @@ type MarketStats struct {
 	// held is what the answer counted per pool and range, and buyers the
 	// window's buyers per UTC day: what the chain-wide statistics sum
 	// without counting a range two markets reach, or a buyer of two
-	// markets, twice (chainstats.go).
+	// markets, twice (stats_chain.go).
 	held   holdings
 	buyers map[int64]map[common.Address]bool
 	// callAsset and putAsset are the tokens' addresses (the JSON's are
@@ -114,7 +114,7 @@ func (m MarketStats) Block() uint64 { return m.block }
 // (MarketDayData, MarketDayBuyer); the parts of the first and last day the
 // window cuts through come from the purchases and exercises themselves
 // (timestamp in the part), so every figure is exact to the second. Open
-// interest and TVL are the state at the answer's block (statsholdings.go).
+// interest and TVL are the state at the answer's block (stats_market_holdings.go).
 func (s *Market) MarketStats(ctx context.Context, req StatsRequest) (MarketStats, error) {
 	up, err := s.chains.Of(req.ChainID, true)
 	if err != nil {

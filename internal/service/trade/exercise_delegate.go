@@ -47,7 +47,7 @@ type PreparedDelegate struct {
 	Allows string `json:"allows"`
 }
 
-// PrepareDelegate builds updateExerciseDelegate(delegate, enable) for the
+// DelegatePrepare builds updateExerciseDelegate(delegate, enable) for the
 // user on the market: it refuses a market that is not one (404), reads the
 // delegate's current status and, when the delegate is the chain's
 // auto-exerciser, its terms (one aggregate3), and simulates the

@@ -74,7 +74,7 @@ type PreparedLeg struct {
 	LeftOutReason string `json:"leftOutReason,omitempty"`
 }
 
-// PrepareExercise reads the position, routes each leg with the chosen
+// ExercisePrepare reads the position, routes each leg with the chosen
 // swapper, simulates the exercise leg by leg in the market's order (each
 // leg at the state the earlier legs leave), leaves out the legs that would
 // revert or add nothing, sets each remaining leg's minimum from its
@@ -110,7 +110,7 @@ func (s *Trade) ExercisePrepare(ctx context.Context, req PrepareRequest) (Prepar
 	return p.simulateWhole(ctx, data)
 }
 
-// exercisePlan is what PrepareExercise carries from phase to phase: the
+// exercisePlan is what ExercisePrepare carries from phase to phase: the
 // option, each leg's exercise and quote, the calldata's parameters as they
 // are settled, and the answer being built.
 type exercisePlan struct {

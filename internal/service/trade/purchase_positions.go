@@ -105,7 +105,7 @@ func (s *Trade) PurchasePositions(ctx context.Context, req HistoryRequest) (Posi
 	tok0, tok1 := info.TokenByAddress(info.Token0), info.TokenByAddress(info.Token1)
 	m := clamm.Market{Token0IsCall: info.Token0IsCall(), Decimals0: int(tok0.Decimals), Decimals1: int(tok1.Decimals)}
 	records := make([]PositionRecord, 0, len(held))
-	var risks []riskInput // per record: its position and fate (expiryrisk.go)
+	var risks []riskInput // per record: its position and fate (exercise_expiry_risk.go)
 	for i, h := range held {
 		p, err := pos[i].Position, pos[i].Err
 		if err != nil && problem.As(err).Code == problem.OptionNotFound {

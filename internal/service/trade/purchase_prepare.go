@@ -57,7 +57,7 @@ type OptionToHold struct {
 	Token vocab.Token   `json:"token"`
 }
 
-// PreparePurchase builds mintOption for the quote's legs with
+// PurchasePrepare builds mintOption for the quote's legs with
 // maxCostAllowance = (premium + fee) * (1 + slippage). When the buyer's
 // allowance to the market covers it, the transaction is simulated from the
 // buyer at the chain's head (not the answer's block, which trails it by

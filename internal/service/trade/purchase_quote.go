@@ -96,7 +96,7 @@ type chosenLeg struct {
 	liquidity, amount    *big.Int
 }
 
-// QuotePurchase answers what buying `Amount` of the option costs: the legs
+// PurchaseQuote answers what buying `Amount` of the option costs: the legs
 // that would supply it (the strike's buyable ranges with free liquidity
 // whose hooks admit the ttl now, in the strikes chain's order, each used
 // as far as it goes), then the market's own premium and fee for exactly

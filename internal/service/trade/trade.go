@@ -7,9 +7,9 @@ package trade
 
 import "github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 
-// Trade answers the operations of buying and exercising, one method each. Which block
-// an answer is read at is not its concern: the gateway runs each call
-// under the pin its endpoint states (package block).
+// Trade answers the operations of buying and exercising, one method each.
+// Which block an answer is read at is not its concern: the gateway runs
+// each call under the pin its endpoint states (package block).
 type Trade struct {
 	chains  vocab.Chains
 	strikes vocab.StrikeReader

@@ -65,7 +65,7 @@ type StrikesReader interface {
 	StrikesView(ctx context.Context, market common.Address, pools, handlers []common.Address) (*chain.StrikesView, error)
 	StrikesViews(ctx context.Context, markets, handlers []common.Address) ([]*chain.StrikesView, []error, error)
 	// CompleteView adds the pools and handlers a later read named, and
-	// approvals not read yet (pools.go).
+	// approvals not read yet (markets_pools.go).
 	CompleteView(ctx context.Context, v *chain.StrikesView, pools, handlers []common.Address) error
 }
 
