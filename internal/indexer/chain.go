@@ -13,6 +13,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
+	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
 // ChainOptions are what ForChain takes from the gateway's configuration.
@@ -26,7 +27,8 @@ type ChainOptions struct {
 	Logger *slog.Logger
 	// Redact cleans error texts of the node's URL (see Options.Redact).
 	Redact func(string) string
-	// HTTP is the node's HTTP client (nil: one of its own).
+	// HTTP is the node's HTTP client, whose transport DialNode bounds
+	// (nil: one of its own).
 	HTTP *http.Client
 }
 
@@ -45,11 +47,11 @@ func ForChain(ctx context.Context, ch *config.Chain, o ChainOptions) (*Indexer, 
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("CLAMM_INDEX_DIR: %w", err)
 	}
-	hc := o.HTTP
-	if hc == nil {
-		hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	var base http.RoundTripper
+	if o.HTTP != nil {
+		base = o.HTTP.Transport
 	}
-	rc, err := rpc.DialOptions(ctx, ch.RPCURL, rpc.WithHTTPClient(hc))
+	rc, err := DialNode(ctx, ch.RPCURL, base, 0)
 	if err != nil {
 		return nil, fmt.Errorf("rpc %s: %w", config.Redact(ch.RPCURL), err)
 	}
@@ -61,4 +63,29 @@ func ForChain(ctx context.Context, ch *config.Chain, o ChainOptions) (*Indexer, 
 	}
 	ix.closeRPC = rc.Close
 	return ix, nil
+}
+
+// MaxAnswer bounds one answer of the node (a JSON-RPC batch is one), as
+// the gateway's own upstream answers are bounded (upstream.DefaultMaxBody):
+// geth caps a batch's answers at 25 MB, and an eth_getLogs answer past it
+// is refused as a range too large (halved), a batch's split in halves.
+const MaxAnswer = upstream.DefaultMaxBody
+
+// DialNode is the indexer's client of the node at url, over base (nil: a
+// pooled transport of its own) wrapped as the gateway's upstream clients
+// are: every answer read through a size bound (maxAnswer; 0: MaxAnswer),
+// and a 429 or 503 with Retry-After obeyed: no request is sent until it
+// has run out (each fails at once with a *problem.BackoffError carrying
+// the wait, which Run waits out).
+func DialNode(ctx context.Context, url string, base http.RoundTripper, maxAnswer int64) (*rpc.Client, error) {
+	if base == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = 8 // the ranges fetched ahead and the one applied
+		base = t
+	}
+	if maxAnswer <= 0 {
+		maxAnswer = MaxAnswer
+	}
+	rt := upstream.Transport(upstream.RPC, base, upstream.Options{MaxBody: maxAnswer})
+	return rpc.DialOptions(ctx, url, rpc.WithHTTPClient(&http.Client{Transport: rt}))
 }

@@ -87,14 +87,18 @@ func (s *sizer) grow(done uint64, logs int) {
 
 // fetchLogs reads the logs of [from, to], splitting a range the node
 // refuses into halves until it answers (a one-block range's failure is the
-// caller's to retry).
+// caller's to retry): whatever its wording, an answer too large (past
+// MaxAnswer), a timeout. A rate limit or an unreachable node is not a
+// range too large: its range is kept.
 func (ix *Indexer) fetchLogs(ctx context.Context, from, to uint64, f filter) ([]types.Log, error) {
 	lgs, err := ix.node.logs(ctx, rangeQuery(from, to, f.addrs, f.topics))
 	if err == nil {
 		ix.size.grow(to-from+1, len(lgs))
 		return lgs, nil
 	}
-	if ctx.Err() != nil || from == to {
+	if ctx.Err() != nil || from == to || rateLimited(err) || unreachable(err) {
+		// a rate limit or a node unreachable is not a range too large:
+		// retried whole, after the pause (and the Retry-After)
 		return nil, fmt.Errorf("eth_getLogs [%d, %d]: %w", from, to, err)
 	}
 	ix.size.shrink(to - from + 1)

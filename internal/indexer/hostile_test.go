@@ -3,9 +3,13 @@ package indexer_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer"
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer/indexertest"
@@ -211,4 +215,170 @@ func TestS10LyingNodeIsNotBelieved(t *testing.T) {
 	synced(t, ix, c)
 	r.stop(t)
 	sameAsFresh(t, "after headers of other numbers", ix, c)
+}
+
+// freshBehind is a chain of 3000 blocks with the handler's history to
+// 2500 and an indexer of it, not started, behind a Hostile node with the
+// faults f from its first request.
+func freshBehind(t *testing.T, o indexer.Options, f func(*indexertest.Faults)) (*indexertest.Chain, *indexertest.Hostile, *indexer.Indexer) {
+	t.Helper()
+	c, h := newChain(t, 3000)
+	history(t, c, h, 100, 2500, 7)
+	node := indexertest.NewHostile(c)
+	node.Set(f)
+	if o.RPC == nil {
+		o.RPC = dial(t, node, 0)
+	}
+	ix := openOn(t, node, filepath.Join(t.TempDir(), "a.sqlite"), o)
+	t.Cleanup(func() { _ = ix.Close() })
+	return c, node, ix
+}
+
+// S5: the first eth_call at each block hash answers -32000 "header not
+// found" (a backend that has not seen the block yet): asked again, not
+// taken for a pruned node; each call asked at most twice.
+func TestS5TransientHeaderNotFoundIsRetried(t *testing.T) {
+	c, _, ix := freshBehind(t, indexer.Options{}, func(f *indexertest.Faults) { f.CallHeaderNotFound = true })
+	runUntilSynced(t, ix, c)
+	calls := c.Calls("eth_call")
+	sameAsFresh(t, "after transient header-not-found answers", ix, c)
+	if fresh := c.Calls("eth_call") - calls; calls == 0 || calls > 2*fresh {
+		t.Errorf("%d eth_calls, a fresh index asks %d", calls, fresh)
+	}
+}
+
+// S6: eth_getLogs answers padded past the bound on a node's answer are
+// refused as they are read (never held whole), the range halved; once the
+// node answers normally the index completes.
+func TestS6AnswersPastTheBoundAreRefused(t *testing.T) {
+	var node *indexertest.Hostile
+	c, h := newChain(t, 3000)
+	history(t, c, h, 100, 2500, 7)
+	node = indexertest.NewHostile(c)
+	node.Set(func(f *indexertest.Faults) { f.PadMiB = 2 })
+	ix := openOn(t, node, filepath.Join(t.TempDir(), "a.sqlite"), indexer.Options{RPC: dial(t, node, 1<<20)})
+	defer ix.Close()
+	r := start(ix)
+	eventually.True(t, "an answer past 1 MiB refused", func() bool { return strings.Contains(ix.Status().Error, "too large") })
+	if st := ix.Status(); st.Block != 0 {
+		t.Errorf("indexed to %d from padded answers", st.Block)
+	}
+	node.Set(func(f *indexertest.Faults) { f.PadMiB = 0 })
+	synced(t, ix, c)
+	r.stop(t)
+	sameAsFresh(t, "after answers past the bound", ix, c)
+}
+
+// lines is a log that keeps its lines.
+type lines struct {
+	mu  sync.Mutex
+	all []string
+}
+
+func (l *lines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.all = append(l.all, string(p))
+	return len(p), nil
+}
+
+func (l *lines) longest() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, s := range l.all {
+		n = max(n, len(s))
+	}
+	return n
+}
+
+// S7: a node's error text of a megabyte reaches the log and the status
+// (/readyz) scrubbed and cut.
+func TestS7NodeErrorTextIsScrubbedAndCut(t *testing.T) {
+	log := &lines{}
+	o := indexer.Options{Logger: slog.New(slog.NewJSONHandler(log, nil))}
+	c, node, ix := freshBehind(t, o, func(f *indexertest.Faults) { f.ErrKiB = 1024 })
+	r := start(ix)
+	eventually.True(t, "the node's error shown", func() bool { return strings.Contains(ix.Status().Error, "more than 10000 results") })
+	if n := len(ix.Status().Error); n > 600 {
+		t.Errorf("status error of %d bytes", n)
+	}
+	node.Set(func(f *indexertest.Faults) { f.ErrKiB = 0 })
+	synced(t, ix, c)
+	r.stop(t)
+	if n := log.longest(); n > 4<<10 {
+		t.Errorf("a log line of %d bytes", n)
+	}
+	sameAsFresh(t, "after huge error texts", ix, c)
+}
+
+// S8: a 429 with Retry-After in the middle of the backfill: nothing is
+// sent to the node until it has run out, and the eth_getLogs range is
+// kept (a rate limit is not a range too large).
+func TestS8RetryAfterIsObeyedAndKeepsTheRange(t *testing.T) {
+	c, node, ix := freshBehind(t, indexer.Options{Range: 500}, func(*indexertest.Faults) {})
+	var once sync.Once
+	node.OnRequest(func(ms []string) {
+		if slices.Contains(ms, "eth_getLogs") {
+			once.Do(func() {
+				node.Set(func(f *indexertest.Faults) { f.Refuse429, f.RetryAfter, f.RefuseMethod = 1, "3", "eth_getLogs" })
+			})
+		}
+	})
+	runUntilSynced(t, ix, c)
+	seen := node.Seen()
+	var refused []time.Time
+	for _, s := range seen {
+		if s.Refused {
+			refused = append(refused, s.At)
+		}
+		// (requests sent before the 429 came back may arrive just after)
+		for _, at := range refused {
+			if d := s.At.Sub(at); d > 200*time.Millisecond && d < 2900*time.Millisecond {
+				t.Errorf("a request %v after a 429 with Retry-After: 3", d)
+			}
+		}
+		final := c.Head() - 250
+		if s.From > 0 && s.To-s.From+1 < 500 && s.To != final && s.To != c.Head() {
+			t.Errorf("eth_getLogs [%d, %d] after a rate limit: the range shrank", s.From, s.To)
+		}
+	}
+	if len(refused) != 1 {
+		t.Errorf("%d requests refused, want 1", len(refused))
+	}
+	sameAsFresh(t, "after a rate limit", ix, c)
+}
+
+// S9: a node that refuses JSON-RPC batches is indexed with its calls sent
+// one at a time (with the batch size 1 or the default); a node answering
+// eth_getBlockReceipts null has the receipts read per transaction, in
+// batches, after asking it once (or by the ranges fetched at once).
+func TestS9NodeCapabilitiesAreProbedOnce(t *testing.T) {
+	for _, batch := range []int{1, 0} {
+		c, node, ix := freshBehind(t, indexer.Options{Batch: batch}, func(f *indexertest.Faults) { f.NoBatch = true })
+		runUntilSynced(t, ix, c)
+		batches := 0
+		for _, s := range node.Seen() {
+			if s.Refused {
+				batches++
+			}
+		}
+		if batches > 1 {
+			t.Errorf("batch %d: %d batches sent to a node refusing them: want the probe alone", batch, batches)
+		}
+		sameAsFresh(t, fmt.Sprintf("without batches (batch size %d)", batch), ix, c)
+	}
+	c, node, ix := freshBehind(t, indexer.Options{Batch: 7}, func(f *indexertest.Faults) { f.ReceiptsNull = true })
+	runUntilSynced(t, ix, c)
+	blocks, txs := c.Calls("eth_getBlockReceipts"), c.Calls("eth_getTransactionReceipt")
+	var sent int64
+	for _, s := range node.Seen() {
+		if slices.Contains(s.Methods, "eth_getTransactionReceipt") {
+			sent++
+		}
+	}
+	if blocks > 5*7 || txs < 100 || sent*4 > txs {
+		t.Errorf("eth_getBlockReceipts %d calls; eth_getTransactionReceipt %d calls in %d requests", blocks, txs, sent)
+	}
+	sameAsFresh(t, "with eth_getBlockReceipts null", ix, c)
 }

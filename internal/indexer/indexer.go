@@ -183,7 +183,8 @@ func Open(ctx context.Context, o Options) (*Indexer, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix := &Indexer{opts: o, log: o.Logger, manifest: m, descs: newDescs(o.ChainID), node: &node{rpc: o.RPC, counts: &methodCounts{}, timeout: o.CallTimeout, maxBatch: o.Batch}}
+	ix := &Indexer{opts: o, log: o.Logger, manifest: m, descs: newDescs(o.ChainID), node: &node{rpc: o.RPC, counts: &methodCounts{}, timeout: o.CallTimeout, maxBatch: o.Batch,
+		callRetries: callRetries}}
 	ix.size = sizer{min: 1, max: o.MaxRange, small: 1000}
 	ix.size.size.Store(o.Range)
 	st, reset, err := sqlstore.Open(o.Path, schema, identity(o.ChainID, m, sources))

@@ -71,16 +71,14 @@ func open(t testing.TB, c *indexertest.Chain, path string, o indexer.Options) *i
 }
 
 // openOn opens an indexer of the synthetic handler over the node node.
+// It dials the node as ForChain does (DialNode: answers bounded,
+// Retry-After obeyed), unless o.RPC is set.
 func openOn(t testing.TB, node http.Handler, path string, o indexer.Options) *indexer.Indexer {
 	t.Helper()
-	srv := httptest.NewServer(node)
-	t.Cleanup(srv.Close)
-	rc, err := rpc.Dial(srv.URL)
-	if err != nil {
-		t.Fatal(err)
+	if o.RPC == nil {
+		o.RPC = dial(t, node, 0)
 	}
-	t.Cleanup(rc.Close)
-	o.ChainID, o.RPC, o.Path, o.Sources = chainID, rc, path, sources
+	o.ChainID, o.Path, o.Sources = chainID, path, sources
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
@@ -92,6 +90,20 @@ func openOn(t testing.TB, node http.Handler, path string, o indexer.Options) *in
 		t.Fatal(err)
 	}
 	return ix
+}
+
+// dial serves node and dials it with answers bounded to maxAnswer bytes
+// (0: indexer.MaxAnswer).
+func dial(t testing.TB, node http.Handler, maxAnswer int64) *rpc.Client {
+	t.Helper()
+	srv := httptest.NewServer(node)
+	t.Cleanup(srv.Close)
+	rc, err := indexer.DialNode(context.Background(), srv.URL, nil, maxAnswer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rc.Close)
+	return rc
 }
 
 // testLog writes the indexer's log into the test's.
@@ -292,7 +304,7 @@ func TestPrunedNodeNeedsAnArchive(t *testing.T) {
 	if st.State != indexer.StateFailed || !strings.Contains(st.Error, "no state at block 100") || !strings.Contains(st.Error, "archive node") {
 		t.Errorf("status %+v", st)
 	}
-	if c.Calls("eth_call") > 3 {
+	if c.Calls("eth_call") > 4 { // the first, then 3 over about 4 s (S5)
 		t.Errorf("%d eth_calls: a pruned node's refusal was retried", c.Calls("eth_call"))
 	}
 }

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net"
+	"net/http"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	ethereum "github.com/ethereum/go-ethereum"
@@ -15,6 +18,8 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
 // node is the chain's JSON-RPC node as the indexer uses it: a handful of
@@ -25,10 +30,20 @@ type node struct {
 	// timeout bounds each request (a batch is one request).
 	timeout time.Duration
 	// maxBatch is the most calls one batch request carries (Options.Batch).
-	maxBatch        int
-	counts          *methodCounts
-	noBlockReceipts atomic.Bool // eth_getBlockReceipts answered "method not found"
+	maxBatch int
+	counts   *methodCounts
+	// The node's capabilities, probed once: noBatch, it refuses JSON-RPC
+	// batches (calls are sent one at a time); noBlockReceipts, it has no
+	// eth_getBlockReceipts or answers it without the receipts asked.
+	noBatch, noBlockReceipts atomic.Bool
+	// callRetries are the pauses before an eth_call that failed as a
+	// pruned node's does is asked again: a provider's backend that has not
+	// seen the block yet answers so too, once.
+	callRetries []time.Duration
 }
+
+// callRetries are node.callRetries by default: about 4 s in all.
+var callRetries = []time.Duration{250 * time.Millisecond, time.Second, 2500 * time.Millisecond}
 
 // The methods the indexer calls, in the order /metrics lists them.
 var methods = []string{"eth_chainId", "eth_blockNumber", "eth_getLogs", "eth_getBlockByNumber", "eth_getBlockByHash",
@@ -102,8 +117,18 @@ func (n *node) sendSplitting(ctx context.Context, calls []rpc.BatchElem) error {
 	return n.sendSplitting(ctx, calls[half:])
 }
 
-// send sends calls as one batch request.
+// send sends calls as one batch request; a batch of one, or every call
+// to a node that refuses batches, as single calls (a batch of one is still
+// a JSON array, which such a node refuses).
 func (n *node) send(ctx context.Context, calls []rpc.BatchElem) error {
+	if len(calls) == 1 || n.noBatch.Load() {
+		for _, c := range calls {
+			if err := n.call(ctx, c.Result, c.Method, c.Args...); err != nil {
+				return fmt.Errorf("%s%v: %w", c.Method, c.Args, err)
+			}
+		}
+		return nil
+	}
 	for _, c := range calls {
 		n.counts.add(c.Method, 1)
 	}
@@ -121,10 +146,66 @@ func (n *node) send(ctx context.Context, calls []rpc.BatchElem) error {
 	return nil
 }
 
-func (n *node) chainID(ctx context.Context) (uint64, error) {
-	var id hexutil.Uint64
-	err := n.call(ctx, &id, "eth_chainId")
-	return uint64(id), err
+// probe asks the node's chain id, in a batch of two calls (with
+// eth_blockNumber): a node that answers the batch otherwise than with
+// answers (an error object, "batch requests are not supported") but
+// answers the call alone refuses batches, and is sent every call alone
+// from then on. A transport failure (refused, timed out, 429 or 5xx) is
+// returned: the probe is tried again, nothing concluded.
+func (n *node) probe(ctx context.Context) (chainID uint64, batches bool, err error) {
+	var id, head hexutil.Uint64
+	calls := []rpc.BatchElem{{Method: "eth_chainId", Result: &id}, {Method: "eth_blockNumber", Result: &head}}
+	err = n.send(ctx, calls)
+	if err == nil {
+		return uint64(id), true, nil
+	}
+	if transportFailed(err) || ctx.Err() != nil {
+		return 0, false, err
+	}
+	if err := n.call(ctx, &id, "eth_chainId"); err != nil {
+		return 0, false, err
+	}
+	n.noBatch.Store(true)
+	return uint64(id), false, nil
+}
+
+// transportFailed reports an error of the HTTP exchange itself, rather
+// than of the node's answer: no answer (refused, reset, timed out), a
+// refusal with a status (429, 5xx) or a Retry-After still running.
+func transportFailed(err error) bool {
+	var he rpc.HTTPError
+	var backoff *problem.BackoffError
+	var ne net.Error
+	return errors.As(err, &he) || errors.As(err, &backoff) || errors.As(err, &ne) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// unreachable reports a node that did not answer at all or failed as a
+// server (connection refused or reset, HTTP 5xx): retrying the same range
+// later is the remedy, not a smaller one. A timeout is not: a range too
+// large for the node can take longer than the call's deadline.
+func unreachable(err error) bool {
+	var he rpc.HTTPError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.As(err, &he) && he.StatusCode >= 500
+}
+
+// rateLimited reports a node refusing for the rate of requests (HTTP 429,
+// a Retry-After, or a JSON-RPC error saying so, as Infura's -32005
+// "project ID request rate exceeded"): not a range too large.
+func rateLimited(err error) bool {
+	var he rpc.HTTPError
+	var backoff *problem.BackoffError
+	if errors.As(err, &backoff) || errors.As(err, &he) && he.StatusCode == http.StatusTooManyRequests {
+		return true
+	}
+	m := strings.ToLower(err.Error())
+	for _, s := range []string{"rate limit", "rate-limit", "ratelimit", "too many requests", "rate exceeded", "request rate", "throttl"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func (n *node) head(ctx context.Context) (uint64, error) {
@@ -187,42 +268,81 @@ func headerCall(n uint64, full bool, h *header) rpc.BatchElem {
 // transaction of want (want[i] are the hashes block i's handlers need).
 func (n *node) blockReceipts(ctx context.Context, numbers []uint64, want [][]common.Hash) ([]map[common.Hash]*types.Receipt, error) {
 	out := make([]map[common.Hash]*types.Receipt, len(numbers))
-	if !n.noBlockReceipts.Load() {
-		rs := make([][]*types.Receipt, len(numbers))
-		calls := make([]rpc.BatchElem, len(numbers))
-		for i, b := range numbers {
-			calls[i] = rpc.BatchElem{Method: "eth_getBlockReceipts", Args: []any{blockArg(b)}, Result: &rs[i]}
-		}
-		err := n.batch(ctx, calls)
-		if err == nil {
-			for i := range rs {
-				out[i] = make(map[common.Hash]*types.Receipt, len(rs[i]))
-				for _, r := range rs[i] {
-					out[i][r.TxHash] = r
-				}
-			}
-			return out, nil
-		}
-		if !methodMissing(err) {
+	k := max(n.maxBatch, 1)
+	for i := 0; i < len(numbers) && !n.noBlockReceipts.Load(); i += k {
+		j := min(i+k, len(numbers))
+		if err := n.blockReceiptsBatch(ctx, numbers[i:j], want[i:j], out[i:j]); err != nil {
 			return nil, err
 		}
-		n.noBlockReceipts.Store(true)
 	}
 	var all []common.Hash
-	for _, w := range want {
-		all = append(all, w...)
+	for i, w := range want {
+		if out[i] == nil {
+			all = append(all, w...)
+		}
+	}
+	if len(all) == 0 {
+		return out, nil
 	}
 	got, err := n.receipts(ctx, all)
 	if err != nil {
 		return nil, err
 	}
 	for i, w := range want {
+		if out[i] != nil {
+			continue
+		}
 		out[i] = make(map[common.Hash]*types.Receipt, len(w))
 		for _, h := range w {
 			out[i][h] = got[h]
 		}
 	}
 	return out, nil
+}
+
+// blockReceiptsBatch reads one batch of blocks' receipts into out. A node
+// without the method ("method not found"), or answering without the
+// receipts asked (null, [], some left out), is asked per transaction from
+// then on (noBlockReceipts), this batch's blocks too: out left nil.
+func (n *node) blockReceiptsBatch(ctx context.Context, numbers []uint64, want [][]common.Hash, out []map[common.Hash]*types.Receipt) error {
+	rs := make([][]*types.Receipt, len(numbers))
+	calls := make([]rpc.BatchElem, len(numbers))
+	for i, b := range numbers {
+		calls[i] = rpc.BatchElem{Method: "eth_getBlockReceipts", Args: []any{blockArg(b)}, Result: &rs[i]}
+	}
+	err := n.batch(ctx, calls)
+	if err != nil && !methodMissing(err) {
+		return err
+	}
+	if err != nil || !complete(rs, want) {
+		n.noBlockReceipts.Store(true)
+		return nil
+	}
+	for i := range rs {
+		out[i] = make(map[common.Hash]*types.Receipt, len(rs[i]))
+		for _, r := range rs[i] {
+			out[i][r.TxHash] = r
+		}
+	}
+	return nil
+}
+
+// complete reports whether every block's receipts hold those wanted.
+func complete(rs [][]*types.Receipt, want [][]common.Hash) bool {
+	for i, w := range want {
+		have := make(map[common.Hash]bool, len(rs[i]))
+		for _, r := range rs[i] {
+			if r != nil {
+				have[r.TxHash] = true
+			}
+		}
+		for _, h := range w {
+			if !have[h] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // receipts reads the receipts of the transactions hashes, in batches of
@@ -286,10 +406,23 @@ func rangeQuery(from, to uint64, addrs []common.Address, topics []common.Hash) e
 // ethCall runs a mapping's eth_call at the trigger's block, named by hash
 // (EIP-1898) so a reorg cannot answer it from another block. A revert is
 // the call's answer; a node without the block's state (a pruned node) is
-// an errPruned.
+// a prunedError, once it has refused through callRetries (a transient
+// "header not found" is not).
 func (n *node) ethCall(ctx context.Context, to common.Address, data []byte, block common.Hash, number uint64) ([]byte, bool, error) {
 	var out hexutil.Bytes
-	err := n.call(ctx, &out, "eth_call", map[string]any{"to": to, "data": hexutil.Bytes(data)}, map[string]any{"blockHash": block})
+	args := []any{map[string]any{"to": to, "data": hexutil.Bytes(data)}, map[string]any{"blockHash": block}}
+	err := n.call(ctx, &out, "eth_call", args...)
+	for i := 0; err != nil && !reverted(err) && pruned(err) && i < len(n.callRetries); i++ {
+		// A pruned node's refusal, or a backend behind the block: asked
+		// again a few times over seconds before it is taken for the first.
+		select {
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		case <-time.After(n.callRetries[i]):
+		}
+		out = nil
+		err = n.call(ctx, &out, "eth_call", args...)
+	}
 	if err == nil {
 		return out, false, nil
 	}

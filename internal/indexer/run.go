@@ -103,12 +103,15 @@ func fatal(err error) bool {
 // (a reorg reverts), then indexes up to the head, or waits for a new one.
 func (ix *Indexer) step(ctx context.Context) error {
 	if ix.Status().State == StateStarting {
-		id, err := ix.node.chainID(ctx)
+		id, batches, err := ix.node.probe(ctx)
 		if err != nil {
 			return fmt.Errorf("eth_chainId: %w", err)
 		}
 		if id != ix.opts.ChainID {
 			return fmt.Errorf("%w: eth_chainId %d, configured %d", errWrongChain, id, ix.opts.ChainID)
+		}
+		if !batches {
+			ix.log.Warn("the node refuses JSON-RPC batches: its calls are sent one at a time", "chainId", ix.opts.ChainID)
 		}
 	}
 	head, err := ix.node.head(ctx)

@@ -7,9 +7,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 )
@@ -47,9 +49,11 @@ type Faults struct {
 	// n+HeaderAhead.
 	HeaderAhead uint64
 	// Refuse429 answers the next Refuse429 requests HTTP 429 with the
-	// Retry-After RetryAfter (if set).
-	Refuse429  int
-	RetryAfter string
+	// Retry-After RetryAfter (if set); with RefuseMethod set, only those
+	// that carry a call of it.
+	Refuse429    int
+	RetryAfter   string
+	RefuseMethod string
 	// PadMiB pads every eth_getLogs answer over a range with PadMiB MiB
 	// of whitespace before its closing brace (valid JSON).
 	PadMiB int
@@ -70,6 +74,41 @@ type Hostile struct {
 	raced bool
 	sent  atomic.Int64
 	hook  func(methods []string)
+	log   []Seen
+}
+
+// Seen is a request the node received: when, its calls' methods, whether
+// it was refused whole (HTTP 429, or a batch refused), and the range of
+// its eth_getLogs over a range (if one).
+type Seen struct {
+	At       time.Time
+	Methods  []string
+	Refused  bool
+	From, To uint64
+}
+
+// Seen lists the requests received, in order.
+func (h *Hostile) Seen() []Seen {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.log)
+}
+
+func (h *Hostile) record(calls []call, refused bool) {
+	s := Seen{At: time.Now(), Refused: refused}
+	for _, c := range calls {
+		s.Methods = append(s.Methods, c.Method)
+		var q struct {
+			From *hexutil.Uint64 `json:"fromBlock"`
+			To   *hexutil.Uint64 `json:"toBlock"`
+		}
+		if c.Method == "eth_getLogs" && len(c.Params) > 0 && json.Unmarshal(c.Params[0], &q) == nil && q.From != nil && q.To != nil {
+			s.From, s.To = uint64(*q.From), uint64(*q.To)
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.log = append(h.log, s)
 }
 
 // NewHostile wraps c, honest until Set.
@@ -132,7 +171,9 @@ func (h *Hostile) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		hook(ms)
 	}
-	if h.refused(w, f, batch) {
+	refused := h.refused(w, f, batch, calls)
+	h.record(calls, refused)
+	if refused {
 		return
 	}
 	rec := httptest.NewRecorder()
@@ -173,8 +214,9 @@ func (h *Hostile) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // refused answers a request the node refuses whole: a 429, or a batch.
-func (h *Hostile) refused(w http.ResponseWriter, f Faults, batch bool) bool {
-	if f.Refuse429 > 0 {
+func (h *Hostile) refused(w http.ResponseWriter, f Faults, batch bool, calls []call) bool {
+	carries := f.RefuseMethod == "" || slices.ContainsFunc(calls, func(c call) bool { return c.Method == f.RefuseMethod })
+	if f.Refuse429 > 0 && carries {
 		h.mu.Lock()
 		h.f.Refuse429--
 		h.mu.Unlock()
