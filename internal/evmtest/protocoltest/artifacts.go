@@ -79,11 +79,13 @@ var (
 	FeeStrategy              = mustOwn("TestFeeStrategy")
 	WeekendHook              = mustOwn("TestWeekendHook")
 	Multicall3               = mustOwn("TestMulticall3")
+	// LimitOrdersC is the limit-orders contract (DeployLimitOrders).
+	LimitOrdersC = mustOwn("LimitOrders")
 )
 
 // own lists every protocol artifact, for decoding errors and logs.
 func own() []Artifact {
-	return []Artifact{MarketV2, MarketV1, HandlerV1, PositionManager, HandlerV2, PositionManagerV2, PositionManagerV2Jan2025, HandlerV3, SwapRouterSwap, OneInchSwap, OneInchRouter, TTLHook, AutoExercise, OpenSettlement, Token, OptionPricing, PricingLinearV2, FeeStrategy, WeekendHook}
+	return []Artifact{MarketV2, MarketV1, HandlerV1, PositionManager, HandlerV2, PositionManagerV2, PositionManagerV2Jan2025, HandlerV3, SwapRouterSwap, OneInchSwap, OneInchRouter, TTLHook, AutoExercise, OpenSettlement, Token, OptionPricing, PricingLinearV2, FeeStrategy, WeekendHook, LimitOrdersC}
 }
 
 // nodeModules is ../testdata/node_modules, found from this source file so

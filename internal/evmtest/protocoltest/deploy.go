@@ -57,6 +57,8 @@ type Protocol struct {
 	// OpenSettlement, after DeployOpenSettlement: a settler of the V2
 	// market anyone may settle through two hours after expiry.
 	OpenSettlement common.Address
+	// LimitOrders, after DeployLimitOrders: stryke's signed limit orders.
+	LimitOrders common.Address
 
 	// The V1 stack, after DeployV1.
 	MarketV1  common.Address
