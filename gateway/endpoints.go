@@ -52,11 +52,13 @@ const (
 // states, beside how long its answers are cached (ttl), how the block they
 // are true at is chosen (pin: package block's Strategy, by which upstream
 // the answer reads first); an entry that states none fails
-// TestEveryEndpointStatesItsPin.
+// TestEveryEndpointStatesItsPin. Each states too whether its answers are
+// streamed (stream: stream.go), which TestEveryEndpointStatesItsStream
+// holds it to.
 var apiEndpoints = []endpoint{
 	api[market.StrikesRequest]{
 		path: PathStrikesChain, name: "strikes", operation: "strikesChain", params: strikesParams,
-		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes),
+		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes), stream: streams,
 		parse: parseStrikes,
 		key: func(k cacheKey, r market.StrikesRequest) cacheKey {
 			return k.uint(r.ChainID).addr(r.Market).int(r.CallsReach).int(r.PutsReach)
@@ -68,7 +70,7 @@ var apiEndpoints = []endpoint{
 	}.endpoint(),
 	api[trade.HistoryRequest]{
 		path: PathExerciseHistory, name: "history", operation: "exerciseHistory", params: historyParams,
-		ttl: ttlHistory, pin: block.SubgraphFirst,
+		ttl: ttlHistory, pin: block.SubgraphFirst, stream: streams,
 		parse: parseHistory, key: historyKey,
 		call: func(ctx context.Context, svc *service.Service, r trade.HistoryRequest) (any, uint64, error) {
 			res, err := svc.ExerciseHistory(ctx, r)
@@ -77,7 +79,7 @@ var apiEndpoints = []endpoint{
 	}.endpoint(),
 	api[prepareRequest]{
 		path: PathExercisePrepare, name: "prepare", operation: "prepareExercise", params: prepareParams,
-		ttl: ttlPrepare, pin: block.ChainHead,
+		ttl: ttlPrepare, pin: block.ChainHead, stream: notStreamed,
 		parse: parsePrepare,
 		key: func(k cacheKey, r prepareRequest) cacheKey {
 			return k.uint(r.ChainID).addr(r.Market).str(r.optionID).str(r.SwapperID).slippage(r.Slippage)
@@ -93,7 +95,7 @@ var apiEndpoints = []endpoint{
 	// TTL bounds how old a value can be.
 	api[trade.HistoryRequest]{
 		path: PathPurchaseHistory, name: "purchases", operation: "purchaseHistory", params: historyParams,
-		ttl: ttlHistory, pin: block.SubgraphFirst,
+		ttl: ttlHistory, pin: block.SubgraphFirst, stream: streams,
 		parse: parseHistory, key: historyKey,
 		call: func(ctx context.Context, svc *service.Service, r trade.HistoryRequest) (any, uint64, error) {
 			res, err := svc.PurchaseHistory(ctx, r)
@@ -102,7 +104,7 @@ var apiEndpoints = []endpoint{
 	}.endpoint(),
 	api[trade.HistoryRequest]{
 		path: PathPurchasePositions, name: "positions", operation: "purchasePositions", params: historyParams,
-		ttl: ttlHistory, pin: block.SubgraphFirst,
+		ttl: ttlHistory, pin: block.SubgraphFirst, stream: streams,
 		parse: parseHistory, key: historyKey,
 		call: func(ctx context.Context, svc *service.Service, r trade.HistoryRequest) (any, uint64, error) {
 			res, err := svc.PurchasePositions(ctx, r)
@@ -114,7 +116,7 @@ var apiEndpoints = []endpoint{
 	// move with every purchase as strikes' liquidity does.
 	api[uint64]{
 		path: PathOptionMarkets, name: "markets", operation: "optionMarkets", params: marketsParams,
-		ttl: ttlStrikes, pin: block.SubgraphFirst,
+		ttl: ttlStrikes, pin: block.SubgraphFirst, stream: streams,
 		parse: func(s *Server, p *params) (uint64, error) { return p.chainID(s.chains, s.opts.ServeHint) },
 		key:   func(k cacheKey, chainID uint64) cacheKey { return k.uint(chainID) },
 		call: func(ctx context.Context, svc *service.Service, chainID uint64) (any, uint64, error) {
@@ -126,7 +128,7 @@ var apiEndpoints = []endpoint{
 	// exercise, briefly and never served stale.
 	api[purchaseRequest]{
 		path: PathPurchaseQuote, name: "quote", operation: "purchaseQuote", params: quoteParams,
-		ttl: ttlPrepare, pin: block.IndexedHead(block.StaleQuotes),
+		ttl: ttlPrepare, pin: block.IndexedHead(block.StaleQuotes), stream: notStreamed,
 		parse: parsePurchase,
 		key:   func(k cacheKey, r purchaseRequest) cacheKey { return r.key(k) },
 		call: func(ctx context.Context, svc *service.Service, r purchaseRequest) (any, uint64, error) {
@@ -136,7 +138,7 @@ var apiEndpoints = []endpoint{
 	}.endpoint(),
 	api[purchasePrepareRequest]{
 		path: PathPurchasePrepare, name: "purchase", operation: "preparePurchase", params: purchaseParams,
-		ttl: ttlPrepare, pin: block.IndexedHead(block.StaleQuotes),
+		ttl: ttlPrepare, pin: block.IndexedHead(block.StaleQuotes), stream: notStreamed,
 		parse: parsePurchasePrepare,
 		key: func(k cacheKey, r purchasePrepareRequest) cacheKey {
 			return r.key(k).slippage(r.slippage)
@@ -149,7 +151,7 @@ var apiEndpoints = []endpoint{
 	// The options chain is the strikes chain priced: cached with its TTL.
 	api[chainRequest]{
 		path: PathOptionsChain, name: "chain", operation: "optionsChain", params: chainParams,
-		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes),
+		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes), stream: streams,
 		parse: parseOptionsChain,
 		key:   func(k cacheKey, r chainRequest) cacheKey { return r.key(k) },
 		call: func(ctx context.Context, svc *service.Service, r chainRequest) (any, uint64, error) {
@@ -162,7 +164,7 @@ var apiEndpoints = []endpoint{
 	// never served stale.
 	api[depositRequest]{
 		path: PathDepositPrepare, name: "deposit", operation: "prepareDeposit", params: depositParams,
-		ttl: ttlPrepare, pin: block.SubgraphFirst,
+		ttl: ttlPrepare, pin: block.SubgraphFirst, stream: notStreamed,
 		optional: []string{"minStrike", "maxStrike", "tickLower", "tickUpper"}, // a range is given one way or the other
 		parse:    parseDeposit,
 		key:      func(k cacheKey, r depositRequest) cacheKey { return r.key(k) },
@@ -173,7 +175,7 @@ var apiEndpoints = []endpoint{
 	}.endpoint(),
 	api[withdrawRequest]{
 		path: PathWithdrawPrepare, name: "withdraw", operation: "prepareWithdraw", params: withdrawParams,
-		ttl: ttlPrepare, pin: block.SubgraphFirst,
+		ttl: ttlPrepare, pin: block.SubgraphFirst, stream: notStreamed,
 		parse: parseWithdraw,
 		key:   func(k cacheKey, r withdrawRequest) cacheKey { return r.key(k) },
 		call: func(ctx context.Context, svc *service.Service, r withdrawRequest) (any, uint64, error) {
@@ -188,7 +190,7 @@ var apiEndpoints = []endpoint{
 	// USD numbers, which lose the tokens and base units.
 	api[market.StatsRequest]{
 		path: PathStats, name: "stats", operation: "marketStats", params: statsParams,
-		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes),
+		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes), stream: streams,
 		parse: parseStats,
 		key: func(k cacheKey, r market.StatsRequest) cacheKey {
 			return k.uint(r.ChainID).addr(r.Market).uint(uint64(r.From)).uint(uint64(r.To))
@@ -202,7 +204,7 @@ var apiEndpoints = []endpoint{
 	// pinned and cached as one market's.
 	api[market.ChainStatsRequest]{
 		path: PathChainStats, name: "chainstats", operation: "chainStats", params: chainStatsParams,
-		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes),
+		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes), stream: streams,
 		parse: parseChainStats,
 		key: func(k cacheKey, r market.ChainStatsRequest) cacheKey {
 			return k.uint(r.ChainID).uint(uint64(r.From)).uint(uint64(r.To))
@@ -217,7 +219,7 @@ var apiEndpoints = []endpoint{
 	// answer is pinned to the subgraph's block.
 	api[market.LeaderboardRequest]{
 		path: PathLeaderboard, name: "leaderboard", operation: "leaderboard", params: leaderboardParams, optional: leaderboardOptional,
-		ttl: ttlStrikes, pin: block.SubgraphFirst,
+		ttl: ttlStrikes, pin: block.SubgraphFirst, stream: streams,
 		parse: parseLeaderboard, key: leaderboardKey,
 		call: func(ctx context.Context, svc *service.Service, r market.LeaderboardRequest) (any, uint64, error) {
 			res, err := svc.Leaderboard(ctx, r)
@@ -229,7 +231,7 @@ var apiEndpoints = []endpoint{
 	// with the price and the donation lock; the TTL bounds how old it is).
 	api[liquidity.LPRequest]{
 		path: PathDepositHistory, name: "lpdeposits", operation: "depositHistory", params: lpParams, optional: lpOptional,
-		ttl: ttlHistory, pin: block.SubgraphFirst,
+		ttl: ttlHistory, pin: block.SubgraphFirst, stream: streams,
 		parse: parseLP, key: lpKey,
 		call: func(ctx context.Context, svc *service.Service, r liquidity.LPRequest) (any, uint64, error) {
 			res, err := svc.DepositHistory(ctx, r)
@@ -238,7 +240,7 @@ var apiEndpoints = []endpoint{
 	}.endpoint(),
 	api[liquidity.LPRequest]{
 		path: PathWithdrawHistory, name: "lpwithdrawals", operation: "withdrawHistory", params: lpParams, optional: lpOptional,
-		ttl: ttlHistory, pin: block.SubgraphFirst,
+		ttl: ttlHistory, pin: block.SubgraphFirst, stream: streams,
 		parse: parseLP, key: lpKey,
 		call: func(ctx context.Context, svc *service.Service, r liquidity.LPRequest) (any, uint64, error) {
 			res, err := svc.WithdrawHistory(ctx, r)
@@ -247,7 +249,7 @@ var apiEndpoints = []endpoint{
 	}.endpoint(),
 	api[liquidity.LPRequest]{
 		path: PathDepositPositions, name: "lppositions", operation: "depositPositions", params: lpParams, optional: lpOptional,
-		ttl: ttlHistory, pin: block.SubgraphFirst,
+		ttl: ttlHistory, pin: block.SubgraphFirst, stream: streams,
 		parse: parseLP, key: lpKey,
 		call: func(ctx context.Context, svc *service.Service, r liquidity.LPRequest) (any, uint64, error) {
 			res, err := svc.DepositPositions(ctx, r)
@@ -258,7 +260,7 @@ var apiEndpoints = []endpoint{
 	// a prepared exercise does, and is cached as briefly.
 	api[trade.DelegateRequest]{
 		path: PathDelegatePrepare, name: "delegate", operation: "prepareDelegate", params: delegateParams, optional: delegateOptional,
-		ttl: ttlPrepare, pin: block.ChainHead,
+		ttl: ttlPrepare, pin: block.ChainHead, stream: notStreamed,
 		parse: parseDelegate, key: delegateKey,
 		call: func(ctx context.Context, svc *service.Service, r trade.DelegateRequest) (any, uint64, error) {
 			res, err := svc.DelegatePrepare(ctx, r)
@@ -267,7 +269,7 @@ var apiEndpoints = []endpoint{
 	}.endpoint(),
 	api[trade.SettlementRequest]{
 		path: PathSettlements, name: "settlements", operation: "settlementHistory", params: settlementParams, optional: settleOptional,
-		ttl: ttlHistory, pin: block.SubgraphFirst,
+		ttl: ttlHistory, pin: block.SubgraphFirst, stream: streams,
 		parse: parseSettlements, key: settlementKey,
 		call: func(ctx context.Context, svc *service.Service, r trade.SettlementRequest) (any, uint64, error) {
 			res, err := svc.SettlementHistory(ctx, r)
@@ -280,7 +282,7 @@ var apiEndpoints = []endpoint{
 	// block's time opens the window before the subgraph is asked).
 	api[trade.ExpiringRequest]{
 		path: PathExpiringOptions, name: "expiring", operation: "expiringOptions", params: expiringParams,
-		ttl: ttlPrepare, pin: block.IndexedHead(block.StaleQuotes),
+		ttl: ttlPrepare, pin: block.IndexedHead(block.StaleQuotes), stream: streams,
 		parse: parseExpiring, key: expiringKey,
 		call: func(ctx context.Context, svc *service.Service, r trade.ExpiringRequest) (any, uint64, error) {
 			res, err := svc.ExpiringOptions(ctx, r)
@@ -292,7 +294,7 @@ var apiEndpoints = []endpoint{
 	// and never served stale.
 	api[market.MarketRequest]{
 		path: PathMarkPrice, name: "markprice", operation: "markPrice", params: markPriceParams,
-		ttl: ttlPrepare, pin: block.ChainHead,
+		ttl: ttlPrepare, pin: block.ChainHead, stream: streams,
 		parse: parseMarket,
 		key:   func(k cacheKey, r market.MarketRequest) cacheKey { return k.uint(r.ChainID).addr(r.Market) },
 		call: func(ctx context.Context, svc *service.Service, r market.MarketRequest) (any, uint64, error) {
@@ -305,7 +307,7 @@ var apiEndpoints = []endpoint{
 	// strikes chain's TTL as statistics are.
 	api[market.CandlesRequest]{
 		path: PathCandles, name: "candles", operation: "candles", params: candlesParams,
-		ttl: ttlStrikes, pin: block.SubgraphFirst,
+		ttl: ttlStrikes, pin: block.SubgraphFirst, stream: streams,
 		parse: parseCandles,
 		key: func(k cacheKey, r market.CandlesRequest) cacheKey {
 			return k.uint(r.ChainID).addr(r.Market).uint(uint64(r.Seconds)).uint(uint64(r.From)).uint(uint64(r.To))
@@ -369,7 +371,10 @@ type endpoint struct {
 	params    []string
 	optional  []string
 	pin       block.Strategy
+	stream    streamed
 	handler   func(s *Server) http.HandlerFunc
+	// open parses a stream's request (stream: streams; nil otherwise).
+	open func(s *Server, r *http.Request) (streamSpec, error)
 }
 
 // api describes an operation over a request type Req: how the query
@@ -382,6 +387,7 @@ type api[Req any] struct {
 	optional              []string // of params, those that may be left out (the parser decides)
 	ttl                   ttlClass
 	pin                   block.Strategy // how the answer's block is chosen
+	stream                streamed       // whether its answers are streamed
 	parse                 func(s *Server, p *params) (Req, error)
 	key                   func(k cacheKey, r Req) cacheKey
 	call                  func(ctx context.Context, svc *service.Service, r Req) (any, uint64, error)
@@ -406,9 +412,19 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 func (a api[Req]) endpoint() endpoint {
 	a.params = append(append([]string(nil), a.params...), "block")
 	a.optional = append(append([]string(nil), a.optional...), "block")
-	return endpoint{path: a.path, operation: a.operation, params: a.params, optional: a.optional, pin: a.pin, handler: func(s *Server) http.HandlerFunc {
+	e := endpoint{path: a.path, operation: a.operation, params: a.params, optional: a.optional, pin: a.pin, stream: a.stream}
+	if a.stream == streams {
+		e.open = a.openStream
+	}
+	e.handler = func(s *Server) http.HandlerFunc {
 		policy := s.policy(a.ttl)
+		streamed := s.streams != nil && a.stream == streams
 		return func(w http.ResponseWriter, r *http.Request) {
+			if streamed && wantsEventStream(r) {
+				s.streams.serveSSE(w, r, a.openStream)
+				return
+			}
+			pol := policy
 			sc := scratchPool.Get().(*scratch)
 			sc.p = params{}
 			req, at, err := a.parseRequest(s, r, &sc.p)
@@ -422,6 +438,12 @@ func (a api[Req]) endpoint() endpoint {
 					at.At, err = s.blockAt(r, at)
 					k = k.uint(at.Want).str(at.At.Hash)
 				}
+				if at.Want != 0 && streamed {
+					// What a block (and its hash) keys never changes:
+					// kept as long as memory allows, the key a stream's
+					// event at that block shares.
+					pol = cache.Policy{TTL: blockKeyedTTL}
+				}
 				key = k.String()
 			}
 			scratchPool.Put(sc)
@@ -433,16 +455,35 @@ func (a api[Req]) endpoint() endpoint {
 				s.writeError(w, err)
 				return
 			}
-			if s.serveHit(w, r, key, policy) {
+			if s.serveHit(w, r, key, pol) {
 				return
 			}
-			s.serveCached(w, r, key, policy, func(ctx context.Context) (entry, error) {
+			s.serveCached(w, r, key, pol, func(ctx context.Context) (entry, error) {
 				return s.fillPinned(ctx, at, a.pin, func(ctx context.Context) (any, uint64, error) {
 					return a.call(ctx, s.opts.Service, req)
 				})
 			})
 		}
-	}}
+	}
+	return e
+}
+
+// openStream parses a stream's request as the endpoint's GET (without
+// its block) and gives its topic (the GET's key) and the fill of its
+// answer at a block.
+func (a api[Req]) openStream(s *Server, r *http.Request) (streamSpec, error) {
+	var p params
+	req, at, err := a.parseRequest(s, r, &p)
+	if err != nil {
+		return streamSpec{}, err
+	}
+	var kb [keyBuf]byte
+	return streamSpec{topic: a.key(newKey(kb[:0], a.name), req).String(), chain: at.Chain,
+		fill: func(ctx context.Context, at block.Ask) (entry, error) {
+			return s.fillPinned(ctx, at, a.pin, func(ctx context.Context) (any, uint64, error) {
+				return a.call(ctx, s.opts.Service, req)
+			})
+		}}, nil
 }
 
 func (a api[Req]) parseRequest(s *Server, r *http.Request, p *params) (Req, block.Ask, error) {

@@ -53,12 +53,7 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 	p := problem.As(err)
 	exchangeOf(w).err = err
 	status := statusOf(p.Kind())
-	msg := p.Message
-	if p.Kind() == problem.KindInternal {
-		msg = "internal error"
-	} else if hint := s.opts.Hints[p.Code]; hint != "" {
-		msg += "; " + hint
-	}
+	msg := s.clientMessage(p)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
@@ -71,6 +66,25 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 	w.WriteHeader(status)
 	body, _ := marshal(errorBody{Error: errorDetail{Code: p.Code.Name(), Message: msg, Param: p.Param}})
 	_, _ = w.Write(body)
+}
+
+// clientMessage is what a client is told of p: its message and any hint
+// for its code; an internal error's cause never leaves the log.
+func (s *Server) clientMessage(p *problem.Error) string {
+	if p.Kind() == problem.KindInternal {
+		return "internal error"
+	}
+	if hint := s.opts.Hints[p.Code]; hint != "" {
+		return p.Message + "; " + hint
+	}
+	return p.Message
+}
+
+// errorJSON is err's JSON error body, for a stream's error event.
+func (s *Server) errorJSON(err error) []byte {
+	p := problem.As(err)
+	body, _ := marshal(errorBody{Error: errorDetail{Code: p.Code.Name(), Message: s.clientMessage(p), Param: p.Param}})
+	return body
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {

@@ -30,7 +30,7 @@ const PathExample = "/clamm/example/swappers"
 func WithExampleEndpoint(o *Options) {
 	o.extra = append(o.extra, api[uint64]{
 		path: PathExample, name: "example", operation: "exampleSwappers", params: marketsParams,
-		ttl: ttlStrikes, pin: block.ChainHead, // it reads nothing: true at the head
+		ttl: ttlStrikes, pin: block.ChainHead, stream: notStreamed, // it reads nothing: true at the head
 		parse: func(s *Server, p *params) (uint64, error) { return p.chainID(s.chains, s.opts.ServeHint) },
 		key:   func(k cacheKey, chainID uint64) cacheKey { return k.uint(chainID) },
 		call: func(_ context.Context, svc *service.Service, chainID uint64) (any, uint64, error) {

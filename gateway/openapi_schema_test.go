@@ -151,6 +151,7 @@ func generateOpenAPI(doc []byte) ([]byte, error) {
 		old, _ := schemas[name].(map[string]any)
 		schemas[name] = g.top(typ, old)
 	}
+	markStreams(d)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -159,6 +160,19 @@ func generateOpenAPI(doc []byte) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// markStreams states on each operation whether it is streamed
+// (`x-stream`, from the endpoint table's stream column): OpenAPI has no
+// word for Server-Sent Events on an operation's path.
+func markStreams(d map[string]any) {
+	paths, _ := d["paths"].(map[string]any)
+	for _, e := range apiEndpoints {
+		item, _ := paths[e.path].(map[string]any)
+		if op, _ := item["get"].(map[string]any); op != nil {
+			op["x-stream"] = e.stream == streams
+		}
+	}
 }
 
 // schemaGen derives OpenAPI 3.0 schemas from Go types as encoding/json

@@ -37,6 +37,9 @@ func (s *Server) table() []route {
 		route{path: PathOpenAPI, handler: serveDoc("docs/openapi.json", "application/json")},
 		route{path: PathDocs, handler: serveDoc("docs/index.html", "text/html; charset=utf-8")},
 	)
+	if s.streams != nil {
+		t = append(t, route{path: PathStream, handler: s.serveStreamSocket})
+	}
 	if s.opts.Metrics != nil {
 		t = append(t, route{path: PathMetrics, handler: s.opts.Metrics.Handler().ServeHTTP})
 	}

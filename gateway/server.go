@@ -93,6 +93,14 @@ type Options struct {
 	// Subgraphs are the Graph Node query APIs of the chains the gateway
 	// indexes itself, served at /subgraphs/<chainId> (PathSubgraphs).
 	Subgraphs map[uint64]http.Handler
+	// Streams serves the streamed reads' streams (stream.go): SSE on
+	// their paths, WebSocket at PathStream. Off, nothing of the API
+	// changes. StreamHeartbeat is a stream's longest silence;
+	// StreamsPerClient and StreamsMax bound the streams followed at once.
+	Streams          bool
+	StreamHeartbeat  time.Duration
+	StreamsPerClient int
+	StreamsMax       int
 	// extra endpoints beyond the API's, for tests that show an operation
 	// is one table entry (export_test.go).
 	extra []endpoint
@@ -117,6 +125,10 @@ type Server struct {
 	// starts with.
 	direct    []route
 	unmatched *metrics.Route
+	// streams is the streams' hub (nil: streams off); streamOpeners the
+	// streamed routes' parsers by path, for WebSocket subscriptions.
+	streams       *streamHub
+	streamOpeners map[string]func(*Server, *http.Request) (streamSpec, error)
 }
 
 // entry is a cached response: encoded bytes plus what the headers need, so a
@@ -174,6 +186,9 @@ func New(opts Options) (*Server, error) {
 		s.chains[id] = false
 	}
 	s.fills = upstream.NewAdmission(opts.MaxFills)
+	if err := s.startStreams(); err != nil {
+		return nil, err
+	}
 	s.ready = service.NewReadinessCache(opts.Service, opts.ReadyTTL, opts.RequestTimeout)
 	if opts.RateLimit > 0 {
 		s.limiter = newRateLimiter(opts.RateLimit, opts.RateBurst, opts.TrustForwardedFor)
@@ -219,6 +234,12 @@ func (opts *Options) validate() error {
 		if !e.pin.Stated() {
 			return fmt.Errorf("gateway: endpoint %s states no pin strategy (package block)", e.path)
 		}
+		if e.stream == unstatedStream {
+			return fmt.Errorf("gateway: endpoint %s states not whether it streams (stream.go)", e.path)
+		}
+	}
+	if opts.Streams && (opts.StreamHeartbeat <= 0 || opts.StreamsPerClient <= 0 || opts.StreamsMax <= 0) {
+		return errors.New("gateway: with Streams, StreamHeartbeat, StreamsPerClient and StreamsMax must be positive")
 	}
 	return nil
 }

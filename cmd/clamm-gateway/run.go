@@ -79,6 +79,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// the shutdown's bound (serveUntil); on the early returns below, now.
 	defer stopTracing(expired())
 	hs := httpServer(handler, cfg.RequestTimeout.D())
+	hs.RegisterOnShutdown(a.Server.CloseStreams) // a stream is never idle: shutdown ends it
 	printBanner(stdout, ln.Addr().String(), a.Modes)
 	logStart(logger, cfg, a.Modes, getenv)
 	if addr := cfg.PprofListen; addr != "" {

@@ -293,6 +293,10 @@ func newGateway(o Options, w wired, shared gateway.SharedTier) (*gateway.Server,
 		Metrics:           o.Metrics,
 		Shared:            shared,
 		Subgraphs:         subgraphHandlers(w.indexes),
+		Streams:           cfg.Streams,
+		StreamHeartbeat:   cfg.StreamHeartbeat.D(),
+		StreamsPerClient:  cfg.StreamsPerClient,
+		StreamsMax:        cfg.StreamsMax,
 	}
 	if o.Gateway != nil {
 		o.Gateway(&opts)
