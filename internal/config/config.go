@@ -230,17 +230,27 @@ type IndexSource struct {
 	Start   uint64
 }
 
-// Sources parses IndexSources (nil when unset).
+// Sources parses IndexSources (nil when unset). An entry that does not
+// parse, or an address given twice (the mappings index one data source
+// per address: the later start block would win, and the blocks before it
+// go unindexed), is refused naming the variable and the file's key.
 func (c *Chain) Sources() ([]IndexSource, error) {
 	var out []IndexSource
+	where := fmt.Sprintf("CLAMM_CHAIN_%d_INDEX_SOURCES (chains.%d.indexSources)", c.ID, c.ID)
+	seen := map[common.Address]string{}
 	for _, e := range c.IndexSources {
 		name, rest, ok1 := strings.Cut(strings.TrimSpace(e), ":")
 		addr, start, ok2 := strings.Cut(rest, "@")
 		n, err := strconv.ParseUint(start, 10, 64)
 		if !ok1 || !ok2 || name == "" || err != nil || !common.IsHexAddress(addr) || !strings.HasPrefix(addr, "0x") {
-			return nil, fmt.Errorf("index source %q is not <data source or template>:<0x address>@<start block>", e)
+			return nil, fmt.Errorf("%s: index source %q is not <data source or template>:<0x address>@<start block>", where, e)
 		}
-		out = append(out, IndexSource{Name: name, Address: common.HexToAddress(addr), Start: n})
+		a := common.HexToAddress(addr)
+		if first, twice := seen[a]; twice {
+			return nil, fmt.Errorf("%s: %s is given twice (%q and %q): give each address once", where, a.Hex(), first, strings.TrimSpace(e))
+		}
+		seen[a] = strings.TrimSpace(e)
+		out = append(out, IndexSource{Name: name, Address: a, Start: n})
 	}
 	return out, nil
 }
@@ -540,7 +550,7 @@ func (c *Chain) validateIndex() error {
 		return fmt.Errorf("chain %d: CLAMM_CHAIN_%d_SUBGRAPH_URL=%s (the gateway indexes the chain) needs CLAMM_CHAIN_%d_RPC_URL", c.ID, c.ID, Embedded, c.ID)
 	}
 	if _, err := c.Sources(); err != nil {
-		return fmt.Errorf("chain %d: %w", c.ID, err)
+		return err // names the chain's variable and key
 	}
 	return nil
 }

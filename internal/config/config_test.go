@@ -340,7 +340,14 @@ func TestIndexedChains(t *testing.T) {
 	}
 	for vars, want := range map[string]map[string]string{
 		"CLAMM_CHAIN_5000_RPC_URL": {"CLAMM_CHAIN_5000_SUBGRAPH_URL": "embedded"},
-		"not <data source":         {"CLAMM_CHAIN_42161_RPC_URL": "https://x.example", "CLAMM_CHAIN_42161_INDEX_SOURCES": "PositionManager@0x1:5"},
+		"CLAMM_CHAIN_42161_INDEX_SOURCES (chains.42161.indexSources): index source \"PositionManager@0x1:5\" is not <data source": {
+			"CLAMM_CHAIN_42161_RPC_URL": "https://x.example", "CLAMM_CHAIN_42161_INDEX_SOURCES": "PositionManager@0x1:5"},
+		// S13: the same address twice, the later start winning, left blocks unindexed
+		"CLAMM_CHAIN_42161_INDEX_SOURCES (chains.42161.indexSources): 0x00000000000000000000000000000000000a0001 is given twice": {
+			"CLAMM_CHAIN_42161_RPC_URL":       "https://x.example",
+			"CLAMM_CHAIN_42161_INDEX_SOURCES": "HandlerV2:0x00000000000000000000000000000000000a0001@100,HandlerV2:0x00000000000000000000000000000000000A0001@200"},
+		// S13: a 1 ns poll asked a synced chain's node thousands of times a second
+		"CLAMM_INDEX_POLL (indexPoll): 1ns is below the least, 100ms": {"CLAMM_INDEX_POLL": "1ns"},
 	} {
 		if _, err := Load(env(want)); err == nil || !strings.Contains(err.Error(), vars) {
 			t.Errorf("%v: %v, want it to name %s", want, err, vars)

@@ -145,8 +145,8 @@ var settings = []setting{
 		check: func(c *Config) error { return positive(c.IndexBatch) },
 		doc:   "the most calls the embedded indexer puts in one JSON-RPC batch request (blocks and receipts are read in batches); lower it for a provider that refuses larger batches or answers"},
 	{env: "CLAMM_INDEX_POLL", json: "indexPoll", def: "2s", field: func(c *Config) any { return &c.IndexPoll },
-		check: func(c *Config) error { return positive(c.IndexPoll) },
-		doc:   "how often the embedded indexer asks the node's head once it has indexed up to it"},
+		check: func(c *Config) error { return atLeast(c.IndexPoll, MinIndexPoll) },
+		doc:   "how often the embedded indexer asks the node's head once it has indexed up to it; at least 100ms"},
 	{env: "CLAMM_STREAMS", json: "streams", def: "false", field: func(c *Config) any { return &c.Streams },
 		doc: "serve streams of the reads (`Accept: text/event-stream`, and WebSocket at `/clamm/ws`) and poll each Graph Node chain's head for them; off, nothing streams and no head is polled"},
 	{env: "CLAMM_HEAD_POLL", json: "headPoll", def: "1s", field: func(c *Config) any { return &c.HeadPoll },
@@ -352,6 +352,18 @@ type number interface {
 func positive[N number](n N) error {
 	if n <= 0 {
 		return fmt.Errorf("%v must be positive", show(n))
+	}
+	return nil
+}
+
+// MinIndexPoll is the shortest CLAMM_INDEX_POLL: a synced chain asks its
+// node about four requests a poll, and a 1 ns poll made it thousands a
+// second (attack 5, S13). Arbitrum's blocks come every 250 ms.
+const MinIndexPoll = Duration(100 * time.Millisecond)
+
+func atLeast(d, least Duration) error {
+	if d < least {
+		return fmt.Errorf("%v is below the least, %v", show(d), show(least))
 	}
 	return nil
 }

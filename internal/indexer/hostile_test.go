@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer"
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer/indexertest"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/eventually"
@@ -381,4 +382,18 @@ func TestS9NodeCapabilitiesAreProbedOnce(t *testing.T) {
 		t.Errorf("eth_getBlockReceipts %d calls; eth_getTransactionReceipt %d calls in %d requests", blocks, txs, sent)
 	}
 	sameAsFresh(t, "with eth_getBlockReceipts null", ix, c)
+}
+
+// S13: a data source given twice with two start blocks (which the
+// configuration now refuses) is indexed once from the earlier: the store
+// equals a fresh index of the source given once. Before, the later start
+// won and the blocks before it were not indexed.
+func TestS13SourceGivenTwiceIsIndexedFromTheEarliest(t *testing.T) {
+	c, h := newChain(t, 400)
+	history(t, c, h, 100, 400, 3)
+	twice := []mapping.Watched{{Address: handlerAddr, Name: "HandlerV2", Start: 100}, {Address: handlerAddr, Name: "HandlerV2", Start: 200}}
+	ix := open(t, c, filepath.Join(t.TempDir(), "a.sqlite"), indexer.Options{Sources: twice})
+	defer ix.Close()
+	runUntilSynced(t, ix, c)
+	sameAsFresh(t, "with the source given twice", ix, c)
 }

@@ -78,7 +78,10 @@ func openOn(t testing.TB, node http.Handler, path string, o indexer.Options) *in
 	if o.RPC == nil {
 		o.RPC = dial(t, node, 0)
 	}
-	o.ChainID, o.Path, o.Sources = chainID, path, sources
+	o.ChainID, o.Path = chainID, path
+	if o.Sources == nil {
+		o.Sources = sources
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}

@@ -104,8 +104,18 @@ func (sg *Subgraph) Close() {
 }
 
 // Watch indexes addr with the named data source or template of the
-// manifest from block start.
+// manifest from block start. An address watched already keeps its data
+// source, from the earlier of the two starts (the indexer starts at the
+// earliest: a later start winning left blocks unindexed, attack 5's S13);
+// one watched as another data source is refused.
 func (sg *Subgraph) Watch(ctx context.Context, w Watched) error {
+	if old, ok := sg.sources[w.Address]; ok {
+		if old.ds.Name != w.Name {
+			return fmt.Errorf("%s is indexed as %s already, not also as %s", w.Address.Hex(), old.ds.Name, w.Name)
+		}
+		old.start = min(old.start, w.Start)
+		return nil
+	}
 	ds, ok := sg.manifest.Source(w.Name)
 	if !ok {
 		return fmt.Errorf("the %s manifest has no data source or template %s", sg.manifest.Network, w.Name)
