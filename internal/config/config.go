@@ -73,12 +73,14 @@ type Config struct {
 	// indexes; IndexRange is its first eth_getLogs range and
 	// IndexMaxRange the widest it grows to; IndexBatch the most calls of
 	// one JSON-RPC batch request; IndexPoll how often it asks the node's
-	// head once indexed up to it.
-	IndexDir      string
-	IndexRange    uint64
-	IndexMaxRange uint64
-	IndexBatch    int
-	IndexPoll     Duration
+	// head once indexed up to it; IndexHistoryBlocks how many blocks
+	// below the head its stores keep the state of (0: all).
+	IndexDir           string
+	IndexRange         uint64
+	IndexMaxRange      uint64
+	IndexBatch         int
+	IndexPoll          Duration
+	IndexHistoryBlocks uint64
 	// Streams serves streams of the reads; HeadPoll is how often a Graph
 	// Node chain's head is polled for them; StreamsPerClient and
 	// StreamsMax bound the streams followed at once; StreamHeartbeat is

@@ -178,13 +178,14 @@ func TestBadValuesAreRefusedNamingTheVariable(t *testing.T) {
 		{"CLAMM_REDIS_TIMEOUT", "-1s"},
 		{"CLAMM_REDIS_TIMEOUT", "0"},
 		{"CLAMM_IMMUTABLES_TTL", "0s"}, // once silently 24 h (the chain reader's own default)
+		{"CLAMM_INDEX_HISTORY_BLOCKS", "9999"},
 	} {
 		_, err := Load(env(map[string]string{c.name: c.value}))
 		if err == nil || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%s=%s: %v", c.name, c.value, err)
 		}
 	}
-	if _, err := Load(env(map[string]string{"CLAMM_RATE_LIMIT": "0", "CLAMM_RATE_BURST": "0", "CLAMM_STALE_GRACE": "0s"})); err != nil {
+	if _, err := Load(env(map[string]string{"CLAMM_RATE_LIMIT": "0", "CLAMM_RATE_BURST": "0", "CLAMM_STALE_GRACE": "0s", "CLAMM_INDEX_HISTORY_BLOCKS": "0"})); err != nil {
 		t.Errorf("zeros that mean off: %v", err)
 	}
 }

@@ -147,6 +147,9 @@ var settings = []setting{
 	{env: "CLAMM_INDEX_POLL", json: "indexPoll", def: "2s", field: func(c *Config) any { return &c.IndexPoll },
 		check: func(c *Config) error { return atLeast(c.IndexPoll, MinIndexPoll) },
 		doc:   "how often the embedded indexer asks the node's head once it has indexed up to it; at least 100ms"},
+	{env: "CLAMM_INDEX_HISTORY_BLOCKS", json: "indexHistoryBlocks", def: "1000000", field: func(c *Config) any { return &c.IndexHistoryBlocks },
+		check: func(c *Config) error { return historyBlocks(c.IndexHistoryBlocks) },
+		doc:   "how many blocks below the head the embedded indexer keeps the state of (Graph Node's `history_blocks`): older entity versions are pruned as the head moves, and a request pinned (`block`) below what is kept is `422 BLOCK_PRUNED` naming the oldest block served; the default is about 2.9 days on Arbitrum One, 139 on Ethereum; at least 10000 (the blocks a reorg is checked against), or 0 to keep every version"},
 	{env: "CLAMM_STREAMS", json: "streams", def: "false", field: func(c *Config) any { return &c.Streams },
 		doc: "serve streams of the reads (`Accept: text/event-stream`, and WebSocket at `/clamm/ws`) and poll each Graph Node chain's head for them; off, nothing streams and no head is polled"},
 	{env: "CLAMM_HEAD_POLL", json: "headPoll", def: "1s", field: func(c *Config) any { return &c.HeadPoll },
@@ -381,6 +384,16 @@ func show(v any) any {
 		return time.Duration(d)
 	}
 	return v
+}
+
+// historyBlocks is the retention's bound: none (0) or at least the
+// indexer's reorg window (sqlstore.MinHistory), since a revert needs the
+// versions valid at the fork.
+func historyBlocks(n uint64) error {
+	if n != 0 && n < 10_000 {
+		return fmt.Errorf("%d is under 10000 (the blocks a reorg is checked against); 0 keeps every version", n)
+	}
+	return nil
 }
 
 func nonEmpty(s string) error {

@@ -30,6 +30,8 @@ type ChainOptions struct {
 	// HTTP is the node's HTTP client, whose transport DialNode bounds
 	// (nil: one of its own).
 	HTTP *http.Client
+	// History is the blocks of state the store keeps (Options.History).
+	History uint64
 }
 
 // ForChain opens the indexer of a configured chain: its node from the
@@ -56,7 +58,7 @@ func ForChain(ctx context.Context, ch *config.Chain, o ChainOptions) (*Indexer, 
 		return nil, fmt.Errorf("rpc %s: %w", config.Redact(ch.RPCURL), err)
 	}
 	ix, err := Open(ctx, Options{ChainID: ch.ID, RPC: rc, Path: filepath.Join(o.Dir, fmt.Sprintf("%d.sqlite", ch.ID)), Sources: sources,
-		Logger: o.Logger, Range: o.Range, MaxRange: o.MaxRange, Batch: o.Batch, Poll: o.Poll, Redact: o.Redact})
+		Logger: o.Logger, Range: o.Range, MaxRange: o.MaxRange, Batch: o.Batch, Poll: o.Poll, Redact: o.Redact, History: o.History})
 	if err != nil {
 		rc.Close()
 		return nil, err

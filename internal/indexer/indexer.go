@@ -76,6 +76,10 @@ type Options struct {
 	// logsBloom checked before they are committed (docs/operations.md,
 	// "The indexer and its node").
 	Confirmations uint64
+	// History is how many blocks below the head the store keeps the state
+	// of (0: every version; the gateway's CLAMM_INDEX_HISTORY_BLOCKS,
+	// 1,000,000 by default): sqlstore.Store.SetHistory.
+	History uint64
 	// Progress is how often progress is logged while behind (0: 10 s).
 	Progress time.Duration
 	// CallTimeout bounds each call to the node (0: 60 s).
@@ -191,6 +195,7 @@ func Open(ctx context.Context, o Options) (*Indexer, error) {
 	if err != nil {
 		return nil, err
 	}
+	st.SetHistory(o.History)
 	if reset {
 		ix.log.Warn("the store was written by another build of the subgraph or other data sources: indexing again from the start", "chainId", o.ChainID, "path", o.Path)
 	}
@@ -329,6 +334,12 @@ func (ix *Indexer) setStatus(f func(*Status)) {
 
 // Query answers a GraphQL request from the store, as Graph Node would.
 func (ix *Indexer) Query(req graphnode.Request) graphnode.Response { return ix.store.Query(req) }
+
+// QueryContext is Query on the request's context: the store stops
+// reading when it ends.
+func (ix *Indexer) QueryContext(ctx context.Context, req graphnode.Request) graphnode.Response {
+	return ix.store.QueryContext(ctx, req)
+}
 
 // Store is the indexer's store (tests compare stores by its Dump).
 func (ix *Indexer) Store() *sqlstore.Store { return ix.store }
