@@ -132,7 +132,7 @@ func (tb *table) indexDefs(s *graphnode.Schema) []string {
 	n := strings.Trim(tb.name, `"`)
 	out := []string{
 		fmt.Sprintf(`CREATE UNIQUE INDEX IF NOT EXISTS %s ON %s(id, lower)`, quote(n+"_id"), tb.name),
-		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s(upper) WHERE upper IS NOT NULL`, quote(n+"_upper"), tb.name),
+		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s(upper) WHERE upper IS NOT NULL`, tb.upperIndex(), tb.name),
 	}
 	if !tb.typ.Immutable {
 		out = append(out, fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s(id) WHERE upper IS NULL`, quote(n+"_open"), tb.name))
@@ -147,6 +147,9 @@ func (tb *table) indexDefs(s *graphnode.Schema) []string {
 	}
 	return out
 }
+
+// upperIndex is the index of the closed versions by their upper block.
+func (tb *table) upperIndex() string { return quote(strings.Trim(tb.name, `"`) + "_upper") }
 
 // indexed are the field lists a table indexes: the documents' (indexes),
 // and each field a derived field of another type reads back by, unless

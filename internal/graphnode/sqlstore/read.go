@@ -60,6 +60,26 @@ type source struct {
 	st       *Store
 	head     graphnode.Block
 	earliest uint64
+	// stmts are the statements prepared in tx, by text: a page's rows
+	// read their references and derived fields with a few statements
+	// many times.
+	stmts map[string]*sql.Stmt
+}
+
+// query runs q in the read transaction, prepared once per query.
+func (s *source) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	stmt := s.stmts[q]
+	if stmt == nil {
+		var err error
+		if stmt, err = s.tx.PrepareContext(ctx, q); err != nil {
+			return nil, err
+		}
+		if s.stmts == nil {
+			s.stmts = map[string]*sql.Stmt{}
+		}
+		s.stmts[q] = stmt
+	}
+	return stmt.QueryContext(ctx, args...)
 }
 
 func (s *source) Head() graphnode.Block { return s.head }
@@ -103,7 +123,7 @@ func (s *source) Rows(ctx context.Context, typ string, n uint64) ([]graphnode.Ro
 
 func (s *source) At(ctx context.Context, typ, id string, n uint64) (graphnode.Entity, error) {
 	tb := s.st.tables[typ]
-	rows, err := s.tx.QueryContext(ctx, tb.atSQL(), tb.idArg(id), int64(n))
+	rows, err := s.query(ctx, tb.atSQL(), tb.idArg(id), int64(n))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,72 @@
+package sqlstore
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
+	gateway "github.com/clamm-gateway/clamm-gateway/queries"
+)
+
+type traced struct {
+	q    string
+	args []any
+}
+
+// Every read the gateway's documents make is planned over an index: no
+// statement scans an entity table whole (SQLite plans without statistics,
+// so a small store's plans are a large one's).
+func TestDocumentsUseIndexes(t *testing.T) {
+	st := benchStore(t, 1_000)
+	var seen []traced
+	traceSelect = func(q string, args []any) { seen = append(seen, traced{q, args}) }
+	defer func() { traceSelect = nil }()
+	docs := gateway.Embedded()
+	names := make([]string, 0, len(docs))
+	for n := range docs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		seen = nil
+		doc := docs[name]
+		r := st.Query(graphnode.Request{Query: doc.Text, OperationName: doc.OperationName, Variables: benchVars(name)})
+		if len(r.Errors) > 0 {
+			t.Fatalf("%s: %+v", name, r.Errors)
+		}
+		done := map[string]bool{}
+		for _, s := range seen {
+			if done[s.q] {
+				continue
+			}
+			done[s.q] = true
+			for _, line := range plan(t, st, s) {
+				if strings.Contains(line, "SCAN e_") && !strings.Contains(line, "INDEX") {
+					t.Errorf("%s: %s\n  in %s", name, line, s.q)
+				}
+				t.Logf("%s: %s", name, line)
+			}
+		}
+	}
+}
+
+func plan(t *testing.T, st *Store, s traced) []string {
+	t.Helper()
+	rows, err := st.db.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+s.q, s.args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, detail)
+	}
+	return out
+}
