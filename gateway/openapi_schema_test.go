@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/liquidity"
@@ -33,7 +32,7 @@ var schemaTypes = map[string]reflect.Type{
 	"Error":              reflect.TypeFor[errorBody](),
 	"AsOf":               reflect.TypeFor[asOf](),
 	"ChainReadiness":     reflect.TypeFor[service.ChainReadiness](),
-	"Indexing":           reflect.TypeFor[graphnode.Indexing](),
+	"Indexing":           reflect.TypeFor[vocab.Indexing](),
 	"Token":              reflect.TypeFor[vocab.Token](),
 	"Strike":             reflect.TypeFor[market.Strike](),
 	"StrikeEntry":        reflect.TypeFor[market.StrikeEntry](),

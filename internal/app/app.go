@@ -182,7 +182,7 @@ func newService(o Options) (w wired, err error) {
 			return w, err
 		}
 		if idx := w.indexes[id]; idx != nil {
-			u.Indexing = idx.Status
+			u.Indexing = indexingOf(idx)
 		}
 		u.Mode = mode
 		if mode == ModeTransports {

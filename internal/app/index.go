@@ -11,6 +11,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
@@ -92,4 +93,29 @@ func closeIndexes(indexes map[uint64]Index) error {
 		errs = append(errs, idx.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// indexingOf is idx's status as the use cases' own type (vocab.Indexing):
+// the use cases import nothing of the index, so the app, which wires both,
+// translates. A state the use cases do not know passes as it is and reads
+// as not ready (anything but synced is).
+func indexingOf(idx Index) func() vocab.Indexing {
+	return func() vocab.Indexing {
+		st := idx.Status()
+		state, ok := indexingStates[st.State]
+		if !ok {
+			state = st.State
+		}
+		return vocab.Indexing{ChainID: st.ChainID, State: state, StartBlock: st.StartBlock,
+			Block: st.Block, ChainHead: st.ChainHead, Error: st.Error}
+	}
+}
+
+// indexingStates names each state of the indexer's status in the use
+// cases' words.
+var indexingStates = map[string]string{
+	graphnode.IndexingStarting: vocab.IndexingStarting,
+	graphnode.IndexingBehind:   vocab.IndexingBehind,
+	graphnode.IndexingSynced:   vocab.IndexingSynced,
+	graphnode.IndexingFailed:   vocab.IndexingFailed,
 }

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -25,7 +24,7 @@ type ChainReadiness struct {
 	Problems      []string `json:"problems,omitempty"`
 	// Indexing is where the gateway's own indexer of the chain stands (a
 	// chain configured with an RPC URL and no subgraph URL).
-	Indexing *graphnode.Indexing `json:"indexing,omitempty"`
+	Indexing *vocab.Indexing `json:"indexing,omitempty"`
 }
 
 // Readiness probes every configured chain in parallel: the subgraph answers
@@ -78,9 +77,9 @@ func indexing(r *ChainReadiness, up *vocab.Upstreams) {
 	r.Indexing = &st
 	var code *problem.Code
 	switch st.State {
-	case graphnode.IndexingFailed:
+	case vocab.IndexingFailed:
 		code = problem.SubgraphIndexingError
-	case graphnode.IndexingSynced:
+	case vocab.IndexingSynced:
 		return
 	default:
 		code = problem.SubgraphLagging

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 )
@@ -17,14 +16,14 @@ func TestReadinessFollowsTheIndexer(t *testing.T) {
 		state string
 		want  *problem.Code
 	}{
-		{graphnode.IndexingStarting, problem.SubgraphLagging},
-		{graphnode.IndexingBehind, problem.SubgraphLagging},
-		{graphnode.IndexingFailed, problem.SubgraphIndexingError},
-		{graphnode.IndexingSynced, nil},
+		{vocab.IndexingStarting, problem.SubgraphLagging},
+		{vocab.IndexingBehind, problem.SubgraphLagging},
+		{vocab.IndexingFailed, problem.SubgraphIndexingError},
+		{vocab.IndexingSynced, nil},
 	} {
-		st := graphnode.Indexing{ChainID: 1, State: c.state, Block: 99, ChainHead: 100, Error: "block 7 log 0: HandlerV2.handleSwap: boom"}
+		st := vocab.Indexing{ChainID: 1, State: c.state, Block: 99, ChainHead: 100, Error: "block 7 log 0: HandlerV2.handleSwap: boom"}
 		r := ChainReadiness{ChainID: 1, Configured: true}
-		indexing(&r, &vocab.Upstreams{Indexing: func() graphnode.Indexing { return st }})
+		indexing(&r, &vocab.Upstreams{Indexing: func() vocab.Indexing { return st }})
 		if r.Indexing == nil || *r.Indexing != st {
 			t.Errorf("%s: indexing shown as %+v", c.state, r.Indexing)
 		}
@@ -33,7 +32,7 @@ func TestReadinessFollowsTheIndexer(t *testing.T) {
 		}
 	}
 	r := ChainReadiness{Problems: []string{problem.SubgraphLagging.Name()}}
-	indexing(&r, &vocab.Upstreams{Indexing: func() graphnode.Indexing { return graphnode.Indexing{State: graphnode.IndexingBehind} }})
+	indexing(&r, &vocab.Upstreams{Indexing: func() vocab.Indexing { return vocab.Indexing{State: vocab.IndexingBehind} }})
 	if len(r.Problems) != 1 {
 		t.Errorf("a lag already named is named twice: %v", r.Problems)
 	}

@@ -4,7 +4,9 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,4 +65,28 @@ func imports(t *testing.T, dir string) map[string]string {
 		}
 	}
 	return out
+}
+
+// TestUseCasesImportNoIndexEngine: the use cases and the HTTP layer know
+// nothing of the Graph Node emulator or the index behind it (the
+// indexer's status reaches readiness as vocab.Indexing, filled by
+// internal/app), so the index can change engine without touching them.
+func TestUseCasesImportNoIndexEngine(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	if _, err := exec.LookPath(goTool); err != nil {
+		t.Skipf("no go tool to list the packages' imports with (not on PATH, not at %s)", goTool)
+	}
+	out, err := exec.Command(goTool, "list", "-deps", "./...", "../../gateway").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	const engine = "github.com/clamm-gateway/clamm-gateway/internal/graphnode"
+	for _, pkg := range strings.Fields(string(out)) {
+		if pkg == engine || strings.HasPrefix(pkg, engine+"/") {
+			t.Errorf("internal/service or gateway imports %s", pkg)
+		}
+	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
-	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -138,7 +137,7 @@ type Upstreams struct {
 	// Indexing, set on a chain the gateway indexes itself, says where its
 	// indexer stands: readiness shows it and stays unready until it has
 	// reached the head.
-	Indexing func() graphnode.Indexing
+	Indexing func() Indexing
 	// Mode is how the chain is served (config.ModeDemo, ...): readiness
 	// shows it, so an operator sees which data a chain answers from.
 	Mode string
