@@ -49,7 +49,7 @@ func TestEveryEndpointStatesItsStream(t *testing.T) {
 			t.Errorf("%s (%s): streamed %v, but its stream opener set %v", e.path, e.operation, e.stream == streams, e.open != nil)
 		}
 	}
-	o := DefaultOptions(service.New(map[uint64]*service.Upstreams{42161: {}}))
+	o := DefaultOptions(service.New(map[uint64]*vocab.Upstreams{42161: {}}))
 	WithExampleEndpoint(&o)
 	o.extra[len(o.extra)-1].stream = unstatedStream
 	if _, err := New(o); err == nil || !strings.Contains(err.Error(), PathExample) {
