@@ -42,6 +42,8 @@ func statusOf(k problem.Kind) int {
 		return http.StatusRequestHeaderFieldsTooLarge
 	case problem.KindClientClosed:
 		return StatusClientClosed
+	case problem.KindBodyTooLarge:
+		return http.StatusRequestEntityTooLarge
 	default:
 		return http.StatusInternalServerError
 	}

@@ -101,6 +101,15 @@ var (
 	QuoteTimeout               = declare("QUOTE_TIMEOUT", KindUpstreamTimeout, "the quote source did not answer in time")
 )
 
+// Why a signed limit order is not accepted, listed or cancelled.
+var (
+	OrderNotFillable  = declare("ORDER_NOT_FILLABLE", KindUnprocessable, "the chain says the signed order could not be filled: the maker does not own the option or lacks the allowance, the limit-orders contract is not its exercise delegate, or the order was filled or cancelled on chain")
+	OrderBookFull     = declare("ORDER_BOOK_FULL", KindRateLimited, "the maker already keeps as many open orders on the chain as the book allows per maker")
+	OrderNotFound     = declare("ORDER_NOT_FOUND", KindNotFound, "the book holds no such order")
+	OrderNotCancelled = declare("ORDER_NOT_CANCELLED", KindUnprocessable, "(hosted delete) the order is not cancelled on chain yet: send the cancel first")
+	BodyTooLarge      = declare("BODY_TOO_LARGE", KindBodyTooLarge, "the request body is over the route's bound (16 KiB for an order)")
+)
+
 // The subgraph and the RPC node.
 var (
 	SubgraphError         = declare("SUBGRAPH_ERROR", KindUpstreamError, "the subgraph answered with an error or with data that does not decode (GraphQL errors in an HTTP 200 included)")

@@ -55,6 +55,7 @@ const (
 	KindUpstreamTimeout                 // 504: an upstream did not answer in time
 	KindHeaderTooLarge                  // 431: the request's header fields are over the gateway's bound
 	KindClientClosed                    // 499 in logs and metrics: the client went away; nothing is sent
+	KindBodyTooLarge                    // 413: a request body over the route's bound
 )
 
 // Error is what every layer returns. Code is one of the catalogue's

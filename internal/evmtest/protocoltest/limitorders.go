@@ -11,6 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 )
 
 // The limit-orders contract's flags (stryke-xyz/clamm OrderLib).
@@ -21,22 +23,12 @@ const (
 	BuyFlag        uint32 = 0x200
 )
 
-// LimitOrder is the contract's Order tuple.
-type LimitOrder struct {
-	CreatedAt *big.Int
-	Deadline  *big.Int
-	Maker     common.Address
-	Validator common.Address
-	Flags     uint32
-	Data      []byte
-}
-
-// LimitSig is the contract's Signature tuple (r, s, v in that order).
-type LimitSig struct {
-	R [32]byte
-	S [32]byte
-	V uint8
-}
+// LimitOrder is the contract's Order tuple, LimitSig its Signature
+// (r, s, v in that order): the gateway's own types (package contracts).
+type (
+	LimitOrder = contracts.LimitOrder
+	LimitSig   = contracts.LimitSig
+)
 
 // DeployLimitOrders deploys the limit-orders contract (sol/LimitOrders.sol).
 func (p *Protocol) DeployLimitOrders() common.Address {
@@ -132,11 +124,6 @@ func (p *Protocol) SignOrder(a *Account, o LimitOrder) LimitSig {
 		p.Chain.T.Fatal(err)
 	}
 	return s
-}
-
-// Bytes is r ‖ s ‖ v, the 65-byte form wallets return.
-func (s LimitSig) Bytes() []byte {
-	return append(append(append([]byte{}, s.R[:]...), s.S[:]...), s.V)
 }
 
 // ExerciseOrder is a take-profit: SELL + MARKET_FILL on option id of the

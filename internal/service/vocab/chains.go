@@ -95,6 +95,7 @@ type Chain interface {
 	DelegateReader
 	Prober
 	ChainChecker
+	OrderReader
 	// Holdings reads liquidity providers' positions (its own cache of the
 	// pools' tokens).
 	Holdings() *chain.HoldingsReader
@@ -182,6 +183,15 @@ type PositionReader interface {
 	Positions(ctx context.Context, market common.Address, ids []*big.Int) ([]chain.PositionResult, error)
 	SimulateSequence(ctx context.Context, owner, market common.Address, p clamm.ExerciseParams) ([]chain.LegOutcome, error)
 	SimulateExercise(ctx context.Context, from, market common.Address, data []byte) (*big.Int, error)
+}
+
+// OrderReader reads what decides a signed limit order's fate: the
+// contract's used mark, the option's owner and expiry, the maker's
+// delegation or allowance (one aggregate3), and the contract's fill and
+// cancel events (package chain).
+type OrderReader interface {
+	OrderStates(ctx context.Context, qs []chain.OrderQuery) (int64, []chain.OrderState, error)
+	OrderEvents(ctx context.Context, contract common.Address, from, to uint64) ([]chain.OrderEvent, error)
 }
 
 // Chains are the served chains' upstreams by chain id: every side looks

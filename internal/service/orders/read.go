@@ -1,0 +1,275 @@
+package orders
+
+import (
+	"context"
+	"encoding/json"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+)
+
+// An order's status, as the chain has it when the book is read.
+const (
+	StatusOpen      = "open"      // it would pass the contract's checks now (profit aside)
+	StatusFilled    = "filled"    // a fill event of the contract names it
+	StatusCancelled = "cancelled" // a cancel event names it
+	StatusExpired   = "expired"   // its deadline (or the option's expiry) has passed
+	StatusInvalid   = "invalid"   // the chain moved under it: reason says how
+)
+
+// Statuses lists the statuses a client may filter by.
+var Statuses = []string{StatusOpen, StatusFilled, StatusCancelled, StatusExpired, StatusInvalid}
+
+// Closure is how the chain closed an order: its fill or cancel event.
+type Closure struct {
+	Status     string `json:"status"`
+	Event      string `json:"event"`
+	Tx         string `json:"tx"`
+	Block      uint64 `json:"block"`
+	Commission string `json:"commission,omitempty"`
+	Executor   string `json:"executor,omitempty"`
+}
+
+// View is an order as the book shows it.
+type View struct {
+	ChainID      uint64      `json:"chainId"`
+	Hash         string      `json:"hash"`
+	Kind         Kind        `json:"kind"`
+	Status       string      `json:"status"`
+	Reason       string      `json:"reason,omitempty"`
+	Maker        string      `json:"maker"`
+	OptionMarket string      `json:"optionMarket"`
+	TokenID      string      `json:"tokenId,omitempty"`
+	MinProfit    string      `json:"minProfit,omitempty"`
+	Order        SignedOrder `json:"order"`
+	V            uint8       `json:"v"`
+	R            string      `json:"r"`
+	S            string      `json:"s"`
+	AcceptedAt   int64       `json:"acceptedAt"`
+	Closed       *Closure    `json:"closed,omitempty"`
+}
+
+// viewOf renders a record; live is the chain's verdict on an order the
+// chain has not closed (nil: open as far as the book knows).
+func (s *Orders) viewOf(rec Record, live *verdict) View {
+	var so SignedOrder
+	_ = json.Unmarshal(rec.Body, &so) // written by record(): it decodes
+	v := View{ChainID: rec.ChainID, Hash: rec.Hash.Hex(), Kind: rec.Kind, Status: StatusOpen, Maker: rec.Maker.Hex(),
+		OptionMarket: rec.Market.Hex(), TokenID: rec.TokenID, Order: so, AcceptedAt: rec.AcceptedAt}
+	if sig, err := ParseSignature(so.Signature); err == nil {
+		v.V, v.R, v.S = sig.V, hexutil.Encode(sig.R[:]), hexutil.Encode(sig.S[:])
+	}
+	if rec.Kind == KindExercise {
+		if data, err := hexutil.Decode(so.Data); err == nil {
+			if minProfit, _, _, err := contracts.DecodeExerciseData(data); err == nil {
+				v.MinProfit = minProfit.String()
+			}
+		}
+	}
+	if rec.Closed != nil {
+		var c Closure
+		if json.Unmarshal(rec.Closed, &c) == nil {
+			v.Closed, v.Status = &c, c.Status
+		}
+		return v
+	}
+	if live != nil {
+		v.Status, v.Reason = live.status, live.reason
+	}
+	return v
+}
+
+type verdict struct{ status, reason string }
+
+// ListRequest selects a chain's orders: a maker's or a market's, and of
+// one status when Status is set.
+type ListRequest struct {
+	ChainID uint64
+	User    *common.Address
+	Market  *common.Address
+	TokenID string
+	Status  string
+}
+
+// List reads the book and judges each order the chain has not closed at
+// the answer's block: a fill or cancel is found in the contract's events
+// (and kept, so it is looked for once); a transfer of the option, a
+// revoked delegate or allowance, a passed deadline move an order out of
+// open at the first block that shows it.
+func (s *Orders) List(ctx context.Context, req ListRequest) ([]View, error) {
+	up, err := s.contractOf(req.ChainID)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := s.repo.List(ctx, Filter{ChainID: req.ChainID, Maker: req.User, Market: req.Market, TokenID: req.TokenID})
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	verdicts, err := s.judge(ctx, up.Config.LimitOrders, recs)
+	if err != nil {
+		return nil, err
+	}
+	out := []View{}
+	for i, rec := range recs {
+		v := s.viewOf(rec, verdicts[i])
+		if req.Status == "" || v.Status == req.Status {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// judge reads the chain state of every record not closed (one aggregate3)
+// and, for those the contract marks used, finds their closing events.
+func (s *Orders) judge(ctx context.Context, contract common.Address, recs []Record) ([]*verdict, error) {
+	out := make([]*verdict, len(recs))
+	var qs []chain.OrderQuery
+	var idx []int
+	var ords []Order
+	for i, rec := range recs {
+		if rec.Closed != nil || rec.Contract != contract {
+			continue
+		}
+		q, o, err := s.queryOf(ctx, rec)
+		if err != nil {
+			return nil, err
+		}
+		qs, idx, ords = append(qs, q), append(idx, i), append(ords, o)
+	}
+	if len(qs) == 0 {
+		return out, nil
+	}
+	up := s.chains[recs[0].ChainID]
+	now, states, err := up.Chain.OrderStates(ctx, qs)
+	if err != nil {
+		return nil, err
+	}
+	var used []int
+	for j, st := range states {
+		if st.Used {
+			used = append(used, idx[j])
+			continue
+		}
+		out[idx[j]] = liveVerdict(recs[idx[j]], ords[j], now, st)
+	}
+	if err := s.closeUsed(ctx, contract, recs, used, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// queryOf is the chain question of a stored order.
+func (s *Orders) queryOf(ctx context.Context, rec Record) (chain.OrderQuery, Order, error) {
+	var so SignedOrder
+	if err := json.Unmarshal(rec.Body, &so); err != nil {
+		return chain.OrderQuery{}, Order{}, problem.Wrap(problem.Overloaded, err, "the order book holds an order it cannot read")
+	}
+	o, err := orderFields(so)
+	if err != nil {
+		return chain.OrderQuery{}, Order{}, err
+	}
+	q := chain.OrderQuery{Contract: rec.Contract, StructHash: rec.Hash, Maker: rec.Maker, Market: rec.Market}
+	if rec.Kind == KindExercise {
+		q.TokenID, _ = new(big.Int).SetString(rec.TokenID, 10)
+		return q, o, nil
+	}
+	p, err := contracts.DecodePurchaseData(o.Data)
+	if err != nil {
+		return chain.OrderQuery{}, Order{}, err
+	}
+	info, err := s.chains[rec.ChainID].Chain.Market(ctx, rec.Market)
+	if err != nil {
+		return chain.OrderQuery{}, Order{}, err
+	}
+	q.Premium = info.PutAsset.Address
+	if p.IsCall {
+		q.Premium = info.CallAsset.Address
+	}
+	return q, o, nil
+}
+
+// liveVerdict judges an order the contract does not mark used.
+func liveVerdict(rec Record, o Order, now int64, st chain.OrderState) *verdict {
+	if o.Deadline.Cmp(big.NewInt(now)) < 0 {
+		return &verdict{StatusExpired, "the deadline has passed"}
+	}
+	if rec.Kind == KindPurchase {
+		p, _ := contracts.DecodePurchaseData(o.Data)
+		need := new(big.Int).Add(p.MaxCostAllowance, p.Commission)
+		if st.Allowance.Cmp(need) < 0 {
+			return &verdict{StatusInvalid, "the maker's allowance to LimitOrders is below maxCostAllowance + comission"}
+		}
+		if st.Balance.Cmp(need) < 0 {
+			return &verdict{StatusInvalid, "the maker's balance of the premium token is below maxCostAllowance + comission"}
+		}
+		return &verdict{StatusOpen, ""}
+	}
+	switch {
+	case st.Owner == (common.Address{}):
+		return &verdict{StatusInvalid, "the option no longer exists (exercised whole or burnt)"}
+	case st.Owner != rec.Maker:
+		return &verdict{StatusInvalid, "the option was transferred: its owner is " + st.Owner.Hex()}
+	case st.Expiry < now:
+		return &verdict{StatusExpired, "the option has expired"}
+	case !st.Delegated:
+		return &verdict{StatusInvalid, "the maker revoked LimitOrders as its exercise delegate on the market"}
+	}
+	return &verdict{StatusOpen, ""}
+}
+
+// closeUsed finds the fill or cancel event of each used order (from the
+// earliest acceptance block among them to the head) and keeps it.
+func (s *Orders) closeUsed(ctx context.Context, contract common.Address, recs []Record, used []int, out []*verdict) error {
+	if len(used) == 0 {
+		return nil
+	}
+	up := s.chains[recs[used[0]].ChainID]
+	from := recs[used[0]].AcceptedBlock
+	for _, i := range used {
+		from = min(from, recs[i].AcceptedBlock)
+	}
+	head, err := up.Chain.BlockNumber(ctx)
+	if err != nil {
+		return err
+	}
+	evs, err := up.Chain.OrderEvents(ctx, contract, from, head)
+	if err != nil {
+		return err
+	}
+	byHash := map[common.Hash]chain.OrderEvent{}
+	for _, ev := range evs {
+		byHash[StructHash(ev.Order)] = ev
+	}
+	for _, i := range used {
+		ev, ok := byHash[recs[i].Hash]
+		if !ok { // used, but its event is not in the range read (a node behind): say so, keep nothing
+			out[i] = &verdict{StatusInvalid, "the contract marks the order used, but no fill or cancel event was found since it was accepted"}
+			continue
+		}
+		c := closureOf(ev)
+		raw, _ := json.Marshal(c)
+		if err := s.repo.Close(ctx, recs[i].ChainID, recs[i].Hash, raw); err != nil {
+			return storeErr(err)
+		}
+		recs[i].Closed = raw
+	}
+	return nil
+}
+
+func closureOf(ev chain.OrderEvent) Closure {
+	c := Closure{Status: StatusFilled, Event: ev.Event, Tx: ev.Tx.Hex(), Block: ev.Block}
+	if ev.Event == "LogOrderCancelled" {
+		c.Status = StatusCancelled
+		return c
+	}
+	if ev.Commission != nil {
+		c.Commission = ev.Commission.String()
+	}
+	c.Executor = ev.Executor.Hex()
+	return c
+}
