@@ -107,7 +107,7 @@ func indexingOf(idx Index) func() vocab.Indexing {
 			state = st.State
 		}
 		return vocab.Indexing{ChainID: st.ChainID, State: state, StartBlock: st.StartBlock,
-			Block: st.Block, ChainHead: st.ChainHead, Error: st.Error}
+			Block: st.Block, ChainHead: st.ChainHead, Error: st.Error, Stalled: st.Stalled, StoreError: st.StoreError}
 	}
 }
 

@@ -23,9 +23,11 @@ func TestIndexingReachesTheUseCasesAsTheirOwnType(t *testing.T) {
 		graphnode.IndexingStarting: "starting", graphnode.IndexingBehind: "indexing",
 		graphnode.IndexingSynced: "synced", graphnode.IndexingFailed: "failed", "paused": "paused",
 	} {
-		in := graphnode.Indexing{ChainID: 42161, State: state, StartBlock: 3, Block: 9, ChainHead: 12, Error: "block 7: no"}
+		in := graphnode.Indexing{ChainID: 42161, State: state, StartBlock: 3, Block: 9, ChainHead: 12, Error: "block 7: no",
+			Stalled: true, StoreError: "Store error: disk I/O error"}
 		got := indexingOf(statusIndex{in})()
-		exp := vocab.Indexing{ChainID: 42161, State: want, StartBlock: 3, Block: 9, ChainHead: 12, Error: "block 7: no"}
+		exp := vocab.Indexing{ChainID: 42161, State: want, StartBlock: 3, Block: 9, ChainHead: 12, Error: "block 7: no",
+			Stalled: true, StoreError: "Store error: disk I/O error"}
 		if got != exp {
 			t.Errorf("state %q: got %+v, want %+v", state, got, exp)
 		}

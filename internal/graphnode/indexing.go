@@ -18,6 +18,14 @@ type Indexing struct {
 	// Error is why indexing stopped, or the last transient failure it is
 	// retrying past.
 	Error string `json:"error,omitempty"`
+	// Stalled: indexing has not got past a failure for a while (the
+	// indexer's StallAfter), Error saying which: not ready, whatever the
+	// state.
+	Stalled bool `json:"stalled,omitempty"`
+	// StoreError is the store's last failed read (a damaged file, a disk
+	// error): queries of the index fail, so it is not ready. A damaged
+	// file's stays until a restart (which refuses the file).
+	StoreError string `json:"storeError,omitempty"`
 }
 
 // The states of Indexing.

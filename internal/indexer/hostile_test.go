@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer"
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer/indexertest"
@@ -396,4 +399,61 @@ func TestS13SourceGivenTwiceIsIndexedFromTheEarliest(t *testing.T) {
 	defer ix.Close()
 	runUntilSynced(t, ix, c)
 	sameAsFresh(t, "with the source given twice", ix, c)
+}
+
+// S15: a store damaged while the gateway was down (64 KiB of garbage
+// written in its middle) is refused at start naming the file, where it
+// opened and then failed every query; a store that fails a read while
+// serving says so in Status (StoreError: /readyz not ready).
+func TestS15DamagedStoreIsRefusedAndFailedReadsAreNotReady(t *testing.T) {
+	c, h := newChain(t, 3000)
+	history(t, c, h, 100, 2500, 1)
+	path := filepath.Join(t.TempDir(), "a.sqlite")
+	ix := open(t, c, path, indexer.Options{})
+	runUntilSynced(t, ix, c)
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := f.Stat()
+	garbage := make([]byte, 64<<10)
+	rng := rand.New(rand.NewPCG(5, 11)) // a fixed seed: the same damage each run
+	for i := range garbage {
+		garbage[i] = byte(rng.Uint32())
+	}
+	if _, err := f.WriteAt(garbage, fi.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err = indexer.Open(context.Background(), indexer.Options{ChainID: chainID, RPC: dial(t, c, 0), Path: path, Sources: sources})
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "damaged") {
+		t.Fatalf("a damaged store opened: %v", err)
+	}
+
+	_, _, _, served := syncedBehind(t)
+	if st := served.Status(); st.StoreError != "" {
+		t.Fatalf("a store error before any failed: %+v", st)
+	}
+	_ = served.Store().Close() // every read fails from now on
+	if r := served.Query(graphnode.Request{Query: `{ strikes { id } }`}); len(r.Errors) == 0 {
+		t.Fatal("a closed store answered")
+	}
+	if st := served.Status(); !strings.Contains(st.StoreError, "Store error") {
+		t.Errorf("a failed read not in the status: %+v", st)
+	}
+}
+
+// Readiness: an index whose steps keep failing says it is stalled once
+// StallAfter has passed, and stops saying so once a step succeeds.
+func TestStalledIndexSaysSo(t *testing.T) {
+	c, node, ix := freshBehind(t, indexer.Options{StallAfter: 50 * time.Millisecond}, func(f *indexertest.Faults) { f.ErrKiB = 1 })
+	r := start(ix)
+	eventually.True(t, "the index stalled", func() bool { return ix.Status().Stalled })
+	node.Set(func(f *indexertest.Faults) { f.ErrKiB = 0 })
+	synced(t, ix, c)
+	eventually.True(t, "no longer stalled", func() bool { return !ix.Status().Stalled })
+	r.stop(t)
 }

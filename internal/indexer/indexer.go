@@ -36,6 +36,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/sqlstore"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
@@ -84,6 +85,9 @@ type Options struct {
 	Progress time.Duration
 	// CallTimeout bounds each call to the node (0: 60 s).
 	CallTimeout time.Duration
+	// StallAfter is how long failures may go on before Status says the
+	// index is stalled (0: 30 polls, at least a minute).
+	StallAfter time.Duration
 	// Redact, if set, cleans every error text the indexer logs or reports
 	// (transport errors quote the node's URL, which may hold a key).
 	Redact func(string) string
@@ -124,7 +128,11 @@ type Indexer struct {
 
 	mu     sync.Mutex
 	status Status
-	stats  stats
+	// okAt is when a step last succeeded (Status's Stalled); storeErr the
+	// store's last failed read (Query).
+	okAt     time.Time
+	storeErr string
+	stats    stats
 	// closeRPC, if set, closes the node's client (ForChain dialled it).
 	closeRPC func()
 	// idle counts the steps that found nothing new (pruning's clock).
@@ -191,6 +199,9 @@ func Open(ctx context.Context, o Options) (*Indexer, error) {
 		callRetries: callRetries}}
 	ix.size = sizer{min: 1, max: o.MaxRange, small: 1000}
 	ix.size.size.Store(o.Range)
+	if err := sqlstore.Check(ctx, o.Path); err != nil {
+		return nil, fmt.Errorf("%w: move it away or delete it, and the chain is indexed again from the start", err)
+	}
 	st, reset, err := sqlstore.Open(o.Path, schema, identity(o.ChainID, m, sources))
 	if err != nil {
 		return nil, err
@@ -208,6 +219,7 @@ func Open(ctx context.Context, o Options) (*Indexer, error) {
 		return nil, err
 	}
 	ix.status = Status{ChainID: o.ChainID, State: StateStarting, StartBlock: ix.start}
+	ix.okAt = time.Now()
 	if h, ok, err := st.Head(ctx); err == nil && ok {
 		ix.status.Block = h.Number
 	}
@@ -245,6 +257,9 @@ func withDefaults(o Options) Options {
 	}
 	if o.Redact == nil {
 		o.Redact = func(s string) string { return s }
+	}
+	if o.StallAfter <= 0 {
+		o.StallAfter = max(30*o.Poll, time.Minute)
 	}
 	return o
 }
@@ -319,11 +334,23 @@ func (ix *Indexer) Close() error {
 	return ix.store.Close()
 }
 
-// Status is the indexer's state now.
+// Status is the indexer's state now: stalled once its steps have failed
+// for longer than Options.StallAfter, with the store's last failed read.
 func (ix *Indexer) Status() Status {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	return ix.status
+	st := ix.status
+	st.Stalled = st.State != StateFailed && time.Since(ix.okAt) > ix.opts.StallAfter
+	st.StoreError = ix.storeErr
+	return st
+}
+
+// stepped notes a step that succeeded.
+func (ix *Indexer) stepped() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.okAt = time.Now()
+	ix.status.Error = ""
 }
 
 func (ix *Indexer) setStatus(f func(*Status)) {
@@ -332,8 +359,31 @@ func (ix *Indexer) setStatus(f func(*Status)) {
 	f(&ix.status)
 }
 
-// Query answers a GraphQL request from the store, as Graph Node would.
-func (ix *Indexer) Query(req graphnode.Request) graphnode.Response { return ix.store.Query(req) }
+// Query answers a GraphQL request from the store, as Graph Node would. A
+// read the store fails (Graph Node's "Store error") is kept for Status:
+// a store that cannot answer is not ready.
+func (ix *Indexer) Query(req graphnode.Request) graphnode.Response {
+	r := ix.store.Query(req)
+	failed := ""
+	for _, e := range r.Errors {
+		if strings.HasPrefix(e.Message, "Store error") {
+			failed = problem.Scrub(e.Message)
+			break
+		}
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if failed != "" || len(r.Errors) == 0 && !damaged(ix.storeErr) {
+		ix.storeErr = failed
+	}
+	return r
+}
+
+// damaged reports a store error that a later read cannot clear: SQLite's
+// words for a damaged file (SQLITE_CORRUPT, SQLITE_NOTADB).
+func damaged(msg string) bool {
+	return strings.Contains(msg, "malformed") || strings.Contains(msg, "not a database") || strings.Contains(msg, "corrupt")
+}
 
 // QueryContext is Query on the request's context: the store stops
 // reading when it ends.

@@ -33,7 +33,7 @@ func (ix *Indexer) Run(ctx context.Context) error {
 		}
 		if err == nil {
 			r = retries{}
-			ix.setStatus(func(s *Status) { s.Error = "" })
+			ix.stepped()
 			continue
 		}
 		msg := ix.clean(err)
@@ -65,14 +65,17 @@ func (ix *Indexer) clean(err error) string {
 // the first few times the chain changed while read; at least the node's
 // Retry-After.
 type retries struct {
-	pause   time.Duration
-	changed int
+	pause          time.Duration
+	changed, waits int
 }
 
 func (r *retries) next(err error, poll time.Duration) (time.Duration, slog.Level) {
 	var backoff *problem.BackoffError
 	switch {
 	case errors.Is(err, errNoBlock):
+		if r.waits++; r.waits > 1 {
+			return poll, slog.LevelDebug // said once, shown in Status
+		}
 		return poll, slog.LevelInfo
 	case errors.Is(err, errChanged) && r.changed < 3:
 		r.changed++

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 
@@ -68,28 +69,38 @@ func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainRe
 // SUBGRAPH_INDEXING_ERROR (its error says at which block, handler and
 // why), one that has not reached the head yet SUBGRAPH_LAGGING whatever
 // the lag bound, so a load balancer sends nothing to a replica still
-// backfilling.
+// backfilling; so is one stalled on a failure it keeps retrying. A store
+// that failed a read is SUBGRAPH_ERROR, and a node behind the index (a
+// replica still syncing: the chain's reads at the index's block fail)
+// RPC_UNAVAILABLE.
 func indexing(r *ChainReadiness, up *vocab.Upstreams) {
 	if up.Indexing == nil {
 		return
 	}
 	st := up.Indexing()
 	r.Indexing = &st
-	var code *problem.Code
+	var codes []*problem.Code
 	switch st.State {
 	case vocab.IndexingFailed:
-		code = problem.SubgraphIndexingError
+		codes = append(codes, problem.SubgraphIndexingError)
 	case vocab.IndexingSynced:
-		return
 	default:
-		code = problem.SubgraphLagging
+		codes = append(codes, problem.SubgraphLagging)
 	}
-	for _, p := range r.Problems {
-		if p == code.Name() {
-			return
+	if st.Stalled {
+		codes = append(codes, problem.SubgraphLagging)
+	}
+	if st.StoreError != "" {
+		codes = append(codes, problem.SubgraphError)
+	}
+	if st.State == vocab.IndexingSynced && st.ChainHead < st.Block {
+		codes = append(codes, problem.RPCUnavailable)
+	}
+	for _, code := range codes {
+		if !slices.Contains(r.Problems, code.Name()) {
+			r.Problems = append(r.Problems, code.Name())
 		}
 	}
-	r.Problems = append(r.Problems, code.Name())
 }
 
 // probe checks one chain.

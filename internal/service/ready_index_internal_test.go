@@ -31,6 +31,22 @@ func TestReadinessFollowsTheIndexer(t *testing.T) {
 			t.Errorf("%s: problems %v, want %v", c.state, r.Problems, c.want)
 		}
 	}
+	// Attack 5: a synced index whose store fails reads (S15), which has
+	// stalled on a failure, or whose node is behind it (S2) is not ready.
+	for what, c := range map[string]struct {
+		st   vocab.Indexing
+		want *problem.Code
+	}{
+		"store error": {vocab.Indexing{State: vocab.IndexingSynced, Block: 100, ChainHead: 100, StoreError: "Store error: sqlite3: database disk image is malformed"}, problem.SubgraphError},
+		"stalled":     {vocab.Indexing{State: vocab.IndexingSynced, Block: 100, ChainHead: 120, Stalled: true, Error: "eth_getLogs: 502"}, problem.SubgraphLagging},
+		"node behind": {vocab.Indexing{State: vocab.IndexingSynced, Block: 30010, ChainHead: 50, Error: "the node has no block 30010 yet"}, problem.RPCUnavailable},
+	} {
+		r := ChainReadiness{ChainID: 1, Configured: true}
+		indexing(&r, &vocab.Upstreams{Indexing: func() vocab.Indexing { return c.st }})
+		if !slices.Equal(r.Problems, []string{c.want.Name()}) {
+			t.Errorf("%s: problems %v, want %v", what, r.Problems, c.want)
+		}
+	}
 	r := ChainReadiness{Problems: []string{problem.SubgraphLagging.Name()}}
 	indexing(&r, &vocab.Upstreams{Indexing: func() vocab.Indexing { return vocab.Indexing{State: vocab.IndexingBehind} }})
 	if len(r.Problems) != 1 {

@@ -20,6 +20,12 @@ type Indexing struct {
 	// Error is why indexing stopped, or the last transient failure it is
 	// retrying past.
 	Error string `json:"error,omitempty"`
+	// Stalled: indexing has not got past a failure for a while, Error
+	// saying which: not ready, whatever the state.
+	Stalled bool `json:"stalled,omitempty"`
+	// StoreError is the index's last failed read (a damaged file, a disk
+	// error): its queries fail, so it is not ready.
+	StoreError string `json:"storeError,omitempty"`
 }
 
 // The states of Indexing.
