@@ -93,7 +93,7 @@ func startGateway(bin string, environ []string, stdout, stderr io.Writer) (*gate
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), environ...)
 	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	endsWithUs(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

@@ -24,6 +24,7 @@ import (
 )
 
 func main() {
+	endWithParent()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var err error
