@@ -55,7 +55,7 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 	p := problem.As(err)
 	exchangeOf(w).err = err
 	status := statusOf(p.Kind())
-	msg := s.clientMessage(p)
+	msg := s.clientMessage(exchangeOf(w).route, p)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
@@ -70,13 +70,13 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 	_, _ = w.Write(body)
 }
 
-// clientMessage is what a client is told of p: its message and any hint
-// for its code; an internal error's cause never leaves the log.
-func (s *Server) clientMessage(p *problem.Error) string {
+// clientMessage is what a client is told of p on route: its message and
+// any hint for its code; an internal error's cause never leaves the log.
+func (s *Server) clientMessage(route string, p *problem.Error) string {
 	if p.Kind() == problem.KindInternal {
 		return "internal error"
 	}
-	if hint := s.opts.Hints[p.Code]; hint != "" {
+	if hint := s.hint(route, p.Code); hint != "" {
 		return p.Message + "; " + hint
 	}
 	return p.Message
@@ -85,8 +85,18 @@ func (s *Server) clientMessage(p *problem.Error) string {
 // errorJSON is err's JSON error body, for a stream's error event.
 func (s *Server) errorJSON(err error) []byte {
 	p := problem.As(err)
-	body, _ := marshal(errorBody{Error: errorDetail{Code: p.Code.Name(), Message: s.clientMessage(p), Param: p.Param}})
+	body, _ := marshal(errorBody{Error: errorDetail{Code: p.Code.Name(), Message: s.clientMessage("", p), Param: p.Param}})
 	return body
+}
+
+// hint is the advice added to a code's message on route.
+func (s *Server) hint(route string, c *problem.Code) string {
+	if s.opts.RouteHint != nil {
+		if h := s.opts.RouteHint(route, c); h != "" {
+			return h
+		}
+	}
+	return s.opts.Hints[c]
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {

@@ -41,6 +41,10 @@ type Options struct {
 	// configure an upstream, say): the error vocabulary itself knows nothing
 	// of deployment, the composition root does.
 	Hints map[*problem.Code]string
+	// RouteHint, if set, gives a code's advice for one route (its
+	// template), replacing Hints' for that code when not "": the demo's
+	// NOT_RECORDED names the values it holds for the route asked.
+	RouteHint func(route string, code *problem.Code) string
 	// ServeHint, if set, tells how a chain configured without upstreams
 	// would be served; it is added to the 400 refusing such a chain.
 	ServeHint func(chainID uint64) string

@@ -167,7 +167,7 @@ func logStart(logger *slog.Logger, cfg *config.Config, modes map[uint64]string, 
 		}
 	}
 	for _, name := range cfg.UnknownVariables(environ) {
-		logger.Warn("a CLAMM_ variable that sets nothing (misspelt? docs/configuration.md lists every one)", "variable", name)
+		logger.Warn("a CLAMM_ variable that sets nothing ("+config.UnknownHint(name)+")", "variable", name)
 	}
 }
 
@@ -238,13 +238,13 @@ const demoChain = 42161
 func modeLine(id uint64, mode string) string {
 	switch mode {
 	case app.ModeDemo:
-		return fmt.Sprintf("mode demo: the embedded recordings (no network); set CLAMM_CHAIN_%d_SUBGRAPH_URL and CLAMM_CHAIN_%d_RPC_URL to serve live", id, id)
+		return fmt.Sprintf("mode demo: the embedded recordings (no network); to serve live set CLAMM_CHAIN_%d_RPC_URL (an archive node: the gateway indexes it), or with it CLAMM_CHAIN_%d_SUBGRAPH_URL (a Graph Node)", id, id)
 	case app.ModeLive:
 		return "mode graph-node: live, the subgraph from its Graph Node, the chain from its RPC node"
 	case app.ModeIndexed:
 		return "mode indexed: live, indexed by the gateway itself from its RPC node (ready once caught up, see /readyz)"
 	case app.ModeNotConfigured:
-		return fmt.Sprintf("not served (set CLAMM_CHAIN_%d_MODE and its settings to serve it)", id)
+		return fmt.Sprintf("not served (set CLAMM_CHAIN_%d_RPC_URL, an archive node, to serve it indexed by the gateway; docs/configuration.md tells the other modes)", id)
 	}
 	return "mode " + mode
 }

@@ -2,6 +2,7 @@ package systemtest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -88,4 +89,76 @@ func eventTimes(v any, key string) []int64 {
 		}
 	}
 	return out
+}
+
+// A request the demo does not hold is refused naming the values it holds
+// for that route (the options chain's reaches, the quote's strikes and
+// amounts), never only the demo-wide users and options, and the live
+// modes, the RPC-only one included.
+func TestDemoNotRecordedNamesTheRoutesValues(t *testing.T) {
+	t.Parallel()
+	srv := newDemoServer(t)
+	m := "chainId=42161&optionMarket=" + demo.Market
+	for path, want := range map[string][]string{
+		"/clamm/options-chain?" + m + "&callsReach=5&putsReach=5&ttls=3600": {"for /clamm/options-chain the demo holds", "callsReach,putsReach (10,10) | (1,1) | (100,100) | (7,3) | (1000,1000)", "ttls 3600,86400 | 3600"},
+		"/clamm/purchase/quote?" + m + "&user=0x0000000000000000000000000000000000000000&type=call&strike=3004.9080590767317&ttl=86400&amount=2000000000000000000": {
+			"for /clamm/purchase/quote the demo holds", "(call,3004.9080590767317,1000000000000000000)", "ttl 86400 | 3600 | 7200 | 604800"},
+	} {
+		rec := get(t, srv, path)
+		e := decodeError(t, rec)
+		if rec.Code != http.StatusNotFound || e.Code != "NOT_RECORDED" {
+			t.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
+		}
+		for _, w := range append(want, "CLAMM_CHAIN_42161_RPC_URL (an archive node") {
+			if !strings.Contains(e.Message, w) {
+				t.Errorf("%s: the message does not name %q: %s", path, w, e.Message)
+			}
+		}
+		if strings.Contains(e.Message, "| 1000;") {
+			t.Errorf("%s: lists the refused block 1000 as held: %s", path, e.Message)
+		}
+	}
+}
+
+// What the README claims of the demo beyond the sweep's values: the
+// strikes chain at any reach, any page of any user's histories and
+// positions, an exercise prepared at any slippage through either swapper
+// (as at the sweep's slippage: the same status), each answered, none
+// NOT_RECORDED.
+func TestDemoAnswersWhatTheREADMEClaims(t *testing.T) {
+	t.Parallel()
+	srv := newDemoServer(t)
+	m := "chainId=42161&optionMarket=" + demo.Market
+	var paths []string
+	for reach := 1; reach <= 30; reach++ {
+		paths = append(paths, fmt.Sprintf("/clamm/strikes-chain?%s&callsReach=%d&putsReach=%d", m, reach, 31-reach))
+	}
+	for _, user := range []string{demo.Alice, demo.Bob, demo.Carol, demo.Dave} {
+		for _, page := range []string{"first=3&skip=1", "first=2&skip=7", "first=7&skip=0"} {
+			for _, route := range []string{"exercise/history", "purchase/history", "purchase/positions", "settlements/history"} {
+				paths = append(paths, fmt.Sprintf("/clamm/%s?%s&user=%s&%s", route, m, user, page))
+			}
+			for _, route := range []string{"deposit/history", "withdraw/history", "deposit/positions"} {
+				paths = append(paths, fmt.Sprintf("/clamm/%s?chainId=42161&user=%s&%s", route, user, page))
+			}
+		}
+	}
+	for _, p := range paths {
+		rec := get(t, srv, p)
+		// bob holds no ranges: his deposit positions are a 404 of their own
+		if rec.Code != http.StatusOK && (rec.Code != http.StatusNotFound || strings.Contains(rec.Body.String(), "NOT_RECORDED")) {
+			t.Errorf("%s: %d %s", p, rec.Code, rec.Body)
+		}
+	}
+	for _, id := range demo.OptionIDs {
+		for _, sw := range []string{"uni-v3", "1inch"} {
+			q := fmt.Sprintf("/clamm/exercise/prepare?%s&optionId=%d&swapperId=%s&slippage=", m, id, sw)
+			want := get(t, srv, q+"1").Code
+			for _, s := range []string{"0.3", "1.7", "4.25"} {
+				if rec := get(t, srv, q+s); rec.Code != want {
+					t.Errorf("%s%s: %d, at slippage 1 %d: %s", q, s, rec.Code, want, rec.Body)
+				}
+			}
+		}
+	}
 }

@@ -159,15 +159,15 @@ func TestDemoAnswersUnrecordedRequests(t *testing.T) {
 	}
 }
 
-// What the recordings cannot answer (another market) says how to serve
-// live data, as does the 400 for a chain with neither recordings nor
+// What the recordings cannot answer (another market) names the market
+// the demo holds for the route and says how to serve live data, as does the 400 for a chain with neither recordings nor
 // upstreams, naming that chain's variables.
 func TestDemoUnrecordedRequestExplainsConfiguration(t *testing.T) {
 	t.Parallel()
 	srv := newDemoServer(t)
 	rec := get(t, srv, gateway.PathStrikesChain+"?optionMarket=0x0000000000000000000000000000000000000001&chainId=42161&callsReach=7&putsReach=3")
 	e := decodeError(t, rec)
-	if rec.Code != http.StatusNotFound || e.Code != "NOT_RECORDED" || !bytes.Contains([]byte(e.Message), []byte("CLAMM_CHAIN_42161_RPC_URL")) || !bytes.Contains([]byte(e.Message), []byte("0xA11CE00000000000000000000000000000000001")) {
+	if rec.Code != http.StatusNotFound || e.Code != "NOT_RECORDED" || !bytes.Contains([]byte(e.Message), []byte("CLAMM_CHAIN_42161_RPC_URL")) || !bytes.Contains([]byte(e.Message), []byte("optionMarket "+wethUSDC)) {
 		t.Fatalf("status %d, %+v", rec.Code, e)
 	}
 	rec = get(t, srv, gateway.PathStrikesChain+"?optionMarket="+wethUSDC+"&chainId=5000&callsReach=7&putsReach=3")

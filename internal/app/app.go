@@ -298,10 +298,24 @@ func newGateway(o Options, w wired, shared gateway.SharedTier) (*gateway.Server,
 		StreamsPerClient:  cfg.StreamsPerClient,
 		StreamsMax:        cfg.StreamsMax,
 	}
+	holds := map[string]string{} // filled below, before any request
+	opts.RouteHint = func(route string, c *problem.Code) string {
+		if h := holds[route]; c == problem.NotRecorded && h != "" {
+			return h + "; " + config.LiveUpstreamsHint(demo.Chains()...)
+		}
+		return ""
+	}
 	if o.Gateway != nil {
 		o.Gateway(&opts)
 	}
-	return gateway.New(opts)
+	srv, err := gateway.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, op := range srv.Operations() {
+		holds[op.Path] = demo.HoldsFor(demo.Route{Path: op.Path, Params: op.Params, Optional: op.Optional})
+	}
+	return srv, nil
 }
 
 // Redactor is redactor for other packages' logs (the embedded indexer's).

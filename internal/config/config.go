@@ -606,7 +606,7 @@ func LiveUpstreamsHint(ids ...uint64) string {
 	}
 	vars := make([]string, len(ids))
 	for i, id := range ids {
-		vars[i] = fmt.Sprintf("CLAMM_CHAIN_%d_SUBGRAPH_URL and CLAMM_CHAIN_%d_RPC_URL", id, id)
+		vars[i] = fmt.Sprintf("CLAMM_CHAIN_%d_RPC_URL (an archive node: the gateway indexes the chain itself), or with it CLAMM_CHAIN_%d_SUBGRAPH_URL (a Graph Node)", id, id)
 	}
-	return "to serve live data set " + strings.Join(vars, ", ") + " (see docs/configuration.md)"
+	return "to serve live data set " + strings.Join(vars, "; ") + " (see docs/configuration.md; go run ./cmd/clamm-sandbox tries it on a local chain)"
 }

@@ -56,3 +56,25 @@ func (c *Config) UnknownVariables(environ []string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// UnknownHint says what would make an unknown variable (UnknownVariables)
+// set something. A per-chain variable of a chain the configuration does
+// not list (CLAMM_CHAIN_1337_RPC_URL alone) is read only once the chain
+// is in CLAMM_CHAINS: the warning says so, naming the id, since a user
+// who set only the RPC URL of a local chain saw the chain silently
+// unserved and no word of the variable that was missing.
+func UnknownHint(name string) string {
+	const misspelt = "misspelt? docs/configuration.md lists every one"
+	rest, ok := strings.CutPrefix(name, prefix+"CHAIN_")
+	id, suffix, cut := strings.Cut(rest, "_")
+	n, err := strconv.ParseUint(id, 10, 64)
+	if !ok || !cut || err != nil || n == 0 || strconv.FormatUint(n, 10) != id {
+		return misspelt
+	}
+	for _, v := range otherVariables.first {
+		if v.env == prefix+"CHAIN_<id>_"+suffix {
+			return "chain " + id + " is not configured: add it to CLAMM_CHAINS (CLAMM_CHAINS=" + id + ") to serve it from the environment"
+		}
+	}
+	return misspelt
+}

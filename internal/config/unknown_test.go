@@ -2,6 +2,7 @@ package config
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -35,5 +36,22 @@ func TestUnknownVariables(t *testing.T) {
 	}
 	if got := c.UnknownVariables([]string{"CLAMM_MY_KEY=k"}); len(got) != 0 {
 		t.Fatalf("a configured key variable reported: %v", got)
+	}
+}
+
+// A per-chain variable of a chain not listed names CLAMM_CHAINS with the
+// chain's id; anything else is taken for a misspelling.
+func TestUnknownHintNamesCLAMMChains(t *testing.T) {
+	for name, want := range map[string]string{
+		"CLAMM_CHAIN_1337_RPC_URL":     "add it to CLAMM_CHAINS (CLAMM_CHAINS=1337)",
+		"CLAMM_CHAIN_10_INDEX_SOURCES": "CLAMM_CHAINS=10",
+		"CLAMM_CHAIN_042161_RPC_URL":   "misspelt?",
+		"CLAMM_CHAIN_1337_RPCURL":      "misspelt?",
+		"CLAMM_STRIKE_TTL":             "misspelt?",
+		"CLAMM_CHAIN_X_MODE":           "misspelt?",
+	} {
+		if got := UnknownHint(name); !strings.Contains(got, want) {
+			t.Errorf("UnknownHint(%s) = %q, want it to contain %q", name, got, want)
+		}
 	}
 }

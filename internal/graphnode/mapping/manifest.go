@@ -128,7 +128,7 @@ func ForChain(chainID uint64) (*Manifest, error) {
 			return Network(name)
 		}
 	}
-	return nil, fmt.Errorf("subgraph/networks.json has no network of chain %d", chainID)
+	return nil, fmt.Errorf("subgraph/networks.json has no network of chain %d: name what to index with CLAMM_CHAIN_%d_INDEX_SOURCES=<data source>:<0x address>@<start block> (a local chain or a fork: docs/configuration.md)", chainID, chainID)
 }
 
 type registryNetwork struct {
