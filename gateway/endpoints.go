@@ -302,19 +302,20 @@ var apiEndpoints = []endpoint{
 			return res, 0, err
 		},
 	}.endpoint(),
-	// Candles are the subgraph's records (its first read): past intervals
-	// never change, the last one moves with each swap, so cached with the
-	// strikes chain's TTL as statistics are.
+	// Candles are read from the prime pool's Swap logs at the chain's head
+	// (no index holds the swaps): past intervals never change, the last
+	// one moves with each swap, so cached with the strikes chain's TTL as
+	// statistics are; a window closed for good the service keeps.
 	api[market.CandlesRequest]{
 		path: PathCandles, name: "candles", operation: "candles", params: candlesParams,
-		ttl: ttlStrikes, pin: block.SubgraphFirst, stream: streams,
+		ttl: ttlStrikes, pin: block.ChainHead, stream: streams,
 		parse: parseCandles,
 		key: func(k cacheKey, r market.CandlesRequest) cacheKey {
 			return k.uint(r.ChainID).addr(r.Market).uint(uint64(r.Seconds)).uint(uint64(r.From)).uint(uint64(r.To))
 		},
 		call: func(ctx context.Context, svc *service.Service, r market.CandlesRequest) (any, uint64, error) {
 			res, err := svc.Candles(ctx, r)
-			return res, res.Block(), err
+			return res, 0, err
 		},
 	}.endpoint(),
 }

@@ -106,6 +106,8 @@ type Reader struct {
 	// unreadable remembers markets StrikesViews found not to be option
 	// markets (strikes.go).
 	unreadable *cache.Cache[error]
+	// swaps bound the reads of pools' swaps (swaps.go).
+	swaps SwapLimits
 }
 
 // Options configure a Reader. Both durations are required: the composition
@@ -119,6 +121,9 @@ type Options struct {
 	// handler serving it, from configuration. Nil reads every pool by the
 	// two leading words all layouts share (contracts.Slot0Leading).
 	Slot0 func(pool common.Address) contracts.Slot0Layout
+	// Swaps bound how a pool's swaps are read for candles (swaps.go);
+	// zero: DefaultSwapLimits.
+	Swaps SwapLimits
 }
 
 // NewReader returns a reader over rpc. A zero or negative duration in opts is
@@ -131,7 +136,7 @@ func NewReader(c Caller, opts Options) (*Reader, error) {
 		return nil, errors.New("chain: ImmutablesTTL must be positive")
 	}
 	r := &Reader{
-		rpc: c, multicall: opts.Multicall3, timeout: opts.CallTimeout, ttl: opts.ImmutablesTTL, slot0Layout: opts.Slot0,
+		rpc: c, multicall: opts.Multicall3, timeout: opts.CallTimeout, ttl: opts.ImmutablesTTL, slot0Layout: opts.Slot0, swaps: opts.Swaps,
 		immutables: cache.New[*MarketInfo](cache.Options{MaxEntries: 4096, FillTimeout: opts.CallTimeout}),
 	}
 	r.facts, r.seenHandlers, r.unreadable = newFactCaches(opts.CallTimeout)

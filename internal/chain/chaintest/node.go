@@ -142,6 +142,8 @@ type Node struct {
 	// this estimate of Ethereum's block, and only ArbSys (0x64)
 	// arbBlockNumber answers the node's own, BlockNumber.
 	ArbitrumL1Block uint64
+	// History, when set, answers eth_getLogs (history.go).
+	History *History
 
 	requests atomic.Int64
 	calls    atomic.Int64
@@ -268,6 +270,10 @@ func (n *Node) answer(req rpcRequest) rpcResponse {
 		n.header(req, &resp)
 	case "eth_call":
 		n.ethCall(req, &resp)
+	case "eth_getLogs":
+		n.mu.Lock()
+		n.logs(req, &resp)
+		n.mu.Unlock()
 	default:
 		resp.Error = &RPCError{Code: -32601, Message: "the method " + req.Method + " does not exist/is not available"}
 	}

@@ -46,10 +46,14 @@ func marketData(t *testing.T, cfg pt.Config) {
 	ix.Sync()
 	a := statsGateway(t, p, ix, multicall, true)
 	swaps := poolSwaps(t, p)
-	first, last := swaps[0].time, swaps[len(swaps)-1].time
+	first, last := int64(0), swaps[len(swaps)-1].time
+	for i := len(swaps) - 1; i >= 0 && !swaps[i].init; i-- {
+		first = swaps[i].time // the first swap (after the pool's Initialize)
+	}
 	for name, step := range market.CandleIntervals {
-		// from before the first swap (no candle yet) to past the last,
-		// paged by window where it is more than MaxCandles intervals
+		// from before the first swap (flat at the pool's price before
+		// the window, where the pool was there) to past the last, paged
+		// by window where it is more than MaxCandles intervals
 		from, to := first-2*step+7, last+3*step
 		var got []market.Candle
 		var at uint64
@@ -101,11 +105,13 @@ type chainSwap struct {
 	sqrtP            *big.Int
 	price            *big.Int // getCurrentPricePerCallAsset at the swap's block
 	amount0, amount1 *big.Int
+	// init marks the pool's Initialize event: its first price, no swap
+	init bool
 }
 
-// poolSwaps are every Swap event of the prime pool, in chain order; each
-// block holds at most one, so the market's price at the block is the
-// price after the swap.
+// poolSwaps are every Swap event of the prime pool, and its Initialize
+// (its first price), in chain order; each block holds at most one, so the
+// market's price at the block is the price after it.
 func poolSwaps(t *testing.T, p *pt.Protocol) []chainSwap {
 	t.Helper()
 	logs, err := p.Chain.Client().FilterLogs(t.Context(), ethereum.FilterQuery{FromBlock: big.NewInt(0), Addresses: []common.Address{p.Pool}})
@@ -117,19 +123,30 @@ func poolSwaps(t *testing.T, p *pt.Protocol) []chainSwap {
 		ptrs[i] = &logs[i]
 	}
 	var out []chainSwap
+	swaps := 0
 	for _, e := range p.Events(&types.Receipt{Logs: ptrs}) {
-		if e.Name != "Swap" {
+		if e.Name != "Swap" && e.Name != "Initialize" {
 			continue
 		}
 		n := e.Log.BlockNumber
 		if len(out) > 0 && out[len(out)-1].block == n {
 			t.Fatalf("setup: two swaps in block %d", n)
 		}
+		if e.Name == "Initialize" {
+			// the market may come after its pool: its price rule is read
+			// where the pool still holds this price, before the next swap
+			out = append(out, chainSwap{time: blockTime(t, p, n), block: n, sqrtP: e.Args["sqrtPriceX96"].(*big.Int), init: true})
+			continue
+		}
 		price := callAt(t, p, p.Market, pt.MarketV2.ABI, n, "getCurrentPricePerCallAsset", p.Pool)[0].(*big.Int)
+		if len(out) > 0 && out[len(out)-1].init {
+			out[len(out)-1].price = callAt(t, p, p.Market, pt.MarketV2.ABI, n-1, "getCurrentPricePerCallAsset", p.Pool)[0].(*big.Int)
+		}
+		swaps++
 		out = append(out, chainSwap{time: blockTime(t, p, n), block: n, sqrtP: e.Args["sqrtPriceX96"].(*big.Int), price: price,
 			amount0: e.Args["amount0"].(*big.Int), amount1: e.Args["amount1"].(*big.Int)})
 	}
-	if len(out) < 10 {
+	if swaps < 10 {
 		t.Fatalf("setup: %d swaps", len(out))
 	}
 	return out
@@ -157,13 +174,14 @@ func askCandles(t *testing.T, a *app.App, p *pt.Protocol, interval string, from,
 
 // expectCandles builds the candles of the intervals starting in
 // [from aligned down, end) from the swaps: from the first interval with a
-// price (a swap in it or before it) on.
+// price (the market's price at the last block before the window, where
+// its pool answered there, or a swap in it or before it) on.
 func expectCandles(t *testing.T, p *pt.Protocol, swaps []chainSwap, step, from, end int64) []market.Candle {
 	t.Helper()
 	put := int(p.PutDecimals)
 	format := func(v *big.Int) string { return clamm.FormatUnits(v, put) }
 	var out []market.Candle
-	var prev *big.Int
+	prev := priceBefore(t, p, from/step*step)
 	i := 0
 	for ; i < len(swaps) && swaps[i].time < from/step*step; i++ {
 		prev = swaps[i].price
@@ -175,6 +193,12 @@ func expectCandles(t *testing.T, p *pt.Protocol, swaps []chainSwap, step, from, 
 		var hi, lo *big.Int
 		for ; i < len(swaps) && swaps[i].time < s+step; i++ {
 			sw := swaps[i]
+			if sw.init {
+				if c.Swaps == 0 {
+					prev = sw.price
+				}
+				continue
+			}
 			if c.Swaps == 0 {
 				c.Open, hi, lo = format(sw.price), sw.price, sw.price
 			}
@@ -203,6 +227,32 @@ func expectCandles(t *testing.T, p *pt.Protocol, swaps []chainSwap, step, from, 
 		out = append(out, c)
 	}
 	return out
+}
+
+// priceBefore is the market's price at the end of the last block before
+// time ts; nil where no block is before it or the pool was not there.
+func priceBefore(t *testing.T, p *pt.Protocol, ts int64) *big.Int {
+	t.Helper()
+	head, err := p.Chain.Client().BlockNumber(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := head
+	for n > 0 && blockTime(t, p, n) >= ts {
+		n--
+	}
+	if blockTime(t, p, n) >= ts {
+		return nil
+	}
+	data, err := pt.MarketV2.ABI.Pack("getCurrentPricePerCallAsset", p.Pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Chain.Client().CallContract(t.Context(), ethereum.CallMsg{To: &p.Market, Data: data}, new(big.Int).SetUint64(n))
+	if err != nil || len(out) < 32 {
+		return nil // the market or its pool not there yet
+	}
+	return new(big.Int).SetBytes(out[:32])
 }
 
 func checkCandles(t *testing.T, interval string, got, want []market.Candle) {
@@ -235,7 +285,7 @@ func refusedCandles(t *testing.T, a *app.App, p *pt.Protocol) {
 	for _, c := range []struct{ query, param string }{
 		{"&interval=2h&from=0&to=3600", "interval"},
 		{"&interval=1h&from=7200&to=3600", "to"},
-		{"&interval=1m&from=0&to=60001", "to"},
+		{"&interval=1m&from=0&to=86401", "to"}, // 1,441 minutes: past MaxCandles
 	} {
 		rec := httptest.NewRecorder()
 		a.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, base+c.query, nil))

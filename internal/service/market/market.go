@@ -6,16 +6,21 @@
 // sides from leaning on each other.
 package market
 
-import "github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
+import (
+	"github.com/clamm-gateway/clamm-gateway/internal/cache"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
+)
 
 // Market answers the operations of market data and statistics, one method
 // each. Which block an answer is read at is not its concern: the gateway
 // runs each call under the pin its endpoint states (package block).
 type Market struct {
 	chains vocab.Chains
+	// closedCandles are candle windows closed for good (stats_candles.go).
+	closedCandles *cache.Cache[Candles]
 }
 
 // New returns the side over the given chains.
 func New(chains vocab.Chains) *Market {
-	return &Market{chains: chains}
+	return &Market{chains: chains, closedCandles: newClosedCandles()}
 }

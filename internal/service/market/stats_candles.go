@@ -1,25 +1,43 @@
 package market
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
+	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
-	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
-	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
-// MaxCandles is the most candles one answer holds: a window of more
-// intervals is refused, and a chart pages by asking the next window.
-const MaxCandles = 1000
+// MaxCandles is the most candles one answer holds: a day of 1-minute
+// intervals; a window of more is refused, and a chart pages by asking the
+// next window.
+const MaxCandles = 1440
+
+// CandleFinality is how long after a window's end its candles are taken
+// as final: a window that closed at least this long before the answer's
+// block is kept (closedCandles) and answered again without the node. A
+// reorg deeper than this would change them: Arbitrum's and Ethereum's
+// blocks are final well within it.
+const CandleFinality = 15 * time.Minute
+
+// closedCandles bound the closed windows kept: 256 answers, 32 MiB.
+const (
+	closedCandlesEntries = 256
+	closedCandlesBytes   = 32 << 20
+)
 
 // CandleIntervals are the interval names served and their lengths in
-// seconds: the lengths the subgraph keeps candle records of.
+// seconds.
 var CandleIntervals = map[string]int64{"1m": 60, "5m": 300, "15m": 900, "1h": 3600, "4h": 14400, "1d": 86400}
 
 // CandlesRequest is a validated candles request: a market, an interval
@@ -44,7 +62,6 @@ type Candles struct {
 	From      string      `json:"from"`
 	To        string      `json:"to"`
 	Candles   []Candle    `json:"candles"`
-	block     uint64
 }
 
 // Candle is one interval. Prices are one whole call asset in the put
@@ -68,15 +85,16 @@ type Candle struct {
 	} `json:"volume"`
 }
 
-// Block is the subgraph block the answer reflects.
-func (c Candles) Block() uint64 { return c.block }
-
-// Candles answers a market's candles: its immutables (cached after the
-// first read) name the prime pool, whose candle records of the interval
-// the subgraph holds (one query per page, with the last record before the
-// window for the price it opens at).
+// Candles answers a market's candles from its prime pool's Swap events:
+// its immutables (cached after the first read) name the pool, whose swaps
+// over the window the node's logs give (chain.Reader.PoolSwaps: a few
+// round trips a window, whatever the pool's rate), with its price at the
+// block before the window. No index holds the swaps, so a chain indexed
+// by the gateway and one served by Graph Node give the same candles. A
+// window closed CandleFinality before the answer's block is kept and
+// answered again from memory.
 func (s *Market) Candles(ctx context.Context, req CandlesRequest) (Candles, error) {
-	up, err := s.chains.Of(req.ChainID, true)
+	up, err := s.chains.Of(req.ChainID, false)
 	if err != nil {
 		return Candles{}, err
 	}
@@ -84,51 +102,87 @@ func (s *Market) Candles(ctx context.Context, req CandlesRequest) (Candles, erro
 	if err != nil {
 		return Candles{}, err
 	}
+	key := fmt.Sprintf("%d/%s/%d/%d/%d", req.ChainID, info.Pool.Hex(), req.Seconds, req.From, req.To)
+	if c, _, ok := s.closedCandles.Peek(key); ok && closedAt(ctx, req.To) {
+		return c, nil
+	}
 	first := req.From / req.Seconds * req.Seconds
-	recs, prev, meta, err := up.Subgraph.Candles(ctx, subgraph.CandleQuery{Pool: info.Pool, Interval: req.Seconds, From: first, To: req.To})
+	w, err := up.Chain.PoolSwaps(ctx, info.Pool, first, req.To)
 	if err != nil {
 		return Candles{}, err
 	}
-	if meta.Timestamp <= 0 {
-		// Without the block's time the series cannot stop at it.
-		return Candles{}, problem.New(problem.SubgraphError, "the subgraph's _meta names no block timestamp; the candles document must select _meta { block { number timestamp } }")
-	}
 	out := Candles{
 		Market: info.Market.Hex(), Pool: info.Pool.Hex(), CallAsset: vocab.TokenOf(info.CallAsset), PutAsset: vocab.TokenOf(info.PutAsset),
-		Interval: req.Interval, From: strconv.FormatInt(req.From, 10), To: strconv.FormatInt(req.To, 10), block: meta.Block,
+		Interval: req.Interval, From: strconv.FormatInt(req.From, 10), To: strconv.FormatInt(req.To, 10),
 	}
-	out.Candles = candlePricer{info}.series(recs, prev, first, min(req.To, meta.Timestamp+1), req.Seconds)
+	out.Candles = candlePricer{info}.series(w.Open, w.Swaps, first, min(req.To, w.Head.Timestamp+1), req.Seconds)
+	if req.To+int64(CandleFinality/time.Second) <= w.Head.Timestamp {
+		s.closedCandles.Set(key, out, cache.Policy{TTL: 24 * time.Hour})
+	}
 	return out, nil
 }
 
-// series is one candle per interval starting in [first, end) from
-// the first one with a known price (a record, or the previous record's
-// close): intervals with a record are that record's, the others flat at
-// the previous close. Records are found by their start, not by their
-// place in recs: an upstream's order is not trusted (a record out of
-// order must not turn the intervals it skips flat), and one outside
-// [first, end) or off the interval's grid is not drawn.
-func (p candlePricer) series(recs []subgraph.Candle, prev *subgraph.Candle, first, end, step int64) []Candle {
-	var last *big.Int
-	if prev != nil {
-		last = prev.Close.Int
+// closedAt reports whether a window ending at `to` is closed for good at
+// the answer's block: always at the head (a window is kept only once
+// closed, and the head only moves on), at an asked block when its time is
+// CandleFinality past the window (a stream asks each new block so).
+func closedAt(ctx context.Context, to int64) bool {
+	p := block.From(ctx)
+	if p == nil || p.Want == 0 {
+		return true
 	}
-	byStart := make(map[int64]subgraph.Candle, len(recs))
-	for _, r := range recs {
-		byStart[r.Start] = r
+	ref, ok := p.Resolved()
+	return ok && ref.Timestamp >= to+int64(CandleFinality/time.Second)
+}
+
+// series is one candle per interval starting in [first, end) from the
+// first one with a known price (the pool's before the window, or its
+// first swap's): an interval with swaps opens at the price after its
+// first, closes after its last, its high and low the extremes after each;
+// one without is flat at the close before it (or at the pool's Initialize
+// price, before its first swap). Swaps are bucketed by their
+// block's time and walked in chain order (block, log index), whatever
+// order they came in; those before first only carry the price to it.
+func (p candlePricer) series(open *big.Int, swaps []chain.Swap, first, end, step int64) []Candle {
+	swaps = slices.Clone(swaps)
+	slices.SortStableFunc(swaps, func(a, b chain.Swap) int {
+		if a.Block != b.Block {
+			return cmp.Compare(a.Block, b.Block)
+		}
+		return cmp.Compare(a.Index, b.Index)
+	})
+	last := open
+	i := 0
+	for ; i < len(swaps) && swaps[i].Time < first; i++ {
+		last = swaps[i].SqrtPriceX96
 	}
 	out := []Candle{}
 	for t := first; t < end; t += step {
-		if r, ok := byStart[t]; ok {
-			out = append(out, p.candle(r))
-			last = r.Close.Int
-			continue
+		var in []chain.Swap
+		for ; i < len(swaps) && swaps[i].Time < t+step; i++ {
+			if swaps[i].Initialize {
+				if len(in) == 0 {
+					last = swaps[i].SqrtPriceX96 // the pool's first price: no swap
+				}
+				continue
+			}
+			in = append(in, swaps[i])
 		}
-		if last != nil {
+		switch {
+		case len(in) > 0:
+			out = append(out, p.candle(t, in))
+			last = in[len(in)-1].SqrtPriceX96
+		case last != nil:
 			out = append(out, p.flat(t, last))
 		}
 	}
 	return out
+}
+
+// newClosedCandles is the service's memory of closed windows.
+func newClosedCandles() *cache.Cache[Candles] {
+	return cache.New[Candles](cache.Options{MaxEntries: closedCandlesEntries, MaxBytes: closedCandlesBytes, FillTimeout: time.Minute,
+		Size: func(v any) int64 { return int64(len(v.(Candles).Candles)) * 320 }})
 }
 
 // candlePricer turns a pool's sqrtPriceX96 records into the market's
@@ -140,16 +194,29 @@ func (p candlePricer) price(sqrtP *big.Int) string {
 	return clamm.FormatUnits(raw, int(p.info.PutAsset.Decimals))
 }
 
-// candle is a record's candle: where the call asset is token1 its price
-// falls as sqrtPriceX96 rises, so the pool's high is the call's low.
-func (p candlePricer) candle(r subgraph.Candle) Candle {
-	hi, lo := r.High.Int, r.Low.Int
-	vCall, vPut := r.Volume0.Int, r.Volume1.Int
+// candle is an interval's candle from its swaps, in chain order: where
+// the call asset is token1 its price falls as sqrtPriceX96 rises, so the
+// pool's high is the call's low.
+func (p candlePricer) candle(t int64, swaps []chain.Swap) Candle {
+	open, hi, lo := swaps[0].SqrtPriceX96, swaps[0].SqrtPriceX96, swaps[0].SqrtPriceX96
+	v0, v1 := new(big.Int), new(big.Int)
+	for _, sw := range swaps {
+		if sw.SqrtPriceX96.Cmp(hi) > 0 {
+			hi = sw.SqrtPriceX96
+		}
+		if sw.SqrtPriceX96.Cmp(lo) < 0 {
+			lo = sw.SqrtPriceX96
+		}
+		v0.Add(v0, new(big.Int).Abs(sw.Amount0))
+		v1.Add(v1, new(big.Int).Abs(sw.Amount1))
+	}
+	closing := swaps[len(swaps)-1].SqrtPriceX96
+	vCall, vPut := v0, v1
 	if !p.info.Token0IsCall() {
 		hi, lo = lo, hi
-		vCall, vPut = vPut, vCall
+		vCall, vPut = v1, v0
 	}
-	c := Candle{Time: r.Start, Open: p.price(r.Open.Int), High: p.price(hi), Low: p.price(lo), Close: p.price(r.Close.Int), Swaps: r.Swaps}
+	c := Candle{Time: t, Open: p.price(open), High: p.price(hi), Low: p.price(lo), Close: p.price(closing), Swaps: len(swaps)}
 	c.Volume.CallAsset, c.Volume.PutAsset = vCall.String(), vPut.String()
 	return c
 }

@@ -81,6 +81,12 @@ type PricingReader interface {
 	SimulateAtHead(ctx context.Context, from, to common.Address, data []byte) (block.Ref, error)
 }
 
+// SwapReader reads a pool's swaps over a window of time from the node's
+// logs (package chain): the candles.
+type SwapReader interface {
+	PoolSwaps(ctx context.Context, pool common.Address, from, to int64) (chain.SwapWindow, error)
+}
+
 // Chain is what the use cases and readiness ask of one chain's node: one
 // small interface per need, all of them answered by package chain's
 // Reader. A chain's upstreams hold one Chain, so a capability is there
@@ -93,6 +99,7 @@ type Chain interface {
 	PricingReader
 	LPReader
 	DelegateReader
+	SwapReader
 	Prober
 	ChainChecker
 	OrderReader
@@ -115,8 +122,6 @@ type Subgraph interface {
 	HoldingsSubgraph
 	ExpirySubgraph
 	MetaReader
-	// Candles reads a pool's candle records (the candles route).
-	Candles(ctx context.Context, q subgraph.CandleQuery) ([]subgraph.Candle, *subgraph.Candle, subgraph.Meta, error)
 }
 
 // ExpirySubgraph is what the expiry reads ask the subgraph: settlements,

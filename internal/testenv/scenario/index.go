@@ -76,7 +76,14 @@ func networkOf(chainID uint64) (*network, error) {
 
 // indexed caches each chain's store by the scenarios it holds: indexing
 // runs the mappings once per set of scenarios in a test binary.
-var indexed sync.Map // key string -> []byte (graphnode.Store.Save)
+var indexed sync.Map // key string -> indexedChain
+
+// indexedChain is a set of scenarios indexed: the store (Save's bytes) and
+// the history the node answers logs and older blocks from.
+type indexedChain struct {
+	store   []byte
+	history *chaintest.History
+}
 
 // Index fills st with what the compiled mappings write for the scenarios
 // (all of one chain) when they index the scenarios' histories, with eth_calls
@@ -91,7 +98,7 @@ func Index(st **graphnode.Store, node *chaintest.Node, scenarios []*Scenario) er
 	}
 	saved, ok := indexed.Load(string(key))
 	if !ok {
-		out, err := index(node, scenarios)
+		out, hist, err := index(node, scenarios)
 		if err != nil {
 			return err
 		}
@@ -99,13 +106,17 @@ func Index(st **graphnode.Store, node *chaintest.Node, scenarios []*Scenario) er
 		if err := out.Save(&buf); err != nil {
 			return err
 		}
-		saved, _ = indexed.LoadOrStore(string(key), buf.Bytes())
+		saved, _ = indexed.LoadOrStore(string(key), indexedChain{store: buf.Bytes(), history: hist})
 	}
-	loaded, err := graphnode.LoadStore((*st).Schema(), bytes.NewReader(saved.([]byte)))
+	ic := saved.(indexedChain)
+	loaded, err := graphnode.LoadStore((*st).Schema(), bytes.NewReader(ic.store))
 	if err != nil {
 		return err
 	}
 	*st = loaded
+	node.Lock()
+	node.History = ic.history
+	node.Unlock()
 	populateHoldings(node, loaded)
 	return nil
 }
@@ -117,11 +128,11 @@ type block struct {
 	txs    []*tx
 }
 
-func index(node *chaintest.Node, scenarios []*Scenario) (*graphnode.Store, error) {
+func index(node *chaintest.Node, scenarios []*Scenario) (*graphnode.Store, *chaintest.History, error) {
 	chainID := scenarios[0].ChainID
 	net, err := networkOf(chainID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	static := map[common.Address]uint64{}
 	for a, src := range net.static {
@@ -132,14 +143,14 @@ func index(node *chaintest.Node, scenarios []*Scenario) (*graphnode.Store, error
 	var head graphnode.Block
 	for _, s := range scenarios {
 		if s.ChainID != chainID {
-			return nil, fmt.Errorf("scenarios of chains %d and %d in one store", chainID, s.ChainID)
+			return nil, nil, fmt.Errorf("scenarios of chains %d and %d in one store", chainID, s.ChainID)
 		}
 		h, err := s.buildHistory(swapper, static)
 		if err != nil {
-			return nil, fmt.Errorf("scenario of market %s: %w", s.Market.Address.Hex(), err)
+			return nil, nil, fmt.Errorf("scenario of market %s: %w", s.Market.Address.Hex(), err)
 		}
 		if blocks, err = s.place(blocks, h.txs); err != nil {
-			return nil, fmt.Errorf("scenario of market %s: %w", s.Market.Address.Hex(), err)
+			return nil, nil, fmt.Errorf("scenario of market %s: %w", s.Market.Address.Hex(), err)
 		}
 		if s.Block.Number > head.Number {
 			head = graphnode.Block{Number: s.Block.Number, Hash: blockHash(chainID, s.Block.Number).Hex(), Timestamp: uint64(s.Block.Timestamp)}
@@ -147,25 +158,47 @@ func index(node *chaintest.Node, scenarios []*Scenario) (*graphnode.Store, error
 	}
 	ix, err := newIndexer(net, node)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer ix.Close()
+	hist := &historyLogs{}
 	for _, b := range blocks {
 		logs, err := layout(chainID, b)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		mb := mapping.Block{Number: b.number, Timestamp: uint64(b.time), Hash: blockHash(chainID, b.number), ParentHash: blockHash(chainID, b.number-1)}
 		if _, err := ix.Block(context.Background(), mb, logs, nil); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ix.store.SetHead(graphnode.Block{Number: b.number, Hash: mb.Hash.Hex(), Timestamp: mb.Timestamp})
+		hist.add(b, logs)
 	}
 	if err := complaints(ix.logs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ix.store.SetHead(head)
-	return ix.store, nil
+	return ix.store, hist.History(), nil
+}
+
+// historyLogs gathers the history's logs, which the node answers
+// eth_getLogs from (the candles read a pool's
+// swaps from the node, as from a real one).
+type historyLogs struct {
+	logs []types.Log
+}
+
+func (h *historyLogs) add(b *block, logs []mapping.BlockLog) {
+	for _, l := range logs {
+		lg := l.Log
+		lg.BlockTimestamp = uint64(b.time)
+		h.logs = append(h.logs, lg)
+	}
+}
+
+// History is the node's view of the history's logs.
+func (h *historyLogs) History() *chaintest.History {
+	return &chaintest.History{Logs: h.logs}
 }
 
 // swapperOf is the chain's Uniswap V3 swapper (internal/config), which the
