@@ -131,41 +131,40 @@ func migrate(db *sql.DB, postgres bool) (Repository, error) {
 	return r, nil
 }
 
+// applyMigrations runs the steps not yet applied, all in one
+// transaction: PostgreSQL's DDL is transactional, and replicas starting
+// together queue on an advisory lock taken first, so one migrates and the
+// others find the steps done.
 func (r *sqlRepo) applyMigrations(ctx context.Context) error {
-	if _, err := r.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS limit_orders_migrations (version BIGINT PRIMARY KEY)`); err != nil {
+	tx, err := r.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if r.postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7251051)`); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS limit_orders_migrations (version BIGINT PRIMARY KEY)`); err != nil {
 		return err
 	}
 	for v, stmt := range migrations {
-		tx, err := r.db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		if r.postgres { // replicas starting together migrate one at a time
-			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7251051)`); err != nil {
-				_ = tx.Rollback()
-				return err
-			}
-		}
 		var n int
 		if err := tx.QueryRowContext(ctx, r.q(`SELECT COUNT(*) FROM limit_orders_migrations WHERE version = ?`), v).Scan(&n); err != nil {
-			_ = tx.Rollback()
 			return err
 		}
-		if n == 0 {
-			if _, err := tx.ExecContext(ctx, stmt); err != nil {
-				_ = tx.Rollback()
-				return fmt.Errorf("step %d: %w", v, err)
-			}
-			if _, err := tx.ExecContext(ctx, r.q(`INSERT INTO limit_orders_migrations (version) VALUES (?)`), v); err != nil {
-				_ = tx.Rollback()
-				return err
-			}
+		if n > 0 {
+			continue
 		}
-		if err := tx.Commit(); err != nil {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("step %d: %w", v, err)
+		}
+		if _, err := tx.ExecContext(ctx, r.q(`INSERT INTO limit_orders_migrations (version) VALUES (?)`), v); err != nil {
 			return err
 		}
 	}
-	return nil
+	return tx.Commit()
 }
 
 // q writes ? placeholders as PostgreSQL's $n.
