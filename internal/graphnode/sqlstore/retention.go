@@ -41,8 +41,9 @@ func (st *Store) Earliest(ctx context.Context) (uint64, error) {
 }
 
 // prune deletes, in the batch about to commit, the versions that ended
-// at or before head - blocks, the blocks below it and records it as the
-// oldest block served. The caller holds st.mu.
+// at or before head - blocks and the blocks below it, gives the pages
+// freed back to the file system, and records the cut as the oldest block
+// served. The caller holds st.mu.
 func (b *batch) prune(ctx context.Context, st *Store) error {
 	r := &st.retain
 	if r.blocks == 0 || b.last == nil || b.last.Number <= r.blocks {
@@ -70,6 +71,9 @@ func (b *batch) prune(ctx context.Context, st *Store) error {
 		if _, err := b.tx.ExecContext(ctx, q, int64(cut)); err != nil {
 			return err
 		}
+	}
+	if _, err := b.tx.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil {
+		return err
 	}
 	if _, err := b.tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('earliest', ?)
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, strconv.FormatUint(cut, 10)); err != nil {

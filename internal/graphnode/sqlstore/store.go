@@ -82,7 +82,7 @@ type DataSource struct {
 // are not what this build's mappings write, and the second result says so.
 func Open(path string, s *graphnode.Schema, identity string) (*Store, bool, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
-		"?_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(off)&_pragma=cache_size(-16384)"
+		"?_pragma=auto_vacuum(incremental)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(off)&_pragma=cache_size(-16384)"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, false, err
@@ -109,6 +109,9 @@ func (st *Store) init(identity string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if err := st.incremental(ctx); err != nil {
+		return false, err
+	}
 	if have == identity && layoutHave == layoutVersion {
 		_, err := st.db.ExecContext(ctx, ddl(st.schema, st.tables))
 		return false, err
@@ -126,6 +129,20 @@ func (st *Store) init(identity string) (bool, error) {
 		_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('identity', ?), ('layout', ?)`, identity, layoutVersion)
 		return err
 	})
+}
+
+// incremental makes the file give the pages the retention frees back
+// (auto_vacuum incremental: retention.go runs incremental_vacuum after
+// each prune), so its size is what it holds, not its high-water mark. A
+// file made without it (set only before the first table) is rewritten
+// once with VACUUM.
+func (st *Store) incremental(ctx context.Context) error {
+	var mode int
+	if err := st.db.QueryRowContext(ctx, `PRAGMA auto_vacuum`).Scan(&mode); err != nil || mode == 2 {
+		return err
+	}
+	_, err := st.db.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL; VACUUM`)
+	return err
 }
 
 // metaValue reads a meta key ("" if absent).

@@ -258,3 +258,31 @@ func TestRetentionPrunesAndRefusesOlderPins(t *testing.T) {
 		t.Errorf("a pin below the oldest block kept answered %+v", r)
 	}
 }
+
+// The pages the retention frees go back to the file system: the file
+// holds what is kept, not the history's high-water mark.
+func TestPrunedPagesGoBack(t *testing.T) {
+	disk := openStore(t, filepath.Join(t.TempDir(), "s.sqlite"), "b")
+	disk.SetHistory(16)
+	var empty int
+	if err := disk.db.QueryRow(`PRAGMA page_count`).Scan(&empty); err != nil {
+		t.Fatal(err)
+	}
+	h := map[uint64][]op{}
+	for n := uint64(1); n <= 300; n++ {
+		for i := int64(0); i < 20; i++ {
+			h[n] = append(h[n], pool(fmt.Sprintf("0x%040x", i), int64(n)*1_000_000_007, i, int64(n)))
+		}
+	}
+	write(t, disk, graphnode.NewStore(schema(t)), h, 1, 300, "a")
+	var free, pages int
+	if err := disk.db.QueryRow(`PRAGMA freelist_count`).Scan(&free); err != nil {
+		t.Fatal(err)
+	}
+	if err := disk.db.QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if free != 0 || pages > empty+20 {
+		t.Errorf("%d pages (%d empty), %d of them free, after 6,000 versions of which 340 are kept", pages, empty, free)
+	}
+}
