@@ -2,8 +2,14 @@ package gateway
 
 import (
 	"net/http"
+	"regexp"
+	"sort"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
+
+	"github.com/gorilla/mux"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
@@ -40,10 +46,10 @@ func statusOf(k problem.Kind) int {
 		return http.StatusGatewayTimeout
 	case problem.KindHeaderTooLarge:
 		return http.StatusRequestHeaderFieldsTooLarge
-	case problem.KindClientClosed:
-		return StatusClientClosed
 	case problem.KindBodyTooLarge:
 		return http.StatusRequestEntityTooLarge
+	case problem.KindClientClosed:
+		return StatusClientClosed
 	default:
 		return http.StatusInternalServerError
 	}
@@ -103,9 +109,57 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	s.writeError(w, problem.New(problem.RouteNotFound, "no such route: the API's paths are listed in /openapi.json"))
 }
 
-func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Allow", "GET, HEAD")
-	s.writeError(w, problem.New(problem.MethodNotAllowed, "only GET and HEAD are supported"))
+// methodNotAllowed is the router's 405: the path is a route's, the
+// method is not one it takes. Allow and the message name the methods that
+// route takes (the API's GET and HEAD, the query API's GET and POST), as
+// the router has them, so they cannot drift from the routes.
+func (s *Server) methodNotAllowed(router *mux.Router) http.HandlerFunc {
+	routes := sync.OnceValue(func() []routeMethods { return routesOf(router) })
+	return func(w http.ResponseWriter, r *http.Request) {
+		allowed := allowedMethods(routes(), r.URL.Path)
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		s.writeError(w, problem.New(problem.MethodNotAllowed, "%s is not supported here: this route takes %s", r.Method, strings.Join(allowed, " and ")))
+	}
+}
+
+// routeMethods is a route's path pattern and the methods it takes.
+type routeMethods struct {
+	path    *regexp.Regexp
+	methods []string
+}
+
+// routesOf lists the router's routes, read once: they are fixed once built.
+func routesOf(router *mux.Router) []routeMethods {
+	var out []routeMethods
+	_ = router.Walk(func(rt *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		re, err := rt.GetPathRegexp()
+		methods, merr := rt.GetMethods()
+		if err == nil && merr == nil {
+			out = append(out, routeMethods{regexp.MustCompile(re), methods})
+		}
+		return nil
+	})
+	return out
+}
+
+// allowedMethods are the methods of the routes whose path matches path,
+// sorted.
+func allowedMethods(routes []routeMethods, path string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, rt := range routes {
+		if !rt.path.MatchString(path) {
+			continue
+		}
+		for _, m := range rt.methods {
+			if !seen[m] {
+				seen[m] = true
+				out = append(out, m)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // StatusClientClosed is what the access log and metrics record for a

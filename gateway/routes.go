@@ -74,7 +74,7 @@ func (s *Server) routes() http.Handler {
 	r := mux.NewRouter()
 	s.unmatched = s.opts.Metrics.Route(routeUnmatched)
 	r.NotFoundHandler = http.HandlerFunc(s.notFound)
-	r.MethodNotAllowedHandler = http.HandlerFunc(s.methodNotAllowed)
+	r.MethodNotAllowedHandler = s.methodNotAllowed(r)
 	s.direct = s.table()
 	for i := range s.direct {
 		rt := &s.direct[i]

@@ -96,7 +96,7 @@ type Options struct {
 	Shared SharedTier
 	// Subgraphs are the Graph Node query APIs of the chains the gateway
 	// indexes itself, served at /subgraphs/<chainId> (PathSubgraphs).
-	Subgraphs map[uint64]http.Handler
+	Subgraphs map[uint64]QueryAPI
 	// Streams serves the streamed reads' streams (stream.go): SSE on
 	// their paths, WebSocket at PathStream. Off, nothing of the API
 	// changes. StreamHeartbeat is a stream's longest silence;

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
@@ -24,8 +24,9 @@ const ModeIndexed = config.ModeIndexed
 // that the app's other users do not link the indexer's wasm runtime and
 // database).
 type Index interface {
-	// Query answers a Graph Node query from the index's store.
-	Query(graphnode.Request) graphnode.Response
+	// QueryContext answers a Graph Node query from the index's store,
+	// stopping when ctx ends.
+	QueryContext(context.Context, graphnode.Request) graphnode.Response
 	// Status is where indexing stands (readiness shows it).
 	Status() graphnode.Indexing
 	// Run indexes until ctx ends or indexing stops for good.
@@ -63,8 +64,8 @@ func openIndexed(o Options, ch *config.Chain) (*config.Chain, upstream.Transport
 }
 
 // subgraphHandlers are the indexed chains' query APIs for the gateway.
-func subgraphHandlers(indexes map[uint64]Index) map[uint64]http.Handler {
-	out := map[uint64]http.Handler{}
+func subgraphHandlers(indexes map[uint64]Index) map[uint64]gateway.QueryAPI {
+	out := map[uint64]gateway.QueryAPI{}
 	for id, idx := range indexes {
 		out[id] = &graphnode.Server{Store: idx}
 	}

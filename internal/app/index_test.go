@@ -11,10 +11,12 @@ import (
 // statusIndex is an Index that only reports a status.
 type statusIndex struct{ st graphnode.Indexing }
 
-func (s statusIndex) Query(graphnode.Request) graphnode.Response { return graphnode.Response{} }
-func (s statusIndex) Status() graphnode.Indexing                 { return s.st }
-func (s statusIndex) Run(context.Context) error                  { return nil }
-func (s statusIndex) Close() error                               { return nil }
+func (s statusIndex) QueryContext(context.Context, graphnode.Request) graphnode.Response {
+	return graphnode.Response{}
+}
+func (s statusIndex) Status() graphnode.Indexing { return s.st }
+func (s statusIndex) Run(context.Context) error  { return nil }
+func (s statusIndex) Close() error               { return nil }
 
 // The indexer's status reaches readiness field for field, each state named
 // in the use cases' words (the strings /readyz has always shown).

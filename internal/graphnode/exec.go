@@ -283,6 +283,7 @@ func (x *exec) included(dirs ast.DirectiveList) bool {
 
 // object resolves an entity's selection.
 func (x *exec) object(t *EntityType, r Row, set ast.SelectionSet, block uint64) (*Object, error) {
+	x.must(x.context().Err()) // work between reads stops with the request too
 	out := &Object{}
 	for _, f := range x.collect(set, t.Name) {
 		if f.Name == "__typename" {

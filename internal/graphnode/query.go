@@ -109,10 +109,13 @@ func errorf(format string, args ...any) error { return &queryError{msg: fmt.Spri
 
 // Query validates a request against the derived schema and executes it over
 // the store.
-func (s *Store) Query(req Request) Response {
+func (s *Store) Query(req Request) Response { return s.QueryContext(context.Background(), req) }
+
+// QueryContext is Query on ctx: the executor stops when ctx ends.
+func (s *Store) QueryContext(ctx context.Context, req Request) Response {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return Execute(s.schema, memorySource{s}, req)
+	return ExecuteContext(ctx, s.schema, memorySource{s}, req)
 }
 
 // Execute validates a request against the schema Graph Node derives and

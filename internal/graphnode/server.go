@@ -2,29 +2,43 @@ package graphnode
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"strconv"
+	"net/url"
 )
 
 // Server answers Graph Node's HTTP query endpoint from a store: a POST of
 // {query, variables, operationName}, answered with an HTTP 200 whose body
-// holds data or errors, as Graph Node answers. It serves both as an
-// http.Handler (a test server) and as an http.RoundTripper (in process,
-// the demo's subgraph).
+// holds data or errors, as Graph Node answers. It serves as an
+// http.RoundTripper (in process: the demo's subgraph, the gateway's own
+// reads of its index) and, through AnswerContext, behind the gateway's
+// /subgraphs/<chainId> route, which owns the HTTP exchange (methods, body
+// bounds, deadline) and its error shape.
 type Server struct {
 	Store Querier
 }
 
-// Querier answers a GraphQL request: the in-memory Store, or the embedded
-// indexer's store on disk.
+// Querier answers a GraphQL request on ctx, whose end stops the query's
+// work: the in-memory Store, or the embedded indexer's store on disk.
 type Querier interface {
-	Query(Request) Response
+	QueryContext(ctx context.Context, req Request) Response
 }
 
-// Answer returns the body Graph Node would send for a request body.
+// Answer returns the body Graph Node would send for a request body, with
+// no deadline of its own.
 func (s *Server) Answer(body []byte) []byte {
+	out, _ := s.AnswerContext(context.Background(), body)
+	return out
+}
+
+// AnswerContext returns the body Graph Node would send for a request body,
+// the query run on ctx. When ctx ends first the work stops (the store's
+// reads and the executor watch it) and the error is ctx's: the partial
+// failure the executor reports is not an answer, and the caller, which
+// set the deadline or saw its client leave, says what happened.
+func (s *Server) AnswerContext(ctx context.Context, body []byte) ([]byte, error) {
 	var req Request
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -35,35 +49,22 @@ func (s *Server) Answer(body []byte) []byte {
 			resp.Errors[0].Message = "invalid GraphQL request: " + err.Error()
 		}
 	} else {
-		resp = s.Store.Query(req)
+		resp = s.Store.QueryContext(ctx, req)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	out, err := json.Marshal(resp)
 	if err != nil {
 		out, _ = json.Marshal(Response{Errors: []Error{{Message: err.Error()}}})
 	}
-	return append(out, '\n')
+	return append(out, '\n'), nil
 }
 
-// ServeHTTP implements http.Handler: a POST of the request's JSON, or, as
-// Graph Node also takes, a GET with `query`, `variables` (JSON) and
-// `operationName` parameters.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := requestBody(r)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	out := s.Answer(body)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
-	_, _ = w.Write(out)
-}
-
-func requestBody(r *http.Request) ([]byte, error) {
-	if r.Method != http.MethodGet {
-		return io.ReadAll(r.Body)
-	}
-	q := r.URL.Query()
+// GetBody is a GET request's query, as Graph Node also takes it (`query`,
+// `variables` as JSON, `operationName` parameters), as the body a POST
+// would carry.
+func GetBody(q url.Values) []byte {
 	req := map[string]any{"query": q.Get("query")}
 	if v := q.Get("variables"); v != "" {
 		req["variables"] = json.RawMessage(v)
@@ -71,10 +72,15 @@ func requestBody(r *http.Request) ([]byte, error) {
 	if v := q.Get("operationName"); v != "" {
 		req["operationName"] = v
 	}
-	return json.Marshal(req)
+	out, err := json.Marshal(req)
+	if err != nil { // variables that are not JSON
+		out, _ = json.Marshal(map[string]any{"query": q.Get("query"), "variables": q.Get("variables")})
+	}
+	return out
 }
 
-// RoundTrip implements http.RoundTripper: the answer without a socket.
+// RoundTrip implements http.RoundTripper: the answer without a socket, the
+// query run on the request's context (a caller that gives up stops it).
 func (s *Server) RoundTrip(r *http.Request) (*http.Response, error) {
 	var body []byte
 	if r.Body != nil {
@@ -85,7 +91,10 @@ func (s *Server) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 		body = b
 	}
-	out := s.Answer(body)
+	out, err := s.AnswerContext(r.Context(), body)
+	if err != nil {
+		return nil, err
+	}
 	return &http.Response{
 		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header:        http.Header{"Content-Type": {"application/json"}},

@@ -174,7 +174,7 @@ func answers(t testing.TB, q graphnode.Querier) []string {
 	t.Helper()
 	var out []string
 	for _, query := range queries {
-		r := q.Query(graphnode.Request{Query: query})
+		r := q.QueryContext(context.Background(), graphnode.Request{Query: query})
 		if len(r.Errors) > 0 {
 			t.Fatalf("%s: %v", query, r.Errors)
 		}

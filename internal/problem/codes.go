@@ -40,15 +40,16 @@ func Catalogue() []*Code { return append([]*Code(nil), catalogue...) }
 var (
 	InvalidParameter = declare("INVALID_PARAMETER", KindInvalidArgument, "a parameter is missing, given twice, malformed or out of range; an unconfigured chainId")
 	RouteNotFound    = declare("NOT_FOUND", KindNotFound, "no such route")
-	MethodNotAllowed = declare("METHOD_NOT_ALLOWED", KindMethodNotAllowed, "anything but GET/HEAD")
+	MethodNotAllowed = declare("METHOD_NOT_ALLOWED", KindMethodNotAllowed, "a method the route does not take (the API: GET and HEAD; the query API: GET and POST); Allow names the ones it takes")
 	RateLimited      = declare("RATE_LIMITED", KindRateLimited, "the client is over its rate limit")
 	HeadersTooLarge  = declare("HEADERS_TOO_LARGE", KindHeaderTooLarge, "the request's header fields are over 16 KiB")
-	// MalformedRequest is written by the listener, not a handler: net/http
+	// MalformedRequest is mostly written by the listener, not a handler
+	// (the query API's handler writes it for a body cut short): net/http
 	// refuses such a request before routing, with its own status (400, or
 	// 505 for an HTTP version other than 1.x, 501 for a Transfer-Encoding
 	// it does not support, 417 for an Expect other than 100-continue),
 	// which the answer keeps.
-	MalformedRequest = declare("MALFORMED_REQUEST", KindInvalidArgument, "the request is not HTTP/1.x the server can parse: request line, Host or header syntax (400); HTTP version (505); Transfer-Encoding (501); an Expect other than 100-continue (417)")
+	MalformedRequest = declare("MALFORMED_REQUEST", KindInvalidArgument, "the request is not HTTP/1.x the server can parse: request line, Host or header syntax (400); HTTP version (505); Transfer-Encoding (501); an Expect other than 100-continue (417); a body that ends before its length (400, the query API)")
 	// ClientClosed is never sent: it names, in the access log and metrics,
 	// a request whose client hung up before its answer was ready.
 	ClientClosed = declare("CLIENT_CLOSED", KindClientClosed, "the client hung up before its answer was ready; logged and counted as 499, never sent")
@@ -107,7 +108,7 @@ var (
 	OrderBookFull     = declare("ORDER_BOOK_FULL", KindRateLimited, "the maker already keeps as many open orders on the chain as the book allows per maker")
 	OrderNotFound     = declare("ORDER_NOT_FOUND", KindNotFound, "the book holds no such order")
 	OrderNotCancelled = declare("ORDER_NOT_CANCELLED", KindUnprocessable, "(hosted delete) the order is not cancelled on chain yet: send the cancel first")
-	BodyTooLarge      = declare("BODY_TOO_LARGE", KindBodyTooLarge, "the request body is over the route's bound (16 KiB for an order)")
+	BodyTooLarge      = declare("BODY_TOO_LARGE", KindBodyTooLarge, "the request body is over the route's bound (16 KiB for an order, 1 MiB for a query to an index's query API)")
 )
 
 // The subgraph and the RPC node.

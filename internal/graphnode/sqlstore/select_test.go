@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -159,7 +160,7 @@ func pinned(q, block string) string {
 
 func answer(t *testing.T, q graphnode.Querier, query string) string {
 	t.Helper()
-	b, err := json.Marshal(q.Query(graphnode.Request{Query: query}))
+	b, err := json.Marshal(q.QueryContext(context.Background(), graphnode.Request{Query: query}))
 	if err != nil {
 		t.Fatal(err)
 	}

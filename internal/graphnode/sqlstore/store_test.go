@@ -104,7 +104,7 @@ func answers(t *testing.T, q graphnode.Querier) []string {
 	t.Helper()
 	var out []string
 	for _, query := range queries {
-		b, err := json.Marshal(q.Query(graphnode.Request{Query: query}))
+		b, err := json.Marshal(q.QueryContext(context.Background(), graphnode.Request{Query: query}))
 		if err != nil {
 			t.Fatal(err)
 		}
