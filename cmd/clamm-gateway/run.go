@@ -33,12 +33,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if len(args) > 0 && args[0] == "record" {
 		return runRecord(ctx, args[1:], getenv, stdout, stderr)
 	}
-	fs := flag.NewFlagSet("clamm-gateway", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	listen := fs.String("listen", "", "listen address (default from CLAMM_LISTEN or :8080)")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	if err := fs.Parse(args); err != nil {
-		return err
+	listen, showVersion, err := parseFlags(args, stderr)
+	if err != nil || listen == nil {
+		return err // nil after -h
 	}
 	if *showVersion {
 		fmt.Fprintln(stdout, "clamm-gateway", version)
@@ -99,6 +96,28 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		stopTracing(ctx)
 		return err
 	}, logger)
+}
+
+// parseFlags reads the serving flags; -h prints the usage, naming the
+// record subcommand, and answers nil flags with no error (asked for, not
+// a mistake).
+func parseFlags(args []string, stderr io.Writer) (listen *string, showVersion *bool, err error) {
+	fs := flag.NewFlagSet("clamm-gateway", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen = fs.String("listen", "", "listen address (default from CLAMM_LISTEN or :8080)")
+	showVersion = fs.Bool("version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: clamm-gateway [-listen addr] [-version]\n       clamm-gateway record [-out dir]   (record live upstreams as fixtures: docs/development.md)\nflags:")
+		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "settings: CLAMM_ environment variables (docs/configuration.md)")
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, nil, nil
+		}
+		return nil, nil, err
+	}
+	return listen, showVersion, nil
 }
 
 // expired is a context already done: what is left to flush goes if it

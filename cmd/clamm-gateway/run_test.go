@@ -516,3 +516,14 @@ func TestBannerExamplesFitTheModes(t *testing.T) {
 		t.Errorf("live chains: the examples do not fit:\n%s", out)
 	}
 }
+
+// -h is an answer, not an error, and names the record subcommand.
+func TestHelpNamesRecord(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"-h"}, func(string) string { return "" }, &out, &errb); err != nil {
+		t.Fatalf("-h: %v", err)
+	}
+	if !strings.Contains(errb.String(), "clamm-gateway record") {
+		t.Errorf("-h does not name record:\n%s", errb.String())
+	}
+}
