@@ -15,6 +15,30 @@
 // new branch. A mapping error stops the chain's indexing with the block,
 // data source, handler and message; the store keeps serving what was
 // indexed before it.
+//
+// Its contract with the node (docs/operations.md, "The indexer and its
+// node"; each clause has its test against indexertest.Hostile):
+//
+//   - A block is committed only once its header, its parent link and its
+//     logs agree. Blocks within Options.Confirmations of the head have
+//     every header read (readNear): parents linked, blocks with logs equal
+//     to the block the logs name, and a block without logs in the answer
+//     whose logsBloom may hold some read again by hash. A short answer is
+//     read again, never committed past.
+//   - A node behind (a null header, a head below the store's) is waited
+//     for (errNoBlock) and never reverted to: only a block the node names
+//     with another hash is a reorg (checkReorg).
+//   - An answer that is not what was asked (a header of another number,
+//     two logs at one index) is refused and the step retried.
+//   - A transient failure is retried with growing pauses, an eth_call a
+//     pruned node would refuse first asked again (callRetries): only a
+//     node that keeps refusing a block it has stops indexing.
+//   - Every answer is bounded (MaxAnswer) and a Retry-After obeyed
+//     (DialNode); a rate limit keeps the eth_getLogs range.
+//   - Batches and eth_getBlockReceipts are probed once and used
+//     accordingly (a batch of one is a single call).
+//   - The node's error text is scrubbed and cut before the log and
+//     Status (problem.Scrub).
 package indexer
 
 import (
@@ -123,8 +147,6 @@ type Indexer struct {
 	manifest *mapping.Manifest
 	start    uint64
 	size     sizer
-	// w is the block being written, which the mappings' store calls use.
-	w blockWriter
 
 	mu     sync.Mutex
 	status Status
@@ -211,7 +233,9 @@ func Open(ctx context.Context, o Options) (*Indexer, error) {
 		ix.log.Warn("the store was written by another build of the subgraph or other data sources: indexing again from the start", "chainId", o.ChainID, "path", o.Path)
 	}
 	ix.store = st
-	ix.sg = mapping.NewSubgraph(m, &ix.w, ix.ethCall)
+	// no store of its own: each block is written through its writer
+	// (apply: BlockTo with retryable)
+	ix.sg = mapping.NewSubgraph(m, nil, ix.ethCall)
 	ix.sg.OnLog = ix.mappingLog
 	if err := ix.watch(ctx, sources); err != nil {
 		_ = st.Close()

@@ -356,9 +356,7 @@ func mappingBlock(h header) mapping.Block {
 // sources its mappings created.
 func (ix *Indexer) apply(ctx context.Context, b *blockData) (created []mapping.Watched, err error) {
 	w := ix.store.Begin(graphBlock(b.header))
-	ix.w.w = w
 	defer func() {
-		ix.w.w = nil
 		if err != nil {
 			for _, c := range created {
 				ix.sg.Unwatch(c.Address)
@@ -371,7 +369,7 @@ func (ix *Indexer) apply(ctx context.Context, b *blockData) (created []mapping.W
 		logs[i] = mapping.BlockLog{Log: lg, Tx: ix.txOf(b, lg)}
 	}
 	before := ix.sg.Handled()
-	created, err = ix.sg.Block(ctx, mappingBlock(b.header), logs, ix.createdLogs(b))
+	created, err = ix.sg.BlockTo(ctx, retryable{w}, mappingBlock(b.header), logs, ix.createdLogs(b))
 	if err != nil {
 		return nil, err
 	}

@@ -1,44 +1,12 @@
 package indexer
 
 import (
-	"errors"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
-	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
-	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/sqlstore"
 )
-
-// blockWriter is the mappings' Store: the block being indexed's Writer,
-// with the database's own failures marked retryable.
-type blockWriter struct{ w *sqlstore.Writer }
-
-func (b *blockWriter) Schema() *graphnode.Schema { return b.w.Schema() }
-
-func (b *blockWriter) Get(typ, id string) (graphnode.Entity, error) {
-	e, err := b.w.Get(typ, id)
-	return e, retryableStore(err)
-}
-
-func (b *blockWriter) Set(typ, id string, data graphnode.Entity, block uint64) error {
-	return retryableStore(b.w.Set(typ, id, data, block))
-}
-
-func (b *blockWriter) Remove(typ, id string, block uint64) error {
-	return retryableStore(b.w.Remove(typ, id, block))
-}
-
-func retryableStore(err error) error {
-	var se *sqlstore.Error
-	if errors.As(err, &se) {
-		return &mapping.StoreError{Err: err}
-	}
-	return err
-}
 
 // stats are the indexer's counters for /metrics and the progress log.
 type stats struct {

@@ -86,13 +86,15 @@ type Outcome struct {
 
 // Host runs one compiled mapping file, with the ABIs its data source lists.
 type Host struct {
-	name     string
-	store    Store
-	abis     map[string]abi.ABI
-	call     Call
-	rt       wazero.Runtime
-	compiled wazero.CompiledModule
-	typeIDs  map[uint32]uint32
+	name string
+	// store is the host's store; st the one the running trigger writes
+	// (Trigger.Store, or store).
+	store, st Store
+	abis      map[string]abi.ABI
+	call      Call
+	rt        wazero.Runtime
+	compiled  wazero.CompiledModule
+	typeIDs   map[uint32]uint32
 	// globals are the exports of the module's mutable globals and
 	// pristine a fresh instance's state, which a reset restores; nil
 	// pristine: each trigger instantiates anew.
@@ -325,6 +327,10 @@ type Trigger struct {
 	Log     types.Log
 	Block   Block
 	Tx      Tx
+	// Store is where this trigger's store calls go (nil: the host's):
+	// the block being written, passed with it rather than swapped into
+	// shared state.
+	Store Store
 }
 
 // Handle runs a trigger's handler on a fresh instance's state (the kept
@@ -337,7 +343,10 @@ func (h *Host) Handle(ctx context.Context, t Trigger) (out Outcome, err error) {
 	if len(lg.Topics) == 0 || lg.Topics[0] != ev.ID {
 		return Outcome{}, fmt.Errorf("log topic0 does not match %s", ev.Sig)
 	}
-	h.ctx, h.trap, h.block, h.out = ctx, nil, b, Outcome{}
+	h.ctx, h.trap, h.block, h.out, h.st = ctx, nil, b, Outcome{}, t.Store
+	if h.st == nil {
+		h.st = h.store
+	}
 	if err := h.ready(ctx); err != nil {
 		return Outcome{}, err
 	}
@@ -542,10 +551,10 @@ func (h *Host) abort(a []uint64) uint64 {
 
 func (h *Host) storeGet(a []uint64) uint64 {
 	typ, id := h.heap.readString(uint32(a[0])), h.heap.readString(uint32(a[1]))
-	if _, ok := h.store.Schema().Types[typ]; !ok {
+	if _, ok := h.st.Schema().Types[typ]; !ok {
 		h.fail("store.get: entity type %s is not in the schema", typ)
 	}
-	e, err := h.store.Get(typ, id)
+	e, err := h.st.Get(typ, id)
 	if err != nil {
 		panic(hostError{&StoreError{err}})
 	}
@@ -558,7 +567,7 @@ func (h *Host) storeGet(a []uint64) uint64 {
 func (h *Host) storeSet(a []uint64) uint64 {
 	typ, id := h.heap.readString(uint32(a[0])), h.heap.readString(uint32(a[1]))
 	e := h.readEntity(uint32(a[2]))
-	if err := h.store.Set(typ, id, e, h.block.Number); err != nil {
+	if err := h.st.Set(typ, id, e, h.block.Number); err != nil {
 		h.storeFail("store.set", err)
 	}
 	return 0
@@ -566,7 +575,7 @@ func (h *Host) storeSet(a []uint64) uint64 {
 
 func (h *Host) storeRemove(a []uint64) uint64 {
 	typ, id := h.heap.readString(uint32(a[0])), h.heap.readString(uint32(a[1]))
-	if err := h.store.Remove(typ, id, h.block.Number); err != nil {
+	if err := h.st.Remove(typ, id, h.block.Number); err != nil {
 		h.storeFail("store.remove", err)
 	}
 	return 0

@@ -195,6 +195,13 @@ func (sg *Subgraph) Filter() (addrs []common.Address, topics []common.Hash) {
 // addresses in the block; fetch reads those of the addresses the block's
 // handlers create (nil: they are in logs).
 func (sg *Subgraph) Block(ctx context.Context, b Block, logs []BlockLog, fetch Fetch) (created []Watched, err error) {
+	return sg.BlockTo(ctx, nil, b, logs, fetch)
+}
+
+// BlockTo is Block writing to st (nil: the subgraph's store): the block's
+// own writer, passed with the block (the embedded indexer stages each
+// block in a writer of its own).
+func (sg *Subgraph) BlockTo(ctx context.Context, st Store, b Block, logs []BlockLog, fetch Fetch) (created []Watched, err error) {
 	defer func() {
 		// A failed block is indexed again from its start (its writes are
 		// discarded with it): the data sources it created are forgotten
@@ -216,7 +223,7 @@ func (sg *Subgraph) Block(ctx context.Context, b Block, logs []BlockLog, fetch F
 			if !in[lg.Log.Address] {
 				continue
 			}
-			made, err := sg.run(ctx, lg, b)
+			made, err := sg.run(ctx, st, lg, b)
 			for _, w := range made {
 				created = append(created, w)
 				fresh = append(fresh, w.Address)
@@ -253,7 +260,7 @@ func (sg *Subgraph) Block(ctx context.Context, b Block, logs []BlockLog, fetch F
 
 // run hands one log to its handler, if its data source has one for its
 // topic; it returns the data sources the handler created.
-func (sg *Subgraph) run(ctx context.Context, lg BlockLog, b Block) ([]Watched, error) {
+func (sg *Subgraph) run(ctx context.Context, st Store, lg BlockLog, b Block) ([]Watched, error) {
 	src := sg.sources[lg.Log.Address]
 	if src == nil || b.Number < src.start || len(lg.Log.Topics) == 0 {
 		return nil, nil
@@ -267,7 +274,7 @@ func (sg *Subgraph) run(ctx context.Context, lg BlockLog, b Block) ([]Watched, e
 		return nil, err
 	}
 	sg.handled++
-	out, err := src.host.Handle(ctx, Trigger{Handler: eh.Handler, Event: eh.Event, Log: lg.Log, Block: b, Tx: tx})
+	out, err := src.host.Handle(ctx, Trigger{Handler: eh.Handler, Event: eh.Event, Log: lg.Log, Block: b, Tx: tx, Store: st})
 	if sg.OnLog != nil {
 		for _, l := range out.Logs {
 			sg.OnLog(src.ds.Name, eh.Handler, l)
