@@ -178,10 +178,12 @@ func (w *world) config(sub, dir string) *config.Config {
 		ch.IndexSources = []string{"PositionManager:" + p.PositionManager.Hex() + "@0"}
 	}
 	cfg.Chains = map[uint64]*config.Chain{chainID: &ch}
-	cfg.IndexDir, cfg.IndexPoll = dir, config.Duration(5*time.Millisecond)
+	cfg.IndexDir = dir
 	if err := cfg.Validate(); err != nil {
 		w.t.Fatal(err)
 	}
+	// a test's quick poll, below the least a configuration may set
+	cfg.IndexPoll = config.Duration(5 * time.Millisecond)
 	return cfg
 }
 
@@ -594,9 +596,12 @@ func TestAFailedChainStopsAlone(t *testing.T) {
 	arb := *config.Default().Chains[42161]
 	arb.RPCURL, arb.SubgraphURL, arb.IndexSources = srv.URL, "", []string{"HandlerV2:" + handler.Hex() + "@100"}
 	cfg.Chains[42161] = &arb
+	poll := cfg.IndexPoll // the test's, below the least a configuration may set
+	cfg.IndexPoll = config.MinIndexPoll
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	cfg.IndexPoll = poll
 	o := w.openedWith(cfg)
 	o.run()
 	g := o.indexed
