@@ -5,6 +5,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"maps"
 	"os"
 	"reflect"
@@ -227,7 +228,7 @@ func (g schemaGen) prop(typ reflect.Type, old map[string]any, nullable bool) map
 	if typ.Kind() == reflect.Pointer {
 		// nil marshals as null, unless omitempty leaves the field out,
 		// where the document says what it means
-		return g.prop(typ.Elem(), old, nullable || old["nullable"] == true)
+		return g.prop(typ.Elem(), old, nullable || old["nullable"] == true || nullAlternative(old))
 	}
 	if name, ok := g.names[typ]; ok {
 		ref := map[string]any{"$ref": refPrefix + name}
@@ -235,10 +236,15 @@ func (g schemaGen) prop(typ reflect.Type, old map[string]any, nullable bool) map
 		if len(s) == 0 && !nullable {
 			return ref // a $ref's siblings are ignored in OpenAPI 3.0
 		}
-		s["allOf"] = []any{ref}
-		if nullable {
-			s["nullable"] = true
+		if !nullable {
+			s["allOf"] = []any{ref}
+			return s
 		}
+		// OpenAPI 3.0.3's nullable widens only a type stated beside it:
+		// {allOf: [ref], nullable: true} still holds null to the
+		// referenced object, and strict validators refuse it. Null is
+		// one of two shapes instead, the second accepting null alone.
+		s["oneOf"] = []any{ref, onlyNull()}
 		return s
 	}
 	s := g.shape(typ, old, nullable)
@@ -279,8 +285,26 @@ func (g schemaGen) shape(typ reflect.Type, old map[string]any, nullable bool) ma
 	}
 	if nullable {
 		s["nullable"] = true
+		// an enum is the whole set of values: null among them too
+		if enum, ok := s["enum"].([]any); ok && !slices.Contains(enum, nil) {
+			s["enum"] = append(slices.Clone(enum), nil)
+		}
 	}
 	return s
+}
+
+// onlyNull is the schema that accepts null and nothing else in OpenAPI
+// 3.0 (which has no null type): a nullable type whose only value is null.
+func onlyNull() map[string]any {
+	return map[string]any{"type": "object", "nullable": true, "enum": []any{nil}}
+}
+
+// nullAlternative says whether old is a reference made nullable by a
+// onlyNull alternative (what prop writes): the document's word for an
+// omitempty pointer field, as nullable is for the others.
+func nullAlternative(old map[string]any) bool {
+	alts, _ := old["oneOf"].([]any)
+	return len(alts) == 2 && reflect.DeepEqual(alts[1], onlyNull())
 }
 
 func scalar(k reflect.Kind) string {
@@ -413,4 +437,42 @@ func TestOpenAPIRefsResolve(t *testing.T) {
 	if len(missing) > 0 {
 		t.Errorf("references to no schema: %v", missing)
 	}
+}
+
+// Strict OpenAPI 3.0.3 validators read nullable as widening only a type
+// stated beside it, and an enum as the whole set of values: a nullable
+// schema without a type (a nullable allOf of a reference) or with an enum
+// that lacks null refused real answers' nulls. The committed document has
+// neither.
+func TestOpenAPINullsAreStrict(t *testing.T) {
+	raw, err := os.ReadFile("docs/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		switch x := v.(type) {
+		case map[string]any:
+			if x["nullable"] == true {
+				if _, typed := x["type"]; !typed {
+					t.Errorf("%s: nullable without a type (strict validators refuse its nulls)", path)
+				}
+				if enum, ok := x["enum"].([]any); ok && !slices.Contains(enum, nil) {
+					t.Errorf("%s: a nullable enum without null", path)
+				}
+			}
+			for k, e := range x {
+				walk(e, path+"/"+k)
+			}
+		case []any:
+			for i, e := range x {
+				walk(e, fmt.Sprintf("%s/%d", path, i))
+			}
+		}
+	}
+	walk(doc, "#")
 }
