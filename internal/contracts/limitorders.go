@@ -192,3 +192,13 @@ func DecodePurchaseData(data []byte) (PurchaseOrderData, error) {
 	}
 	return p, nil
 }
+
+// ApproveCall is ERC20 approve(spender, amount): a limit purchase's
+// maker lets LimitOrders pull the premium and the commission.
+func ApproveCall(spender common.Address, amount *big.Int) []byte {
+	data, err := ERC20Approve.Pack("approve", spender, amount)
+	if err != nil {
+		panic("contracts: pack approve: " + err.Error()) // static types: a bug, not input
+	}
+	return data
+}

@@ -93,7 +93,7 @@ func (s *Orders) Prepare(ctx context.Context, req PrepareRequest) (Prepared, err
 		return Prepared{}, problem.InvalidParam("minProfit", "the terms do not encode: %v", err)
 	}
 	c.order.Deadline = big.NewInt(1 << 62) // judged below, once the chain's time is known
-	now, st, err := s.chainState(ctx, c)
+	now, st, err := s.chainState(ctx, &c)
 	if err != nil {
 		return Prepared{}, err
 	}
@@ -125,15 +125,7 @@ func deadlineOf(req PrepareRequest, now int64, st chain.OrderState) *big.Int {
 func (s *Orders) steps(ctx context.Context, c checked, now int64, st chain.OrderState) ([]Step, error) {
 	user := c.order.Maker
 	if c.kind == KindPurchase {
-		st.Used = false
-		need := new(big.Int).Add(c.purchase.MaxCostAllowance, c.purchase.Commission)
-		if st.Allowance.Cmp(need) >= 0 {
-			return []Step{}, c.fillable(now, st)
-		}
-		if st.Balance.Cmp(need) < 0 {
-			return nil, problem.New(problem.OrderNotFillable, "a fill pulls %s of the premium token from the user, who holds %s", need, st.Balance)
-		}
-		return []Step{}, problem.New(problem.OrderNotFillable, "approve LimitOrders %s for %s of the premium token first", c.up.Config.LimitOrders.Hex(), need)
+		return s.approveStep(ctx, c, now, st)
 	}
 	st.Delegated = true // checked below, as a step
 	if err := c.fillable(now, st); err != nil {
@@ -156,6 +148,29 @@ func (s *Orders) steps(ctx context.Context, c checked, now int64, st chain.Order
 	}
 	return []Step{{Why: "make LimitOrders the user's exercise delegate on the market (updateExerciseDelegate): the contract exercises the option when the order fills; it covers every option the user holds there until revoked",
 		Tx: vocab.Tx{To: c.market.Hex(), Data: hexutil.Encode(data)}, From: user.Hex(), Simulated: true}}, nil
+}
+
+// approveStep is the premium token's approve(LimitOrders, maxCostAllowance
+// + comission) when the allowance is short, simulated from the user; a
+// balance short of it cannot be fixed by a transaction of the book's.
+func (s *Orders) approveStep(ctx context.Context, c checked, now int64, st chain.OrderState) ([]Step, error) {
+	need := new(big.Int).Add(c.purchase.MaxCostAllowance, c.purchase.Commission)
+	if st.Balance.Cmp(need) < 0 {
+		return nil, problem.New(problem.OrderNotFillable, "a fill pulls maxCostAllowance + comission = %s of the premium token from the user, who holds %s", need, st.Balance)
+	}
+	if st.Allowance.Cmp(need) >= 0 {
+		return []Step{}, c.fillable(now, st)
+	}
+	st.Allowance = need
+	if err := c.fillable(now, st); err != nil {
+		return nil, err
+	}
+	data := contracts.ApproveCall(c.up.Config.LimitOrders, need)
+	if _, err := c.up.Chain.SimulateAtHead(ctx, c.order.Maker, c.premium, data); err != nil {
+		return nil, err
+	}
+	return []Step{{Why: "let LimitOrders pull maxCostAllowance + comission of the premium token (approve): a fill takes the premium (refunding what the market does not charge) and pays the filler the commission",
+		Tx: vocab.Tx{To: c.premium.Hex(), Data: hexutil.Encode(data)}, From: c.order.Maker.Hex(), Simulated: true}}, nil
 }
 
 // typedData is the order as eth_signTypedData_v4 takes it: integers as

@@ -42,6 +42,7 @@ type checked struct {
 	market   common.Address
 	tokenID  *big.Int
 	purchase contracts.PurchaseOrderData
+	premium  common.Address // the token a limit purchase pulls
 }
 
 // ParseSignedOrder reads a body as a SignedOrder; a malformed one is the
@@ -156,7 +157,7 @@ func (s *Orders) Submit(ctx context.Context, so SignedOrder) (View, bool, error)
 	} else if ok {
 		return s.viewOf(rec, nil), false, nil
 	}
-	now, st, err := s.chainState(ctx, c)
+	now, st, err := s.chainState(ctx, &c)
 	if err != nil {
 		return View{}, false, err
 	}
@@ -189,8 +190,9 @@ func storeErr(err error) error {
 	return problem.Wrap(problem.Overloaded, err, "the order book's store failed; nothing was accepted")
 }
 
-// chainState reads the order's state at the head.
-func (s *Orders) chainState(ctx context.Context, c checked) (int64, chain.OrderState, error) {
+// chainState reads the order's state at the head (and, for a limit
+// purchase, which token it pulls into c.premium).
+func (s *Orders) chainState(ctx context.Context, c *checked) (int64, chain.OrderState, error) {
 	q := chain.OrderQuery{Contract: c.up.Config.LimitOrders, StructHash: c.hash, Maker: c.order.Maker, Market: c.market, TokenID: c.tokenID}
 	if c.kind == KindPurchase {
 		info, err := c.up.Chain.Market(ctx, c.market)
@@ -201,6 +203,7 @@ func (s *Orders) chainState(ctx context.Context, c checked) (int64, chain.OrderS
 		if c.purchase.IsCall {
 			q.Premium = info.CallAsset.Address
 		}
+		c.premium = q.Premium
 	}
 	now, st, err := c.up.Chain.OrderStates(ctx, []chain.OrderQuery{q})
 	if err != nil {
