@@ -457,3 +457,34 @@ func TestStalledIndexSaysSo(t *testing.T) {
 	eventually.True(t, "no longer stalled", func() bool { return !ix.Status().Stalled })
 	r.stop(t)
 }
+
+// A start says where it indexes from and to, and says once when it has
+// caught up: a backfill shorter than the progress period logged nothing,
+// and reaching the head was never said.
+func TestStartAndCaughtUpAreLogged(t *testing.T) {
+	log := &lines{}
+	o := indexer.Options{Logger: slog.New(slog.NewJSONHandler(log, nil))}
+	c, _, ix := freshBehind(t, o, func(*indexertest.Faults) {})
+	r := start(ix)
+	synced(t, ix, c)
+	eventually.True(t, "the caught-up line", func() bool { return log.count(`"msg":"caught up`) > 0 })
+	r.stop(t)
+	if n := log.count(`"msg":"indexing to the chain's head"`); n != 1 {
+		t.Errorf("%d start lines, want 1", n)
+	}
+	if n := log.count(`"msg":"caught up`); n != 1 {
+		t.Errorf("%d caught-up lines, want 1 (said once, not at every poll)", n)
+	}
+}
+
+func (l *lines) count(s string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, line := range l.all {
+		if strings.Contains(line, s) {
+			n++
+		}
+	}
+	return n
+}

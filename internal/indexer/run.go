@@ -141,7 +141,11 @@ func (ix *Indexer) step(ctx context.Context) error {
 	ix.setStatus(func(s *Status) { s.ChainHead, s.Block = head, cur.Number })
 	ix.stats.lagBlocks(head - min(head, cur.Number))
 	if from > head {
-		ix.setStatus(func(s *Status) { s.State, s.Error = StateSynced, "" })
+		caughtUp := false
+		ix.setStatus(func(s *Status) { caughtUp, s.State, s.Error = s.State != StateSynced, StateSynced, "" })
+		if caughtUp { // said once: a start gave no sign it had finished
+			ix.log.Info("caught up: indexed to the chain's head, following it", "chainId", ix.opts.ChainID, "block", cur.Number)
+		}
 		ix.stats.lagBlocks(0)
 		ix.announce(ctx, false) // confirms the head: the chain is quiet, not the feed
 		if err := ix.prune(ctx, cur.Number); err != nil {
@@ -155,11 +159,15 @@ func (ix *Indexer) step(ctx context.Context) error {
 	}
 	// Once at the head, the chain stays synced while it follows: the lag
 	// (and /readyz's bound on it) says how far behind it is.
+	started := false
 	ix.setStatus(func(s *Status) {
-		if s.State == StateStarting {
+		if started = s.State == StateStarting; started {
 			s.State = StateIndexing
 		}
 	})
+	if started { // progress from the start, not only every opts.Progress
+		ix.log.Info("indexing to the chain's head", "chainId", ix.opts.ChainID, "from", from, "head", head, "blocks", head-from+1)
+	}
 	prev := common.Hash{}
 	if indexed {
 		prev = common.HexToHash(cur.Hash)
