@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"math/rand"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
@@ -165,4 +166,20 @@ func answer(t *testing.T, q graphnode.Querier, query string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A query whose context has ended reads nothing more: it fails with the
+// context's error, never a partial answer.
+func TestCancelledQueryStopsReading(t *testing.T) {
+	disk := openStore(t, filepath.Join(t.TempDir(), "s.sqlite"), "b")
+	write(t, disk, graphnode.NewStore(schema(t)), optionHistory(), 1, 30, "a")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := disk.QueryContext(ctx, graphnode.Request{Query: `{ options { id legs { id } } }`})
+	if r.Data != nil || len(r.Errors) != 1 || !strings.Contains(r.Errors[0].Message, context.Canceled.Error()) {
+		t.Errorf("a cancelled query answered %+v", r)
+	}
+	if r := disk.QueryContext(context.Background(), graphnode.Request{Query: `{ options { id } }`}); len(r.Errors) > 0 {
+		t.Errorf("the next query: %+v", r.Errors)
+	}
 }
