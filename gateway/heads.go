@@ -21,6 +21,7 @@ func (s *Server) FollowHeads(ctx context.Context) {
 		wg.Go(func() {
 			for ev := range events {
 				if ev.Kind == block.Reorg {
+					s.opts.Pins.ForgetAbove(id, ev.Fork.Number)
 					s.evictAbove(id, ev.Fork.Number)
 				}
 			}

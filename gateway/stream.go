@@ -78,6 +78,32 @@ type frame struct {
 	ref  block.Ref // answer: its block; reorg: the fork
 	data []byte    // JSON: the answer, the reorg's blocks, or the error body
 	made time.Time // when the head that caused it arrived (fan-out lag)
+
+	// sse is the frame as an SSE event, built once for every subscriber
+	sseOnce sync.Once
+	sse     []byte
+}
+
+// event is f as a Server-Sent Event: id (the block), event (the kind),
+// data (JSON has no raw newline outside strings, and strings escape
+// theirs: one line, split anyway as the format asks).
+func (f *frame) event() []byte {
+	f.sseOnce.Do(func() {
+		var b bytes.Buffer
+		b.Grow(len(f.data) + 128)
+		if id := f.id(); id != "" {
+			b.WriteString("id: " + id + "\n")
+		}
+		b.WriteString("event: " + f.kind + "\n")
+		for line := range bytes.SplitSeq(f.data, []byte{'\n'}) {
+			b.WriteString("data: ")
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+		b.WriteByte('\n')
+		f.sse = b.Bytes()
+	})
+	return f.sse
 }
 
 // id is the event id: the block, as number:hash.
@@ -262,15 +288,38 @@ func (t *topic) run(ctx context.Context) {
 		return
 	}
 	events := heads.Subscribe(ctx)
+	var seen uint64 // the last block answered
 	if r, _, ok := heads.Latest(); ok {
 		t.at(ctx, r, time.Now())
+		seen = r.Number
 	}
 	for ev := range events {
 		now := time.Now()
 		if ev.Kind == block.Reorg {
 			t.reorg(ev, now)
+			seen = min(seen, ev.Fork.Number)
 		}
+		t.between(ctx, seen, ev.Head.Number, now)
 		t.at(ctx, ev.Head, now)
+		seen = max(seen, ev.Head.Number)
+	}
+}
+
+// between answers the blocks after seen and before head, which a feed
+// that moved several blocks at once (a poll, an indexer's range) did not
+// name: a change in one of them is sent too, at its own block, so a
+// client sees every change, not only those at the heads the feed saw.
+// Further than maxReplay behind, the topic goes straight to the head.
+func (t *topic) between(ctx context.Context, seen, head uint64, made time.Time) {
+	if seen == 0 || head <= seen+1 || head-seen > maxReplay {
+		return
+	}
+	for n := seen + 1; n < head && ctx.Err() == nil; n++ {
+		ref, err := t.hub.s.opts.Pins.BlockAt(ctx, t.spec.chain, n, t.hub.s.admitRead)
+		if err != nil {
+			return // the head's answer follows; this gap is skipped
+		}
+		t.at(ctx, ref, made)
 	}
 }
 
@@ -280,6 +329,8 @@ func (t *topic) reorg(ev block.Event, now time.Time) {
 		Fork asOf `json:"fork"`
 		Head asOf `json:"head"`
 	}{asOf{ev.Fork.Number, ev.Fork.Hash, ev.Fork.Timestamp}, asOf{ev.Head.Number, ev.Head.Hash, ev.Head.Timestamp}})
+	// BlockAt would name the orphaned blocks for a while (the gap above)
+	t.hub.s.opts.Pins.ForgetAbove(t.spec.chain, ev.Fork.Number)
 	t.mu.Lock()
 	t.last = nil // the new branch's answer is sent, changed or not
 	t.mu.Unlock()
@@ -374,7 +425,9 @@ func (sb *subscriber) take() []*frame {
 	var out []*frame
 	if sb.reorg != nil {
 		out = append(out, sb.reorg)
-		sb.sentTo = sb.reorg.ref.Number
+		// the answer at the fork itself may follow (a feed that only
+		// reverted names the fork as its head)
+		sb.sentTo = sb.reorg.ref.Number - min(sb.reorg.ref.Number, 1)
 		sb.reorg = nil
 	}
 	if f := sb.next; f != nil {

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -117,32 +116,14 @@ func (h *streamHub) pump(ctx context.Context, sb *subscriber, out *sseWriter) {
 
 // sseWriter writes events to one client, each under its own deadline.
 type sseWriter struct {
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	h   *streamHub
-	buf bytes.Buffer
+	w  http.ResponseWriter
+	rc *http.ResponseController
+	h  *streamHub
 }
 
 // frame writes f as one event.
 func (o *sseWriter) frame(f *frame) error {
-	o.buf.Reset()
-	if id := f.id(); id != "" {
-		o.buf.WriteString("id: ")
-		o.buf.WriteString(id)
-		o.buf.WriteByte('\n')
-	}
-	o.buf.WriteString("event: ")
-	o.buf.WriteString(f.kind)
-	o.buf.WriteByte('\n')
-	// JSON has no raw newline outside strings, and strings escape theirs:
-	// the data is one line (split anyway, as the format asks).
-	for line := range bytes.SplitSeq(f.data, []byte{'\n'}) {
-		o.buf.WriteString("data: ")
-		o.buf.Write(line)
-		o.buf.WriteByte('\n')
-	}
-	o.buf.WriteByte('\n')
-	if err := o.raw(o.buf.Bytes()); err != nil {
+	if err := o.raw(f.event()); err != nil {
 		return err
 	}
 	o.h.sent.Add(1)

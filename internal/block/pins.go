@@ -509,3 +509,20 @@ func (p *Pins) Chains() []uint64 {
 	}
 	return out
 }
+
+// ForgetAbove drops the headers BlockAt remembers of chainID's blocks
+// above fork: a reorg replaced them, and for HeadAges.Fresh BlockAt would
+// still name the orphaned ones.
+func (p *Pins) ForgetAbove(chainID, fork uint64) {
+	c, ok := p.chains[chainID]
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	for n := range c.blocks {
+		if n > fork {
+			delete(c.blocks, n)
+		}
+	}
+	c.mu.Unlock()
+}
