@@ -10,7 +10,7 @@ import (
 // schemas are generated from the answers' Go types (openapi_schema_test.go).
 //
 //go:generate go test -run OpenAPISchemas -update .
-//go:embed docs/openapi.json docs/index.html
+//go:embed docs/openapi.json docs/index.html docs/live.html
 var docs embed.FS
 
 // OpenAPI returns the embedded OpenAPI document (for the contract test).

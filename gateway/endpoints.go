@@ -44,6 +44,7 @@ const (
 	PathMetrics           = "/metrics"
 	PathOpenAPI           = "/openapi.json"
 	PathDocs              = "/docs"
+	PathDocsLive          = "/docs/live" // with streams on: a market drawn live from its streams
 )
 
 // apiEndpoints is the API: one entry per operation, from which the router,

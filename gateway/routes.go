@@ -38,7 +38,8 @@ func (s *Server) table() []route {
 		route{path: PathDocs, handler: serveDoc("docs/index.html", "text/html; charset=utf-8")},
 	)
 	if s.streams != nil {
-		t = append(t, route{path: PathStream, handler: s.serveStreamSocket})
+		t = append(t, route{path: PathStream, handler: s.serveStreamSocket},
+			route{path: PathDocsLive, handler: serveDoc("docs/live.html", "text/html; charset=utf-8")})
 	}
 	if s.opts.Metrics != nil {
 		t = append(t, route{path: PathMetrics, handler: s.opts.Metrics.Handler().ServeHTTP})
