@@ -2,14 +2,15 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/gorilla/mux"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
@@ -84,7 +85,7 @@ func (s *Server) serveQuery(w http.ResponseWriter, r *http.Request, api QueryAPI
 // at the server's read timeout) is a malformed request.
 func queryBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if r.Method == http.MethodGet {
-		return graphnode.GetBody(r.URL.Query()), nil
+		return getBody(r.URL.Query()), nil
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxQueryBody))
 	var tooLarge *http.MaxBytesError
@@ -95,4 +96,23 @@ func queryBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return nil, problem.Wrap(problem.MalformedRequest, err, "the query's body could not be read whole (it ended before its length)")
 	}
 	return body, nil
+}
+
+// getBody is a GET request's query as the body a POST would carry: Graph
+// Node takes `query`, `variables` (JSON) and `operationName` parameters.
+// Variables that are not JSON are passed as a string, which the query API
+// refuses as it refuses any malformed request (a GraphQL error).
+func getBody(q url.Values) []byte {
+	req := map[string]any{"query": q.Get("query")}
+	if v := q.Get("variables"); v != "" {
+		req["variables"] = v
+		if json.Valid([]byte(v)) {
+			req["variables"] = json.RawMessage(v)
+		}
+	}
+	if v := q.Get("operationName"); v != "" {
+		req["operationName"] = v
+	}
+	out, _ := json.Marshal(req)
+	return out
 }

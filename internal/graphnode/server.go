@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/url"
 )
 
 // Server answers Graph Node's HTTP query endpoint from a store: a POST of
@@ -59,24 +58,6 @@ func (s *Server) AnswerContext(ctx context.Context, body []byte) ([]byte, error)
 		out, _ = json.Marshal(Response{Errors: []Error{{Message: err.Error()}}})
 	}
 	return append(out, '\n'), nil
-}
-
-// GetBody is a GET request's query, as Graph Node also takes it (`query`,
-// `variables` as JSON, `operationName` parameters), as the body a POST
-// would carry.
-func GetBody(q url.Values) []byte {
-	req := map[string]any{"query": q.Get("query")}
-	if v := q.Get("variables"); v != "" {
-		req["variables"] = json.RawMessage(v)
-	}
-	if v := q.Get("operationName"); v != "" {
-		req["operationName"] = v
-	}
-	out, err := json.Marshal(req)
-	if err != nil { // variables that are not JSON
-		out, _ = json.Marshal(map[string]any{"query": q.Get("query"), "variables": q.Get("variables")})
-	}
-	return out
 }
 
 // RoundTrip implements http.RoundTripper: the answer without a socket, the
