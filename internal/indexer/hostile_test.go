@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -358,8 +359,9 @@ func TestS8RetryAfterIsObeyedAndKeepsTheRange(t *testing.T) {
 // eth_getBlockReceipts null has the receipts read per transaction, in
 // batches, after asking it once (or by the ranges fetched at once).
 func TestS9NodeCapabilitiesAreProbedOnce(t *testing.T) {
-	for _, batch := range []int{1, 0} {
-		c, node, ix := freshBehind(t, indexer.Options{Batch: batch}, func(f *indexertest.Faults) { f.NoBatch = true })
+	for _, k := range []struct{ batch, status int }{{1, 0}, {0, 0}, {0, http.StatusBadRequest}} {
+		batch := k.batch
+		c, node, ix := freshBehind(t, indexer.Options{Batch: batch}, func(f *indexertest.Faults) { f.NoBatch, f.NoBatchStatus = true, k.status })
 		runUntilSynced(t, ix, c)
 		batches := 0
 		for _, s := range node.Seen() {
@@ -370,7 +372,7 @@ func TestS9NodeCapabilitiesAreProbedOnce(t *testing.T) {
 		if batches > 1 {
 			t.Errorf("batch %d: %d batches sent to a node refusing them: want the probe alone", batch, batches)
 		}
-		sameAsFresh(t, fmt.Sprintf("without batches (batch size %d)", batch), ix, c)
+		sameAsFresh(t, fmt.Sprintf("without batches (batch size %d, refused with %d)", batch, k.status), ix, c)
 	}
 	c, node, ix := freshBehind(t, indexer.Options{Batch: 7}, func(f *indexertest.Faults) { f.ReceiptsNull = true })
 	runUntilSynced(t, ix, c)

@@ -171,12 +171,17 @@ func (n *node) probe(ctx context.Context) (chainID uint64, batches bool, err err
 
 // transportFailed reports an error of the HTTP exchange itself, rather
 // than of the node's answer: no answer (refused, reset, timed out), a
-// refusal with a status (429, 5xx) or a Retry-After still running.
+// refusal for the moment (429, 5xx) or a Retry-After still running. A 4xx
+// refusal of a batch (400, 405, 413: some providers' way of refusing
+// arrays) is the node's answer.
 func transportFailed(err error) bool {
 	var he rpc.HTTPError
 	var backoff *problem.BackoffError
 	var ne net.Error
-	return errors.As(err, &he) || errors.As(err, &backoff) || errors.As(err, &ne) ||
+	if errors.As(err, &he) {
+		return he.StatusCode == http.StatusTooManyRequests || he.StatusCode >= 500
+	}
+	return errors.As(err, &backoff) || errors.As(err, &ne) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
 }
 

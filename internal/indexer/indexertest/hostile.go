@@ -38,8 +38,10 @@ type Faults struct {
 	// CallHeaderNotFound answers the first eth_call at each block hash
 	// -32000 "header not found" (a backend that has not seen the block).
 	CallHeaderNotFound bool
-	// NoBatch refuses every JSON-RPC batch, as some free tiers do.
-	NoBatch bool
+	// NoBatch refuses every JSON-RPC batch, as some free tiers do: with
+	// an error object in a 200, or with the HTTP status NoBatchStatus.
+	NoBatch       bool
+	NoBatchStatus int
 	// ReceiptsNull answers eth_getBlockReceipts null.
 	ReceiptsNull bool
 	// DupLog answers every eth_getLogs over a range with its last log
@@ -228,6 +230,9 @@ func (h *Hostile) refused(w http.ResponseWriter, f Faults, batch bool, calls []c
 	}
 	if batch && f.NoBatch {
 		w.Header().Set("Content-Type", "application/json")
+		if f.NoBatchStatus != 0 {
+			w.WriteHeader(f.NoBatchStatus)
+		}
 		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch requests are not supported"}}`))
 		return true
 	}
