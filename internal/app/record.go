@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
@@ -52,8 +53,18 @@ func Record(ro RecordOptions) error {
 			if err != nil {
 				return fmt.Errorf("record %q: %w", p, err)
 			}
+			g := gw
+			if pass == 1 {
+				// each path cold as well: the service's own memories (a
+				// closed candles window, kept whatever block asked it) kept
+				// a pinned request from its upstreams when recorded warm,
+				// and a replay asking it first found nothing recorded
+				if g, err = coldGateway(o); err != nil {
+					return err
+				}
+			}
 			rec := &answer{header: http.Header{}, status: http.StatusOK}
-			gw.ServeHTTP(rec, &http.Request{Method: http.MethodGet, URL: u, RequestURI: p, Header: http.Header{},
+			g.ServeHTTP(rec, &http.Request{Method: http.MethodGet, URL: u, RequestURI: p, Header: http.Header{},
 				Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Host: "record.invalid", RemoteAddr: "127.0.0.1:1"})
 			if err := check(p, rec.status); err != nil {
 				return fmt.Errorf("%w: %s", err, rec.body.String())
@@ -61,6 +72,15 @@ func Record(ro RecordOptions) error {
 		}
 	}
 	return nil
+}
+
+// coldGateway is a gateway on a service of its own, remembering nothing.
+func coldGateway(o Options) (*gateway.Server, error) {
+	w, err := newService(o)
+	if err != nil {
+		return nil, err
+	}
+	return newGateway(o, w, nil)
 }
 
 // answer keeps what the gateway wrote for one recorded path (net/http's

@@ -270,8 +270,8 @@ func (n *node) RoundTrip(req *http.Request) (*http.Response, error) {
 		if m.Method != "eth_call" {
 			params, _ := json.Marshal(m.Params)
 			res, ok := n.other[otherKey(m.Method, params)]
-			if !ok {
-				return nil, fmt.Errorf("demo: %s: %w", m.Method, problem.ErrNotRecorded)
+			if !ok { // the log names what was asked: a block number is no secret
+				return nil, fmt.Errorf("demo: %s %.200s: %w", m.Method, params, problem.ErrNotRecorded)
 			}
 			out[i] = rpcMessage{JSONRPC: "2.0", ID: m.ID, Result: res}
 			continue
