@@ -7,9 +7,12 @@
 // handler's DEX. One manifest per network because the networks index
 // different numbers of markets and handlers, which graph-cli's `--network`
 // overrides (one address per named data source) cannot express.
-// `node manifest.mjs --list` prints each network and its manifest (the build
-// script builds them all); CI runs this and fails when a committed file
-// differs.
+// It also writes the gateway's per-chain defaults
+// (../internal/config/defaults.json, embedded by internal/config), so that
+// the registry is the one place a deployment is written and adding a chain
+// is one edit. `node manifest.mjs --list` prints each network and its
+// manifest (the build script builds them all); CI runs this and fails when
+// a committed file differs.
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const registry = JSON.parse(readFileSync(new URL('./networks.json', import.meta.url)));
@@ -264,11 +267,74 @@ function known() {
   ].join('\n');
 }
 
-if (process.argv.includes('--list')) {
+// evidenced throws unless every row the gateway serves names its evidence
+// (`from`): a default the gateway relies on is never an unexplained
+// address.
+function evidenced(network, what, rows) {
+  for (const r of rows) {
+    if (r && r.address && !r.from) throw new Error(`${network} ${what} ${r.address} has no evidence (from)`);
+  }
+}
+
+// gatewayChain is one network's entry of the gateway's defaults: the
+// handlers, hooks, pools and periphery of its registry rows, and what only
+// the gateway uses from its `gateway` object. Keys in the order the
+// gateway's configuration documents them.
+function gatewayChain(network, n) {
+  const g = n.gateway;
+  if (!g || !g.name || !g.multicall3) throw new Error(`${network}: gateway.name and gateway.multicall3 are required`);
+  const p = n.periphery || {};
+  evidenced(network, 'hook', n.hooks);
+  evidenced(network, 'pool', n.pools);
+  evidenced(network, 'periphery', [p.autoExerciser, p.router, p.limitOrders, ...(p.settlers || [])]);
+  const c = { name: g.name, subgraphUrl: '', rpcUrl: '', multicall3: g.multicall3 };
+  c.autoExerciser = p.autoExerciser?.address ?? '';
+  c.router = p.router?.address ?? '';
+  c.limitOrders = p.limitOrders?.address ?? '';
+  if ((p.settlers || []).length > 0) c.settlers = p.settlers.map(s => s.address);
+  c.handlers = {};
+  for (const h of n.handlers) {
+    if (!h.dex || !h.slot0 || !h.version) throw new Error(`${network} handler ${h.address} lacks its dex name, slot0 layout or version`);
+    handlerKind(h);
+    c.handlers[h.address] = { name: h.dex, deprecated: !!h.deprecated, version: h.version, slot0: h.slot0 };
+  }
+  c.hooks = Object.fromEntries(n.hooks.map(h => [h.address, { name: h.name, maxTtl: h.maxTtl }]));
+  c.poolDex = Object.fromEntries(n.pools.map(p => [p.address, p.dex]));
+  c.swappers = g.swappers || {};
+  return c;
+}
+
+// gatewayDefaults is internal/config/defaults.json: every network by chain
+// id, in the registry's order, one row per handler, hook and pool.
+function gatewayDefaults() {
+  const row = v => JSON.stringify(v).replaceAll('":', '": ').replaceAll(',"', ', "');
+  const map = (m, indent) => {
+    const keys = Object.keys(m);
+    if (keys.length === 0) return '{}';
+    const p = ' '.repeat(indent);
+    return '{\n' + keys.map(k => `${p}  ${JSON.stringify(k)}: ${row(m[k])}`).join(',\n') + `\n${p}}`;
+  };
+  const chains = Object.entries(networks).map(([network, n]) => {
+    const c = gatewayChain(network, n);
+    const fields = Object.entries(c).map(([k, v]) => {
+      const text = ['handlers', 'hooks', 'poolDex', 'swappers'].includes(k) ? map(v, 6) : row(v);
+      return `      ${JSON.stringify(k)}: ${text}`;
+    });
+    return `    "${n.chainId}": {\n${fields.join(',\n')}\n    }`;
+  });
+  return `{\n  "chains": {\n${chains.join(',\n')}\n  }\n}\n`;
+}
+
+if (process.argv.includes('--defaults')) {
+  // the gateway's defaults on stdout, written nowhere (internal/config's
+  // test compares them with the committed file)
+  process.stdout.write(gatewayDefaults());
+} else if (process.argv.includes('--list')) {
   // one line per network: its name and manifest, for the build script
   for (const network of Object.keys(networks)) console.log(`${network} ${manifestFile(network)}`);
 } else {
   writeFileSync(new URL('./src/known.ts', import.meta.url), known());
+  writeFileSync(new URL('../internal/config/defaults.json', import.meta.url), gatewayDefaults());
   for (const network of Object.keys(networks)) {
     writeFileSync(new URL(`./${manifestFile(network)}`, import.meta.url), manifest(network));
   }

@@ -4,8 +4,9 @@
 // table (settings.go: variable, file key, default, parser, check, doc), from
 // which loading, validation and the table in docs/configuration.md come.
 // The chains of Arbitrum (42161), Mantle (5000), Sonic (146), Base (8453)
-// and Blast (81457) are embedded (defaults.json, the deployments registry
-// subgraph/networks.json's); a JSON file (CLAMM_CONFIG) is merged over the defaults
+// and Blast (81457) are embedded (defaults.json, written by
+// subgraph/manifest.mjs from the deployments registry
+// subgraph/networks.json; never edited by hand); a JSON file (CLAMM_CONFIG) is merged over the defaults
 // field by field, and environment variables override both. URLs may carry API keys, so they
 // are only ever printed through Redact.
 package config
