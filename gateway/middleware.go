@@ -219,14 +219,14 @@ func (s *Server) logRequest(r *http.Request, x *exchange, start time.Time, d tim
 	}
 	if x.err != nil {
 		// Transport errors quote the upstream URL, which may hold an API
-		// key: the text goes through Redact before it reaches the log. An
-		// upstream may echo a key or answer megabytes of error text:
-		// problem.Scrub drops URLs and key-like tokens and bounds the
-		// text. A panic's stack is the gateway's own text, kept whole.
+		// key: the text goes through package secret before it reaches the
+		// log. An upstream may echo a key or answer megabytes of error
+		// text: Text drops URLs and key-like tokens and bounds the text. A
+		// panic's stack is the gateway's own text, kept whole (Known).
 		if _, ok := x.err.(panicError); ok {
-			x.errText = s.opts.Redact(x.err.Error())
+			x.errText = s.opts.Secrets.Known(x.err.Error())
 		} else {
-			x.errText = problem.Scrub(s.opts.Redact(x.err.Error()))
+			x.errText = s.opts.Secrets.Text(x.err.Error())
 		}
 	}
 	accessLog{s.opts.AccessLog}.write(r, x, start, d)

@@ -18,6 +18,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/cache"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/secret"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
@@ -48,8 +49,9 @@ type Options struct {
 	// ServeHint, if set, tells how a chain configured without upstreams
 	// would be served; it is added to the 400 refusing such a chain.
 	ServeHint func(chainID uint64) string
-	// Redact scrubs secrets (upstream URLs with keys) from logged error text.
-	Redact func(string) string
+	// Secrets takes the configured upstream URLs (with their keys) out of
+	// logged error text (package secret); nil: only what secret.Scrub finds.
+	Secrets *secret.Redactor
 	// RequestTimeout bounds how long a client waits for an answer.
 	RequestTimeout time.Duration
 	// StrikesTTL is how long a strikes-chain response is served from cache.
@@ -172,7 +174,7 @@ func New(opts Options) (*Server, error) {
 		MaxEntries: opts.CacheMaxEntries, MaxBytes: opts.CacheMaxBytes, FillTimeout: opts.RequestTimeout,
 		Size: func(v any) int64 { e := v.(entry); return int64(len(e.body)+len(e.gz)) + entryOverhead },
 		OnRefreshError: func(key string, err error) {
-			opts.Logger.Warn("background refresh failed; serving stale", "key", key, "error", problem.Scrub(opts.Redact(err.Error())))
+			opts.Logger.Warn("background refresh failed; serving stale", "key", key, "error", opts.Secrets.Text(err.Error()))
 		},
 	}
 	if opts.Shared != nil {
@@ -212,9 +214,6 @@ func (opts *Options) validate() error {
 	}
 	if len(opts.Service.ChainIDs())+len(opts.Service.UnservedChainIDs()) == 0 {
 		return errors.New("gateway: no chain configured")
-	}
-	if opts.Redact == nil {
-		opts.Redact = func(s string) string { return s }
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

@@ -16,6 +16,6 @@ import (
 func openIndex(cfg *config.Config, logger *slog.Logger) app.OpenIndex {
 	return func(ctx context.Context, ch *config.Chain) (app.Index, error) {
 		return indexer.ForChain(ctx, ch, indexer.ChainOptions{Dir: cfg.IndexDir, Range: cfg.IndexRange, MaxRange: cfg.IndexMaxRange, Batch: cfg.IndexBatch, History: cfg.IndexHistoryBlocks,
-			Poll: cfg.IndexPoll.D(), Logger: logger, Redact: app.Redactor(cfg)})
+			Poll: cfg.IndexPoll.D(), Logger: logger, Redact: app.Secrets(cfg).Known})
 	}
 }

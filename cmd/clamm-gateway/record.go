@@ -11,6 +11,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/replay"
+	"github.com/clamm-gateway/clamm-gateway/internal/secret"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
@@ -68,7 +69,7 @@ func runRecord(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	for _, id := range cfg.ChainIDs() {
 		if _, ok := live[id]; ok {
-			fmt.Fprintf(stdout, "recorded chain %d (%s) into %s/%d\n", id, config.Redact(cfg.Chains[id].SubgraphURL), *out, id)
+			fmt.Fprintf(stdout, "recorded chain %d (%s) into %s/%d\n", id, secret.URL(cfg.Chains[id].SubgraphURL), *out, id)
 		}
 	}
 	return nil

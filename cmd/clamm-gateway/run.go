@@ -20,7 +20,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
-	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/secret"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
 
@@ -152,7 +152,7 @@ func build(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		return nil, nil, err
 	}
 	for id, cerr := range unreachable {
-		logger.Warn("could not confirm the rpc node's chain id at start", "chainId", id, "error", problem.Scrub(cerr.Error()))
+		logger.Warn("could not confirm the rpc node's chain id at start", "chainId", id, "error", secret.Scrub(cerr.Error()))
 	}
 	// Each chain's subgraph head, read beside binding the listener, so the
 	// first strikes-chain miss pins without asking (block.Pins.SeedHeads).
@@ -172,10 +172,10 @@ func logStart(logger *slog.Logger, cfg *config.Config, modes map[uint64]string, 
 	}
 	for _, id := range cfg.ChainIDs() {
 		ch := cfg.Chains[id]
-		logger.Info("chain", "chainId", id, "mode", modes[id], "subgraph", config.Redact(ch.SubgraphURL), "rpc", config.Redact(ch.RPCURL))
+		logger.Info("chain", "chainId", id, "mode", modes[id], "subgraph", secret.URL(ch.SubgraphURL), "rpc", secret.URL(ch.RPCURL))
 	}
 	if cfg.RedisURL != "" {
-		logger.Info("shared cache tier", "redis", config.Redact(cfg.RedisURL), "prefix", cfg.RedisPrefix)
+		logger.Info("shared cache tier", "redis", secret.URL(cfg.RedisURL), "prefix", cfg.RedisPrefix)
 	}
 	// Names only: a value may be a secret. The names are the process's,
 	// kept when getenv (what the configuration was read through) sees them.

@@ -19,7 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
-	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/secret"
 )
 
 // tracingAsked reads the standard OpenTelemetry variables: tracing is on
@@ -179,7 +179,7 @@ func withTracing(ctx context.Context, getenv func(string) string, h http.Handler
 	return traced, func(ctx context.Context) {
 		once.Do(func() {
 			if err := shutdown(ctx); err != nil {
-				logger.Warn("tracing: spans not all exported at shutdown", "error", problem.Scrub(err.Error()))
+				logger.Warn("tracing: spans not all exported at shutdown", "error", secret.Scrub(err.Error()))
 			}
 		})
 	}, nil

@@ -14,9 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
@@ -26,6 +24,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/secret"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
@@ -182,7 +181,7 @@ func newService(o Options) (w wired, err error) {
 			return w, err
 		}
 		if idx := w.indexes[id]; idx != nil {
-			u.Indexing = indexingOf(idx)
+			u.Indexing = indexingOf(idx, Secrets(cfg))
 		}
 		u.Mode = mode
 		if mode == ModeTransports {
@@ -273,7 +272,7 @@ func newGateway(o Options, w wired, shared gateway.SharedTier) (*gateway.Server,
 		AccessLog:         o.AccessLog,
 		AccessLevel:       o.AccessLevel,
 		Logger:            o.Logger,
-		Redact:            redactor(cfg),
+		Secrets:           Secrets(cfg),
 		Hints:             map[*problem.Code]string{problem.NotRecorded: demo.Holds() + "; " + config.LiveUpstreamsHint(demo.Chains()...), problem.UpstreamNotConfigured: config.LiveUpstreamsHint()},
 		ServeHint:         func(id uint64) string { return config.LiveUpstreamsHint(id) },
 		RequestTimeout:    cfg.RequestTimeout.D(),
@@ -318,89 +317,13 @@ func newGateway(o Options, w wired, shared gateway.SharedTier) (*gateway.Server,
 	return srv, nil
 }
 
-// Redactor is redactor for other packages' logs (the embedded indexer's).
-func Redactor(cfg *config.Config) func(string) string { return redactor(cfg) }
-
-// redactor replaces every configured upstream URL in log text by its
-// redacted form: transport errors quote the full URL, keys included.
-func redactor(cfg *config.Config) func(string) string {
-	var pairs []string
+// Secrets is the redactor of every configured upstream URL (package
+// secret): the gateway's logs, the embedded indexer's and readiness's
+// indexing errors go through it.
+func Secrets(cfg *config.Config) *secret.Redactor {
 	urls := []string{cfg.RedisURL}
 	for _, ch := range cfg.Chains {
 		urls = append(urls, ch.SubgraphURL, ch.RPCURL)
 	}
-	for _, u := range urls {
-		if u == "" {
-			continue
-		}
-		pairs = append(pairs, u, config.Redact(u))
-		// net/http quotes URLs with the password masked: scrub that form too.
-		if p, err := url.Parse(u); err == nil && p.Redacted() != u {
-			pairs = append(pairs, p.Redacted(), config.Redact(u))
-		}
-	}
-	// Then each secret part on its own, wherever it appears: an upstream
-	// may echo its path or key back in an error ("/v2/KEY?apikey=KEY"),
-	// and a short key escapes problem.Scrub's key-like tokens.
-	for _, u := range urls {
-		for _, part := range secretParts(u) {
-			pairs = append(pairs, part, "<redacted>")
-		}
-	}
-	r := strings.NewReplacer(pairs...)
-	return r.Replace
-}
-
-// minSecretPart is the shortest path segment or query value taken for a
-// secret: shorter ones ("v2", "api", "1") are words of ordinary log text.
-// Passwords are secrets at any length over 2.
-const minSecretPart = 6
-
-// isWord reports a path segment or value of lowercase letters and hyphens
-// only ("subgraphs", "arb-mainnet"): a word of the API's path, not a key
-// (keys carry digits or capitals), and one that log text uses.
-func isWord(s string) bool {
-	for _, r := range s {
-		if (r < 'a' || r > 'z') && r != '-' {
-			return false
-		}
-	}
-	return true
-}
-
-// secretParts are the parts of a configured URL that may be credentials:
-// its password, path segments and query values (as written
-// and as escaped), longest first so a part is never cut by a shorter one.
-func secretParts(raw string) []string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil
-	}
-	var parts []string
-	add := func(s string, min int) {
-		if len(s) >= min && (min < minSecretPart || !isWord(s)) {
-			parts = append(parts, s, url.PathEscape(s), url.QueryEscape(s))
-		}
-	}
-	if u.User != nil {
-		// A user name ("default", "cache") is a word of log text, not a secret.
-		if pw, ok := u.User.Password(); ok {
-			add(pw, 3)
-		}
-	}
-	for _, seg := range strings.Split(u.EscapedPath(), "/") {
-		add(seg, minSecretPart)
-		if v, err := url.PathUnescape(seg); err == nil {
-			add(v, minSecretPart)
-		}
-	}
-	for _, kv := range strings.Split(u.RawQuery, "&") {
-		_, v, _ := strings.Cut(kv, "=")
-		add(v, minSecretPart)
-		if v, err := url.QueryUnescape(v); err == nil {
-			add(v, minSecretPart)
-		}
-	}
-	slices.SortFunc(parts, func(a, b string) int { return len(b) - len(a) })
-	return slices.Compact(parts)
+	return secret.NewRedactor(urls...)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/secret"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
@@ -48,7 +49,7 @@ func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*vocab
 	quoteHTTP := &http.Client{Transport: traced("quote", tr.Quote)}
 	rc, err := rpc.DialOptions(context.Background(), ch.RPCURL, rpc.WithHTTPClient(rpcHTTP))
 	if err != nil {
-		return nil, block.Sources{}, fmt.Errorf("chain %d rpc %s: %w", ch.ID, config.Redact(ch.RPCURL), err)
+		return nil, block.Sources{}, fmt.Errorf("chain %d rpc %s: %w", ch.ID, secret.URL(ch.RPCURL), err)
 	}
 	reader, err := chain.NewReader(rc, chain.Options{Multicall3: ch.Multicall3, CallTimeout: o.UpstreamTimeout, ImmutablesTTL: o.ImmutablesTTL, Slot0: ch.PoolSlot0})
 	if err != nil {
@@ -110,14 +111,14 @@ func traced(kind string, rt http.RoundTripper) http.RoundTripper {
 }
 
 // redactedSpanURL records an upstream call's URL on its span as its scheme
-// and host only (config.Redact), in place of otelhttp's url.full (the
+// and host only (secret.URL), in place of otelhttp's url.full (the
 // last value of a key is the one exported): providers put API keys in the
 // path or query, and spans leave for the collector.
 type redactedSpanURL struct{ rt http.RoundTripper }
 
 func (t redactedSpanURL) RoundTrip(r *http.Request) (*http.Response, error) {
 	if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
-		span.SetAttributes(attribute.String("url.full", config.Redact(r.URL.String())))
+		span.SetAttributes(attribute.String("url.full", secret.URL(r.URL.String())))
 	}
 	return t.rt.RoundTrip(r)
 }

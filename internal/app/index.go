@@ -11,6 +11,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
+	"github.com/clamm-gateway/clamm-gateway/internal/secret"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
@@ -99,8 +100,9 @@ func closeIndexes(indexes map[uint64]Index) error {
 // indexingOf is idx's status as the use cases' own type (vocab.Indexing):
 // the use cases import nothing of the index, so the app, which wires both,
 // translates. A state the use cases do not know passes as it is and reads
-// as not ready (anything but synced is).
-func indexingOf(idx Index) func() vocab.Indexing {
+// as not ready (anything but synced is). The error, which /readyz shows,
+// goes through secrets: a node's error may quote its URL.
+func indexingOf(idx Index, secrets *secret.Redactor) func() vocab.Indexing {
 	return func() vocab.Indexing {
 		st := idx.Status()
 		state, ok := indexingStates[st.State]
@@ -108,7 +110,8 @@ func indexingOf(idx Index) func() vocab.Indexing {
 			state = st.State
 		}
 		return vocab.Indexing{ChainID: st.ChainID, State: state, StartBlock: st.StartBlock,
-			Block: st.Block, ChainHead: st.ChainHead, Error: st.Error, Stalled: st.Stalled, StoreError: st.StoreError}
+			Block: st.Block, ChainHead: st.ChainHead, Error: secrets.Text(st.Error), Stalled: st.Stalled,
+			StoreError: secrets.Text(st.StoreError)}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/secret"
 )
 
 // CallError classifies the error of one eth_call (alone, or an element of a
@@ -39,7 +40,7 @@ func CallError(src problem.Source, err error) error {
 // nodeError classifies a JSON-RPC error that is not a revert.
 func nodeError(src problem.Source, re rpc.Error, err error) *problem.Error {
 	msg := strings.ToLower(re.Error())
-	cause := &problem.Cause{Text: fmt.Sprintf("JSON-RPC error %d: %s", re.ErrorCode(), problem.Scrub(re.Error())), Err: err}
+	cause := &problem.Cause{Text: fmt.Sprintf("JSON-RPC error %d: %s", re.ErrorCode(), secret.Scrub(re.Error())), Err: err}
 	if be := blockError(re, cause); be != nil {
 		return be
 	}

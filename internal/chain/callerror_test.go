@@ -13,6 +13,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/secret"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 )
 
@@ -75,7 +76,7 @@ func TestSimulateTellsRevertsFromNodeFailures(t *testing.T) {
 				t.Errorf("code %s, want %s: %v", p.Code, c.code, err)
 			}
 			text := err.Error()
-			if !strings.Contains(text, c.logHas) || len(text) > 2*problem.MaxCauseLen {
+			if !strings.Contains(text, c.logHas) || len(text) > 2*secret.MaxTextLen {
 				t.Errorf("log text (%d bytes) lacks %q: %.300s", len(text), c.logHas, text)
 			}
 			if c.logLacks != "" && strings.Contains(text, c.logLacks) {

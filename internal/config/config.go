@@ -8,7 +8,7 @@
 // subgraph/manifest.mjs from the deployments registry
 // subgraph/networks.json; never edited by hand); a JSON file (CLAMM_CONFIG) is merged over the defaults
 // field by field, and environment variables override both. URLs may carry API keys, so they
-// are only ever printed through Redact.
+// are only ever printed through package secret.
 package config
 
 import (
@@ -26,6 +26,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/secret"
 )
 
 //go:embed defaults.json
@@ -513,7 +514,7 @@ func (c *Config) Validate() error {
 				continue
 			}
 			if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") {
-				return fmt.Errorf("chain %d: upstream URL %s is not an http(s) URL", id, Redact(u))
+				return fmt.Errorf("chain %d: upstream URL %s is not an http(s) URL", id, secret.URL(u))
 			}
 		}
 		for sid, s := range ch.Swappers {
@@ -577,24 +578,6 @@ func (c *Config) ChainIDs() []uint64 {
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	return ids
-}
-
-// Redact keeps only the scheme and host of an upstream URL: providers put API
-// keys in the path (…/v2/<key>), the query or the user info, so nothing after
-// the host is safe to print.
-func Redact(raw string) string {
-	if raw == "" {
-		return ""
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return "<redacted>"
-	}
-	out := u.Scheme + "://" + u.Host
-	if u.Path != "" && u.Path != "/" || u.RawQuery != "" {
-		out += "/…"
-	}
-	return out
 }
 
 // LiveUpstreamsHint tells a client how the operator gives the chains ids

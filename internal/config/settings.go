@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/secret"
 )
 
 // A setting is one knob of the gateway, stated once: the variable that sets
@@ -107,7 +109,7 @@ var settings = []setting{
 				return nil
 			}
 			if p, err := url.Parse(c.RedisURL); err != nil || !slices.Contains(redisSchemes, p.Scheme) || p.Host == "" {
-				return fmt.Errorf("%s is not a redis://, rediss://, redis+sentinel:// or redis+cluster:// URL", Redact(c.RedisURL))
+				return fmt.Errorf("%s is not a redis://, rediss://, redis+sentinel:// or redis+cluster:// URL", secret.URL(c.RedisURL))
 			}
 			return nil
 		},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
+	"github.com/clamm-gateway/clamm-gateway/internal/secret"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
@@ -55,7 +56,7 @@ func ForChain(ctx context.Context, ch *config.Chain, o ChainOptions) (*Indexer, 
 	}
 	rc, err := DialNode(ctx, ch.RPCURL, base, 0)
 	if err != nil {
-		return nil, fmt.Errorf("rpc %s: %w", config.Redact(ch.RPCURL), err)
+		return nil, fmt.Errorf("rpc %s: %w", secret.URL(ch.RPCURL), err)
 	}
 	ix, err := Open(ctx, Options{ChainID: ch.ID, RPC: rc, Path: filepath.Join(o.Dir, fmt.Sprintf("%d.sqlite", ch.ID)), Sources: sources,
 		Logger: o.Logger, Range: o.Range, MaxRange: o.MaxRange, Batch: o.Batch, Poll: o.Poll, Redact: o.Redact, History: o.History})

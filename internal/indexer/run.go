@@ -15,6 +15,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/sqlstore"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/secret"
 )
 
 // Run indexes until ctx ends (then it returns nil) or indexing stops for
@@ -55,9 +56,9 @@ func (ix *Indexer) Run(ctx context.Context) error {
 
 // clean is an error's text fit for the log and /readyz: the node's URL
 // redacted (Options.Redact), key-like tokens scrubbed and the text cut to
-// problem.MaxCauseLen bytes (a node may answer a megabyte of error).
+// secret.MaxTextLen bytes (a node may answer a megabyte of error).
 func (ix *Indexer) clean(err error) string {
-	return problem.Scrub(ix.opts.Redact(err.Error()))
+	return secret.Scrub(ix.opts.Redact(err.Error()))
 }
 
 // retries are the pauses between failed steps: growing from 1 s to 30 s
