@@ -221,3 +221,48 @@ func TestReadmeSetUpIsTwoCommands(t *testing.T) {
 		t.Errorf("the Set-up commands are %q, want %q", cmds, want)
 	}
 }
+
+// Every route of the endpoint table is a row of the README's endpoint
+// table and has its section in docs/api.md (a heading "GET <path>"): the
+// README's table is written by hand, and a route added without its row
+// went unseen (/clamm/stats/leaderboard did).
+func TestReadmeAndAPIDocListEveryRoute(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, err := os.ReadFile(filepath.Join(root, "docs", "api.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(readme), "| Path | Answers |")
+	if !ok {
+		t.Fatal("README.md has no endpoint table (| Path | Answers |)")
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	rows := map[string]bool{}
+	for _, line := range strings.Split(table, "\n") {
+		first, _, _ := strings.Cut(strings.TrimPrefix(line, "| "), " |")
+		for _, cell := range strings.Split(first, ", ") {
+			rows[strings.Trim(cell, "`")] = true
+		}
+	}
+	headings := regexp.MustCompile(`(?m)^#{2,3} GET (\S+)\s*$`)
+	sections := map[string]bool{}
+	for _, m := range headings.FindAllStringSubmatch(string(api), -1) {
+		sections[m[1]] = true
+	}
+	ops := newDemoServer(t).Operations()
+	if len(ops) < 20 {
+		t.Fatalf("%d operations", len(ops))
+	}
+	for _, op := range ops {
+		if !rows[op.Path] {
+			t.Errorf("README.md's endpoint table has no row for %s", op.Path)
+		}
+		if !sections[op.Path] {
+			t.Errorf("docs/api.md has no section \"GET %s\"", op.Path)
+		}
+	}
+}
