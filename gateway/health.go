@@ -4,9 +4,14 @@ import (
 	"net/http"
 )
 
-// handleHealthz says the process is alive and serving; it touches no upstream.
+// handleHealthz says the process is alive and serving, and which release
+// (and commit, when the build knows it) serves; it touches no upstream.
 func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
-	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": s.opts.Version})
+	body := map[string]string{"status": "ok", "version": s.opts.Version}
+	if s.opts.Commit != "" {
+		body["commit"] = s.opts.Commit
+	}
+	s.writeJSON(w, http.StatusOK, body)
 }
 
 // handleReadyz probes each configured chain's subgraph and RPC node and the

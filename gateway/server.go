@@ -73,8 +73,11 @@ type Options struct {
 	MaxFills int
 	// Metrics, if set, is served at /metrics and fed by every request.
 	Metrics *metrics.Metrics
-	// Version is reported by /healthz.
+	// Version is reported by /healthz: the gateway's semantic version.
 	Version string
+	// Commit is the revision the binary was built from, reported by
+	// /healthz beside Version when known.
+	Commit string
 	// MaxLagBlocks is how far the subgraph may trail the chain head before
 	// /readyz reports the chain unready.
 	MaxLagBlocks uint64

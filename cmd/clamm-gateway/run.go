@@ -24,9 +24,6 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 // run builds everything from flags and environment, serves until ctx ends,
 // then shuts down within a bound. It never calls os.Exit or log.Fatal.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -38,7 +35,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err // nil after -h
 	}
 	if *showVersion {
-		fmt.Fprintln(stdout, "clamm-gateway", version)
+		fmt.Fprintln(stdout, versionLine())
 		return nil
 	}
 	cfg, err := config.Load(getenv)
@@ -137,9 +134,11 @@ func build(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	if err != nil {
 		return nil, nil, err
 	}
+	m := metrics.New()
+	m.BuildInfo(version, commit())
 	a, err := app.New(app.Options{
 		Config: cfg, Queries: docs, Getenv: getenv, Logger: logger, AccessLog: logw, AccessLevel: cfg.LogLevel,
-		Metrics: metrics.New(), Version: version, Demo: cfg.Demo, Index: openIndex(cfg, logger),
+		Metrics: m, Version: version, Commit: commit(), Demo: cfg.Demo, Index: openIndex(cfg, logger),
 	})
 	if err != nil {
 		return nil, nil, err

@@ -167,8 +167,27 @@ func TestSecretsInURLsStayOutOfLogsAndBodies(t *testing.T) {
 
 func TestVersionFlag(t *testing.T) {
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"-version"}, func(string) string { return "" }, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "clamm-gateway ") {
+	if err := run(context.Background(), []string{"-version"}, func(string) string { return "" }, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "clamm-gateway "+release) {
 		t.Fatalf("%v %q", err, out.String())
+	}
+	if !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(release) {
+		t.Errorf("release %q is not a semantic version", release)
+	}
+}
+
+// The running binary says which release serves it: /healthz names the
+// version, and /metrics has clamm_build_info with it.
+func TestServedVersionIsTheRelease(t *testing.T) {
+	base, _, _, stop := start(t, nil)
+	defer stop()
+	code, body := fetch(t, base+"/healthz")
+	var h struct{ Status, Version string }
+	if err := json.Unmarshal([]byte(body), &h); code != http.StatusOK || err != nil || h.Version != release {
+		t.Errorf("/healthz: %d %s", code, body)
+	}
+	_, metrics := fetch(t, base+"/metrics")
+	if !strings.Contains(metrics, `clamm_build_info{`) || !strings.Contains(metrics, `version="`+release+`"`) {
+		t.Errorf("/metrics has no clamm_build_info of release %s", release)
 	}
 }
 

@@ -54,8 +54,11 @@ type Options struct {
 	AccessLevel slog.Level
 	// Metrics, if set, is served at /metrics and counts upstream calls.
 	Metrics *metrics.Metrics
-	// Version is reported by /healthz.
+	// Version is reported by /healthz: the gateway's semantic version.
 	Version string
+	// Commit is the revision the binary was built from ("" unknown),
+	// reported by /healthz beside Version.
+	Commit string
 	// Demo serves the embedded recordings on chains that have them and no
 	// live upstream URLs.
 	Demo bool
@@ -289,6 +292,7 @@ func newGateway(o Options, w wired, shared gateway.SharedTier) (*gateway.Server,
 		CORSOrigins:       cfg.CORSOrigins,
 		MaxLagBlocks:      cfg.MaxLagBlocks,
 		Version:           o.Version,
+		Commit:            o.Commit,
 		Metrics:           o.Metrics,
 		Shared:            shared,
 		Subgraphs:         subgraphHandlers(w.indexes),

@@ -60,7 +60,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/sqlstore"
-	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/secret"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
@@ -391,7 +391,7 @@ func (ix *Indexer) Query(req graphnode.Request) graphnode.Response {
 	failed := ""
 	for _, e := range r.Errors {
 		if strings.HasPrefix(e.Message, "Store error") {
-			failed = problem.Scrub(e.Message)
+			failed = secret.Scrub(e.Message)
 			break
 		}
 	}

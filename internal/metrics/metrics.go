@@ -6,6 +6,7 @@ package metrics
 
 import (
 	"net/http"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -51,6 +52,16 @@ func New() *Metrics {
 	m.reg.MustRegister(m.requests, m.latency, m.cacheResults, m.upstreamCalls, m.upstreamErrors, m.upstreamTime, m.lag, sharedCollector{m},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// BuildInfo registers clamm_build_info, always 1, whose labels say which
+// release and commit serve and which Go built them: a dashboard joins it
+// to see what a change of behaviour came with. Called once, at start.
+func (m *Metrics) BuildInfo(version, commit string) {
+	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "clamm_build_info",
+		Help: "The serving build: its semantic version, commit and Go version (always 1)."}, []string{"version", "commit", "goversion"})
+	g.WithLabelValues(version, commit, runtime.Version()).Set(1)
+	m.reg.MustRegister(g)
 }
 
 // Handler serves the registry in the Prometheus text format.
