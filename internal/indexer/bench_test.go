@@ -184,7 +184,9 @@ func BenchmarkBackfill(b *testing.B) {
 // ten minutes or more on two cores), a number N divides the span and the
 // events by N. Unset, the history is 1/10,000 of it (22,000 blocks, 100
 // events, about 7,600 swaps), so that CI, which runs every benchmark once,
-// stays fast.
+// stays fast. ScaleEnv+"_SWAPS"=0 leaves the pools' swaps out: the
+// protocol's own events alone, what the index costs once it no longer
+// follows the pools (the options subgraph still does: docs/operations.md).
 const ScaleEnv = "CLAMM_BENCH_BACKFILL_SCALE"
 
 // scaleOf reads ScaleEnv.
@@ -263,7 +265,7 @@ func BenchmarkBackfillArbitrum(b *testing.B) {
 		for _, h := range hs {
 			src = append(src, mapping.Watched{Address: h.Address, Name: "HandlerV2", Start: s.First()})
 		}
-		ix := openNode(b, s, path, src)
+		ix := openNode(b, s, path, src, s.MaxRange)
 		stop := peak()
 		start := time.Now()
 		b.ResetTimer()
@@ -293,8 +295,10 @@ func BenchmarkBackfillArbitrum(b *testing.B) {
 	}
 }
 
-// openNode opens an indexer of sources on the node h serves.
-func openNode(b *testing.B, h http.Handler, path string, sources []mapping.Watched) *indexer.Indexer {
+// openNode opens an indexer of sources on the node h serves, its ranges
+// capped at maxRange as docs/operations.md advises for a provider's cap
+// (CLAMM_INDEX_MAX_RANGE): no range is refused for its width.
+func openNode(b *testing.B, h http.Handler, path string, sources []mapping.Watched, maxRange uint64) *indexer.Indexer {
 	srv := httptest.NewServer(h)
 	b.Cleanup(srv.Close)
 	rc, err := rpc.Dial(srv.URL)
@@ -302,7 +306,7 @@ func openNode(b *testing.B, h http.Handler, path string, sources []mapping.Watch
 		b.Fatal(err)
 	}
 	b.Cleanup(rc.Close)
-	ix, err := indexer.Open(context.Background(), indexer.Options{ChainID: chainID, RPC: rc, Path: path, Sources: sources,
+	ix, err := indexer.Open(context.Background(), indexer.Options{ChainID: chainID, RPC: rc, Path: path, Sources: sources, MaxRange: maxRange,
 		Poll: 5 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(testLog{b}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		b.Fatal(err)
