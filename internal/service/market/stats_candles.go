@@ -103,7 +103,8 @@ func (s *Market) Candles(ctx context.Context, req CandlesRequest) (Candles, erro
 		return Candles{}, err
 	}
 	key := fmt.Sprintf("%d/%s/%d/%d/%d", req.ChainID, info.Pool.Hex(), req.Seconds, req.From, req.To)
-	if c, _, ok := s.closedCandles.Peek(key); ok && closedAt(ctx, req.To) {
+	head := atHead(ctx)
+	if c, _, ok := s.closedCandles.Peek(key); ok && head {
 		return c, nil
 	}
 	first := req.From / req.Seconds * req.Seconds
@@ -116,23 +117,21 @@ func (s *Market) Candles(ctx context.Context, req CandlesRequest) (Candles, erro
 		Interval: req.Interval, From: strconv.FormatInt(req.From, 10), To: strconv.FormatInt(req.To, 10),
 	}
 	out.Candles = candlePricer{info}.series(w.Open, w.Swaps, first, min(req.To, w.Head.Timestamp+1), req.Seconds)
-	if req.To+int64(CandleFinality/time.Second) <= w.Head.Timestamp {
+	if head && req.To+int64(CandleFinality/time.Second) <= w.Head.Timestamp {
 		s.closedCandles.Set(key, out, cache.Policy{TTL: 24 * time.Hour})
 	}
 	return out, nil
 }
 
-// closedAt reports whether a window ending at `to` is closed for good at
-// the answer's block: always at the head (a window is kept only once
-// closed, and the head only moves on), at an asked block when its time is
-// CandleFinality past the window (a stream asks each new block so).
-func closedAt(ctx context.Context, to int64) bool {
+// atHead reports whether the answer is read at the head: only such
+// answers use the closed windows kept. One asked at a block reads the
+// node at that block and keeps nothing, so what it reads never depends
+// on what other answers read before it (a recording of the node's answers
+// replays whatever the order; a stream asking each new block reads the
+// window each time, as for any other route).
+func atHead(ctx context.Context) bool {
 	p := block.From(ctx)
-	if p == nil || p.Want == 0 {
-		return true
-	}
-	ref, ok := p.Resolved()
-	return ok && ref.Timestamp >= to+int64(CandleFinality/time.Second)
+	return p == nil || p.Want == 0
 }
 
 // series is one candle per interval starting in [first, end) from the
