@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 )
 
 // Server answers Graph Node's HTTP query endpoint from a store: a POST of
@@ -49,6 +50,7 @@ func (s *Server) AnswerContext(ctx context.Context, body []byte) ([]byte, error)
 		}
 	} else {
 		resp = s.Store.QueryContext(ctx, req)
+		hideStoreErrors(resp.Errors)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -58,6 +60,23 @@ func (s *Server) AnswerContext(ctx context.Context, body []byte) ([]byte, error)
 		out, _ = json.Marshal(Response{Errors: []Error{{Message: err.Error()}}})
 	}
 	return append(out, '\n'), nil
+}
+
+// storeErrorText is what a client reads of a store that failed a read.
+// SQLite's own words name the store's tables and indexes (and the
+// compiled query's plan); they are kept for the operator in the index's
+// status (/readyz), never sent to whoever asked.
+const storeErrorText = "Store error: the index could not read its store (/readyz gives the cause)"
+
+// hideStoreErrors replaces the text of each store failure with
+// storeErrorText; Graph Node's prefix stays, so clients still tell a
+// store failure from a query's own error.
+func hideStoreErrors(errs []Error) {
+	for i := range errs {
+		if strings.HasPrefix(errs[i].Message, "Store error") {
+			errs[i].Message = storeErrorText
+		}
+	}
 }
 
 // RoundTrip implements http.RoundTripper: the answer without a socket, the
