@@ -131,7 +131,7 @@ func blockError(msg string, err error) error {
 }
 
 // numberAfter is the block number (at most 20 digits) that follows
-// phrase in msg, if msg holds it.
+// phrase in msg, if msg holds it followed by a number.
 func numberAfter(msg, phrase string) (string, bool) {
 	i := strings.Index(msg, phrase)
 	if i < 0 {
@@ -142,7 +142,7 @@ func numberAfter(msg, phrase string) (string, bool) {
 	for n < len(rest) && n < 20 && rest[n] >= '0' && rest[n] <= '9' {
 		n++
 	}
-	return rest[:n], true
+	return rest[:n], n > 0
 }
 
 // sawHead remembers the indexed head a document asked for beside its

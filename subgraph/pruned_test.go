@@ -45,3 +45,14 @@ func TestPinOlderThanKeptNamesTheOldestBlock(t *testing.T) {
 		t.Errorf("a pin at the oldest block kept: %v", err)
 	}
 }
+
+// Graph Node's words without a number are not taken for a block: the
+// message would name none ("block  and later").
+func TestPrunedWordsWithoutANumber(t *testing.T) {
+	if n, ok := subgraph.NumberAfter("only has data starting at block number ", "only has data starting at block number "); ok {
+		t.Errorf("took %q for a block number", n)
+	}
+	if n, ok := subgraph.NumberAfter("only has data starting at block number 20000", "only has data starting at block number "); !ok || n != "20000" {
+		t.Errorf("read %q, %v", n, ok)
+	}
+}

@@ -1,0 +1,4 @@
+package subgraph
+
+// NumberAfter is numberAfter, for the external tests.
+var NumberAfter = numberAfter
