@@ -254,16 +254,15 @@ type opened struct {
 func (g *indexed) synced(t *testing.T, head uint64) graphnode.Indexing {
 	t.Helper()
 	idx := g.app.Indexes[chainID]
-	for {
-		st := idx.Status()
+	var st graphnode.Indexing
+	eventually.True(t, fmt.Sprintf("the index synced at block %d", head), func() bool {
+		st = idx.Status()
 		if st.State == graphnode.IndexingFailed {
 			t.Fatalf("indexing failed: %s", st.Error)
 		}
-		if st.State == graphnode.IndexingSynced && st.Block >= head {
-			return st
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return st.State == graphnode.IndexingSynced && st.Block >= head
+	})
+	return st
 }
 
 // emulated is the gateway reading the same chain through the Graph Node
@@ -605,9 +604,9 @@ func TestAFailedChainStopsAlone(t *testing.T) {
 	o := w.openedWith(cfg)
 	o.run()
 	g := o.indexed
-	for g.app.Indexes[42161].Status().State != graphnode.IndexingFailed {
-		time.Sleep(5 * time.Millisecond)
-	}
+	eventually.True(t, "the index failed", func() bool {
+		return g.app.Indexes[42161].Status().State == graphnode.IndexingFailed
+	})
 	g.synced(t, w.p.Chain.BlockNumber())
 
 	code, body := get(g.app.Server, gateway.PathReadyz)
