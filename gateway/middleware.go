@@ -85,7 +85,8 @@ var (
 
 // middleware wraps the whole router (mux's own Use skips 404 and 405):
 // request id, recover, and one access-log line per request. Deadlines are
-// set where a request waits on upstreams (serveMiss), not here: a cache hit
+// set where a request waits on upstreams (serveCached's fill, the pinned
+// reads, the query route), not here: a cache hit
 // waits on nothing.
 func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -56,7 +56,9 @@ type Options struct {
 	RequestTimeout time.Duration
 	// StrikesTTL is how long a strikes-chain response is served from cache.
 	StrikesTTL time.Duration
-	// HistoryTTL is how long an exercise-history page is served from cache.
+	// HistoryTTL is how long an answer of every route the endpoint table
+	// gives ttlHistory (the histories and positions, which move with
+	// transactions) is served from cache.
 	HistoryTTL time.Duration
 	// PrepareTTL is how long a prepared exercise (its quotes) is served
 	// from cache: a block or two at most.

@@ -546,3 +546,20 @@ func TestHelpNamesRecord(t *testing.T) {
 		t.Errorf("-h does not name record:\n%s", errb.String())
 	}
 }
+
+// The binary's release is the CHANGELOG's newest version section, under
+// an [Unreleased] kept for what lands next (docs/development.md, "Cutting
+// a release").
+func TestReleaseIsTheChangelogsNewest(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "CHANGELOG.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := regexp.MustCompile(`(?m)^## \[([^\]]+)\](.*)$`).FindAllStringSubmatch(string(raw), 2)
+	if len(sections) < 2 || sections[0][1] != "Unreleased" {
+		t.Fatalf("CHANGELOG.md's first sections are %v, want [Unreleased] then the release", sections)
+	}
+	if sections[1][1] != release || !regexp.MustCompile(`^ - \d{4}-\d{2}-\d{2}$`).MatchString(sections[1][2]) {
+		t.Errorf("CHANGELOG.md's newest version section is %q%s, want [%s] - YYYY-MM-DD", sections[1][1], sections[1][2], release)
+	}
+}

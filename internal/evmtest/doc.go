@@ -9,5 +9,6 @@
 // because the simulated backend takes minutes to build.
 //
 // The artifacts come from npm: run `npm ci` in testdata/ first (.ci/run
-// does). Without them the tests fail, saying so.
+// does). Without them the tests skip, naming what to run (package prereq);
+// CI sets CLAMM_TEST_REQUIRE_ALL, so there a missing artifact fails.
 package evmtest
