@@ -313,15 +313,18 @@ func (p *Pins) Run(ctx context.Context, a Ask, s Strategy, read func(context.Con
 // first one failed at.
 var errSameHead = errors.New("block: the subgraph's head is the block that failed")
 
-// noBlockYet answers an IndexedHead read whose `_meta` names no block
+// NoBlockYet answers a read whose `_meta` names no block
 // (block 0, or `_meta` null): an embedded index before its first commit
 // (every start, and a store indexed again from the start), a Graph Node
 // subgraph not yet started or answering null after a quiet spell. There
 // is no block to pin the answer to; that is the index not being ready,
 // not the gateway's bug, so it is a 503 (Retry-After) the client can wait
 // out, never the 500 an unmapped error would be.
-func noBlockYet() error {
-	return problem.New(problem.SubgraphUnavailable, "the subgraph has indexed no block yet (its _meta names none): ask again once it has")
+//
+// The use cases whose answer needs the indexed block's time (the option
+// markets, read SubgraphFirst) refuse a `_meta` of no block with it too.
+func NoBlockYet() error {
+	return problem.New(problem.SubgraphUnavailable, "the subgraph has indexed no block yet (its _meta names none): ask again once it has; an embedded index shows its progress, and why it stopped if it did, at /readyz")
 }
 
 // run is one attempt of Run. failed, when not 0, is the block the first
@@ -397,7 +400,7 @@ func (p *Pins) pinIndexed(ctx context.Context, chainID uint64, pin *Pin, stale S
 			return res.Err
 		}
 		if res.Val.(Ref).Number == 0 {
-			return noBlockYet()
+			return NoBlockYet()
 		}
 		if res.Val.(Ref).Number == failed {
 			return errSameHead

@@ -246,6 +246,19 @@ func TestOptionMarketsRefuseWhatTheChainContradicts(t *testing.T) {
 	}
 }
 
+// A subgraph of no block yet (an embedded index before its first commit,
+// or one that failed before it) is 503 pointing at /readyz, not a 502
+// blaming the query document for the missing block time.
+func TestOptionMarketsOfAnIndexOfNoBlock(t *testing.T) {
+	sc := loadScenario(t, "testdata/scenarios/arbitrum-weth-usdc.json")
+	svc, f := newService(t, sc)
+	f.Subgraph.Store.SetHead(graphnode.Block{})
+	_, err := svc.OptionMarkets(context.Background(), sc.ChainID)
+	if p := problem.As(err); p == nil || p.Code != problem.SubgraphUnavailable || !strings.Contains(err.Error(), "/readyz") {
+		t.Fatalf("%v, want SUBGRAPH_UNAVAILABLE naming /readyz", err)
+	}
+}
+
 // The chain facts of every market of a chain are one RPC round trip once
 // the markets' immutables are known (one aggregate3 per market in one
 // JSON-RPC batch), not one request per market; the hooks' admissions are

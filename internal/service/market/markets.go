@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
@@ -113,6 +114,11 @@ func (s *Market) OptionMarkets(ctx context.Context, chainID uint64) (OptionMarke
 	markets, meta, err := up.Subgraph.OptionMarkets(ctx)
 	if err != nil {
 		return OptionMarkets{}, err
+	}
+	if meta.Block == 0 {
+		// An index before its first commit, or one that failed before
+		// it (/readyz says why): not the query document's fault.
+		return OptionMarkets{}, block.NoBlockYet()
 	}
 	if meta.Timestamp <= 0 {
 		// Without the indexed block's time there is no "last complete
