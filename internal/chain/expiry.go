@@ -32,7 +32,8 @@ type Delegation struct{ Owner, Delegate common.Address }
 // the market's exerciseDelegator(owner, delegate) of each question. An
 // auto-exerciser that does not answer its four getters is not an
 // AutoExerciseTimeBased: the registry that names it is wrong, an upstream
-// error (502) rather than an answer without it.
+// error rather than a guess (the expiry reads then leave its fields
+// unknown; a prepared delegation fails).
 func (r *Reader) DelegateView(ctx context.Context, market, autoExerciser common.Address, qs []Delegation) (*AutoExerciser, []bool, error) {
 	a := contracts.AutoExerciseTimeBased
 	var calls []Call

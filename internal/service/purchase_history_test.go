@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/trade"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 )
@@ -131,5 +133,100 @@ func checkGolden(t *testing.T, name string, v any) {
 	}
 	if !bytes.Equal(body, want) {
 		t.Errorf("differs from %s:\n%s", path, body)
+	}
+}
+
+// M29: on a chain whose uni-v3 swapper has no QuoterV2 (Mantle's and
+// Blast's defaults), positions and the expiring list still answer once
+// options are in the money: exerciseValue and exerciseSwapper are null and
+// valueIfExercised judges, as docs/api.md says.
+func TestPositionsWithSwapperWithoutQuoter(t *testing.T) {
+	scs, err := scenario.Load(filepath.Join(root, "testdata/scenarios/mantle-wmnt-usdt.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := newServiceConfigured(t, func(ch *config.Chain) {
+		uni := ch.Swappers["uni-v3"]
+		if uni == nil {
+			t.Fatal("Mantle's defaults configure no uni-v3 swapper")
+		}
+		uni.Quoter = common.Address{}
+	}, scs[0])
+	market := common.HexToAddress("0x1D5DE630BbBF68c9bf17D8462605227D79eA910C")
+	got, err := svc.PurchasePositions(context.Background(), trade.HistoryRequest{
+		ChainID: scs[0].ChainID, User: common.HexToAddress("0xA11CE00000000000000000000000000000000001"), Market: market, First: 1000,
+	})
+	if err != nil {
+		t.Fatalf("positions: %v", err)
+	}
+	inTheMoney := 0
+	for _, r := range got.Records {
+		risk := r.ExpiryRisk
+		if risk.ExerciseValue != nil || risk.ExerciseSwapper != nil {
+			t.Errorf("option %s: exerciseValue %v by %v without a quote source", r.OptionID, risk.ExerciseValue, risk.ExerciseSwapper)
+		}
+		if risk.Unknown != nil {
+			t.Errorf("option %s: unknown %v: a chain without a quote source is no failed read", r.OptionID, risk.Unknown)
+		}
+		if want := r.Exercisable && r.ValueIfExercised != "0"; risk.InTheMoney != want {
+			t.Errorf("option %s: inTheMoney %v, valueIfExercised %s says %v", r.OptionID, risk.InTheMoney, r.ValueIfExercised, want)
+		}
+		if risk.InTheMoney {
+			inTheMoney++
+		}
+	}
+	if inTheMoney == 0 {
+		t.Fatal("no option in the money: the case M29 is about is not exercised")
+	}
+	exp, err := svc.ExpiringOptions(context.Background(), trade.ExpiringRequest{
+		ChainID: scs[0].ChainID, Market: market, Within: 365 * 24 * 3600, First: 1000,
+	})
+	if err != nil {
+		t.Fatalf("expiring: %v", err)
+	}
+	if len(exp.Records) == 0 {
+		t.Fatal("the expiring list is empty: the case M29 is about is not exercised")
+	}
+	for _, r := range exp.Records {
+		if r.ExpiryRisk.ExerciseValue != nil || !r.ExpiryRisk.InTheMoney {
+			t.Errorf("expiring option %s: exerciseValue %v, inTheMoney %v", r.OptionID, r.ExpiryRisk.ExerciseValue, r.ExpiryRisk.InTheMoney)
+		}
+	}
+}
+
+// M32: an auto-exerciser that does not answer as AutoExerciseTimeBased
+// (here an address with no code) leaves autoExercise null with the reason
+// in unknown; the positions themselves, their values and delegates, are
+// served.
+func TestPositionsWithAutoExerciserThatDoesNotAnswer(t *testing.T) {
+	scs, err := scenario.Load(filepath.Join(root, "testdata/scenarios/mantle-wmnt-usdt.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	absent := common.HexToAddress("0x00000000000000000000000000000000000A0E00")
+	svc, _ := newServiceConfigured(t, func(ch *config.Chain) {
+		ch.AutoExerciser = absent
+	}, scs[0])
+	got, err := svc.PurchasePositions(context.Background(), trade.HistoryRequest{
+		ChainID: scs[0].ChainID, User: common.HexToAddress("0xA11CE00000000000000000000000000000000001"),
+		Market: common.HexToAddress("0x1D5DE630BbBF68c9bf17D8462605227D79eA910C"), First: 1000,
+	})
+	if err != nil {
+		t.Fatalf("positions: %v", err)
+	}
+	if len(got.Records) == 0 {
+		t.Fatal("no positions served")
+	}
+	for _, r := range got.Records {
+		risk := r.ExpiryRisk
+		if risk.AutoExercise != nil {
+			t.Errorf("option %s: autoExercise %+v from a contract that does not answer", r.OptionID, risk.AutoExercise)
+		}
+		if why := risk.Unknown["autoExercise"]; !strings.Contains(why, absent.Hex()) {
+			t.Errorf("option %s: unknown %v does not name the auto-exerciser", r.OptionID, risk.Unknown)
+		}
+		if risk.Delegates == nil || risk.Status == "" {
+			t.Errorf("option %s: delegates %v status %q: the other fields must still be served", r.OptionID, risk.Delegates, risk.Status)
+		}
 	}
 }

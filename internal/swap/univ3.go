@@ -45,9 +45,11 @@ func NewUniV3(u UniV3) (*UniV3, error) {
 // Explain implements Quoter: SwapRouter's reverts carry their reason.
 func (u *UniV3) Explain(revertReason string) string { return revertReason }
 
-// OnChain is true: the Uniswap V3 quoter is read by eth_call at the
-// answer's block.
-func (u *UniV3) OnChain() bool { return true }
+// OnChain is true when a QuoterV2 is configured: it is read by eth_call
+// at the answer's block. Without one (Mantle's and Blast's defaults) there
+// is no quote source at all, so the expiry reads must not pick it to value
+// options (contract-behaviour M29): they fall back to valueIfExercised.
+func (u *UniV3) OnChain() bool { return u.Quoter != (common.Address{}) }
 
 type quoteParams struct {
 	TokenIn           common.Address

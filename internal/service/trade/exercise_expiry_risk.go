@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -65,6 +66,11 @@ type ExpiryRisk struct {
 	Status        string  `json:"status"`
 	StatusMessage string  `json:"statusMessage"`
 	Outcome       Outcome `json:"outcome"`
+	// Unknown names each field left null because its read failed
+	// (exerciseValue, exerciseSwapper, autoExercise, delegates), with the
+	// reason; absent when every read answered. The position itself is
+	// served either way: these are add-ons to it.
+	Unknown map[string]string `json:"unknown,omitempty"`
 }
 
 // AutoExerciseTerms are an AutoExerciseTimeBased's terms at the answer's
@@ -127,6 +133,11 @@ type riskReads struct {
 // prepared exercise is, unless known), the auto-exerciser's parameters and
 // the owners' opt-ins (one aggregate3) and their enabled delegates (one
 // subgraph read, unless known), all at the answer's block.
+//
+// These are add-ons to the positions they describe (M32): a read of them
+// that fails never fails the answer. Its fields are left null and
+// ExpiryRisk.Unknown says which and why; a value that cannot be read
+// falls back to valueIfExercised, as on a chain without a quote source.
 func (s *Trade) expiryRisks(ctx context.Context, up *vocab.Upstreams, mk marketAt, ins []riskInput, known riskReads) error {
 	if len(ins) == 0 {
 		return nil
@@ -139,27 +150,25 @@ func (s *Trade) expiryRisks(ctx context.Context, up *vocab.Upstreams, mk marketA
 		}
 	}
 	var (
-		ae    *chain.AutoExerciser
-		opted []bool
-		dels  []subgraph.ExerciseDelegate
+		ae                        *chain.AutoExerciser
+		opted                     []bool
+		dels                      []subgraph.ExerciseDelegate
+		valuesErr, aeErr, delsErr error
+		wg                        sync.WaitGroup
 	)
-	g, gctx := errgroup.WithContext(ctx)
+	run := func(f func()) { wg.Add(1); go func() { defer wg.Done(); f() }() }
 	if values == nil {
-		g.Go(func() (err error) { values, err = exerciseValues(gctx, up, mk, ins); return })
+		run(func() { values, valuesErr = exerciseValues(ctx, up, mk, ins) })
 	}
-	g.Go(func() (err error) {
-		qs := make([]chain.Delegation, 0, len(owners))
-		if up.Config.AutoExerciser != (common.Address{}) {
-			for _, o := range owners {
-				qs = append(qs, chain.Delegation{Owner: o, Delegate: up.Config.AutoExerciser})
-			}
-		}
-		ae, opted, err = up.Chain.DelegateView(gctx, mk.addr, up.Config.AutoExerciser, qs)
-		return
-	})
-	g.Go(func() (err error) { dels, err = readDelegates(gctx, owners); return })
-	if err := g.Wait(); err != nil {
+	run(func() { ae, opted, aeErr = autoExerciserView(ctx, up, mk.addr, owners) })
+	run(func() { dels, delsErr = readDelegates(ctx, owners) })
+	wg.Wait()
+	if err := ctx.Err(); err != nil { // the client left: no answer to serve
 		return err
+	}
+	unknown := unknownOf(valuesErr, aeErr, delsErr)
+	if valuesErr != nil {
+		values = make([]valueOf, len(ins))
 	}
 	optedIn := map[common.Address]bool{}
 	for i, o := range opted {
@@ -171,9 +180,46 @@ func (s *Trade) expiryRisks(ctx context.Context, up *vocab.Upstreams, mk marketA
 	}
 	for i, in := range ins {
 		owner := in.pos.Owner
-		in.rec.ExpiryRisk = riskOf(in, values[i], ae, optedIn[owner], delegates[owner])
+		r := riskOf(in, values[i], ae, optedIn[owner], delegates[owner])
+		if delsErr != nil {
+			r.Delegates = nil
+		}
+		r.Unknown = unknown
+		in.rec.ExpiryRisk = r
 	}
 	return nil
+}
+
+// autoExerciserView is the chain's auto-exerciser (nil when it has none)
+// and whether each owner opted in to it, in one aggregate3.
+func autoExerciserView(ctx context.Context, up *vocab.Upstreams, market common.Address, owners []common.Address) (*chain.AutoExerciser, []bool, error) {
+	qs := make([]chain.Delegation, 0, len(owners))
+	if up.Config.AutoExerciser != (common.Address{}) {
+		for _, o := range owners {
+			qs = append(qs, chain.Delegation{Owner: o, Delegate: up.Config.AutoExerciser})
+		}
+	}
+	return up.Chain.DelegateView(ctx, market, up.Config.AutoExerciser, qs)
+}
+
+// unknownOf is ExpiryRisk.Unknown for the add-on reads' errors: each
+// field a failed read leaves null, and the reason; nil when all were read.
+func unknownOf(valuesErr, aeErr, delsErr error) map[string]string {
+	out := map[string]string{}
+	if valuesErr != nil {
+		why := "exercise value not computed (valueIfExercised judges): " + problem.As(valuesErr).Message
+		out["exerciseValue"], out["exerciseSwapper"] = why, why
+	}
+	if aeErr != nil {
+		out["autoExercise"] = "auto-exerciser not read: " + problem.As(aeErr).Message
+	}
+	if delsErr != nil {
+		out["delegates"] = "delegates not read: " + problem.As(delsErr).Message
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // ownersDelegates is one subgraph read of the owners' enabled delegates
