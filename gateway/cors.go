@@ -43,8 +43,10 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) (handled bool) {
 	}
 	h["Access-Control-Expose-Headers"] = corsExposed
 	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-		h.Set("Access-Control-Allow-Methods", "GET, HEAD")
-		h.Set("Access-Control-Allow-Headers", "If-None-Match, X-Request-Id")
+		// POST is the order book's (orders.go), whose JSON body makes
+		// every browser POST preflighted: Content-Type is allowed for it.
+		h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST")
+		h.Set("Access-Control-Allow-Headers", "Content-Type, If-None-Match, X-Request-Id")
 		h.Set("Access-Control-Max-Age", "600")
 		w.WriteHeader(http.StatusNoContent)
 		return true

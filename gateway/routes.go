@@ -83,5 +83,6 @@ func (s *Server) routes() http.Handler {
 		r.Handle(rt.path, s.tagged(*rt)).Methods(http.MethodGet, http.MethodHead)
 	}
 	s.subgraphRoutes(r)
+	s.orderRoutes(r)
 	return r
 }

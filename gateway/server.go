@@ -112,6 +112,9 @@ type Options struct {
 	StreamHeartbeat  time.Duration
 	StreamsPerClient int
 	StreamsMax       int
+	// Orders, if set, is the signed-order book served at /clamm/orders
+	// and beside it (orders.go); nil: those routes are 404.
+	Orders OrderBook
 	// extra endpoints beyond the API's, for tests that show an operation
 	// is one table entry (export_test.go).
 	extra []endpoint

@@ -39,6 +39,7 @@ type world struct {
 	r                  pt.Range
 	ctx                context.Context
 	swapperID          string
+	chains             vocab.Chains
 }
 
 func newWorld(t *testing.T) *world {
@@ -65,7 +66,8 @@ func newWorld(t *testing.T) *world {
 	t.Cleanup(func() { _ = w.repo.Shutdown() })
 	up := &vocab.Upstreams{Config: ch, Chain: testenv.NewReader(t, rc, mc), Quoters: map[string]swap.Quoter{
 		"uni-v3": &swap.UniV3{RPC: rc, Quoter: p.Quoter, Timeout: config.Default().UpstreamTimeout.D(), Contracts: swap.Contracts{Address: p.Swapper}}}}
-	w.svc = orders.New(vocab.Chains{chainID: up}, w.repo, orders.Limits{PerMaker: 3})
+	w.chains = vocab.Chains{chainID: up}
+	w.svc = orders.New(w.chains, w.repo, orders.Limits{PerMaker: 3})
 	return w
 }
 
