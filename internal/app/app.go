@@ -91,6 +91,8 @@ type App struct {
 	// Indexes are the chains the gateway indexes itself (RunIndexes runs
 	// them).
 	Indexes map[uint64]Index
+	// orders is the signed-order book (nil without one: orders.go).
+	orders *book
 
 	// streams and headPoll are CLAMM_STREAMS and CLAMM_HEAD_POLL, for
 	// RunFeeds.
@@ -103,6 +105,7 @@ type App struct {
 // stopped serving and the indexes have stopped running.
 func (a *App) Close() error {
 	err := closeIndexes(a.Indexes)
+	err = errors.Join(err, a.orders.Close())
 	if a.Shared != nil {
 		err = errors.Join(err, a.Shared.Close())
 	}
@@ -131,7 +134,8 @@ func New(o Options) (*App, error) {
 		}
 		shared = a.Shared
 	}
-	if a.Server, err = newGateway(o, w, shared); err != nil {
+	a.orders = newBook(o.Config, w)
+	if a.Server, err = newGateway(o, w, shared, a.orders); err != nil {
 		_ = a.Close()
 		return nil, err
 	}
@@ -146,6 +150,7 @@ type wired struct {
 	pins    *block.Pins
 	modes   map[uint64]string
 	indexes map[uint64]Index
+	ups     map[uint64]*vocab.Upstreams
 }
 
 // newService connects each chain: through the given transports, live when
@@ -198,7 +203,7 @@ func newService(o Options) (w wired, err error) {
 		return w, err
 	}
 	w.feedIndexes()
-	w.svc = service.New(ups)
+	w.svc, w.ups = service.New(ups), ups
 	return w, nil
 }
 
@@ -267,7 +272,7 @@ func headAges(cfg *config.Config) block.HeadAges {
 // newGateway is the HTTP face of the wired service, tuned by the
 // configuration, with shared (may be nil) as its cache's second tier and
 // the indexes' query APIs.
-func newGateway(o Options, w wired, shared gateway.SharedTier) (*gateway.Server, error) {
+func newGateway(o Options, w wired, shared gateway.SharedTier, book *book) (*gateway.Server, error) {
 	cfg := o.Config
 	opts := gateway.Options{
 		Service:           w.svc,
@@ -301,6 +306,9 @@ func newGateway(o Options, w wired, shared gateway.SharedTier) (*gateway.Server,
 		StreamsPerClient:  cfg.StreamsPerClient,
 		StreamsMax:        cfg.StreamsMax,
 	}
+	if book != nil { // a nil *Orders in the interface would not read as none
+		opts.Orders = book
+	}
 	holds := map[string]string{} // filled below, before any request
 	opts.RouteHint = func(route string, c *problem.Code) string {
 		if h := holds[route]; c == problem.NotRecorded && h != "" {
@@ -325,7 +333,7 @@ func newGateway(o Options, w wired, shared gateway.SharedTier) (*gateway.Server,
 // secret): the gateway's logs, the embedded indexer's and readiness's
 // indexing errors go through it.
 func Secrets(cfg *config.Config) *secret.Redactor {
-	urls := []string{cfg.RedisURL}
+	urls := []string{cfg.RedisURL, cfg.OrdersDatabaseURL}
 	for _, ch := range cfg.Chains {
 		urls = append(urls, ch.SubgraphURL, ch.RPCURL)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 // place: given transports win, then live URLs, then the demo recordings.
 func TestModes(t *testing.T) {
 	cfg := config.Default()
+	cfg.OrdersPath = filepath.Join(t.TempDir(), "orders.sqlite") // a live chain opens the book
 	cfg.Chains[5000].SubgraphURL, cfg.Chains[5000].RPCURL = "http://sg.invalid", "http://rpc.invalid"
 	for _, c := range []struct {
 		name string

@@ -44,7 +44,7 @@ func Record(ro RecordOptions) error {
 	}
 	defer closeIndexes(w.indexes)
 	for pass := 0; pass < 2; pass++ {
-		gw, err := newGateway(o, w, nil) // recordings come from the upstreams, never a shared cache
+		gw, err := newGateway(o, w, nil, nil) // recordings come from the upstreams, never a shared cache
 		if err != nil {
 			return err
 		}
@@ -80,7 +80,7 @@ func coldGateway(o Options) (*gateway.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newGateway(o, w, nil)
+	return newGateway(o, w, nil, nil)
 }
 
 // answer keeps what the gateway wrote for one recorded path (net/http's

@@ -83,6 +83,13 @@ type Config struct {
 	IndexBatch         int
 	IndexPoll          Duration
 	IndexHistoryBlocks uint64
+	// OrdersPath is the embedded (SQLite) store of the signed-order book,
+	// used unless OrdersDatabaseURL names a PostgreSQL database that
+	// several replicas share; OrdersPerMaker bounds the orders one maker
+	// keeps open on a chain.
+	OrdersPath        string
+	OrdersDatabaseURL string
+	OrdersPerMaker    int
 	// Streams serves streams of the reads; HeadPoll is how often a Graph
 	// Node chain's head is polled for them; StreamsPerClient and
 	// StreamsMax bound the streams followed at once; StreamHeartbeat is

@@ -137,6 +137,15 @@ var settings = []setting{
 	{env: "CLAMM_INDEX_DIR", json: "indexDir", def: "clamm-index", field: func(c *Config) any { return &c.IndexDir },
 		check: func(c *Config) error { return nonEmpty(c.IndexDir) },
 		doc:   "directory of the embedded indexer's stores (`<chainId>.sqlite` each), created if absent; relative to the working directory"},
+	{env: "CLAMM_ORDERS_PATH", json: "ordersPath", def: "clamm-orders.sqlite", field: func(c *Config) any { return &c.OrdersPath },
+		check: func(c *Config) error { return nonEmpty(c.OrdersPath) },
+		doc:   "the signed-order book's embedded store (SQLite), created if absent, opened when a chain is served live or indexed; relative to the working directory"},
+	{env: "CLAMM_ORDERS_DATABASE_URL", json: "ordersDatabaseUrl", shown: "none", field: func(c *Config) any { return &c.OrdersDatabaseURL },
+		check: func(c *Config) error { return postgresURL(c.OrdersDatabaseURL) },
+		doc:   "`postgres://` URL of an existing PostgreSQL database holding the order book instead of `CLAMM_ORDERS_PATH`: replicas sharing it serve one book (docs/orders.md)"},
+	{env: "CLAMM_ORDERS_PER_MAKER", json: "ordersPerMaker", def: "100", field: func(c *Config) any { return &c.OrdersPerMaker },
+		check: func(c *Config) error { return positive(c.OrdersPerMaker) },
+		doc:   "the most orders one maker keeps open on a chain; one more is 429 ORDER_BOOK_FULL"},
 	{env: "CLAMM_INDEX_RANGE", json: "indexRange", def: "2000", field: func(c *Config) any { return &c.IndexRange },
 		check: func(c *Config) error { return positive(c.IndexRange) },
 		doc:   "the embedded indexer's first `eth_getLogs` range in blocks; halved when the node refuses a range, doubled while answers stay small"},
@@ -401,6 +410,17 @@ func historyBlocks(n uint64) error {
 func nonEmpty(s string) error {
 	if s == "" {
 		return errors.New("must not be empty")
+	}
+	return nil
+}
+
+// postgresURL accepts "" (no PostgreSQL) or a postgres:// URL with a host.
+func postgresURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	if p, err := url.Parse(s); err != nil || (p.Scheme != "postgres" && p.Scheme != "postgresql") || p.Host == "" {
+		return errors.New("want a postgres:// URL with a host")
 	}
 	return nil
 }
