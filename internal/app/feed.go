@@ -81,12 +81,20 @@ type wireHead struct {
 	Fork  block.Ref `json:"fork"`
 }
 
+// chainHeads is each served chain's head feed (block.Pins).
+type chainHeads interface {
+	Chains() []uint64
+	Heads(chainID uint64) *block.Heads
+}
+
 // relayHeads publishes each chain's heads to the other replicas and
 // applies theirs here, so every replica's streams move at the first
 // replica's head: the shared tier then gives one fill per key and block
 // across the fleet. A head from Redis is checked as any upstream's is
-// (Ref.Check); one that fails is dropped.
-func relayHeads(ctx context.Context, wg *sync.WaitGroup, pins *block.Pins, bus headBus) {
+// (Ref.Check); one that fails is dropped. What is applied from Redis is
+// marked Relayed and not published again: only a replica's own feed's
+// heads leave it.
+func relayHeads(ctx context.Context, wg *sync.WaitGroup, pins chainHeads, bus headBus) {
 	var idb [8]byte
 	_, _ = rand.Read(idb[:])
 	self := hex.EncodeToString(idb[:])
@@ -99,12 +107,12 @@ func relayHeads(ctx context.Context, wg *sync.WaitGroup, pins *block.Pins, bus h
 		if heads == nil {
 			return
 		}
-		ev := block.Event{Kind: block.NewHead, Head: m.Head}
+		ev := block.Event{Kind: block.NewHead, Head: m.Head, Relayed: true}
 		if m.Kind == block.Reorg.String() {
 			if m.Fork.Check(0) != nil && m.Fork.Number != 0 {
 				return
 			}
-			ev = block.Event{Kind: block.Reorg, Head: m.Head, Fork: m.Fork}
+			ev = block.Event{Kind: block.Reorg, Head: m.Head, Fork: m.Fork, Relayed: true}
 		}
 		heads.Publish(ev)
 	})
@@ -112,6 +120,9 @@ func relayHeads(ctx context.Context, wg *sync.WaitGroup, pins *block.Pins, bus h
 		events := pins.Heads(id).Subscribe(ctx)
 		wg.Go(func() {
 			for ev := range events {
+				if ev.Relayed {
+					continue
+				}
 				b, err := json.Marshal(wireHead{From: self, Chain: id, Kind: ev.Kind.String(), Head: ev.Head, Fork: ev.Fork})
 				if err == nil {
 					_ = bus.PublishHead(ctx, b)

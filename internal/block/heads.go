@@ -32,6 +32,11 @@ type Event struct {
 	Head Ref
 	// Fork is, for a Reorg, the newest block still on the chain.
 	Fork Ref
+	// Relayed is an event another replica's feed found, applied here
+	// from the shared tier: it is not sent back to the others (each
+	// replica relays only what its own feed found, so an event crosses
+	// the fleet once instead of bouncing between replicas for ever).
+	Relayed bool
 }
 
 // merge folds a later event into one a subscriber has not taken yet: the
@@ -42,7 +47,7 @@ func merge(old, ev Event) Event {
 	if old.Kind != Reorg {
 		return ev
 	}
-	out := Event{Kind: Reorg, Head: ev.Head, Fork: old.Fork}
+	out := Event{Kind: Reorg, Head: ev.Head, Fork: old.Fork, Relayed: old.Relayed && ev.Relayed}
 	if ev.Kind == Reorg && ev.Fork.Number < old.Fork.Number {
 		out.Fork = ev.Fork
 	}
@@ -86,8 +91,8 @@ func (h *Heads) Publish(ev Event) bool {
 		}
 		return false
 	}
-	if ev.Kind == Reorg && ev.Fork.Number >= h.last.Number && h.last.Number != 0 && ev.Head == h.last {
-		return false // nothing above the fork was ever published here
+	if ev.Kind == Reorg && h.last.Number != 0 && ev.Head == h.last {
+		return false // already on that branch: nothing here is void
 	}
 	h.last, h.at = ev.Head, time.Now()
 	for ch := range h.subs {
