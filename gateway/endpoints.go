@@ -480,7 +480,7 @@ func (a api[Req]) openStream(s *Server, r *http.Request) (streamSpec, error) {
 		return streamSpec{}, err
 	}
 	var kb [keyBuf]byte
-	return streamSpec{topic: a.key(newKey(kb[:0], a.name), req).String(), chain: at.Chain,
+	return streamSpec{topic: a.key(newKey(kb[:0], a.name), req).String(), route: a.path, chain: at.Chain,
 		fill: func(ctx context.Context, at block.Ask) (entry, error) {
 			return s.fillPinned(ctx, at, a.pin, func(ctx context.Context) (any, uint64, error) {
 				return a.call(ctx, s.opts.Service, req)

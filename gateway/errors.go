@@ -89,9 +89,9 @@ func (s *Server) clientMessage(route string, p *problem.Error) string {
 }
 
 // errorJSON is err's JSON error body, for a stream's error event.
-func (s *Server) errorJSON(err error) []byte {
+func (s *Server) errorJSON(route string, err error) []byte {
 	p := problem.As(err)
-	body, _ := marshal(errorBody{Error: errorDetail{Code: p.Code.Name(), Message: s.clientMessage("", p), Param: p.Param}})
+	body, _ := marshal(errorBody{Error: errorDetail{Code: p.Code.Name(), Message: s.clientMessage(route, p), Param: p.Param}})
 	return body
 }
 

@@ -68,6 +68,7 @@ const (
 // block.
 type streamSpec struct {
 	topic string
+	route string // the route's template: its error hints, the log
 	chain uint64
 	fill  func(ctx context.Context, at block.Ask) (entry, error)
 }
@@ -217,11 +218,15 @@ func (h *streamHub) join(spec streamSpec, sb *subscriber) *topic {
 		h.topics[spec.topic] = t
 		go t.run(ctx)
 	}
-	h.mu.Unlock()
+	// sb joins before h.mu is let go: in between, leave could take the
+	// topic's last other subscriber, find it empty and stop it, and sb
+	// would follow a topic that never answers again (only heartbeats, so
+	// its client would never reconnect). leave takes h.mu then t.mu too.
 	t.mu.Lock()
 	t.subs[sb] = struct{}{}
 	last := t.last
 	t.mu.Unlock()
+	h.mu.Unlock()
 	if last != nil {
 		sb.offer(last, h)
 	}
@@ -344,12 +349,17 @@ func (t *topic) at(ctx context.Context, ref block.Ref, made time.Time) {
 		return
 	}
 	if err != nil {
-		body := t.hub.s.errorJSON(err)
+		body := t.hub.s.errorJSON(t.spec.route, err)
 		t.mu.Lock()
 		same := t.fail == string(body)
 		t.fail = string(body)
 		t.mu.Unlock()
 		if !same {
+			// A GET's failure reaches the access log with its cause; a
+			// stream's has no request line of its own, so it is logged
+			// here (an internal error's cause is only in the log).
+			t.hub.s.opts.Logger.Warn("stream answer failed", "route", t.spec.route, "block", ref.Number,
+				"error", t.hub.s.opts.Secrets.Text(err.Error()))
 			t.publish(&frame{kind: "error", data: body, made: made})
 		}
 		return
@@ -456,6 +466,9 @@ func (sb *subscriber) wrote(n uint64) {
 // blocks behind, or no head is known yet.
 func (h *streamHub) missed(ctx context.Context, spec streamSpec, last block.Ref) (out []*frame, upTo uint64, ok bool) {
 	heads := h.s.opts.Pins.Heads(spec.chain)
+	if heads == nil {
+		return nil, 0, false
+	}
 	head, _, known := heads.Latest()
 	if !known || last.Number > head.Number || head.Number-last.Number > maxReplay {
 		return nil, 0, false

@@ -245,7 +245,7 @@ func (c *wsConn) frame(ctx context.Context, id string, f *frame) bool {
 
 // fail tells the client why a message was refused.
 func (c *wsConn) fail(ctx context.Context, id string, err error) {
-	c.send(ctx, wsOut{Op: "error", ID: id, Data: c.h.s.errorJSON(err)})
+	c.send(ctx, wsOut{Op: "error", ID: id, Data: c.h.s.errorJSON("", err)})
 }
 
 // send writes one message under streamWriteTimeout.
