@@ -217,8 +217,15 @@ func TestPositionsWithAutoExerciserThatDoesNotAnswer(t *testing.T) {
 	if len(got.Records) == 0 {
 		t.Fatal("no positions served")
 	}
+	inTheMoney := 0
 	for _, r := range got.Records {
 		risk := r.ExpiryRisk
+		if risk.InTheMoney && risk.TimeToExpiry >= 0 {
+			inTheMoney++
+			if risk.Status != trade.StatusUnknown {
+				t.Errorf("option %s in the money: status %q %q, though whether the auto-exerciser acts is unknown", r.OptionID, risk.Status, risk.StatusMessage)
+			}
+		}
 		if risk.AutoExercise != nil {
 			t.Errorf("option %s: autoExercise %+v from a contract that does not answer", r.OptionID, risk.AutoExercise)
 		}
@@ -228,5 +235,8 @@ func TestPositionsWithAutoExerciserThatDoesNotAnswer(t *testing.T) {
 		if risk.Delegates == nil || risk.Status == "" {
 			t.Errorf("option %s: delegates %v status %q: the other fields must still be served", r.OptionID, risk.Delegates, risk.Status)
 		}
+	}
+	if inTheMoney == 0 {
+		t.Error("no open option in the money: the status rule went untested")
 	}
 }

@@ -35,7 +35,8 @@ const (
 	// StatusExpired: expired; it can no longer be exercised, and a settler
 	// will settle it.
 	StatusExpired = "expired"
-	// StatusUnknown: the gateway cannot value it (a V1 market's option).
+	// StatusUnknown: the gateway cannot value it (a V1 market's option),
+	// or it is in the money and the auto-exerciser's read failed.
 	StatusUnknown = "unknown"
 )
 
@@ -183,6 +184,11 @@ func (s *Trade) expiryRisks(ctx context.Context, up *vocab.Upstreams, mk marketA
 		r := riskOf(in, values[i], ae, optedIn[owner], delegates[owner])
 		if delsErr != nil {
 			r.Delegates = nil
+		}
+		if aeErr != nil && r.Status == StatusExerciseBeforeExpiry {
+			// Whether the chain's auto-exerciser will act is what failed
+			// to be read: "must be exercised by you" would say it will not.
+			r.Status, r.StatusMessage = StatusUnknown, "in the money: whether the chain's auto-exerciser will exercise it is unknown (its read failed: see unknown.autoExercise); exercise it yourself before expiry to be sure"
 		}
 		r.Unknown = unknown
 		in.rec.ExpiryRisk = r
