@@ -141,7 +141,18 @@ func strikesKeys(n int) []string {
 // one key, the heap each idle subscriber holds.
 func BenchmarkStreamFanout(b *testing.B) {
 	b.Run("1key-10000subs", func(b *testing.B) { fanout(b, []string{streamMark}, 10_000, true) })
-	b.Run("1000keys-10subs", func(b *testing.B) { fanout(b, strikesKeys(1000), 10, false) })
+	b.Run("1000keys-10subs", func(b *testing.B) {
+		if os.Getenv("CLAMM_BENCH_STREAM_KEYS") == "" {
+			// Known: fanout waits for one event per subscriber per block,
+			// but a strikes chain that nextBlock's one-tick move leaves
+			// as it was sends none (by design), so the wait never ends
+			// (seen in CI: every topic filled, every stream idle). It
+			// needs keys whose answers change each block, or a wait on
+			// fills; until then it runs only when asked.
+			b.Skip("1,000 keys: set CLAMM_BENCH_STREAM_KEYS=1 (waits for events unchanged answers never send)")
+		}
+		fanout(b, strikesKeys(1000), 10, false)
+	})
 	b.Run("2replicas-10keys-10subs", fanoutReplicas)
 }
 
