@@ -51,13 +51,19 @@ func (c *Chain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}).ServeHTTP(w, r)
 }
 
-func (c *Chain) dispatch(q request) (any, *rpcError) {
-	param := func(i int, v any) *rpcError {
+// paramsOf reads q's i-th parameter into v, refusing a missing or
+// malformed one as a node does (-32602); both synthetic nodes use it.
+func paramsOf(q request) func(i int, v any) *rpcError {
+	return func(i int, v any) *rpcError {
 		if i >= len(q.Params) || json.Unmarshal(q.Params[i], v) != nil {
 			return &rpcError{Code: -32602, Message: fmt.Sprintf("invalid argument %d", i)}
 		}
 		return nil
 	}
+}
+
+func (c *Chain) dispatch(q request) (any, *rpcError) {
+	param := paramsOf(q)
 	switch q.Method {
 	case "eth_chainId":
 		return hexutil.Uint64(c.ID), nil

@@ -316,12 +316,7 @@ func (s *Scale) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Scale) dispatch(q request) (any, *rpcError) {
-	param := func(i int, v any) *rpcError {
-		if i >= len(q.Params) || json.Unmarshal(q.Params[i], v) != nil {
-			return &rpcError{Code: -32602, Message: fmt.Sprintf("invalid argument %d", i)}
-		}
-		return nil
-	}
+	param := paramsOf(q)
 	switch q.Method {
 	case "eth_chainId":
 		return hexutil.Uint64(s.ID), nil
