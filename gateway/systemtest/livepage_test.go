@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -27,6 +30,18 @@ type devtools struct {
 	id int
 }
 
+// removeProfile deletes chromium's profile once its last helper has let
+// go of it; a leftover in the system's temporary directory is not worth
+// failing a test that has passed, so it gives up after a few tries.
+func removeProfile(dir string) {
+	for range 20 {
+		if os.RemoveAll(dir) == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 var devtoolsURL = regexp.MustCompile(`DevTools listening on (ws://127\.0\.0\.1:(\d+)/\S+)`)
 
 // openChromium starts Debian's chromium, headless, on url, and connects
@@ -34,11 +49,23 @@ var devtoolsURL = regexp.MustCompile(`DevTools listening on (ws://127\.0\.0\.1:(
 func openChromium(t *testing.T, url string) *devtools {
 	t.Helper()
 	prereq.Programs(t, "chromium")
+	// The profile is not t.TempDir: chromium's helper processes outlive
+	// the main one for a moment and keep writing into it, and the testing
+	// package fails a test whose temporary directory will not empty.
+	profile, err := os.MkdirTemp("", "clamm-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	cmd := exec.CommandContext(ctx, "chromium", "--headless", "--no-sandbox", "--disable-gpu",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-		"--user-data-dir="+t.TempDir(), "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", url)
+		"--user-data-dir="+profile, "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", url)
+	// Its own process group, so that stopping it stops the renderer and
+	// zygote helpers too, not only the browser process.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +73,11 @@ func openChromium(t *testing.T, url string) *devtools {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+		removeProfile(profile)
+	})
 	var port string
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
