@@ -21,7 +21,8 @@ import (
 // gateway (or a test) that never serves an order creates no file.
 // CLAMM_ORDERS_DATABASE_URL names a PostgreSQL database several replicas
 // share; otherwise the embedded SQLite store at CLAMM_ORDERS_PATH keeps
-// it. A store that fails to open is retried at the next request.
+// it. A store that fails to open is 503 ORDER_BOOK_UNAVAILABLE, and
+// retried at the next request.
 type book struct {
 	cfg    *config.Config
 	chains vocab.Chains
@@ -29,6 +30,17 @@ type book struct {
 	mu     sync.Mutex
 	repo   orders.Repository
 	orders *orders.Orders
+	// opening is the open under way (nil when none): requests wait for it
+	// or for their own end, never for a lock held across the open.
+	opening *opening
+	closed  bool
+}
+
+// opening is one open of the store: done closes when it ends, err is
+// its failure.
+type opening struct {
+	done chan struct{}
+	err  error
 }
 
 // newBook is the book of w's network chains, or nil when there are none
@@ -46,34 +58,89 @@ func newBook(cfg *config.Config, w wired) *book {
 	return &book{cfg: cfg, chains: chains}
 }
 
-// open is the book, its store opened on first use.
-func (b *book) open() (*orders.Orders, error) {
+// open is the book, its store opened on first use. One open runs at a
+// time, detached from the request that started it and bounded by
+// CLAMM_REQUEST_TIMEOUT (a database that never answers cannot hold it);
+// each request waits for it at most until its own end.
+func (b *book) open(ctx context.Context) (*orders.Orders, error) {
+	b.mu.Lock()
+	if b.orders != nil {
+		o := b.orders
+		b.mu.Unlock()
+		return o, nil
+	}
+	op := b.opening
+	if op == nil && !b.closed {
+		op = &opening{done: make(chan struct{})}
+		b.opening = op
+		go b.openStore(op)
+	}
+	b.mu.Unlock()
+	if op == nil {
+		return nil, problem.New(problem.OrderBookUnavailable, "the order book is closed: the gateway is shutting down")
+	}
+	select {
+	case <-op.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if op.err != nil {
+		return nil, op.err
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.orders != nil {
-		return b.orders, nil
+	if b.orders == nil {
+		return nil, problem.New(problem.OrderBookUnavailable, "the order book is closed: the gateway is shutting down")
 	}
-	var err error
-	if b.cfg.OrdersDatabaseURL != "" {
-		// The URL may carry a password: the error is redacted.
-		if b.repo, err = orders.OpenPostgres(b.cfg.OrdersDatabaseURL); err != nil {
-			err = errors.New(Secrets(b.cfg).Text(err.Error()))
-			return nil, problem.Wrap(problem.InternalError, err, "the order book's database (CLAMM_ORDERS_DATABASE_URL) did not open")
-		}
-	} else if b.repo, err = orders.OpenSQLite(b.cfg.OrdersPath); err != nil {
-		return nil, problem.Wrap(problem.InternalError, err, "the order book's store (CLAMM_ORDERS_PATH %s) did not open", b.cfg.OrdersPath)
-	}
-	b.orders = orders.New(b.chains, b.repo, orders.Limits{PerMaker: b.cfg.OrdersPerMaker})
 	return b.orders, nil
 }
 
-// Close closes the store if it was opened.
+// openStore runs one open and publishes its store, or its failure.
+func (b *book) openStore(op *opening) {
+	defer close(op.done)
+	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.RequestTimeout.D())
+	defer cancel()
+	repo, err := b.openRepo(ctx)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.opening = nil
+	switch {
+	case err != nil:
+		op.err = err
+	case b.closed:
+		_ = repo.Shutdown()
+		op.err = problem.New(problem.OrderBookUnavailable, "the order book is closed: the gateway is shutting down")
+	default:
+		b.repo, b.orders = repo, orders.New(b.chains, repo, orders.Limits{PerMaker: b.cfg.OrdersPerMaker})
+	}
+}
+
+func (b *book) openRepo(ctx context.Context) (orders.Repository, error) {
+	if b.cfg.OrdersDatabaseURL != "" {
+		repo, err := orders.OpenPostgres(ctx, b.cfg.OrdersDatabaseURL)
+		if err != nil {
+			// The URL may carry a password: the error is redacted.
+			err = errors.New(Secrets(b.cfg).Text(err.Error()))
+			return nil, problem.Wrap(problem.OrderBookUnavailable, err, "the order book's database (CLAMM_ORDERS_DATABASE_URL) did not open; nothing was read or stored")
+		}
+		return repo, nil
+	}
+	repo, err := orders.OpenSQLite(ctx, b.cfg.OrdersPath)
+	if err != nil {
+		return nil, problem.Wrap(problem.OrderBookUnavailable, err, "the order book's store (CLAMM_ORDERS_PATH %s) did not open; nothing was read or stored", b.cfg.OrdersPath)
+	}
+	return repo, nil
+}
+
+// Close closes the store if it was opened; an open under way closes its
+// store when it ends.
 func (b *book) Close() error {
 	if b == nil {
 		return nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.closed = true
 	if b.repo == nil {
 		return nil
 	}
@@ -86,7 +153,7 @@ func (b *book) Close() error {
 }
 
 func (b *book) Prepare(ctx context.Context, req orders.PrepareRequest) (orders.Prepared, error) {
-	o, err := b.open()
+	o, err := b.open(ctx)
 	if err != nil {
 		return orders.Prepared{}, err
 	}
@@ -94,7 +161,7 @@ func (b *book) Prepare(ctx context.Context, req orders.PrepareRequest) (orders.P
 }
 
 func (b *book) Submit(ctx context.Context, so orders.SignedOrder) (orders.View, bool, error) {
-	o, err := b.open()
+	o, err := b.open(ctx)
 	if err != nil {
 		return orders.View{}, false, err
 	}
@@ -102,7 +169,7 @@ func (b *book) Submit(ctx context.Context, so orders.SignedOrder) (orders.View, 
 }
 
 func (b *book) List(ctx context.Context, req orders.ListRequest) ([]orders.View, error) {
-	o, err := b.open()
+	o, err := b.open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +177,7 @@ func (b *book) List(ctx context.Context, req orders.ListRequest) ([]orders.View,
 }
 
 func (b *book) Fillable(ctx context.Context, req orders.FillableRequest) ([]orders.Fill, error) {
-	o, err := b.open()
+	o, err := b.open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +185,7 @@ func (b *book) Fillable(ctx context.Context, req orders.FillableRequest) ([]orde
 }
 
 func (b *book) CancelPrepare(ctx context.Context, chainID uint64, hash common.Hash) (orders.PreparedCancel, error) {
-	o, err := b.open()
+	o, err := b.open(ctx)
 	if err != nil {
 		return orders.PreparedCancel{}, err
 	}
@@ -126,7 +193,7 @@ func (b *book) CancelPrepare(ctx context.Context, chainID uint64, hash common.Ha
 }
 
 func (b *book) Delete(ctx context.Context, req orders.DeleteRequest) ([]orders.View, error) {
-	o, err := b.open()
+	o, err := b.open(ctx)
 	if err != nil {
 		return nil, err
 	}

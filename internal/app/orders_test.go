@@ -1,13 +1,21 @@
 package app
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/orders"
 )
 
 // TestOrderBookOpensForNetworkChains: a chain served from the network
@@ -35,7 +43,7 @@ func TestOrderBookOpensForNetworkChains(t *testing.T) {
 	if rec.Code != http.StatusBadRequest {
 		t.Errorf("GET /clamm/orders without user: %d %s", rec.Code, rec.Body)
 	}
-	if _, err := a.orders.open(); err != nil {
+	if _, err := a.orders.open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(cfg.OrdersPath); err != nil {
@@ -62,5 +70,78 @@ func TestOrderBookOpensForNetworkChains(t *testing.T) {
 	d.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/clamm/orders", nil))
 	if rec.Code != http.StatusNotFound && rec.Code != http.StatusMethodNotAllowed {
 		t.Errorf("POST /clamm/orders without a book: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// A store that cannot open is the book's outage, 503
+// ORDER_BOOK_UNAVAILABLE naming the setting, never a 500; the next
+// request tries again.
+func TestOrderBookThatCannotOpenIs503(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.OrdersPath = filepath.Join(file, "orders.sqlite") // under a file: no directory to create it in
+	cfg.Chains[5000].SubgraphURL, cfg.Chains[5000].RPCURL = "http://sg.invalid", "http://rpc.invalid"
+	a, err := New(Options{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for i := 0; i < 2; i++ {
+		rec := httptest.NewRecorder()
+		a.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/clamm/orders?chainId=5000&user=0xA11CE00000000000000000000000000000000001", nil))
+		var body struct {
+			Error struct{ Code, Message string } `json:"error"`
+		}
+		_ = json.Unmarshal(rec.Body.Bytes(), &body)
+		if rec.Code != http.StatusServiceUnavailable || body.Error.Code != "ORDER_BOOK_UNAVAILABLE" || !strings.Contains(body.Error.Message, "CLAMM_ORDERS_PATH") {
+			t.Fatalf("request %d: %d %s", i, rec.Code, rec.Body)
+		}
+	}
+}
+
+// A database that accepts the connection and never answers holds no
+// request past its own end and no lock: a request whose context ended
+// returns at once while the open goes on, and the open itself ends with
+// 503 once CLAMM_REQUEST_TIMEOUT passes.
+func TestOrderBookOpenIsBoundedAndHoldsNoLock(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var held []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c) // read nothing, answer nothing
+		}
+	}()
+	cfg := config.Default()
+	cfg.OrdersDatabaseURL = "postgres://u@" + ln.Addr().String() + "/db?sslmode=disable"
+	cfg.RequestTimeout = config.Duration(300 * time.Millisecond)
+	cfg.Chains[5000].SubgraphURL, cfg.Chains[5000].RPCURL = "http://sg.invalid", "http://rpc.invalid"
+	a, err := New(Options{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := a.orders.List(gone, orders.ListRequest{ChainID: 5000}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a request whose context ended: %v", err)
+	}
+	if _, err := a.orders.List(gone, orders.ListRequest{ChainID: 5000}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a second request while the open goes on: %v", err)
+	}
+	_, err = a.orders.open(context.Background())
+	if p := problem.As(err); p.Code != problem.OrderBookUnavailable || !strings.Contains(p.Message, "CLAMM_ORDERS_DATABASE_URL") {
+		t.Fatalf("the open past its bound: %v", err)
 	}
 }

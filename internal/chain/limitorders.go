@@ -2,14 +2,17 @@ package chain
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
 // OrderQuery asks for what decides whether a signed limit order can be
@@ -28,7 +31,11 @@ type OrderQuery struct {
 
 // OrderState is an order's chain state at the answer's block. Owner is
 // zero when ownerOf reverted (no such option, or burned by an exercise).
+// Err is set when this order's reads failed or did not decode (its market
+// is not a market, its premium token not a token): that order's fault,
+// which the others' states do not share.
 type OrderState struct {
+	Err       error
 	Used      bool
 	Owner     common.Address
 	Delegated bool
@@ -69,9 +76,7 @@ func (r *Reader) OrderStates(ctx context.Context, qs []OrderQuery) (int64, []Ord
 		if q.TokenID != nil {
 			n = 4
 		}
-		if out[i], err = decodeOrderState(q, res[at:at+n]); err != nil {
-			return 0, nil, err
-		}
+		out[i], out[i].Err = decodeOrderState(q, res[at:at+n])
 		at += n
 	}
 	return now.Int64(), out, nil
@@ -121,19 +126,74 @@ type OrderEvent struct {
 
 // OrderEvents reads the limit-orders contract's fills and cancels in
 // blocks [from, to] (eth_getLogs; the events index nothing, so every log of
-// the contract is read and decoded).
+// the contract is read and decoded). The range is read in windows of the
+// provider's cap (SwapLimits.LogRange, as the candles' swaps are), PerBatch
+// windows to a round trip, a window the node refuses as too wide or too
+// full halved; more than maxOrderLogTrips round trips is the node's
+// refusal (RPC_ERROR), never an unbounded walk.
 func (r *Reader) OrderEvents(ctx context.Context, contract common.Address, from, to uint64) ([]OrderEvent, error) {
+	lim := r.swapLimits()
+	var todo []logRange
+	for n := from; n <= to; n += lim.LogRange {
+		todo = append(todo, logRange{n, min(to, n+lim.LogRange-1)})
+		if n+lim.LogRange < n { // past the top of uint64
+			break
+		}
+	}
+	var raw []json.RawMessage
+	for trips := 0; len(todo) > 0; trips++ {
+		if trips >= maxOrderLogTrips {
+			return nil, problem.New(problem.RPCError, "the node's limit-order logs from block %d to %d need more than %d round trips of %d ranges", from, to, maxOrderLogTrips, lim.PerBatch)
+		}
+		n := min(len(todo), lim.PerBatch)
+		asked := todo[:n]
+		todo = todo[n:]
+		batch := make([]rpc.BatchElem, n)
+		for i, g := range asked {
+			q := map[string]any{"address": contract, "fromBlock": hexutil.Uint64(g.from), "toBlock": hexutil.Uint64(g.to), "topics": [][]common.Hash{orderTopics()}}
+			batch[i] = rpc.BatchElem{Method: "eth_getLogs", Args: []any{q}, Result: new([]json.RawMessage)}
+		}
+		if err := r.sendOrderLogs(ctx, batch); err != nil {
+			return nil, err
+		}
+		for i, e := range batch {
+			if e.Error == nil {
+				raw = append(raw, *e.Result.(*[]json.RawMessage)...)
+				continue
+			}
+			if g := asked[i]; tooMuch(e.Error) && g.from < g.to {
+				mid := g.from + (g.to-g.from)/2
+				todo = append(todo, logRange{g.from, mid}, logRange{mid + 1, g.to})
+				continue
+			}
+			return nil, classify(e.Error)
+		}
+	}
+	return decodeOrderLogs(raw)
+}
+
+// maxOrderLogTrips bounds one OrderEvents read: 64 round trips of the
+// default 12 windows of 10,000 blocks is 7.68 million blocks.
+const maxOrderLogTrips = 64
+
+func orderTopics() []common.Hash {
 	a := contracts.LimitOrders
-	topics := []common.Hash{a.Events["LogExerciseOrderFilled"].ID, a.Events["LogPurchasedOrderFilled"].ID, a.Events["LogOrderCancelled"].ID}
-	var logs []types.Log
-	q := map[string]any{"address": contract, "fromBlock": hexutil.Uint64(from), "toBlock": hexutil.Uint64(to), "topics": [][]common.Hash{topics}}
+	return []common.Hash{a.Events["LogExerciseOrderFilled"].ID, a.Events["LogPurchasedOrderFilled"].ID, a.Events["LogOrderCancelled"].ID}
+}
+
+func (r *Reader) sendOrderLogs(ctx context.Context, batch []rpc.BatchElem) error {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	if err := r.rpc.CallContext(ctx, &logs, "eth_getLogs", q); err != nil {
-		return nil, classify(err)
-	}
-	var out []OrderEvent
-	for _, l := range logs {
+	return r.sendBatch(ctx, batch)
+}
+
+func decodeOrderLogs(raw []json.RawMessage) ([]OrderEvent, error) {
+	out := make([]OrderEvent, 0, len(raw))
+	for _, m := range raw {
+		var l types.Log
+		if err := json.Unmarshal(m, &l); err != nil {
+			return nil, upstreamGarbage(fmt.Errorf("a limit-order log: %w", err))
+		}
 		ev, err := decodeOrderEvent(l)
 		if err != nil {
 			return nil, upstreamGarbage(err)

@@ -108,7 +108,11 @@ var (
 	OrderBookFull     = declare("ORDER_BOOK_FULL", KindRateLimited, "the maker already keeps as many open orders on the chain as the book allows per maker")
 	OrderNotFound     = declare("ORDER_NOT_FOUND", KindNotFound, "the book holds no such order")
 	OrderNotCancelled = declare("ORDER_NOT_CANCELLED", KindUnprocessable, "(hosted delete) the order is not cancelled on chain yet: send the cancel first")
-	BodyTooLarge      = declare("BODY_TOO_LARGE", KindBodyTooLarge, "the request body is over the route's bound (16 KiB for an order, 1 MiB for a query to an index's query API)")
+	// OrderBookUnavailable is the book's own store (SQLite file or
+	// PostgreSQL database) failing to open or answer: an outage of a
+	// dependency, so 503, never a 500.
+	OrderBookUnavailable = declare("ORDER_BOOK_UNAVAILABLE", KindUpstreamUnavailable, "the order book's store (CLAMM_ORDERS_PATH or CLAMM_ORDERS_DATABASE_URL) did not open or failed; nothing was stored")
+	BodyTooLarge         = declare("BODY_TOO_LARGE", KindBodyTooLarge, "the request body is over the route's bound (16 KiB for an order, 1 MiB for a query to an index's query API)")
 )
 
 // The subgraph and the RPC node.

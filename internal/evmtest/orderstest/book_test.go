@@ -59,7 +59,7 @@ func newWorld(t *testing.T) *world {
 	rc := p.Chain.RPC()
 	ch := &config.Chain{ID: chainID, LimitOrders: p.LimitOrders, Swappers: map[string]*config.Swapper{
 		"uni-v3": {Kind: "uniswap-v3", Address: p.Swapper, Quoter: p.Quoter}}}
-	w.repo, err = orders.OpenSQLite(filepath.Join(t.TempDir(), "orders.db"))
+	w.repo, err = orders.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "orders.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

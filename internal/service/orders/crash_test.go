@@ -30,7 +30,7 @@ const perMaker = 5
 func submission(i int) orders.Record {
 	return orders.Record{ChainID: 1, Hash: common.BigToHash(big.NewInt(int64(i + 1))), Contract: common.Address{9},
 		Kind: orders.KindExercise, Maker: common.BigToAddress(big.NewInt(int64(i%150 + 1))), Market: common.Address{8},
-		TokenID: strconv.Itoa(i), Body: []byte(`{}`), AcceptedAt: int64(i), AcceptedBlock: 1}
+		TokenID: strconv.Itoa(i), Body: []byte(`{}`), AcceptedAt: int64(i), AcceptedBlock: 1, Deadline: 1 << 40}
 }
 
 // TestKill9KeepsEveryAcceptedOrder streams 1,000 submissions to a child
@@ -76,7 +76,7 @@ func TestKill9KeepsEveryAcceptedOrder(t *testing.T) {
 }
 
 func check(t *testing.T, path string, answered map[int]bool, inFlight int) {
-	repo, err := orders.OpenSQLite(path)
+	repo, err := orders.OpenSQLite(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func startChild(t *testing.T, path string) child {
 // crashChild serves the book at path: one submission number per line in,
 // "ok" or "no" out once the store answered.
 func crashChild(path string) {
-	repo, err := orders.OpenSQLite(path)
+	repo, err := orders.OpenSQLite(context.Background(), path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)

@@ -16,9 +16,6 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/swap"
 )
 
-// maxFillable bounds the orders one fillable answer simulates.
-const maxFillable = 50
-
 // FillableRequest asks for the open orders a keeper could fill now
 // through a swapper, simulated from Filler (the zero address when unset:
 // a fill needs nothing of the filler's).
@@ -45,7 +42,11 @@ type Fill struct {
 // the filler the commission stated. An order whose fill reverts (profit
 // below minProfit, a swap short) is not offered; nothing unsimulated is.
 // Limit purchases are not offered: their legs are the filler's choice of
-// ranges, which the book does not pick.
+// ranges, which the book does not pick. At most Limits.Simulations orders
+// are simulated per answer (the book's order: newest accepted first), so
+// a book of many orders below their minimum costs one answer a bounded
+// number of calls; an order whose own reads fail is left out, not the
+// answer failed.
 func (s *Orders) Fillable(ctx context.Context, req FillableRequest) ([]Fill, error) {
 	up, err := s.contractOf(req.ChainID)
 	if err != nil {
@@ -60,13 +61,21 @@ func (s *Orders) Fillable(ctx context.Context, req FillableRequest) ([]Fill, err
 		return nil, err
 	}
 	out := []Fill{}
+	tried := 0
 	for _, v := range views {
-		if v.Kind != KindExercise || len(out) >= maxFillable {
+		if v.Kind != KindExercise {
 			continue
 		}
+		if tried >= s.limits.Simulations {
+			break // the bound: the rest wait for the next ask
+		}
+		tried++
 		f, ok, err := s.exerciseFill(ctx, up, quoter, v, req.Filler)
 		if err != nil {
-			return nil, err
+			if _, err := faulty(err); err != nil {
+				return nil, err
+			}
+			continue // this order's own reads failed: not offered, the others are
 		}
 		if ok {
 			out = append(out, f)

@@ -17,6 +17,9 @@ type Limits struct {
 	// PerMaker is how many orders not yet closed one maker may keep on a
 	// chain (default 100): a flood over it is refused, not stored.
 	PerMaker int
+	// Simulations bounds the fills one fillable answer simulates
+	// (default 50): each is an eth_call of an exercise with its swaps.
+	Simulations int
 }
 
 // Orders answers the order operations.
@@ -30,6 +33,9 @@ type Orders struct {
 func New(chains vocab.Chains, repo Repository, limits Limits) *Orders {
 	if limits.PerMaker <= 0 {
 		limits.PerMaker = 100
+	}
+	if limits.Simulations <= 0 {
+		limits.Simulations = 50
 	}
 	return &Orders{chains: chains, repo: repo, limits: limits}
 }

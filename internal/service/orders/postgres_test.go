@@ -23,7 +23,7 @@ func TestTwoReplicasShareOneBook(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			r, err := orders.OpenPostgres(pg.URL)
+			r, err := orders.OpenPostgres(context.Background(), pg.URL)
 			if err != nil {
 				t.Error(err)
 				return
@@ -40,7 +40,7 @@ func TestTwoReplicasShareOneBook(t *testing.T) {
 	}
 	ctx := context.Background()
 	a := orders.Record{ChainID: 1, Hash: common.Hash{1}, Contract: common.Address{9}, Kind: orders.KindExercise,
-		Maker: common.Address{1}, Market: common.Address{8}, TokenID: "1", Body: []byte(`{}`), AcceptedAt: 1, AcceptedBlock: 1}
+		Maker: common.Address{1}, Market: common.Address{8}, TokenID: "1", Body: []byte(`{}`), AcceptedAt: 1, AcceptedBlock: 1, Deadline: 1 << 40}
 	if _, created, err := reps[0].Insert(ctx, a, 10); err != nil || !created {
 		t.Fatalf("replica 0: %v %v", created, err)
 	}

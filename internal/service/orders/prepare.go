@@ -93,6 +93,9 @@ func (s *Orders) Prepare(ctx context.Context, req PrepareRequest) (Prepared, err
 		return Prepared{}, problem.InvalidParam("minProfit", "the terms do not encode: %v", err)
 	}
 	c.order.Deadline = big.NewInt(1 << 62) // judged below, once the chain's time is known
+	if err := s.knownMarket(ctx, c); err != nil {
+		return Prepared{}, err
+	}
 	now, st, err := s.chainState(ctx, &c)
 	if err != nil {
 		return Prepared{}, err

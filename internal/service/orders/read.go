@@ -3,6 +3,7 @@ package orders
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -125,7 +126,10 @@ func (s *Orders) List(ctx context.Context, req ListRequest) ([]View, error) {
 }
 
 // judge reads the chain state of every record not closed (one aggregate3)
-// and, for those the contract marks used, finds their closing events.
+// and, for those the contract marks used, finds their closing events. An
+// order the book cannot judge for a fault of its own (a body that does not
+// parse, a market or token that does not answer its calls) is invalid,
+// with why; it never fails the others' answer. An upstream's outage does.
 func (s *Orders) judge(ctx context.Context, contract common.Address, recs []Record) ([]*verdict, error) {
 	out := make([]*verdict, len(recs))
 	var qs []chain.OrderQuery
@@ -137,7 +141,10 @@ func (s *Orders) judge(ctx context.Context, contract common.Address, recs []Reco
 		}
 		q, o, err := s.queryOf(ctx, rec)
 		if err != nil {
-			return nil, err
+			if out[i], err = faulty(err); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		qs, idx, ords = append(qs, q), append(idx, i), append(ords, o)
 	}
@@ -151,11 +158,16 @@ func (s *Orders) judge(ctx context.Context, contract common.Address, recs []Reco
 	}
 	var used []int
 	for j, st := range states {
-		if st.Used {
+		switch {
+		case st.Err != nil:
+			if out[idx[j]], err = faulty(st.Err); err != nil {
+				return nil, err
+			}
+		case st.Used:
 			used = append(used, idx[j])
-			continue
+		default:
+			out[idx[j]] = liveVerdict(recs[idx[j]], ords[j], now, st)
 		}
-		out[idx[j]] = liveVerdict(recs[idx[j]], ords[j], now, st)
 	}
 	if err := s.closeUsed(ctx, contract, recs, used, out); err != nil {
 		return nil, err
@@ -163,11 +175,26 @@ func (s *Orders) judge(ctx context.Context, contract common.Address, recs []Reco
 	return out, nil
 }
 
+// faulty is the invalid verdict of an order whose own reads failed, or
+// err itself when it is not the order's fault but an upstream's outage
+// (unreachable, timed out) or the request's end, which fail the answer.
+func faulty(err error) (*verdict, error) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil, err
+	}
+	p := problem.As(err)
+	switch p.Kind() {
+	case problem.KindUpstreamUnavailable, problem.KindUpstreamTimeout, problem.KindClientClosed:
+		return nil, err
+	}
+	return &verdict{StatusInvalid, "the book cannot judge this order: " + p.Message}, nil
+}
+
 // queryOf is the chain question of a stored order.
 func (s *Orders) queryOf(ctx context.Context, rec Record) (chain.OrderQuery, Order, error) {
 	var so SignedOrder
 	if err := json.Unmarshal(rec.Body, &so); err != nil {
-		return chain.OrderQuery{}, Order{}, problem.Wrap(problem.Overloaded, err, "the order book holds an order it cannot read")
+		return chain.OrderQuery{}, Order{}, problem.Wrap(problem.InvalidParameter, err, "its stored body does not parse")
 	}
 	o, err := orderFields(so)
 	if err != nil {
@@ -180,7 +207,7 @@ func (s *Orders) queryOf(ctx context.Context, rec Record) (chain.OrderQuery, Ord
 	}
 	p, err := contracts.DecodePurchaseData(o.Data)
 	if err != nil {
-		return chain.OrderQuery{}, Order{}, err
+		return chain.OrderQuery{}, Order{}, problem.Wrap(problem.InvalidParameter, err, "its data does not decode as a limit purchase")
 	}
 	info, err := s.chains[rec.ChainID].Chain.Market(ctx, rec.Market)
 	if err != nil {

@@ -4,8 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"math/big"
 	"net/url"
 	"strconv"
 	"strings"
@@ -31,7 +34,19 @@ type Record struct {
 	// number: fills and cancels are looked for from there on.
 	AcceptedAt    int64
 	AcceptedBlock uint64
-	Closed        []byte // Closure JSON; nil while the chain has not closed it
+	// Deadline is the order's deadline (clamped to int64): past it the
+	// order can no longer fill, so it no longer counts against its
+	// maker's bound.
+	Deadline int64
+	Closed   []byte // Closure JSON; nil while the chain has not closed it
+}
+
+// clampDeadline is a uint256 deadline as the store's BIGINT column.
+func clampDeadline(d *big.Int) int64 {
+	if d == nil || !d.IsInt64() {
+		return math.MaxInt64
+	}
+	return d.Int64()
 }
 
 // Filter selects records of one chain: a maker's, or a market's (and of
@@ -46,7 +61,8 @@ type Filter struct {
 }
 
 // ErrMakerFull is Insert's refusal of a maker who already has the
-// bound's number of orders not yet closed.
+// bound's number of live orders: not closed, and whose deadline is not
+// before the new order's acceptance time.
 var ErrMakerFull = errors.New("the maker has as many open orders as the book keeps per maker")
 
 // Repository is the book's durable store: SQLite embedded by default,
@@ -55,7 +71,8 @@ var ErrMakerFull = errors.New("the maker has as many open orders as the book kee
 type Repository interface {
 	// Insert stores r unless the book holds its (chain, hash) already, in
 	// which case it returns the stored record and false; ErrMakerFull when
-	// the maker has maxPerMaker open orders on the chain.
+	// the maker has maxPerMaker live orders on the chain (not closed, and
+	// not past their deadline at r.AcceptedAt).
 	Insert(ctx context.Context, r Record, maxPerMaker int) (Record, bool, error)
 	Get(ctx context.Context, chainID uint64, hash common.Hash) (Record, bool, error)
 	List(ctx context.Context, f Filter) ([]Record, error)
@@ -68,9 +85,10 @@ type Repository interface {
 
 // migrations are the schema's steps, applied in order, each once, in one
 // transaction with its version row: the one migration path of both
-// databases.
-var migrations = []string{
-	`CREATE TABLE limit_orders (
+// databases. A step is SQL, or Go over the transaction where the two
+// databases' SQL differs (reading the stored JSON).
+var migrations = []migration{
+	{sql: `CREATE TABLE limit_orders (
 		chain_id BIGINT NOT NULL,
 		hash TEXT NOT NULL,
 		contract TEXT NOT NULL,
@@ -83,9 +101,56 @@ var migrations = []string{
 		accepted_block BIGINT NOT NULL,
 		closed TEXT,
 		PRIMARY KEY (chain_id, hash)
-	)`,
-	`CREATE INDEX limit_orders_maker ON limit_orders (chain_id, maker)`,
-	`CREATE INDEX limit_orders_option ON limit_orders (chain_id, market, token_id)`,
+	)`},
+	{sql: `CREATE INDEX limit_orders_maker ON limit_orders (chain_id, maker)`},
+	{sql: `CREATE INDEX limit_orders_option ON limit_orders (chain_id, market, token_id)`},
+	// The deadline, so the per-maker bound counts only live orders; the
+	// orders stored before it get theirs from their body.
+	{sql: `ALTER TABLE limit_orders ADD COLUMN deadline BIGINT NOT NULL DEFAULT ` + strconv.FormatInt(math.MaxInt64, 10)},
+	{run: backfillDeadlines},
+}
+
+// migration is one step: sql, or run.
+type migration struct {
+	sql string
+	run func(ctx context.Context, r *sqlRepo, tx *sql.Tx) error
+}
+
+// backfillDeadlines sets each stored order's deadline from its body.
+func backfillDeadlines(ctx context.Context, r *sqlRepo, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT chain_id, hash, body FROM limit_orders`)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		chain    int64
+		hash     string
+		deadline int64
+	}
+	var todo []row
+	for rows.Next() {
+		var x row
+		var body string
+		if err := rows.Scan(&x.chain, &x.hash, &body); err != nil {
+			_ = rows.Close()
+			return err
+		}
+		var so SignedOrder
+		if json.Unmarshal([]byte(body), &so) != nil {
+			continue // unreadable: counted as live, as before the column
+		}
+		x.deadline = clampDeadline(so.Deadline.Int)
+		todo = append(todo, x)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	for _, x := range todo {
+		if _, err := tx.ExecContext(ctx, r.q(`UPDATE limit_orders SET deadline = ? WHERE chain_id = ? AND hash = ?`), x.deadline, x.chain, x.hash); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sqlRepo is Repository over database/sql, for SQLite and PostgreSQL.
@@ -97,7 +162,8 @@ type sqlRepo struct {
 // OpenSQLite opens (creating it) the book at path: WAL and synchronous
 // FULL, so an order answered 2xx is on disk before the answer, and one
 // connection, so the per-maker bound is checked and kept in one writer.
-func OpenSQLite(path string) (Repository, error) {
+// ctx bounds the open and the migrations.
+func OpenSQLite(ctx context.Context, path string) (Repository, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 		"?_pragma=journal_mode(wal)&_pragma=synchronous(full)&_pragma=busy_timeout(10000)"
 	db, err := sql.Open("sqlite3", dsn)
@@ -105,25 +171,24 @@ func OpenSQLite(path string) (Repository, error) {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
-	return migrate(db, false)
+	return migrate(ctx, db, false)
 }
 
 // OpenPostgres opens the book in the PostgreSQL database at url
 // (CLAMM_ORDERS_DATABASE_URL): replicas sharing it serve one book; the
 // per-maker bound holds across them by a transaction-scoped advisory lock
-// per maker.
-func OpenPostgres(dsn string) (Repository, error) {
+// per maker. ctx bounds the connection and the migrations.
+func OpenPostgres(ctx context.Context, dsn string) (Repository, error) {
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(8)
-	return migrate(db, true)
+	return migrate(ctx, db, true)
 }
 
-func migrate(db *sql.DB, postgres bool) (Repository, error) {
+func migrate(ctx context.Context, db *sql.DB, postgres bool) (Repository, error) {
 	r := &sqlRepo{db: db, postgres: postgres}
-	ctx := context.Background()
 	if err := r.applyMigrations(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("orders: migrate: %w", err)
@@ -149,7 +214,7 @@ func (r *sqlRepo) applyMigrations(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS limit_orders_migrations (version BIGINT PRIMARY KEY)`); err != nil {
 		return err
 	}
-	for v, stmt := range migrations {
+	for v, step := range migrations {
 		var n int
 		if err := tx.QueryRowContext(ctx, r.q(`SELECT COUNT(*) FROM limit_orders_migrations WHERE version = ?`), v).Scan(&n); err != nil {
 			return err
@@ -157,7 +222,7 @@ func (r *sqlRepo) applyMigrations(ctx context.Context) error {
 		if n > 0 {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+		if err := r.apply(ctx, tx, step); err != nil {
 			return fmt.Errorf("step %d: %w", v, err)
 		}
 		if _, err := tx.ExecContext(ctx, r.q(`INSERT INTO limit_orders_migrations (version) VALUES (?)`), v); err != nil {
@@ -165,6 +230,14 @@ func (r *sqlRepo) applyMigrations(ctx context.Context) error {
 		}
 	}
 	return tx.Commit()
+}
+
+func (r *sqlRepo) apply(ctx context.Context, tx *sql.Tx, step migration) error {
+	if step.run != nil {
+		return step.run(ctx, r, tx)
+	}
+	_, err := tx.ExecContext(ctx, step.sql)
+	return err
 }
 
 // q writes ? placeholders as PostgreSQL's $n.
@@ -185,14 +258,14 @@ func (r *sqlRepo) q(s string) string {
 	return b.String()
 }
 
-const recordCols = `chain_id, hash, contract, kind, maker, market, token_id, body, accepted_at, accepted_block, closed`
+const recordCols = `chain_id, hash, contract, kind, maker, market, token_id, body, accepted_at, accepted_block, deadline, closed`
 
 func scanRecord(s interface{ Scan(...any) error }) (Record, error) {
 	var rec Record
 	var hash, contract, kind, maker, market, body string
 	var closed sql.NullString
 	var chainID, block int64
-	err := s.Scan(&chainID, &hash, &contract, &kind, &maker, &market, &rec.TokenID, &body, &rec.AcceptedAt, &block, &closed)
+	err := s.Scan(&chainID, &hash, &contract, &kind, &maker, &market, &rec.TokenID, &body, &rec.AcceptedAt, &block, &rec.Deadline, &closed)
 	if err != nil {
 		return rec, err
 	}
@@ -225,16 +298,16 @@ func (r *sqlRepo) Insert(ctx context.Context, rec Record, maxPerMaker int) (Reco
 		return Record{}, false, err
 	}
 	var open int
-	if err := tx.QueryRowContext(ctx, r.q(`SELECT COUNT(*) FROM limit_orders WHERE chain_id = ? AND maker = ? AND closed IS NULL`),
-		int64(rec.ChainID), rec.Maker.Hex()).Scan(&open); err != nil {
+	if err := tx.QueryRowContext(ctx, r.q(`SELECT COUNT(*) FROM limit_orders WHERE chain_id = ? AND maker = ? AND closed IS NULL AND deadline >= ?`),
+		int64(rec.ChainID), rec.Maker.Hex(), rec.AcceptedAt).Scan(&open); err != nil {
 		return Record{}, false, err
 	}
 	if open >= maxPerMaker {
 		return Record{}, false, ErrMakerFull
 	}
-	_, err = tx.ExecContext(ctx, r.q(`INSERT INTO limit_orders (`+recordCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`),
+	_, err = tx.ExecContext(ctx, r.q(`INSERT INTO limit_orders (`+recordCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`),
 		int64(rec.ChainID), rec.Hash.Hex(), rec.Contract.Hex(), string(rec.Kind), rec.Maker.Hex(), rec.Market.Hex(), rec.TokenID,
-		string(rec.Body), rec.AcceptedAt, int64(rec.AcceptedBlock))
+		string(rec.Body), rec.AcceptedAt, int64(rec.AcceptedBlock), rec.Deadline)
 	if err != nil {
 		return Record{}, false, err
 	}

@@ -138,6 +138,12 @@ func (c *checked) decodeData() error {
 	if p.Liquidity.Sign() == 0 || p.TTL.Sign() == 0 {
 		return problem.InvalidParam("data", "a limit purchase needs liquidity and a ttl above zero")
 	}
+	if p.MaxCostAllowance.Sign() == 0 {
+		// The market charges premium + fee > 0 for any liquidity, and a
+		// fill reverts when that passes maxCostAllowance: such an order
+		// can never fill, so the book does not keep it.
+		return problem.InvalidParam("data", "a limit purchase's maxCostAllowance is 0: the market charges a premium and a fee for any option, so the order could never fill")
+	}
 	c.purchase, c.market = p, p.Market
 	return nil
 }
@@ -157,15 +163,21 @@ func (s *Orders) Submit(ctx context.Context, so SignedOrder) (View, bool, error)
 	} else if ok {
 		return s.viewOf(rec, nil), false, nil
 	}
+	// The block the book states is read before the state it checked, so
+	// it is never newer than that state: fills and cancels are looked for
+	// from it on, and none between the two reads can be missed.
+	head, err := c.up.Chain.BlockNumber(ctx)
+	if err != nil {
+		return View{}, false, err
+	}
+	if err := s.knownMarket(ctx, c); err != nil {
+		return View{}, false, err
+	}
 	now, st, err := s.chainState(ctx, &c)
 	if err != nil {
 		return View{}, false, err
 	}
 	if err := c.fillable(now, st); err != nil {
-		return View{}, false, err
-	}
-	head, err := c.up.Chain.BlockNumber(ctx)
-	if err != nil {
 		return View{}, false, err
 	}
 	rec, err := c.record(so, now, head)
@@ -187,7 +199,31 @@ func (s *Orders) Submit(ctx context.Context, so SignedOrder) (View, bool, error)
 }
 
 func storeErr(err error) error {
-	return problem.Wrap(problem.Overloaded, err, "the order book's store failed; nothing was accepted")
+	return problem.Wrap(problem.OrderBookUnavailable, err, "the order book's store failed; nothing was changed")
+}
+
+// knownMarket refuses an order on an address that is not an option
+// market the chain serves: one whose market reads fail, or (where the
+// chain has a subgraph) one the subgraph does not index. The contract
+// would fill an order of any contract answering the market's calls; the
+// book keeps only those of the markets it reads.
+func (s *Orders) knownMarket(ctx context.Context, c checked) error {
+	if _, err := c.up.Chain.Market(ctx, c.market); err != nil {
+		return err
+	}
+	if c.up.Subgraph == nil {
+		return nil
+	}
+	markets, _, err := c.up.Subgraph.OptionMarkets(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range markets {
+		if m.ID.Addr() == c.market {
+			return nil
+		}
+	}
+	return problem.New(problem.MarketNotFound, "%s is not an option market the chain's subgraph indexes: the book keeps orders of the markets it serves", c.market.Hex()).On("optionMarket")
 }
 
 // chainState reads the order's state at the head (and, for a limit
@@ -209,7 +245,7 @@ func (s *Orders) chainState(ctx context.Context, c *checked) (int64, chain.Order
 	if err != nil {
 		return 0, chain.OrderState{}, err
 	}
-	return now, st[0], nil
+	return now, st[0], st[0].Err
 }
 
 // fillable refuses an order the chain says could not be filled now.
@@ -257,7 +293,7 @@ func (c checked) record(so SignedOrder, now int64, head uint64) (Record, error) 
 		return Record{}, fmt.Errorf("orders: encode: %w", err)
 	}
 	rec := Record{ChainID: so.ChainID, Hash: c.hash, Contract: c.up.Config.LimitOrders, Kind: c.kind, Maker: c.order.Maker,
-		Market: c.market, Body: body, AcceptedAt: now, AcceptedBlock: head}
+		Market: c.market, Body: body, AcceptedAt: now, AcceptedBlock: head, Deadline: clampDeadline(c.order.Deadline)}
 	if c.tokenID != nil {
 		rec.TokenID = c.tokenID.String()
 	}

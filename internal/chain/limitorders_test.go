@@ -1,0 +1,112 @@
+package chain_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
+)
+
+// capped is a node that refuses an eth_getLogs range wider than its cap,
+// as providers do ("exceed maximum block range"), and notes the widest it
+// answered.
+type capped struct {
+	node   http.Handler
+	cap    uint64
+	mu     sync.Mutex
+	widest uint64
+}
+
+func (c *capped) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var reqs []json.RawMessage
+	batch := json.Unmarshal(body, &reqs) == nil
+	if !batch {
+		reqs = []json.RawMessage{body}
+	}
+	out := make([]json.RawMessage, len(reqs))
+	for i, raw := range reqs {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params []struct {
+				FromBlock hexutil.Uint64 `json:"fromBlock"`
+				ToBlock   hexutil.Uint64 `json:"toBlock"`
+			} `json:"params"`
+		}
+		_ = json.Unmarshal(raw, &req)
+		if req.Method == "eth_getLogs" && len(req.Params) == 1 {
+			width := uint64(req.Params[0].ToBlock) - uint64(req.Params[0].FromBlock) + 1
+			if width > c.cap {
+				out[i], _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID,
+					"error": map[string]any{"code": -32000, "message": "exceed maximum block range: 4000"}})
+				continue
+			}
+			c.mu.Lock()
+			c.widest = max(c.widest, width)
+			c.mu.Unlock()
+		}
+		rec := httptest.NewRecorder()
+		c.node.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(raw)))
+		out[i] = bytes.TrimSpace(rec.Body.Bytes())
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if batch {
+		_ = json.NewEncoder(w).Encode(out)
+		return
+	}
+	_, _ = w.Write(out[0])
+}
+
+// The fills and cancels of the limit-orders contract are read in windows
+// the provider accepts: a range of 30,000 blocks from a node that refuses
+// more than 4,000 at once is read whole, each window within the cap.
+func TestOrderEventsArePagedByTheProvidersCap(t *testing.T) {
+	node := chaintest.NewNode(t)
+	contract := common.HexToAddress("0x91e45D19861049f98bD9520042283Be9C7F960B5")
+	ev := contracts.LimitOrders.Events["LogOrderCancelled"]
+	var logs []types.Log
+	for i, blk := range []uint64{100, 25_100} {
+		data, err := ev.Inputs.Pack(contracts.LimitOrder{CreatedAt: big.NewInt(int64(i + 1)), Deadline: big.NewInt(1 << 40),
+			Maker: common.Address{1}, Flags: 0x110, Data: make([]byte, 96)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs = append(logs, types.Log{Address: contract, Topics: []common.Hash{ev.ID}, Data: data, BlockNumber: blk,
+			TxHash: common.Hash{byte(i + 1)}, BlockHash: node.HashOf(blk)})
+	}
+	node.History = &chaintest.History{Logs: logs}
+	c := &capped{node: node, cap: 4_000}
+	srv := httptest.NewServer(c)
+	t.Cleanup(srv.Close)
+	client, err := rpc.DialHTTP(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	r := testenv.NewReader(t, client, node.Multicall3)
+	got, err := r.OrderEvents(context.Background(), contract, 1, 30_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Event != "LogOrderCancelled" || got[1].Block+got[0].Block != 25_200 {
+		t.Fatalf("events %+v", got)
+	}
+	if c.widest == 0 || c.widest > c.cap {
+		t.Fatalf("widest range answered %d, cap %d", c.widest, c.cap)
+	}
+}
