@@ -25,6 +25,11 @@ type exec struct {
 	// times.
 	rowCache map[rowsKey][]Row
 	backRefs map[backKey]map[string][]Row
+	// ents and pages are what a Batcher read ahead for a level of the
+	// query (prefetch.go): entities by id (nil: absent) and derived
+	// fields' pages by parent.
+	ents  map[entKey]Entity
+	pages map[pageKey][]Row
 }
 
 type rowsKey struct {
@@ -311,9 +316,12 @@ func (x *exec) fieldValue(t *EntityType, fd *Field, r Row, f *ast.Field, block u
 	target := x.s.Types[fd.Base]
 	switch {
 	case fd.DerivedFrom != "" && fd.List:
+		if rows, ok := x.pages[pageKeyOf(t, f, r.ID, block)]; ok {
+			return x.resolve(target, rows, f, block)
+		}
 		return x.collection(target, f, block, &Ref{Field: fd.DerivedFrom, ID: r.ID})
 	case fd.DerivedFrom != "":
-		first, ok := x.derivedFirst(target, fd.DerivedFrom, r.ID, block)
+		first, ok := x.firstOf(t, fd, f, r.ID, block)
 		if !ok {
 			return nil, nil
 		}
@@ -504,6 +512,7 @@ func (x *exec) paged(t *EntityType, rows []Row, p *pageArgs, f *ast.Field, block
 
 // resolve resolves each row's selection.
 func (x *exec) resolve(t *EntityType, rows []Row, f *ast.Field, block uint64) (any, error) {
+	x.prefetch(t, rows, f.SelectionSet, block)
 	out := make([]any, 0, len(rows))
 	for _, r := range rows {
 		o, err := x.object(t, r, f.SelectionSet, block)

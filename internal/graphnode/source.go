@@ -46,6 +46,23 @@ type Selector interface {
 	Select(ctx context.Context, sel Selection) (rows []Row, exact bool, err error)
 }
 
+// Batcher is a Source that reads many entities in one statement, as
+// Graph Node resolves a level of a query at once (its prefetch: one SQL
+// query per field and level, the parents' ids in a list), so a page of n
+// rows with a reference or a derived field costs a few reads, not n.
+// The executor prefetches with it and resolves each row from what it
+// read; a Source without it is read a row at a time, as before.
+type Batcher interface {
+	// AtMany are the entities of ids as of block n, by id; an id absent
+	// or removed at n is missing from the map.
+	AtMany(ctx context.Context, typ string, ids []string, n uint64) (map[string]Entity, error)
+	// SelectMany runs sel (its Parent unset) once for each parent id as
+	// a derived field's read (Parent{field, id}) and returns each
+	// parent's exact page, in any order; ErrNotSelected: it cannot run
+	// sel exactly, and the executor reads each parent's page itself.
+	SelectMany(ctx context.Context, sel Selection, field string, parents []string) (map[string][]Row, error)
+}
+
 // ErrNotSelected is a Selector's answer to a selection it cannot run.
 var ErrNotSelected = errors.New("selection not supported by the source")
 
@@ -82,6 +99,9 @@ func (x *exec) must(err error) {
 
 // at reads one entity as of block, failing the query on a store error.
 func (x *exec) at(typ, id string, block uint64) Entity {
+	if e, ok := x.ents[entKey{typ, id, block}]; ok {
+		return e
+	}
 	e, err := x.src.At(x.context(), typ, id, block)
 	x.must(err)
 	return e

@@ -68,6 +68,9 @@ type source struct {
 
 // query runs q in the read transaction, prepared once per query.
 func (s *source) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if traceRead != nil {
+		traceRead(q, args)
+	}
 	stmt := s.stmts[q]
 	if stmt == nil {
 		var err error
@@ -114,7 +117,7 @@ func (s *source) BlockByHash(ctx context.Context, hash string) (graphnode.Block,
 // falls back to where a selection cannot be narrowed.
 func (s *source) Rows(ctx context.Context, typ string, n uint64) ([]graphnode.Row, error) {
 	tb := s.st.tables[typ]
-	rows, err := s.tx.QueryContext(ctx, `SELECT `+tb.list+` FROM `+tb.name+` WHERE lower <= ?1 AND (upper IS NULL OR upper > ?1) ORDER BY id`, int64(n))
+	rows, err := s.query(ctx, `SELECT `+tb.list+` FROM `+tb.name+` WHERE lower <= ?1 AND (upper IS NULL OR upper > ?1) ORDER BY id`, int64(n))
 	if err != nil {
 		return nil, err
 	}

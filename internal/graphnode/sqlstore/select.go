@@ -24,19 +24,39 @@ import (
 // indexes hold) and the versions closed after n (the (upper) index), so
 // a read at or near the head reads no version closed long ago.
 func (s *source) Select(ctx context.Context, sel graphnode.Selection) ([]graphnode.Row, bool, error) {
+	tb, q, args, exact, err := s.plan(sel, "")
+	if err != nil {
+		return nil, false, err
+	}
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return nil, false, err
+	}
+	out, err := scanRows(rows, tb)
+	return out, exact, err
+}
+
+// plan is the SQL of a Select and whether it is exact. A parent
+// expression other than "" stands for sel.Parent.ID (SelectMany's
+// correlated parent); the read then selects vid before its columns.
+func (s *source) plan(sel graphnode.Selection, parent string) (*table, string, []any, bool, error) {
 	tb := s.st.tables[sel.Type.Name]
 	if tb == nil || tb.idBytes {
-		return nil, false, graphnode.ErrNotSelected
+		return nil, "", nil, false, graphnode.ErrNotSelected
 	}
 	b := &builder{st: s.st, block: sel.Block}
 	var conds []string
 	if p := sel.Parent; p != nil {
 		i, ok := tb.byField[p.Field]
 		if !ok || tb.cols[i].enc != encText {
-			return nil, false, graphnode.ErrNotSelected
+			return nil, "", nil, false, graphnode.ErrNotSelected
 		}
-		conds = append(conds, tb.cols[i].name+" = ?")
-		b.args = append(b.args, p.ID)
+		if parent != "" {
+			conds = append(conds, tb.cols[i].name+" = "+parent)
+		} else {
+			conds = append(conds, tb.cols[i].name+" = ?")
+			b.args = append(b.args, p.ID)
+		}
 	}
 	exact := true
 	keys := make([]string, 0, len(sel.Where))
@@ -60,27 +80,25 @@ func (s *source) Select(ctx context.Context, sel graphnode.Selection) ([]graphno
 	}
 	order, ok := orderSQL(tb, sel)
 	exact = exact && ok
+	b.list = tb.list
+	if parent != "" {
+		b.list = "vid, " + tb.list
+	}
 	q, args := b.compose(tb, conds, order, sel, exact)
-	if traceSelect != nil {
-		traceSelect(q, args)
-	}
-	rows, err := s.query(ctx, q, args...)
-	if err != nil {
-		return nil, false, err
-	}
-	out, err := scanRows(rows, tb)
-	return out, exact, err
+	return tb, q, args, exact, nil
 }
 
-// traceSelect, if set, sees each read Select runs (the tests read their
-// query plans).
-var traceSelect func(q string, args []any)
+// traceRead, if set, sees each statement a query's read transaction
+// runs (the tests read their plans and count them).
+var traceRead func(q string, args []any)
 
 // builder gathers a read's SQL arguments.
 type builder struct {
 	st    *Store
 	block uint64
 	args  []any
+	// list is the columns the read selects (tb.list, or vid and tb.list)
+	list string
 }
 
 // compose writes the read: its two arms (one for an immutable type, whose
@@ -92,12 +110,12 @@ func (b *builder) compose(tb *table, conds []string, order string, sel graphnode
 		where = " AND " + strings.Join(conds, " AND ")
 	}
 	n := int64(sel.Block)
-	q := `SELECT ` + tb.list + ` FROM ` + tb.name + ` WHERE upper IS NULL AND lower <= ?` + where
+	q := `SELECT ` + b.list + ` FROM ` + tb.name + ` WHERE upper IS NULL AND lower <= ?` + where
 	args := append([]any{n}, b.args...)
 	if !tb.typ.Immutable {
 		// the closed versions through (upper) alone: another index (id_gt
 		// on (id, lower)) would read every closed version of the history
-		q += ` UNION ALL SELECT ` + tb.list + ` FROM ` + tb.name + ` INDEXED BY ` + tb.upperIndex() + ` WHERE upper > ? AND lower <= ?` + where
+		q += ` UNION ALL SELECT ` + b.list + ` FROM ` + tb.name + ` INDEXED BY ` + tb.upperIndex() + ` WHERE upper > ? AND lower <= ?` + where
 		args = append(append(args, n, n), b.args...)
 	}
 	if exact {

@@ -113,6 +113,11 @@ var selectQueries = []string{
 	`{ options(first: 0) { id } a: options(skip: 100) { id } b: options(first: 2, skip: 3, orderBy: state) { id state } }`,
 	`{ optionLegs(first: 1000, orderBy: option, orderDirection: desc) { id option { id } } }`,
 	`{ options(where: {legs_: {index: 2}, tickLower_in: [-2, 2]}, orderBy: mintLogOrder, orderDirection: desc) { id } }`,
+	// a level of references and derived fields read at once (prefetch)
+	`{ exercises(first: 1000) { id option { id state purchase { id } lastExercise { id option { id } } legs(where: {index_gt: 0}, skip: 1, first: 2, orderBy: index) { id } } } }`,
+	`{ optionLegs(first: 1000, where: {index_in: [1, 2]}) { id option { id exercises(first: 2, orderBy: timestamp, orderDirection: desc) { id timestamp option { id } } } } }`,
+	`{ options(first: 1000) { id purchase { id option { id } } exercises(where: {option_: {state: Settled}}) { id } legs(orderBy: liquidityLeft) { id liquidityLeft } } }`,
+	`{ options(first: 1000) { id legs(where: {pool_contains: "ab"}, first: 1) { id } exercises(orderBy: option__state) { id } } }`,
 }
 
 // The store answers every filter, order and page it pushes into SQL (and
