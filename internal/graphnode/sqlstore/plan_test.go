@@ -44,7 +44,8 @@ func TestDocumentsUseIndexes(t *testing.T) {
 			}
 			done[s.q] = true
 			for _, line := range plan(t, st, s) {
-				if strings.Contains(line, "SCAN e_") && !strings.Contains(line, "INDEX") {
+				// a SCAN of a table or of an index reads it whole
+				if strings.Contains(line, "SCAN e_") {
 					t.Errorf("%s: %s\n  in %s", name, line, s.q)
 				}
 				t.Logf("%s: %s", name, line)

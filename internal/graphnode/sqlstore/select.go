@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -238,6 +240,11 @@ func (b *builder) in(col string, enc encoding, t graphnode.Term) (string, bool) 
 }
 
 func (b *builder) groups(tb *table, t graphnode.Term) (string, bool) {
+	if t.Kind == graphnode.TermOr {
+		if common, rest := factor(t.Groups); len(common) > 0 {
+			return b.factored(tb, common, rest)
+		}
+	}
 	join, empty := " AND ", "1"
 	if t.Kind == graphnode.TermOr {
 		join, empty = " OR ", never
@@ -284,4 +291,52 @@ func (b *builder) child(tb *table, t graphnode.Term) (string, bool) {
 		return "", false
 	}
 	return fmt.Sprintf("%s IN (SELECT %s FROM %s WHERE lower <= ? AND (upper IS NULL OR upper > ?) AND %s)", outer, sel, ct.name, inner), true
+}
+
+// factor splits an or's groups into the terms every group holds and each
+// group's others: (a and b) or (a and c) is a and (b or c), which SQLite
+// can read by an index on a (an or of groups that each hold id_gt, say,
+// is otherwise read whole).
+func factor(groups [][]graphnode.Term) (common []graphnode.Term, rest [][]graphnode.Term) {
+	if len(groups) < 2 {
+		return nil, groups
+	}
+	rest = make([][]graphnode.Term, len(groups))
+	for i, g := range groups {
+		rest[i] = append([]graphnode.Term(nil), g...)
+	}
+	for _, t := range groups[0] {
+		at := make([]int, len(rest))
+		in := true
+		for i := range rest {
+			at[i] = slices.IndexFunc(rest[i], func(u graphnode.Term) bool { return reflect.DeepEqual(t, u) })
+			in = in && at[i] >= 0
+		}
+		if !in {
+			continue
+		}
+		common = append(common, t)
+		for i := range rest {
+			rest[i] = slices.Delete(rest[i], at[i], at[i]+1)
+		}
+	}
+	return common, rest
+}
+
+// factored is common and (rest[0] or rest[1] ...) as SQL.
+func (b *builder) factored(tb *table, common []graphnode.Term, rest [][]graphnode.Term) (string, bool) {
+	c, ok := b.conj(tb, common)
+	if !ok {
+		return "", false
+	}
+	for _, g := range rest {
+		if len(g) == 0 { // that group is common alone: the or holds
+			return c, true
+		}
+	}
+	o, ok := b.groups(tb, graphnode.Term{Kind: graphnode.TermOr, Groups: rest})
+	if !ok {
+		return "", false
+	}
+	return "(" + c + " AND " + o + ")", true
 }
