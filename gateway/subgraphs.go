@@ -67,7 +67,10 @@ func (s *Server) serveQuery(w http.ResponseWriter, r *http.Request, api QueryAPI
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 	defer cancel()
 	out, err := api.AnswerContext(ctx, body)
+	var refused *problem.Error
 	switch {
+	case errors.As(err, &refused): // the API's bound on queries at once: 503 with Retry-After
+		s.writeError(w, err)
 	case err != nil && r.Context().Err() != nil:
 		s.clientClosed(w, err)
 	case err != nil:

@@ -152,3 +152,59 @@ func TestQueryAPIWorkEndsWithItsRequest(t *testing.T) {
 		}
 	})
 }
+
+// held is a store whose queries wait for release, each saying it started.
+type held struct {
+	started chan struct{}
+	release chan struct{}
+}
+
+func (h *held) QueryContext(ctx context.Context, req graphnode.Request) graphnode.Response {
+	h.started <- struct{}{}
+	<-h.release
+	return graphnode.Response{Data: &graphnode.Object{}}
+}
+
+// The query API answers at most MaxQueries (CLAMM_INDEX_MAX_QUERIES)
+// queries at once: one more is refused at once, 503 OVERLOADED with
+// Retry-After: 1 naming the setting, counted for the metric, and nothing
+// is read for it; once a query ends the next one is answered. (It had no
+// bound: a burst of clients held every core and store connection.)
+func TestQueryAPIRefusesPastItsBound(t *testing.T) {
+	t.Parallel()
+	store := &held{started: make(chan struct{}), release: make(chan struct{})}
+	api := &graphnode.Server{Store: store, MaxQueries: 2}
+	srv := queryAPIServer(t, api, time.Hour)
+	query := func() *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, queryAPIPath, strings.NewReader(`{"query":"{ pools { id } }"}`)))
+		return rec
+	}
+	done := make(chan *httptest.ResponseRecorder, 2)
+	for range 2 {
+		go func() { done <- query() }()
+		<-store.started
+	}
+	rec := query()
+	if e := decodeError(t, rec); rec.Code != http.StatusServiceUnavailable || e.Code != "OVERLOADED" ||
+		rec.Header().Get("Retry-After") != "1" || !strings.Contains(e.Message, "CLAMM_INDEX_MAX_QUERIES") {
+		t.Errorf("a third query at once: %d Retry-After %q %+v, want 503 OVERLOADED, Retry-After 1, naming CLAMM_INDEX_MAX_QUERIES",
+			rec.Code, rec.Header().Get("Retry-After"), e)
+	}
+	if n, refused := api.Load(); n != 2 || refused != 1 {
+		t.Errorf("load %d in flight, %d refused; want 2, 1", n, refused)
+	}
+	close(store.release)
+	for range 2 {
+		if rec := <-done; rec.Code != http.StatusOK {
+			t.Errorf("an admitted query: %d %s", rec.Code, rec.Body)
+		}
+	}
+	go func() { <-store.started }()
+	if rec := query(); rec.Code != http.StatusOK {
+		t.Errorf("a query after the others ended: %d %s", rec.Code, rec.Body)
+	}
+	if n, refused := api.Load(); n != 0 || refused != 1 {
+		t.Errorf("load %d in flight, %d refused; want 0, 1", n, refused)
+	}
+}

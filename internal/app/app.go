@@ -274,6 +274,10 @@ func headAges(cfg *config.Config) block.HeadAges {
 // the indexes' query APIs.
 func newGateway(o Options, w wired, shared gateway.SharedTier, book *book) (*gateway.Server, error) {
 	cfg := o.Config
+	apis, err := queryAPIs(w.indexes, cfg.IndexMaxQueries, o.Metrics)
+	if err != nil {
+		return nil, err
+	}
 	opts := gateway.Options{
 		Service:           w.svc,
 		Pins:              w.pins,
@@ -300,7 +304,7 @@ func newGateway(o Options, w wired, shared gateway.SharedTier, book *book) (*gat
 		Commit:            o.Commit,
 		Metrics:           o.Metrics,
 		Shared:            shared,
-		Subgraphs:         subgraphHandlers(w.indexes),
+		Subgraphs:         apis,
 		Streams:           cfg.Streams,
 		StreamHeartbeat:   cfg.StreamHeartbeat.D(),
 		StreamsPerClient:  cfg.StreamsPerClient,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -11,6 +12,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
+	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/secret"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
@@ -64,13 +66,32 @@ func openIndexed(o Options, ch *config.Chain) (*config.Chain, upstream.Transport
 	return &c, upstream.Transports{Subgraph: &graphnode.Server{Store: idx}}, idx, nil
 }
 
-// subgraphHandlers are the indexed chains' query APIs for the gateway.
-func subgraphHandlers(indexes map[uint64]Index) map[uint64]gateway.QueryAPI {
+// queryAPIs are the indexed chains' query APIs for the gateway, each
+// answering at most max queries at once, with its load in m (if set):
+// clamm_index_queries_in_flight and clamm_index_queries_refused_total.
+func queryAPIs(indexes map[uint64]Index, max int, m *metrics.Metrics) (map[uint64]gateway.QueryAPI, error) {
 	out := map[uint64]gateway.QueryAPI{}
 	for id, idx := range indexes {
-		out[id] = &graphnode.Server{Store: idx}
+		api := &graphnode.Server{Store: idx, MaxQueries: max}
+		out[id] = api
+		if m == nil {
+			continue
+		}
+		chain := prometheus.Labels{"chain": strconv.FormatUint(id, 10)}
+		for _, c := range []prometheus.Collector{
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "clamm_index_queries_in_flight", ConstLabels: chain,
+				Help: "Queries the indexed chain's query API (/subgraphs/<chainId>) is answering, per chain."},
+				func() float64 { n, _ := api.Load(); return float64(n) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "clamm_index_queries_refused_total", ConstLabels: chain,
+				Help: "Queries the indexed chain's query API refused at CLAMM_INDEX_MAX_QUERIES (503 OVERLOADED), per chain."},
+				func() float64 { _, n := api.Load(); return float64(n) }),
+		} {
+			if err := m.Register(c); err != nil {
+				return nil, fmt.Errorf("chain %d query API metrics: %w", id, err)
+			}
+		}
 	}
-	return out
+	return out, nil
 }
 
 // RunIndexes runs every chain's indexer until ctx ends; wait returns when

@@ -76,13 +76,15 @@ type Config struct {
 	// IndexMaxRange the widest it grows to; IndexBatch the most calls of
 	// one JSON-RPC batch request; IndexPoll how often it asks the node's
 	// head once indexed up to it; IndexHistoryBlocks how many blocks
-	// below the head its stores keep the state of (0: all).
+	// below the head its stores keep the state of (0: all);
+	// IndexMaxQueries the most queries its query API answers at once.
 	IndexDir           string
 	IndexRange         uint64
 	IndexMaxRange      uint64
 	IndexBatch         int
 	IndexPoll          Duration
 	IndexHistoryBlocks uint64
+	IndexMaxQueries    int
 	// OrdersPath is the embedded (SQLite) store of the signed-order book,
 	// used unless OrdersDatabaseURL names a PostgreSQL database that
 	// several replicas share; OrdersPerMaker bounds the orders one maker

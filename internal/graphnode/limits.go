@@ -16,7 +16,9 @@ import (
 // fields, and a hundred aliases of one collection read a hundred pages.
 // Every count is of the document as executed: each fragment spread counted
 // as its whole fragment (with memoised counts, so that counting a fragment
-// bomb costs its text, not its expansion). A zero field is no bound.
+// bomb costs its text, not its expansion). A zero field is no bound. How
+// many queries run at once is the query API's bound, not a document's:
+// Server.MaxQueries (CLAMM_INDEX_MAX_QUERIES).
 type Limits struct {
 	// MaxComplexity bounds the entities a query may return, counted as
 	// Graph Node counts them: a collection field weighs first × (1 + the

@@ -4,9 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
 // Server answers Graph Node's HTTP query endpoint from a store: a POST of
@@ -18,6 +24,48 @@ import (
 // bounds, deadline) and its error shape.
 type Server struct {
 	Store Querier
+	// MaxQueries bounds the queries it answers at once (0: no bound, as
+	// for the gateway's own reads in process, which its fills already
+	// bound). One more is refused at once, never queued (a queue only
+	// holds the client's connection for the same refusal later): 503
+	// OVERLOADED with Retry-After, so a burst of clients, or one client's
+	// many connections, cannot hold every core and store connection.
+	MaxQueries int
+
+	once    sync.Once
+	slots   chan struct{}
+	refused atomic.Uint64
+}
+
+// Load is the queries being answered and those refused so far (its
+// metrics).
+func (s *Server) Load() (inFlight int, refused uint64) {
+	s.init()
+	return len(s.slots), s.refused.Load()
+}
+
+func (s *Server) init() {
+	s.once.Do(func() {
+		if s.MaxQueries > 0 {
+			s.slots = make(chan struct{}, s.MaxQueries)
+		}
+	})
+}
+
+// admit takes a slot for one query, or refuses it: release gives it back.
+func (s *Server) admit() (release func(), err error) {
+	s.init()
+	if s.slots == nil {
+		return func() {}, nil
+	}
+	select {
+	case s.slots <- struct{}{}:
+		return func() { <-s.slots }, nil
+	default:
+		s.refused.Add(1)
+		return nil, &problem.Error{Code: problem.Overloaded, RetryAfter: time.Second,
+			Message: fmt.Sprintf("the index's query API is answering its limit of %d queries at once (CLAMM_INDEX_MAX_QUERIES); retry shortly", s.MaxQueries)}
+	}
 }
 
 // Querier answers a GraphQL request on ctx, whose end stops the query's
@@ -37,8 +85,15 @@ func (s *Server) Answer(body []byte) []byte {
 // the query run on ctx. When ctx ends first the work stops (the store's
 // reads and the executor watch it) and the error is ctx's: the partial
 // failure the executor reports is not an answer, and the caller, which
-// set the deadline or saw its client leave, says what happened.
+// set the deadline or saw its client leave, says what happened. Past
+// MaxQueries the error is a *problem.Error (503 OVERLOADED, Retry-After
+// one second) and nothing is read.
 func (s *Server) AnswerContext(ctx context.Context, body []byte) ([]byte, error) {
+	release, err := s.admit()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	var req Request
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
