@@ -85,6 +85,15 @@ func (s *source) query(ctx context.Context, q string, args ...any) (*sql.Rows, e
 	return stmt.QueryContext(ctx, args...)
 }
 
+// read runs q, which selects tb.list, and reads its versions.
+func (s *source) read(ctx context.Context, tb *table, q string, args ...any) ([]version, error) {
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return scanVersions(rows, tb)
+}
+
 func (s *source) Head() graphnode.Block { return s.head }
 func (s *source) Earliest() uint64      { return s.earliest }
 
@@ -126,11 +135,7 @@ func (s *source) Rows(ctx context.Context, typ string, n uint64) ([]graphnode.Ro
 
 func (s *source) At(ctx context.Context, typ, id string, n uint64) (graphnode.Entity, error) {
 	tb := s.st.tables[typ]
-	rows, err := s.query(ctx, tb.atSQL(), tb.idArg(id), int64(n))
-	if err != nil {
-		return nil, err
-	}
-	vs, err := scanVersions(rows, tb)
+	vs, err := s.read(ctx, tb, tb.atSQL(), tb.idArg(id), int64(n))
 	if err != nil || len(vs) == 0 || vs[0].upperSet && vs[0].upper <= n {
 		return nil, err
 	}

@@ -32,11 +32,7 @@ func (s *source) AtMany(ctx context.Context, typ string, ids []string, n uint64)
 			byKey[tb.idString(arg)] = id
 		}
 		args = append(args, int64(n))
-		rows, err := s.query(ctx, tb.atManySQL(len(chunk)), args...)
-		if err != nil {
-			return nil, err
-		}
-		vs, err := scanVersions(rows, tb)
+		vs, err := s.read(ctx, tb, tb.atManySQL(len(chunk)), args...)
 		if err != nil {
 			return nil, err
 		}
@@ -81,17 +77,13 @@ func (s *source) SelectMany(ctx context.Context, sel graphnode.Selection, field 
 		}
 		q := `WITH parents(pid) AS (VALUES ` + marks(len(chunk)) + `) SELECT ` + tb.list + ` FROM parents JOIN ` + tb.name +
 			` ON vid IN (SELECT vid FROM (` + page + `))`
-		rows, err := s.query(ctx, q, append(args, pageArgs...)...)
+		vs, err := s.read(ctx, tb, q, append(args, pageArgs...)...)
 		if err != nil {
 			return nil, err
 		}
-		got, err := scanRows(rows, tb)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range got {
-			p := r.Entity[field].Str
-			out[p] = append(out[p], r)
+		for _, v := range vs {
+			p := v.Entity[field].Str
+			out[p] = append(out[p], v.Row)
 		}
 	}
 	return out, nil
