@@ -39,7 +39,6 @@ const (
 	SettlementHistory = "settlement_history"
 	ExpiringOptions   = "expiring_options"
 	ExerciseDelegates = "exercise_delegates"
-	Candles           = "candles"
 	BoardPurchases    = "leaderboard_purchases"
 	BoardExercises    = "leaderboard_exercises"
 )

@@ -125,28 +125,22 @@ const kinds = {
       ['TransferBatch(indexed address,indexed address,indexed address,uint256[],uint256[])', 'handleShareTransferBatch'],
     ],
   },
-  pool: {
-    file: './src/pool.ts',
-    abi: 'Pool',
-    entities: ['Pool', 'Candle'],
-    events: [
-      ['Swap(indexed address,indexed address,int256,int256,uint160,uint128,int24)', 'handleSwap'],
-      ['Swap(indexed address,indexed address,int256,int256,uint160,uint128,int24,uint128,uint128)', 'handleSwapWithProtocolFees'],
-    ],
-  },
 };
 
 // Templates give the mappings one stable place for the generated event
 // classes (generated/templates/<Name>/), whatever the static data sources of
-// a network are called. Only Pool is ever instantiated.
+// a network are called (the pool's ABIs are MarketV2's, which every
+// template lists).
 // The position manager's mapping instantiates MarketV2, MarketV1, HandlerV2
 // and HandlerV1 for contracts it whitelists that the manifest does not list;
-// Pool is created when a pool becomes known; PositionManager is never
+// no data source follows a pool (its price is read by eth_call at the
+// block of the event that needs it: src/common.ts poolPrice, and
+// docs/subgraph.md says why); PositionManager is never
 // instantiated (it gives the manager's event classes their place). A
 // market is discovered after its constructor, so its template has no
 // LogOptionsMarketInitialized handler: the mapping reads the market's
 // immutables by eth_call instead.
-const templates = [['MarketV2', 'market2'], ['MarketV1', 'market1'], ['HandlerV2', 'handler2'], ['HandlerV1', 'handler1'], ['Pool', 'pool'], ['PositionManager', 'manager']];
+const templates = [['MarketV2', 'market2'], ['MarketV1', 'market1'], ['HandlerV2', 'handler2'], ['HandlerV1', 'handler1'], ['PositionManager', 'manager']];
 const notInTemplates = new Set(['handleMarketInitializedV2', 'handleMarketInitializedV1']);
 
 function body(k, indent, template) {
@@ -160,8 +154,8 @@ function body(k, indent, template) {
   out.push(`${p}  entities:`);
   for (const e of k.entities) out.push(`${p}    - ${e}`);
   out.push(`${p}  abis:`);
-  // every mapping may seed a pool's price (common.ts ensurePool), through
-  // the slot0 ABI of the pool's DEX
+  // every mapping may read a pool's tokens (common.ts ensurePool) and its
+  // price (poolPrice), the latter through the slot0 ABI of the pool's DEX
   for (const a of new Set([k.abi, ...(k.extraAbis || []), 'Pool', ...Object.values(slot0Abis)])) {
     out.push(`${p}    - name: ${a}`);
     out.push(`${p}      file: ./abis/${a}.json`);

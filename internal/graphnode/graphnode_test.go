@@ -139,7 +139,7 @@ func set(t *testing.T, st *graphnode.Store, typ, id string, e graphnode.Entity, 
 }
 
 func pool(t *testing.T, st *graphnode.Store, id string, block uint64) {
-	set(t, st, "Pool", id, graphnode.Entity{"sqrtPriceX96": graphnode.BigIntOf(1), "tick": graphnode.Int(0), "lastSwapBlock": graphnode.BigIntOf(0)}, block)
+	set(t, st, "Pool", id, graphnode.Entity{"sqrtPriceX96": graphnode.BigIntOf(1), "tick": graphnode.Int(0)}, block)
 }
 
 func day(t *testing.T, st *graphnode.Store, market string, start, purchases int64, block uint64) {
@@ -219,7 +219,7 @@ func TestStoreChecksWritesAndRecords(t *testing.T) {
 	if err := st.Set("Market", "0xa", graphnode.Entity{"id": graphnode.String("0xa")}, 1); err == nil || !strings.Contains(err.Error(), "missing value for non-nullable field") {
 		t.Errorf("incomplete market accepted: %v", err)
 	}
-	if err := st.Set("Pool", "0xp", graphnode.Entity{"id": graphnode.String("0xp"), "sqrtPriceX96": graphnode.Int(1), "tick": graphnode.Int(0), "lastSwapBlock": graphnode.BigIntOf(0)}, 1); err == nil {
+	if err := st.Set("Pool", "0xp", graphnode.Entity{"id": graphnode.String("0xp"), "sqrtPriceX96": graphnode.Int(1), "tick": graphnode.Int(0)}, 1); err == nil {
 		t.Error("an Int stored in a BigInt field")
 	}
 	pool(t, st, "0xp", 1)

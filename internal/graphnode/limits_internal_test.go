@@ -71,7 +71,7 @@ func TestQueryStopsWhenItsContextEnds(t *testing.T) {
 	st := NewStore(s)
 	for i := range 50 {
 		id := fmt.Sprintf("0x%02x", i)
-		if err := st.Set("Pool", id, Entity{"id": String(id), "sqrtPriceX96": BigIntOf(1), "tick": Int(0), "lastSwapBlock": BigIntOf(0)}, 1); err != nil {
+		if err := st.Set("Pool", id, Entity{"id": String(id), "sqrtPriceX96": BigIntOf(1), "tick": Int(0)}, 1); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -243,6 +243,9 @@ func freshBehind(t *testing.T, o indexer.Options, f func(*indexertest.Faults)) (
 // found" (a backend that has not seen the block yet): asked again, not
 // taken for a pruned node; each call asked at most twice.
 func TestS5TransientHeaderNotFoundIsRetried(t *testing.T) {
+	// every block with a priced event asks slot0 at its hash: a short
+	// pause, the same rule
+	t.Cleanup(indexer.SetCallRetries(time.Millisecond, time.Millisecond, time.Millisecond))
 	c, _, ix := freshBehind(t, indexer.Options{}, func(f *indexertest.Faults) { f.CallHeaderNotFound = true })
 	runUntilSynced(t, ix, c)
 	calls := c.Calls("eth_call")

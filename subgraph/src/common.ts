@@ -1,8 +1,7 @@
-// Helpers shared by the market, handler and pool mappings.
+// Helpers shared by the market and handler mappings.
 import { Address, BigInt, Bytes, ethereum } from '@graphprotocol/graph-ts';
 import { Pool } from '../generated/schema';
-import { Pool as PoolTemplate } from '../generated/templates';
-import { Pool as PoolContract } from '../generated/templates/Pool/Pool';
+import { Pool as PoolContract } from '../generated/templates/MarketV2/Pool';
 import { poolKnown } from './approval';
 import { handlerSlot0, networkSlot0 } from './registry';
 import { readSlot0 } from './slot0';
@@ -33,27 +32,24 @@ export function hex(a: Bytes): string {
   return a.toHexString();
 }
 
-// The Pool entity of an address, created (with a data source following its
-// Swap events) the first time a market or handler names it, in block. Its
-// price is seeded from slot0() read at the end of that block (the one
-// eth_call whose value can change within a block: exact unless the pool
-// swaps later in the same block, whose Swap events then update it); from
-// then on its own Swap events keep it. slot0 is read through the ABI of the
-// DEX of the handler that names the pool (slot0.ts); a market's prime pool,
-// named before any handler, through the layout the network's handlers
-// share. Its tokens (immutable) place it in its token pair, whose markets
-// are then asked whether they approve it (approval.ts).
+// The Pool entity of an address, created the first time a market or
+// handler names it, in block, with slot0() read at the end of that block
+// through the ABI of the DEX of the handler that names the pool (slot0.ts;
+// a market's prime pool, named before any handler, through the layout the
+// network's handlers share). Its tokens (immutable) place it in its token
+// pair, whose markets are then asked whether they approve it
+// (approval.ts). The entity is not written again: no data source follows
+// the pool's Swap events (a busy pool swaps tens of thousands of times a
+// day, far more than the protocol has events); each record that carries a
+// price reads it at its own block (poolPrice).
 export function ensurePool(address: Address, block: BigInt, handler: Address | null = null): Pool {
   let pool = Pool.load(hex(address));
   if (pool == null) {
     pool = new Pool(hex(address));
     const c = PoolContract.bind(address);
-    let layout = networkSlot0();
-    if (handler) layout = handlerSlot0(handler);
-    const slot0 = readSlot0(address, layout);
+    const slot0 = readSlot0(address, layoutOf(handler));
     pool.sqrtPriceX96 = slot0.ok ? slot0.sqrtPriceX96 : ZERO;
     pool.tick = slot0.ok ? slot0.tick : 0;
-    pool.lastSwapBlock = ZERO;
     const t0 = c.try_token0();
     const t1 = c.try_token1();
     if (!t0.reverted && !t1.reverted) {
@@ -61,16 +57,26 @@ export function ensurePool(address: Address, block: BigInt, handler: Address | n
       pool.token1 = t1.value;
     }
     pool.save();
-    PoolTemplate.create(address);
     poolKnown(pool, block);
   }
   return pool;
 }
 
-// The pool's price as of the current log: that of the latest Swap processed.
-export function poolPrice(address: Bytes): BigInt {
-  const pool = Pool.load(hex(address));
-  return pool == null ? ZERO : pool.sqrtPriceX96;
+// The slot0 layout of a handler's DEX; with no handler, the one the
+// network's handlers share.
+function layoutOf(handler: Address | null): string {
+  if (handler) return handlerSlot0(handler);
+  return networkSlot0();
+}
+
+// The pool's sqrtPriceX96 at the end of the current block: slot0() by
+// eth_call (Graph Node calls at the trigger's block), read through the
+// ABI of the DEX of the handler that uses the pool (slot0.ts), or, with no
+// handler (a market's prime pool), through the layout the network's
+// handlers share; 0 if the call reverts.
+export function poolPrice(address: Bytes, handler: Address | null = null): BigInt {
+  const slot0 = readSlot0(Address.fromBytes(address), layoutOf(handler));
+  return slot0.ok ? slot0.sqrtPriceX96 : ZERO;
 }
 
 const TWO16 = BigInt.fromI32(65536);

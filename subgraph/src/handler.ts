@@ -194,7 +194,7 @@ export function handleFeeCompound(e: LogFeeCompound): void {
     day.start = start;
   }
   day.compound = day.compound.plus(liquidity);
-  day.sqrtPriceX96 = poolPrice(strike.pool);
+  day.sqrtPriceX96 = poolPrice(strike.pool, e.address);
   day.save();
 }
 
@@ -213,7 +213,7 @@ export function handleDonation(e: LogDonation): void {
     day.start = start;
   }
   day.donation = day.donation.plus(liquidity);
-  day.sqrtPriceX96 = poolPrice(strike.pool);
+  day.sqrtPriceX96 = poolPrice(strike.pool, e.address);
   day.save();
 }
 

@@ -181,7 +181,7 @@ export function recordDeposit(e: ethereum.Event, strike: Strike, caller: Address
   d.tickUpper = strike.tickUpper;
   d.liquidity = liquidity;
   d.shares = shares;
-  d.sqrtPriceX96 = poolPrice(strike.pool);
+  d.sqrtPriceX96 = poolPrice(strike.pool, e.address);
   d.blockNumber = e.block.number;
   d.timestamp = e.block.timestamp;
   d.logOrder = logOrder(e);
@@ -202,7 +202,7 @@ function withdrawal(e: ethereum.Event, strike: Strike, user: Address, liquidity:
   w.tickUpper = strike.tickUpper;
   w.liquidity = liquidity;
   w.shares = ZERO;
-  w.sqrtPriceX96 = poolPrice(strike.pool);
+  w.sqrtPriceX96 = poolPrice(strike.pool, e.address);
   w.blockNumber = e.block.number;
   w.timestamp = e.block.timestamp;
   w.logOrder = logOrder(e);

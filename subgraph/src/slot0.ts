@@ -6,10 +6,10 @@
 // leading outputs every layout shares (abis/Pool.json), which Graph Node
 // decodes as long as it ignores the words after them.
 import { Address, BigInt } from '@graphprotocol/graph-ts';
-import { Pool as PoolContract } from '../generated/templates/Pool/Pool';
-import { Slot0UniswapV3 } from '../generated/templates/Pool/Slot0UniswapV3';
-import { Slot0PancakeV3 } from '../generated/templates/Pool/Slot0PancakeV3';
-import { Slot0AerodromeCL } from '../generated/templates/Pool/Slot0AerodromeCL';
+import { Pool as PoolContract } from '../generated/templates/MarketV2/Pool';
+import { Slot0UniswapV3 } from '../generated/templates/MarketV2/Slot0UniswapV3';
+import { Slot0PancakeV3 } from '../generated/templates/MarketV2/Slot0PancakeV3';
+import { Slot0AerodromeCL } from '../generated/templates/MarketV2/Slot0AerodromeCL';
 
 export class PoolSlot0 {
   constructor(public ok: bool, public sqrtPriceX96: BigInt, public tick: i32) {}

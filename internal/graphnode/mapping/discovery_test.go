@@ -149,7 +149,8 @@ func TestPositionManagerV2WhitelistsDiscover(t *testing.T) {
 	for _, cr := range c.created[ds] {
 		created[strings.ToLower(cr.Params[0])] = cr.Template
 	}
-	if len(created) != 3 || created[strings.ToLower(h3.Hex())] != "HandlerV2" || created[strings.ToLower(m.Hex())] != "MarketV2" || created[strings.ToLower(pool.Hex())] != "Pool" {
+	// a pool gets no data source: its Swap events are not followed
+	if len(created) != 2 || created[strings.ToLower(h3.Hex())] != "HandlerV2" || created[strings.ToLower(m.Hex())] != "MarketV2" {
 		t.Errorf("data sources created %v", c.created[ds])
 	}
 	mk := c.store.Get("Market", strings.ToLower(m.Hex()))
@@ -226,5 +227,17 @@ func TestPoolSlot0ReadThroughTheHandlersDEX(t *testing.T) {
 	}
 	for pool, want := range map[common.Address]*big.Int{clPool: clSqrt, uniPool: uniSqrt} {
 		c.wantBig("Pool", strings.ToLower(pool.Hex()), "sqrtPriceX96", want)
+	}
+	// each deposit's price is read at its block the same way
+	deposits := c.store.All("LpDeposit")
+	for _, id := range deposits {
+		d := c.store.Get("LpDeposit", id)
+		want := map[common.Address]*big.Int{clPool: clSqrt, uniPool: uniSqrt}[common.BytesToAddress(d["pool"].Bytes)]
+		if want == nil || d["sqrtPriceX96"].Big.Cmp(want) != 0 {
+			t.Errorf("deposit in pool %x at price %v", d["pool"].Bytes, d["sqrtPriceX96"].Big)
+		}
+	}
+	if len(deposits) != 2 {
+		t.Errorf("%d deposits, want 2", len(deposits))
 	}
 }

@@ -193,17 +193,16 @@ func TestOptionLifecycle(t *testing.T) {
 		t.Errorf("split option %+v", s)
 	}
 
-	// an auto-exerciser exercises bob's option: the swap moves the price in
-	// the same transaction, before LogExerciseOption
+	// an auto-exerciser exercises bob's option: its swap moves the price in
+	// the same transaction, and slot0 at the end of the block has it
 	price := new(big.Int).Lsh(big.NewInt(1), 100)
 	c.next(3002, 1_700_000_200, autoExer)
+	c.seeds[wethUSDC] = price
 	c.emit("HandlerV2_uniswap", hV2, "LogUnusePosition(uint256,uint128)", "handleUnusePosition", uniHandler, id1, big.NewInt(4e11-1))
-	c.emit("Pool", "Pool", "Swap(address,address,int256,int256,uint160,uint128,int24)", "handleSwap", wethUSDC,
-		autoExer, autoExer, big.NewInt(1e17), big.NewInt(-300e6), price, big.NewInt(1e12), big.NewInt(200005))
 	profit, relocked := big.NewInt(7_000_000), big.NewInt(2e17)
 	c.emit("OptionMarketV2_0x501b", mV2, "LogExerciseOption(address,uint256,uint256,uint256)", "handleExerciseOption", marketV2,
 		bob, big.NewInt(7), profit, relocked)
-	xid := strings.ToLower(c.tx.Hash.Hex()) + "-2"
+	xid := strings.ToLower(c.tx.Hash.Hex()) + "-1"
 	x := c.store.Get("Exercise", xid)
 	if x == nil || x["option"].Str != optID(marketV2, 7) || !bytes.Equal(x["user"].Bytes, bob.Bytes()) ||
 		!bytes.Equal(x["exerciser"].Bytes, autoExer.Bytes()) || !x["delegated"].Bool ||

@@ -26,10 +26,10 @@ func TestStoreChecksLikeGraphNode(t *testing.T) {
 		e    Entity
 		want string
 	}{
-		{Entity{"id": {Kind: KindString, Str: "p"}, "sqrtPriceX96": {Kind: KindBigInt, Big: big.NewInt(1)}, "tick": {Kind: KindInt}}, "non-nullable field `lastSwapBlock`"},
-		{Entity{"id": {Kind: KindString, Str: "p"}, "sqrtPriceX96": {Kind: KindInt}, "tick": {Kind: KindInt}, "lastSwapBlock": {Kind: KindBigInt, Big: big.NewInt(0)}}, "`sqrtPriceX96` is Int"},
-		{Entity{"id": {Kind: KindString, Str: "q"}, "sqrtPriceX96": {Kind: KindBigInt, Big: big.NewInt(1)}, "tick": {Kind: KindInt}, "lastSwapBlock": {Kind: KindBigInt, Big: big.NewInt(0)}}, "conflicts with ID"},
-		{Entity{"id": {Kind: KindString, Str: "p"}, "sqrtPriceX96": {Kind: KindBigInt, Big: big.NewInt(1)}, "tick": {Kind: KindInt}, "lastSwapBlock": {Kind: KindBigInt, Big: big.NewInt(0)}, "x": {Kind: KindInt}}, "unknown field `x`"},
+		{Entity{"id": {Kind: KindString, Str: "p"}, "sqrtPriceX96": {Kind: KindBigInt, Big: big.NewInt(1)}}, "non-nullable field `tick`"},
+		{Entity{"id": {Kind: KindString, Str: "p"}, "sqrtPriceX96": {Kind: KindInt}, "tick": {Kind: KindInt}}, "`sqrtPriceX96` is Int"},
+		{Entity{"id": {Kind: KindString, Str: "q"}, "sqrtPriceX96": {Kind: KindBigInt, Big: big.NewInt(1)}, "tick": {Kind: KindInt}}, "conflicts with ID"},
+		{Entity{"id": {Kind: KindString, Str: "p"}, "sqrtPriceX96": {Kind: KindBigInt, Big: big.NewInt(1)}, "tick": {Kind: KindInt}, "x": {Kind: KindInt}}, "unknown field `x`"},
 	} {
 		if err := s.Set("Pool", "p", c.e, 1); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("set %v: err %v, want %q", c.e, err, c.want)

@@ -138,8 +138,6 @@ func benchVars(name string) map[string]any {
 		return with(merge(page, more))
 	}
 	switch name {
-	case "candles":
-		return with(map[string]any{"pool": benchPools[0], "interval": 60, "from": now - 6*3600, "to": now, "after": "", "first": 1000})
 	case "exercise_delegates":
 		return with(map[string]any{"market": m, "owners": owners, "first": 1000})
 	case "exercise_history", "purchase_history", "purchase_positions":

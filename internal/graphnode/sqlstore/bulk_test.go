@@ -160,7 +160,7 @@ func txHash(i int) string  { return fmt.Sprintf("0x%064x", uint64(i)*0x9e3779b97
 func eventID(i int) string { return fmt.Sprintf("%s-%d", txHash(i), i%7) }
 
 // history writes size protocol events ending at the head, then the
-// long-lived entities and the candles, the head block and the retention's
+// long-lived entities, the head block and the retention's
 // mark.
 func (g *bulk) history(size int) error {
 	first := uint64(benchHead - size*benchStep)
@@ -173,9 +173,6 @@ func (g *bulk) history(size int) error {
 		}
 	}
 	if err := g.flushLive("Market", "MarketPool", "Pool", "Strike", "LpPosition", "ExerciseDelegate", "MarketDayData", "DailyDonation"); err != nil {
-		return err
-	}
-	if err := g.candles(first, size); err != nil {
 		return err
 	}
 	if err := g.commit(); err != nil {
@@ -224,8 +221,7 @@ func (g *bulk) setup(first uint64) error {
 			"primePool": str(benchPools[m]), "callAsset": bs(hexAddr(0xe0, m)), "putAsset": bs(hexAddr(0xe1, m)),
 			"createdAtBlock": bu(first), "purchases": graphnode.Int(0), "exercises": graphnode.Int(0),
 			"callVolume": bi(0), "putVolume": bi(0), "callPremium": bi(0), "putPremium": bi(0), "callProtocolFees": bi(0), "putProtocolFees": bi(0)}, first)
-		g.update("Pool", benchPools[m], graphnode.Entity{"id": str(benchPools[m]), "sqrtPriceX96": sqrtPrice, "tick": graphnode.Int(-200_000),
-			"lastSwapBlock": bu(first), "token0": bs(hexAddr(0xe0, m)), "token1": bs(hexAddr(0xe1, m))}, first)
+		g.update("Pool", benchPools[m], graphnode.Entity{"id": str(benchPools[m]), "token0": bs(hexAddr(0xe0, m)), "token1": bs(hexAddr(0xe1, m))}, first)
 		mp := benchMarkets[m] + "-" + benchPools[m]
 		g.update("MarketPool", mp, graphnode.Entity{"id": str(mp), "market": str(benchMarkets[m]), "pool": str(benchPools[m]),
 			"approved": graphnode.Bool(true), "prime": graphnode.Bool(true), "checkedAtBlock": bu(first)}, first)
@@ -434,38 +430,5 @@ func (g *bulk) liquidity(i, group, kind int, block uint64) error {
 	g.update("LpPosition", pid, p, block)
 	s["totalLiquidity"] = bi(s["totalLiquidity"].Big.Int64() + 1_000_000)
 	g.update("Strike", strikeID(m, sk), s, block)
-	return nil
-}
-
-// candles writes the first pool's candles over the history: the pool
-// swaps every five minutes, so a 1-minute interval in five has a candle;
-// each is closed (final) at the end of its interval.
-func (g *bulk) candles(first uint64, size int) error {
-	type candle struct {
-		lower    uint64
-		interval int64
-		start    uint64
-	}
-	var cs []candle
-	from, now := benchTime(first), benchTime(benchHead)
-	for _, iv := range []uint64{60, 300, 900, 3600, 14400, 86400} {
-		step := iv
-		if iv == 60 {
-			step = 300
-		}
-		for s := from / iv * iv; s < now; s += step {
-			end := min((s+iv-benchT0)*4, benchHead)
-			cs = append(cs, candle{lower: end, interval: int64(iv), start: s})
-		}
-	}
-	sort.Slice(cs, func(i, j int) bool { return cs[i].lower < cs[j].lower })
-	for _, c := range cs {
-		id := fmt.Sprintf("%s-%d-%010d", benchPools[0], c.interval, c.start)
-		if err := g.insert("Candle", id, graphnode.Entity{"id": str(id), "pool": bs(benchPools[0]), "interval": graphnode.Int(c.interval),
-			"start": graphnode.Int(int64(c.start)), "open": sqrtPrice, "high": sqrtPrice, "low": sqrtPrice, "close": sqrtPrice,
-			"closeTick": graphnode.Int(-200_000), "volume0": bi(1_000), "volume1": bi(2_000), "swaps": graphnode.Int(int64(1 + c.interval/300))}, c.lower, 0); err != nil {
-			return err
-		}
-	}
 	return nil
 }

@@ -78,7 +78,6 @@ var indexes = map[string][][]string{
 	"Strike":           {{"pool", "tickLower"}},
 	"DailyDonation":    {{"strike", "start"}},
 	"DailyFeeCompound": {{"strike", "start"}},
-	"Candle":           {{"pool", "interval", "start"}},
 }
 
 // quote is an SQL identifier.

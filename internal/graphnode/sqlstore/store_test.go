@@ -37,10 +37,10 @@ type op struct {
 	e       graphnode.Entity // nil: remove
 }
 
-func pool(id string, price, tick, last int64) op {
+func pool(id string, price, tick int64) op {
 	return op{"Pool", id, graphnode.Entity{
 		"id": graphnode.String(id), "sqrtPriceX96": {Kind: graphnode.KindBigInt, Big: big.NewInt(price)},
-		"tick": {Kind: graphnode.KindInt, Int: tick}, "lastSwapBlock": {Kind: graphnode.KindBigInt, Big: big.NewInt(last)},
+		"tick": {Kind: graphnode.KindInt, Int: tick},
 	}}
 }
 
@@ -52,12 +52,12 @@ func ref(id, strike string) op {
 // a removal and an immutable entity.
 func history() map[uint64][]op {
 	return map[uint64][]op{
-		10: {pool("0xa", 1, 1, 0), ref("r1", "s1")},
-		11: {pool("0xa", 2, 2, 11), pool("0xa", 3, 3, 11), pool("0xb", 7, 7, 0)},
+		10: {pool("0xa", 1, 1), ref("r1", "s1")},
+		11: {pool("0xa", 2, 2), pool("0xa", 3, 3), pool("0xb", 7, 7)},
 		12: {},
-		13: {pool("0xb", 8, 8, 13), {typ: "Pool", id: "0xa"}},
-		14: {pool("0xa", 9, 9, 14), ref("r2", "s2")},
-		15: {pool("0xb", 10, 10, 15)},
+		13: {pool("0xb", 8, 8), {typ: "Pool", id: "0xa"}},
+		14: {pool("0xa", 9, 9), ref("r2", "s2")},
+		15: {pool("0xb", 10, 10)},
 	}
 }
 
@@ -92,7 +92,7 @@ func write(t *testing.T, disk *Store, mem *graphnode.Store, h map[uint64][]op, f
 
 // queries read the head, earlier blocks by number and hash, and _meta.
 var queries = []string{
-	`{ pools(orderBy: id) { id sqrtPriceX96 tick lastSwapBlock } strikeRefs { id strike } _meta { block { number hash timestamp } hasIndexingErrors } }`,
+	`{ pools(orderBy: id) { id sqrtPriceX96 tick } strikeRefs { id strike } _meta { block { number hash timestamp } hasIndexingErrors } }`,
 	`{ pools(block: {number: 11}) { id sqrtPriceX96 } _meta(block: {number: 11}) { block { number } } }`,
 	`{ pools(block: {number: 13}) { id sqrtPriceX96 } pool(id: "0xa", block: {number: 12}) { tick } }`,
 	`{ pools(block: {hash: "` + blockOf(14, "a").Hash + `"}) { id tick } _meta(block: {hash: "` + blockOf(14, "a").Hash + `"}) { block { number hash parentHash timestamp } } }`,
@@ -153,7 +153,7 @@ func TestRevertEqualsFreshIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := history()
-	other[13] = []op{pool("0xb", 80, 80, 13), ref("r9", "s9")}
+	other[13] = []op{pool("0xb", 80, 80), ref("r9", "s9")}
 	other[14] = []op{{typ: "Pool", id: "0xb"}}
 	delete(other, 15)
 	mem := graphnode.NewStore(schema(t))
@@ -271,7 +271,7 @@ func TestPrunedPagesGoBack(t *testing.T) {
 	h := map[uint64][]op{}
 	for n := uint64(1); n <= 300; n++ {
 		for i := int64(0); i < 20; i++ {
-			h[n] = append(h[n], pool(fmt.Sprintf("0x%040x", i), int64(n)*1_000_000_007, i, int64(n)))
+			h[n] = append(h[n], pool(fmt.Sprintf("0x%040x", i), int64(n)*1_000_000_007, i))
 		}
 	}
 	write(t, disk, graphnode.NewStore(schema(t)), h, 1, 300, "a")

@@ -221,6 +221,23 @@ func (c *Chain) Calls(method string) int64 {
 	return v.(*atomic.Int64).Load()
 }
 
+// EventsOf is how many logs of the chain addr emitted.
+func (c *Chain) EventsOf(addr common.Address) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, txs := range c.txs {
+		for _, t := range txs {
+			for _, l := range t.Logs {
+				if l.Address == addr {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
 // Events is how many logs the chain holds.
 func (c *Chain) Events() int {
 	c.mu.Lock()

@@ -574,8 +574,8 @@ func indexMetrics(t *testing.T, g *indexed, head uint64) {
 func TestAFailedChainStopsAlone(t *testing.T) {
 	w := newWorld(t)
 	w.history()
-	// A second chain, synthetic, whose pool emits a Swap the mapping
-	// cannot decode at block 250.
+	// A second chain, synthetic, whose handler emits a LogDonation the
+	// mapping cannot decode at block 250.
 	handler, pool := common.HexToAddress("0x00000000000000000000000000000000000a0001"), common.HexToAddress("0x00000000000000000000000000000000000b0001")
 	lp := common.HexToAddress("0x1111111111111111111111111111111111111111")
 	price := new(big.Int).Lsh(big.NewInt(1), 96)
@@ -586,9 +586,9 @@ func TestAFailedChainStopsAlone(t *testing.T) {
 	bad := indexertest.New(42161, 300)
 	bad.Call = h.Slot0(price, 0)
 	bad.Add(100, &indexertest.Tx{From: lp, To: handler, Logs: []types.Log{h.Mint(lp, -200_000, 1_000_000)}})
-	swap := h.Swap(lp, price, 1)
-	swap.Data = swap.Data[:32]
-	bad.Add(250, &indexertest.Tx{From: lp, To: pool, Logs: []types.Log{swap}})
+	donation := h.Donate(-200_000, 1) // data that does not decode fails the trigger
+	donation.Data = donation.Data[:32]
+	bad.Add(250, &indexertest.Tx{From: lp, To: handler, Logs: []types.Log{donation}})
 	srv := httptest.NewServer(bad)
 	t.Cleanup(srv.Close)
 	cfg := w.config("", t.TempDir())
@@ -625,7 +625,7 @@ func TestAFailedChainStopsAlone(t *testing.T) {
 		switch c.ChainID {
 		case 42161:
 			if c.Ready || !slices.Contains(c.Problems, "SUBGRAPH_INDEXING_ERROR") || c.Indexing == nil || c.Indexing.State != graphnode.IndexingFailed ||
-				!strings.Contains(c.Indexing.Error, "block 250") || !strings.Contains(c.Indexing.Error, "handleSwap") || c.Indexing.Block >= 250 {
+				!strings.Contains(c.Indexing.Error, "block 250") || !strings.Contains(c.Indexing.Error, "handleDonation") || c.Indexing.Block >= 250 {
 				t.Errorf("the failed chain: %+v %+v", c, c.Indexing)
 			}
 		case chainID:

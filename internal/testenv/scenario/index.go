@@ -30,8 +30,8 @@ import (
 // handlers declared with `receipt: true` given the transaction's receipt,
 // eth_calls answered by the chain (the fake node the scenarios populate,
 // which holds the head state: every getter the mappings call returns a
-// value that never changes once written, except slot0, which a pool's
-// later swaps overwrite).
+// value that never changes once written, except slot0, which is answered
+// at the block asked from the history's Swap logs up to it).
 
 // network is a Graph Node network of subgraph/networks.json.
 type network struct {
@@ -156,7 +156,8 @@ func index(node *chaintest.Node, scenarios []*Scenario) (*graphnode.Store, *chai
 			head = graphnode.Block{Number: s.Block.Number, Hash: blockHash(chainID, s.Block.Number).Hex(), Timestamp: uint64(s.Block.Timestamp)}
 		}
 	}
-	ix, err := newIndexer(net, node)
+	prices := poolPrices{}
+	ix, err := newIndexer(net, node, prices)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -167,6 +168,7 @@ func index(node *chaintest.Node, scenarios []*Scenario) (*graphnode.Store, *chai
 		if err != nil {
 			return nil, nil, err
 		}
+		prices.swapped(logs)
 		mb := mapping.Block{Number: b.number, Timestamp: uint64(b.time), Hash: blockHash(chainID, b.number), ParentHash: blockHash(chainID, b.number-1)}
 		if _, err := ix.Block(context.Background(), mb, logs, nil); err != nil {
 			return nil, nil, err
@@ -267,9 +269,49 @@ type indexer struct {
 	logs  []mapping.Log
 }
 
+// poolPrices are the pools' slot0 words (sqrtPriceX96, tick) at the end of
+// the block being indexed: its last Swap's, and those of the blocks before
+// it. The node holds the head's state only; a mapping's slot0() asks for
+// the state at its event's block, as Graph Node's eth_call does.
+type poolPrices map[common.Address][2][]byte
+
+// swapTopics are the topics of Uniswap V3's Swap and PancakeSwap V3's (two
+// protocol-fee fields more): both carry sqrtPriceX96 and tick in their
+// data's third and fifth words.
+var swapTopics = map[common.Hash]bool{
+	crypto.Keccak256Hash([]byte("Swap(address,address,int256,int256,uint160,uint128,int24)")):                 true,
+	crypto.Keccak256Hash([]byte("Swap(address,address,int256,int256,uint160,uint128,int24,uint128,uint128)")): true,
+}
+
+// swapped takes a block's Swap logs into the pools' prices.
+func (p poolPrices) swapped(logs []mapping.BlockLog) {
+	for _, l := range logs {
+		if len(l.Log.Topics) > 0 && swapTopics[l.Log.Topics[0]] && len(l.Log.Data) >= 5*32 {
+			p[l.Log.Address] = [2][]byte{l.Log.Data[64:96], l.Log.Data[128:160]}
+		}
+	}
+}
+
+// slot0Selector is slot0()'s, the same in every pool layout.
+var slot0Selector = crypto.Keccak256([]byte("slot0()"))[:4]
+
+// at answers slot0() of a pool that swapped by the end of the block: the
+// head's answer (its layout's words) with the block's price and tick.
+func (p poolPrices) at(to common.Address, data, head []byte) []byte {
+	w, ok := p[to]
+	if !ok || !bytes.Equal(data, slot0Selector) || len(head) < 64 {
+		return head
+	}
+	out := bytes.Clone(head)
+	copy(out[0:32], w[0])
+	copy(out[32:64], w[1])
+	return out
+}
+
 // newIndexer indexes with the network's built manifest from its static
-// data sources' start blocks, eth_calls answered by node.
-func newIndexer(net *network, node *chaintest.Node) (*indexer, error) {
+// data sources' start blocks, eth_calls answered by node, slot0() at the
+// block's prices.
+func newIndexer(net *network, node *chaintest.Node, prices poolPrices) (*indexer, error) {
 	s, err := graphnode.ParseSchema(subgraph.Schema)
 	if err != nil {
 		return nil, err
@@ -280,6 +322,9 @@ func newIndexer(net *network, node *chaintest.Node) (*indexer, error) {
 	}
 	call := func(_ context.Context, to common.Address, data []byte, _ mapping.Block) ([]byte, bool, error) {
 		ret, ok := node.Call(to, data)
+		if ok {
+			ret = prices.at(to, data, ret)
+		}
 		return ret, !ok, nil
 	}
 	ix := &indexer{store: graphnode.NewStore(s)}
