@@ -138,15 +138,44 @@ type streamHub struct {
 	clients map[string]int
 	total   int
 
-	sent, dropped, fills atomic.Int64
-	lag                  lagHistogram
+	// slots bounds the answers topics compute at once: at a new head
+	// every topic asks for its answer together, and without a queue of
+	// their own all but the fill admission's few were refused (503
+	// OVERLOADED sent as an error event: a thousand keys' streams lost
+	// most blocks). Half the fill slots: requests' misses keep the rest.
+	slots chan struct{}
+
+	sent, dropped, fills, answered, changed atomic.Int64
+	lag                                     lagHistogram
+}
+
+// StreamCounts are a server's stream figures at one moment, as /metrics
+// reports them (benchmarks wait on them).
+type StreamCounts struct {
+	Subscribers int
+	// Answered counts the answers at a block topics computed (sent,
+	// unchanged or failed); Changed those sent because they changed.
+	Answered, Changed int64
+	Sent, Dropped     int64 // events written to subscribers, and skipped
+	Fills             int64 // answers at a block filled (the rest were cached)
+}
+
+// StreamCounts reports the stream figures (zero with streams off).
+func (s *Server) StreamCounts() StreamCounts {
+	h := s.streams
+	if h == nil {
+		return StreamCounts{}
+	}
+	return StreamCounts{Subscribers: h.subscribers(), Answered: h.answered.Load(), Changed: h.changed.Load(),
+		Sent: h.sent.Load(), Dropped: h.dropped.Load(), Fills: h.fills.Load()}
 }
 
 // newStreamHub builds the hub of a server with streams on.
 func newStreamHub(s *Server) *streamHub {
 	ctx, stop := context.WithCancel(context.Background())
 	return &streamHub{s: s, heartbeat: s.opts.StreamHeartbeat, perClient: s.opts.StreamsPerClient, max: s.opts.StreamsMax,
-		ctx: ctx, stop: stop, topics: map[string]*topic{}, clients: map[string]int{}, lag: newLagHistogram()}
+		ctx: ctx, stop: stop, topics: map[string]*topic{}, clients: map[string]int{}, lag: newLagHistogram(),
+		slots: make(chan struct{}, max(1, s.opts.MaxFills/2))}
 }
 
 // startStreams builds the hub when streams are on, with the streamed
@@ -256,14 +285,22 @@ func (h *streamHub) subscribers() int {
 
 // answerAt is spec's answer at ref through the response cache, keyed as a
 // GET of the same answer with `block=ref.Number` is: one fill per key and
-// block however many ask, admitted as any fill is.
+// block however many ask. It waits its turn among the hub's slots, and
+// then for a fill slot, rather than being refused one: no client is
+// waiting on it, and a refusal would only lose the block's answer.
 func (h *streamHub) answerAt(ctx context.Context, spec streamSpec, ref block.Ref) (entry, error) {
+	select {
+	case h.slots <- struct{}{}:
+	case <-ctx.Done():
+		return entry{}, ctx.Err()
+	}
+	defer func() { <-h.slots }()
 	s := h.s
 	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
 	key := spec.topic + "|" + strconv.FormatUint(ref.Number, 10) + "|" + ref.Hash
 	e, _, _, err := s.responses.Get(ctx, key, cache.Policy{TTL: blockKeyedTTL}, func(ctx context.Context) (entry, error) {
-		ctx, lease, err := s.fills.Admit(ctx)
+		ctx, lease, err := s.fills.Wait(ctx)
 		if err != nil {
 			return entry{}, err
 		}
@@ -348,6 +385,7 @@ func (t *topic) at(ctx context.Context, ref block.Ref, made time.Time) {
 	if ctx.Err() != nil {
 		return
 	}
+	defer t.hub.answered.Add(1) // after what it sends is offered
 	if err != nil {
 		body := t.hub.s.errorJSON(t.spec.route, err)
 		t.mu.Lock()
@@ -373,6 +411,7 @@ func (t *topic) at(ctx context.Context, ref block.Ref, made time.Time) {
 	}
 	t.last = f
 	t.mu.Unlock()
+	t.hub.changed.Add(1)
 	t.publish(f)
 }
 

@@ -34,6 +34,8 @@ func (h *streamHub) collectors() []prometheus.Collector {
 			func() float64 { return float64(h.sent.Load()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "clamm_stream_events_dropped_total", Help: "Stream events a slow client skipped: replaced by a newer one before it took them."},
 			func() float64 { return float64(h.dropped.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "clamm_stream_answers_total", Help: "Answers at a block that streams computed, changed or not (an unchanged one is not sent)."},
+			func() float64 { return float64(h.answered.Load()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "clamm_stream_fills_total", Help: "Answers at a block that streams filled (one per key and block, however many follow it)."},
 			func() float64 { return float64(h.fills.Load()) }),
 	}

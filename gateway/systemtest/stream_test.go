@@ -30,12 +30,21 @@ const (
 // on; its chain's heads are published by the test (a fake feed).
 func streamApp(t *testing.T, perClient int, heartbeat time.Duration) (*app.App, *scenario.Fakes, *httptest.Server) {
 	t.Helper()
+	return streamAppWith(t, func(cfg *config.Config) {
+		cfg.StreamsPerClient = perClient
+		if heartbeat > 0 {
+			cfg.StreamHeartbeat = config.Duration(heartbeat)
+		}
+	})
+}
+
+// streamAppWith is streamApp with the configuration adjust makes.
+func streamAppWith(t *testing.T, adjust func(*config.Config)) (*app.App, *scenario.Fakes, *httptest.Server) {
+	t.Helper()
 	f := newFakesOnly(t)
 	cfg := arbitrumOnly()
-	cfg.Streams, cfg.StreamsPerClient = true, perClient
-	if heartbeat > 0 {
-		cfg.StreamHeartbeat = config.Duration(heartbeat)
-	}
+	cfg.Streams = true
+	adjust(cfg)
 	a, err := app.New(app.Options{Config: cfg, Transports: onFakes(f)})
 	if err != nil {
 		t.Fatal(err)

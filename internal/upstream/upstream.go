@@ -142,6 +142,24 @@ func (a *Admission) Admit(ctx context.Context) (context.Context, *Lease, error) 
 	default:
 		return ctx, nil, problem.New(problem.Overloaded, "the gateway is at its limit of %d concurrent upstream reads; retry shortly", cap(a.slots))
 	}
+	return a.leased(ctx)
+}
+
+// Wait is Admit for work no client is waiting on (a stream's answer at a
+// new block): it waits for a slot until ctx ends rather than refusing,
+// since a refusal would only skip that block's answer. Its caller bounds
+// how many such fills run at once, so requests' fills keep slots of their own.
+func (a *Admission) Wait(ctx context.Context) (context.Context, *Lease, error) {
+	select {
+	case a.slots <- struct{}{}:
+	case <-ctx.Done():
+		return ctx, nil, ctx.Err()
+	}
+	return a.leased(ctx)
+}
+
+// leased is ctx carrying a new lease of the slot just taken.
+func (a *Admission) leased(ctx context.Context) (context.Context, *Lease, error) {
 	l := &Lease{slot: a.slots}
 	return context.WithValue(ctx, leaseKey{}, l), l, nil
 }
