@@ -319,6 +319,10 @@ var apiEndpoints = []endpoint{
 			return res, 0, err
 		},
 	}.endpoint(),
+	// The hosted API's paths (hosted.go): the markets of several chains,
+	// and prices by ticker.
+	hostedMarketsEndpoint(),
+	hostedTickerEndpoints[0], hostedTickerEndpoints[1], hostedTickerEndpoints[2],
 }
 
 // Operation is what the contract test checks of each endpoint against the

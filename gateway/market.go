@@ -28,15 +28,23 @@ func parseMarket(s *Server, p *params) (market.MarketRequest, error) {
 }
 
 // parseCandles reads a candles request: a market, an interval name and the
-// window [from, to) of unix seconds, which may meet at most
-// service.MaxCandles intervals.
+// window [from, to) of unix seconds (candleWindow).
 func parseCandles(s *Server, p *params) (market.CandlesRequest, error) {
-	var req market.CandlesRequest
 	m, err := parseMarket(s, p)
 	if err != nil {
-		return req, err
+		return market.CandlesRequest{}, err
 	}
+	req, err := candleWindow(p)
 	req.ChainID, req.Market = m.ChainID, m.Market
+	return req, err
+}
+
+// candleWindow reads a candles request's interval name and window
+// [from, to) of unix seconds, which may meet at most service.MaxCandles
+// intervals.
+func candleWindow(p *params) (market.CandlesRequest, error) {
+	var req market.CandlesRequest
+	var err error
 	if req.Interval, err = p.one("interval"); err != nil {
 		return req, err
 	}

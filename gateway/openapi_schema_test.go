@@ -86,6 +86,13 @@ var schemaTypes = map[string]reflect.Type{
 	"BoardUSD":           reflect.TypeFor[market.BoardUSD](),
 	"ChainHoldings":      reflect.TypeFor[market.ChainHoldings](),
 	"PoolHoldings":       reflect.TypeFor[market.PoolHoldings](),
+	// The hosted API's shapes (hosted.go).
+	"HostedMarket":    reflect.TypeFor[market.HostedMarket](),
+	"HostedPool":      reflect.TypeFor[market.HostedPool](),
+	"HostedToken":     reflect.TypeFor[market.HostedToken](),
+	"HostedMarkPrice": reflect.TypeFor[market.HostedMarkPrice](),
+	"HostedLastPrice": reflect.TypeFor[market.HostedLastPrice](),
+	"HostedCandle":    reflect.TypeFor[market.HostedCandle](),
 }
 
 // handWritten are the schemas of answers the gateway builds as maps
@@ -261,6 +268,9 @@ func (g schemaGen) shape(typ reflect.Type, old map[string]any, nullable bool) ma
 	}
 	var s map[string]any
 	switch {
+	case typ == reflect.TypeFor[json.Number]():
+		s = prose(old) // a decimal written as a JSON number
+		s["type"] = "number"
 	case typ.Implements(jsonMarsh) || reflect.PointerTo(typ).Implements(jsonMarsh),
 		typ.Kind() == reflect.Interface:
 		return old // marshals itself: its schema is written by hand

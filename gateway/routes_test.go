@@ -27,9 +27,13 @@ func TestDirectRoutesMatchRouter(t *testing.T) {
 		PathPurchaseQuote: true, PathPurchasePrepare: true, PathOptionsChain: true, PathStats: true, PathDepositPrepare: true, PathWithdrawPrepare: true,
 		PathDepositHistory: true, PathWithdrawHistory: true, PathDepositPositions: true,
 		PathDelegatePrepare: true, PathSettlements: true, PathExpiringOptions: true, PathMarkPrice: true, PathCandles: true, PathChainStats: true, PathLeaderboard: true}
+	for _, p := range []string{PathHostedMarkets, PathTickerMarkPrice, PathTickerCandles, PathTickerLastPrice} {
+		api[p] = true
+	}
 	paths := []string{PathStrikesChain, PathExerciseHistory, PathExercisePrepare, PathPurchaseHistory, PathPurchasePositions, PathOptionMarkets,
 		PathPurchaseQuote, PathPurchasePrepare, PathOptionsChain, PathStats, PathDepositPrepare, PathWithdrawPrepare, PathDepositHistory, PathWithdrawHistory, PathDepositPositions,
 		PathDelegatePrepare, PathSettlements, PathExpiringOptions, PathMarkPrice, PathCandles, PathChainStats, PathLeaderboard, PathHealthz, PathReadyz, PathOpenAPI, PathDocs, PathMetrics,
+		PathHostedMarkets, PathTickerMarkPrice, PathTickerCandles, PathTickerLastPrice,
 		PathStrikesChain + "/", "/clamm//strikes-chain", "/CLAMM/strikes-chain", "/clamm", "/"}
 	inTable := map[string]bool{}
 	for _, rt := range s.table() {

@@ -97,6 +97,11 @@ func Dims() []Dim {
 		{Names: []string{"enable"}, Values: [][]string{{"true"}, {"false"}}, Cross: true},
 		{Names: []string{"within"}, Values: [][]string{{"21600"}, {"3600"}, {"86400"}, {"604800"}}},
 		{Names: []string{"interval"}, Values: [][]string{{"4h"}, {"1m"}, {"5m"}, {"15m"}, {"1h"}, {"1d"}}, Cross: true},
+		// The hosted API's paths: chains as stryke-fe sends them (with
+		// chains the demo does not serve), tickers in the cases clients
+		// send, and one no market has.
+		{Names: []string{"chains"}, Values: [][]string{{"42161"}, {"421614,42161,146,8453,81457,5000"}}},
+		{Names: []string{"ticker"}, Values: [][]string{{"WETH/USDC"}, {"weth/usdc"}, {"WSYK/USDC"}}},
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 type OptionMarkets struct {
 	Markets []OptionMarket
 	Block   uint64
+	time    int64 // the subgraph block's timestamp (the hosted 24h sums end there)
 }
 
 // OptionMarket is one option market: what it trades, the pool it prices
@@ -148,7 +149,7 @@ func (s *Market) OptionMarkets(ctx context.Context, chainID uint64) (OptionMarke
 	for i, m := range markets {
 		out[i] = f.market(m, views[i])
 	}
-	return OptionMarkets{Markets: out, Block: meta.Block}, nil
+	return OptionMarkets{Markets: out, Block: meta.Block, time: meta.Timestamp}, nil
 }
 
 // marketViews reads every market's chain facts at the head in one round

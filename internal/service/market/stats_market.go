@@ -103,6 +103,9 @@ type StatsAmounts struct {
 	// usd figure), for sums over markets that never parse the text back.
 	call, put *big.Int
 	usd       *big.Rat
+	// inPut is the put-asset amount plus the call-asset amount valued in
+	// the put asset, whatever the put asset (the hosted API's unit).
+	inPut *big.Int
 }
 
 // Block is the subgraph block the answer reflects.
@@ -247,7 +250,7 @@ func (v valuer) inPut(amount, sqrtP *big.Int) *big.Int {
 // amounts are the JSON of a call-asset sum, a put-asset sum and the
 // call-asset sum's value in the put asset.
 func (v valuer) amounts(call, put, callInPut *big.Int) StatsAmounts {
-	out := StatsAmounts{CallAsset: call.String(), PutAsset: put.String(), call: new(big.Int).Set(call), put: new(big.Int).Set(put)}
+	out := StatsAmounts{CallAsset: call.String(), PutAsset: put.String(), call: new(big.Int).Set(call), put: new(big.Int).Set(put), inPut: new(big.Int).Add(put, callInPut)}
 	if v.usd {
 		raw := new(big.Int).Add(put, callInPut)
 		usd := clamm.FormatUnits(raw, v.decimals)

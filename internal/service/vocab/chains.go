@@ -56,6 +56,9 @@ type MarketReader interface {
 	// PoolStates reads pools' slot0 in one round trip (positions judge a
 	// leg at its own pool's price).
 	PoolStates(ctx context.Context, pools []common.Address) (map[common.Address]chain.PoolState, error)
+	// MarketsPeriphery reads markets' fee strategy, option pricing and
+	// token URI fetcher in one round trip (the hosted markets list).
+	MarketsPeriphery(ctx context.Context, markets []common.Address) ([]chain.Periphery, error)
 }
 
 // StrikesReader reads what the strikes chain needs from the chain (package

@@ -1,0 +1,118 @@
+package systemtest
+
+import (
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/demo"
+	"github.com/clamm-gateway/clamm-gateway/internal/testenv/hostedtypes"
+)
+
+// Every hosted path answers, on the demo, what its clients' own types
+// declare (hostedtypes: field names, JSON types, nullability, number
+// against string), and an error is a non-2xx status (the clients turn a
+// 200 of anything into data).
+func TestHostedPathsMatchTheirClients(t *testing.T) {
+	t.Parallel()
+	srv := newDemoServer(t)
+	for _, c := range []struct {
+		path string
+		typ  hostedtypes.Type
+	}{
+		{"/v1.1/clamm/option-markets?chains=421614,42161,146,8453,81457,5000", hostedtypes.OptionMarketsV2},
+		{"/v1.1/clamm/option-markets?chains=42161", hostedtypes.OptionMarketsV2},
+		{"/uniswap-prices/mark-price?chainId=42161&ticker=WETH/USDC", hostedtypes.PriceAndTick},
+		{"/uniswap-prices/mark-price?chainId=42161&ticker=weth/usdc", hostedtypes.PriceAndTick},
+		{"/uniswap-prices/candles?chainId=42161&interval=4h&ticker=WETH/USDC&from=1763553600&to=1763704800", hostedtypes.Candles},
+		{"/uniswap-prices/last-price?ticker=WETH/USDC", hostedtypes.LastPrice},
+	} {
+		rec := get(t, srv, c.path)
+		if rec.Code != http.StatusOK {
+			t.Errorf("%s: %d %s", c.path, rec.Code, rec.Body)
+			continue
+		}
+		for _, p := range hostedtypes.Check(rec.Body.Bytes(), c.typ) {
+			t.Errorf("%s: %s", c.path, p)
+		}
+	}
+	for _, path := range []string{
+		"/uniswap-prices/mark-price?chainId=42161&ticker=WSYK/USDC",
+		"/uniswap-prices/candles?chainId=42161&interval=2h&ticker=WETH/USDC&from=1763553600&to=1763704800",
+		"/v1.1/clamm/option-markets?chains=42161,arbitrum",
+		"/uniswap-prices/mark-price?chainId=42161",
+	} {
+		if rec := get(t, srv, path); rec.Code != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400: %s", path, rec.Code, rec.Body)
+		}
+	}
+}
+
+// The hosted markets list skips a chain the gateway does not serve and
+// names it in a header; its figures are the gateway's own routes' (the
+// demo market's put asset is USDC, so its put-asset sums are its USD).
+func TestHostedMarketsAreTheGatewaysFigures(t *testing.T) {
+	t.Parallel()
+	srv := newDemoServer(t)
+	rec := get(t, srv, "/v1.1/clamm/option-markets?chains=421614,42161,80094")
+	if rec.Code != http.StatusOK || rec.Header().Get("X-Chains-Skipped") != "421614,80094" {
+		t.Fatalf("%d, skipped %q: %s", rec.Code, rec.Header().Get("X-Chains-Skipped"), rec.Body)
+	}
+	var markets []map[string]any
+	decode(t, rec.Body.Bytes(), &markets)
+	if len(markets) != 1 || markets[0]["address"] != demo.Market || markets[0]["ticker"] != "WETH/USDC" || markets[0]["pairName"] != "WETH-USDC" {
+		t.Fatalf("%v", markets)
+	}
+	m := markets[0]
+	var stats struct {
+		OpenInterest struct{ USD string } `json:"openInterest"`
+		TVL          struct{ USD string } `json:"tvl"`
+	}
+	st := get(t, srv, "/clamm/stats?chainId=42161&optionMarket="+demo.Market+"&from=1763640000&to=1763726400")
+	decode(t, st.Body.Bytes(), &stats)
+	for name, want := range map[string]string{"totalLiquidity": stats.TVL.USD, "openInterest": stats.OpenInterest.USD} {
+		if !sameDecimal(m[name], want) {
+			t.Errorf("%s %v, /clamm/stats says %s", name, m[name], want)
+		}
+	}
+	if only := get(t, srv, "/v1.1/clamm/option-markets?chains=80094"); only.Code != http.StatusOK || strings.TrimSpace(only.Body.String()) != "[]" {
+		t.Errorf("only unserved chains: %d %s", only.Code, only.Body)
+	}
+	var mp struct {
+		MarkPrice string `json:"markPrice"`
+	}
+	decode(t, get(t, srv, "/clamm/mark-price?chainId=42161&optionMarket="+demo.Market).Body.Bytes(), &mp)
+	var byTicker struct {
+		MarkPrice json.Number `json:"markPrice"`
+	}
+	decode(t, get(t, srv, "/uniswap-prices/mark-price?chainId=42161&ticker=WETH/USDC.E").Body.Bytes(), &byTicker)
+	if byTicker.MarkPrice != "" {
+		t.Errorf("WETH/USDC.E found a market on the demo, which has WETH/USDC only: %v", byTicker)
+	}
+	decode(t, get(t, srv, "/uniswap-prices/mark-price?chainId=42161&ticker=Weth/Usdc").Body.Bytes(), &byTicker)
+	if mp.MarkPrice == "" || string(byTicker.MarkPrice) != mp.MarkPrice {
+		t.Errorf("mark price by ticker %s, by market %s", byTicker.MarkPrice, mp.MarkPrice)
+	}
+}
+
+func decode(t *testing.T, b []byte, v any) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+}
+
+// sameDecimal compares a JSON number with a decimal string exactly.
+func sameDecimal(got any, want string) bool {
+	n, ok := got.(json.Number)
+	if !ok {
+		return false
+	}
+	a, ok1 := new(big.Rat).SetString(string(n))
+	b, ok2 := new(big.Rat).SetString(want)
+	return ok1 && ok2 && a.Cmp(b) == 0
+}
