@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -15,7 +17,8 @@ import (
 )
 
 // book is the signed-order book over the chains served from the network
-// (live or indexed): the book checks every order against the chain,
+// (live or indexed, or given transports standing for them): the book
+// checks every order against the chain,
 // which the demo's recordings and a chain without upstreams cannot
 // answer. Its store opens at the first order request, not at start: a
 // gateway (or a test) that never serves an order creates no file.
@@ -48,14 +51,18 @@ type opening struct {
 func newBook(cfg *config.Config, w wired) *book {
 	chains := vocab.Chains{}
 	for id, mode := range w.modes {
-		if mode == ModeLive || mode == ModeIndexed {
+		if mode == ModeLive || mode == ModeIndexed || mode == ModeTransports { // given transports stand for the network
 			chains[id] = w.ups[id]
 		}
 	}
 	if len(chains) == 0 {
 		return nil
 	}
-	return &book{cfg: cfg, chains: chains}
+	b := &book{cfg: cfg, chains: chains}
+	for _, up := range chains {
+		up.SellOrders = b // the positions' sellOrder
+	}
+	return b
 }
 
 // open is the book, its store opened on first use. One open runs at a
@@ -198,4 +205,23 @@ func (b *book) Delete(ctx context.Context, req orders.DeleteRequest) ([]orders.V
 		return nil, err
 	}
 	return o.Delete(ctx, req)
+}
+
+// SellOrders reads the positions' take-profits. An embedded store that
+// was never created holds none: a positions read does not create it (a
+// gateway that never served an order keeps no file).
+func (b *book) SellOrders(ctx context.Context, chainID uint64, market, owner common.Address, tokenIDs []string) (map[string]*vocab.SellOrder, error) {
+	b.mu.Lock()
+	opened := b.orders != nil
+	b.mu.Unlock()
+	if !opened && b.cfg.OrdersDatabaseURL == "" {
+		if _, err := os.Stat(b.cfg.OrdersPath); errors.Is(err, fs.ErrNotExist) {
+			return map[string]*vocab.SellOrder{}, nil
+		}
+	}
+	o, err := b.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return o.SellOrders(ctx, chainID, market, owner, tokenIDs)
 }

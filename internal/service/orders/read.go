@@ -12,6 +12,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 )
 
 // An order's status, as the chain has it when the book is read.
@@ -299,4 +300,35 @@ func closureOf(ev chain.OrderEvent) Closure {
 	}
 	c.Executor = ev.Executor.Hex()
 	return c
+}
+
+// SellOrders is each option's take-profit as a position shows it
+// (vocab.SellOrder): of the book's orders on the market by owner that the
+// book has not seen closed, the newest accepted limit exercise of each
+// option asked. It reads the store only, so a positions page costs no
+// chain round trip for it; the order's status at the head is
+// GET /clamm/orders' (a cancel or a fill shows there first).
+func (s *Orders) SellOrders(ctx context.Context, chainID uint64, market, owner common.Address, tokenIDs []string) (map[string]*vocab.SellOrder, error) {
+	out := map[string]*vocab.SellOrder{}
+	if len(tokenIDs) == 0 {
+		return out, nil
+	}
+	recs, err := s.repo.List(ctx, Filter{ChainID: chainID, Maker: &owner, Market: &market, OpenOnly: true})
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	want := map[string]bool{}
+	for _, id := range tokenIDs {
+		want[id] = true
+	}
+	for _, rec := range recs { // newest accepted first
+		if rec.Kind != KindExercise || !want[rec.TokenID] || out[rec.TokenID] != nil {
+			continue
+		}
+		v := s.viewOf(rec, nil)
+		out[rec.TokenID] = &vocab.SellOrder{Hash: v.Hash, CreatedAt: v.Order.CreatedAt.String(), Deadline: v.Order.Deadline.String(),
+			Maker: v.Maker, Validator: v.Order.Validator, Flags: FlagsExercise, Data: v.Order.Data, Payment: v.MinProfit,
+			Signature: v.Order.Signature, V: v.V, R: v.R, S: v.S}
+	}
+	return out, nil
 }

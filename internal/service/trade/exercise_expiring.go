@@ -77,6 +77,13 @@ func (s *Trade) ExpiringOptions(ctx context.Context, req ExpiringRequest) (Expir
 	if err := s.expiryRisks(ctx, up, c.mk, page, riskReads{values: values, delegates: c.delegates.read}); err != nil {
 		return ExpiringOptions{}, err
 	}
+	byOwner := map[common.Address][]*PositionRecord{} // each owner's take-profits, as their positions show them
+	for _, in := range page {
+		byOwner[in.pos.Owner] = append(byOwner[in.pos.Owner], in.rec)
+	}
+	for owner, recs := range byOwner {
+		sellOrders(ctx, up, req.Market, owner, recs)
+	}
 	out := make([]ExpiringRecord, len(page))
 	for i, in := range page {
 		out[i] = ExpiringRecord{Owner: in.pos.Owner.Hex(), PositionRecord: *in.rec}

@@ -57,6 +57,13 @@ type PositionRecord struct {
 	ValueIfExercised string      `json:"valueIfExercised"`
 	ProfitToken      vocab.Token `json:"profitToken"`
 	ExpiryRisk
+	// SellOrder is the take-profit the order book holds on the option by
+	// its owner (the hosted API's sellOrder); null when none, or when the
+	// chain has no book.
+	SellOrder *vocab.SellOrder `json:"sellOrder"`
+	// SellOrderUnknown says why SellOrder is null though the chain has a
+	// book: its read failed (an add-on: it never fails the positions).
+	SellOrderUnknown string `json:"sellOrderUnknown,omitempty"`
 	// valueBefore is ValueIfExercised as a number, for the expiry risk
 	// computed after it (never parsed back from the text).
 	valueBefore *big.Int
@@ -138,7 +145,33 @@ func (s *Trade) PurchasePositions(ctx context.Context, req HistoryRequest) (Posi
 	if err := s.expiryRisks(ctx, up, marketAt{info: info, m: m, pool: pool, addr: req.Market}, risks, known); err != nil {
 		return Positions{}, err
 	}
+	mine := make([]*PositionRecord, len(records))
+	for i := range records {
+		mine[i] = &records[i]
+	}
+	sellOrders(ctx, up, req.Market, req.User, mine)
 	return Positions{Records: records, Block: meta.Block}, nil
+}
+
+// sellOrders gives each record, an option of owner on market, its
+// take-profit from the chain's order book, if the chain has one; a failed
+// read leaves them null and says why.
+func sellOrders(ctx context.Context, up *vocab.Upstreams, market, owner common.Address, records []*PositionRecord) {
+	if up.SellOrders == nil || len(records) == 0 {
+		return
+	}
+	ids := make([]string, len(records))
+	for i, r := range records {
+		ids[i] = r.OptionID
+	}
+	found, err := up.SellOrders.SellOrders(ctx, up.Config.ID, market, owner, ids)
+	for _, r := range records {
+		if err != nil {
+			r.SellOrderUnknown = "the order book was not read: " + problem.As(err).Message
+			continue
+		}
+		r.SellOrder = found[r.OptionID]
+	}
 }
 
 func hasLiquidity(p *chain.Position) bool {

@@ -150,6 +150,35 @@ type Upstreams struct {
 	// Mode is how the chain is served (config.ModeDemo, ...): readiness
 	// shows it, so an operator sees which data a chain answers from.
 	Mode string
+	// SellOrders, set on a chain with an order book, gives the book's
+	// take-profits of positions (their sellOrder); nil: none is given.
+	SellOrders SellOrderReader
+}
+
+// SellOrderReader finds, in the order book (package orders), the
+// take-profit each of an owner's options on a market is offered with.
+type SellOrderReader interface {
+	// SellOrders maps each token id (decimal) that has one to its order.
+	SellOrders(ctx context.Context, chainID uint64, market, owner common.Address, tokenIDs []string) (map[string]*SellOrder, error)
+}
+
+// SellOrder is a take-profit as the hosted API gave it on a position
+// (stryke-fe reads payment, createdAt, deadline, flags, validator, data,
+// v, r and s to rebuild the order and cancel it): the signed order, with
+// payment its minProfit in base units of the profit token.
+type SellOrder struct {
+	Hash      string `json:"hash"`
+	CreatedAt string `json:"createdAt"`
+	Deadline  string `json:"deadline"`
+	Maker     string `json:"maker"`
+	Validator string `json:"validator"`
+	Flags     uint32 `json:"flags"`
+	Data      string `json:"data"`
+	Payment   string `json:"payment"`
+	Signature string `json:"signature"`
+	V         uint8  `json:"v"`
+	R         string `json:"r"`
+	S         string `json:"s"`
 }
 
 // DelegateReader reads who may exercise for whom, simulates the delegate
