@@ -20,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer"
 	"github.com/clamm-gateway/clamm-gateway/internal/indexer/indexertest"
@@ -227,15 +228,18 @@ func scaleMarkets(b *testing.B) ([]*indexertest.Handler, func(common.Address, []
 	}
 }
 
-// storeBytes is the size of the store's files (the database, its WAL).
-func storeBytes(path string) int64 {
+// storeBytes is the size of the store's files (the database, its WAL)
+// and, for the log, each one's.
+func storeBytes(path string) (int64, string) {
 	var n int64
+	var each []string
 	for _, p := range []string{path, path + "-wal", path + "-shm"} {
 		if fi, err := os.Stat(p); err == nil {
 			n += fi.Size()
+			each = append(each, fmt.Sprintf("%s %d", filepath.Base(p), fi.Size()))
 		}
 	}
-	return n
+	return n, strings.Join(each, ", ")
 }
 
 // BenchmarkBackfillArbitrum indexes a synthetic history shaped as
@@ -258,6 +262,9 @@ func BenchmarkBackfillArbitrum(b *testing.B) {
 	if os.Getenv(ScaleEnv+"_SWAPS") == "0" {
 		s.SwapsPerDay = 0 // the protocol's own events alone, for comparison
 	}
+	// the history the one-variable start keeps (CLAMM_INDEX_HISTORY_BLOCKS'
+	// default): versions ended further back are pruned as it goes
+	history := config.Default().IndexHistoryBlocks
 	for i := 0; i < b.N; i++ {
 		runtime.GC()
 		path := filepath.Join(b.TempDir(), fmt.Sprintf("%d.sqlite", i))
@@ -265,7 +272,7 @@ func BenchmarkBackfillArbitrum(b *testing.B) {
 		for _, h := range hs {
 			src = append(src, mapping.Watched{Address: h.Address, Name: "HandlerV2", Start: s.First()})
 		}
-		ix := openNode(b, s, path, src, s.MaxRange)
+		ix := openNode(b, s, path, src, s.MaxRange, history)
 		stop := peak()
 		start := time.Now()
 		b.ResetTimer()
@@ -279,9 +286,10 @@ func BenchmarkBackfillArbitrum(b *testing.B) {
 				req += n
 			}
 		}
-		size := storeBytes(path)
-		b.Logf("scale 1/%d: %d blocks, %d protocol events, %d swaps a pool, %d logs indexed", scale, s.Span, s.Events, s.Swaps(), ix.Counts().Events)
-		b.Logf("time to head %s; store %d bytes; HTTP requests by the methods they carried: %v", elapsed.Round(time.Second), size, s.Requests())
+		size, files := storeBytes(path)
+		b.Logf("scale 1/%d: %d blocks, %d protocol events, %d swaps a pool, %d logs indexed; history kept %d blocks", scale, s.Span, s.Events, s.Swaps(), ix.Counts().Events, history)
+		b.Logf("time to head %s; store %d bytes (%s); HTTP requests by the methods they carried: %v", elapsed.Round(time.Second), size, files, s.Requests())
+		b.Logf("load average after %s", loadavg())
 		for _, m := range append(nodeMethods, "eth_call") {
 			b.Logf("%s: %d calls", m, s.Calls(m))
 		}
@@ -297,8 +305,9 @@ func BenchmarkBackfillArbitrum(b *testing.B) {
 
 // openNode opens an indexer of sources on the node h serves, its ranges
 // capped at maxRange as docs/operations.md advises for a provider's cap
-// (CLAMM_INDEX_MAX_RANGE): no range is refused for its width.
-func openNode(b *testing.B, h http.Handler, path string, sources []mapping.Watched, maxRange uint64) *indexer.Indexer {
+// (CLAMM_INDEX_MAX_RANGE): no range is refused for its width; it keeps
+// history blocks of history (0: all).
+func openNode(b *testing.B, h http.Handler, path string, sources []mapping.Watched, maxRange, history uint64) *indexer.Indexer {
 	srv := httptest.NewServer(h)
 	b.Cleanup(srv.Close)
 	rc, err := rpc.Dial(srv.URL)
@@ -306,7 +315,7 @@ func openNode(b *testing.B, h http.Handler, path string, sources []mapping.Watch
 		b.Fatal(err)
 	}
 	b.Cleanup(rc.Close)
-	ix, err := indexer.Open(context.Background(), indexer.Options{ChainID: chainID, RPC: rc, Path: path, Sources: sources, MaxRange: maxRange,
+	ix, err := indexer.Open(context.Background(), indexer.Options{ChainID: chainID, RPC: rc, Path: path, Sources: sources, MaxRange: maxRange, History: history,
 		Poll: 5 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(testLog{b}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		b.Fatal(err)

@@ -130,7 +130,7 @@ func (ix *Indexer) fetchRange(ctx context.Context, c *chunk, f filter, reuse fet
 	if c.near {
 		err = ix.readNear(ctx, c, f, reuse)
 	} else {
-		err = ix.readFar(ctx, c, reuse)
+		err = ix.readFar(ctx, c, f, reuse)
 	}
 	if err != nil {
 		return nil, err
@@ -164,21 +164,98 @@ func blockCalls(blocks []*blockData, reuse fetched) []rpc.BatchElem {
 }
 
 // readFar reads the blocks with logs of a range below the confirmation
-// depth, and its last header (the pointer once applied).
-func (ix *Indexer) readFar(ctx context.Context, c *chunk, reuse fetched) error {
+// depth, and its last header (the pointer once applied), with the
+// receipts its handlers need in the same batch (receiptAsk).
+func (ix *Indexer) readFar(ctx context.Context, c *chunk, f filter, reuse fetched) error {
 	calls := blockCalls(c.blocks, reuse)
 	n := len(c.blocks)
 	endsWithLogs := n > 0 && c.blocks[n-1].number() == c.to
 	if !endsWithLogs {
 		calls = append(calls, headerCall(c.to, false, &c.end))
 	}
-	if err := ix.node.batch(ctx, calls); err != nil {
-		return err
+	ask := ix.receiptAsk(c.blocks, f)
+	if err := ix.node.batch(ctx, append(calls, ask.calls()...)); err != nil {
+		if len(ask.blocks) == 0 || !methodMissing(err) {
+			return err
+		}
+		// a node without eth_getBlockReceipts: its blocks read alone,
+		// the receipts by transaction after (fetchReceipts)
+		ix.node.noBlockReceipts.Store(true)
+		if err := ix.node.batch(ctx, calls); err != nil {
+			return err
+		}
+	} else {
+		ask.keep()
 	}
 	if endsWithLogs {
 		c.end = c.blocks[n-1].header
 	}
 	return c.end.check(c.to)
+}
+
+// receiptAsk is eth_getBlockReceipts of a range's blocks whose handlers
+// read receipts, sent in the batch that reads the blocks: one request a
+// range for both, where asking after the blocks would be a second one.
+// It is sent once the node has answered the method whole (fetchReceipts
+// probes it first, a batch at a time); what it cannot give then (an
+// answer without a receipt asked) fetchReceipts asks for after it.
+type receiptAsk struct {
+	blocks []*blockData
+	want   [][]common.Hash
+	got    [][]*types.Receipt
+}
+
+func (ix *Indexer) receiptAsk(blocks []*blockData, f filter) *receiptAsk {
+	a := &receiptAsk{}
+	if ix.node.noBlockReceipts.Load() || !ix.node.hasBlockReceipts.Load() {
+		return a
+	}
+	for _, b := range blocks {
+		if w := neededReceipts(b, f); len(w) > 0 {
+			a.blocks, a.want = append(a.blocks, b), append(a.want, w)
+		}
+	}
+	a.got = make([][]*types.Receipt, len(a.blocks))
+	return a
+}
+
+func (a *receiptAsk) calls() []rpc.BatchElem {
+	out := make([]rpc.BatchElem, len(a.blocks))
+	for i, b := range a.blocks {
+		out[i] = rpc.BatchElem{Method: "eth_getBlockReceipts", Args: []any{blockArg(b.number())}, Result: &a.got[i]}
+	}
+	return out
+}
+
+// keep gives the blocks the receipts answered, when they hold every one
+// asked (the answers of another block than the one read are refused as the
+// transaction's receipt is used: by hash, from the block's own list).
+func (a *receiptAsk) keep() {
+	if !complete(a.got, a.want) {
+		return
+	}
+	for i, b := range a.blocks {
+		if b.receipts == nil {
+			b.receipts = make(map[common.Hash]*types.Receipt, len(a.got[i]))
+		}
+		for _, r := range a.got[i] {
+			if r != nil {
+				b.receipts[r.TxHash] = r
+			}
+		}
+	}
+}
+
+// neededReceipts are the hashes of b's transactions whose logs' handlers
+// read the receipt and whose receipt b does not hold yet.
+func neededReceipts(b *blockData, f filter) []common.Hash {
+	var w []common.Hash
+	for _, lg := range b.logs {
+		if f.receipt(lg) && !slices.Contains(w, lg.TxHash) && b.receipts[lg.TxHash] == nil {
+			w = append(w, lg.TxHash)
+		}
+	}
+	return w
 }
 
 // readNear reads every header of a range near the head and commits it
@@ -341,13 +418,7 @@ func (ix *Indexer) fetchReceipts(ctx context.Context, blocks []*blockData, f fil
 	var numbers []uint64
 	var want [][]common.Hash
 	for _, b := range blocks {
-		var w []common.Hash
-		for _, lg := range b.logs {
-			if f.receipt(lg) && !slices.Contains(w, lg.TxHash) && b.receipts[lg.TxHash] == nil {
-				w = append(w, lg.TxHash)
-			}
-		}
-		if len(w) > 0 {
+		if w := neededReceipts(b, f); len(w) > 0 {
 			need, numbers, want = append(need, b), append(numbers, b.logs[0].BlockNumber), append(want, w)
 		}
 	}

@@ -377,3 +377,20 @@ func TestReceiptsInBatchesAndWithoutBlockReceipts(t *testing.T) {
 		})
 	}
 }
+
+// A far range's blocks and the receipts its handlers read (a deposit's
+// LogMintedPosition) are asked in one batch once the node has answered
+// eth_getBlockReceipts whole: a request a range for both, not two.
+func TestFarRangeAsksBlocksAndReceiptsTogether(t *testing.T) {
+	c, h := newChain(t, 30_000)
+	history(t, c, h, 100, 20_000, 50)
+	c.MaxRange = 2000
+	ix := open(t, c, filepath.Join(t.TempDir(), "r.sqlite"), indexer.Options{Range: 2000, MaxRange: 2000, Ahead: 1})
+	runUntilSynced(t, ix, c)
+	sameAnswers(t, "after backfill", answers(t, ix), answers(t, reference(t, c)))
+	req := c.Requests()
+	together, alone := req["eth_getBlockByNumber+eth_getBlockReceipts"], req["eth_getBlockReceipts"]
+	if together < 5 || alone > 2 {
+		t.Errorf("receipts asked with their blocks in %d requests, alone in %d (the probes): %v", together, alone, req)
+	}
+}

@@ -36,6 +36,9 @@ type node struct {
 	// batches (calls are sent one at a time); noBlockReceipts, it has no
 	// eth_getBlockReceipts or answers it without the receipts asked.
 	noBatch, noBlockReceipts atomic.Bool
+	// hasBlockReceipts: the node has answered eth_getBlockReceipts with every
+	// receipt asked, so a range may ask them with its blocks (receiptAsk).
+	hasBlockReceipts atomic.Bool
 	// callRetries are the pauses before an eth_call that failed as a
 	// pruned node's does is asked again: a provider's backend that has not
 	// seen the block yet answers so too, once.
@@ -323,6 +326,7 @@ func (n *node) blockReceiptsBatch(ctx context.Context, numbers []uint64, want []
 		n.noBlockReceipts.Store(true)
 		return nil
 	}
+	n.hasBlockReceipts.Store(true)
 	for i := range rs {
 		out[i] = make(map[common.Hash]*types.Receipt, len(rs[i]))
 		for _, r := range rs[i] {

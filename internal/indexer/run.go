@@ -288,6 +288,7 @@ func (ix *Indexer) sync(ctx context.Context, sp span) (err error) {
 	queue, stop := ix.ahead(ctx, sp, f, reuse)
 	defer stop()
 	prev := sp.prev
+	flushed := time.Now()
 	for ch := range queue {
 		r := <-ch
 		if r.err != nil {
@@ -301,7 +302,13 @@ func (ix *Indexer) sync(ctx context.Context, sp span) (err error) {
 		if err != nil {
 			return err
 		}
-		ix.announce(ctx, false)
+		if created || r.c.near || time.Since(flushed) >= flushEvery {
+			if err := ix.store.Flush(ctx); err != nil {
+				return err
+			}
+			flushed = time.Now()
+			ix.announce(ctx, false)
+		}
 		if created {
 			ix.fetched = keepFetched(r.c, stop, queue)
 			return nil
@@ -310,8 +317,20 @@ func (ix *Indexer) sync(ctx context.Context, sp span) (err error) {
 		ix.setStatus(func(s *Status) { s.Block = r.c.to })
 		ix.progress(r.c.to, sp.to)
 	}
+	if err := ix.store.Flush(ctx); err != nil {
+		return err
+	}
+	ix.announce(ctx, false)
 	return nil
 }
+
+// flushEvery is how long the ranges of a backfill far below the head
+// stay in one transaction: a commit a range (tens of events over 10,000
+// blocks on a quiet history) cost the write-ahead log a write and a sync
+// each, a tenth of the backfill's time; a range near the head commits
+// at once (what streams and answers at the head wait for). A failure
+// drops what was not committed, and the next step reads it again.
+const flushEvery = time.Second
 
 // keepFetched stops fetching ahead and keeps the blocks already fetched
 // (c's and those of the ranges in queue, whose fetches it lets finish):
@@ -334,9 +353,9 @@ func keepFetched(c *chunk, stop func(), queue <-chan chan result) fetched {
 	return out
 }
 
-// applyChunk indexes a fetched range's blocks and commits them with the
-// range's last block as the pointer. After a block whose mappings created
-// data sources it commits up to that block and stops (created).
+// applyChunk stages a fetched range's blocks with the range's last block
+// as the pointer (sync commits them). After a block whose mappings
+// created data sources it stops there (created).
 func (ix *Indexer) applyChunk(ctx context.Context, c *chunk) (created bool, err error) {
 	for _, b := range c.blocks {
 		made, err := ix.apply(ctx, b)
@@ -344,13 +363,13 @@ func (ix *Indexer) applyChunk(ctx context.Context, c *chunk) (created bool, err 
 			return false, err
 		}
 		if len(made) > 0 {
-			return true, ix.store.Flush(ctx)
+			return true, nil
 		}
 	}
 	if n := len(c.blocks); n == 0 || uint64(c.blocks[n-1].header.Number) < c.to {
-		return false, ix.store.Advance(ctx, graphBlock(c.end))
+		return false, ix.store.StageAdvance(ctx, graphBlock(c.end))
 	}
-	return false, ix.store.Flush(ctx)
+	return false, nil
 }
 
 func graphBlock(h header) graphnode.Block {

@@ -81,8 +81,12 @@ type DataSource struct {
 // manifest): a store another build wrote is emptied, since its entities
 // are not what this build's mappings write, and the second result says so.
 func Open(path string, s *graphnode.Schema, identity string) (*Store, bool, error) {
+	// journal_size_limit: the write-ahead log is cut back to 16 MiB after
+	// a checkpoint, where it otherwise keeps the size of the largest
+	// stretch of writes (a backfill's commit, a retention's prune).
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
-		"?_pragma=auto_vacuum(incremental)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(off)&_pragma=cache_size(-16384)"
+		"?_pragma=auto_vacuum(incremental)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(off)&_pragma=cache_size(-16384)" +
+		"&_pragma=journal_size_limit(16777216)"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, false, err
@@ -266,16 +270,22 @@ func flag(b bool) int {
 // Advance moves the block pointer to b, a block with no changes (the end
 // of a range of blocks none of whose logs the data sources handle).
 func (st *Store) Advance(ctx context.Context, b graphnode.Block) error {
+	if err := st.StageAdvance(ctx, b); err != nil {
+		return err
+	}
+	return st.Flush(ctx)
+}
+
+// StageAdvance stages the pointer's move to b, a block with no changes,
+// in the open batch: it commits with the next Flush.
+func (st *Store) StageAdvance(ctx context.Context, b graphnode.Block) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	bt, err := st.open(ctx)
 	if err != nil {
 		return err
 	}
-	if err := bt.stageBlock(ctx, b, false); err != nil {
-		return err
-	}
-	return st.flush()
+	return bt.stageBlock(ctx, b, false)
 }
 
 // Block returns the hash of block n as indexed, if the store holds it.

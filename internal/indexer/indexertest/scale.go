@@ -195,14 +195,17 @@ func (s *Scale) swapTx(p int, j uint64) *Tx {
 }
 
 // txs are block n's transactions: its protocol event's, then its pools'
-// swaps in market order.
-func (s *Scale) txs(n uint64) []*Tx {
+// swaps in market order (without swaps: the protocol one alone).
+func (s *Scale) txs(n uint64, swaps bool) []*Tx {
 	if n <= s.First() || n > s.Head {
 		return nil
 	}
 	var out []*Tx
 	if i := s.firstEvent(n); i < s.Events && s.eventBlock(i) == n {
 		out = append(out, s.protocolTx(i))
+	}
+	if !swaps {
+		return out
 	}
 	if j := s.firstSwap(n); s.SwapsPerDay > 0 && s.swapBlock(j) == n {
 		for p := range s.Markets {
@@ -212,14 +215,30 @@ func (s *Scale) txs(n uint64) []*Tx {
 	return out
 }
 
-// blocksWithTxs are the blocks in [from, to] holding a transaction,
-// ascending.
-func (s *Scale) blocksWithTxs(from, to uint64) []uint64 {
+// asksPools reports whether a filter may match a pool's logs: a filter of
+// addresses that names no pool is answered without computing the swaps
+// (a block's protocol transaction comes first, so its logs' indexes do
+// not depend on them), which a node's index of addresses does too.
+func (s *Scale) asksPools(f logFilter) bool {
+	if len(f.Address) == 0 {
+		return true
+	}
+	for _, h := range s.Markets {
+		if slices.Contains(f.Address, h.Pool) {
+			return true
+		}
+	}
+	return false
+}
+
+// blocksWithTxs are the blocks in [from, to] holding a transaction
+// (without swaps: holding a protocol one), ascending.
+func (s *Scale) blocksWithTxs(from, to uint64, swaps bool) []uint64 {
 	var out []uint64
 	for i := s.firstEvent(from); i < s.Events && s.eventBlock(i) <= to; i++ {
 		out = append(out, s.eventBlock(i))
 	}
-	if s.SwapsPerDay > 0 {
+	if swaps && s.SwapsPerDay > 0 {
 		for j := s.firstSwap(from); s.swapBlock(j) <= min(to, s.Head); j++ {
 			out = append(out, s.swapBlock(j))
 		}
@@ -228,11 +247,12 @@ func (s *Scale) blocksWithTxs(from, to uint64) []uint64 {
 	return slices.Compact(out)
 }
 
-// logsOf are block n's logs, numbered, with their block and transaction.
-func (s *Scale) logsOf(n uint64) []types.Log {
+// logsOf are block n's logs, numbered, with their block and transaction
+// (without swaps: its protocol transaction's alone).
+func (s *Scale) logsOf(n uint64, swaps bool) []types.Log {
 	bh := s.Hash(n)
 	var out []types.Log
-	for i, t := range s.txs(n) {
+	for i, t := range s.txs(n, swaps) {
 		for _, l := range t.Logs {
 			l.BlockNumber, l.BlockHash, l.TxHash, l.TxIndex, l.Index = n, bh, txHash(bh, i), uint(i), uint(len(out))
 			l.BlockTimestamp = s.Time(n)
@@ -352,8 +372,10 @@ func (s *Scale) dispatch(q request) (any, *rpcError) {
 func (s *Scale) remember(n uint64, txs int) {
 	s.seenMu.Lock()
 	defer s.seenMu.Unlock()
-	if s.seen == nil || len(s.seen) > 1<<20 {
-		s.seen = map[common.Hash]uint64{} // bounded: what is asked by hash was served lately
+	if s.seen == nil || len(s.seen) > 1<<16 {
+		// bounded (a few MB, not the benchmark's heap): what is asked by
+		// hash was served lately, within the ranges fetched ahead
+		s.seen = map[common.Hash]uint64{}
 	}
 	bh := s.Hash(n)
 	s.seen[bh] = n
@@ -400,8 +422,9 @@ func (s *Scale) getLogs(f logFilter) (any, *rpcError) {
 	if to < from {
 		return out, nil
 	}
-	for _, n := range s.blocksWithTxs(from, to) {
-		for _, lg := range s.logsOf(n) {
+	swaps := s.asksPools(f)
+	for _, n := range s.blocksWithTxs(from, to, swaps) {
+		for _, lg := range s.logsOf(n, swaps) {
 			if f.match(wrapped{lg.Address, lg.Topics}) {
 				raw, _ := json.Marshal(lg)
 				out = append(out, raw)
@@ -454,7 +477,7 @@ func (s *Scale) block(n uint64, full bool) map[string]any {
 	if n > 0 {
 		parent = s.Hash(n - 1)
 	}
-	list := s.txs(n)
+	list := s.txs(n, true)
 	s.remember(n, len(list))
 	txs := []any{}
 	for i, t := range list {
@@ -476,8 +499,8 @@ func (s *Scale) receipts(n uint64) []map[string]any {
 	if n > s.Head {
 		return out
 	}
-	list := s.txs(n)
-	logs := s.logsOf(n)
+	list := s.txs(n, true)
+	logs := s.logsOf(n, true)
 	for i, t := range list {
 		out = append(out, s.receiptOf(n, i, t, logs))
 	}
@@ -505,10 +528,10 @@ func (s *Scale) receipt(h common.Hash) any {
 		return nil
 	}
 	bh := s.Hash(n)
-	list := s.txs(n)
+	list := s.txs(n, true)
 	for i, t := range list {
 		if txHash(bh, i) == h {
-			return s.receiptOf(n, i, t, s.logsOf(n))
+			return s.receiptOf(n, i, t, s.logsOf(n, true))
 		}
 	}
 	return nil
@@ -555,8 +578,8 @@ func (s *Scale) call(q request, param func(int, any) *rpcError) (any, *rpcError)
 // keep their own timestamps): what the on-demand answers must equal. It returns the protocol transactions and
 // swaps added. For tests of small histories only.
 func (s *Scale) Materialize(c *Chain) (protocol, swaps int) {
-	for _, n := range s.blocksWithTxs(s.First(), s.Head) {
-		for _, t := range s.txs(n) {
+	for _, n := range s.blocksWithTxs(s.First(), s.Head, true) {
+		for _, t := range s.txs(n, true) {
 			if t.To == s.Markets[0].Pool || (len(s.Markets) > 1 && t.To == s.Markets[1].Pool) {
 				swaps++
 			} else {
