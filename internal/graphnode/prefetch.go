@@ -125,8 +125,10 @@ func (x *exec) prefetchDerived(lv level, fd *Field, f *ast.Field) {
 		sel, args = p.selection(target, block, nil), p.args
 	}
 	parents := make([]string, 0, len(rows))
+	seen := make(map[string]bool, len(rows))
 	for _, r := range rows {
-		if _, read := x.pages[pageKeyOf(t, f, r.ID, block)]; !read {
+		if _, read := x.pages[pageKeyOf(t, f, r.ID, block)]; !read && !seen[r.ID] {
+			seen[r.ID] = true
 			parents = append(parents, r.ID)
 		}
 	}
