@@ -201,10 +201,12 @@ func TestBlockAskedIsCheckedAgainstTheChain(t *testing.T) {
 }
 
 // The LP routes are table entries like any other: pinned without code of
-// their own. The deposit answers (and names the block: the demo requests
-// above include it); the withdrawal finds no position, and every eth_call
-// it made on the way was at the subgraph's indexed block (the node, five
-// blocks ahead, answers nowhere else); both take block like every route.
+// their own. Every eth_call but the simulation's was at the subgraph's
+// indexed block (the node, five blocks ahead, answers nowhere else but at
+// its head for the simulation): the deposit is read there and then
+// refused by its simulation at the head (approval and multicall together;
+// the fake keeps no balances); the withdrawal finds no position; both
+// take block like every route.
 func TestLPRoutesArePinned(t *testing.T) {
 	a, f := pinnedApp(t)
 	indexed := f.Node.BlockNumber
@@ -214,8 +216,9 @@ func TestLPRoutesArePinned(t *testing.T) {
 	for _, c := range []struct {
 		path   string
 		status int
-	}{{depositQry, http.StatusOK}, {withdrawQry, http.StatusNotFound}} {
+	}{{depositQry, http.StatusUnprocessableEntity}, {withdrawQry, http.StatusNotFound}} {
 		onlyAt(f, indexed)
+		simulatesAtHead(f, c.path)
 		rec := get(t, a.Server, c.path)
 		f.Node.Lock()
 		blocks := maps.Clone(f.Node.CallBlocks)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/big"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
@@ -65,6 +66,9 @@ type lpRun struct {
 // probe answers the probe's code run by signer at block as ActionProbe
 // would.
 func (n *Node) probe(signer common.Address, run contracts.ProbeRun, block uint64) ([]byte, bool) {
+	if run.ShareToken == (common.Address{}) {
+		return n.spendProbe(run)
+	}
 	h := n.Handlers[run.ShareToken]
 	if h == nil || h.LP == nil {
 		return nil, false
@@ -260,4 +264,49 @@ func (h *Handler) address(n *Node) common.Address {
 		}
 	}
 	return common.Address{}
+}
+
+// spendProbe answers a probe that measures no share: a prepare's approvals
+// then the transaction that spends them (a purchase's mintOption, a
+// deposit's multicall). The fake keeps no token balances (every account's
+// balanceOf is 0, as its reads answer), so an approve of one of its tokens
+// succeeds and a mintOption of one of its markets or a multicall of one of
+// its position managers reverts as the token's transferFrom would: with
+// OpenZeppelin's "ERC20: transfer amount exceeds balance". Any other step
+// reverts without a reason.
+func (n *Node) spendProbe(run contracts.ProbeRun) ([]byte, bool) {
+	short, err := abiError("ERC20: transfer amount exceeds balance")
+	if err != nil {
+		return nil, false
+	}
+	outs := make([]contracts.ProbeOutcome, len(run.Steps))
+	for i, s := range run.Steps {
+		o := contracts.ProbeOutcome{TokenDeltas: make([]*big.Int, len(run.Tokens)), ShareDelta: new(big.Int), Quoted: new(big.Int), Return: []byte{}}
+		for k := range o.TokenDeltas {
+			o.TokenDeltas[k] = new(big.Int)
+		}
+		sel := func(m string, a abi.ABI) bool { return len(s.Data) >= 4 && bytes.Equal(s.Data[:4], a.Methods[m].ID) }
+		switch {
+		case n.Tokens[s.Target] != nil && sel("approve", contracts.ERC20Approve):
+			o.OK, o.Return = true, common.LeftPadBytes([]byte{1}, 32)
+		case n.Markets[s.Target] != nil && sel("mintOption", contracts.MintOption), n.PositionManagers[s.Target] != nil && sel("multicall", contracts.PositionManagerLP):
+			o.Return = short
+		}
+		outs[i] = o
+	}
+	out, err := contracts.PackProbe(outs)
+	return out, err == nil
+}
+
+// abiError is Solidity's Error(string) revert data for reason.
+func abiError(reason string) ([]byte, error) {
+	t, err := abi.NewType("string", "", nil)
+	if err != nil {
+		return nil, err
+	}
+	packed, err := abi.Arguments{{Type: t}}.Pack(reason)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte{0x08, 0xc3, 0x79, 0xa0}, packed...), nil
 }

@@ -31,7 +31,10 @@ pragma solidity 0.8.26;
 /// targets: the V1 handler's shares are OpenZeppelin ERC1155, whose mint and
 /// transfer call onERC1155Received on a receiver with code. A signer without
 /// code takes them unasked, so the probe answers those two callbacks with
-/// their selectors (an ERC1155 receiver's yes) before anything else.
+/// their selectors (an ERC1155 receiver's yes) before anything else. The
+/// same holds for an option market's mintOption, which mints the option
+/// with OpenZeppelin's ERC721 _safeMint: the probe answers
+/// onERC721Received too.
 contract ActionProbe {
     struct Step {
         address target;
@@ -51,8 +54,8 @@ contract ActionProbe {
         assembly {
             if iszero(lt(calldatasize(), 4)) {
                 let sel := shr(224, calldataload(0))
-                // onERC1155Received, onERC1155BatchReceived
-                if or(eq(sel, 0xf23a6e61), eq(sel, 0xbc197c81)) {
+                // onERC1155Received, onERC1155BatchReceived, onERC721Received
+                if or(or(eq(sel, 0xf23a6e61), eq(sel, 0xbc197c81)), eq(sel, 0x150b7a02)) {
                     mstore(0, shl(224, sel))
                     return(0, 32)
                 }

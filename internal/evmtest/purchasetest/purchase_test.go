@@ -345,7 +345,8 @@ func TestPreparedPurchase(t *testing.T) {
 }
 
 // A buyer whose allowance to the market is short gets the approve to send
-// first (and no simulation); once approved, the purchase simulates.
+// first, simulated with the purchase after it (audit 5's M28: one probed
+// simulation, approval then mintOption); sent as prepared, both succeed.
 func TestPreparedPurchaseNeedsApproval(t *testing.T) {
 	s := deploy(t)
 	p := s.p
@@ -358,7 +359,7 @@ func TestPreparedPurchaseNeedsApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := got.Approval
-	if got.Simulated || a == nil || a.Token != p.CallAsset.Hex() || a.Spender != p.Market.Hex() || a.Amount != got.MaxCostAllowance || got.Allowance != "5" {
+	if !got.Simulated || got.SimulatedAt == nil || a == nil || a.Token != p.CallAsset.Hex() || a.Spender != p.Market.Hex() || a.Amount != got.MaxCostAllowance || got.Allowance != "5" {
 		t.Fatalf("approval %+v, simulated %v, allowance %s", a, got.Simulated, got.Allowance)
 	}
 	if mustInt(t, a.Missing).Cmp(new(big.Int).Sub(mustInt(t, a.Amount), big.NewInt(5))) != 0 {
@@ -367,12 +368,44 @@ func TestPreparedPurchaseNeedsApproval(t *testing.T) {
 	if _, err := p.Chain.SendRaw(buyer, common.HexToAddress(a.Tx.To), common.FromHex(a.Tx.Data), "approve"); err != nil {
 		t.Fatal(err)
 	}
-	got, err = s.svc.PurchasePrepare(context.Background(), req)
-	if err != nil || !got.Simulated || got.Approval != nil {
-		t.Fatalf("after the approve: %+v, %v", got, err)
+	if spent, ev, err := s.sendPrepared(t, buyer, got); err != nil || ev == nil || spent.Cmp(mustInt(t, got.MaxCostAllowance)) > 0 {
+		t.Fatalf("the purchase prepared with its approval, sent after it: %v, spent %s of at most %s", err, spent, got.MaxCostAllowance)
 	}
-	if _, ev, err := s.sendPrepared(t, buyer, got); err != nil || ev == nil {
-		t.Fatalf("send: %v", err)
+}
+
+// Audit 5's M28 (b), its reproduction TestAudit5NoAllowanceShortBalance:
+// a first-time buyer (allowance 0) whose balance is 1 base unit. The
+// approval and mintOption are simulated together, so the purchase is
+// refused, naming the token's refusal, before anything is signed; the
+// same buyer with the balance restored gets a simulated approval and
+// purchase that, sent as prepared, pay the quoted cost.
+func TestNoAllowanceShortBalanceRefusedBeforeSigning(t *testing.T) {
+	s := deploy(t)
+	p := s.p
+	ctx := context.Background()
+	slip, _ := clamm.ParseSlippage("0.5", 50)
+	buyer := p.Users[1]
+	p.Chain.MustSend(buyer, p.PutAsset, pt.Token.ABI, "approve", p.Market, big.NewInt(0))
+	bal := p.Balance(p.PutAsset, buyer.Addr)
+	rest := new(big.Int).Sub(bal, big.NewInt(1))
+	p.Chain.MustSend(buyer, p.PutAsset, pt.Token.ABI, "transfer", p.Owner.Addr, rest)
+	put := trade.PurchaseRequest{ChainID: chainID, Market: p.Market, Strike: s.key(s.put.TickLower), TTL: 3600, Amount: big.NewInt(1_000_000_000), User: buyer.Addr}
+	req := trade.PurchasePrepareRequest{PurchaseRequest: put, Slippage: slip}
+	got, err := s.svc.PurchasePrepare(ctx, req)
+	if code(err) != "PURCHASE_WOULD_REVERT" || !strings.Contains(err.Error(), "exceeds balance") || !strings.Contains(err.Error(), buyer.Addr.Hex()) {
+		t.Fatalf("a buyer with no allowance and a balance of 1: %+v, %v", got, err)
+	}
+	p.Chain.MustSend(p.Owner, p.PutAsset, pt.Token.ABI, "transfer", buyer.Addr, rest)
+	got, err = s.svc.PurchasePrepare(ctx, req)
+	if err != nil || !got.Simulated || got.Approval == nil || got.Approval.Missing != got.MaxCostAllowance {
+		t.Fatalf("with the balance back: %+v, %v", got, err)
+	}
+	if _, err := p.Chain.SendRaw(buyer, p.PutAsset, common.FromHex(got.Approval.Tx.Data), "approve"); err != nil {
+		t.Fatal(err)
+	}
+	spent, ev, err := s.sendPrepared(t, buyer, got)
+	if err != nil || ev == nil || spent.String() != got.Quote.Cost {
+		t.Fatalf("sent as prepared: %v, spent %s, quoted %s", err, spent, got.Quote.Cost)
 	}
 }
 

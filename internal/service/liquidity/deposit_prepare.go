@@ -59,10 +59,10 @@ type PreparedDeposit struct {
 	Approvals []vocab.Approval `json:"approvals"`
 	Tx        vocab.Tx         `json:"tx"`
 	// Simulated: the multicall ran from the user at the chain's head, as
-	// its next block (only when the allowances suffice); the ranges'
-	// shares are then what it minted. SimulatedAt is that head block,
-	// which may be newer than the answer's (asOf, where every other
-	// figure was read); nil when not simulated.
+	// its next block, after the approvals when there are any (one
+	// simulation, in the order the user sends them); the ranges' shares
+	// are what it minted. SimulatedAt is that head block, which may be
+	// newer than the answer's (asOf, where every other figure was read).
 	Simulated   bool            `json:"simulated"`
 	SimulatedAt *vocab.BlockRef `json:"simulatedAt"`
 }
@@ -80,7 +80,7 @@ type DepositRange struct {
 	Liquidity       string `json:"liquidity"`
 	Pull            string `json:"pull"`
 	LiquidityMinted string `json:"liquidityMinted"`
-	// Shares minted, from the simulation; null when not simulated.
+	// Shares minted, from the simulation.
 	Shares *string `json:"shares"`
 }
 
@@ -102,8 +102,8 @@ type deposit struct {
 // DepositPrepare builds the deposit: reads the markets and their handler
 // facts (one round trip), the pool, tokens, handler and the user's
 // allowances (one), then asks the handler tokensToPullForMint for every
-// range and, when the allowances suffice, runs the multicall from the
-// user (one). How the amount splits and how strikes map to ticks is
+// range and runs the approvals it needs and the multicall from the user
+// (one). How the amount splits and how strikes map to ticks is
 // docs/api.md's; refusals are 422s naming why.
 func (s *Liquidity) DepositPrepare(ctx context.Context, req DepositRequest) (PreparedDeposit, error) {
 	up, err := s.lpUpstreams(req.ChainID)
@@ -343,39 +343,34 @@ func (d *deposit) strikeTickOf(lower, upper int, token0IsCall bool) int {
 }
 
 // finish asks the handler what it pulls (at the answer's block), builds
-// the multicall and the approvals, and, when the allowances suffice,
-// simulates it at the head. The simulation runs beside the handler's
-// answer, decided by the local sums (out-of-range ranges pull a fixed
-// amount of their token): one round trip for both.
+// the multicall and the approvals, and simulates them at the head: the
+// approvals first, then the multicall, from the user in one eth_call
+// (chain.SimulateLP), whatever the allowances. The simulation runs beside
+// the handler's answer, its approvals decided by the local sums
+// (out-of-range ranges pull a fixed amount of their token): one round
+// trip for both, and one more only when the handler's answer asks other
+// approvals than the sums did.
 func (d *deposit) finish(ctx context.Context) (PreparedDeposit, error) {
-	st, pm := d.st, d.st.PositionManager
 	multicall, err := contracts.MulticallCall(d.calls)
 	if err != nil {
 		return PreparedDeposit{}, err
 	}
 	out := d.response(multicall)
-	tokens := []common.Address{st.Pool.Token0, st.Pool.Token1}
+	guess, err := d.approvals(d.localPull())
+	if err != nil {
+		return PreparedDeposit{}, err
+	}
 	var sim *chain.LPSimulated
 	var simErr error
 	done := make(chan struct{})
-	if len(d.shortTokens(d.localPull())) == 0 {
-		go func() {
-			defer close(done)
-			var head chain.Head
-			if head, simErr = d.head.Wait(ctx); simErr == nil {
-				sim, simErr = d.up.Chain.SimulateLP(ctx, head, chain.LPSimulation{Signer: d.req.User, Tokens: tokens, Steps: []chain.LPStep{{To: pm, Data: multicall}}})
-			}
-		}()
-	} else {
-		close(done)
-	}
+	go func() {
+		defer close(done)
+		sim, simErr = d.simulate(ctx, guess, multicall)
+	}()
 	pulls, err := d.up.Chain.TokensToPull(ctx, d.req.Handler, d.payloads)
 	<-done
 	if err != nil {
 		return PreparedDeposit{}, err
-	}
-	if simErr != nil {
-		return PreparedDeposit{}, simErr
 	}
 	held := d.held()
 	pull := []*big.Int{new(big.Int), new(big.Int)}
@@ -385,18 +380,43 @@ func (d *deposit) finish(ctx context.Context) (PreparedDeposit, error) {
 		pull[1].Add(pull[1], p[1])
 	}
 	out.Ranges = d.ranges
-	out.Tokens = tokenAmounts(st.Tokens, pull)
-	for _, k := range d.shortTokens(pull) {
-		a, err := vocab.ApprovalOf(tokens[k], pm, pull[k], st.Allowances[k])
-		if err != nil {
-			return PreparedDeposit{}, err
-		}
-		out.Approvals = append(out.Approvals, *a)
+	out.Tokens = tokenAmounts(d.st.Tokens, pull)
+	if out.Approvals, err = d.approvals(pull); err != nil {
+		return PreparedDeposit{}, err
 	}
-	if sim == nil || len(out.Approvals) > 0 {
-		return out, nil
+	if !slices.Equal(guess, out.Approvals) {
+		sim, simErr = d.simulate(ctx, out.Approvals, multicall)
+	}
+	if simErr != nil {
+		return PreparedDeposit{}, simErr
 	}
 	return d.simulated(out, sim, pull)
+}
+
+// approvals are the approve transactions a deposit pulling pull needs
+// first: one per token whose allowance to the position manager is short.
+func (d *deposit) approvals(pull []*big.Int) ([]vocab.Approval, error) {
+	tokens := []common.Address{d.st.Pool.Token0, d.st.Pool.Token1}
+	out := []vocab.Approval{}
+	for _, k := range d.shortTokens(pull) {
+		a, err := vocab.ApprovalOf(tokens[k], d.st.PositionManager, pull[k], d.st.Allowances[k])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *a)
+	}
+	return out, nil
+}
+
+// simulate runs approvals, then the multicall, from the user at the head.
+func (d *deposit) simulate(ctx context.Context, approvals []vocab.Approval, multicall []byte) (*chain.LPSimulated, error) {
+	head, err := d.head.Wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	steps := append(vocab.ApprovalSteps(approvals), chain.LPStep{To: d.st.PositionManager, Data: multicall})
+	tokens := []common.Address{d.st.Pool.Token0, d.st.Pool.Token1}
+	return d.up.Chain.SimulateLP(ctx, head, chain.LPSimulation{Signer: d.req.User, Tokens: tokens, Steps: steps})
 }
 
 func (d *deposit) response(multicall []byte) PreparedDeposit {
@@ -451,7 +471,10 @@ func (d *deposit) shortTokens(pull []*big.Int) []int {
 
 // simulated fills in what the simulation minted, or refuses with its revert.
 func (d *deposit) simulated(out PreparedDeposit, sim *chain.LPSimulated, pull []*big.Int) (PreparedDeposit, error) {
-	o := sim.Sequence[0]
+	if err := vocab.ApprovalRevert(problem.DepositWouldRevert, out.Approvals, d.req.User, sim.At.Number, sim.Sequence); err != nil {
+		return PreparedDeposit{}, err
+	}
+	o := sim.Sequence[len(out.Approvals)]
 	if o.Revert != nil {
 		return PreparedDeposit{}, probeRevert(problem.DepositWouldRevert, "the mintPosition multicall", d.req.User, sim.At.Number, o.Revert)
 	}

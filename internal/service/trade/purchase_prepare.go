@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/big"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
@@ -36,10 +37,11 @@ type PreparedPurchase struct {
 	// is below maxCostAllowance; null when it suffices.
 	Approval *vocab.Approval `json:"approval"`
 	// Simulated: the transaction ran from the buyer at the chain's head
-	// without reverting (only when the allowance suffices; a revert is a
-	// 422 instead). SimulatedAt is the block it ran at, which may be newer
-	// than the answer's (asOf, where the quote and the allowance were
-	// read); nil when not simulated.
+	// without reverting, after the approval when there is one (the
+	// approval and mintOption in one simulation, as the buyer will send
+	// them); a revert is a 422 instead. SimulatedAt is the block it ran
+	// at, which may be newer than the answer's (asOf, where the quote and
+	// the allowance were read).
 	Simulated   bool            `json:"simulated"`
 	SimulatedAt *vocab.BlockRef `json:"simulatedAt"`
 	Option      OptionToHold    `json:"option"`
@@ -63,7 +65,7 @@ type OptionToHold struct {
 // buyer at the chain's head (not the answer's block, which trails it by
 // the subgraph's lag: the transaction will be sent against the head) and
 // a revert is a 422 naming the contract's error and that block; otherwise
-// the approve to send first is returned and nothing is simulated.
+// the approve to send first is returned and simulated with it, first.
 func (s *Trade) PurchasePrepare(ctx context.Context, req PurchasePrepareRequest) (PreparedPurchase, error) {
 	st, err := s.quote(ctx, req.PurchaseRequest)
 	if err != nil {
@@ -84,18 +86,50 @@ func (s *Trade) PurchasePrepare(ctx context.Context, req PurchasePrepareRequest)
 		Option: OptionToHold{Type: st.q.Type, TickLower: st.tickLow, TickUpper: st.tickHigh, TTL: req.TTL, Size: st.q.Size, Legs: st.q.Legs, Token: st.q.Token},
 	}
 	if allowance.Cmp(maxCost) < 0 {
-		out.Approval, err = vocab.ApprovalOf(st.token, req.Market, maxCost, allowance)
-		return out, err
+		if out.Approval, err = vocab.ApprovalOf(st.token, req.Market, maxCost, allowance); err != nil {
+			return PreparedPurchase{}, err
+		}
+		return st.simulateApproved(ctx, req.User, out, data)
 	}
 	at, err := st.up.Chain.SimulateAtHead(ctx, req.User, req.Market, data)
 	if err != nil {
 		if rev, ok := err.(*chain.RevertError); ok {
-			return PreparedPurchase{}, problem.Wrap(problem.PurchaseWouldRevert, err, "mintOption reverts when simulated from %s at block %d (the chain's head): %s", req.User.Hex(), at.Number, rev.Reason)
+			return PreparedPurchase{}, mintReverts(req.User, at.Number, rev)
 		}
 		return PreparedPurchase{}, err
 	}
 	out.Simulated, out.SimulatedAt = true, vocab.BlockRefOf(at)
 	return out, nil
+}
+
+// simulateApproved runs the approval and then mintOption from the buyer
+// at the chain's head, in one eth_call through the probe the liquidity
+// prepares use (chain.SimulateLP): a purchase that reverts only once the
+// allowance is in place (a balance below the cost, a cost grown past
+// maxCostAllowance) is refused before the buyer signs the approval.
+func (st *quoteState) simulateApproved(ctx context.Context, user common.Address, out PreparedPurchase, data []byte) (PreparedPurchase, error) {
+	head, err := st.up.Chain.ReadHead(ctx)
+	if err != nil {
+		return PreparedPurchase{}, err
+	}
+	approvals := []vocab.Approval{*out.Approval}
+	steps := append(vocab.ApprovalSteps(approvals), chain.LPStep{To: common.HexToAddress(out.Tx.To), Data: data})
+	sim, err := st.up.Chain.SimulateLP(ctx, head, chain.LPSimulation{Signer: user, Tokens: []common.Address{st.token}, Steps: steps})
+	if err != nil {
+		return PreparedPurchase{}, err
+	}
+	if err := vocab.ApprovalRevert(problem.PurchaseWouldRevert, approvals, user, sim.At.Number, sim.Sequence); err != nil {
+		return PreparedPurchase{}, err
+	}
+	if rev := sim.Sequence[len(steps)-1].Revert; rev != nil {
+		return PreparedPurchase{}, mintReverts(user, sim.At.Number, rev)
+	}
+	out.Simulated, out.SimulatedAt = true, vocab.BlockRefOf(sim.At)
+	return out, nil
+}
+
+func mintReverts(user common.Address, at uint64, rev *chain.RevertError) error {
+	return problem.Wrap(problem.PurchaseWouldRevert, rev, "mintOption reverts when simulated from %s at block %d (the chain's head): %s", user.Hex(), at, rev.Reason)
 }
 
 // mintCalldata is mintOption(OptionParams) for the quote's legs. The

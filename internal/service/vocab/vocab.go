@@ -143,3 +143,28 @@ func PastUint256(err error) error {
 	}
 	return err
 }
+
+// ApprovalSteps are approvals as the first steps of a probed simulation
+// (chain.SimulateLP): a prepare that hands out approvals runs them, then
+// its own transaction, from the user in one eth_call, so what reverts only
+// once the allowance is in place (a short balance, a handler pulling more
+// than it was approved for) is refused before anything is signed.
+func ApprovalSteps(as []Approval) []chain.LPStep {
+	steps := make([]chain.LPStep, len(as))
+	for i, a := range as {
+		steps[i] = chain.LPStep{To: common.HexToAddress(a.Tx.To), Data: common.FromHex(a.Tx.Data)}
+	}
+	return steps
+}
+
+// ApprovalRevert is the error of the first approval step of outcomes that
+// reverted (a token refusing to change a non-zero allowance, say), nil
+// when every approval went through.
+func ApprovalRevert(code *problem.Code, as []Approval, user common.Address, at uint64, outcomes []chain.StepOutcome) error {
+	for i := range as {
+		if rev := outcomes[i].Revert; rev != nil {
+			return problem.Wrap(code, rev, "the approval of %s to %s reverts when simulated from %s at block %d: %s", as[i].Token, as[i].Spender, user.Hex(), at, rev.Reason)
+		}
+	}
+	return nil
+}
