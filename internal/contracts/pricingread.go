@@ -64,6 +64,11 @@ const (
 	// Vol3: getVolatility(strike, lastPrice, ttlToVol), as
 	// OptionPricingLinearV2 has (one skew).
 	Vol3
+	// VolTable: ttlToVol(ttl) itself, for a pricing with no volatility
+	// function that answers OptionPricingV2's volatilityCap():
+	// OptionPricingV2's getOptionPrice prices at the ttl's table IV and
+	// nothing else (clamm src/pricing/OptionPricingV2.sol).
+	VolTable
 )
 
 // PricingAnswer is one ask's answer; each Ok flag says whether that call
@@ -93,7 +98,7 @@ type PricingAnswer struct {
 // pricingAnswerABI is an answer as PricingRead encodes it (flags bit 0
 // ttlToVol, 1 getVolatility of 4 arguments, 2 getOptionPrice, 3
 // getPremiumAmount, 4 the fee known, 5 getVolatility of 3 arguments, 6 no
-// fee charged).
+// fee charged, 7 OptionPricingV2: priced at ttlToVol).
 type pricingAnswerABI struct {
 	Strike, Flags, BaseVol, Vol, OptionPrice, Premium, Fee *big.Int
 	Err                                                    []byte
@@ -108,6 +113,8 @@ func (a pricingAnswerABI) answer() PricingAnswer {
 		out.VolFrom = Vol4
 	case f&32 != 0:
 		out.VolFrom = Vol3
+	case f&128 != 0:
+		out.VolFrom = VolTable
 	}
 	if !out.PriceOk {
 		out.PriceErr = a.Err
@@ -120,7 +127,7 @@ func (a pricingAnswerABI) answer() PricingAnswer {
 
 func answerABI(a PricingAnswer) pricingAnswerABI {
 	var f uint64
-	for i, ok := range []bool{a.VolOk, a.VolFrom == Vol4, a.PriceOk, a.PremiumOk, a.FeeOk, a.VolFrom == Vol3, a.NoFee} {
+	for i, ok := range []bool{a.VolOk, a.VolFrom == Vol4, a.PriceOk, a.PremiumOk, a.FeeOk, a.VolFrom == Vol3, a.NoFee, a.VolFrom == VolTable} {
 		if ok {
 			f |= 1 << i
 		}

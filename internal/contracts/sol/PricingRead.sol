@@ -14,7 +14,9 @@ pragma solidity 0.8.26;
 /// prices the strike at from its own volatility function, whichever it has:
 /// OptionPricingLinearV2_1's getVolatility(strike, lastPrice, ttlToVol,
 /// ttl), else OptionPricingLinearV2's getVolatility(strike, lastPrice,
-/// ttlToVol); the option price per call-asset unit getOptionPrice(isPut,
+/// ttlToVol), else, for a pricing with neither that answers
+/// OptionPricingV2's volatilityCap() (OptionPricingV2 prices at the ttl's
+/// table IV and has no volatility function), ttlToVol itself; the option price per call-asset unit getOptionPrice(isPut,
 /// block.timestamp + ttl, strike, lastPrice); and for a total above 0 the
 /// market's getPremiumAmount(isPut, expiry, strike, lastPrice, amount) with
 /// amount as mintOption computes it, then the protocol fee as mintOption
@@ -37,7 +39,8 @@ contract PricingRead {
     /// answered, 2 getOptionPrice answered, 3 getPremiumAmount answered, 4
     /// the fee is known (getFee answered, or none is charged), 5
     /// getVolatility (3 arguments) answered, 6 no fee is charged (feeTo is
-    /// zero); err is getOptionPrice's revert data when it failed, else
+    /// zero), 7 neither getVolatility answered but volatilityCap() did:
+    /// OptionPricingV2, priced at ttlToVol (vol is baseVol); err is getOptionPrice's revert data when it failed, else
     /// getPremiumAmount's.
     struct Answer {
         uint256 strike;
@@ -112,7 +115,15 @@ contract PricingRead {
                         h.pricing,
                         abi.encodeWithSignature("getVolatility(uint256,uint256,uint256)", r.strike, h.lastPrice, r.baseVol)
                     );
-                    if (ok) r.flags |= 32;
+                    if (ok) {
+                        r.flags |= 32;
+                    } else if (_answers(h.pricing, abi.encodeWithSignature("volatilityCap()"))) {
+                        // OptionPricingV2: a ttl table and a volatility
+                        // cap, no volatility function; getOptionPrice
+                        // prices at ttlToVol(expiry - block.timestamp).
+                        r.flags |= 128;
+                        r.vol = r.baseVol;
+                    }
                 }
             }
             (ok, r.optionPrice, err) = _try(
@@ -159,6 +170,11 @@ contract PricingRead {
         bool ok;
         (ok, v,) = _try(target, data);
         if (!ok && required) revert("PricingRead: a required read failed");
+    }
+
+    /// @dev Whether a static call answers at least a word.
+    function _answers(address target, bytes memory data) private view returns (bool ok) {
+        (ok,,) = _try(target, data);
     }
 
     function _try(address target, bytes memory data) private view returns (bool ok, uint256 v, bytes memory ret) {

@@ -76,6 +76,7 @@ var (
 	Token                    = mustOwn("TestToken")
 	OptionPricing            = mustOwn("TestOptionPricing")
 	PricingLinearV2          = mustOwn("TestOptionPricingLinearV2")
+	PricingV2                = mustOwn("TestOptionPricingV2")
 	FeeStrategy              = mustOwn("TestFeeStrategy")
 	WeekendHook              = mustOwn("TestWeekendHook")
 	Multicall3               = mustOwn("TestMulticall3")
@@ -85,7 +86,7 @@ var (
 
 // own lists every protocol artifact, for decoding errors and logs.
 func own() []Artifact {
-	return []Artifact{MarketV2, MarketV1, HandlerV1, PositionManager, HandlerV2, PositionManagerV2, PositionManagerV2Jan2025, HandlerV3, SwapRouterSwap, OneInchSwap, OneInchRouter, TTLHook, AutoExercise, OpenSettlement, Token, OptionPricing, PricingLinearV2, FeeStrategy, WeekendHook, LimitOrdersC}
+	return []Artifact{MarketV2, MarketV1, HandlerV1, PositionManager, HandlerV2, PositionManagerV2, PositionManagerV2Jan2025, HandlerV3, SwapRouterSwap, OneInchSwap, OneInchRouter, TTLHook, AutoExercise, OpenSettlement, Token, OptionPricing, PricingLinearV2, PricingV2, FeeStrategy, WeekendHook, LimitOrdersC}
 }
 
 // nodeModules is ../testdata/node_modules, found from this source file so

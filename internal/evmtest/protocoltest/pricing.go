@@ -45,6 +45,16 @@ func (p *Protocol) DeployPricingLinearV2(cfg PricingConfig, offset, multiplier i
 	return p.deployPricing(cfg, PricingLinearV2, pricing)
 }
 
+// DeployPricingV2 is DeployPricing with TestOptionPricingV2 as the
+// market's pricing: OptionPricingV2's surface (volatilityCap,
+// minOptionPricePercentage, ttlToVol, ivSetter), pricing at the ttl's
+// table IV with no volatility function. volatilityCap is stored, never
+// applied, as in the real one. There is no xSYK token.
+func (p *Protocol) DeployPricingV2(cfg PricingConfig, volatilityCap int64) *Pricing {
+	pricing := p.Chain.Deploy(PricingV2, big.NewInt(volatilityCap), big.NewInt(cfg.MinPricePercentage))
+	return p.deployPricing(cfg, PricingV2, pricing)
+}
+
 // deployPricing deploys the fee strategy and weekend hook around a
 // deployed pricing contract and points the market at them.
 func (p *Protocol) deployPricing(cfg PricingConfig, a Artifact, pricing common.Address) *Pricing {

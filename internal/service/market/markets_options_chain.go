@@ -57,8 +57,9 @@ type ChainOption struct {
 	Premium    *string `json:"premium"`
 	PremiumRaw *string `json:"premiumRaw"`
 	// IV is the volatility the strike is priced at (percent), from the
-	// pricing's own volatility function (IVSource: which; "none": it has
-	// none the gateway knows, and IV and the Greeks are null); BaseIV the
+	// pricing's own volatility function, or the ttl's table IV on
+	// OptionPricingV2, which prices at it (IVSource: which; "none": the
+	// gateway cannot read it, and IV and the Greeks are null); BaseIV the
 	// ttl's table entry. All three are null when the option is not priced.
 	IV       *string `json:"iv"`
 	BaseIV   *string `json:"baseIv"`

@@ -48,8 +48,9 @@ type PurchaseQuote struct {
 	Fees    string `json:"fees"`
 	Cost    string `json:"cost"`
 	// IV is the volatility the premium was priced at, percent: the
-	// pricing contract's own volatility function's answer for this strike
-	// (IVSource names it); nil when it has none the gateway knows (the
+	// pricing contract's own volatility function's answer for this strike,
+	// or the ttl's table IV on OptionPricingV2, which prices at it
+	// (IVSource names which); nil when the gateway cannot read it (the
 	// premium is still the contract's own). BaseIV is the ttl's table
 	// entry (ttlToVol).
 	IV       *string `json:"iv"`

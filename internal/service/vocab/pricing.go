@@ -25,6 +25,8 @@ func IVSource(v contracts.VolSource) string {
 		return "getVolatility4"
 	case contracts.Vol3:
 		return "getVolatility3"
+	case contracts.VolTable:
+		return "ttlToVol"
 	}
 	return "none"
 }
