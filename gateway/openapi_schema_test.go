@@ -31,6 +31,8 @@ var updateOpenAPI = flag.Bool("update", false, "regenerate docs/openapi.json's s
 // which refer to which schema) is derived here, never written by hand.
 var schemaTypes = map[string]reflect.Type{
 	"Error":              reflect.TypeFor[errorBody](),
+	"StreamRequest":      reflect.TypeFor[wsIn](),
+	"StreamMessage":      reflect.TypeFor[wsOut](),
 	"AsOf":               reflect.TypeFor[asOf](),
 	"ChainReadiness":     reflect.TypeFor[service.ChainReadiness](),
 	"Indexing":           reflect.TypeFor[vocab.Indexing](),
@@ -170,16 +172,64 @@ func generateOpenAPI(doc []byte) ([]byte, error) {
 }
 
 // markStreams states on each operation whether it is streamed
-// (`x-stream`, from the endpoint table's stream column): OpenAPI has no
-// word for Server-Sent Events on an operation's path.
+// (`x-stream`, from the endpoint table's stream column), and says of a
+// streamed one what OpenAPI can: its 200 may be `text/event-stream` (a
+// string: the events' framing is SSE's, their data the JSON answer) and it
+// takes `Last-Event-ID`. The WebSocket endpoint is an operation whose
+// answer is 101, its messages the schemas StreamRequest and
+// StreamMessage: OpenAPI has no word for what crosses a socket.
 func markStreams(d map[string]any) {
 	paths, _ := d["paths"].(map[string]any)
 	for _, e := range apiEndpoints {
 		item, _ := paths[e.path].(map[string]any)
 		if op, _ := item["get"].(map[string]any); op != nil {
 			op["x-stream"] = e.stream == streams
+			if e.stream == streams {
+				streamedGet(op)
+			}
 		}
 	}
+	paths[PathStream] = map[string]any{"get": map[string]any{
+		"operationId": "streamSocket",
+		"summary":     "Many streams on one WebSocket (with CLAMM_STREAMS on)",
+		"description": "A WebSocket (RFC 6455) carrying many subscriptions to the streamed reads (`x-stream: true`). The client sends StreamRequest messages (JSON text): subscribe names a route's path and its query parameters as strings, unsubscribe its id. The gateway sends StreamMessage messages: `subscribed` and `unsubscribed`, then `answer`, `reorg` and `error` events of each subscription, as its Server-Sent Events would carry them (`event`: the block as `<number>:<hash>`; `data`: the answer). A subscription refused (its parameters, a limit) is an `error` message with the error shape; the socket stays open. docs/api.md, Streams.",
+		"x-stream":    true,
+		"responses": map[string]any{
+			"101": map[string]any{"description": "Switching Protocols: the WebSocket. Messages in: StreamRequest; out: StreamMessage."},
+			"400": errorResponse("Not a WebSocket upgrade (INVALID_PARAMETER)."),
+			"404": errorResponse("Streams are off (CLAMM_STREAMS): no such route."),
+		},
+	}}
+}
+
+// streamedGet adds to a streamed GET its event-stream answer and the
+// Last-Event-ID it resumes from.
+func streamedGet(op map[string]any) {
+	ok, _ := op["responses"].(map[string]any)["200"].(map[string]any)
+	if content, _ := ok["content"].(map[string]any); content != nil {
+		content["text/event-stream"] = map[string]any{"schema": map[string]any{
+			"type":        "string",
+			"description": "Asked with `Accept: text/event-stream` (CLAMM_STREAMS on): Server-Sent Events, one `event: answer` per block that changes the answer (`id: <number>:<hash>`; `data:` the JSON answer as this operation's `application/json` at `block=<number>`), `event: reorg` before a new branch's answers, `event: error` when a block's answer fails, a `: heartbeat` comment in silences. docs/api.md, Streams.",
+		}}
+	}
+	params, _ := op["parameters"].([]any)
+	for _, p := range params {
+		if m, _ := p.(map[string]any); m["name"] == "Last-Event-ID" {
+			return
+		}
+	}
+	op["parameters"] = append(params, map[string]any{
+		"name": "Last-Event-ID", "in": "header", "required": false,
+		"description": "A stream's reconnect: the id of the last event it holds (`<number>:<hash>`); it is sent what changed after that block, or the answer at the head when that block left the chain or is over 256 blocks behind.",
+		"schema":      map[string]any{"type": "string", "pattern": "^[0-9]+:0x[0-9a-f]{64}$"},
+	})
+}
+
+// errorResponse is a response of the error shape.
+func errorResponse(desc string) map[string]any {
+	return map[string]any{"description": desc, "content": map[string]any{
+		"application/json": map[string]any{"schema": map[string]any{"$ref": refPrefix + "Error"}},
+	}}
 }
 
 // schemaGen derives OpenAPI 3.0 schemas from Go types as encoding/json

@@ -21,9 +21,9 @@ import (
 type wsIn struct {
 	Op          string            `json:"op"`
 	ID          string            `json:"id"`
-	Path        string            `json:"path"`
-	Params      map[string]string `json:"params"`
-	LastEventID string            `json:"lastEventId"`
+	Path        string            `json:"path,omitempty"`
+	Params      map[string]string `json:"params,omitempty"`
+	LastEventID string            `json:"lastEventId,omitempty"`
 }
 
 // wsOut is the gateway's message: an event of a subscription (op

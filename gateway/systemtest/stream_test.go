@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
@@ -245,8 +246,12 @@ func TestStreamWebSocketMultiplexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.CloseNow()
+	// what the socket carries, both ways, is as the OpenAPI document's
+	// schemas say
+	conforms := wsSchemas(t)
 	send := func(m map[string]any) {
 		b, _ := json.Marshal(m)
+		conforms("StreamRequest", b)
 		if err := c.Write(ctx, websocket.MessageText, b); err != nil {
 			t.Fatal(err)
 		}
@@ -264,6 +269,7 @@ func TestStreamWebSocketMultiplexes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		conforms("StreamMessage", b)
 		var m struct {
 			Op, ID, Event string
 			Data          json.RawMessage
@@ -289,6 +295,30 @@ func TestStreamWebSocketMultiplexes(t *testing.T) {
 		}
 		if strings.Contains(string(b), `"unsubscribed"`) {
 			break
+		}
+	}
+}
+
+// wsSchemas checks a WebSocket message against the OpenAPI document's
+// schema of its name.
+func wsSchemas(t *testing.T) func(schema string, msg []byte) {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(gateway.OpenAPI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(schema string, msg []byte) {
+		t.Helper()
+		ref := doc.Components.Schemas[schema]
+		if ref == nil {
+			t.Fatalf("the OpenAPI document has no schema %s", schema)
+		}
+		var v any
+		if err := json.Unmarshal(msg, &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := ref.Value.VisitJSON(v); err != nil {
+			t.Errorf("%s %s: %v", schema, msg, err)
 		}
 	}
 }
