@@ -90,18 +90,38 @@ func mustArgumentList(types ...string) abi.Arguments {
 // SwapLimits bound how the swaps are read: LogRange is the widest
 // eth_getLogs range asked (the providers' common cap is 10,000 blocks;
 // a range refused as too wide or too full is halved), PerBatch the calls
-// one batch carries (a batch answer of tens of thousands of logs passes
-// geth's 25 MB batch limit), Slack how close a window's end must be
-// placed among the blocks (the logs of the slack's blocks are read and
-// left out by their time).
+// the first batch carries (a batch answer of tens of thousands of logs
+// passes geth's 25 MB batch limit), MaxPerBatch the most a later batch
+// carries when the answers so far were small (a quiet pool's ranges hold
+// few logs: a window of days is then a few batches, not one per 12
+// ranges; providers refuse batches of more than 100 to 1,000 calls),
+// Slack how close a window's end must be placed among the blocks (the
+// logs of the slack's blocks are read and left out by their time).
 type SwapLimits struct {
-	LogRange uint64
-	PerBatch int
-	Slack    uint64
+	LogRange    uint64
+	PerBatch    int
+	MaxPerBatch int
+	Slack       uint64
 }
 
 // DefaultSwapLimits suit the providers' usual caps.
-var DefaultSwapLimits = SwapLimits{LogRange: 10_000, PerBatch: 12, Slack: 4_096}
+var DefaultSwapLimits = SwapLimits{LogRange: 10_000, PerBatch: 12, MaxPerBatch: 100, Slack: 4_096}
+
+// batchAnswerBudget is the answer a batch of ranges is sized to: half of
+// geth's 25 MB limit on a batch's answers, from the bytes a range
+// answered so far.
+const batchAnswerBudget = 12 << 20
+
+// nextBatch is how many ranges the next batch asks: PerBatch until some
+// answered, then as many as fit batchAnswerBudget at the bytes a range
+// answered so far, within [PerBatch, MaxPerBatch].
+func (l SwapLimits) nextBatch(ranges int, bytes int64) int {
+	if ranges == 0 || l.MaxPerBatch <= l.PerBatch {
+		return l.PerBatch
+	}
+	per := max(bytes/int64(ranges), 1)
+	return int(min(max(batchAnswerBudget/per, int64(l.PerBatch)), int64(l.MaxPerBatch)))
+}
 
 // PoolSwaps reads the swaps of pool in the blocks whose time is in
 // [from, to) (to cut at the answer's block), from the last block before
@@ -281,6 +301,10 @@ type swapRead struct {
 	lim   SwapLimits
 	to    int64
 	trips int
+	// ranges and bytes are the ranges answered so far and their answers'
+	// size, which size the next batch (SwapLimits.nextBatch).
+	ranges int
+	bytes  int64
 }
 
 type logRange struct{ from, to uint64 }
@@ -305,7 +329,7 @@ func (s *swapRead) read(ctx context.Context, lo, hi uint64) (*big.Int, []Swap, e
 		if first {
 			batch = append(batch, s.slot0At(lo))
 		}
-		for n = 0; n < len(todo) && len(batch) < s.lim.PerBatch; n++ {
+		for n = 0; n < len(todo) && len(batch) < s.lim.nextBatch(s.ranges, s.bytes); n++ {
 			batch = append(batch, s.logsCall(todo[n]))
 		}
 		asked := todo[:n]
@@ -373,7 +397,12 @@ func (s *swapRead) logsCall(g logRange) rpc.BatchElem {
 // refused it as too wide or too full.
 func (s *swapRead) answer(e rpc.BatchElem, g logRange, raw *[]json.RawMessage) ([]logRange, error) {
 	if e.Error == nil {
-		*raw = append(*raw, *e.Result.(*[]json.RawMessage)...)
+		got := *e.Result.(*[]json.RawMessage)
+		s.ranges++
+		for _, m := range got {
+			s.bytes += int64(len(m))
+		}
+		*raw = append(*raw, got...)
 		return nil, nil
 	}
 	if !tooMuch(e.Error) || g.from == g.to {
