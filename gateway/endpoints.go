@@ -323,22 +323,36 @@ var apiEndpoints = []endpoint{
 	// and prices by ticker.
 	hostedMarketsEndpoint(),
 	hostedTickerEndpoints[0], hostedTickerEndpoints[1], hostedTickerEndpoints[2],
+	// The order book (orders.go): never cached (each order is judged at
+	// the chain's head on every read, and a POST changes the book at
+	// once); the writes take POST. Without a book, 404.
+	orderEndpoints[0], orderEndpoints[1], orderEndpoints[2], orderEndpoints[3],
+	orderEndpoints[4], orderEndpoints[5], orderEndpoints[6],
 }
 
 // Operation is what the contract test checks of each endpoint against the
-// OpenAPI document: its path, operationId and query parameters, and which
-// of them may be left out (every other one is required).
+// OpenAPI document: its path, method (GET, or POST for a write),
+// operationId and query parameters, and which of them may be left out
+// (every other one is required); Uncached says its answers are never
+// cached (no ETag, no 304).
 type Operation struct {
 	Path, ID string
+	Method   string
 	Params   []string
 	Optional []string
+	Uncached bool
 }
 
 // Operations lists the server's endpoints, in table order.
 func (s *Server) Operations() []Operation {
 	out := make([]Operation, len(s.endpoints))
 	for i, e := range s.endpoints {
-		out[i] = Operation{Path: e.path, ID: e.operation, Params: append([]string(nil), e.params...), Optional: append([]string(nil), e.optional...)}
+		method := http.MethodGet
+		if e.methods != nil {
+			method = e.methods[0]
+		}
+		out[i] = Operation{Path: e.path, ID: e.operation, Method: method, Params: append([]string(nil), e.params...),
+			Optional: append([]string(nil), e.optional...), Uncached: e.uncached}
 	}
 	return out
 }
@@ -379,6 +393,10 @@ type endpoint struct {
 	pin       block.Strategy
 	stream    streamed
 	handler   func(s *Server) http.HandlerFunc
+	// methods the route takes (nil: GET and HEAD); uncached: its answers
+	// are never cached (the order book's).
+	methods  []string
+	uncached bool
 	// open parses a stream's request (stream: streams; nil otherwise).
 	open func(s *Server, r *http.Request) (streamSpec, error)
 }

@@ -27,15 +27,19 @@ func undocumented(t *testing.T, ops []gateway.Operation) []string {
 	var out []string
 	for _, op := range ops {
 		item := doc.Paths.Find(op.Path)
-		if item == nil || item.Get == nil {
-			out = append(out, op.Path+": no GET operation in the document")
+		var docOp *openapi3.Operation
+		if item != nil {
+			docOp = item.GetOperation(op.Method)
+		}
+		if docOp == nil {
+			out = append(out, op.Path+": no "+op.Method+" operation in the document")
 			continue
 		}
-		if item.Get.OperationID != op.ID {
-			out = append(out, fmt.Sprintf("%s: operationId %q, the table says %q", op.Path, item.Get.OperationID, op.ID))
+		if docOp.OperationID != op.ID {
+			out = append(out, fmt.Sprintf("%s: operationId %q, the table says %q", op.Path, docOp.OperationID, op.ID))
 		}
 		var names []string
-		for _, p := range item.Get.Parameters {
+		for _, p := range docOp.Parameters {
 			if p.Value.In == "query" {
 				names = append(names, p.Value.Name)
 				if optional := slices.Contains(op.Optional, p.Value.Name); p.Value.Required == optional {
@@ -112,7 +116,9 @@ func TestOneEntryMakesAnEndpoint(t *testing.T) {
 }
 
 // Every status an operation can answer is one of its responses in the
-// OpenAPI document: its success, 304 to a matching If-None-Match, each
+// OpenAPI document: its success, 304 to a matching
+// If-None-Match (unless its answers are never cached), 413 for a write's
+// body over the bound, each
 // error kind's status (package problem: any route can be asked with a bad
 // parameter, an unknown chain or market, the wrong method, over the rate
 // limit or with oversized headers, and any upstream can fail or time out),
@@ -129,18 +135,53 @@ func TestEveryStatusIsDocumented(t *testing.T) {
 		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
 	for _, op := range demoServer(t, nil).Operations() {
 		item := doc.Paths.Find(op.Path)
-		if item == nil || item.Get == nil {
-			t.Errorf("%s: not in the document", op.Path)
+		var docOp *openapi3.Operation
+		if item != nil {
+			docOp = item.GetOperation(op.Method)
+		}
+		if docOp == nil {
+			t.Errorf("%s %s: not in the document", op.Method, op.Path)
 			continue
 		}
-		want := every
+		want := slices.Clone(every)
 		if slices.Contains(op.Params, "block") {
-			want = append(slices.Clone(every), http.StatusUnprocessableEntity)
+			want = append(want, http.StatusUnprocessableEntity)
+		}
+		if op.Uncached {
+			want = slices.DeleteFunc(want, func(s int) bool { return s == http.StatusNotModified })
+		}
+		if op.Method == http.MethodPost {
+			want = append(want, http.StatusRequestEntityTooLarge)
 		}
 		for _, status := range want {
-			if item.Get.Responses.Status(status) == nil {
+			if docOp.Responses.Status(status) == nil {
 				t.Errorf("%s: answers %d, which its OpenAPI responses do not list", op.Path, status)
 			}
+		}
+	}
+}
+
+// The order book's routes are the table's: without a book they answer
+// 404 naming why; a write takes POST only (405 naming it otherwise).
+func TestOrderRoutesWithoutABook(t *testing.T) {
+	t.Parallel()
+	srv := demoServer(t, nil)
+	for _, c := range []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{http.MethodGet, gateway.PathOrders + "?chainId=42161", http.StatusNotFound, ""},
+		{http.MethodPost, gateway.PathOrders, http.StatusNotFound, ""},
+		{http.MethodGet, gateway.PathOrdersFillable + "?chainId=42161&swapperId=uni-v3", http.StatusNotFound, ""},
+		{http.MethodGet, gateway.PathOrdersCreate, http.StatusMethodNotAllowed, "POST"},
+		{http.MethodPut, gateway.PathOrders, http.StatusMethodNotAllowed, "GET, HEAD, POST"},
+	} {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, httptest.NewRequest(c.method, c.path, strings.NewReader("{}")))
+		if rec.Code != c.status || (c.status == http.StatusNotFound && !strings.Contains(rec.Body.String(), "keeps no order book")) ||
+			rec.Header().Get("Allow") != c.allow {
+			t.Errorf("%s %s: %d %q %s", c.method, c.path, rec.Code, rec.Header().Get("Allow"), rec.Body)
 		}
 	}
 }

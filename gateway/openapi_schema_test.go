@@ -18,6 +18,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/liquidity"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/orders"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/trade"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 )
@@ -88,6 +89,18 @@ var schemaTypes = map[string]reflect.Type{
 	"BoardUSD":           reflect.TypeFor[market.BoardUSD](),
 	"ChainHoldings":      reflect.TypeFor[market.ChainHoldings](),
 	"PoolHoldings":       reflect.TypeFor[market.PoolHoldings](),
+	"SellOrder":          reflect.TypeFor[vocab.SellOrder](),
+	"SignedOrder":        reflect.TypeFor[orders.SignedOrder](),
+	"OrderView":          reflect.TypeFor[orders.View](),
+	"OrderClosure":       reflect.TypeFor[orders.Closure](),
+	"PreparedOrder":      reflect.TypeFor[orders.Prepared](),
+	"TypedData":          reflect.TypeFor[orders.TypedData](),
+	"TypedField":         reflect.TypeFor[orders.TypedField](),
+	"TypedDomain":        reflect.TypeFor[orders.TypedDomain](),
+	"OrderStep":          reflect.TypeFor[orders.Step](),
+	"OrderFill":          reflect.TypeFor[orders.Fill](),
+	"PreparedCancel":     reflect.TypeFor[orders.PreparedCancel](),
+	"DeleteOrders":       reflect.TypeFor[orders.DeleteRequest](),
 	// The hosted API's shapes (hosted.go).
 	"HostedMarket":    reflect.TypeFor[market.HostedMarket](),
 	"HostedPool":      reflect.TypeFor[market.HostedPool](),

@@ -11,8 +11,8 @@ import (
 	"strconv"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/gorilla/mux"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/orders"
@@ -44,36 +44,55 @@ type OrderBook interface {
 	Delete(ctx context.Context, req orders.DeleteRequest) ([]orders.View, error)
 }
 
-// orderRoutes adds the book's routes when a book is configured (without
-// one they are the router's 404). None is cached: an order's status is
-// judged at the chain's head on every read (a fill, a cancel, a transfer
-// or a revoked delegate moves it within a block) and a POST changes the
-// list at once, so a cached list would show a maker the book as it was
-// before their own order; every answer says Cache-Control: no-store. The
-// reads take GET and HEAD, the writes POST only; the rate limit and CORS
-// are the middleware's, as for every route.
-func (s *Server) orderRoutes(r *mux.Router) {
-	if s.opts.Orders == nil {
-		return
+// orderEndpoints are the book's operations as entries of the endpoint
+// table. None is cached: an order's status is judged at the chain's head
+// on every read (a fill, a cancel, a transfer or a revoked delegate moves
+// it within a block) and a POST changes the list at once, so a cached
+// list would show a maker the book as it was before their own order;
+// every answer says Cache-Control: no-store. The reads take GET and HEAD,
+// the writes POST only; the rate limit and CORS are the middleware's, as
+// for every route. A gateway without a book (no chain served from the
+// network) answers them 404.
+var orderEndpoints = [...]endpoint{
+	orderOp{PathOrders, "listOrders", "", listOrderParams, listOrderParams[1:]}.endpoint((*Server).listOrders),
+	orderOp{PathOrders, "submitOrder", http.MethodPost, nil, nil}.endpoint((*Server).submitOrder),
+	orderOp{PathOrdersCreate, "createOrder", http.MethodPost, nil, nil}.endpoint((*Server).submitOrder),
+	orderOp{PathOrdersDelete, "deleteOrders", http.MethodPost, nil, nil}.endpoint((*Server).deleteOrders),
+	orderOp{PathOrdersPrepare, "prepareOrder", "", prepareOrderParams, prepareOrderParams[4:]}.endpoint((*Server).prepareOrder),
+	orderOp{PathOrdersFillable, "fillableOrders", "", fillableParams, fillableParams[2:]}.endpoint((*Server).fillableOrders),
+	orderOp{PathOrdersCancelPrepare, "prepareCancel", "", cancelParams, nil}.endpoint((*Server).prepareCancel),
+}
+
+// orderOp is one order operation: its path, operationId, method ("" is
+// GET and HEAD), query parameters and which of them may be left out.
+type orderOp struct {
+	path, operation, method string
+	params, optional        []string
+}
+
+var (
+	listOrderParams = []string{"chainId", "user", "optionMarket", "tokenId", "status"}
+	fillableParams  = []string{"chainId", "swapperId", "filler"}
+	cancelParams    = []string{"chainId", "hash"}
+)
+
+// endpoint is the operation's table entry, answered by h.
+func (o orderOp) endpoint(h func(*Server, http.ResponseWriter, *http.Request) (any, int, error)) endpoint {
+	e := endpoint{path: o.path, operation: o.operation, params: o.params, optional: o.optional, pin: block.ChainHead, stream: notStreamed, uncached: true}
+	if o.method != "" {
+		e.methods = []string{o.method}
 	}
-	for _, rt := range []struct {
-		path   string
-		h      func(http.ResponseWriter, *http.Request) (any, int, error)
-		method []string
-	}{
-		{PathOrders, s.listOrders, []string{http.MethodGet, http.MethodHead}},
-		{PathOrders, s.submitOrder, []string{http.MethodPost}},
-		{PathOrdersCreate, s.submitOrder, []string{http.MethodPost}},
-		{PathOrdersDelete, s.deleteOrders, []string{http.MethodPost}},
-		{PathOrdersPrepare, s.prepareOrder, []string{http.MethodGet, http.MethodHead}},
-		{PathOrdersFillable, s.fillableOrders, []string{http.MethodGet, http.MethodHead}},
-		{PathOrdersCancelPrepare, s.prepareCancel, []string{http.MethodGet, http.MethodHead}},
-	} {
-		h := rt.h
-		r.Handle(rt.path, s.tagged(route{path: rt.path, metrics: s.opts.Metrics.Route(rt.path), handler: func(w http.ResponseWriter, r *http.Request) {
-			s.serveOrder(w, r, h)
-		}})).Methods(rt.method...)
+	e.handler = func(s *Server) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if s.opts.Orders == nil {
+				w.Header().Set("Cache-Control", "no-store")
+				s.writeError(w, problem.New(problem.RouteNotFound, "this gateway keeps no order book: it serves no chain from the network (the demo's recorded chains cannot check an order against the chain; docs/orders.md)"))
+				return
+			}
+			s.serveOrder(w, r, func(w http.ResponseWriter, r *http.Request) (any, int, error) { return h(s, w, r) })
+		}
 	}
+	return e
 }
 
 // serveOrder runs one order operation within the request timeout and
@@ -164,7 +183,7 @@ func (s *Server) deleteOrders(w http.ResponseWriter, r *http.Request) (any, int,
 // orders (optionMarket, optionally one tokenId), of one status if asked.
 func (s *Server) listOrders(_ http.ResponseWriter, r *http.Request) (any, int, error) {
 	var p params
-	if err := p.readOnly(r, []string{"chainId", "user", "optionMarket", "tokenId", "status"}); err != nil {
+	if err := p.readOnly(r, listOrderParams); err != nil {
 		return nil, 0, err
 	}
 	req, err := s.parseList(&p)
@@ -256,7 +275,7 @@ func requiredUint(p *params, name string) (*big.Int, error) {
 // (optional).
 func (s *Server) fillableOrders(_ http.ResponseWriter, r *http.Request) (any, int, error) {
 	var p params
-	if err := p.readOnly(r, []string{"chainId", "swapperId", "filler"}); err != nil {
+	if err := p.readOnly(r, fillableParams); err != nil {
 		return nil, 0, err
 	}
 	var req orders.FillableRequest
@@ -284,7 +303,7 @@ func (s *Server) fillableOrders(_ http.ResponseWriter, r *http.Request) (any, in
 // prepareCancel answers GET /clamm/orders/cancel/prepare?chainId=&hash=.
 func (s *Server) prepareCancel(_ http.ResponseWriter, r *http.Request) (any, int, error) {
 	var p params
-	if err := p.readOnly(r, []string{"chainId", "hash"}); err != nil {
+	if err := p.readOnly(r, cancelParams); err != nil {
 		return nil, 0, err
 	}
 	chainID, err := p.chainID(s.chains, s.opts.ServeHint)

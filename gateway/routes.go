@@ -13,12 +13,21 @@ import (
 )
 
 // route is one entry of the route table: a fixed path answering GET and
-// HEAD. The table is the only list of routes; the router and the fast path
-// are both built from it.
+// HEAD, or the methods it names. The table is the only list of routes;
+// the router and the fast path are both built from it.
 type route struct {
 	path    string
 	handler http.HandlerFunc
 	metrics *metrics.Route // the path's collectors (nil without metrics)
+	methods []string       // nil: GET and HEAD
+}
+
+// methodsOf are the methods a route takes.
+func (rt *route) methodsOf() []string {
+	if rt.methods == nil {
+		return []string{http.MethodGet, http.MethodHead}
+	}
+	return rt.methods
 }
 
 // table lists every route: the API's endpoints first (they are the ones
@@ -29,7 +38,7 @@ type route struct {
 func (s *Server) table() []route {
 	t := make([]route, 0, len(s.endpoints)+5)
 	for _, e := range s.endpoints {
-		t = append(t, route{path: e.path, handler: e.handler(s)})
+		t = append(t, route{path: e.path, handler: e.handler(s), methods: e.methods})
 	}
 	t = append(t,
 		route{path: PathHealthz, handler: s.handleHealthz},
@@ -47,7 +56,9 @@ func (s *Server) table() []route {
 	return t
 }
 
-// serveDirect answers GET and HEAD on the table's paths without the router
+// serveDirect answers GET and HEAD on the table's paths (those that take
+// GET and HEAD alone: the order book's routes go through the router)
+// without the router
 // and reports whether it did. gorilla/mux costs a cache hit eight
 // allocations and a regexp match (it copies the request twice to put route
 // and path variables in its context, which these handlers never read);
@@ -59,7 +70,7 @@ func (s *Server) serveDirect(x *exchange, r *http.Request) bool {
 		return false
 	}
 	for i := range s.direct {
-		if rt := &s.direct[i]; rt.path == r.URL.Path {
+		if rt := &s.direct[i]; rt.path == r.URL.Path && rt.methods == nil {
 			x.route, x.metrics = rt.path, rt.metrics
 			rt.handler(x, r)
 			return true
@@ -80,9 +91,8 @@ func (s *Server) routes() http.Handler {
 	for i := range s.direct {
 		rt := &s.direct[i]
 		rt.metrics = s.opts.Metrics.Route(rt.path)
-		r.Handle(rt.path, s.tagged(*rt)).Methods(http.MethodGet, http.MethodHead)
+		r.Handle(rt.path, s.tagged(*rt)).Methods(rt.methodsOf()...)
 	}
 	s.subgraphRoutes(r)
-	s.orderRoutes(r)
 	return r
 }

@@ -30,17 +30,29 @@ func TestDirectRoutesMatchRouter(t *testing.T) {
 	for _, p := range []string{PathHostedMarkets, PathTickerMarkPrice, PathTickerCandles, PathTickerLastPrice} {
 		api[p] = true
 	}
+	// The order book's reads are answered directly (404 here: no book);
+	// its writes take POST only, so the router has them.
+	reads := []string{PathOrders, PathOrdersPrepare, PathOrdersFillable, PathOrdersCancelPrepare}
+	writes := map[string]bool{PathOrders: true, PathOrdersCreate: true, PathOrdersDelete: true}
 	paths := []string{PathStrikesChain, PathExerciseHistory, PathExercisePrepare, PathPurchaseHistory, PathPurchasePositions, PathOptionMarkets,
 		PathPurchaseQuote, PathPurchasePrepare, PathOptionsChain, PathStats, PathDepositPrepare, PathWithdrawPrepare, PathDepositHistory, PathWithdrawHistory, PathDepositPositions,
 		PathDelegatePrepare, PathSettlements, PathExpiringOptions, PathMarkPrice, PathCandles, PathChainStats, PathLeaderboard, PathHealthz, PathReadyz, PathOpenAPI, PathDocs, PathMetrics,
 		PathHostedMarkets, PathTickerMarkPrice, PathTickerCandles, PathTickerLastPrice,
+		PathOrders, PathOrdersPrepare, PathOrdersFillable, PathOrdersCancelPrepare, PathOrdersCreate, PathOrdersDelete,
 		PathStrikesChain + "/", "/clamm//strikes-chain", "/CLAMM/strikes-chain", "/clamm", "/"}
-	inTable := map[string]bool{}
+	inTable, posts := map[string]bool{}, map[string]bool{} // paths taking GET and HEAD; paths taking POST
 	for _, rt := range s.table() {
-		inTable[rt.path] = true
+		if rt.methods == nil {
+			inTable[rt.path] = true
+		} else {
+			posts[rt.path] = true
+		}
 	}
-	if len(inTable) != len(api)+4 { // the API, /healthz, /readyz, /openapi.json, /docs; no metrics configured: no /metrics
-		t.Errorf("table has %d routes, want %d", len(inTable), len(api)+4)
+	if len(inTable) != len(api)+len(reads)+4 { // the API, /healthz, /readyz, /openapi.json, /docs; no metrics configured: no /metrics
+		t.Errorf("table has %d routes taking GET, want %d", len(inTable), len(api)+len(reads)+4)
+	}
+	if len(posts) != len(writes) {
+		t.Errorf("table has %d routes taking POST, want %d", len(posts), len(writes))
 	}
 	methods := []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodOptions, "PATCH"}
 	for _, path := range paths {

@@ -248,10 +248,10 @@ func TestReadmeAndAPIDocListEveryRoute(t *testing.T) {
 			rows[strings.Trim(cell, "`")] = true
 		}
 	}
-	headings := regexp.MustCompile(`(?m)^#{2,3} GET (\S+)\s*$`)
+	headings := regexp.MustCompile(`(?m)^#{2,3} (GET|POST) (\S+)\s*$`)
 	sections := map[string]bool{}
 	for _, m := range headings.FindAllStringSubmatch(string(api), -1) {
-		sections[m[1]] = true
+		sections[m[1]+" "+m[2]] = true
 	}
 	ops := newDemoServer(t).Operations()
 	if len(ops) < 20 {
@@ -261,8 +261,8 @@ func TestReadmeAndAPIDocListEveryRoute(t *testing.T) {
 		if !rows[op.Path] {
 			t.Errorf("README.md's endpoint table has no row for %s", op.Path)
 		}
-		if !sections[op.Path] {
-			t.Errorf("docs/api.md has no section \"GET %s\"", op.Path)
+		if !sections[op.Method+" "+op.Path] {
+			t.Errorf("docs/api.md has no section \"%s %s\"", op.Method, op.Path)
 		}
 	}
 }
