@@ -61,12 +61,16 @@ type column struct {
 // filter on by equality, then the one they order or range by: with them
 // each document's page reads the entries it returns (and its ties), not
 // the type. TestDocumentsUseIndexes holds every document's plan to them.
+// A user's page on one market searches by both (user, market): by the
+// user alone it would walk the user's entries on every market until it
+// found a page on this one (TestUserPagesSearchByMarket); settlements
+// are asked by user alone too.
 var indexes = map[string][][]string{
-	"Purchase":         {{"buyer", "logOrder"}, {"market", "timestamp"}},
-	"Exercise":         {{"user", "logOrder"}, {"market", "timestamp"}},
-	"Settlement":       {{"user", "logOrder"}},
+	"Purchase":         {{"buyer", "market", "logOrder"}, {"market", "timestamp"}},
+	"Exercise":         {{"user", "market", "logOrder"}, {"market", "timestamp"}},
+	"Settlement":       {{"user", "logOrder"}, {"user", "market", "logOrder"}},
 	"SettlementLeg":    {{"settlement", "index"}},
-	"Option":           {{"market", "expiry"}, {"owner", "mintLogOrder"}, {"market", "hasLiquidity"}},
+	"Option":           {{"market", "expiry"}, {"owner", "market", "mintLogOrder"}, {"market", "hasLiquidity"}},
 	"OptionLeg":        {{"option", "index"}},
 	"ExerciseDelegate": {{"owner"}},
 	"LpDeposit":        {{"user", "logOrder"}},

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -96,5 +97,36 @@ func TestAnswersReadByLevel(t *testing.T) {
 			t.Errorf("%s: %d reads for %d bytes", name, reads, len(raw))
 		}
 		t.Logf("%s: %d reads, %d bytes", name, reads, len(raw))
+	}
+}
+
+// A user's page on one market is read by an index on both: by the user
+// alone, a page on a market the user seldom trades walks every entry the
+// user has on the others (a busy account's whole history) to fill it.
+func TestUserPagesSearchByMarket(t *testing.T) {
+	st := benchStore(t, 1_000)
+	want := map[string]string{
+		"purchase_history":   "SEARCH e_Purchase USING INDEX e_Purchase_buyer_market_logOrder (buyer=? AND market=?)",
+		"exercise_history":   "SEARCH e_Exercise USING INDEX e_Exercise_user_market_logOrder (user=? AND market=?)",
+		"settlement_history": "SEARCH e_Settlement USING INDEX e_Settlement_user_market_logOrder (user=? AND market=?)",
+		"purchase_positions": "SEARCH e_Option USING INDEX e_Option_owner_market_mintLogOrder (owner=? AND market=?)",
+	}
+	var seen []traced
+	traceRead = func(q string, args []any) { seen = append(seen, traced{q, args}) }
+	defer func() { traceRead = nil }()
+	docs := gateway.Embedded()
+	for name, line := range want {
+		seen = nil
+		doc := docs[name]
+		if r := st.Query(graphnode.Request{Query: doc.Text, OperationName: doc.OperationName, Variables: benchVars(name)}); len(r.Errors) > 0 {
+			t.Fatalf("%s: %+v", name, r.Errors)
+		}
+		var plans []string
+		for _, s := range seen {
+			plans = append(plans, plan(t, st, s)...)
+		}
+		if !slices.Contains(plans, line) {
+			t.Errorf("%s: no %q in its plans:\n%s", name, line, strings.Join(plans, "\n"))
+		}
 	}
 }
