@@ -2,6 +2,8 @@
 # Installs what `go test ./...` needs beyond Go modules, on a fresh machine:
 #   - the compiled Uniswap V3 / OpenZeppelin contracts and solc-js the EVM
 #     tests deploy (npm, internal/evmtest/testdata);
+#   - Foundry's anvil (npm, internal/chain/testdata/anvil), a real node
+#     with WebSocket subscriptions;
 #   - redis-server, which the shared cache tier's tests start on loopback
 #     (Debian package; installed only when missing, with sudo when not root);
 #   - PostgreSQL's initdb and pg_ctl, with which the order book's tests start
@@ -39,4 +41,6 @@ fi
 
 step "npm ci in internal/evmtest/testdata: the Uniswap V3 and OpenZeppelin contracts the EVM tests deploy, and solc-js (about 20 MB into its node_modules)"
 npm ci --prefix internal/evmtest/testdata --no-audit --no-fund --loglevel=error
+step "npm ci in internal/chain/testdata/anvil: Foundry's anvil, a real node whose WebSocket newHeads a test follows (about 45 MB)"
+npm ci --prefix internal/chain/testdata/anvil --no-audit --no-fund --loglevel=error
 step "done: run go test ./... (the first build compiles go-ethereum, some minutes)"

@@ -98,6 +98,8 @@ type App struct {
 	// RunFeeds.
 	streams  bool
 	headPoll time.Duration
+	// wsURLs are the chains' WebSocket RPC URLs (CLAMM_CHAIN_<id>_RPC_WS_URL).
+	wsURLs map[uint64]string
 }
 
 // Close releases what New opened beyond memory: the shared tier's
@@ -123,7 +125,12 @@ func New(o Options) (*App, error) {
 		return nil, err
 	}
 	a := &App{Service: w.svc, Pins: w.pins, Modes: w.modes, Indexes: w.indexes,
-		streams: o.Config.Streams, headPoll: o.Config.HeadPoll.D()}
+		streams: o.Config.Streams, headPoll: o.Config.HeadPoll.D(), wsURLs: map[uint64]string{}}
+	for id, ch := range o.Config.Chains {
+		if ch.RPCWSURL != "" {
+			a.wsURLs[id] = ch.RPCWSURL
+		}
+	}
 	var shared gateway.SharedTier // stays a nil interface without Redis
 	if redisURL := o.Config.RedisURL; redisURL != "" {
 		// Connected lazily: a Redis down at start is a degraded tier, not
@@ -339,7 +346,7 @@ func newGateway(o Options, w wired, shared gateway.SharedTier, book *book) (*gat
 func Secrets(cfg *config.Config) *secret.Redactor {
 	urls := []string{cfg.RedisURL, cfg.OrdersDatabaseURL}
 	for _, ch := range cfg.Chains {
-		urls = append(urls, ch.SubgraphURL, ch.RPCURL)
+		urls = append(urls, ch.SubgraphURL, ch.RPCURL, ch.RPCWSURL)
 	}
 	return secret.NewRedactor(urls...)
 }

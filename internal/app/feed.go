@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 )
 
@@ -53,7 +55,12 @@ func (a *App) RunFeeds(ctx context.Context) (wait func()) {
 		if a.Modes[id] != ModeLive {
 			continue // an indexed chain's index announces its own heads
 		}
-		feed, err := a.Pins.PollFeed(id, a.headPoll)
+		var wake chan struct{}
+		if url := a.wsURLs[id]; url != "" {
+			wake = make(chan struct{}, 1)
+			wg.Go(func() { wakeOnNewHeads(ctx, url, wake) })
+		}
+		feed, err := a.Pins.PollFeed(id, a.headPoll, wake)
 		if err != nil {
 			continue
 		}
@@ -64,6 +71,31 @@ func (a *App) RunFeeds(ctx context.Context) (wait func()) {
 		relayHeads(ctx, &wg, a.Pins, a.Shared)
 	}
 	return wg.Wait
+}
+
+// wakeOnNewHeads follows the node's newHeads over its WebSocket RPC URL
+// and wakes the chain's poller at each, dialling again (after a pause
+// that doubles up to a minute) when the socket fails: meanwhile the
+// poller's own period keeps the feed going.
+func wakeOnNewHeads(ctx context.Context, url string, wake chan<- struct{}) {
+	pause := time.Second
+	for ctx.Err() == nil {
+		began := time.Now()
+		_ = chain.NewHeads(ctx, url, func(block.Ref) {
+			select {
+			case wake <- struct{}{}:
+			default: // a round is already asked for
+			}
+		})
+		if time.Since(began) > time.Minute {
+			pause = time.Second // it ran a while: a fresh failure
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, time.Minute)
+	}
 }
 
 // headBus is the shared tier's pub/sub of heads (redistier.Tier).

@@ -495,13 +495,13 @@ func (p *Pins) Follow(ctx context.Context, chainID uint64, f Feed) error {
 }
 
 // PollFeed is the feed of a chain served by a Graph Node: a Poller of its
-// sources every every.
-func (p *Pins) PollFeed(chainID uint64, every time.Duration) (Feed, error) {
+// sources every every, and whenever wake (nil: none) asks.
+func (p *Pins) PollFeed(chainID uint64, every time.Duration, wake <-chan struct{}) (Feed, error) {
 	c, err := p.chain(chainID)
 	if err != nil {
 		return nil, err
 	}
-	return &Poller{Indexed: c.Indexed, Headers: c.Headers, Every: every}, nil
+	return &Poller{Indexed: c.Indexed, Headers: c.Headers, Every: every, Wake: wake}, nil
 }
 
 // Chains lists the chains the pins serve.

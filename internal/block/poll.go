@@ -22,6 +22,12 @@ type Poller struct {
 	// Keep is how many published heads are remembered for finding a fork
 	// (0: 64); a reorg deeper than that forks at the oldest remembered.
 	Keep int
+	// Wake, if set, asks for a round now: the node's newHeads over a
+	// WebSocket RPC URL (chain.NewHeads), so a head reaches the feed as
+	// soon as the subgraph has it rather than at the next tick. The
+	// ticker stays, for a socket that drops and for a subgraph that
+	// indexes the block after the node announced it.
+	Wake <-chan struct{}
 
 	seen []Ref // published heads, oldest first
 }
@@ -45,6 +51,7 @@ func (p *Poller) Run(ctx context.Context, h *Heads) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
+		case <-p.Wake: // nil without a WebSocket: never
 		}
 	}
 }

@@ -111,6 +111,10 @@ type Chain struct {
 	Name        string `json:"name"`
 	SubgraphURL string `json:"subgraphUrl"`
 	RPCURL      string `json:"rpcUrl"`
+	// RPCWSURL, if set, is the node's WebSocket RPC URL (ws:// or
+	// wss://): with streams on, a Graph Node chain's head feed asks
+	// `_meta` at each of its newHeads instead of waiting for its poll.
+	RPCWSURL string `json:"rpcWsUrl,omitempty"`
 	// Mode, if set, states how the chain is served (ModeDemo,
 	// ModeGraphNode, ModeIndexed) rather than leaving it to what is set:
 	// ServeMode then refuses the chain unless every setting of that mode is.
@@ -460,6 +464,9 @@ func applyChainEnv(c *Config, getenv func(string) string) error {
 		if v := getenv(fmt.Sprintf("CLAMM_CHAIN_%d_RPC_URL", id)); v != "" {
 			ch.RPCURL = v
 		}
+		if v := getenv(fmt.Sprintf("CLAMM_CHAIN_%d_RPC_WS_URL", id)); v != "" {
+			ch.RPCWSURL = v
+		}
 		if v := getenv(fmt.Sprintf("CLAMM_CHAIN_%d_MODE", id)); v != "" {
 			ch.Mode = v
 		}
@@ -525,6 +532,9 @@ func (c *Config) Validate() error {
 			if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") {
 				return fmt.Errorf("chain %d: upstream URL %s is not an http(s) URL", id, secret.URL(u))
 			}
+		}
+		if p, err := url.Parse(ch.RPCWSURL); ch.RPCWSURL != "" && (err != nil || (p.Scheme != "ws" && p.Scheme != "wss")) {
+			return fmt.Errorf("chain %d: WebSocket RPC URL %s is not a ws(s) URL", id, secret.URL(ch.RPCWSURL))
 		}
 		for sid, s := range ch.Swappers {
 			if s.Kind != SwapperUniswapV3 && s.Kind != Swapper1inch {

@@ -82,6 +82,14 @@ func TestRejectsBadConfig(t *testing.T) {
 	if _, err := Load(env(map[string]string{"CLAMM_CHAIN_42161_RPC_URL": "ftp://x"})); err == nil {
 		t.Fatal("ftp URL accepted")
 	}
+	ws := map[string]string{"CLAMM_CHAIN_42161_RPC_URL": "https://rpc.example/KEY", "CLAMM_CHAIN_42161_RPC_WS_URL": "https://rpc.example/KEY"}
+	if _, err := Load(env(ws)); err == nil || strings.Contains(err.Error(), "KEY") {
+		t.Fatalf("an http URL as the WebSocket RPC URL: %v", err)
+	}
+	ws["CLAMM_CHAIN_42161_RPC_WS_URL"] = "wss://rpc.example/KEY"
+	if c, err := Load(env(ws)); err != nil || c.Chains[42161].RPCWSURL != "wss://rpc.example/KEY" {
+		t.Fatalf("a wss URL: %v", err)
+	}
 	if _, err := Load(env(map[string]string{"CLAMM_STRIKES_TTL": "soon"})); err == nil {
 		t.Fatal("bad duration accepted")
 	}
