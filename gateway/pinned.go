@@ -91,8 +91,17 @@ func encodeAt(v any, subgraphBlock uint64, ref block.Ref) (entry, error) {
 	}
 	e := newEntry(body, subgraphBlock, etagOf(body), gzipBody(body))
 	e.setBlock(ref)
+	if d, ok := v.(degraded); ok && d.Degraded() {
+		e.brief = true
+	}
 	return e, nil
 }
+
+// degraded is an answer that can tell it left add-ons unknown because
+// their reads failed (positions, the expiring list): cached only briefly
+// (Options.PrepareTTL, never stale, never shared), so it heals once the
+// upstream answers again rather than after the route's whole TTL.
+type degraded interface{ Degraded() bool }
 
 // setBlock lays out the X-Block-* header values once, at fill time.
 func (e *entry) setBlock(ref block.Ref) {

@@ -161,6 +161,8 @@ type entry struct {
 	gz       []byte
 	gzLength []string
 	gzEtag   []string
+	// brief: a degraded answer (pinned.go's degraded), kept briefly.
+	brief bool
 }
 
 // entryOverhead approximates an entry's bookkeeping beyond its body (key,
@@ -180,7 +182,8 @@ func New(opts Options) (*Server, error) {
 	}
 	copts := cache.Options{
 		MaxEntries: opts.CacheMaxEntries, MaxBytes: opts.CacheMaxBytes, FillTimeout: opts.RequestTimeout,
-		Size: func(v any) int64 { e := v.(entry); return int64(len(e.body)+len(e.gz)) + entryOverhead },
+		Size:  func(v any) int64 { e := v.(entry); return int64(len(e.body)+len(e.gz)) + entryOverhead },
+		Brief: func(v any) (time.Duration, bool) { return opts.PrepareTTL, v.(entry).brief },
 		OnRefreshError: func(key string, err error) {
 			opts.Logger.Warn("background refresh failed; serving stale", "key", key, "error", opts.Secrets.Text(err.Error()))
 		},

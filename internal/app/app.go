@@ -211,6 +211,9 @@ func newService(o Options) (w wired, err error) {
 	}
 	w.feedIndexes()
 	w.svc, w.ups = service.New(ups), ups
+	if o.Logger != nil {
+		w.svc.LogTo(o.Logger)
+	}
 	return w, nil
 }
 

@@ -73,6 +73,12 @@ type Options struct {
 	FillTimeout time.Duration
 	// OnRefreshError, if set, hears about failed background refreshes.
 	OnRefreshError func(key string, err error)
+	// Brief, if set, says of a value just filled whether it may be kept
+	// only briefly, and for how long: a degraded answer (one that left
+	// add-ons unknown because their reads failed) is served to the fill's
+	// waiters, kept locally for that long at most (never past its own
+	// policy, never served stale) and not written to the shared tier.
+	Brief func(any) (time.Duration, bool)
 	// Now is the clock (tests move it); nil means time.Now.
 	Now func() time.Time
 	// Shared, if set, is the second tier replicas share; Codec (required
@@ -88,6 +94,9 @@ type entry[V any] struct {
 	stored time.Time
 	size   int64
 	elem   *list.Element
+	// until, when set, is when a brief entry (Options.Brief) stops being
+	// served, whatever the caller's policy.
+	until time.Time
 	// rec identifies the shared-tier record this entry came from or was
 	// written as (recordID; 0: none), so a refresh does not take the
 	// record it already holds for a fresh one.
@@ -196,18 +205,24 @@ func (c *Cache[V]) PeekAt(key string, now time.Time) (V, time.Duration, bool) {
 	c.mu.RLock()
 	e := c.cur[key]
 	c.mu.RUnlock()
-	if e == nil {
+	if e == nil || e.over(now) {
 		var zero V
 		return zero, 0, false
 	}
 	return e.v, now.Sub(e.stored), true
 }
 
+// over: a brief entry past its time.
+func (e *entry[V]) over(now time.Time) bool { return !e.until.IsZero() && !now.Before(e.until) }
+
 // peekEntry returns key's current entry.
 func (c *Cache[V]) peekEntry(key string) (*entry[V], bool) {
 	c.mu.RLock()
 	e := c.cur[key]
 	c.mu.RUnlock()
+	if e != nil && e.over(c.opts.Now()) {
+		return nil, false
+	}
 	return e, e != nil
 }
 
@@ -313,6 +328,13 @@ func (c *Cache[V]) fillLocal(ctx context.Context, j fillJob[V], lease Lease) (re
 		return result[V]{}, err
 	}
 	stored := c.opts.Now()
+	if d, brief := c.brief(v, p); brief {
+		c.setBrief(key, v, Policy{TTL: d}, stored)
+		if lease != nil {
+			lease.Release() // not the shared tier's to keep
+		}
+		return result[V]{v: v, stored: stored, status: Miss}, nil
+	}
 	c.setAt(key, v, p, stored)
 	if lease != nil {
 		c.share(ctx, key, lease, result[V]{v: v, stored: stored}, p)
@@ -329,6 +351,26 @@ func safeFill[V any](ctx context.Context, fill func(context.Context) (V, error))
 		}
 	}()
 	return fill(ctx)
+}
+
+// brief is Options.Brief's answer for v, bounded by p.TTL.
+func (c *Cache[V]) brief(v V, p Policy) (time.Duration, bool) {
+	if c.opts.Brief == nil {
+		return 0, false
+	}
+	d, ok := c.opts.Brief(v)
+	return min(d, p.TTL), ok
+}
+
+// setBrief stores a brief value: served for p.TTL at most, then gone
+// (a d of 0 keeps it not at all).
+func (c *Cache[V]) setBrief(key string, v V, p Policy, stored time.Time) {
+	c.setAt(key, v, p, stored)
+	c.mu.Lock()
+	if e := c.cur[key]; e != nil && e.stored.Equal(stored) {
+		e.until = stored.Add(p.TTL)
+	}
+	c.mu.Unlock()
 }
 
 // Set stores v under key, evicting the oldest writes first when a bound

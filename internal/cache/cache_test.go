@@ -308,3 +308,35 @@ func TestEvictIfDropsWhatItNames(t *testing.T) {
 		t.Fatal("entry 2 was dropped")
 	}
 }
+
+// A value Options.Brief names is kept only for its brief time, never
+// served stale, and a value it does not name keeps the caller's policy.
+func TestBriefValuesAreKeptBriefly(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	clock := func() time.Time { return now }
+	brief := func(v any) (time.Duration, bool) { return time.Second, v.(string) == "degraded" }
+	c := New[string](Options{MaxEntries: 10, FillTimeout: time.Minute, Now: clock, Brief: brief})
+	p := Policy{TTL: time.Minute, Grace: time.Hour}
+	fills := 0
+	get := func(key, v string) (string, Status) {
+		t.Helper()
+		got, st, _, err := c.Get(context.Background(), key, p, func(context.Context) (string, error) { fills++; return v, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, st
+	}
+	get("a", "degraded")
+	get("b", "whole")
+	if _, st := get("a", "degraded"); st != Hit || fills != 2 {
+		t.Fatalf("within its brief time: %s after %d fills", st, fills)
+	}
+	now = now.Add(time.Second)
+	if v, st := get("a", "whole"); st != Miss || v != "whole" || fills != 3 {
+		t.Errorf("past its brief time: %q %s after %d fills, want a new fill", v, st, fills)
+	}
+	now = now.Add(30 * time.Second)
+	if _, st := get("b", "whole"); st != Hit || fills != 3 {
+		t.Errorf("a whole value within its TTL: %s after %d fills", st, fills)
+	}
+}

@@ -240,3 +240,64 @@ func TestPositionsWithAutoExerciserThatDoesNotAnswer(t *testing.T) {
 		t.Error("no open option in the money: the status rule went untested")
 	}
 }
+
+// A quote source that fails (a QuoterV2 address that reverts every quote,
+// one that answers nothing) leaves only the exercise values unknown: the
+// positions and the expiring list answer, each option in the money by
+// valueIfExercised with exerciseValue null and the reason in unknown, as
+// on a chain without a quote source, and the pages say they are degraded
+// (the gateway caches them only briefly).
+func TestPositionsAndExpiringWithFailingQuoter(t *testing.T) {
+	scs, err := scenario.Load(filepath.Join(root, "testdata/scenarios/mantle-wmnt-usdt.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	market := common.HexToAddress("0x1D5DE630BbBF68c9bf17D8462605227D79eA910C")
+	for name, quoter := range map[string]common.Address{
+		"reverts":         market, // the market answers no quoteExactInputSingle
+		"answers nothing": common.HexToAddress("0x0000000000000000000000000000000000000A00"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			svc, _ := newServiceConfigured(t, func(ch *config.Chain) { ch.Swappers["uni-v3"].Quoter = quoter }, scs[0])
+			got, err := svc.PurchasePositions(context.Background(), trade.HistoryRequest{
+				ChainID: scs[0].ChainID, User: common.HexToAddress("0xA11CE00000000000000000000000000000000001"), Market: market, First: 1000,
+			})
+			if err != nil {
+				t.Fatalf("positions: %v", err)
+			}
+			if n := failedValues(t, got.Records); n == 0 || !got.Records.Degraded() {
+				t.Fatalf("%d options in the money with their value unknown, degraded %v: the case is not exercised", n, got.Records.Degraded())
+			}
+			exp, err := svc.ExpiringOptions(context.Background(), trade.ExpiringRequest{ChainID: scs[0].ChainID, Market: market, Within: 365 * 24 * 3600, First: 1000})
+			if err != nil {
+				t.Fatalf("expiring: %v", err)
+			}
+			recs := make([]trade.PositionRecord, len(exp.Records))
+			for i, r := range exp.Records {
+				recs[i] = r.PositionRecord
+			}
+			if n := failedValues(t, recs); n == 0 || n != len(recs) || !exp.Records.Degraded() {
+				t.Errorf("expiring: %d of %d options with their value unknown, degraded %v", n, len(recs), exp.Records.Degraded())
+			}
+		})
+	}
+}
+
+// failedValues checks that every open option valueIfExercised puts in the
+// money has its exercise value unknown, with the reason, and is judged in
+// the money; it returns how many there are.
+func failedValues(t *testing.T, recs []trade.PositionRecord) int {
+	t.Helper()
+	n := 0
+	for _, r := range recs {
+		risk := r.ExpiryRisk
+		if !r.Exercisable || r.ValueIfExercised == "0" || risk.TimeToExpiry < 0 {
+			continue
+		}
+		n++
+		if risk.ExerciseValue != nil || risk.ExerciseSwapper != nil || !risk.InTheMoney || !strings.Contains(risk.Unknown["exerciseValue"], "valueIfExercised judges") {
+			t.Errorf("option %s: exerciseValue %v by %v, inTheMoney %v, unknown %v", r.OptionID, risk.ExerciseValue, risk.ExerciseSwapper, risk.InTheMoney, risk.Unknown)
+		}
+	}
+	return n
+}

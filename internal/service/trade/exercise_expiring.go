@@ -27,8 +27,21 @@ type ExpiringRequest struct {
 
 // ExpiringOptions is one page of expiring options and the block behind it.
 type ExpiringOptions struct {
-	Records []ExpiringRecord
+	Records ExpiringPage
 	Block   uint64
+}
+
+// ExpiringPage is a page of expiring options as the route answers it.
+type ExpiringPage []ExpiringRecord
+
+// Degraded: a record left an add-on unknown (PositionPage.Degraded).
+func (p ExpiringPage) Degraded() bool {
+	for i := range p {
+		if p[i].degraded() {
+			return true
+		}
+	}
+	return false
 }
 
 // ExpiringRecord is an expiring option in the money: its owner now and

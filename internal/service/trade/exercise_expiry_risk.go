@@ -3,6 +3,7 @@ package trade
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"sort"
@@ -171,6 +172,7 @@ func (s *Trade) expiryRisks(ctx context.Context, up *vocab.Upstreams, mk marketA
 	if valuesErr != nil {
 		values = make([]valueOf, len(ins))
 	}
+	s.logAddOns(up, mk.addr, map[string]error{"exerciseValue": firstValueErr(valuesErr, values), "autoExercise": aeErr, "delegates": delsErr})
 	optedIn := map[common.Address]bool{}
 	for i, o := range opted {
 		optedIn[owners[i]] = o
@@ -190,7 +192,7 @@ func (s *Trade) expiryRisks(ctx context.Context, up *vocab.Upstreams, mk marketA
 			// to be read: "must be exercised by you" would say it will not.
 			r.Status, r.StatusMessage = StatusUnknown, "in the money: whether the chain's auto-exerciser will exercise it is unknown (its read failed: see unknown.autoExercise); exercise it yourself before expiry to be sure"
 		}
-		r.Unknown = unknown
+		r.Unknown = withValueUnknown(unknown, values[i].err)
 		in.rec.ExpiryRisk = r
 	}
 	return nil
@@ -228,6 +230,21 @@ func unknownOf(valuesErr, aeErr, delsErr error) map[string]string {
 	return out
 }
 
+// withValueUnknown is unknown with one option's value failure added (a
+// copy: unknown is shared by the page's records).
+func withValueUnknown(unknown map[string]string, err error) map[string]string {
+	if err == nil {
+		return unknown
+	}
+	out := maps.Clone(unknown)
+	if out == nil {
+		out = map[string]string{}
+	}
+	why := "exercise value not computed (valueIfExercised judges): " + problem.As(err).Message
+	out["exerciseValue"], out["exerciseSwapper"] = why, why
+	return out
+}
+
 // ownersDelegates is one subgraph read of the owners' enabled delegates
 // on market.
 func ownersDelegates(ctx context.Context, up *vocab.Upstreams, market common.Address, owners []common.Address) ([]subgraph.ExerciseDelegate, error) {
@@ -257,12 +274,17 @@ type valueOf struct {
 	value   *big.Int
 	swapper string
 	why     string
+	// err: this option's value could not be computed (its quote or
+	// simulation failed upstream, or the quoter reverted): value is nil
+	// and valueIfExercised judges, the reason in ExpiryRisk.Unknown.
+	err error
 }
 
 // exerciseValues computes the exercise value of every input whose
 // valueIfExercised is positive, valueConcurrency at a time; the others
 // are worth nothing now (the value before price impact bounds the one
-// after it).
+// after it). One option's value that fails leaves only that value
+// unknown (valueOf.err); the error returned is the client's leaving.
 func exerciseValues(ctx context.Context, up *vocab.Upstreams, mk marketAt, ins []riskInput) ([]valueOf, error) {
 	out := make([]valueOf, len(ins))
 	sid := valueSwapper(up)
@@ -278,8 +300,8 @@ func exerciseValues(ctx context.Context, up *vocab.Upstreams, mk marketAt, ins [
 		}
 		g.Go(func() error {
 			v, why, err := exerciseValue(gctx, up, sid, mk, in)
-			out[i] = valueOf{value: v, swapper: sid, why: why}
-			return err
+			out[i] = valueOf{value: v, swapper: sid, why: why, err: err}
+			return ctx.Err()
 		})
 	}
 	return out, g.Wait()
@@ -326,7 +348,10 @@ func exerciseValue(ctx context.Context, up *vocab.Upstreams, sid string, mk mark
 		return new(big.Int), "no leg holds collateral to swap", nil
 	}
 	if err := p.quote(ctx); err != nil {
-		return worthless(err)
+		// The quote source failing, a revert included (a quoter that
+		// cannot quote a swap the pool prices at valueIfExercised): the
+		// value is unknown, not 0, and valueIfExercised judges.
+		return nil, "", err
 	}
 	outcomes, err := up.Chain.SimulateSequence(ctx, pos.Owner, mk.addr, p.params)
 	if err != nil {

@@ -19,9 +19,26 @@ import (
 
 // Positions is one page of open positions and the subgraph block behind it.
 type Positions struct {
-	Records []PositionRecord
+	Records PositionPage
 	Block   uint64
 }
+
+// PositionPage is a page of positions as the route answers it.
+type PositionPage []PositionRecord
+
+// Degraded: a record left an add-on unknown because its read failed
+// (ExpiryRisk.Unknown, SellOrderUnknown): the gateway caches such a page
+// only briefly, so it heals when the upstream answers again.
+func (p PositionPage) Degraded() bool {
+	for i := range p {
+		if p[i].degraded() {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *PositionRecord) degraded() bool { return len(r.Unknown) > 0 || r.SellOrderUnknown != "" }
 
 // PositionRecord is an option the user owns now with liquidity left.
 type PositionRecord struct {

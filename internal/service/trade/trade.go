@@ -13,9 +13,10 @@ import "github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 type Trade struct {
 	chains  vocab.Chains
 	strikes vocab.StrikeReader
+	addOns  *addOnLog
 }
 
 // New returns the side over the given chains.
 func New(chains vocab.Chains, strikes vocab.StrikeReader) *Trade {
-	return &Trade{chains: chains, strikes: strikes}
+	return &Trade{chains: chains, strikes: strikes, addOns: &addOnLog{}}
 }
