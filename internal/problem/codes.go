@@ -55,6 +55,14 @@ var (
 	ClientClosed = declare("CLIENT_CLOSED", KindClientClosed, "the client hung up before its answer was ready; logged and counted as 499, never sent")
 )
 
+// The hosted API's bare USD figures (/clamm/stats/tvl/{pool} and its kin):
+// a figure no dollar price is known for is refused, never answered as 0,
+// which a client dividing by it would take for an empty pool.
+var (
+	NoUSDPrice   = declare("NO_USD_PRICE", KindUnprocessable, "the figure asked is in USD, and no configured USD stablecoin prices it (the market's put asset, or the pool's tokens, are none of CLAMM_USD_STABLECOINS): /clamm/stats gives it by token")
+	PoolNotFound = declare("POOL_NOT_FOUND", KindNotFound, "no option market of the chain holds a range in that pool at the answer's block")
+)
+
 // What the protocol says about the market and the option.
 var (
 	MarketNotFound       = declare("MARKET_NOT_FOUND", KindNotFound, "the address is not an option market on that chain")

@@ -105,23 +105,12 @@ func (s *Market) Leaderboard(ctx context.Context, req LeaderboardRequest) (Leade
 	if len(markets) == 0 { // no market on the chain at the answer's block
 		return out, nil
 	}
-	q := subgraph.BoardQuery{Markets: sortedAddresses(markets), From: req.From, To: req.To, First: MaxBoardEvents}
-	var (
-		ps   []subgraph.BoardPurchase
-		xs   []subgraph.BoardExercise
-		meta subgraph.Meta
-	)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { ps, meta, err = up.Subgraph.BoardPurchases(gctx, q); return err })
-	g.Go(func() (err error) { xs, _, err = up.Subgraph.BoardExercises(gctx, q); return err })
-	if err := g.Wait(); err != nil {
+	ps, xs, meta, err := boardEvents(ctx, up, markets, req.From, req.To)
+	if err != nil {
 		return Leaderboard{}, err
 	}
-	if len(ps) >= MaxBoardEvents || len(xs) >= MaxBoardEvents {
-		return Leaderboard{}, problem.InvalidParam("to", "the window [%d, %d) holds at least %d purchases or exercises, more than one answer reads: ask a shorter window", req.From, req.To, MaxBoardEvents)
-	}
 	out.Purchases, out.Exercises, out.block = len(ps), len(xs), meta.Block
-	for _, m := range q.Markets {
+	for _, m := range sortedAddresses(markets) {
 		out.Markets = append(out.Markets, m.Hex())
 	}
 	b := newBoardSums(markets)
@@ -133,6 +122,30 @@ func (s *Market) Leaderboard(ctx context.Context, req LeaderboardRequest) (Leade
 	}
 	out.Entries, out.Traders = b.ranking(req.First, req.Skip)
 	return out, nil
+}
+
+// boardEvents reads the purchases and exercises of markets with a block
+// time in [from, to) (one page each, at one block). A window that fills
+// the page is refused (the client narrows it), so every figure built on
+// them counts every event of the window: the leaderboard's and the hosted
+// PnL shapes' (hosted_pnl.go).
+func boardEvents(ctx context.Context, up *vocab.Upstreams, markets map[common.Address]boardMarket, from, to int64) ([]subgraph.BoardPurchase, []subgraph.BoardExercise, subgraph.Meta, error) {
+	q := subgraph.BoardQuery{Markets: sortedAddresses(markets), From: from, To: to, First: MaxBoardEvents}
+	var (
+		ps   []subgraph.BoardPurchase
+		xs   []subgraph.BoardExercise
+		meta subgraph.Meta
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { ps, meta, err = up.Subgraph.BoardPurchases(gctx, q); return err })
+	g.Go(func() (err error) { xs, _, err = up.Subgraph.BoardExercises(gctx, q); return err })
+	if err := g.Wait(); err != nil {
+		return nil, nil, meta, err
+	}
+	if len(ps) >= MaxBoardEvents || len(xs) >= MaxBoardEvents {
+		return nil, nil, meta, problem.InvalidParam("to", "the window [%d, %d) holds at least %d purchases or exercises, more than one answer reads: ask a shorter window", from, to, MaxBoardEvents)
+	}
+	return ps, xs, meta, nil
 }
 
 // boardMarkets reads the markets counted: the one asked, or every market

@@ -62,6 +62,11 @@ type MarketStats struct {
 	// callAsset and putAsset are the tokens' addresses (the JSON's are
 	// printed)
 	callAsset, putAsset common.Address
+	// v and price value the market's holdings in USD (the prime pool's
+	// sqrtPriceX96 at the answer's block): the hosted bare figures of a
+	// pool value its ranges as the market's TVL is valued (hosted_stats.go).
+	v     valuer
+	price *big.Int
 }
 
 // StatsDay is one UTC day's flows within the window.
@@ -140,6 +145,7 @@ func (s *Market) MarketStats(ctx context.Context, req StatsRequest) (MarketStats
 		Market: info.Market.Hex(), CallAsset: vocab.TokenOf(info.CallAsset), PutAsset: vocab.TokenOf(info.PutAsset), USD: v.usd,
 		From: strconv.FormatInt(req.From, 10), To: strconv.FormatInt(req.To, 10), block: r.meta.Block,
 		callAsset: info.CallAsset.Address, putAsset: info.PutAsset.Address,
+		v: v, price: view.Pools[info.Pool].SqrtPriceX96,
 	}
 	out.Days, out.Totals, out.buyers = r.series(req, v)
 	out.held = holdings{ranges: map[string]rangeHeld{}, pools: map[common.Address]*[2]*big.Int{}}
