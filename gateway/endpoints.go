@@ -47,6 +47,20 @@ const (
 	PathDocsLive          = "/docs/live" // with streams on: a market drawn live from its streams
 )
 
+// The hosted API's statistics and PnL paths (hosted.go).
+const (
+	PathHostedTVL          = "/clamm/stats/tvl"
+	PathHostedPoolTVL      = "/clamm/stats/tvl/{pool}"
+	PathHostedOpenInterest = "/clamm/stats/open-interest"
+	PathHostedVolume       = "/clamm/stats/volume"
+	PathHostedDAU          = "/clamm/stats/dau"
+	PathHostedFees         = "/clamm/stats/fees"
+	PathHostedTotalVolume  = "/clamm/stats/total-volume"
+	PathPnlDelta           = "/clamm/stats/delta"
+	PathBoundedAll         = "/clamm/stats/delta-bounded-all"
+	PathBoundedUser        = "/clamm/stats/delta-bounded-user"
+)
+
 // apiEndpoints is the API: one entry per operation, from which the router,
 // the hit path, the route metrics and the contract test are derived.
 // Adding an operation is one entry here and one service method. Each entry
@@ -328,6 +342,111 @@ var apiEndpoints = []endpoint{
 	// once); the writes take POST. Without a book, 404.
 	orderEndpoints[0], orderEndpoints[1], orderEndpoints[2], orderEndpoints[3],
 	orderEndpoints[4], orderEndpoints[5], orderEndpoints[6],
+	// The hosted API's bare statistics (hosted.go): each a figure of
+	// /clamm/stats or /clamm/stats/chain, read as those are read, pinned
+	// and cached as they are.
+	api[market.MarketRequest]{
+		path: PathHostedTVL, name: "hostedtvl", operation: "hostedTVL", params: hostedMarketParams,
+		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes), stream: notStreamed,
+		parse: parseMarket,
+		key:   func(k cacheKey, r market.MarketRequest) cacheKey { return k.uint(r.ChainID).addr(r.Market) },
+		call: func(ctx context.Context, svc *service.Service, r market.MarketRequest) (any, uint64, error) {
+			return svc.HostedTVL(ctx, r)
+		},
+	}.endpoint(),
+	api[market.PoolTVLRequest]{
+		path: PathHostedPoolTVL, name: "hostedpooltvl", operation: "hostedPoolTVL", params: hostedPoolParams,
+		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes), stream: notStreamed,
+		parse: parsePoolTVL,
+		key:   func(k cacheKey, r market.PoolTVLRequest) cacheKey { return k.uint(r.ChainID).addr(r.Pool) },
+		call: func(ctx context.Context, svc *service.Service, r market.PoolTVLRequest) (any, uint64, error) {
+			return svc.HostedPoolTVL(ctx, r)
+		},
+	}.endpoint(),
+	api[market.MarketRequest]{
+		path: PathHostedOpenInterest, name: "hostedoi", operation: "hostedOpenInterest", params: hostedMarketParams,
+		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes), stream: notStreamed,
+		parse: parseMarket,
+		key:   func(k cacheKey, r market.MarketRequest) cacheKey { return k.uint(r.ChainID).addr(r.Market) },
+		call: func(ctx context.Context, svc *service.Service, r market.MarketRequest) (any, uint64, error) {
+			return svc.HostedOpenInterest(ctx, r)
+		},
+	}.endpoint(),
+	api[market.StatsRequest]{
+		path: PathHostedVolume, name: "hostedvolume", operation: "hostedVolume", params: statsParams,
+		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes), stream: notStreamed,
+		parse: parseStats, key: statsKey,
+		call: func(ctx context.Context, svc *service.Service, r market.StatsRequest) (any, uint64, error) {
+			return svc.HostedVolume(ctx, r)
+		},
+	}.endpoint(),
+	api[market.StatsRequest]{
+		path: PathHostedDAU, name: "hosteddau", operation: "hostedDAU", params: statsParams,
+		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes), stream: notStreamed,
+		parse: parseStats, key: statsKey,
+		call: func(ctx context.Context, svc *service.Service, r market.StatsRequest) (any, uint64, error) {
+			return svc.HostedDAU(ctx, r)
+		},
+	}.endpoint(),
+	api[market.StatsRequest]{
+		path: PathHostedFees, name: "hostedfees", operation: "hostedFees", params: statsParams,
+		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes), stream: notStreamed,
+		parse: parseStats, key: statsKey,
+		call: func(ctx context.Context, svc *service.Service, r market.StatsRequest) (any, uint64, error) {
+			return svc.HostedFees(ctx, r)
+		},
+	}.endpoint(),
+	api[uint64]{
+		path: PathHostedTotalVolume, name: "hostedtotalvolume", operation: "hostedTotalVolume", params: marketsParams,
+		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes), stream: notStreamed,
+		parse: parseChainOnly,
+		key:   func(k cacheKey, chainID uint64) cacheKey { return k.uint(chainID) },
+		call: func(ctx context.Context, svc *service.Service, chainID uint64) (any, uint64, error) {
+			return svc.HostedTotalVolume(ctx, chainID)
+		},
+	}.endpoint(),
+	// The portfolio reads each listed chain under its own pin, as a
+	// position's page is pinned (the subgraph's block), and is cached as
+	// one: ownership moves with transactions, value with the price.
+	api[portfolioRequest]{
+		path: PathPortfolio, name: "portfolio", operation: "portfolio", params: portfolioParams,
+		ttl: ttlHistory, pin: block.SubgraphFirst, stream: notStreamed,
+		parse: parsePortfolio,
+		key:   func(k cacheKey, r portfolioRequest) cacheKey { return r.key(k).addr(r.user) },
+		call:  portfolio,
+	}.endpoint(),
+	// The hosted PnL shapes: the leaderboard's reads and definition, so
+	// pinned to the subgraph's block and cached as it is. stats/delta
+	// reads each listed chain under its own pin (hosted.go perChain).
+	api[deltaRequest]{
+		path: PathPnlDelta, name: "pnldelta", operation: "pnlDelta", params: deltaParams,
+		ttl: ttlStrikes, pin: block.SubgraphFirst, stream: notStreamed,
+		parse: parseDelta,
+		key: func(k cacheKey, r deltaRequest) cacheKey {
+			return r.key(k).addr(r.user).uint(uint64(r.from)).uint(uint64(r.to))
+		},
+		call: deltas,
+	}.endpoint(),
+	api[market.BoundedRequest]{
+		path: PathBoundedAll, name: "boundedall", operation: "deltaBoundedAll", params: boundedAllParams,
+		ttl: ttlStrikes, pin: block.SubgraphFirst, stream: notStreamed,
+		parse: parseBounded(false), key: boundedKey,
+		call: func(ctx context.Context, svc *service.Service, r market.BoundedRequest) (any, uint64, error) {
+			return svc.Bounded(ctx, r)
+		},
+	}.endpoint(),
+	api[market.BoundedRequest]{
+		path: PathBoundedUser, name: "boundeduser", operation: "deltaBoundedUser", params: boundedUserParams,
+		ttl: ttlStrikes, pin: block.SubgraphFirst, stream: notStreamed,
+		parse: parseBounded(true), key: boundedKey,
+		call: func(ctx context.Context, svc *service.Service, r market.BoundedRequest) (any, uint64, error) {
+			rows, b, err := svc.Bounded(ctx, r)
+			if err != nil {
+				return nil, 0, err
+			}
+			return rows[0], b, nil
+		},
+	}.endpoint(),
 }
 
 // Operation is what the contract test checks of each endpoint against the
@@ -355,6 +474,10 @@ func (s *Server) Operations() []Operation {
 			Optional: append([]string(nil), e.optional...), Uncached: e.uncached}
 	}
 	return out
+}
+
+func statsKey(k cacheKey, r market.StatsRequest) cacheKey {
+	return k.uint(r.ChainID).addr(r.Market).uint(uint64(r.From)).uint(uint64(r.To))
 }
 
 func historyKey(k cacheKey, r trade.HistoryRequest) cacheKey {
@@ -515,6 +638,7 @@ func (a api[Req]) parseRequest(s *Server, r *http.Request, p *params) (Req, bloc
 	if err := p.readOnly(r, a.params); err != nil {
 		return zero, block.Ask{}, err
 	}
+	p.path = r.URL.Path
 	req, err := a.parse(s, p)
 	if err != nil {
 		return zero, block.Ask{}, err

@@ -108,6 +108,16 @@ var schemaTypes = map[string]reflect.Type{
 	"HostedMarkPrice": reflect.TypeFor[market.HostedMarkPrice](),
 	"HostedLastPrice": reflect.TypeFor[market.HostedLastPrice](),
 	"HostedCandle":    reflect.TypeFor[market.HostedCandle](),
+	"USDNumber":       reflect.TypeFor[market.USD](),
+	"HostedFees":      reflect.TypeFor[market.HostedFees](),
+	"PnlDelta":        reflect.TypeFor[market.PnlDelta](),
+	"UserPnl":         reflect.TypeFor[market.UserPnl](),
+	"Portfolio":       reflect.TypeFor[Portfolio](),
+	"PortfolioChain":  reflect.TypeFor[PortfolioChain](),
+	"ChainBlock":      reflect.TypeFor[ChainBlock](),
+	"PortfolioMarket": reflect.TypeFor[service.PortfolioMarket](),
+	"PortfolioOption": reflect.TypeFor[service.PortfolioOption](),
+	"PortfolioTotals": reflect.TypeFor[service.PortfolioTotals](),
 }
 
 // handWritten are the schemas of answers the gateway builds as maps

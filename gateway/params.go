@@ -29,9 +29,12 @@ type params struct {
 	// chain is the chainId parsed (0 before): the block parameter's
 	// checks need it, whatever the endpoint's request type.
 	chain uint64
-	over  bool             // more than maxPairs pairs: lookups scan raw
-	keys  [maxPairs]string // query-unescaped
-	vals  [maxPairs]string // raw; unescaped when read
+	// path is the request's path: a path template's variables are read
+	// from it (stats/tvl/{pool}).
+	path string
+	over bool             // more than maxPairs pairs: lookups scan raw
+	keys [maxPairs]string // query-unescaped
+	vals [maxPairs]string // raw; unescaped when read
 }
 
 const maxPairs = 11 // an endpoint takes at most ten (a prepared deposit), and block

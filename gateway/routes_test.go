@@ -27,7 +27,9 @@ func TestDirectRoutesMatchRouter(t *testing.T) {
 		PathPurchaseQuote: true, PathPurchasePrepare: true, PathOptionsChain: true, PathStats: true, PathDepositPrepare: true, PathWithdrawPrepare: true,
 		PathDepositHistory: true, PathWithdrawHistory: true, PathDepositPositions: true,
 		PathDelegatePrepare: true, PathSettlements: true, PathExpiringOptions: true, PathMarkPrice: true, PathCandles: true, PathChainStats: true, PathLeaderboard: true}
-	for _, p := range []string{PathHostedMarkets, PathTickerMarkPrice, PathTickerCandles, PathTickerLastPrice} {
+	for _, p := range []string{PathHostedMarkets, PathTickerMarkPrice, PathTickerCandles, PathTickerLastPrice,
+		PathHostedTVL, PathHostedPoolTVL, PathHostedOpenInterest, PathHostedVolume, PathHostedDAU, PathHostedFees,
+		PathHostedTotalVolume, PathPnlDelta, PathBoundedAll, PathBoundedUser, PathPortfolio} {
 		api[p] = true
 	}
 	// The order book's reads are answered directly (404 here: no book);
@@ -38,6 +40,8 @@ func TestDirectRoutesMatchRouter(t *testing.T) {
 		PathPurchaseQuote, PathPurchasePrepare, PathOptionsChain, PathStats, PathDepositPrepare, PathWithdrawPrepare, PathDepositHistory, PathWithdrawHistory, PathDepositPositions,
 		PathDelegatePrepare, PathSettlements, PathExpiringOptions, PathMarkPrice, PathCandles, PathChainStats, PathLeaderboard, PathHealthz, PathReadyz, PathOpenAPI, PathDocs, PathMetrics,
 		PathHostedMarkets, PathTickerMarkPrice, PathTickerCandles, PathTickerLastPrice,
+		PathHostedTVL, PathHostedOpenInterest, PathHostedVolume, PathHostedDAU, PathHostedFees, PathHostedTotalVolume,
+		PathPnlDelta, PathBoundedAll, PathBoundedUser, PathPortfolio, "/clamm/stats/tvl/0xC6962004f452bE9203591991D15f6b388e09E8D0",
 		PathOrders, PathOrdersPrepare, PathOrdersFillable, PathOrdersCancelPrepare, PathOrdersCreate, PathOrdersDelete,
 		PathStrikesChain + "/", "/clamm//strikes-chain", "/CLAMM/strikes-chain", "/clamm", "/"}
 	inTable, posts := map[string]bool{}, map[string]bool{} // paths taking GET and HEAD; paths taking POST

@@ -102,6 +102,8 @@ func Dims() []Dim {
 		// send, and one no market has.
 		{Names: []string{"chains"}, Values: [][]string{{"42161"}, {"421614,42161,146,8453,81457,5000"}}},
 		{Names: []string{"ticker"}, Values: [][]string{{"WETH/USDC"}, {"weth/usdc"}, {"WSYK/USDC"}}},
+		// The hosted PnL shapes: the leaderboard's periods.
+		{Names: []string{"period"}, Values: [][]string{{"1D"}, {"1W"}, {"1M"}, {"6M"}}, Cross: true},
 	}
 }
 
@@ -160,8 +162,9 @@ func Sweep(routes []Route) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
+		path := strings.ReplaceAll(r.Path, "{pool}", Pool) // stats/tvl/{pool}: the demo's pool
 		for _, q := range routeQueries(dims) {
-			p := r.Path + "?" + q
+			p := path + "?" + q
 			if !seen[p] {
 				seen[p] = true
 				out = append(out, p)
