@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
+	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
 )
@@ -23,16 +24,7 @@ import (
 // value each call-asset amount at the pool's price as of its log; the
 // order is by USD net, highest first, then address.
 func TestPipelineLeaderboard(t *testing.T) {
-	p := pt.Deploy(t, pt.Config{})
-	ix := New(t, p)
-	p.SetProtocolFee(p.Owner.Addr, 125_000)
-	multicall := p.DeployMulticall3()
-	statsActivity(t, p, func([]pt.Range) {})
-	ix.Sync()
-	a := statsGateway(t, p, ix, multicall, true)
-	head := int64(p.Chain.Now())
-	d3 := head / 86400 * 86400
-	ev := marketEvents(t, p)
+	p, a, ev, d3 := boardSetup(t)
 	for _, w := range [][2]int64{{d3 - 2*86400, d3 + 86400}, {d3 - 2*86400 + 6*3600, d3 + 13*3600}} {
 		want := boardFromChain(t, p, ev, w)
 		url := gateway.PathLeaderboard + "?chainId=42161&optionMarket=" + p.Market.Hex() + "&from=" + big.NewInt(w[0]).String() + "&to=" + big.NewInt(w[1]).String() + "&first=100&skip=0"
@@ -47,6 +39,21 @@ func TestPipelineLeaderboard(t *testing.T) {
 			}
 		}
 	}
+}
+
+// boardSetup is the statistics' three days of trades (a protocol fee
+// set), indexed, with a gateway over them whose put asset is a USD
+// stablecoin; the market's events decoded from the chain; the start of
+// the last day.
+func boardSetup(t *testing.T) (*pt.Protocol, *app.App, events, int64) {
+	p := pt.Deploy(t, pt.Config{})
+	ix := New(t, p)
+	p.SetProtocolFee(p.Owner.Addr, 125_000)
+	multicall := p.DeployMulticall3()
+	statsActivity(t, p, func([]pt.Range) {})
+	ix.Sync()
+	a := statsGateway(t, p, ix, multicall, true)
+	return p, a, marketEvents(t, p), int64(p.Chain.Now()) / 86400 * 86400
 }
 
 // boardLine is an entry as one comparable line.
