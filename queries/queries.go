@@ -41,6 +41,7 @@ const (
 	ExerciseDelegates = "exercise_delegates"
 	BoardPurchases    = "leaderboard_purchases"
 	BoardExercises    = "leaderboard_exercises"
+	Swappers          = "swappers"
 )
 
 // Document is one GraphQL operation.

@@ -42,7 +42,7 @@ const marketEvents = [
       // updateAddress: which pools the market approves (src/approval.ts)
       ['LogUpdateAddress(address,address,address)', 'handleUpdateAddress'],
 ];
-const marketEntities = ['Market', 'Pool', 'Option', 'OptionLeg', 'Purchase', 'Exercise', 'Settlement', 'SettlementLeg', 'ExerciseDelegate', 'MarketDayData', 'MarketPool', 'TokenPair'];
+const marketEntities = ['Market', 'Pool', 'Option', 'OptionLeg', 'Purchase', 'Exercise', 'Swapper', 'ExerciseSwapper', 'Settlement', 'SettlementLeg', 'ExerciseDelegate', 'MarketDayData', 'MarketPool', 'TokenPair'];
 // The events the V1 and V2 handlers share; mint and burn differ (V2 adds the hook).
 const handlerEvents = [
       ['LogFeeCompound(address,address,uint256,int24,int24,uint128)', 'handleFeeCompound'],
@@ -69,6 +69,8 @@ const kinds = {
   market2: {
     file: './src/market.ts',
     abi: 'DopexV2OptionMarketV2',
+    // an exercise's swappers are asked what they are (src/swapper.ts)
+    extraAbis: ['Swapper'],
     entities: marketEntities,
     events: [
       ['LogOptionsMarketInitialized(address,address,address,address,address)', 'handleMarketInitializedV2'],
@@ -82,7 +84,7 @@ const kinds = {
     abi: 'DopexV2OptionMarket',
     // the mapping binds opData through the V2 ABI (same signature in V1);
     // Graph Node finds a bound contract's ABI among the data source's abis
-    extraAbis: ['DopexV2OptionMarketV2'],
+    extraAbis: ['DopexV2OptionMarketV2', 'Swapper'],
     entities: marketEntities,
     events: [
       ['LogOptionsMarketInitialized(address,address,address,address,address)', 'handleMarketInitializedV1'],
@@ -295,6 +297,13 @@ function gatewayChain(network, n) {
   c.hooks = Object.fromEntries(n.hooks.map(h => [h.address, { name: h.name, maxTtl: h.maxTtl }]));
   c.poolDex = Object.fromEntries(n.pools.map(p => [p.address, p.dex]));
   c.swappers = g.swappers || {};
+  // the DEX quoters, each with its public source in `from` (kept here,
+  // not in the defaults); a DEX named in noQuoter says why it has none
+  const quoters = g.quoters || {};
+  evidenced(network, 'quoter', Object.values(quoters));
+  if (Object.keys(quoters).length > 0) {
+    c.quoters = Object.fromEntries(Object.entries(quoters).map(([dex, q]) => [dex, { kind: q.kind, address: q.address }]));
+  }
   return c;
 }
 
@@ -311,7 +320,7 @@ function gatewayDefaults() {
   const chains = Object.entries(networks).map(([network, n]) => {
     const c = gatewayChain(network, n);
     const fields = Object.entries(c).map(([k, v]) => {
-      const text = ['handlers', 'hooks', 'poolDex', 'swappers'].includes(k) ? map(v, 6) : row(v);
+      const text = ['handlers', 'hooks', 'poolDex', 'swappers', 'quoters'].includes(k) ? map(v, 6) : row(v);
       return `      ${JSON.stringify(k)}: ${text}`;
     });
     return `    "${n.chainId}": {\n${fields.join(',\n')}\n    }`;

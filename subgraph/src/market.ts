@@ -21,6 +21,7 @@ import { addCallPurchase, addExercise, countBuyer, initDayStats } from './stats'
 import { positionId, positionIdV1 } from './handler';
 import { DopexV2OptionMarket } from '../generated/templates/MarketV1/DopexV2OptionMarket';
 import { marketKnown, marketUpdated } from './approval';
+import { recordSwappers } from './swapper';
 
 // keccak256("Transfer(address,address,uint256)"): ERC721's (four topics, the
 // id indexed) and ERC20's (three topics, the amount in data) share it.
@@ -392,6 +393,7 @@ export function handleExerciseOption(e: LogExerciseOption): void {
   x.logOrder = logOrder(e);
   x.txHash = e.transaction.hash;
   x.save();
+  recordSwappers(e, x.id, e.params.tokenId);
   addExercise(d, market, option.isCall, e.params.totalProfit, x.sqrtPriceX96);
   d.save();
 }

@@ -200,6 +200,8 @@ func benchVars(name string) map[string]any {
 		return with(map[string]any{"market": m, "from": fmt.Sprint(now - 86400), "to": fmt.Sprint(now), "after": "", "first": 1000})
 	case "stats_ranges":
 		return with(map[string]any{"pools": []any{benchPools[0]}, "market": m, "after": "", "first": 1000})
+	case "swappers":
+		return with(map[string]any{"first": 1000})
 	case "strikes":
 		return with(map[string]any{"pools": []any{benchPools[0]}, "tickLowerMin": -201_000, "tickLowerMax": -199_000,
 			"tickUpperMin": -201_000, "tickUpperMax": -199_000, "market": m, "after": "", "first": 1000})

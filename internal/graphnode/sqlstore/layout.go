@@ -82,6 +82,7 @@ var indexes = map[string][][]string{
 	"Strike":           {{"pool", "tickLower"}},
 	"DailyDonation":    {{"strike", "start"}},
 	"DailyFeeCompound": {{"strike", "start"}},
+	"Swapper":          {{"blockNumber"}},
 }
 
 // quote is an SQL identifier.
