@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
@@ -63,7 +64,8 @@ func connect(ch *config.Chain, tr upstream.Transports, o connectOptions) (*vocab
 	if err != nil {
 		return nil, block.Sources{}, fmt.Errorf("chain %d: %w", ch.ID, err)
 	}
-	return &vocab.Upstreams{Config: ch, Chain: reader, Subgraph: sg, Quoters: quoters},
+	learned := &swap.Learned{RPC: rc, Timeout: o.UpstreamTimeout, QuoterByDex: quoterByDex(ch)}
+	return &vocab.Upstreams{Config: ch, Chain: reader, Subgraph: sg, Quoters: quoters, Learned: learned},
 		block.Sources{Indexed: sg, Headers: reader}, nil
 }
 
@@ -82,7 +84,7 @@ func newQuoters(ch *config.Chain, rc swap.BatchCaller, hc *http.Client, o connec
 		)
 		switch sw.Kind {
 		case config.SwapperUniswapV3:
-			q, err = swap.NewUniV3(swap.UniV3{RPC: rc, Quoter: sw.Quoter, Timeout: o.UpstreamTimeout, Contracts: contracts})
+			q, err = swap.NewUniV3(swap.UniV3{RPC: rc, Quoter: sw.Quoter, QuoterByDex: quoterByDex(ch), Timeout: o.UpstreamTimeout, Contracts: contracts})
 		case config.Swapper1inch:
 			key := ""
 			if sw.APIKeyEnv != "" {
@@ -99,6 +101,19 @@ func newQuoters(ch *config.Chain, rc swap.BatchCaller, hc *http.Client, o connec
 		quoters[id] = q
 	}
 	return quoters, nil
+}
+
+// quoterByDex is the chain's DEX quoter registry as the uni-v3 quoters
+// take it; nil when it is empty.
+func quoterByDex(ch *config.Chain) map[string]common.Address {
+	if len(ch.Quoters) == 0 {
+		return nil
+	}
+	out := make(map[string]common.Address, len(ch.Quoters))
+	for dex, q := range ch.Quoters {
+		out[dex] = q.Address
+	}
+	return out
 }
 
 // traced makes one client span per upstream call, named by the upstream,

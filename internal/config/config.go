@@ -118,11 +118,18 @@ type Chain struct {
 	// Mode, if set, states how the chain is served (ModeDemo,
 	// ModeGraphNode, ModeIndexed) rather than leaving it to what is set:
 	// ServeMode then refuses the chain unless every setting of that mode is.
-	Mode        string                              `json:"mode,omitempty"`
-	Multicall3  common.Address                      `json:"multicall3"`
-	Handlers    map[common.Address]Handler          `json:"handlers"`
-	Hooks       map[common.Address]HookRules        `json:"hooks"`
-	Swappers    map[string]*Swapper                 `json:"swappers"`
+	Mode       string                       `json:"mode,omitempty"`
+	Multicall3 common.Address               `json:"multicall3"`
+	Handlers   map[common.Address]Handler   `json:"handlers"`
+	Hooks      map[common.Address]HookRules `json:"hooks"`
+	Swappers   map[string]*Swapper          `json:"swappers"`
+	// Quoters is the chain's registry of DEX quote contracts, by DEX label
+	// (a handler's name): each uniswap-v3 swapper, configured or learned,
+	// quotes a leg through the quoter of the leg's DEX (else its own
+	// Swapper.Quoter); a DEX without one is quoted by simulating the
+	// exercise itself. Defaults from subgraph/networks.json, where each
+	// address names its public source.
+	Quoters     map[string]Quoter                   `json:"quoters,omitempty"`
 	MarketPools map[common.Address][]common.Address `json:"marketPools,omitempty"`
 	// PoolDex names the DEX of known pools (a handler's dex name), whose
 	// handlers' slot0 layout reads them (PoolSlot0).
@@ -208,6 +215,18 @@ const (
 	SwapperUniswapV3 = "uniswap-v3"
 	Swapper1inch     = "1inch"
 )
+
+// QuoterV2 is the kind of quote contract with Uniswap V3 QuoterV2's
+// quoteExactInputSingle((tokenIn, tokenOut, amountIn, uint24 fee,
+// sqrtPriceLimitX96)): Uniswap's and its forks' (PancakeSwap, Sushi,
+// Agni, FusionX, Thruster, Kodiak). The only kind the gateway calls.
+const QuoterV2 = "quoterV2"
+
+// Quoter is one DEX's quote contract (Chain.Quoters).
+type Quoter struct {
+	Kind    string         `json:"kind"`
+	Address common.Address `json:"address"`
+}
 
 // Swapper is one swapperId of a chain.
 type Swapper struct {
@@ -539,6 +558,11 @@ func (c *Config) Validate() error {
 		for sid, s := range ch.Swappers {
 			if s.Kind != SwapperUniswapV3 && s.Kind != Swapper1inch {
 				return fmt.Errorf("chain %d swapper %s: unknown kind %q", id, sid, s.Kind)
+			}
+		}
+		for dex, q := range ch.Quoters {
+			if q.Kind != QuoterV2 || q.Address == (common.Address{}) {
+				return fmt.Errorf("chain %d quoter of %s: kind %q (want %q) at %s", id, dex, q.Kind, QuoterV2, q.Address.Hex())
 			}
 		}
 		if err := ch.validateSlot0(); err != nil {

@@ -151,6 +151,7 @@ func TestPositionsWithSwapperWithoutQuoter(t *testing.T) {
 			t.Fatal("Mantle's defaults configure no uni-v3 swapper")
 		}
 		uni.Quoter = common.Address{}
+		ch.Quoters = nil // nor the DEX quoter registry's
 	}, scs[0])
 	market := common.HexToAddress("0x1D5DE630BbBF68c9bf17D8462605227D79eA910C")
 	got, err := svc.PurchasePositions(context.Background(), trade.HistoryRequest{

@@ -185,7 +185,7 @@ func (o *OneInch) checked(r Request, s oneInchSwap) (Quote, error) {
 		return Quote{}, problem.New(problem.QuoteError,
 			"the 1inch router calldata (%s) pays %s, not the option market %s", call.Method, call.Recipient.Hex(), r.Receiver.Hex())
 	}
-	return Quote{AmountOut: out, MinOut: call.MinReturn, SwapData: s.Tx.Data}, nil
+	return Quote{AmountOut: out, MinOut: call.MinReturn, SwapData: s.Tx.Data, Source: "1inch api"}, nil
 }
 
 // Final sends the router calldata unchanged: its minReturn is the minimum

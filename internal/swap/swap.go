@@ -2,7 +2,11 @@
 // token) with the swapper a client chose, and builds that swapper's swapData:
 //
 //   - uni-v3: Uniswap QuoterV2 quoteExactInputSingle by eth_call, all legs
-//     in one JSON-RPC batch (a leg with no pool fails early); swapData =
+//     in one JSON-RPC batch (a leg with no pool fails early), through the
+//     quote contract of the leg's DEX (QuoterV2's ABI is shared by
+//     Uniswap's forks); a DEX without one is not quoted: the exercise's
+//     sequential simulation gives its output (Quote.Source "simulation");
+//     swapData =
 //     abi.encode(uint24 fee, uint256 minOut), minOut = floor(out * (100 -
 //     slippage) / 100) of the output the leg's swap has in the exercise's
 //     sequence (the service simulates it; Final builds the swapData).
@@ -34,6 +38,9 @@ type Request struct {
 	// Receiver gets tokenOut (the option market).
 	Swapper  common.Address
 	Receiver common.Address
+	// Dex is the DEX label of the leg's handler: a uni-v3 quoter quotes it
+	// through that DEX's quote contract (UniV3.QuoterByDex).
+	Dex string
 }
 
 // Quote is one leg's route as the swapper answered it at the current
@@ -49,6 +56,11 @@ type Quote struct {
 	// MinOut is the minimum SwapData itself enforces (1inch: minReturn
 	// decoded from the router calldata); nil when Final sets it.
 	MinOut *big.Int
+	// Source names where AmountOut came from: "quoterV2 <address>", "1inch
+	// api", or "simulation" when no quote contract serves the leg's DEX
+	// (AmountOut is then nil: the exercise's own simulation, which every
+	// prepare runs from the owner at the head, gives the leg's output).
+	Source string
 }
 
 // Quoter quotes a batch of legs and finishes each leg's swapData once the

@@ -23,10 +23,17 @@ type BatchCaller interface {
 	BatchCallContext(ctx context.Context, b []rpc.BatchElem) error
 }
 
-// UniV3 quotes through a Uniswap V3 QuoterV2.
+// UniV3 quotes through a Uniswap V3 QuoterV2 (or a fork's: the ABI is
+// the same) the swaps of a SwapRouterSwapper.
 type UniV3 struct {
-	RPC    BatchCaller
+	RPC BatchCaller
+	// Quoter quotes the legs whose DEX QuoterByDex does not name (the
+	// swapper's own configured quoter); zero for none.
 	Quoter common.Address
+	// QuoterByDex is the chain's quoter registry (config.Chain.Quoters) by
+	// DEX label. A leg with neither is not quoted: its output is what the
+	// exercise's simulation from the owner at the head gives.
+	QuoterByDex map[string]common.Address
 	// Timeout is the deadline of one batch of quotes; required (NewUniV3).
 	Timeout time.Duration
 	Contracts
@@ -45,11 +52,21 @@ func NewUniV3(u UniV3) (*UniV3, error) {
 // Explain implements Quoter: SwapRouter's reverts carry their reason.
 func (u *UniV3) Explain(revertReason string) string { return revertReason }
 
-// OnChain is true when a QuoterV2 is configured: it is read by eth_call
-// at the answer's block. Without one (Mantle's and Blast's defaults) there
-// is no quote source at all, so the expiry reads must not pick it to value
-// options (contract-behaviour M29): they fall back to valueIfExercised.
-func (u *UniV3) OnChain() bool { return u.Quoter != (common.Address{}) }
+// OnChain is true when a QuoterV2 is configured, its own or one of the
+// chain's DEXes': it is read by eth_call at the answer's block. Without
+// any there is no quote source at all, so the expiry reads must not pick
+// it to value options (contract-behaviour M29): they fall back to
+// valueIfExercised.
+func (u *UniV3) OnChain() bool { return u.Quoter != (common.Address{}) || len(u.QuoterByDex) > 0 }
+
+// quoterFor is the quote contract of a leg on dex: the registry's for the
+// DEX, else the swapper's own; zero when neither exists.
+func (u *UniV3) quoterFor(dex string) common.Address {
+	if q, ok := u.QuoterByDex[dex]; ok && q != (common.Address{}) {
+		return q
+	}
+	return u.Quoter
+}
 
 type quoteParams struct {
 	TokenIn           common.Address
@@ -59,66 +76,92 @@ type quoteParams struct {
 	SqrtPriceLimitX96 *big.Int
 }
 
-// Quote sends every leg's quoteExactInputSingle in one JSON-RPC batch and
-// checks each element's error: a batch succeeds as a whole at the HTTP level
-// even when some of its calls failed.
+// Quote sends the quoteExactInputSingle of every leg whose DEX has a
+// quote contract in one JSON-RPC batch and checks each element's error: a
+// batch succeeds as a whole at the HTTP level even when some of its calls
+// failed. A leg without one is answered unquoted (Source "simulation"):
+// swapData with no minimum, which the exercise's simulation runs.
 func (u *UniV3) Quote(ctx context.Context, reqs []Request) ([]Quote, error) {
 	if len(reqs) == 0 {
 		return nil, nil
 	}
-	if u.Quoter == (common.Address{}) {
-		return nil, problem.New(problem.QuoteNotConfigured, "the uni-v3 swapper has no QuoterV2 configured on this chain")
-	}
 	if u.Timeout <= 0 { // a literal that skipped NewUniV3
 		return nil, errors.New("swap: uni-v3 Timeout must be positive")
 	}
-	ctx, cancel := context.WithTimeout(ctx, u.Timeout)
-	defer cancel()
-	// At the answer's block, learnt by the position read before the quotes.
-	at := block.Known(ctx, "latest")
-	outs := make([]hexutil.Bytes, len(reqs))
-	batch := make([]rpc.BatchElem, len(reqs))
-	for i, r := range reqs {
-		data, err := contracts.QuoterV2.Pack("quoteExactInputSingle", quoteParams{
-			TokenIn: r.TokenIn, TokenOut: r.TokenOut, AmountIn: r.AmountIn,
-			Fee: new(big.Int).SetUint64(uint64(r.Fee)), SqrtPriceLimitX96: new(big.Int),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("pack quoteExactInputSingle: %w", err)
-		}
-		batch[i] = rpc.BatchElem{
-			Method: "eth_call",
-			Args:   []any{map[string]any{"to": u.Quoter, "data": hexutil.Bytes(data)}, at},
-			Result: &outs[i],
-		}
-	}
-	if err := u.RPC.BatchCallContext(ctx, batch); err != nil {
-		return nil, quoteTransport(err)
-	}
 	quotes := make([]Quote, len(reqs))
-	for i, el := range batch {
-		if el.Error != nil {
-			// Only a revert means QuoterV2 cannot quote (no pool, not
-			// enough liquidity); every JSON-RPC error carries ErrorData, so
-			// that alone proves nothing: a node failure is the upstream
-			// error it is (chain.CallError: 502, 503 rate limited, 504).
-			err := chain.CallError(problem.Quote, el.Error)
-			if errors.As(err, new(*chain.RevertError)) {
-				return nil, problem.Wrap(problem.QuoteFailed, err, "QuoterV2 cannot quote leg %d (no pool or not enough liquidity at fee %d)", i, reqs[i].Fee)
-			}
-			return nil, fmt.Errorf("quote of leg %d: %w", i, err)
-		}
-		vals, err := contracts.QuoterV2.Unpack("quoteExactInputSingle", outs[i])
-		if err != nil || len(vals) != 4 {
-			return nil, problem.Wrap(problem.QuoteError, err, "QuoterV2 returned data that does not decode")
-		}
-		sd, err := clamm.UniV3SwapData(reqs[i].Fee, new(big.Int))
+	var batch []rpc.BatchElem
+	var quoted []int // request index of each batch element
+	for i, r := range reqs {
+		sd, err := clamm.UniV3SwapData(r.Fee, new(big.Int))
 		if err != nil {
 			return nil, err
 		}
-		quotes[i] = Quote{AmountOut: vals[0].(*big.Int), SwapData: sd}
+		quotes[i] = Quote{SwapData: sd, Source: "simulation"}
+		q := u.quoterFor(r.Dex)
+		if q == (common.Address{}) {
+			continue
+		}
+		el, err := quoteCall(ctx, q, r)
+		if err != nil {
+			return nil, err
+		}
+		batch, quoted = append(batch, el), append(quoted, i)
+		quotes[i].Source = "quoterV2 " + q.Hex()
+	}
+	if len(batch) == 0 {
+		return quotes, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, u.Timeout)
+	defer cancel()
+	if err := u.RPC.BatchCallContext(ctx, batch); err != nil {
+		return nil, quoteTransport(err)
+	}
+	for k, el := range batch {
+		i := quoted[k]
+		out, err := quoteResult(el, i, reqs[i].Fee)
+		if err != nil {
+			return nil, err
+		}
+		quotes[i].AmountOut = out
 	}
 	return quotes, nil
+}
+
+// quoteCall is the eth_call of quoter's quoteExactInputSingle for r at
+// the answer's block (learnt by the position read before the quotes).
+func quoteCall(ctx context.Context, quoter common.Address, r Request) (rpc.BatchElem, error) {
+	data, err := contracts.QuoterV2.Pack("quoteExactInputSingle", quoteParams{
+		TokenIn: r.TokenIn, TokenOut: r.TokenOut, AmountIn: r.AmountIn,
+		Fee: new(big.Int).SetUint64(uint64(r.Fee)), SqrtPriceLimitX96: new(big.Int),
+	})
+	if err != nil {
+		return rpc.BatchElem{}, fmt.Errorf("pack quoteExactInputSingle: %w", err)
+	}
+	return rpc.BatchElem{
+		Method: "eth_call",
+		Args:   []any{map[string]any{"to": quoter, "data": hexutil.Bytes(data)}, block.Known(ctx, "latest")},
+		Result: new(hexutil.Bytes),
+	}, nil
+}
+
+// quoteResult is leg i's amount out from its batch element.
+func quoteResult(el rpc.BatchElem, i int, fee uint32) (*big.Int, error) {
+	if el.Error != nil {
+		// Only a revert means QuoterV2 cannot quote (no pool, not
+		// enough liquidity); every JSON-RPC error carries ErrorData, so
+		// that alone proves nothing: a node failure is the upstream
+		// error it is (chain.CallError: 502, 503 rate limited, 504).
+		err := chain.CallError(problem.Quote, el.Error)
+		if errors.As(err, new(*chain.RevertError)) {
+			return nil, problem.Wrap(problem.QuoteFailed, err, "QuoterV2 cannot quote leg %d (no pool or not enough liquidity at fee %d)", i, fee)
+		}
+		return nil, fmt.Errorf("quote of leg %d: %w", i, err)
+	}
+	vals, err := contracts.QuoterV2.Unpack("quoteExactInputSingle", *el.Result.(*hexutil.Bytes))
+	if err != nil || len(vals) != 4 {
+		return nil, problem.Wrap(problem.QuoteError, err, "QuoterV2 returned data that does not decode")
+	}
+	return vals[0].(*big.Int), nil
 }
 
 // Final sets SwapRouter's amountOutMinimum to the slippage applied to the

@@ -100,6 +100,9 @@ type Node struct {
 	TimeOf func(number uint64) uint64
 	// Quoter is the address of the fake QuoterV2.
 	Quoter common.Address
+	// DexQuoters answer as Quoter does: the chain's DEX quoter registry
+	// (config.Chain.Quoters), each quoting the node's pools.
+	DexQuoters map[common.Address]bool
 	// Swappers are the swapper contracts exercises may route through.
 	Swappers map[common.Address]Swapper
 	// Fail, when set, is asked before each JSON-RPC request is answered; a
@@ -389,7 +392,7 @@ func (n *Node) call(from, to common.Address, data []byte) ([]byte, bool) {
 	if a, ok := n.AutoExercisers[to]; ok {
 		return autoExerciserCall(a, data)
 	}
-	if to == n.Quoter && n.Quoter != (common.Address{}) {
+	if to == n.Quoter && n.Quoter != (common.Address{}) || n.DexQuoters[to] {
 		return n.quoterCall(data)
 	}
 	if p, ok := n.Pools[to]; ok {

@@ -143,6 +143,9 @@ type Upstreams struct {
 	Subgraph Subgraph
 	// Quoters maps a swapperId to its quoter.
 	Quoters map[string]swap.Quoter
+	// Learned builds the quoters of the swappers the chain's own
+	// exercises used (read from the subgraph); nil: none are offered.
+	Learned *swap.Learned
 	// Indexing, set on a chain the gateway indexes itself, says where its
 	// indexer stands: readiness shows it and stays unready until it has
 	// reached the head.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
@@ -65,6 +66,12 @@ func loaded(node *chaintest.Node, oneInch *swaptest.OneInch, ch *config.Chain, s
 	}
 	deployAutoExerciser(f.Node, ch, scenarios)
 	price := oneInch.Price
+	if ch != nil && len(ch.Quoters) > 0 {
+		f.Node.DexQuoters = map[common.Address]bool{}
+		for _, q := range ch.Quoters {
+			f.Node.DexQuoters[q.Address] = true
+		}
+	}
 	if ch != nil {
 		for _, sw := range ch.Swappers {
 			switch sw.Kind {
