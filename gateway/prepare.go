@@ -1,8 +1,11 @@
 package gateway
 
 import (
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
@@ -35,8 +38,8 @@ func parsePrepare(s *Server, p *params) (req prepareRequest, err error) {
 	if req.SwapperID, err = p.one("swapperId"); err != nil {
 		return req, err
 	}
-	if ids := s.swappers[req.ChainID]; !contains(ids, req.SwapperID) {
-		return req, problem.InvalidParam("swapperId", "swapperId %q is not available on chain %d; available: %s", req.SwapperID, req.ChainID, strings.Join(ids, ", "))
+	if err := checkSwapperID(req.SwapperID, req.ChainID, s.swappers[req.ChainID]); err != nil {
+		return req, err
 	}
 	raw, err := p.one("slippage")
 	if err != nil {
@@ -51,4 +54,23 @@ func parsePrepare(s *Server, p *params) (req prepareRequest, err error) {
 func contains(list []string, s string) bool {
 	i := sort.SearchStrings(list, s)
 	return i < len(list) && list[i] == s
+}
+
+// checkSwapperID refuses what can be no swapper of the chain: a
+// configured id, auto, direct, a per-chain direct name or a contract
+// address (a swapper the chain's exercises used) passes on to the
+// service, which knows the learned ones.
+func checkSwapperID(id string, chainID uint64, configured []string) error {
+	if contains(configured, id) || id == trade.SwapperAuto || id == trade.SwapperDirect ||
+		slices.Contains(trade.DirectNames, id) || common.IsHexAddress(id) {
+		return nil
+	}
+	accepted := append(slices.Clone(configured), trade.SwapperAuto, trade.SwapperDirect)
+	accepted = append(accepted, trade.DirectNames...)
+	why := "is not available"
+	if slices.Contains(trade.NotOffered, id) {
+		why = "names a route this gateway does not offer"
+	}
+	return problem.InvalidParam("swapperId", "swapperId %q %s on chain %d; accepted: %s, or the address of a swapper the chain's exercises used",
+		id, why, chainID, strings.Join(accepted, ", "))
 }

@@ -46,6 +46,13 @@ type Prepared struct {
 	// SimulatedProfit is totalProfit from an eth_call of Tx from the owner
 	// at the latest block.
 	SimulatedProfit string `json:"simulatedProfit,omitempty"`
+	// SwapperID is the swapper the transaction goes through: the one asked
+	// for, or the one swapperId=auto chose.
+	SwapperID string `json:"swapperId"`
+	// SwapperChoices are the chain's swappers, configured and learned from
+	// its own exercises, with where each comes from; for swapperId=auto,
+	// each usable one's profit or why it could not prepare.
+	SwapperChoices []SwapperChoice `json:"swapperChoices"`
 	// Owner must send tx (or a delegate it approved).
 	Owner string        `json:"owner"`
 	Legs  []PreparedLeg `json:"legs"`
@@ -72,6 +79,13 @@ type PreparedLeg struct {
 	MinAmountOut string `json:"minAmountOut"`
 	// LeftOutReason says why a leg with liquidity is not exercised.
 	LeftOutReason string `json:"leftOutReason,omitempty"`
+	// QuotedOut is the quote source's output for the leg alone at the
+	// answer's block (null when the leg was not quoted: quoteSource
+	// "simulation", the exercise's simulation gives amountOut).
+	QuotedOut *string `json:"quotedOut"`
+	// QuoteSource is where quotedOut comes from: "quoterV2 <address>" (the
+	// quote contract of the leg's DEX), "1inch api", or "simulation".
+	QuoteSource string `json:"quoteSource,omitempty"`
 }
 
 // ExercisePrepare reads the position, routes each leg with the chosen
@@ -80,26 +94,43 @@ type PreparedLeg struct {
 // revert or add nothing, sets each remaining leg's minimum from its
 // sequential output, builds exerciseOption calldata and simulates it once
 // from the owner. Nothing is returned that the simulation saw revert.
+// swapperId auto prepares through every usable swapper, configured or
+// learned from the chain's exercises, and answers the one that pays most.
 func (s *Trade) ExercisePrepare(ctx context.Context, req PrepareRequest) (Prepared, error) {
 	up, err := s.chains.Of(req.ChainID, false)
 	if err != nil {
 		return Prepared{}, err
 	}
-	quoter := up.Quoters[req.SwapperID]
-	if quoter == nil {
-		return Prepared{}, problem.InvalidParam("swapperId", "swapper %q is not configured on chain %d", req.SwapperID, req.ChainID)
-	}
-	p := &exercisePlan{req: req, up: up, quoter: quoter}
-	if err := p.read(ctx); err != nil {
+	opts := swapperOptions(ctx, up)
+	picked, err := pickSwappers(up, req.SwapperID, opts)
+	if err != nil {
 		return Prepared{}, err
 	}
+	base := &exercisePlan{req: req, up: up}
+	if err := base.read(ctx); err != nil {
+		return Prepared{}, err
+	}
+	if req.SwapperID != SwapperAuto {
+		out, err := prepareThrough(ctx, base, picked[0])
+		if err != nil {
+			return Prepared{}, err
+		}
+		return withChoices(out, picked[0].ID, opts, nil), nil
+	}
+	return bestOf(ctx, base, picked, opts)
+}
+
+// prepareThrough prepares the option base read through one swapper.
+func prepareThrough(ctx context.Context, base *exercisePlan, o swapperOption) (Prepared, error) {
+	p := &exercisePlan{req: base.req, up: base.up, quoter: o.quoter, info: base.info, pos: base.pos}
+	p.req.SwapperID = o.ID
 	if err := p.planLegs(); err != nil {
 		return Prepared{}, err
 	}
 	if err := p.quote(ctx); err != nil {
 		return Prepared{}, err
 	}
-	outcomes, err := up.Chain.SimulateSequence(ctx, p.pos.Owner, req.Market, p.params)
+	outcomes, err := p.up.Chain.SimulateSequence(ctx, p.pos.Owner, p.req.Market, p.params)
 	if err != nil {
 		return Prepared{}, simulationError(err)
 	}
@@ -108,6 +139,60 @@ func (s *Trade) ExercisePrepare(ctx context.Context, req PrepareRequest) (Prepar
 		return Prepared{}, err
 	}
 	return p.simulateWhole(ctx, data)
+}
+
+// bestOf prepares through each usable swapper in turn and answers the
+// one whose simulated exercise pays the most (the first, by the order of
+// swapperOptions, on a tie), each one's profit or error listed. When
+// none can prepare, the first one's error is the answer (an upstream
+// failure before an unprocessable one: the client may retry).
+func bestOf(ctx context.Context, base *exercisePlan, picked []swapperOption, opts []swapperOption) (Prepared, error) {
+	var best *Prepared
+	var bestID string
+	var firstErr error
+	results := map[string]SwapperChoice{}
+	for _, o := range picked {
+		out, err := prepareThrough(ctx, base, o)
+		c := o.SwapperChoice
+		if err != nil {
+			c.Error = problem.As(err).Message
+			if firstErr == nil || problem.As(firstErr).Kind() == problem.KindUnprocessable && problem.As(err).Kind() != problem.KindUnprocessable {
+				firstErr = err
+			}
+		} else {
+			c.Profit = &out.Profit
+			if best == nil || mustBig(out.Profit).Cmp(mustBig(best.Profit)) > 0 {
+				best, bestID = &out, o.ID
+			}
+		}
+		results[o.ID] = c
+	}
+	if best == nil {
+		return Prepared{}, firstErr
+	}
+	return withChoices(*best, bestID, opts, results), nil
+}
+
+// withChoices names the swapper out went through and lists the chain's
+// swappers (with auto's results, when given).
+func withChoices(out Prepared, id string, opts []swapperOption, results map[string]SwapperChoice) Prepared {
+	out.SwapperID = id
+	out.SwapperChoices = make([]SwapperChoice, len(opts))
+	for i, o := range opts {
+		out.SwapperChoices[i] = o.SwapperChoice
+		if r, ok := results[o.ID]; ok {
+			out.SwapperChoices[i] = r
+		}
+	}
+	return out
+}
+
+func mustBig(s string) *big.Int {
+	v, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		return new(big.Int)
+	}
+	return v
 }
 
 // exercisePlan is what ExercisePrepare carries from phase to phase: the
@@ -180,6 +265,7 @@ func (p *exercisePlan) planLegs() error {
 		p.quoteReqs = append(p.quoteReqs, swap.Request{
 			TokenIn: collateral.Address, TokenOut: profitTok.Address, AmountIn: leg.AmountToSwap,
 			Fee: info.Fee, Slippage: req.Slippage, Swapper: p.params.Swapper[i], Receiver: req.Market,
+			Dex: p.up.Config.HandlerInfo(l.Handler).Name,
 		})
 		p.quoted = append(p.quoted, i)
 	}
@@ -194,8 +280,13 @@ func (p *exercisePlan) quote(ctx context.Context) error {
 		return err
 	}
 	for qi, i := range p.quoted {
-		p.params.SwapData[i] = p.quotes[qi].SwapData
+		q := p.quotes[qi]
+		p.params.SwapData[i] = q.SwapData
 		p.params.LiquidityToExercise[i] = p.pos.Legs[i].LiquidityToUse
+		p.out.Legs[i].QuoteSource = q.Source
+		if q.AmountOut != nil {
+			p.out.Legs[i].QuotedOut = strPtr(q.AmountOut.String())
+		}
 	}
 	return nil
 }

@@ -1,0 +1,225 @@
+package trade
+
+import (
+	"context"
+	"log/slog"
+	"sort"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
+	"github.com/clamm-gateway/clamm-gateway/internal/swap"
+	"github.com/clamm-gateway/clamm-gateway/subgraph"
+)
+
+// The swapperId values a client may send beside a configured id or a
+// swapper contract's address.
+const (
+	// SwapperAuto prepares through every usable swapper and answers the one
+	// whose exercise pays the most.
+	SwapperAuto = "auto"
+	// SwapperDirect is the chain's direct DEX swapper: a configured
+	// uniswap-v3 (SwapRouterSwapper) one, else the first learned swapRouter one.
+	SwapperDirect = "direct"
+)
+
+// DirectNames are the per-chain DEX names the hosted API's clients send
+// for the chain's direct swapper (hosted-api-clients.md section 7): each
+// means SwapperDirect on a chain one of whose handlers' DEXes it names.
+var DirectNames = []string{"agni", "thruster", "uniswap"}
+
+// NotOffered are the swapperIds the hosted API's clients send that name
+// a route this gateway does not build: aggregators' APIs it has no client
+// for (KyberSwap, Sushi's API) and Berachain's Kodiak, a chain it does not
+// serve.
+var NotOffered = []string{"kodiak", "kyberswap", "sushi-api"}
+
+// The sources of a swapper (SwapperChoice.Source).
+const (
+	SourceConfigured = "configured"
+	SourceLearned    = "learned"
+)
+
+// SwapperChoice is one swapper a prepared exercise can go through, and
+// where the gateway knows it from.
+type SwapperChoice struct {
+	// ID is what swapperId takes to choose it: the configured id, or the
+	// learned contract's checksummed address.
+	ID string `json:"id"`
+	// Kind is the configured kind (uniswap-v3, 1inch) or, learned, what
+	// the contract answered when first seen (swapRouter, oneInch, unknown).
+	Kind    string `json:"kind"`
+	Address string `json:"address"`
+	// Source is "configured" (the gateway's configuration) or "learned"
+	// (the chain's own exercises sent collateral through it).
+	Source string `json:"source"`
+	// FirstExercise is the exercise (transaction hash - log index) a
+	// learned swapper was first seen in.
+	FirstExercise string `json:"firstExercise,omitempty"`
+	// Usable is false for a learned swapper whose swapData this gateway
+	// cannot build (a 1inch swapper without the API configured, an
+	// unknown contract).
+	Usable bool `json:"usable"`
+	// Profit is, for swapperId=auto, what the exercise through it pays;
+	// Error why it was not chosen when it could not prepare.
+	Profit *string `json:"profit,omitempty"`
+	Error  string  `json:"error,omitempty"`
+}
+
+// swapperOption is a choice with its quoter (nil when not usable).
+type swapperOption struct {
+	SwapperChoice
+	quoter swap.Quoter
+	direct bool // a SwapRouterSwapper-kind swapper (a DEX's own router)
+}
+
+// learnedReader is the subgraph's read of learned swappers; a subgraph
+// client without it (a test's fake) offers none.
+type learnedReader interface {
+	Swappers(ctx context.Context, first int) ([]subgraph.Swapper, subgraph.Meta, error)
+}
+
+// swapperOptions are the chain's configured swappers, by id, then the
+// swappers its own exercises used that the configuration does not name,
+// first seen first. A failed read of the learned ones leaves them out
+// (logged): the configured ones still serve.
+func swapperOptions(ctx context.Context, up *vocab.Upstreams) []swapperOption {
+	var out []swapperOption
+	known := map[common.Address]bool{}
+	ids := make([]string, 0, len(up.Quoters))
+	for id := range up.Quoters {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		c := SwapperChoice{ID: id, Source: SourceConfigured, Usable: true}
+		if sw := up.Config.Swappers[id]; sw != nil {
+			c.Kind, c.Address = sw.Kind, sw.Address.Hex()
+			known[sw.Address] = true
+			for _, a := range sw.ByDex {
+				known[a] = true
+			}
+		}
+		out = append(out, swapperOption{SwapperChoice: c, quoter: up.Quoters[id], direct: c.Kind == "uniswap-v3"})
+	}
+	return append(out, learnedOptions(ctx, up, known)...)
+}
+
+// learnedOptions are the learned swappers not in known.
+func learnedOptions(ctx context.Context, up *vocab.Upstreams, known map[common.Address]bool) []swapperOption {
+	r, ok := up.Subgraph.(learnedReader)
+	if !ok || up.Learned == nil {
+		return nil
+	}
+	// not at the answer's block: which swappers exist is no state the
+	// answer reads, and the subgraph's block must not pin the chain reads
+	list, _, err := r.Swappers(block.Without(ctx), subgraph.MaxFirst)
+	if err != nil {
+		slog.WarnContext(ctx, "learned swappers unread", "chain", up.Config.ID, "err", err)
+		return nil
+	}
+	var out []swapperOption
+	for _, s := range list {
+		a := s.Address.Addr()
+		if known[a] {
+			continue
+		}
+		known[a] = true
+		q, usable := up.Learned.For(s.Kind, a)
+		out = append(out, swapperOption{
+			SwapperChoice: SwapperChoice{ID: a.Hex(), Kind: s.Kind, Address: a.Hex(), Source: SourceLearned,
+				FirstExercise: s.FirstExercise, Usable: usable},
+			quoter: q, direct: usable && s.Kind == subgraph.SwapperKindSwapRouter,
+		})
+	}
+	return out
+}
+
+// pickSwappers resolves a swapperId to the options to prepare through:
+// one, or every usable one for auto. A name this gateway does not offer
+// is a 400 naming the ids it accepts on the chain.
+func pickSwappers(up *vocab.Upstreams, id string, opts []swapperOption) ([]swapperOption, error) {
+	switch {
+	case id == SwapperAuto:
+		var out []swapperOption
+		for _, o := range opts {
+			if o.Usable {
+				out = append(out, o)
+			}
+		}
+		if len(out) > 0 {
+			return out, nil
+		}
+	case id == SwapperDirect || isDirectName(up, id):
+		for _, o := range opts {
+			if o.direct {
+				return []swapperOption{o}, nil
+			}
+		}
+	default:
+		for _, o := range opts {
+			if o.ID == id || (common.IsHexAddress(id) && strings.EqualFold(o.Address, id)) {
+				if !o.Usable {
+					return nil, problem.InvalidParam("swapperId", "swapper %s (learned, kind %s) cannot be prepared through by this gateway; accepted on chain %d: %s", o.ID, o.Kind, up.Config.ID, accepted(up, opts))
+				}
+				return []swapperOption{o}, nil
+			}
+		}
+	}
+	why := "is not a swapper of this chain"
+	if contains(NotOffered, id) {
+		why = "names a route this gateway does not offer"
+	}
+	return nil, problem.InvalidParam("swapperId", "swapperId %q %s; accepted on chain %d: %s", id, why, up.Config.ID, accepted(up, opts))
+}
+
+// isDirectName: id is one of DirectNames and a DEX of one of the chain's
+// handlers.
+func isDirectName(up *vocab.Upstreams, id string) bool {
+	if !contains(DirectNames, id) {
+		return false
+	}
+	for _, h := range up.Config.Handlers {
+		if h.Name == id {
+			return true
+		}
+	}
+	return false
+}
+
+// accepted lists the swapperIds the chain takes now.
+func accepted(up *vocab.Upstreams, opts []swapperOption) string {
+	var ids []string
+	direct := false
+	for _, o := range opts {
+		if o.Usable {
+			ids = append(ids, o.ID)
+			direct = direct || o.direct
+		}
+	}
+	if len(ids) == 0 {
+		return "none (no swapper is configured and none learned from the chain's exercises yet)"
+	}
+	ids = append(ids, SwapperAuto)
+	if direct {
+		ids = append(ids, SwapperDirect)
+		for _, n := range DirectNames {
+			if isDirectName(up, n) {
+				ids = append(ids, n)
+			}
+		}
+	}
+	return strings.Join(ids, ", ")
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
