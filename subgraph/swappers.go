@@ -53,5 +53,5 @@ func (c *Client) Swappers(ctx context.Context, first int) ([]Swapper, Meta, erro
 	if first < 1 || first > MaxFirst {
 		return nil, Meta{}, fmt.Errorf("%s: first %d outside Graph Node's limits", queries.Swappers, first)
 	}
-	return runPage(ctx, c, list{queries.Swappers, "swappers"}, map[string]any{"first": first}, Swapper.complete)
+	return runPage(ctx, c, list{queries.Swappers, "swappers"}, map[string]any{"first": first, "since": "0"}, Swapper.complete)
 }

@@ -122,6 +122,10 @@ func (u *UniV3) Quote(ctx context.Context, reqs []Request) ([]Quote, error) {
 		if err != nil {
 			return nil, err
 		}
+		if out == nil { // no contract at the quoter: as if none were registered
+			quotes[i].Source = "simulation (no code at " + quotes[i].Source[len("quoterV2 "):] + ")"
+			continue
+		}
 		quotes[i].AmountOut = out
 	}
 	return quotes, nil
@@ -157,7 +161,14 @@ func quoteResult(el rpc.BatchElem, i int, fee uint32) (*big.Int, error) {
 		}
 		return nil, fmt.Errorf("quote of leg %d: %w", i, err)
 	}
-	vals, err := contracts.QuoterV2.Unpack("quoteExactInputSingle", *el.Result.(*hexutil.Bytes))
+	raw := *el.Result.(*hexutil.Bytes)
+	if len(raw) == 0 {
+		// An eth_call to an address without code succeeds with nothing: a
+		// registry's quoter not deployed on this chain (a fork, a local
+		// chain). The leg is then valued by the exercise's simulation.
+		return nil, nil
+	}
+	vals, err := contracts.QuoterV2.Unpack("quoteExactInputSingle", raw)
 	if err != nil || len(vals) != 4 {
 		return nil, problem.Wrap(problem.QuoteError, err, "QuoterV2 returned data that does not decode")
 	}

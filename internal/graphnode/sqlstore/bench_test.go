@@ -201,7 +201,7 @@ func benchVars(name string) map[string]any {
 	case "stats_ranges":
 		return with(map[string]any{"pools": []any{benchPools[0]}, "market": m, "after": "", "first": 1000})
 	case "swappers":
-		return with(map[string]any{"first": 1000})
+		return with(map[string]any{"first": 1000, "since": "0"})
 	case "strikes":
 		return with(map[string]any{"pools": []any{benchPools[0]}, "tickLowerMin": -201_000, "tickLowerMax": -199_000,
 			"tickUpperMin": -201_000, "tickUpperMax": -199_000, "market": m, "after": "", "first": 1000})
