@@ -1,0 +1,128 @@
+package mapping
+
+import (
+	"bytes"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// callsABI are the calls an exercise transaction wraps: the market's
+// exerciseOption and multicall, Multicall3's aggregate3 (their real
+// signatures, selectors 0x32f530a7, 0xac9650d8, 0x82ad56cb).
+const callsABI = `[
+ {"type":"function","name":"exerciseOption","inputs":[{"name":"p","type":"tuple","components":[
+   {"name":"optionId","type":"uint256"},{"name":"swapper","type":"address[]"},{"name":"swapData","type":"bytes[]"},{"name":"liquidityToExercise","type":"uint256[]"}]}]},
+ {"type":"function","name":"multicall","inputs":[{"name":"data","type":"bytes[]"}]},
+ {"type":"function","name":"aggregate3","inputs":[{"name":"calls","type":"tuple[]","components":[
+   {"name":"target","type":"address"},{"name":"allowFailure","type":"bool"},{"name":"callData","type":"bytes"}]}]}
+]`
+
+type exerciseParams struct {
+	OptionId            *big.Int
+	Swapper             []common.Address
+	SwapData            [][]byte
+	LiquidityToExercise []*big.Int
+}
+
+type call3 struct {
+	Target       common.Address
+	AllowFailure bool
+	CallData     []byte
+}
+
+// The swappers of an exercise, decoded from its transaction's input
+// through Multicall3's aggregate3 and the market's multicall: the
+// exercised legs' swappers (not a leg of zero liquidity, nor another
+// option's exercise in the same multicall), each asked once what it is:
+// a SwapRouterSwapper answers sr(), a OneInchSwapper oneInchRouter().
+func TestExerciseSwappersFromInput(t *testing.T) {
+	calls := &marketCalls{t: t, data: map[string]opData{}}
+	router := common.HexToAddress("0xE592427A0AEce92De3Edee1F18E0157C05861564")
+	inch := common.HexToAddress("0x1111111254EEB25477B68fb85Ed929f73A960582")
+	swA, swB := common.HexToAddress("0x5A00000000000000000000000000000000000001"), common.HexToAddress("0x5B00000000000000000000000000000000000002")
+	swC, swD := common.HexToAddress("0x5C00000000000000000000000000000000000003"), common.HexToAddress("0x5D00000000000000000000000000000000000004")
+	sw, err := ABI("Swapper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	probes := map[common.Address]int{}
+	answer := func(to common.Address, data []byte, block uint64) ([]byte, bool, error) {
+		if to == swA || to == swB || to == swC || to == swD {
+			probes[to]++
+			switch {
+			case to == swA && bytes.Equal(data[:4], sw.Methods["sr"].ID):
+				out, err := sw.Methods["sr"].Outputs.Pack(router)
+				return out, false, err
+			case to == swB && bytes.Equal(data[:4], sw.Methods["oneInchRouter"].ID):
+				out, err := sw.Methods["oneInchRouter"].Outputs.Pack(inch)
+				return out, false, err
+			}
+			return nil, true, nil
+		}
+		return calls.call(to, data, block)
+	}
+	c := newChain(t, answer)
+	c.emit("OptionMarketV2_0x501b", mV2, "LogOptionsMarketInitialized(address,address,address,address,address)",
+		"handleMarketInitializedV2", marketV2, wethUSDC, pricing, feeTo, weth, usdc)
+	c.next(3000, 1_700_000_000, alice)
+	calls.data[optID(marketV2, 7)] = opData{legs: 3, tl: 199990, tu: 200010, expiry: 1_700_086_400, isCall: true}
+	calls.ticks = map[string][]opTick{optID(marketV2, 7): {
+		{uniHandler, wethUSDC, hook24h, 200000, 200010, 4e11}, {uniHandler, wethUSDC, hook24h, 199990, 200000, 1e11}, {uniHandler, wethUSDC, hook24h, 199990, 200010, 1e11}}}
+	c.emit("OptionMarketV2_0x501b", mV2, "Transfer(address,address,uint256)", "handleTransfer", marketV2, common.Address{}, alice, big.NewInt(7))
+	c.emit("OptionMarketV2_0x501b", mV2, mintV2Sig, "handleMintOptionV2", marketV2, alice, big.NewInt(7), true, big.NewInt(1), big.NewInt(2), big.NewInt(0))
+
+	a, err := abi.JSON(strings.NewReader(callsABI))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fee := common.LeftPadBytes(big.NewInt(500).Bytes(), 32)
+	mine, err := a.Pack("exerciseOption", exerciseParams{OptionId: big.NewInt(7), Swapper: []common.Address{swA, swB, swC},
+		SwapData: [][]byte{append(fee, make([]byte, 32)...), {0x12, 0xaa}, {}}, LiquidityToExercise: []*big.Int{big.NewInt(4e11), big.NewInt(1e11), big.NewInt(0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := a.Pack("exerciseOption", exerciseParams{OptionId: big.NewInt(8), Swapper: []common.Address{swD},
+		SwapData: [][]byte{{}}, LiquidityToExercise: []*big.Int{big.NewInt(1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	multi, err := a.Pack("multicall", [][]byte{other, mine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.next(3001, 1_700_000_100, autoExer)
+	if c.tx.Input, err = a.Pack("aggregate3", []call3{{Target: marketV2, CallData: multi}}); err != nil {
+		t.Fatal(err)
+	}
+	c.emit("OptionMarketV2_0x501b", mV2, "LogExerciseOption(address,uint256,uint256,uint256)", "handleExerciseOption", marketV2,
+		alice, big.NewInt(7), big.NewInt(5), big.NewInt(6))
+
+	xid := strings.ToLower(c.tx.Hash.Hex()) + "-0"
+	want := map[common.Address]struct {
+		kind   string
+		router common.Address
+		word   int64 // -1: none
+	}{swA: {"swapRouter", router, 500}, swB: {"oneInch", inch, -1}}
+	for a, w := range want {
+		s := c.store.Get("Swapper", strings.ToLower(a.Hex()))
+		if s == nil || s["kind"].Str != w.kind || !bytes.Equal(s["router"].Bytes, w.router.Bytes()) || s["firstExercise"].Str != xid {
+			t.Fatalf("swapper %s: %+v", a, s)
+		}
+		if got := s["swapDataWord"].Big; (w.word < 0) != (got == nil) || got != nil && got.Int64() != w.word {
+			t.Errorf("swapper %s swapDataWord %v, want %d", a, got, w.word)
+		}
+		if x := c.store.Get("ExerciseSwapper", xid+"-"+strings.ToLower(a.Hex())); x == nil || x["legs"].Int != 1 || x["exercise"].Str != xid {
+			t.Errorf("exercise swapper %s: %+v", a, x)
+		}
+	}
+	if n := len(c.store.All("Swapper")); n != 2 {
+		t.Errorf("%d swappers, want 2 (a leg of no liquidity, another option's exercise: none)", n)
+	}
+	if probes[swC] != 0 || probes[swD] != 0 {
+		t.Errorf("probed swappers not exercised: %v", probes)
+	}
+}
