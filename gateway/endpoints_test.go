@@ -165,7 +165,7 @@ func TestEveryStatusIsDocumented(t *testing.T) {
 // 404 naming why; a write takes POST only (405 naming it otherwise).
 func TestOrderRoutesWithoutABook(t *testing.T) {
 	t.Parallel()
-	srv := demoServer(t, nil)
+	srv := demoServer(t, func(o *gateway.Options) { o.Orders = nil })
 	for _, c := range []struct {
 		method, path string
 		status       int

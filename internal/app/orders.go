@@ -29,6 +29,9 @@ import (
 type book struct {
 	cfg    *config.Config
 	chains vocab.Chains
+	// demo answers the chains served from the demo's recordings: it
+	// checks an order by itself and stores nothing (orders.ReadOnly).
+	demo *orders.ReadOnly
 
 	mu     sync.Mutex
 	repo   orders.Repository
@@ -50,15 +53,19 @@ type opening struct {
 // (the order routes are then 404).
 func newBook(cfg *config.Config, w wired) *book {
 	chains := vocab.Chains{}
+	recorded := map[uint64]common.Address{}
 	for id, mode := range w.modes {
-		if mode == ModeLive || mode == ModeIndexed || mode == ModeTransports { // given transports stand for the network
+		switch mode {
+		case ModeLive, ModeIndexed, ModeTransports: // given transports stand for the network
 			chains[id] = w.ups[id]
+		case ModeDemo:
+			recorded[id] = cfg.Chains[id].LimitOrders
 		}
 	}
-	if len(chains) == 0 {
+	if len(chains) == 0 && len(recorded) == 0 {
 		return nil
 	}
-	b := &book{cfg: cfg, chains: chains}
+	b := &book{cfg: cfg, chains: chains, demo: orders.NewReadOnly(recorded)}
 	for _, up := range chains {
 		up.SellOrders = b // the positions' sellOrder
 	}
@@ -160,6 +167,9 @@ func (b *book) Close() error {
 }
 
 func (b *book) Prepare(ctx context.Context, req orders.PrepareRequest) (orders.Prepared, error) {
+	if b.demo.Has(req.ChainID) {
+		return b.demo.Prepare(ctx, req)
+	}
 	o, err := b.open(ctx)
 	if err != nil {
 		return orders.Prepared{}, err
@@ -168,6 +178,9 @@ func (b *book) Prepare(ctx context.Context, req orders.PrepareRequest) (orders.P
 }
 
 func (b *book) Submit(ctx context.Context, so orders.SignedOrder) (orders.View, bool, error) {
+	if b.demo.Has(so.ChainID) {
+		return b.demo.Submit(ctx, so)
+	}
 	o, err := b.open(ctx)
 	if err != nil {
 		return orders.View{}, false, err
@@ -176,6 +189,9 @@ func (b *book) Submit(ctx context.Context, so orders.SignedOrder) (orders.View, 
 }
 
 func (b *book) List(ctx context.Context, req orders.ListRequest) ([]orders.View, error) {
+	if b.demo.Has(req.ChainID) {
+		return b.demo.List(ctx, req)
+	}
 	o, err := b.open(ctx)
 	if err != nil {
 		return nil, err
@@ -184,6 +200,9 @@ func (b *book) List(ctx context.Context, req orders.ListRequest) ([]orders.View,
 }
 
 func (b *book) Fillable(ctx context.Context, req orders.FillableRequest) ([]orders.Fill, error) {
+	if b.demo.Has(req.ChainID) {
+		return b.demo.Fillable(ctx, req)
+	}
 	o, err := b.open(ctx)
 	if err != nil {
 		return nil, err
@@ -192,6 +211,9 @@ func (b *book) Fillable(ctx context.Context, req orders.FillableRequest) ([]orde
 }
 
 func (b *book) CancelPrepare(ctx context.Context, chainID uint64, hash common.Hash) (orders.PreparedCancel, error) {
+	if b.demo.Has(chainID) {
+		return b.demo.CancelPrepare(ctx, chainID, hash)
+	}
 	o, err := b.open(ctx)
 	if err != nil {
 		return orders.PreparedCancel{}, err
@@ -200,6 +222,9 @@ func (b *book) CancelPrepare(ctx context.Context, chainID uint64, hash common.Ha
 }
 
 func (b *book) Delete(ctx context.Context, req orders.DeleteRequest) ([]orders.View, error) {
+	if b.demo.Has(req.ChainID) {
+		return b.demo.Delete(ctx, req)
+	}
 	o, err := b.open(ctx)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/orders"
 )
@@ -60,16 +66,63 @@ func TestOrderBookOpensForNetworkChains(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	if d.orders != nil {
-		t.Error("the demo alone opened a book")
+	if d.orders == nil || len(d.orders.chains) != 0 {
+		t.Error("the demo's chains have no read-only book, or a book of network chains")
 	}
 	if _, err := os.Stat(demoCfg.OrdersPath); !os.IsNotExist(err) {
 		t.Errorf("the demo alone created %s: %v", demoCfg.OrdersPath, err)
 	}
 	rec = httptest.NewRecorder()
-	d.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/clamm/orders", nil))
-	if rec.Code != http.StatusNotFound && rec.Code != http.StatusMethodNotAllowed {
-		t.Errorf("POST /clamm/orders without a book: %d %s", rec.Code, rec.Body)
+	d.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/clamm/orders?chainId=42161&user=0xA11CE00000000000000000000000000000000001", nil))
+	if rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != "[]" {
+		t.Errorf("GET /clamm/orders on the demo: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// The demo checks a POSTed order by itself (its signature over the
+// chain's domain) and refuses to store it, saying so: a good order is 422
+// DEMO_STORES_NOTHING naming its signer, a forged one the check's 400;
+// nothing is written.
+func TestDemoChecksAnOrderAndStoresNothing(t *testing.T) {
+	cfg := config.Default()
+	cfg.OrdersPath = filepath.Join(t.TempDir(), "demo.sqlite")
+	d, err := New(Options{Config: cfg, Demo: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	key, _ := crypto.ToECDSA(crypto.Keccak256([]byte("demo maker")))
+	maker := crypto.PubkeyToAddress(key.PublicKey)
+	data, _ := contracts.EncodeExerciseData(big.NewInt(50_000_000), big.NewInt(110), common.HexToAddress("0x501B03BdB431154b8Df17BF1c00756E3a8F21744"))
+	o := contracts.LimitOrder{CreatedAt: big.NewInt(1763726400), Deadline: big.NewInt(1763800000), Maker: maker, Flags: orders.FlagsExercise, Data: data}
+	digest := orders.Digest(42161, cfg.Chains[42161].LimitOrders, o)
+	sig, _ := crypto.Sign(digest[:], key)
+	body := func(sig []byte) string {
+		b, _ := json.Marshal(map[string]any{"chainId": 42161, "createdAt": "1763726400", "deadline": "1763800000", "maker": maker.Hex(),
+			"validator": common.Address{}.Hex(), "flags": "0x00000110", "data": hexutil.Encode(data), "signature": hexutil.Encode(sig)})
+		return string(b)
+	}
+	forged := append([]byte{}, sig...)
+	forged[10] ^= 1
+	for _, c := range []struct {
+		sig    []byte
+		status int
+		code   string
+	}{{sig, http.StatusUnprocessableEntity, "DEMO_STORES_NOTHING"}, {forged, http.StatusBadRequest, "INVALID_PARAMETER"}} {
+		for _, path := range []string{"/clamm/orders", "/clamm/orders/create"} {
+			rec := httptest.NewRecorder()
+			d.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body(c.sig))))
+			var e struct {
+				Error struct{ Code, Message string }
+			}
+			_ = json.Unmarshal(rec.Body.Bytes(), &e)
+			if rec.Code != c.status || e.Error.Code != c.code || (c.status == 422 && !strings.Contains(e.Error.Message, maker.Hex())) {
+				t.Errorf("POST %s: %d %s", path, rec.Code, rec.Body)
+			}
+		}
+	}
+	if _, err := os.Stat(cfg.OrdersPath); !os.IsNotExist(err) {
+		t.Errorf("the demo created %s: %v", cfg.OrdersPath, err)
 	}
 }
 

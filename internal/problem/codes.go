@@ -120,7 +120,11 @@ var (
 	// PostgreSQL database) failing to open or answer: an outage of a
 	// dependency, so 503, never a 500.
 	OrderBookUnavailable = declare("ORDER_BOOK_UNAVAILABLE", KindUpstreamUnavailable, "the order book's store (CLAMM_ORDERS_PATH or CLAMM_ORDERS_DATABASE_URL) did not open or failed; nothing was stored")
-	BodyTooLarge         = declare("BODY_TOO_LARGE", KindBodyTooLarge, "the request body is over the route's bound (16 KiB for an order, 1 MiB for a query to an index's query API)")
+	// DemoStoresNothing answers a write to the demo's book, which checks
+	// an order by itself and stores nothing (a recording cannot check it
+	// against the chain's head).
+	DemoStoresNothing = declare("DEMO_STORES_NOTHING", KindUnprocessable, "(limit orders, the demo) the chain is served from recordings, which cannot check an order against the chain's head: the order was checked by itself (fields, data, signature) and nothing was stored")
+	BodyTooLarge      = declare("BODY_TOO_LARGE", KindBodyTooLarge, "the request body is over the route's bound (16 KiB for an order, 1 MiB for a query to an index's query API)")
 )
 
 // The subgraph and the RPC node.

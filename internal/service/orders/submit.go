@@ -75,21 +75,30 @@ func (s *Orders) check(so SignedOrder) (checked, error) {
 	if err != nil {
 		return checked{}, err
 	}
-	c := checked{up: up}
+	c, err := verify(so, up.Config.LimitOrders)
+	c.up = up
+	return c, err
+}
+
+// verify is check without the chain's upstreams: what an order shows by
+// itself against the chain's LimitOrders.
+func verify(so SignedOrder, contract common.Address) (checked, error) {
+	var c checked
+	var err error
 	if c.order, err = orderFields(so); err != nil {
 		return checked{}, err
 	}
 	if err := c.decodeData(); err != nil {
 		return checked{}, err
 	}
-	digest := Digest(so.ChainID, up.Config.LimitOrders, c.order.Contract())
+	digest := Digest(so.ChainID, contract, c.order.Contract())
 	signer, err := Signer(digest, c.order.Sig)
 	if err != nil {
 		return checked{}, problem.InvalidParam("signature", "the signature does not recover: %v", err)
 	}
 	if signer != c.order.Maker {
 		return checked{}, problem.InvalidParam("signature", "the signature recovers to %s, not the maker %s, over this order's EIP-712 digest (domain %q version %q, chainId %d, verifyingContract %s): another key signed it, or it was signed for another domain or chain",
-			signer.Hex(), c.order.Maker.Hex(), DomainName, DomainVersion, so.ChainID, up.Config.LimitOrders.Hex())
+			signer.Hex(), c.order.Maker.Hex(), DomainName, DomainVersion, so.ChainID, contract.Hex())
 	}
 	c.hash = StructHash(c.order.Contract())
 	return c, nil
