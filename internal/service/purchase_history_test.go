@@ -254,12 +254,18 @@ func TestPositionsAndExpiringWithFailingQuoter(t *testing.T) {
 		t.Fatal(err)
 	}
 	market := common.HexToAddress("0x1D5DE630BbBF68c9bf17D8462605227D79eA910C")
+	// (a quoter answering nothing, an address without code, is no quoter:
+	// the exercise's simulation values the leg, TestNoCodeQuoterValuesBySimulation)
 	for name, quoter := range map[string]common.Address{
-		"reverts":         market, // the market answers no quoteExactInputSingle
-		"answers nothing": common.HexToAddress("0x0000000000000000000000000000000000000A00"),
+		"reverts": market, // the market answers no quoteExactInputSingle
 	} {
 		t.Run(name, func(t *testing.T) {
-			svc, _ := newServiceConfigured(t, func(ch *config.Chain) { ch.Swappers["uni-v3"].Quoter = quoter }, scs[0])
+			svc, _ := newServiceConfigured(t, func(ch *config.Chain) {
+				ch.Swappers["uni-v3"].Quoter = quoter
+				for dex := range ch.Quoters { // the registry's quoters fail too
+					ch.Quoters[dex] = config.Quoter{Kind: config.QuoterV2, Address: quoter}
+				}
+			}, scs[0])
 			got, err := svc.PurchasePositions(context.Background(), trade.HistoryRequest{
 				ChainID: scs[0].ChainID, User: common.HexToAddress("0xA11CE00000000000000000000000000000000001"), Market: market, First: 1000,
 			})
@@ -301,4 +307,43 @@ func failedValues(t *testing.T, recs []trade.PositionRecord) int {
 		}
 	}
 	return n
+}
+
+// A registered quoter with no code on the chain (a default's address on a
+// fork or a local chain) answers eth_call with nothing: it counts as no
+// quoter, and the exercise's simulation from the owner values the option.
+func TestNoCodeQuoterValuesBySimulation(t *testing.T) {
+	scs, err := scenario.Load(filepath.Join(root, "testdata/scenarios/mantle-wmnt-usdt.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nothing := common.HexToAddress("0x0000000000000000000000000000000000000A00")
+	svc, _ := newServiceConfigured(t, func(ch *config.Chain) {
+		ch.Swappers["uni-v3"].Quoter = nothing
+		for dex := range ch.Quoters {
+			ch.Quoters[dex] = config.Quoter{Kind: config.QuoterV2, Address: nothing}
+		}
+	}, scs[0])
+	got, err := svc.PurchasePositions(context.Background(), trade.HistoryRequest{
+		ChainID: scs[0].ChainID, User: common.HexToAddress("0xA11CE00000000000000000000000000000000001"),
+		Market: common.HexToAddress("0x1D5DE630BbBF68c9bf17D8462605227D79eA910C"), First: 1000,
+	})
+	if err != nil {
+		t.Fatalf("positions: %v", err)
+	}
+	valued := 0
+	for _, r := range got.Records {
+		if r.ExpiryRisk.Unknown != nil {
+			t.Errorf("option %s: unknown %v", r.OptionID, r.ExpiryRisk.Unknown)
+		}
+		if r.Exercisable && r.ValueIfExercised != "0" {
+			if r.ExpiryRisk.ExerciseValue == nil || *r.ExpiryRisk.ExerciseValue == "0" {
+				t.Errorf("option %s in the money: exerciseValue %v", r.OptionID, r.ExpiryRisk.ExerciseValue)
+			}
+			valued++
+		}
+	}
+	if valued == 0 {
+		t.Fatal("no option in the money: the case is not exercised")
+	}
 }
