@@ -72,11 +72,15 @@ const (
 // holds it to.
 var apiEndpoints = []endpoint{
 	api[market.StrikesRequest]{
-		path: PathStrikesChain, name: "strikes", operation: "strikesChain", params: strikesParams,
+		path: PathStrikesChain, name: "strikes", operation: "strikesChain", params: strikesParams, optional: []string{"filterDeprecated"},
 		ttl: ttlStrikes, pin: block.IndexedHead(block.StaleStrikes), stream: streams,
 		parse: parseStrikes,
 		key: func(k cacheKey, r market.StrikesRequest) cacheKey {
-			return k.uint(r.ChainID).addr(r.Market).int(r.CallsReach).int(r.PutsReach)
+			k = k.uint(r.ChainID).addr(r.Market).int(r.CallsReach).int(r.PutsReach)
+			if r.FilterDeprecated {
+				k = k.str("nodeprecated")
+			}
+			return k
 		},
 		call: func(ctx context.Context, svc *service.Service, r market.StrikesRequest) (any, uint64, error) {
 			res, err := svc.StrikesChain(ctx, r)
@@ -142,7 +146,7 @@ var apiEndpoints = []endpoint{
 	// A quote moves with every block (price, IVs): cached like a prepared
 	// exercise, briefly and never served stale.
 	api[purchaseRequest]{
-		path: PathPurchaseQuote, name: "quote", operation: "purchaseQuote", params: quoteParams,
+		path: PathPurchaseQuote, name: "quote", operation: "purchaseQuote", params: quoteParams, optional: []string{"user", "markPrice"},
 		ttl: ttlPrepare, pin: block.IndexedHead(block.StaleQuotes), stream: notStreamed,
 		parse: parsePurchase,
 		key:   func(k cacheKey, r purchaseRequest) cacheKey { return r.key(k) },

@@ -60,11 +60,11 @@ func (p *params) read(r *http.Request) {
 // Each endpoint's parameters, in the order its documentation lists them:
 // the one list its parser checks names against.
 var (
-	strikesParams  = []string{"optionMarket", "chainId", "callsReach", "putsReach"}
+	strikesParams  = []string{"optionMarket", "chainId", "callsReach", "putsReach", "filterDeprecated"}
 	historyParams  = []string{"chainId", "user", "optionMarket", "first", "skip"}
 	prepareParams  = []string{"chainId", "optionMarket", "optionId", "swapperId", "slippage"}
 	marketsParams  = []string{"chainId"}
-	quoteParams    = []string{"chainId", "optionMarket", "user", "type", "strike", "ttl", "amount"}
+	quoteParams    = []string{"chainId", "optionMarket", "user", "type", "strike", "ttl", "amount", "markPrice"}
 	purchaseParams = []string{"chainId", "optionMarket", "user", "type", "strike", "ttl", "amount", "slippage"}
 	chainParams    = []string{"chainId", "optionMarket", "callsReach", "putsReach", "ttls"}
 	statsParams    = []string{"chainId", "optionMarket", "from", "to"}

@@ -46,7 +46,16 @@ func (r purchaseRequest) key(k cacheKey) cacheKey {
 // parameter is; the zero address asks for a quote from nobody in
 // particular (no discount a pricing contract gives by tx.origin).
 func parsePurchase(s *Server, p *params) (req purchaseRequest, err error) {
-	if req.ChainID, req.Market, req.User, err = p.marketUser(s); err != nil {
+	if req.ChainID, err = p.chainID(s.chains, s.opts.ServeHint); err != nil {
+		return req, err
+	}
+	if req.Market, err = p.address("optionMarket"); err != nil {
+		return req, err
+	}
+	if req.User, err = p.hostedUser(); err != nil {
+		return req, err
+	}
+	if err = p.markPrice(); err != nil {
 		return req, err
 	}
 	kind, err := p.one("type")

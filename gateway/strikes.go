@@ -25,5 +25,6 @@ func parseStrikes(s *Server, p *params) (market.StrikesRequest, error) {
 	if req.PutsReach, err = p.intRange("putsReach", minReach, maxReach); err != nil {
 		return req, err
 	}
-	return req, nil
+	req.FilterDeprecated, err = p.filterDeprecated()
+	return req, err
 }

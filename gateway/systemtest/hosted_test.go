@@ -116,3 +116,50 @@ func sameDecimal(got any, want string) bool {
 	b, ok2 := new(big.Rat).SetString(want)
 	return ok1 && ok2 && a.Cmp(b) == 0
 }
+
+// The parameters the hosted clients send to served routes are understood:
+// filterDeprecated on the strikes chain drops exactly the deprecated
+// handlers' strikes; a quote's user=undefined (or none) is the zero
+// address's quote, and its markPrice is accepted and changes nothing.
+func TestHostedClientsParamsOnServedRoutes(t *testing.T) {
+	t.Parallel()
+	srv := newDemoServer(t)
+	strikes := "/clamm/strikes-chain?optionMarket=" + demo.Market + "&chainId=42161&callsReach=100&putsReach=100"
+	var all, kept []map[string]struct {
+		Handler struct {
+			Deprecated bool `json:"deprecated"`
+		} `json:"handler"`
+	}
+	decode(t, get(t, srv, strikes).Body.Bytes(), &all)
+	decode(t, get(t, srv, strikes+"&filterDeprecated=true").Body.Bytes(), &kept)
+	want := 0
+	for _, e := range all {
+		for _, s := range e {
+			if !s.Handler.Deprecated {
+				want++
+			}
+		}
+	}
+	if len(kept) != want || len(all) == 0 {
+		t.Errorf("filterDeprecated=true kept %d of %d strikes, want the %d of live handlers", len(kept), len(all), want)
+	}
+	if rec := get(t, srv, strikes+"&filterDeprecated=false"); rec.Code != http.StatusOK || len(rec.Body.String()) != len(get(t, srv, strikes).Body.String()) {
+		t.Errorf("filterDeprecated=false: %d", rec.Code)
+	}
+	quote := "/clamm/purchase/quote?chainId=42161&optionMarket=" + demo.Market + "&type=call&strike=3004.9080590767317&ttl=86400&amount=1000000000000000000"
+	zero := get(t, srv, quote+"&user=0x0000000000000000000000000000000000000000")
+	if zero.Code != http.StatusOK {
+		t.Fatalf("quote: %d %s", zero.Code, zero.Body)
+	}
+	for _, q := range []string{quote + "&user=undefined", quote, quote + "&user=undefined&markPrice=3000.10429", quote + "&markPrice=0"} {
+		if rec := get(t, srv, q); rec.Code != http.StatusOK || rec.Body.String() != zero.Body.String() {
+			t.Errorf("%s: %d, not the zero address's quote: %s", q, rec.Code, rec.Body)
+		}
+	}
+	for _, q := range []string{quote + "&markPrice=abc", quote + "&user=nobody", strikes + "&filterDeprecated=yes",
+		"/clamm/purchase/prepare?chainId=42161&optionMarket=" + demo.Market + "&user=undefined&type=call&strike=3004.9080590767317&ttl=86400&amount=1000000000000000000&slippage=1"} {
+		if rec := get(t, srv, q); rec.Code != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", q, rec.Code)
+		}
+	}
+}

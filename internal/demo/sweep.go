@@ -101,6 +101,8 @@ func Dims() []Dim {
 		// chains the demo does not serve), tickers in the cases clients
 		// send, and one no market has.
 		{Names: []string{"chains"}, Values: [][]string{{"42161"}, {"421614,42161,146,8453,81457,5000"}}},
+		{Names: []string{"filterDeprecated"}, Values: [][]string{{"true"}, {"false"}}},
+		{Names: []string{"markPrice"}, Values: [][]string{{"3000.10429"}}},
 		{Names: []string{"ticker"}, Values: [][]string{{"WETH/USDC"}, {"weth/usdc"}, {"WSYK/USDC"}}},
 		// The hosted PnL shapes: the leaderboard's periods.
 		{Names: []string{"period"}, Values: [][]string{{"1D"}, {"1W"}, {"1M"}, {"6M"}}, Cross: true},

@@ -22,6 +22,9 @@ type StrikesRequest struct {
 	Market     common.Address
 	CallsReach int
 	PutsReach  int
+	// FilterDeprecated leaves out the strikes of handlers the registry
+	// marks deprecated (the hosted API's filterDeprecated=true).
+	FilterDeprecated bool
 }
 
 // StrikesChain is the answer: entries in response order and the subgraph
@@ -88,13 +91,16 @@ func (s *Market) StrikesChain(ctx context.Context, req StrikesRequest) (StrikesC
 		return StrikesChain{}, err
 	}
 	aprDay := lastCompleteDay(set.Meta.Timestamp)
-	entries := make([]StrikeEntry, len(set.Strikes))
-	for i, st := range set.Strikes {
+	entries := make([]StrikeEntry, 0, len(set.Strikes))
+	for _, st := range set.Strikes {
 		w, err := renderStrike(&st, up.Config, aprDay)
 		if err != nil {
 			return StrikesChain{}, err
 		}
-		entries[i] = StrikeEntry{clamm.FormatPrice(st.Price): w}
+		if req.FilterDeprecated && w.Handler.Deprecated {
+			continue
+		}
+		entries = append(entries, StrikeEntry{clamm.FormatPrice(st.Price): w})
 	}
 	return StrikesChain{Entries: entries, Block: set.Meta.Block}, nil
 }
