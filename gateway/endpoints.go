@@ -451,6 +451,7 @@ var apiEndpoints = []endpoint{
 			return rows[0], b, nil
 		},
 	}.endpoint(),
+	hostedOlderEndpoints[0], hostedOlderEndpoints[1],
 }
 
 // Operation is what the contract test checks of each endpoint against the

@@ -48,6 +48,8 @@ func statusOf(k problem.Kind) int {
 		return http.StatusRequestHeaderFieldsTooLarge
 	case problem.KindBodyTooLarge:
 		return http.StatusRequestEntityTooLarge
+	case problem.KindGone:
+		return http.StatusGone
 	case problem.KindClientClosed:
 		return StatusClientClosed
 	default:

@@ -94,5 +94,6 @@ func (s *Server) routes() http.Handler {
 		r.Handle(rt.path, s.tagged(*rt)).Methods(rt.methodsOf()...)
 	}
 	s.subgraphRoutes(r)
+	s.supersededRoutes(r)
 	return r
 }

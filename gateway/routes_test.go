@@ -29,7 +29,7 @@ func TestDirectRoutesMatchRouter(t *testing.T) {
 		PathDelegatePrepare: true, PathSettlements: true, PathExpiringOptions: true, PathMarkPrice: true, PathCandles: true, PathChainStats: true, PathLeaderboard: true}
 	for _, p := range []string{PathHostedMarkets, PathTickerMarkPrice, PathTickerCandles, PathTickerLastPrice,
 		PathHostedTVL, PathHostedPoolTVL, PathHostedOpenInterest, PathHostedVolume, PathHostedDAU, PathHostedFees,
-		PathHostedTotalVolume, PathPnlDelta, PathBoundedAll, PathBoundedUser, PathPortfolio} {
+		PathHostedTotalVolume, PathPnlDelta, PathBoundedAll, PathBoundedUser, PathPortfolio, PathHostedPools, PathHostedDelegators} {
 		api[p] = true
 	}
 	// The order book's reads are answered directly (404 here: no book);
@@ -39,7 +39,7 @@ func TestDirectRoutesMatchRouter(t *testing.T) {
 	paths := []string{PathStrikesChain, PathExerciseHistory, PathExercisePrepare, PathPurchaseHistory, PathPurchasePositions, PathOptionMarkets,
 		PathPurchaseQuote, PathPurchasePrepare, PathOptionsChain, PathStats, PathDepositPrepare, PathWithdrawPrepare, PathDepositHistory, PathWithdrawHistory, PathDepositPositions,
 		PathDelegatePrepare, PathSettlements, PathExpiringOptions, PathMarkPrice, PathCandles, PathChainStats, PathLeaderboard, PathHealthz, PathReadyz, PathOpenAPI, PathDocs, PathMetrics,
-		PathHostedMarkets, PathTickerMarkPrice, PathTickerCandles, PathTickerLastPrice,
+		PathHostedMarkets, PathTickerMarkPrice, PathTickerCandles, PathTickerLastPrice, PathHostedPools, PathHostedDelegators,
 		PathHostedTVL, PathHostedOpenInterest, PathHostedVolume, PathHostedDAU, PathHostedFees, PathHostedTotalVolume,
 		PathPnlDelta, PathBoundedAll, PathBoundedUser, PathPortfolio, "/clamm/stats/tvl/0xC6962004f452bE9203591991D15f6b388e09E8D0",
 		PathOrders, PathOrdersPrepare, PathOrdersFillable, PathOrdersCancelPrepare, PathOrdersCreate, PathOrdersDelete,

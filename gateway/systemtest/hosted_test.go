@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -29,14 +30,7 @@ func TestHostedPathsMatchTheirClients(t *testing.T) {
 		{"/uniswap-prices/candles?chainId=42161&interval=4h&ticker=WETH/USDC&from=1763553600&to=1763704800", hostedtypes.Candles},
 		{"/uniswap-prices/last-price?ticker=WETH/USDC", hostedtypes.LastPrice},
 	} {
-		rec := get(t, srv, c.path)
-		if rec.Code != http.StatusOK {
-			t.Errorf("%s: %d %s", c.path, rec.Code, rec.Body)
-			continue
-		}
-		for _, p := range hostedtypes.Check(rec.Body.Bytes(), c.typ) {
-			t.Errorf("%s: %s", c.path, p)
-		}
+		checkHosted(t, srv, c.path, c.typ)
 	}
 	for _, path := range []string{
 		"/uniswap-prices/mark-price?chainId=42161&ticker=WSYK/USDC",
@@ -94,6 +88,19 @@ func TestHostedMarketsAreTheGatewaysFigures(t *testing.T) {
 	decode(t, get(t, srv, "/uniswap-prices/mark-price?chainId=42161&ticker=Weth/Usdc").Body.Bytes(), &byTicker)
 	if mp.MarkPrice == "" || string(byTicker.MarkPrice) != mp.MarkPrice {
 		t.Errorf("mark price by ticker %s, by market %s", byTicker.MarkPrice, mp.MarkPrice)
+	}
+}
+
+// checkHosted asks path and holds a 200 answer to the client's type.
+func checkHosted(t *testing.T, srv http.Handler, path string, typ hostedtypes.Type) {
+	t.Helper()
+	rec := get(t, srv, path)
+	if rec.Code != http.StatusOK {
+		t.Errorf("%s: %d %s", path, rec.Code, rec.Body)
+		return
+	}
+	for _, p := range hostedtypes.Check(rec.Body.Bytes(), typ) {
+		t.Errorf("%s: %s", path, p)
 	}
 }
 
@@ -161,5 +168,38 @@ func TestHostedClientsParamsOnServedRoutes(t *testing.T) {
 		if rec := get(t, srv, q); rec.Code != http.StatusBadRequest {
 			t.Errorf("%s: %d, want 400", q, rec.Code)
 		}
+	}
+}
+
+// The older hosted paths: the pools and the delegates answer their
+// clients' types on the demo; a superseded path redirects where its
+// successor means the same, else is 410 with the error shape naming it.
+func TestHostedOlderPaths(t *testing.T) {
+	t.Parallel()
+	srv := newDemoServer(t)
+	for _, c := range []struct {
+		path string
+		typ  hostedtypes.Type
+	}{
+		{"/clamm/pools?chainId=42161", hostedtypes.OptionsPools},
+		{"/clamm/auto-exerciser/delegators?account=" + demo.Alice + "&optionMarket=" + demo.Market, hostedtypes.Delegators},
+		{"/clamm/auto-exerciser/delegators?chainId=42161&account=" + demo.Alice + "&optionMarket=" + demo.Market, hostedtypes.Delegators},
+	} {
+		checkHosted(t, srv, c.path, c.typ)
+	}
+	q := "?chainId=42161&user=" + demo.Bob + "&optionMarket=" + demo.Market + "&first=100&skip=0"
+	if rec := get(t, srv, "/clamm/positions/deposit"+q); rec.Code != http.StatusPermanentRedirect || rec.Header().Get("Location") != "/clamm/deposit/positions"+q {
+		t.Errorf("positions/deposit: %d %q", rec.Code, rec.Header().Get("Location"))
+	}
+	for _, path := range []string{"/clamm/strikes?chainId=42161", "/clamm/exercise/uni-v3", "/token/allowance", "/uniswap-prices?ticker=WETH/USDC"} {
+		rec := get(t, srv, path)
+		if e := decodeError(t, rec); rec.Code != http.StatusGone || e.Code != "ROUTE_GONE" || !strings.Contains(e.Message, "superseded; use ") {
+			t.Errorf("%s: %d %+v", path, rec.Code, e)
+		}
+	}
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/clamm/exercise/create-limit-order", strings.NewReader("{}")))
+	if rec.Code != http.StatusGone {
+		t.Errorf("POST create-limit-order: %d", rec.Code)
 	}
 }

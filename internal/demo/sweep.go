@@ -102,6 +102,7 @@ func Dims() []Dim {
 		// send, and one no market has.
 		{Names: []string{"chains"}, Values: [][]string{{"42161"}, {"421614,42161,146,8453,81457,5000"}}},
 		{Names: []string{"filterDeprecated"}, Values: [][]string{{"true"}, {"false"}}},
+		{Names: []string{"account"}, Values: [][]string{{Alice}, {Nobody}}},
 		{Names: []string{"markPrice"}, Values: [][]string{{"3000.10429"}}},
 		{Names: []string{"ticker"}, Values: [][]string{{"WETH/USDC"}, {"weth/usdc"}, {"WSYK/USDC"}}},
 		// The hosted PnL shapes: the leaderboard's periods.

@@ -53,6 +53,9 @@ var (
 	// ClientClosed is never sent: it names, in the access log and metrics,
 	// a request whose client hung up before its answer was ready.
 	ClientClosed = declare("CLIENT_CLOSED", KindClientClosed, "the client hung up before its answer was ready; logged and counted as 499, never sent")
+	// RouteGone answers an older path of the hosted API whose successor
+	// takes other parameters or answers another shape (gateway/hosted_older.go).
+	RouteGone = declare("ROUTE_GONE", KindGone, "an older route of the hosted API that was superseded by one that takes other parameters or answers another shape; the message names the successor")
 )
 
 // The hosted API's bare USD figures (/clamm/stats/tvl/{pool} and its kin):

@@ -56,6 +56,7 @@ const (
 	KindHeaderTooLarge                  // 431: the request's header fields are over the gateway's bound
 	KindClientClosed                    // 499 in logs and metrics: the client went away; nothing is sent
 	KindBodyTooLarge                    // 413: a request body over the route's bound
+	KindGone                            // 410: an older route that was superseded
 )
 
 // Error is what every layer returns. Code is one of the catalogue's

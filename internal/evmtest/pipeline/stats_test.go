@@ -182,7 +182,7 @@ func statsActivity(t *testing.T, p *pt.Protocol, step func([]pt.Range)) []pt.Ran
 
 // statsGateway is the live gateway with the test's handler registered and,
 // if usd, the test's put asset as the chain's only USD stablecoin.
-func statsGateway(t *testing.T, p *pt.Protocol, ix *Indexer, multicall common.Address, usd bool) *app.App {
+func statsGateway(t *testing.T, p *pt.Protocol, ix *Indexer, multicall common.Address, usd bool, edits ...func(*config.Chain)) *app.App {
 	t.Helper()
 	sub := httptest.NewServer(ix.Serve())
 	t.Cleanup(sub.Close)
@@ -198,6 +198,9 @@ func statsGateway(t *testing.T, p *pt.Protocol, ix *Indexer, multicall common.Ad
 	cfg.USDStablecoins = nil
 	if usd {
 		cfg.USDStablecoins = []string{"42161:" + p.PutAsset.Hex()}
+	}
+	for _, edit := range edits {
+		edit(ch)
 	}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)

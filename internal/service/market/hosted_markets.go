@@ -113,11 +113,7 @@ func (s *Market) HostedMarkets(ctx context.Context, chainID uint64) ([]HostedMar
 	if err := g.Wait(); err != nil {
 		return nil, 0, err
 	}
-	addrs := make([]common.Address, len(oms.Markets))
-	for i, om := range oms.Markets {
-		addrs[i] = common.HexToAddress(om.Address)
-	}
-	per, err := up.Chain.MarketsPeriphery(ctx, addrs)
+	_, per, err := peripheryOf(ctx, up, oms)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -126,6 +122,17 @@ func (s *Market) HostedMarkets(ctx context.Context, chainID uint64) ([]HostedMar
 		out[i] = hostedMarket(up, chainID, om, stats[i], per[i])
 	}
 	return out, oms.Block, nil
+}
+
+// peripheryOf is the markets' addresses and their periphery, read in one
+// round trip.
+func peripheryOf(ctx context.Context, up *vocab.Upstreams, oms OptionMarkets) ([]common.Address, []chain.Periphery, error) {
+	addrs := make([]common.Address, len(oms.Markets))
+	for i, om := range oms.Markets {
+		addrs[i] = common.HexToAddress(om.Address)
+	}
+	per, err := up.Chain.MarketsPeriphery(ctx, addrs)
+	return addrs, per, err
 }
 
 // hostedMarket is one market's hosted answer from its markets-list entry

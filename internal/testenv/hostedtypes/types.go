@@ -34,3 +34,20 @@ var Candles = ArrayOf(Object(map[string]Type{
 // LastPrice is /uniswap-prices/last-price as elvarg's getMarkPrice read
 // it: each field passed through Number(...).
 var LastPrice = Object(map[string]Type{"lastPrice": Numeric, "tick": Numeric}).Allowing("asOf")
+
+// OptionsPools is the older /clamm/pools as elvarg's getOptionsPools
+// read it: ttls and ivs decimal strings, decimals a number.
+var OptionsPools = ArrayOf(Object(map[string]Type{
+	"pairName": String, "pairTicker": String, "callToken": token, "putToken": token,
+	"optionsPoolAddress": String, "tokenURIFetcher": String,
+	"ttls": ArrayOf(String), "ivs": ArrayOf(String), "primePool": String,
+}))
+
+// hostedTx is elvarg's {txData, to}.
+var hostedTx = Object(map[string]Type{"txData": String, "to": String})
+
+// Delegators is the older /clamm/auto-exerciser/delegators as elvarg's
+// getAutoExercisers read it.
+var Delegators = ArrayOf(Object(map[string]Type{
+	"name": String, "approved": Boolean, "approveTxData": hostedTx, "revokeApproveTxData": hostedTx,
+}))
