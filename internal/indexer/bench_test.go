@@ -253,7 +253,7 @@ func storeBytes(path string) (int64, string) {
 // mappings' eth_calls, the peak heap and the store's bytes per protocol
 // event. The scale is ScaleEnv's (1/10,000 unset); the full history:
 //
-//	CLAMM_BENCH_BACKFILL_SCALE=full go test ./internal/indexer -run '^$' -bench BackfillArbitrum -benchtime 1x -timeout 2h
+//	CLAMM_BENCH_BACKFILL_SCALE=full go test ./internal/indexer -run '^$' -bench BackfillArbitrum -benchtime 1x -timeout 3h
 func BenchmarkBackfillArbitrum(b *testing.B) {
 	scale := scaleOf(b)
 	hs, call := scaleMarkets(b)

@@ -412,7 +412,7 @@ func TestS13SourceGivenTwiceIsIndexedFromTheEarliest(t *testing.T) {
 // serving says so in Status (StoreError: /readyz not ready).
 func TestS15DamagedStoreIsRefusedAndFailedReadsAreNotReady(t *testing.T) {
 	c, h := newChain(t, 3000)
-	history(t, c, h, 100, 2500, 1)
+	history(t, c, h, 100, 2500, 2) // a block in two: each prices its events by eth_call
 	path := filepath.Join(t.TempDir(), "a.sqlite")
 	ix := open(t, c, path, indexer.Options{})
 	runUntilSynced(t, ix, c)
