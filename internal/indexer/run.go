@@ -37,6 +37,7 @@ func (ix *Indexer) Run(ctx context.Context) error {
 			ix.stepped()
 			continue
 		}
+		r.progressed(ix.Status().Block)
 		msg := ix.clean(err)
 		if fatal(err) {
 			ix.setStatus(func(s *Status) { s.State, s.Error = StateFailed, msg })
@@ -68,6 +69,18 @@ func (ix *Indexer) clean(err error) string {
 type retries struct {
 	pause          time.Duration
 	changed, waits int
+	// block is the block indexed when the pauses began growing.
+	block uint64
+}
+
+// progressed starts the pauses again from the least once a failing step
+// had indexed past the block of the failures before: a step runs to the
+// head, so a backfill of hours that fails now and then (a node's hiccup)
+// would otherwise wait 30 s after each of its later failures.
+func (r *retries) progressed(block uint64) {
+	if block > r.block {
+		*r = retries{block: block}
+	}
 }
 
 func (r *retries) next(err error, poll time.Duration) (time.Duration, slog.Level) {
