@@ -372,9 +372,10 @@ func (s *Scale) dispatch(q request) (any, *rpcError) {
 func (s *Scale) remember(n uint64, txs int) {
 	s.seenMu.Lock()
 	defer s.seenMu.Unlock()
-	if s.seen == nil || len(s.seen) > 1<<16 {
-		// bounded (a few MB, not the benchmark's heap): what is asked by
-		// hash was served lately, within the ranges fetched ahead
+	if s.seen == nil || len(s.seen) > 1<<20 {
+		// bounded: what is asked by hash was served lately (a smaller
+		// bound forgot blocks fetched ahead before their events' eth_calls
+		// asked by their hash, and the indexer paused to retry)
 		s.seen = map[common.Hash]uint64{}
 	}
 	bh := s.Hash(n)
