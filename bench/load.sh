@@ -24,7 +24,10 @@
 #   bench/load.sh [duration-per-round] [connections] [rounds] [path]
 #
 # BENCH_GW_ADDR, BENCH_BARE_ADDR, BENCH_DIRECT_ADDR, BENCH_NET_ADDR move the
-# servers off their default ports 18081-18084.
+# servers off their default ports 18081-18084. BENCH_THREADS sets wrk's
+# threads (the tail target with streams: BENCH_THREADS=2 bench/load.sh 5s 64 3);
+# GW_ENV adds settings to the gateway's environment (GW_ENV=CLAMM_STREAMS=true:
+# streams on).
 #
 # Loopback only. Needs wrk (Debian package; installed when missing and root).
 set -euo pipefail
@@ -34,7 +37,7 @@ DURATION=${1:-5s}
 CONNS=${2:-32}
 ROUNDS=${3:-4}
 REQ=${4:-/clamm/strikes-chain?optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&chainId=42161&callsReach=100&putsReach=100}
-THREADS=1 # one wrk thread on CPU 0; the servers have CPU 1
+THREADS=${BENCH_THREADS:-1} # wrk threads (BENCH_THREADS), on CPU 0; the servers have CPU 1
 # Loopback addresses of the three servers; set them to run beside another
 # copy of this script (or anything else on these ports).
 GW=${BENCH_GW_ADDR:-127.0.0.1:18081}
