@@ -153,6 +153,13 @@ func build(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	for id, cerr := range unreachable {
 		logger.Warn("could not confirm the rpc node's chain id at start", "chainId", id, "error", secret.Scrub(cerr.Error()))
 	}
+	// The configured contracts, each asked once as its kind, beside the
+	// start: a mismatch is logged once and shown in /readyz.
+	go func() {
+		checkCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.UpstreamTimeout.D())
+		defer cancel()
+		a.Service.CheckContracts(checkCtx, logger)
+	}()
 	// Each chain's subgraph head, read beside binding the listener, so the
 	// first strikes-chain miss pins without asking (block.Pins.SeedHeads).
 	go func() {

@@ -26,6 +26,10 @@ type ChainReadiness struct {
 	// Indexing is where the gateway's own indexer of the chain stands (a
 	// chain configured with an RPC URL and no subgraph URL).
 	Indexing *vocab.Indexing `json:"indexing,omitempty"`
+	// ContractChecks are the configured contracts that did not answer as
+	// their kind at start (CheckContracts). They leave the chain ready:
+	// the reads that need them say so in their own answers.
+	ContractChecks []ContractCheck `json:"contractChecks,omitempty"`
 }
 
 // Readiness probes every configured chain in parallel: the subgraph answers
@@ -51,6 +55,7 @@ func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainRe
 			// client remembers it, and an answer soon after pins to it
 			// without asking (package block).
 			r := probe(ctx, id, up, maxLag)
+			r.ContractChecks = s.checkedContracts(id)
 			mu.Lock()
 			out = append(out, r)
 			mu.Unlock()
@@ -97,9 +102,14 @@ func indexing(r *ChainReadiness, up *vocab.Upstreams) {
 		codes = append(codes, problem.RPCUnavailable)
 	}
 	for _, code := range codes {
-		if !slices.Contains(r.Problems, code.Name()) {
-			r.Problems = append(r.Problems, code.Name())
-		}
+		r.addProblem(code)
+	}
+}
+
+// addProblem names code among the chain's problems, once.
+func (r *ChainReadiness) addProblem(code *problem.Code) {
+	if !slices.Contains(r.Problems, code.Name()) {
+		r.Problems = append(r.Problems, code.Name())
 	}
 }
 
@@ -124,23 +134,21 @@ func probe(ctx context.Context, id uint64, up *vocab.Upstreams, maxLag uint64) C
 		meta, metaErr = up.Subgraph.Meta(ctx)
 	}()
 	wg.Wait()
-	if chainErr != nil {
-		r.Problems = append(r.Problems, problem.As(chainErr).Code.Name())
-	}
-	if headErr != nil {
-		r.Problems = append(r.Problems, problem.As(headErr).Code.Name())
-	}
-	if metaErr != nil {
-		r.Problems = append(r.Problems, problem.As(metaErr).Code.Name())
+	// A node that is down fails eth_chainId and eth_blockNumber alike:
+	// each problem is named once (addProblem).
+	for _, err := range []error{chainErr, headErr, metaErr} {
+		if err != nil {
+			r.addProblem(problem.As(err).Code)
+		}
 	}
 	if meta.HasIndexingErrors {
-		r.Problems = append(r.Problems, problem.SubgraphIndexingError.Name())
+		r.addProblem(problem.SubgraphIndexingError)
 	}
 	r.SubgraphBlock, r.ChainHead = meta.Block, head
 	if headErr == nil && metaErr == nil && head > meta.Block {
 		r.LagBlocks = head - meta.Block
 		if r.LagBlocks > maxLag {
-			r.Problems = append(r.Problems, problem.SubgraphLagging.Name())
+			r.addProblem(problem.SubgraphLagging)
 		}
 	}
 	indexing(&r, up)

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
@@ -16,6 +17,7 @@ import (
 type node struct {
 	vocab.Chain
 	head, id uint64
+	down     bool // eth_chainId fails too
 }
 
 func (n node) BlockNumber(context.Context) (uint64, error) {
@@ -26,6 +28,9 @@ func (n node) BlockNumber(context.Context) (uint64, error) {
 }
 
 func (n node) CheckChainID(_ context.Context, want uint64) error {
+	if n.down {
+		return problem.New(problem.RPCUnavailable, "down")
+	}
 	if n.id != want {
 		return problem.New(problem.RPCWrongChain, "chain %d", n.id)
 	}
@@ -68,5 +73,17 @@ func TestReadinessAsksTheNodeAndTheSubgraph(t *testing.T) {
 		if ready != c.ready || len(chains) != 1 || chains[0].Ready != c.ready {
 			t.Errorf("%s: ready %v %+v, want %v", c.name, ready, chains, c.ready)
 		}
+	}
+}
+
+// A node that is down fails both reads readiness asks it (its chain id
+// and its head) the same way: the chain's problems name RPC_UNAVAILABLE
+// once, not once per read.
+func TestReadinessNamesEachProblemOnce(t *testing.T) {
+	cfg := config.Default()
+	up := &vocab.Upstreams{Config: cfg.Chains[42161], Chain: node{down: true}, Subgraph: indexed{block: 95}}
+	_, chains := service.New(map[uint64]*vocab.Upstreams{42161: up}).Readiness(context.Background(), 500)
+	if len(chains) != 1 || !slices.Equal(chains[0].Problems, []string{"RPC_UNAVAILABLE"}) {
+		t.Errorf("problems %+v, want RPC_UNAVAILABLE once", chains)
 	}
 }

@@ -32,6 +32,7 @@ type Service struct {
 	*trade.Trade
 	*liquidity.Liquidity
 	chains vocab.Chains
+	checks contractChecks // CheckContracts' findings, for readiness
 }
 
 // New returns a service over the given chains. The trade side reads the
