@@ -178,6 +178,19 @@ function marketKind(m) {
   return m.version === 2 ? 'market2' : 'market1';
 }
 
+// paired throws unless a market states its pair (call and put symbols, the
+// hosted API's ticker CALL/PUT, with their evidence) or says in noPair why
+// its evidence names none: the gateway's ticker registry test resolves
+// every stated pair, and reports every unstated one.
+function paired(m) {
+  const p = m.pair;
+  if (p && m.noPair) throw new Error(`market ${m.address}: both pair and noPair`);
+  if (p && (typeof p.call !== 'string' || !p.call || typeof p.put !== 'string' || !p.put || !p.from)) {
+    throw new Error(`market ${m.address}: pair needs call, put and from`);
+  }
+  if (!p && !m.noPair) throw new Error(`market ${m.address}: no pair, and no noPair saying why`);
+}
+
 // A V3 handler emits the V2 handler's events (same signatures; V3 adds
 // LogUpdateWhitelistedPools, which nothing here reads), so the V2 mapping
 // indexes it; reservations through position manager V2 log the same events.
@@ -281,6 +294,7 @@ function gatewayChain(network, n) {
   if (!g || !g.name || !g.multicall3) throw new Error(`${network}: gateway.name and gateway.multicall3 are required`);
   const p = n.periphery || {};
   evidenced(network, 'hook', n.hooks);
+  for (const m of n.markets) paired(m);
   evidenced(network, 'pool', n.pools);
   evidenced(network, 'periphery', [p.autoExerciser, p.router, p.limitOrders, ...(p.settlers || [])]);
   const c = { name: g.name, subgraphUrl: '', rpcUrl: '', multicall3: g.multicall3 };
