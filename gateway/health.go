@@ -15,7 +15,9 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleReadyz probes each configured chain's subgraph and RPC node and the
-// subgraph's lag behind the chain head: 200 when every chain is ready, 503
+// subgraph's lag behind the chain head (the head feed's head where the
+// chain has a feed, which is not ready once stalled: service.ReadHeads):
+// 200 when every chain is ready, 503
 // (with Retry-After) otherwise. Probes are shared and their result reused
 // for ReadyTTL (service.ReadinessCache); the answer itself is no-store.
 // With a shared cache tier it also reports sharedCache: "ok", or

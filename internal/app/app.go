@@ -211,6 +211,7 @@ func newService(o Options) (w wired, err error) {
 	}
 	w.feedIndexes()
 	w.svc, w.ups = service.New(ups), ups
+	w.readHeads(cfg.HeadPoll.D(), cfg.IndexPoll.D())
 	if o.Logger != nil {
 		w.svc.LogTo(o.Logger)
 	}

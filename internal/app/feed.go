@@ -11,6 +11,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
 )
 
 // headSource is an index that announces its heads (internal/indexer's
@@ -38,6 +39,20 @@ func (w *wired) feedIndexes() {
 		})
 		w.pins.MarkFed(id)
 	}
+}
+
+// readHeads makes readiness read each fed chain's head from its feed,
+// stalled past service.StallAfter of the feed's period: the embedded
+// indexer confirms its head every indexPoll, a Graph Node chain's poller
+// every headPoll.
+func (w *wired) readHeads(headPoll, indexPoll time.Duration) {
+	modes := w.modes
+	w.svc.ReadHeads(w.pins, func(id uint64) time.Duration {
+		if modes[id] == ModeIndexed {
+			return service.StallAfter(indexPoll)
+		}
+		return service.StallAfter(headPoll)
+	}, nil)
 }
 
 // RunFeeds runs, with streams on, the head feed of each chain served by a

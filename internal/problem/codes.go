@@ -140,6 +140,7 @@ var (
 	RPCUnavailable        = declare("RPC_UNAVAILABLE", KindUpstreamUnavailable, "the RPC node is unreachable or refuses (429/503)")
 	RPCTimeout            = declare("RPC_TIMEOUT", KindUpstreamTimeout, "the RPC node did not answer in time")
 	RPCWrongChain         = declare("RPC_WRONG_CHAIN", KindUpstreamUnavailable, "the RPC node serves another chain than the one it is configured for (readiness; at start the gateway refuses to run)")
+	HeadFeedStalled       = declare("HEAD_FEED_STALLED", KindUpstreamUnavailable, "the chain's head feed has not confirmed a head for longer than its stall bound (readiness only: ten feed periods, at least 30 s; its upstream is down or stuck)")
 	SubgraphLagging       = declare("SUBGRAPH_LAGGING", KindUpstreamUnavailable, "the subgraph's block trails the chain head by more than CLAMM_MAX_LAG_BLOCKS (readiness only: answers are still served, with X-Subgraph-Block)")
 )
 

@@ -23,6 +23,9 @@ type ChainReadiness struct {
 	ChainHead     uint64   `json:"chainHead,omitempty"`
 	LagBlocks     uint64   `json:"lagBlocks"`
 	Problems      []string `json:"problems,omitempty"`
+	// HeadFeed is the chain's head feed, where one runs: ChainHead is
+	// its head then, and the node is not asked (ReadHeads).
+	HeadFeed *FeedReadiness `json:"headFeed,omitempty"`
 	// Indexing is where the gateway's own indexer of the chain stands (a
 	// chain configured with an RPC URL and no subgraph URL).
 	Indexing *vocab.Indexing `json:"indexing,omitempty"`
@@ -36,6 +39,8 @@ type ChainReadiness struct {
 // _meta without indexing errors, the RPC node serves the configured chain
 // id (eth_chainId) and answers eth_blockNumber, and
 // the subgraph's block is at most maxLag blocks behind the node's head.
+// A chain whose head feed runs (ReadHeads) takes its head from the feed
+// instead of eth_blockNumber, and is not ready while the feed is stalled.
 // Chains without upstreams are listed as not configured and not ready
 // (their requests are refused with a 400), and do not make the gateway
 // unready: nothing it serves depends on them.
@@ -54,7 +59,7 @@ func (s *Service) Readiness(ctx context.Context, maxLag uint64) (bool, []ChainRe
 			// What `_meta` reads is the subgraph's head: the subgraph
 			// client remembers it, and an answer soon after pins to it
 			// without asking (package block).
-			r := probe(ctx, id, up, maxLag)
+			r := probe(ctx, id, up, maxLag, s.feeds.feedOf(id))
 			r.ContractChecks = s.checkedContracts(id)
 			mu.Lock()
 			out = append(out, r)
@@ -113,22 +118,27 @@ func (r *ChainReadiness) addProblem(code *problem.Code) {
 	}
 }
 
-// probe checks one chain.
-func probe(ctx context.Context, id uint64, up *vocab.Upstreams, maxLag uint64) ChainReadiness {
+// probe checks one chain; with feed (nil: none) its head is the feed's.
+func probe(ctx context.Context, id uint64, up *vocab.Upstreams, maxLag uint64, feed *FeedReadiness) ChainReadiness {
 	r := ChainReadiness{ChainID: id, Mode: up.Mode, Configured: true}
 	var head uint64
 	var meta subgraph.Meta
 	var headErr, metaErr, chainErr error
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		chainErr = up.Chain.CheckChainID(ctx, id)
 	}()
-	go func() {
-		defer wg.Done()
-		head, headErr = up.Chain.BlockNumber(ctx)
-	}()
+	if feed != nil {
+		head = feed.Block
+	} else {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			head, headErr = up.Chain.BlockNumber(ctx)
+		}()
+	}
 	go func() {
 		defer wg.Done()
 		meta, metaErr = up.Subgraph.Meta(ctx)
@@ -145,6 +155,9 @@ func probe(ctx context.Context, id uint64, up *vocab.Upstreams, maxLag uint64) C
 		r.addProblem(problem.SubgraphIndexingError)
 	}
 	r.SubgraphBlock, r.ChainHead = meta.Block, head
+	if feed != nil {
+		r.fed(feed)
+	}
 	if headErr == nil && metaErr == nil && head > meta.Block {
 		r.LagBlocks = head - meta.Block
 		if r.LagBlocks > maxLag {

@@ -3,8 +3,11 @@ package service_test
 import (
 	"context"
 	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/block"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
@@ -85,5 +88,62 @@ func TestReadinessNamesEachProblemOnce(t *testing.T) {
 	_, chains := service.New(map[uint64]*vocab.Upstreams{42161: up}).Readiness(context.Background(), 500)
 	if len(chains) != 1 || !slices.Equal(chains[0].Problems, []string{"RPC_UNAVAILABLE"}) {
 		t.Errorf("problems %+v, want RPC_UNAVAILABLE once", chains)
+	}
+}
+
+// counting is a node that counts the heads readiness asks it.
+type counting struct {
+	node
+	asked *atomic.Int64
+}
+
+func (c counting) BlockNumber(ctx context.Context) (uint64, error) {
+	c.asked.Add(1)
+	return c.node.BlockNumber(ctx)
+}
+
+// feeds are chains' head feeds as block.Pins has them.
+type feeds map[uint64]*block.Heads
+
+func (f feeds) Feeding(id uint64) bool       { return f[id] != nil }
+func (f feeds) Heads(id uint64) *block.Heads { return f[id] }
+
+// A chain with a head feed takes its head from the feed (number, hash,
+// age on the readiness clock) and does not ask the node's eth_blockNumber;
+// the head follows the feed, and a feed silent past its stall bound makes
+// the chain not ready naming HEAD_FEED_STALLED. A chain without a feed
+// asks the node as before.
+func TestReadinessFollowsTheHeadFeed(t *testing.T) {
+	cfg := config.Default()
+	asked := &atomic.Int64{}
+	up := &vocab.Upstreams{Config: cfg.Chains[42161], Chain: counting{node{head: 5000, id: 42161}, asked}, Subgraph: indexed{block: 101}}
+	svc := service.New(map[uint64]*vocab.Upstreams{42161: up})
+	var heads block.Heads
+	heads.Publish(block.Event{Kind: block.NewHead, Head: block.Ref{Number: 100, Hash: "0x64"}})
+	_, at, _ := heads.Latest()
+	now := at.Add(time.Second)
+	bound := service.StallAfter(time.Second)
+	svc.ReadHeads(feeds{42161: &heads}, func(uint64) time.Duration { return bound }, func() time.Time { return now })
+	ready, chains := svc.Readiness(context.Background(), 500)
+	if f := chains[0].HeadFeed; !ready || chains[0].ChainHead != 100 || f == nil || f.Hash != "0x64" || f.AgeMs != 1000 || f.Stalled {
+		t.Fatalf("fed head 100: ready %v %+v %+v", ready, chains, f)
+	}
+	heads.Publish(block.Event{Kind: block.NewHead, Head: block.Ref{Number: 101, Hash: "0x65"}})
+	_, at, _ = heads.Latest()
+	now = at
+	if ready, chains = svc.Readiness(context.Background(), 500); !ready || chains[0].ChainHead != 101 || chains[0].HeadFeed.Hash != "0x65" || chains[0].LagBlocks != 0 {
+		t.Fatalf("fed head 101: ready %v %+v", ready, chains)
+	}
+	now = at.Add(bound + time.Millisecond)
+	ready, chains = svc.Readiness(context.Background(), 500)
+	if ready || !chains[0].HeadFeed.Stalled || !slices.Equal(chains[0].Problems, []string{"HEAD_FEED_STALLED"}) {
+		t.Fatalf("stalled feed: ready %v %+v", ready, chains)
+	}
+	if n := asked.Load(); n != 0 {
+		t.Fatalf("the node was asked its head %d times with a feed running", n)
+	}
+	svc.ReadHeads(feeds{}, func(uint64) time.Duration { return bound }, nil)
+	if ready, chains = svc.Readiness(context.Background(), 500); ready || chains[0].ChainHead != 5000 || chains[0].HeadFeed != nil || asked.Load() != 1 {
+		t.Fatalf("no feed: ready %v %+v, node asked %d times", ready, chains, asked.Load())
 	}
 }

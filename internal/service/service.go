@@ -33,6 +33,7 @@ type Service struct {
 	*liquidity.Liquidity
 	chains vocab.Chains
 	checks contractChecks // CheckContracts' findings, for readiness
+	feeds  headFeeds      // ReadHeads: the chains' head feeds, for readiness
 }
 
 // New returns a service over the given chains. The trade side reads the
