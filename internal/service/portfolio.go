@@ -121,7 +121,7 @@ func (s *Service) Portfolio(ctx context.Context, req PortfolioRequest) (ChainPor
 	}
 	g.Go(func() (err error) { out.Liquidity, err = s.lpPositions(gctx, req); return err })
 	var realized *string
-	g.Go(func() error { realized = s.realizedUSD(gctx, req); return nil })
+	g.Go(func() (err error) { realized, err = s.realizedUSD(gctx, req); return err })
 	if err := g.Wait(); err != nil {
 		return ChainPortfolio{}, err
 	}
@@ -139,14 +139,20 @@ func (s *Service) Portfolio(ctx context.Context, req PortfolioRequest) (ChainPor
 
 // realizedUSD is the user's realised PnL in USD over the chain's whole
 // history (the leaderboard's usd.net over [0, 2^31-1)); nil where that
-// history holds a page of events or more (the leaderboard's bound).
-func (s *Service) realizedUSD(ctx context.Context, req PortfolioRequest) *string {
+// history holds a page of events or more (the leaderboard's bound, its
+// INVALID_PARAMETER). Any other failure fails the portfolio, as a
+// market's failed read does: a null cached for the history's TTL would
+// say "history too large" of what was an upstream's passing 502.
+func (s *Service) realizedUSD(ctx context.Context, req PortfolioRequest) (*string, error) {
 	u, err := s.RealisedUSD(ctx, market.DeltaRequest{ChainID: req.ChainID, User: req.User, From: 0, To: 1<<31 - 1})
 	if err != nil {
-		return nil
+		if problem.As(err).Code == problem.InvalidParameter {
+			return nil, nil
+		}
+		return nil, err
 	}
 	text := market.USDText(u.Rat())
-	return &text
+	return &text, nil
 }
 
 // pageSize and maxSkip are the histories' page bounds (the gateway's).
@@ -157,35 +163,47 @@ const (
 
 // allPages reads every page of a history, at most maxSkip+pageSize records.
 func allPages[R any](ctx context.Context, req trade.HistoryRequest, read func(context.Context, trade.HistoryRequest) ([]R, error)) ([]R, error) {
-	var out []R
-	for req.First, req.Skip = pageSize, 0; ; req.Skip += pageSize {
-		page, err := read(ctx, req)
+	return readPages(ctx, func(ctx context.Context, skip int) ([]R, int, error) {
+		q := req
+		q.First, q.Skip = pageSize, skip
+		page, err := read(ctx, q)
+		return page, len(page), err
+	}, func() error {
+		return problem.New(problem.InvalidParameter, "user %s has more than %d records on market %s: more than a portfolio reads", req.User.Hex(), maxSkip+pageSize, req.Market.Hex())
+	})
+}
+
+// readPages reads pages of pageSize from skip 0 until one comes back
+// short, by the records the source named (read's named: a page the chain
+// thins may hold fewer records and still not be the last). A source with
+// more than maxSkip+pageSize records is refused (over's error), never
+// read in part: a portfolio missing some records would show wrong sums.
+func readPages[R any](ctx context.Context, read func(ctx context.Context, skip int) (page []R, named int, err error), over func() error) ([]R, error) {
+	out := []R{}
+	for skip := 0; ; skip += pageSize {
+		page, named, err := read(ctx, skip)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, page...)
-		if len(page) < pageSize {
+		if named < pageSize {
 			return out, nil
 		}
-		if req.Skip+pageSize > maxSkip {
-			return nil, problem.New(problem.InvalidParameter, "user %s has more than %d records on market %s: more than a portfolio reads", req.User.Hex(), maxSkip+pageSize, req.Market.Hex())
+		if skip+pageSize > maxSkip {
+			return nil, over()
 		}
 	}
 }
 
-// lpPositions are every LP position of the user on the chain.
+// lpPositions are every LP position of the user on the chain; a user
+// with more than maxSkip+pageSize of them is refused as allPages refuses.
 func (s *Service) lpPositions(ctx context.Context, req PortfolioRequest) ([]liquidity.LPPositionRecord, error) {
-	out := []liquidity.LPPositionRecord{}
-	for skip := 0; ; skip += pageSize {
+	return readPages(ctx, func(ctx context.Context, skip int) ([]liquidity.LPPositionRecord, int, error) {
 		page, err := s.DepositPositions(ctx, liquidity.LPRequest{ChainID: req.ChainID, User: req.User, First: pageSize, Skip: skip})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page.Records...)
-		if len(page.Records) < pageSize || skip+pageSize > maxSkip {
-			return out, nil
-		}
-	}
+		return page.Records, page.Named, err
+	}, func() error {
+		return problem.New(problem.InvalidParameter, "user %s has more than %d LP positions on chain %d: more than a portfolio reads", req.User.Hex(), maxSkip+pageSize, req.ChainID)
+	})
 }
 
 // lowerHex is an address as the token lists compare it.

@@ -18,6 +18,10 @@ import (
 type LPPositions struct {
 	Records []LPPositionRecord
 	Block   uint64
+	// Named is how many candidates the subgraph named for the page (at
+	// most first): a reader of every page stops at a short one by this,
+	// not by Records, which the chain may thin.
+	Named int `json:"-"`
 }
 
 // LPPositionRecord is one range the user holds shares or reserved
@@ -108,7 +112,7 @@ func (s *Liquidity) DepositPositions(ctx context.Context, req LPRequest) (LPPosi
 			return LPPositions{}, err
 		}
 	}
-	out := LPPositions{Block: meta.Block, Records: []LPPositionRecord{}}
+	out := LPPositions{Block: meta.Block, Records: []LPPositionRecord{}, Named: len(held)}
 	for i, h := range held {
 		p := view.Positions[i]
 		if p.Shares.Sign() == 0 && (p.Reserved == nil || p.Reserved.Sign() == 0) {
