@@ -5,6 +5,14 @@
 // contract's) multicall(bytes[]) and multicall(uint256,bytes[]), Multicall3's
 // aggregate3 and AutoExerciseTimeBased.autoExercise. A wrapper this file
 // does not know leaves the exercise without swappers; nothing is guessed.
+//
+// Work is bounded per transaction, since anyone can send an exercise of
+// their own option with crafted input: at most MAX_CALLS calls are decoded
+// (each wrapper and each exerciseOption counts one) and MAX_LEGS legs
+// collected; past either, decoding stops and what was found so far is
+// recorded. A child offset a wrapper's array repeats is decoded once
+// (offsets aliasing one child would otherwise multiply the work by the
+// array's length at each level), and swappers are counted with a map.
 import { Address, BigInt, Bytes, ethereum } from '@graphprotocol/graph-ts';
 import { ExerciseSwapper, Swapper } from '../generated/schema';
 import { Swapper as SwapperContract } from '../generated/templates/MarketV2/Swapper';
@@ -18,6 +26,10 @@ const AUTO_EXERCISE = '0xa1e7f075'; // autoExercise(address,uint256,uint256,(uin
 // Wrappers nest: a keeper's aggregate3 of a multicall is two levels; more
 // is not decoded (bounded work per transaction).
 const MAX_DEPTH = 4;
+// The decode budget of one transaction (see above): far above a real
+// exercise's (a keeper's batch of a few options, a few legs each).
+const MAX_CALLS = 64;
+const MAX_LEGS = 64;
 
 // One leg's swapper as an exercise's parameters named it.
 class LegSwap {
@@ -26,6 +38,21 @@ class LegSwap {
   constructor(swapper: Address, word: BigInt | null) {
     this.swapper = swapper;
     this.word = word;
+  }
+}
+
+// Decode is one transaction's decoding: the option sought, the legs
+// found and the calls decoded so far (the budget).
+class Decode {
+  tokenId: BigInt;
+  legs: LegSwap[] = [];
+  calls: i32 = 0;
+  constructor(tokenId: BigInt) {
+    this.tokenId = tokenId;
+  }
+  // spent is true once the budget is used up: nothing more is decoded.
+  spent(): bool {
+    return this.calls >= MAX_CALLS || this.legs.length >= MAX_LEGS;
   }
 }
 
@@ -58,64 +85,74 @@ function bytesAt(d: Bytes, off: i32): Bytes {
   return Bytes.fromUint8Array(d.subarray(off + 32, off + 32 + n));
 }
 
-// legSwaps collects into out the swappers of exercised legs of every
-// exerciseOption for tokenId found in call (a selector and its arguments).
-function legSwaps(call: Bytes, tokenId: BigInt, out: LegSwap[], depth: i32): void {
-  if (depth > MAX_DEPTH) return;
+// legSwaps collects into x.legs the swappers of exercised legs of every
+// exerciseOption for x.tokenId found in call (a selector and its
+// arguments), within x's budget.
+function legSwaps(call: Bytes, x: Decode, depth: i32): void {
+  if (depth > MAX_DEPTH || x.spent()) return;
+  x.calls++;
   const sel = selector(call);
   const args = Bytes.fromUint8Array(call.subarray(4));
   if (sel == EXERCISE_OPTION) {
-    paramsAt(args, u32At(args, 0), tokenId, out);
+    paramsAt(args, u32At(args, 0), x);
   } else if (sel == AUTO_EXERCISE) {
-    paramsAt(args, u32At(args, 96), tokenId, out);
+    paramsAt(args, u32At(args, 96), x);
   } else if (sel == MULTICALL) {
-    eachBytes(args, u32At(args, 0), tokenId, out, depth);
+    eachBytes(args, u32At(args, 0), x, depth);
   } else if (sel == MULTICALL_DEADLINE) {
-    eachBytes(args, u32At(args, 32), tokenId, out, depth);
+    eachBytes(args, u32At(args, 32), x, depth);
   } else if (sel == AGGREGATE3) {
-    eachCall3(args, u32At(args, 0), tokenId, out, depth);
+    eachCall3(args, u32At(args, 0), x, depth);
   }
 }
 
-// eachBytes decodes the bytes[] at arr (relative to args) call by call.
-function eachBytes(args: Bytes, arr: i32, tokenId: BigInt, out: LegSwap[], depth: i32): void {
+// eachBytes decodes the bytes[] at arr (relative to args) call by call,
+// each distinct child offset once.
+function eachBytes(args: Bytes, arr: i32, x: Decode, depth: i32): void {
   const n = u32At(args, arr);
   if (arr < 0 || n < 0) return;
   const base = arr + 32;
-  for (let i = 0; i < n; i++) {
+  const seen = new Set<i32>();
+  for (let i = 0; i < n && !x.spent(); i++) {
     const off = u32At(args, base + 32 * i);
     if (off < 0) return;
-    legSwaps(bytesAt(args, base + off), tokenId, out, depth + 1);
+    if (seen.has(off)) continue;
+    seen.add(off);
+    legSwaps(bytesAt(args, base + off), x, depth + 1);
   }
 }
 
-// eachCall3 decodes aggregate3's (address target, bool allowFailure, bytes callData)[].
-function eachCall3(args: Bytes, arr: i32, tokenId: BigInt, out: LegSwap[], depth: i32): void {
+// eachCall3 decodes aggregate3's (address target, bool allowFailure,
+// bytes callData)[], each distinct callData offset once.
+function eachCall3(args: Bytes, arr: i32, x: Decode, depth: i32): void {
   const n = u32At(args, arr);
   if (arr < 0 || n < 0) return;
   const base = arr + 32;
-  for (let i = 0; i < n; i++) {
+  const seen = new Set<i32>();
+  for (let i = 0; i < n && !x.spent(); i++) {
     const t = u32At(args, base + 32 * i);
     if (t < 0) return;
     const off = u32At(args, base + t + 64);
-    if (off < 0) continue;
-    legSwaps(bytesAt(args, base + t + off), tokenId, out, depth + 1);
+    if (off < 0 || seen.has(t + off)) continue;
+    seen.add(t + off);
+    legSwaps(bytesAt(args, base + t + off), x, depth + 1);
   }
 }
 
 // paramsAt decodes ExerciseOptionParams {optionId, swapper[], swapData[],
 // liquidityToExercise[]} at t (relative to args): the swapper of each leg
-// exercised (liquidity above 0), when optionId is tokenId.
-function paramsAt(args: Bytes, t: i32, tokenId: BigInt, out: LegSwap[]): void {
-  if (t < 0 || t + 128 > args.length || !wordToBigInt(wordAt(args, t)).equals(tokenId)) return;
+// exercised (liquidity above 0), when optionId is x.tokenId.
+function paramsAt(args: Bytes, t: i32, x: Decode): void {
+  if (t < 0 || t + 128 > args.length || !wordToBigInt(wordAt(args, t)).equals(x.tokenId)) return;
   const sw = u32At(args, t + 32), sd = u32At(args, t + 64), lq = u32At(args, t + 96);
   if (sw < 0 || sd < 0 || lq < 0) return;
   const n = u32At(args, t + sw);
   if (n < 0 || n != u32At(args, t + lq)) return;
   const dataLen = u32At(args, t + sd);
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < n && x.legs.length < MAX_LEGS; i++) {
     const liq = t + lq + 32 + 32 * i;
-    if (liq + 32 > args.length || wordToBigInt(wordAt(args, liq)).isZero()) continue;
+    if (liq + 32 > args.length) return;
+    if (wordToBigInt(wordAt(args, liq)).isZero()) continue;
     const a = t + sw + 32 + 32 * i;
     if (a + 32 > args.length) return;
     const swapper = wordToAddress(wordAt(args, a));
@@ -126,7 +163,7 @@ function paramsAt(args: Bytes, t: i32, tokenId: BigInt, out: LegSwap[]): void {
       const data = off < 0 ? new Bytes(0) : bytesAt(args, t + sd + 32 + off);
       if (data.length >= 32) word = wordToBigInt(wordAt(data, 0));
     }
-    out.push(new LegSwap(swapper, word));
+    x.legs.push(new LegSwap(swapper, word));
   }
 }
 
@@ -134,24 +171,32 @@ function paramsAt(args: Bytes, t: i32, tokenId: BigInt, out: LegSwap[]): void {
 // passed to the market for option tokenId: an ExerciseSwapper per
 // distinct swapper, and a Swapper the first time the chain sees one.
 export function recordSwappers(e: ethereum.Event, exerciseId: string, tokenId: BigInt): void {
-  const legs: LegSwap[] = [];
-  legSwaps(e.transaction.input, tokenId, legs, 0);
+  const x = new Decode(tokenId);
+  legSwaps(e.transaction.input, x, 0);
+  const legs = x.legs;
+  // Legs per swapper, and each swapper's first leg in order found.
+  const count = new Map<string, i32>();
+  const firsts: LegSwap[] = [];
   for (let i = 0; i < legs.length; i++) {
-    const a = legs[i].swapper;
-    let first = true;
-    for (let j = 0; j < i; j++) first = first && !legs[j].swapper.equals(a);
-    if (!first) continue;
-    let count = 0;
-    for (let j = i; j < legs.length; j++) if (legs[j].swapper.equals(a)) count++;
-    learn(e, exerciseId, legs[i]);
-    const x = new ExerciseSwapper(exerciseId + '-' + hex(a));
-    x.exercise = exerciseId;
-    x.swapper = hex(a);
-    x.market = e.address;
-    x.legs = count;
-    x.blockNumber = e.block.number;
-    x.timestamp = e.block.timestamp;
-    x.save();
+    const k = hex(legs[i].swapper);
+    if (count.has(k)) {
+      count.set(k, count.get(k) + 1);
+    } else {
+      count.set(k, 1);
+      firsts.push(legs[i]);
+    }
+  }
+  for (let i = 0; i < firsts.length; i++) {
+    const a = firsts[i].swapper;
+    learn(e, exerciseId, firsts[i]);
+    const r = new ExerciseSwapper(exerciseId + '-' + hex(a));
+    r.exercise = exerciseId;
+    r.swapper = hex(a);
+    r.market = e.address;
+    r.legs = count.get(hex(a));
+    r.blockNumber = e.block.number;
+    r.timestamp = e.block.timestamp;
+    r.save();
   }
 }
 
