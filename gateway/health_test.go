@@ -16,11 +16,14 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
-// liveNode serves chain 42161 and answers eth_chainId; readiness with a
-// head feed asks it nothing else (its other reads are vocab.Chain's nil).
+// liveNode serves chain 42161 at head 7 and answers eth_chainId and
+// eth_blockNumber; readiness asks it nothing else (its other reads are
+// vocab.Chain's nil). A Graph Node chain's head feed is the subgraph's, so
+// readiness still asks the node its head.
 type liveNode struct{ vocab.Chain }
 
-func (liveNode) CheckChainID(context.Context, uint64) error { return nil }
+func (liveNode) CheckChainID(context.Context, uint64) error  { return nil }
+func (liveNode) BlockNumber(context.Context) (uint64, error) { return 7, nil }
 
 // metaAt is a subgraph whose `_meta` names block n.
 type metaAt struct {

@@ -130,7 +130,11 @@ func probe(ctx context.Context, id uint64, up *vocab.Upstreams, maxLag uint64, f
 		defer wg.Done()
 		chainErr = up.Chain.CheckChainID(ctx, id)
 	}()
-	if feed != nil {
+	// Only an embedded index's feed is the chain's head: it follows the
+	// node. A Graph Node chain's feed is its subgraph's _meta head, so
+	// taking it as the chain head would hide a subgraph that stopped
+	// indexing (a lag of zero): there the node is still asked.
+	if feed != nil && up.Indexing != nil {
 		head = feed.Block
 	} else {
 		wg.Add(1)
@@ -156,7 +160,7 @@ func probe(ctx context.Context, id uint64, up *vocab.Upstreams, maxLag uint64, f
 	}
 	r.SubgraphBlock, r.ChainHead = meta.Block, head
 	if feed != nil {
-		r.fed(feed)
+		r.fed(feed, up.Indexing != nil)
 	}
 	if headErr == nil && metaErr == nil && head > meta.Block {
 		r.LagBlocks = head - meta.Block

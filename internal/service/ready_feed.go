@@ -38,11 +38,13 @@ type headFeeds struct {
 	now        func() time.Time
 }
 
-// ReadHeads makes readiness read the head of each chain with a running
-// feed from that feed, not from the node's eth_blockNumber: the chain
-// head /readyz reports is the feed's latest (number, hash, age), and a
-// feed silent for longer than stallAfter(chainID) makes the chain not
-// ready with HEAD_FEED_STALLED. A chain without a feed (streams off and
+// ReadHeads makes readiness read each chain's running head feed: /readyz
+// reports the feed's latest head (number, hash, age), and a feed silent
+// for longer than stallAfter(chainID) makes the chain not ready with
+// HEAD_FEED_STALLED. On a chain the gateway indexes itself the feed's head
+// is the chain head, and the node's eth_blockNumber is not asked; on a
+// Graph Node chain the feed is the subgraph's _meta head, so the node is
+// still asked, for the subgraph's lag behind it. A chain without a feed (streams off and
 // no embedded index), or whose feed has published nothing yet, is
 // probed as before. now is the clock ages are read on (nil: time.Now);
 // call before serving.
@@ -83,9 +85,13 @@ func (f headFeeds) feedOf(chainID uint64) *FeedReadiness {
 		StallAfterMs: bound.Milliseconds(), Stalled: age > bound}
 }
 
-// fed takes the chain head from feed, naming a stall.
-func (r *ChainReadiness) fed(feed *FeedReadiness) {
-	r.HeadFeed, r.ChainHead = feed, feed.Block
+// fed reports feed, naming a stall; an embedded index's feed (isHead) is
+// also the chain head readiness states.
+func (r *ChainReadiness) fed(feed *FeedReadiness, isHead bool) {
+	r.HeadFeed = feed
+	if isHead {
+		r.ChainHead = feed.Block
+	}
 	if feed.Stalled {
 		r.addProblem(problem.HeadFeedStalled)
 	}

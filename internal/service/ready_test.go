@@ -108,15 +108,17 @@ type feeds map[uint64]*block.Heads
 func (f feeds) Feeding(id uint64) bool       { return f[id] != nil }
 func (f feeds) Heads(id uint64) *block.Heads { return f[id] }
 
-// A chain with a head feed takes its head from the feed (number, hash,
-// age on the readiness clock) and does not ask the node's eth_blockNumber;
+// A chain the gateway indexes, with a head feed, takes its head from the
+// feed (number, hash, age on the readiness clock) and does not ask the
+// node's eth_blockNumber;
 // the head follows the feed, and a feed silent past its stall bound makes
 // the chain not ready naming HEAD_FEED_STALLED. A chain without a feed
 // asks the node as before.
 func TestReadinessFollowsTheHeadFeed(t *testing.T) {
 	cfg := config.Default()
 	asked := &atomic.Int64{}
-	up := &vocab.Upstreams{Config: cfg.Chains[42161], Chain: counting{node{head: 5000, id: 42161}, asked}, Subgraph: indexed{block: 101}}
+	up := &vocab.Upstreams{Config: cfg.Chains[42161], Chain: counting{node{head: 5000, id: 42161}, asked}, Subgraph: indexed{block: 101},
+		Indexing: func() vocab.Indexing { return vocab.Indexing{State: vocab.IndexingSynced, Block: 101, ChainHead: 101} }}
 	svc := service.New(map[uint64]*vocab.Upstreams{42161: up})
 	var heads block.Heads
 	heads.Publish(block.Event{Kind: block.NewHead, Head: block.Ref{Number: 100, Hash: "0x64"}})
@@ -145,5 +147,25 @@ func TestReadinessFollowsTheHeadFeed(t *testing.T) {
 	svc.ReadHeads(feeds{}, func(uint64) time.Duration { return bound }, nil)
 	if ready, chains = svc.Readiness(context.Background(), 500); ready || chains[0].ChainHead != 5000 || chains[0].HeadFeed != nil || asked.Load() != 1 {
 		t.Fatalf("no feed: ready %v %+v, node asked %d times", ready, chains, asked.Load())
+	}
+}
+
+// On a Graph Node chain the head feed is the subgraph's _meta head: the
+// node is still asked for the chain head, so a subgraph whose _meta keeps
+// confirming a block far behind the node is lagging, not ready.
+func TestReadinessOfAGraphNodeChainStillMeasuresTheLag(t *testing.T) {
+	cfg := config.Default()
+	asked := &atomic.Int64{}
+	up := &vocab.Upstreams{Config: cfg.Chains[42161], Chain: counting{node{head: 5000, id: 42161}, asked}, Subgraph: indexed{block: 101}}
+	svc := service.New(map[uint64]*vocab.Upstreams{42161: up})
+	var heads block.Heads
+	heads.Publish(block.Event{Kind: block.NewHead, Head: block.Ref{Number: 101, Hash: "0x65"}})
+	_, at, _ := heads.Latest()
+	svc.ReadHeads(feeds{42161: &heads}, func(uint64) time.Duration { return time.Minute }, func() time.Time { return at })
+	ready, chains := svc.Readiness(context.Background(), 500)
+	c := chains[0]
+	if ready || c.ChainHead != 5000 || c.LagBlocks != 4899 || c.HeadFeed == nil || c.HeadFeed.Block != 101 ||
+		!slices.Equal(c.Problems, []string{"SUBGRAPH_LAGGING"}) || asked.Load() != 1 {
+		t.Fatalf("a subgraph 4,899 blocks behind the node behind a fed _meta head: ready %v %+v, node asked %d times", ready, c, asked.Load())
 	}
 }
