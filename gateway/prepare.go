@@ -65,12 +65,18 @@ func checkSwapperID(id string, chainID uint64, configured []string) error {
 		slices.Contains(trade.DirectNames, id) || common.IsHexAddress(id) {
 		return nil
 	}
-	accepted := append(slices.Clone(configured), trade.SwapperAuto, trade.SwapperDirect)
-	accepted = append(accepted, trade.DirectNames...)
+	// auto and direct choose among configured swappers only: a chain
+	// without one takes only a learned swapper's address
+	accepted := slices.Clone(configured)
+	if len(configured) > 0 {
+		accepted = append(accepted, trade.SwapperAuto, trade.SwapperDirect)
+		accepted = append(accepted, trade.DirectNames...)
+	}
 	why := "is not available"
 	if slices.Contains(trade.NotOffered, id) {
 		why = "names a route this gateway does not offer"
 	}
-	return problem.InvalidParam("swapperId", "swapperId %q %s on chain %d; accepted: %s, or the address of a swapper the chain's exercises used",
+	accepted = append(accepted, "the address of a swapper the chain's exercises used")
+	return problem.InvalidParam("swapperId", "swapperId %q %s on chain %d; accepted: %s",
 		id, why, chainID, strings.Join(accepted, ", "))
 }

@@ -134,8 +134,11 @@ func (s *setup) send(t *testing.T, got trade.Prepared) *big.Int {
 // too), one exercise sent through a SwapRouterSwapper the gateway was
 // never told of teaches it that swapper (the subgraph decodes the
 // exercise's transaction and asks the contract what it is); the prepare
-// of another option then offers it, as swapperId auto and by its address,
-// and its transaction, sent as built, pays exactly the profit it said.
+// of another option then lists it and prepares through it by its address,
+// its transaction, sent as built, paying exactly the profit it said. auto
+// and direct never choose it (anyone can make a contract learned, and its
+// code may pay in simulation what it keeps when sent): on Base, with no
+// configured swapper, they are a 400 naming its address.
 func TestLearnedSwapperOnAChainWithoutSwappers(t *testing.T) {
 	s := calls(t, 2)
 	p := s.p
@@ -171,30 +174,37 @@ func TestLearnedSwapperOnAChainWithoutSwappers(t *testing.T) {
 	}
 
 	s.intoTheMoney(t)
-	for _, id := range []string{"auto", learned.Hex(), "direct"} {
-		got, _ := s.prepare(t, gw, base, s.ids[1], id, http.StatusOK)
-		if got.SwapperID != learned.Hex() || got.Swappers[0] != learned.Hex() {
-			t.Fatalf("via %s: swapperId %s, swappers %v, want %s", id, got.SwapperID, got.Swappers, learned.Hex())
-		}
-		if len(got.SwapperChoices) != 1 || got.SwapperChoices[0].Source != trade.SourceLearned || !got.SwapperChoices[0].Usable {
-			t.Fatalf("via %s: choices %+v", id, got.SwapperChoices)
-		}
-		if got.Legs[0].QuoteSource != "simulation" || got.Legs[0].QuotedOut != nil {
-			t.Fatalf("via %s: leg quoted %v by %q on a chain without quoters", id, got.Legs[0].QuotedOut, got.Legs[0].QuoteSource)
-		}
+	// Its address chooses it: offered (learned, with its note), and the
+	// exercise sent as built pays what the answer said.
+	got, _ := s.prepare(t, gw, base, s.ids[1], learned.Hex(), http.StatusOK)
+	if got.SwapperID != learned.Hex() || got.Swappers[0] != learned.Hex() {
+		t.Fatalf("by address: swapperId %s, swappers %v, want %s", got.SwapperID, got.Swappers, learned.Hex())
 	}
-	got, _ := s.prepare(t, gw, base, s.ids[1], "auto", http.StatusOK)
-	if c := got.SwapperChoices[0]; c.Profit == nil || *c.Profit != got.Profit {
-		t.Fatalf("auto's choice %+v, profit %s", c, got.Profit)
+	if len(got.SwapperChoices) != 1 || got.SwapperChoices[0].Source != trade.SourceLearned || !got.SwapperChoices[0].Usable || got.SwapperChoices[0].Note == "" {
+		t.Fatalf("choices %+v", got.SwapperChoices)
+	}
+	if got.Legs[0].QuoteSource != "simulation" || got.Legs[0].QuotedOut != nil {
+		t.Fatalf("leg quoted %v by %q on a chain without quoters", got.Legs[0].QuotedOut, got.Legs[0].QuoteSource)
 	}
 	if paid := s.send(t, got); paid.String() != got.Profit || got.Profit == "0" {
 		t.Fatalf("sent as built paid %s, the answer said %s", paid, got.Profit)
+	}
+	// auto and direct choose among configured swappers only (a learned
+	// contract's code is not vouched for): Base has none, a 400 naming the
+	// learned address a client may choose.
+	for _, id := range []string{"auto", "direct"} {
+		_, body := s.prepare(t, gw, base, s.ids[1], id, http.StatusBadRequest)
+		if !strings.Contains(body, "configured") || !strings.Contains(body, learned.Hex()) {
+			t.Fatalf("swapperId %s with only a learned swapper: %s", id, body)
+		}
 	}
 
 	// Names the gateway does not offer, and a configured id Base lacks.
 	for _, id := range []string{"kyberswap", "sushi-api", "kodiak", "uni-v3", "agni"} {
 		_, body := s.prepare(t, gw, base, s.ids[1], id, http.StatusBadRequest)
-		if !strings.Contains(body, "swapperId") || !strings.Contains(body, "auto") {
+		// the ids Base takes: a learned swapper's address, never auto
+		names := strings.Contains(body, "address of a swapper") || strings.Contains(body, learned.Hex())
+		if !strings.Contains(body, "swapperId") || !names || strings.Contains(body, "auto") {
 			t.Errorf("swapperId %s: %s", id, body)
 		}
 	}

@@ -141,28 +141,44 @@ func prepareThrough(ctx context.Context, base *exercisePlan, o swapperOption) (P
 	return p.simulateWhole(ctx, data)
 }
 
-// bestOf prepares through each usable swapper in turn and answers the
-// one whose simulated exercise pays the most (the first, by the order of
-// swapperOptions, on a tie), each one's profit or error listed. When
-// none can prepare, the first one's error is the answer (an upstream
+// bestOf prepares through each of picked (configured swappers only, at
+// most MaxAutoSwappers), autoParallel at a time, and answers the one whose
+// simulated exercise pays the most (the first, by the order of
+// swapperOptions, on a tie), each one's profit or error listed. One not
+// yet started when ctx ends is not started (its error is the context's).
+// When none can prepare, the first one's error is the answer (an upstream
 // failure before an unprocessable one: the client may retry).
 func bestOf(ctx context.Context, base *exercisePlan, picked []swapperOption, opts []swapperOption) (Prepared, error) {
+	outs := make([]Prepared, len(picked))
+	errs := make([]error, len(picked))
+	var g errgroup.Group
+	g.SetLimit(autoParallel)
+	for i, o := range picked {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				errs[i] = problem.Upstream(problem.RPC, err)
+				return nil
+			}
+			outs[i], errs[i] = prepareThrough(ctx, base, o)
+			return nil
+		})
+	}
+	_ = g.Wait() // every job answers nil: its error is in errs
 	var best *Prepared
 	var bestID string
 	var firstErr error
 	results := map[string]SwapperChoice{}
-	for _, o := range picked {
-		out, err := prepareThrough(ctx, base, o)
-		c := o.SwapperChoice
+	for i, o := range picked {
+		c, err := o.SwapperChoice, errs[i]
 		if err != nil {
 			c.Error = problem.As(err).Message
 			if firstErr == nil || problem.As(firstErr).Kind() == problem.KindUnprocessable && problem.As(err).Kind() != problem.KindUnprocessable {
 				firstErr = err
 			}
 		} else {
-			c.Profit = &out.Profit
-			if best == nil || mustBig(out.Profit).Cmp(mustBig(best.Profit)) > 0 {
-				best, bestID = &out, o.ID
+			c.Profit = &outs[i].Profit
+			if best == nil || mustBig(outs[i].Profit).Cmp(mustBig(best.Profit)) > 0 {
+				best, bestID = &outs[i], o.ID
 			}
 		}
 		results[o.ID] = c

@@ -18,13 +18,29 @@ import (
 // The swapperId values a client may send beside a configured id or a
 // swapper contract's address.
 const (
-	// SwapperAuto prepares through every usable swapper and answers the one
-	// whose exercise pays the most.
+	// SwapperAuto prepares through the chain's configured swappers (at
+	// most MaxAutoSwappers) and answers the one whose exercise pays the
+	// most.
 	SwapperAuto = "auto"
-	// SwapperDirect is the chain's direct DEX swapper: a configured
-	// uniswap-v3 (SwapRouterSwapper) one, else the first learned swapRouter one.
+	// SwapperDirect is the chain's first configured uniswap-v3
+	// (SwapRouterSwapper) swapper.
 	SwapperDirect = "direct"
 )
+
+// MaxAutoSwappers bounds the swappers auto prepares through (each costs
+// a quote batch and two simulations), and autoParallel how many of them
+// run at once.
+const (
+	MaxAutoSwappers = 8
+	autoParallel    = 2
+)
+
+// learnedNote is a learned swapper's note. auto and direct never choose
+// one: whoever deploys a contract can make it learned (one exercise
+// through it), and a contract can tell a simulation (eth_call, gas price
+// 0) from the real transaction, paying well in the one so auto picks it
+// and keeping the profit in the other (the market checks no minimum).
+const learnedNote = "used only when swapperId names its address: its code is not vouched for by this gateway's configuration"
 
 // DirectNames are the per-chain DEX names the hosted API's clients send
 // for the chain's direct swapper (hosted-api-clients.md section 7): each
@@ -59,6 +75,8 @@ type SwapperChoice struct {
 	// FirstExercise is the exercise (transaction hash - log index) a
 	// learned swapper was first seen in.
 	FirstExercise string `json:"firstExercise,omitempty"`
+	// Note says, for a learned swapper, that only its address chooses it.
+	Note string `json:"note,omitempty"`
 	// Usable is false for a learned swapper whose swapData this gateway
 	// cannot build (a 1inch swapper without the API configured, an
 	// unknown contract).
@@ -73,7 +91,7 @@ type SwapperChoice struct {
 type swapperOption struct {
 	SwapperChoice
 	quoter swap.Quoter
-	direct bool // a SwapRouterSwapper-kind swapper (a DEX's own router)
+	direct bool // a configured SwapRouterSwapper-kind swapper (a DEX's own router)
 }
 
 // learnedReader is the subgraph's read of learned swappers; a subgraph
@@ -131,34 +149,39 @@ func learnedOptions(ctx context.Context, up *vocab.Upstreams, known map[common.A
 		q, usable := up.Learned.For(s.Kind, a)
 		out = append(out, swapperOption{
 			SwapperChoice: SwapperChoice{ID: a.Hex(), Kind: s.Kind, Address: a.Hex(), Source: SourceLearned,
-				FirstExercise: s.FirstExercise, Usable: usable},
-			quoter: q, direct: usable && s.Kind == subgraph.SwapperKindSwapRouter,
+				FirstExercise: s.FirstExercise, Usable: usable, Note: learnedNote},
+			quoter: q,
 		})
 	}
 	return out
 }
 
 // pickSwappers resolves a swapperId to the options to prepare through:
-// one, or every usable one for auto. A name this gateway does not offer
-// is a 400 naming the ids it accepts on the chain.
+// one, or the usable configured ones (at most MaxAutoSwappers) for auto.
+// auto and direct choose only among configured swappers; a learned one
+// is prepared through only when id is its address (learnedNote). A name
+// this gateway does not offer is a 400 naming the ids it accepts on the
+// chain.
 func pickSwappers(up *vocab.Upstreams, id string, opts []swapperOption) ([]swapperOption, error) {
 	switch {
 	case id == SwapperAuto:
 		var out []swapperOption
 		for _, o := range opts {
-			if o.Usable {
+			if o.Usable && o.Source == SourceConfigured && len(out) < MaxAutoSwappers {
 				out = append(out, o)
 			}
 		}
 		if len(out) > 0 {
 			return out, nil
 		}
+		return nil, noConfigured(up, id, opts)
 	case id == SwapperDirect || isDirectName(up, id):
 		for _, o := range opts {
-			if o.direct {
+			if o.direct && o.Source == SourceConfigured {
 				return []swapperOption{o}, nil
 			}
 		}
+		return nil, noConfigured(up, id, opts)
 	default:
 		for _, o := range opts {
 			if o.ID == id || (common.IsHexAddress(id) && strings.EqualFold(o.Address, id)) {
@@ -174,6 +197,22 @@ func pickSwappers(up *vocab.Upstreams, id string, opts []swapperOption) ([]swapp
 		why = "names a route this gateway does not offer"
 	}
 	return nil, problem.InvalidParam("swapperId", "swapperId %q %s; accepted on chain %d: %s", id, why, up.Config.ID, accepted(up, opts))
+}
+
+// noConfigured is the 400 for auto or a direct name on a chain with no
+// configured swapper of that kind: it names the learned swappers a
+// client may choose by address, at its own judgement.
+func noConfigured(up *vocab.Upstreams, id string, opts []swapperOption) error {
+	var learned []string
+	for _, o := range opts {
+		if o.Source == SourceLearned && o.Usable {
+			learned = append(learned, o.ID)
+		}
+	}
+	if len(learned) == 0 {
+		return problem.InvalidParam("swapperId", "swapperId %q chooses among configured swappers and chain %d has none for it; accepted on chain %d: %s", id, up.Config.ID, up.Config.ID, accepted(up, opts))
+	}
+	return problem.InvalidParam("swapperId", "swapperId %q chooses among configured swappers and chain %d has none for it; learned swappers (not vouched for, chosen only by address): %s", id, up.Config.ID, strings.Join(learned, ", "))
 }
 
 // isDirectName: id is one of DirectNames and a DEX of one of the chain's
@@ -193,17 +232,20 @@ func isDirectName(up *vocab.Upstreams, id string) bool {
 // accepted lists the swapperIds the chain takes now.
 func accepted(up *vocab.Upstreams, opts []swapperOption) string {
 	var ids []string
-	direct := false
+	direct, configured := false, false
 	for _, o := range opts {
 		if o.Usable {
 			ids = append(ids, o.ID)
 			direct = direct || o.direct
+			configured = configured || o.Source == SourceConfigured
 		}
 	}
 	if len(ids) == 0 {
 		return "none (no swapper is configured and none learned from the chain's exercises yet)"
 	}
-	ids = append(ids, SwapperAuto)
+	if configured {
+		ids = append(ids, SwapperAuto)
+	}
 	if direct {
 		ids = append(ids, SwapperDirect)
 		for _, n := range DirectNames {
