@@ -317,8 +317,13 @@ func classify(err error) error {
 	return problem.Upstream(problem.RPC, err)
 }
 
+// ErrUndecodable marks an answer that came but does not decode: where one
+// call of many gets it (an order's market or token), that call's target is
+// at fault, not the node, unlike a node's error answer (RPC_ERROR too).
+var ErrUndecodable = errors.New("the answer does not decode")
+
 func upstreamGarbage(err error) error {
-	return problem.Wrap(problem.RPCError, err, "the rpc node returned data that does not decode")
+	return problem.Wrap(problem.RPCError, fmt.Errorf("%w: %w", ErrUndecodable, err), "the rpc node returned data that does not decode")
 }
 
 // Market returns the market's immutables: from the cache, or read cold in

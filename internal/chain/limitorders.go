@@ -12,7 +12,6 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
-	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 )
 
 // OrderQuery asks for what decides whether a signed limit order can be
@@ -126,50 +125,78 @@ type OrderEvent struct {
 
 // OrderEvents reads the limit-orders contract's fills and cancels in
 // blocks [from, to] (eth_getLogs; the events index nothing, so every log of
-// the contract is read and decoded). The range is read in windows of the
-// provider's cap (SwapLimits.LogRange, as the candles' swaps are), PerBatch
-// windows to a round trip, a window the node refuses as too wide or too
-// full halved; more than maxOrderLogTrips round trips is the node's
-// refusal (RPC_ERROR), never an unbounded walk.
-func (r *Reader) OrderEvents(ctx context.Context, contract common.Address, from, to uint64) ([]OrderEvent, error) {
+// the contract is read and decoded), backwards from to: the newest windows
+// first, so a book's used orders, most of them recent, are found in the
+// first round trips. The range is read in windows of the provider's cap
+// (SwapLimits.LogRange, as the candles' swaps are), PerBatch windows to a
+// round trip, a window the node refuses as too wide or too full halved.
+// The read stops once enough (nil: never) says the events found suffice,
+// or after maxOrderLogTrips round trips, never an unbounded walk. reached
+// is the lowest block of the range read whole down from to (from when it
+// was read whole): an event below it was not looked for.
+func (r *Reader) OrderEvents(ctx context.Context, contract common.Address, from, to uint64, enough func([]OrderEvent) bool) (evs []OrderEvent, reached uint64, err error) {
 	lim := r.swapLimits()
-	var todo []logRange
-	for n := from; n <= to; n += lim.LogRange {
-		todo = append(todo, logRange{n, min(to, n+lim.LogRange-1)})
-		if n+lim.LogRange < n { // past the top of uint64
+	todo := descendingWindows(from, to, lim.LogRange)
+	for trips := 0; len(todo) > 0; trips++ {
+		if trips >= maxOrderLogTrips || (enough != nil && enough(evs)) {
+			return evs, todo[0].to + 1, nil
+		}
+		n := min(len(todo), lim.PerBatch)
+		got, split, err := r.orderLogTrip(ctx, contract, todo[:n])
+		if err != nil {
+			return nil, 0, err
+		}
+		todo = append(split, todo[n:]...)
+		evs = append(evs, got...)
+	}
+	return evs, from, nil
+}
+
+// descendingWindows cuts [from, to] into windows of width blocks, the
+// highest first.
+func descendingWindows(from, to, width uint64) []logRange {
+	var out []logRange
+	for hi := to; from <= to; hi -= width {
+		lo := from
+		if hi-from >= width {
+			lo = hi - width + 1
+		}
+		out = append(out, logRange{lo, hi})
+		if lo == from {
 			break
 		}
 	}
-	var raw []json.RawMessage
-	for trips := 0; len(todo) > 0; trips++ {
-		if trips >= maxOrderLogTrips {
-			return nil, problem.New(problem.RPCError, "the node's limit-order logs from block %d to %d need more than %d round trips of %d ranges", from, to, maxOrderLogTrips, lim.PerBatch)
-		}
-		n := min(len(todo), lim.PerBatch)
-		asked := todo[:n]
-		todo = todo[n:]
-		batch := make([]rpc.BatchElem, n)
-		for i, g := range asked {
-			q := map[string]any{"address": contract, "fromBlock": hexutil.Uint64(g.from), "toBlock": hexutil.Uint64(g.to), "topics": [][]common.Hash{orderTopics()}}
-			batch[i] = rpc.BatchElem{Method: "eth_getLogs", Args: []any{q}, Result: new([]json.RawMessage)}
-		}
-		if err := r.sendOrderLogs(ctx, batch); err != nil {
-			return nil, err
-		}
-		for i, e := range batch {
-			if e.Error == nil {
-				raw = append(raw, *e.Result.(*[]json.RawMessage)...)
-				continue
-			}
-			if g := asked[i]; tooMuch(e.Error) && g.from < g.to {
-				mid := g.from + (g.to-g.from)/2
-				todo = append(todo, logRange{g.from, mid}, logRange{mid + 1, g.to})
-				continue
-			}
-			return nil, classify(e.Error)
-		}
+	return out
+}
+
+// orderLogTrip reads windows (highest first) in one batch: their events,
+// and the halves of each window the node refused as too much, highest
+// first, to read before the windows below them.
+func (r *Reader) orderLogTrip(ctx context.Context, contract common.Address, asked []logRange) ([]OrderEvent, []logRange, error) {
+	batch := make([]rpc.BatchElem, len(asked))
+	for i, g := range asked {
+		q := map[string]any{"address": contract, "fromBlock": hexutil.Uint64(g.from), "toBlock": hexutil.Uint64(g.to), "topics": [][]common.Hash{orderTopics()}}
+		batch[i] = rpc.BatchElem{Method: "eth_getLogs", Args: []any{q}, Result: new([]json.RawMessage)}
 	}
-	return decodeOrderLogs(raw)
+	if err := r.sendOrderLogs(ctx, batch); err != nil {
+		return nil, nil, err
+	}
+	var raw []json.RawMessage
+	var split []logRange
+	for i, e := range batch {
+		if e.Error == nil {
+			raw = append(raw, *e.Result.(*[]json.RawMessage)...)
+			continue
+		}
+		if g := asked[i]; tooMuch(e.Error) && g.from < g.to {
+			mid := g.from + (g.to-g.from)/2
+			split = append(split, logRange{mid + 1, g.to}, logRange{g.from, mid})
+			continue
+		}
+		return nil, nil, classify(e.Error)
+	}
+	evs, err := decodeOrderLogs(raw)
+	return evs, split, err
 }
 
 // maxOrderLogTrips bounds one OrderEvents read: 64 round trips of the

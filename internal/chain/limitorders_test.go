@@ -10,12 +10,14 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
@@ -29,6 +31,7 @@ type capped struct {
 	cap    uint64
 	mu     sync.Mutex
 	widest uint64
+	asked  int // eth_getLogs answered
 }
 
 func (c *capped) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -58,6 +61,7 @@ func (c *capped) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			c.mu.Lock()
 			c.widest = max(c.widest, width)
+			c.asked++
 			c.mu.Unlock()
 		}
 		rec := httptest.NewRecorder()
@@ -76,11 +80,63 @@ func (c *capped) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // the provider accepts: a range of 30,000 blocks from a node that refuses
 // more than 4,000 at once is read whole, each window within the cap.
 func TestOrderEventsArePagedByTheProvidersCap(t *testing.T) {
+	node, contract := cancelsAt(t, 100, 25_100)
+	c := &capped{node: node, cap: 4_000}
+	client := dial(t, c)
+	r := testenv.NewReader(t, client, node.Multicall3)
+	got, reached, err := r.OrderEvents(context.Background(), contract, 1, 30_000, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reached != 1 {
+		t.Fatalf("read whole, yet reached block %d", reached)
+	}
+	if len(got) != 2 || got[0].Event != "LogOrderCancelled" || got[1].Block+got[0].Block != 25_200 {
+		t.Fatalf("events %+v", got)
+	}
+	if c.widest == 0 || c.widest > c.cap {
+		t.Fatalf("widest range answered %d, cap %d", c.widest, c.cap)
+	}
+}
+
+// A read longer than its bound of round trips is no failure: it returns
+// what it found from the head down and the lowest block it read, so an
+// event beyond the bound is one order's matter, never the whole book's.
+// A read whose caller has what it wants stops there.
+func TestOrderEventsBeyondTheBoundAreNoFailure(t *testing.T) {
+	node, contract := cancelsAt(t, 100, 9_990)
+	c := &capped{node: node, cap: 10}
+	client := dial(t, c)
+	r, err := chain.NewReader(client, chain.Options{Multicall3: node.Multicall3, CallTimeout: time.Minute, ImmutablesTTL: time.Hour,
+		Swaps: chain.SwapLimits{LogRange: 10, PerBatch: 1, MaxPerBatch: 1, Slack: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 64 round trips of one window of 10 blocks: blocks 9,361 to 10,000.
+	got, reached, err := r.OrderEvents(context.Background(), contract, 1, 10_000, nil)
+	if err != nil {
+		t.Fatalf("a read past its bound fails: %v", err)
+	}
+	if reached != 9_361 || len(got) != 1 || got[0].Block != 9_990 || c.asked != 64 {
+		t.Fatalf("reached %d, %d getLogs, events %+v", reached, c.asked, got)
+	}
+	c.asked = 0
+	one := func(evs []chain.OrderEvent) bool { return len(evs) > 0 }
+	got, reached, err = r.OrderEvents(context.Background(), contract, 1, 10_000, one)
+	if err != nil || len(got) != 1 || reached != 9_981 || c.asked != 2 {
+		t.Fatalf("stopped at the first event: %v reached %d, %d getLogs, events %+v", err, reached, c.asked, got)
+	}
+}
+
+// cancelsAt is a node whose limit-orders contract logged a cancel at each
+// block given.
+func cancelsAt(t *testing.T, blocks ...uint64) (*chaintest.Node, common.Address) {
+	t.Helper()
 	node := chaintest.NewNode(t)
 	contract := common.HexToAddress("0x91e45D19861049f98bD9520042283Be9C7F960B5")
 	ev := contracts.LimitOrders.Events["LogOrderCancelled"]
 	var logs []types.Log
-	for i, blk := range []uint64{100, 25_100} {
+	for i, blk := range blocks {
 		data, err := ev.Inputs.Pack(contracts.LimitOrder{CreatedAt: big.NewInt(int64(i + 1)), Deadline: big.NewInt(1 << 40),
 			Maker: common.Address{1}, Flags: 0x110, Data: make([]byte, 96)})
 		if err != nil {
@@ -90,23 +146,18 @@ func TestOrderEventsArePagedByTheProvidersCap(t *testing.T) {
 			TxHash: common.Hash{byte(i + 1)}, BlockHash: node.HashOf(blk)})
 	}
 	node.History = &chaintest.History{Logs: logs}
-	c := &capped{node: node, cap: 4_000}
-	srv := httptest.NewServer(c)
+	return node, contract
+}
+
+// dial is a client of h served on 127.0.0.1 for the test.
+func dial(t *testing.T, h http.Handler) *rpc.Client {
+	t.Helper()
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	client, err := rpc.DialHTTP(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(client.Close)
-	r := testenv.NewReader(t, client, node.Multicall3)
-	got, err := r.OrderEvents(context.Background(), contract, 1, 30_000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 2 || got[0].Event != "LogOrderCancelled" || got[1].Block+got[0].Block != 25_200 {
-		t.Fatalf("events %+v", got)
-	}
-	if c.widest == 0 || c.widest > c.cap {
-		t.Fatalf("widest range answered %d, cap %d", c.widest, c.cap)
-	}
+	return client
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/orders"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
@@ -22,6 +23,11 @@ type spyChain struct {
 	vocab.Chain
 	mu    sync.Mutex
 	calls []string
+	// simErr, when set, is every SimulateCall's answer (a node's error).
+	simErr error
+	// reach, when set, is the lowest block an OrderEvents read gets to
+	// (a read's bound of round trips, from a head far above the order).
+	reach uint64
 }
 
 func (c *spyChain) note(name string) {
@@ -54,7 +60,15 @@ func (c *spyChain) OrderStates(ctx context.Context, qs []chain.OrderQuery) (int6
 
 func (c *spyChain) SimulateCall(ctx context.Context, from, to common.Address, data []byte) ([]byte, error) {
 	c.note("SimulateCall")
+	if c.simErr != nil {
+		return nil, c.simErr
+	}
 	return c.Chain.SimulateCall(ctx, from, to, data)
+}
+
+func (c *spyChain) OrderEvents(ctx context.Context, contract common.Address, from, to uint64, enough func([]chain.OrderEvent) bool) ([]chain.OrderEvent, uint64, error) {
+	evs, reached, err := c.Chain.OrderEvents(ctx, contract, max(from, c.reach), to, enough)
+	return evs, max(reached, c.reach), err
 }
 
 // spied is the world's book over a spy of its chain, with limits.
@@ -140,6 +154,67 @@ func TestOneBadOrderFailsNoAnswer(t *testing.T) {
 	}
 	if _, err := w.svc.Fillable(w.ctx, orders.FillableRequest{ChainID: chainID, SwapperID: w.swapperID}); err != nil {
 		t.Fatalf("fillable: %v", err)
+	}
+}
+
+// A node's error answer to an order's own call (a passing 502) is the
+// node's fault, not the order's: the fillable answer fails RPC_ERROR
+// rather than hiding the order as if it reverted.
+func TestANodesErrorIsNoOrdersFault(t *testing.T) {
+	w := newWorld(t)
+	svc, spy := w.spied(orders.Limits{PerMaker: 10, Simulations: 2})
+	if _, _, err := svc.Submit(w.ctx, w.takeProfit(t, big.NewInt(10), w.alice)); err != nil {
+		t.Fatal(err)
+	}
+	spy.simErr = problem.New(problem.RPCError, "the rpc node answered with an error: bad gateway")
+	if _, err := svc.Fillable(w.ctx, orders.FillableRequest{ChainID: chainID, SwapperID: w.swapperID, Filler: w.filler.Addr}); code(err) != "RPC_ERROR" {
+		t.Fatalf("fillable over a node's error: %v", err)
+	}
+}
+
+// A used order whose closing event lies below the blocks one read gets
+// to (its bound of round trips) reads invalid with why; the rest of the
+// book is answered, and nothing is kept: a read that gets to the event
+// closes it.
+func TestAnEventBeyondTheReadIsOneOrdersMatter(t *testing.T) {
+	w := newWorld(t)
+	svc, spy := w.spied(orders.Limits{PerMaker: 10})
+	old, _, err := svc.Submit(w.ctx, w.takeProfit(t, big.NewInt(10), w.alice))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := svc.CancelPrepare(w.ctx, chainID, common.HexToHash(old.Hash))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.p.Chain.SendRaw(w.alice, common.HexToAddress(cp.Tx.To), hexutil.MustDecode(cp.Tx.Data), "cancel"); err != nil {
+		t.Fatal(err)
+	}
+	fresh, _, err := svc.Submit(w.ctx, w.takeProfit(t, big.NewInt(11), w.alice))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := spy.Chain.BlockNumber(w.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spy.reach = head + 1
+	vs, err := svc.List(w.ctx, orders.ListRequest{ChainID: chainID, User: &w.alice.Addr})
+	if err != nil || len(vs) != 2 {
+		t.Fatalf("list: %v %d", err, len(vs))
+	}
+	for _, v := range vs {
+		switch {
+		case v.Hash == fresh.Hash && v.Status != orders.StatusOpen:
+			t.Errorf("the fresh order: %+v", v)
+		case v.Hash == old.Hash && (v.Status != orders.StatusInvalid || !strings.Contains(v.Reason, "not found in the blocks read back from the head")):
+			t.Errorf("the order closed below the read: %s %q", v.Status, v.Reason)
+		}
+	}
+	spy.reach = 0
+	vs, err = svc.List(w.ctx, orders.ListRequest{ChainID: chainID, User: &w.alice.Addr, Status: orders.StatusCancelled})
+	if err != nil || len(vs) != 1 || vs[0].Hash != old.Hash {
+		t.Fatalf("read whole: %v %+v", err, vs)
 	}
 }
 

@@ -3,6 +3,7 @@ package orders
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -119,7 +120,7 @@ func (s *Orders) exerciseFill(ctx context.Context, up *vocab.Upstreams, q swap.Q
 	}
 	commission, err := contracts.UnpackLimitUint("exerciseOption", raw)
 	if err != nil {
-		return Fill{}, false, problem.Wrap(problem.RPCError, err, "the simulated fill returned data that does not decode")
+		return Fill{}, false, problem.Wrap(problem.RPCError, fmt.Errorf("%w: %w", chain.ErrUndecodable, err), "the simulated fill returned data that does not decode")
 	}
 	token := info.CallAsset.Address
 	if pos.Data.IsCall {

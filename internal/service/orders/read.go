@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -176,17 +177,24 @@ func (s *Orders) judge(ctx context.Context, contract common.Address, recs []Reco
 	return out, nil
 }
 
-// faulty is the invalid verdict of an order whose own reads failed, or
-// err itself when it is not the order's fault but an upstream's outage
-// (unreachable, timed out) or the request's end, which fail the answer.
+// faulty is the invalid verdict of an order whose own reads failed (a
+// revert, an answer that does not decode, a market that is not one), or
+// err itself when it is not the order's fault but an upstream's (a node
+// unreachable, timed out, or answering with an error) or the gateway's own
+// (internal) or the request's end: those fail the answer, as they would
+// any other order's.
 func faulty(err error) (*verdict, error) {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil, err
 	}
 	p := problem.As(err)
 	switch p.Kind() {
-	case problem.KindUpstreamUnavailable, problem.KindUpstreamTimeout, problem.KindClientClosed:
+	case problem.KindUpstreamUnavailable, problem.KindUpstreamTimeout, problem.KindClientClosed, problem.KindInternal:
 		return nil, err
+	case problem.KindUpstreamError:
+		if !errors.Is(err, chain.ErrUndecodable) {
+			return nil, err
+		}
 	}
 	return &verdict{StatusInvalid, "the book cannot judge this order: " + p.Message}, nil
 }
@@ -250,33 +258,46 @@ func liveVerdict(rec Record, o Order, now int64, st chain.OrderState) *verdict {
 	return &verdict{StatusOpen, ""}
 }
 
-// closeUsed finds the fill or cancel event of each used order (from the
-// earliest acceptance block among them to the head) and keeps it.
+// closeUsed finds the fill or cancel event of each used order and keeps
+// it. The events are read back from the head to the earliest acceptance
+// block among them, stopping once every used order's is found; where the
+// read's bound stops it first, an order accepted below the blocks read
+// reads invalid with why, and the others' answer stands.
 func (s *Orders) closeUsed(ctx context.Context, contract common.Address, recs []Record, used []int, out []*verdict) error {
 	if len(used) == 0 {
 		return nil
 	}
 	up := s.chains[recs[used[0]].ChainID]
 	from := recs[used[0]].AcceptedBlock
+	want := map[common.Hash]bool{}
 	for _, i := range used {
 		from = min(from, recs[i].AcceptedBlock)
+		want[recs[i].Hash] = true
 	}
 	head, err := up.Chain.BlockNumber(ctx)
 	if err != nil {
 		return err
 	}
-	evs, err := up.Chain.OrderEvents(ctx, contract, from, head)
+	byHash := map[common.Hash]chain.OrderEvent{}
+	seen := 0
+	enough := func(evs []chain.OrderEvent) bool {
+		for _, ev := range evs[seen:] {
+			if h := StructHash(ev.Order); want[h] {
+				byHash[h] = ev
+			}
+		}
+		seen = len(evs)
+		return len(byHash) == len(want)
+	}
+	evs, reached, err := up.Chain.OrderEvents(ctx, contract, from, head, enough)
 	if err != nil {
 		return err
 	}
-	byHash := map[common.Hash]chain.OrderEvent{}
-	for _, ev := range evs {
-		byHash[StructHash(ev.Order)] = ev
-	}
+	enough(evs)
 	for _, i := range used {
 		ev, ok := byHash[recs[i].Hash]
-		if !ok { // used, but its event is not in the range read (a node behind): say so, keep nothing
-			out[i] = &verdict{StatusInvalid, "the contract marks the order used, but no fill or cancel event was found since it was accepted"}
+		if !ok {
+			out[i] = unfound(recs[i], reached)
 			continue
 		}
 		c := closureOf(ev)
@@ -287,6 +308,16 @@ func (s *Orders) closeUsed(ctx context.Context, contract common.Address, recs []
 		recs[i].Closed = raw
 	}
 	return nil
+}
+
+// unfound is the verdict of a used order whose event the read did not
+// find: below the blocks read (the read's bound), or, read whole, not
+// there (a node behind). Nothing is kept: a later read may find it.
+func unfound(rec Record, reached uint64) *verdict {
+	if rec.AcceptedBlock < reached {
+		return &verdict{StatusInvalid, fmt.Sprintf("the contract marks the order used (filled or cancelled), but its event was not found in the blocks read back from the head to block %d, and the order was accepted at block %d", reached, rec.AcceptedBlock)}
+	}
+	return &verdict{StatusInvalid, "the contract marks the order used, but no fill or cancel event was found since it was accepted"}
 }
 
 func closureOf(ev chain.OrderEvent) Closure {
