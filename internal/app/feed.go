@@ -70,22 +70,34 @@ func (a *App) RunFeeds(ctx context.Context) (wait func()) {
 		if a.Modes[id] != ModeLive {
 			continue // an indexed chain's index announces its own heads
 		}
-		var wake chan struct{}
-		if url := a.wsURLs[id]; url != "" {
-			wake = make(chan struct{}, 1)
-			wg.Go(func() { wakeOnNewHeads(ctx, url, wake) })
-		}
-		feed, err := a.Pins.PollFeed(id, a.headPoll, wake)
-		if err != nil {
-			continue
-		}
-		wg.Go(func() { _ = a.Pins.Follow(ctx, id, feed) })
+		_ = a.startFeed(ctx, &wg, id)
 	}
 	wg.Go(func() { a.Server.FollowHeads(ctx) })
 	if a.Shared != nil {
 		relayHeads(ctx, &wg, a.Pins, a.Shared)
 	}
 	return wg.Wait
+}
+
+// startFeed starts chainID's poller and, with a WebSocket RPC URL, the
+// newHeads follower that wakes it: the follower only once the poller is
+// made, so a chain whose feed fails leaves nothing dialling the socket
+// until shutdown for a poller that will never read a wake.
+func (a *App) startFeed(ctx context.Context, wg *sync.WaitGroup, chainID uint64) error {
+	url := a.wsURLs[chainID]
+	var wake chan struct{}
+	if url != "" {
+		wake = make(chan struct{}, 1)
+	}
+	feed, err := a.Pins.PollFeed(chainID, a.headPoll, wake)
+	if err != nil {
+		return err
+	}
+	if url != "" {
+		wg.Go(func() { wakeOnNewHeads(ctx, url, wake) })
+	}
+	wg.Go(func() { _ = a.Pins.Follow(ctx, chainID, feed) })
+	return nil
 }
 
 // wakeOnNewHeads follows the node's newHeads over its WebSocket RPC URL

@@ -3,7 +3,11 @@ package app
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 
@@ -80,4 +84,46 @@ func TestRelayedHeadsCrossTheFleetOnce(t *testing.T) {
 		cancel()
 		wg.Wait()
 	})
+}
+
+// A chain whose poller cannot be made leaves nothing running: no newHeads
+// follower dialling its WebSocket URL until shutdown. The probe is the
+// wait group: with nothing started it is done at once; a follower started
+// anyway keeps it open and dials the test server, whichever comes first.
+func TestFailedFeedLeavesNothingDialling(t *testing.T) {
+	dialled := make(chan struct{}, 1)
+	var dials atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		dials.Add(1)
+		select {
+		case dialled <- struct{}{}:
+		default:
+		}
+		http.Error(w, "no WebSocket here", http.StatusBadRequest)
+	}))
+	defer srv.Close()
+	pins, err := block.New(nil, block.HeadAges{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const unserved = 5 // not among the pins: PollFeed fails
+	a := &App{Pins: pins, wsURLs: map[uint64]string{unserved: "ws" + strings.TrimPrefix(srv.URL, "http")}}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var wg sync.WaitGroup
+	if err := a.startFeed(ctx, &wg, unserved); err == nil {
+		t.Fatal("a feed started for a chain the pins do not serve")
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-dialled:
+		t.Errorf("a failed feed left its newHeads follower dialling")
+		cancel()
+		<-done
+	}
+	if n := dials.Load(); n != 0 {
+		t.Errorf("%d dials after a failed feed, want 0", n)
+	}
 }
