@@ -79,7 +79,12 @@ func TestOptionMarketsGolden(t *testing.T) {
 					t.Error("the demo scenario's last day should hold exercises")
 				}
 			}
-			checkGolden(t, c.golden, got.Markets)
+			if c.golden == "markets-arbitrum" {
+				// the demo's answer (TestGoldenDemo writes it): its markets
+				checkGoldenMember(t, c.golden, "markets", got.Markets)
+			} else {
+				checkGolden(t, c.golden, got.Markets)
+			}
 		})
 	}
 }
