@@ -49,7 +49,6 @@ var schemaTypes = map[string]reflect.Type{
 	"MarketSums":         reflect.TypeFor[market.MarketSums](),
 	"DaySums":            reflect.TypeFor[market.DaySums](),
 	"OptionMarket":       reflect.TypeFor[market.OptionMarket](),
-	"MarketsList":        reflect.TypeFor[service.MarketsList](),
 	"PurchaseLeg":        reflect.TypeFor[trade.PurchaseLeg](),
 	"PurchaseQuote":      reflect.TypeFor[trade.PurchaseQuote](),
 	"PreparedPurchase":   reflect.TypeFor[trade.PreparedPurchase](),

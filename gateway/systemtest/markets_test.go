@@ -30,13 +30,11 @@ func TestOptionMarketsCached(t *testing.T) {
 	t.Parallel()
 	srv, f := newFakeServer(t)
 	a := get(t, srv, gateway.PathOptionMarkets+"?chainId=42161")
-	var list struct {
-		Markets []struct {
-			Address string `json:"address"`
-		} `json:"markets"`
+	var markets []struct {
+		Address string `json:"address"`
 	}
 	if a.Code != http.StatusOK || a.Header().Get("X-Subgraph-Block") == "" || a.Header().Get("ETag") == "" ||
-		json.Unmarshal(a.Body.Bytes(), &list) != nil || len(list.Markets) != 1 || list.Markets[0].Address != wethUSDC {
+		json.Unmarshal(a.Body.Bytes(), &markets) != nil || len(markets) != 1 || markets[0].Address != wethUSDC {
 		t.Fatalf("%d %v: %s", a.Code, a.Header(), a.Body)
 	}
 	sg, node := f.Subgraph.Requests(), f.Node.Requests()

@@ -187,13 +187,10 @@ func marketOf(t *testing.T, a *app.App, p *pt.Protocol) *market.OptionMarket {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	a.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathOptionMarkets+"?chainId=42161", nil))
-	var list struct {
-		Markets []market.OptionMarket `json:"markets"`
-	}
-	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &list) != nil {
+	var markets []market.OptionMarket
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &markets) != nil {
 		t.Fatalf("option markets: %d %s", rec.Code, rec.Body)
 	}
-	markets := list.Markets
 	for i := range markets {
 		if markets[i].Address == p.Market.Hex() {
 			return &markets[i]

@@ -17,7 +17,6 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/evmtest/pipeline"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
-	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/trade"
 )
 
@@ -119,25 +118,6 @@ func (s *setup) prepare(t *testing.T, gw http.Handler, chainID uint64, id *big.I
 	return out, rec.Body.String()
 }
 
-// markets asks gw for the chain's markets list (its swappers), with more
-// query parameters when given.
-func markets(t *testing.T, gw http.Handler, chainID uint64, more string) service.MarketsList {
-	t.Helper()
-	rec := httptest.NewRecorder()
-	gw.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathOptionMarkets+"?chainId="+big.NewInt(int64(chainID)).String()+more, nil))
-	if rec.Code != http.StatusOK {
-		t.Fatalf("option markets: %d %s", rec.Code, rec.Body)
-	}
-	var out service.MarketsList
-	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
-		t.Fatal(err)
-	}
-	if len(out.Markets) == 0 || out.Unknown != nil {
-		t.Fatalf("option markets: %s", rec.Body)
-	}
-	return out
-}
-
 // send has the owner send the prepared transaction as built; it returns
 // what the owner received in the profit token (the put asset: calls).
 func (s *setup) send(t *testing.T, got trade.Prepared) *big.Int {
@@ -159,7 +139,6 @@ func (s *setup) send(t *testing.T, got trade.Prepared) *big.Int {
 // and direct never choose it (anyone can make a contract learned, and its
 // code may pay in simulation what it keeps when sent): on Base, with no
 // configured swapper, they are a 400 naming its address.
-// The markets list shows it as well (source learned, its first block).
 func TestLearnedSwapperOnAChainWithoutSwappers(t *testing.T) {
 	s := calls(t, 2)
 	p := s.p
@@ -180,9 +159,6 @@ func TestLearnedSwapperOnAChainWithoutSwappers(t *testing.T) {
 	if !strings.Contains(body, "none learned") {
 		t.Fatalf("prepare before any exercise: %s", body)
 	}
-	if l := markets(t, gw, base, ""); l.Swappers == nil || len(l.Swappers) != 0 {
-		t.Fatalf("markets list's swappers before any exercise: %+v", l.Swappers)
-	}
 
 	// The holder exercises option 0 through the new swapper, directly.
 	if _, err := p.Exercise(s.buyer, s.ids[0], []pt.ExerciseLeg{{Swapper: learned, SwapData: pt.UniV3SwapData(p.Fee, big.NewInt(0)), Liquidity: s.legL[0]}}); err != nil {
@@ -195,18 +171,6 @@ func TestLearnedSwapperOnAChainWithoutSwappers(t *testing.T) {
 	}
 	if got := sw["swapDataWord"].Big; got == nil || got.Int64() != int64(p.Fee) {
 		t.Fatalf("swapDataWord %v, want the fee %d", got, p.Fee)
-	}
-	// The markets list names it too, learned, with the block it was
-	// first seen in (the exercise's, as the subgraph recorded it); asked
-	// at that block (the list before it is cached for the strikes' TTL).
-	at := sw["blockNumber"].Big.String()
-	if l := markets(t, gw, base, "&block="+at); len(l.Swappers) != 1 || l.Swappers[0].Address != learned.Hex() || l.Swappers[0].Source != trade.SourceLearned ||
-		!l.Swappers[0].Usable || l.Swappers[0].Kind != "swapRouter" || l.Swappers[0].FirstBlock != sw["blockNumber"].Big.Uint64() || l.Swappers[0].FirstBlock == 0 {
-		t.Fatalf("markets list's swappers after the exercise: %+v, the subgraph's %v", l.Swappers, sw)
-	}
-	before := new(big.Int).Sub(sw["blockNumber"].Big, big.NewInt(1)).String()
-	if l := markets(t, gw, base, "&block="+before); len(l.Swappers) != 0 {
-		t.Fatalf("markets list at block %s, before the exercise: swappers %+v", before, l.Swappers)
 	}
 
 	s.intoTheMoney(t)

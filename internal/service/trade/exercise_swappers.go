@@ -77,9 +77,6 @@ type SwapperChoice struct {
 	FirstExercise string `json:"firstExercise,omitempty"`
 	// Note says, for a learned swapper, that only its address chooses it.
 	Note string `json:"note,omitempty"`
-	// FirstBlock is the block a learned swapper was first seen in (0,
-	// left out, for a configured one).
-	FirstBlock uint64 `json:"firstBlock,omitempty"`
 	// Usable is false for a learned swapper whose swapData this gateway
 	// cannot build (a 1inch swapper without the API configured, an
 	// unknown contract).
@@ -103,45 +100,11 @@ type learnedReader interface {
 	Swappers(ctx context.Context, first int) ([]subgraph.Swapper, subgraph.Meta, error)
 }
 
-// swapperOptions are the options a prepared exercise chooses from:
-// chainSwappers with the learned ones read at no block (which swappers
-// exist is no state the prepared exercise reads, and the subgraph's block
-// must not pin its chain reads). A failed read of the learned ones leaves
-// them out (logged): the configured ones still serve.
-func swapperOptions(ctx context.Context, up *vocab.Upstreams) []swapperOption {
-	out, err := chainSwappers(block.Without(ctx), up)
-	if err != nil {
-		slog.WarnContext(ctx, "learned swappers unread", "chain", up.Config.ID, "err", err)
-	}
-	return out
-}
-
-// ChainSwappers are a chain's swappers as the exercise prepare offers
-// them (the one merge of configured and learned, chainSwappers), the
-// learned ones read at ctx's block. On a failed read of the learned ones
-// it returns the error (and the configured ones): the markets list, whose
-// add-on this is, leaves the list null with the reason.
-func (s *Trade) ChainSwappers(ctx context.Context, chainID uint64) ([]SwapperChoice, error) {
-	up, err := s.chains.Of(chainID, true)
-	if err != nil {
-		return nil, err
-	}
-	opts, err := chainSwappers(ctx, up)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]SwapperChoice, len(opts))
-	for i, o := range opts {
-		out[i] = o.SwapperChoice
-	}
-	return out, nil
-}
-
-// chainSwappers are the chain's configured swappers, by id, then the
+// swapperOptions are the chain's configured swappers, by id, then the
 // swappers its own exercises used that the configuration does not name,
-// first seen first, read at ctx's block. A failed read of the learned
-// ones returns the configured ones and the error.
-func chainSwappers(ctx context.Context, up *vocab.Upstreams) ([]swapperOption, error) {
+// first seen first. A failed read of the learned ones leaves them out
+// (logged): the configured ones still serve.
+func swapperOptions(ctx context.Context, up *vocab.Upstreams) []swapperOption {
 	var out []swapperOption
 	known := map[common.Address]bool{}
 	ids := make([]string, 0, len(up.Quoters))
@@ -160,19 +123,21 @@ func chainSwappers(ctx context.Context, up *vocab.Upstreams) ([]swapperOption, e
 		}
 		out = append(out, swapperOption{SwapperChoice: c, quoter: up.Quoters[id], direct: c.Kind == "uniswap-v3"})
 	}
-	learned, err := learnedOptions(ctx, up, known)
-	return append(out, learned...), err
+	return append(out, learnedOptions(ctx, up, known)...)
 }
 
 // learnedOptions are the learned swappers not in known.
-func learnedOptions(ctx context.Context, up *vocab.Upstreams, known map[common.Address]bool) ([]swapperOption, error) {
+func learnedOptions(ctx context.Context, up *vocab.Upstreams, known map[common.Address]bool) []swapperOption {
 	r, ok := up.Subgraph.(learnedReader)
 	if !ok || up.Learned == nil {
-		return nil, nil
+		return nil
 	}
-	list, _, err := r.Swappers(ctx, subgraph.MaxFirst)
+	// not at the answer's block: which swappers exist is no state the
+	// answer reads, and the subgraph's block must not pin the chain reads
+	list, _, err := r.Swappers(block.Without(ctx), subgraph.MaxFirst)
 	if err != nil {
-		return nil, err
+		slog.WarnContext(ctx, "learned swappers unread", "chain", up.Config.ID, "err", err)
+		return nil
 	}
 	var out []swapperOption
 	for _, s := range list {
@@ -182,14 +147,13 @@ func learnedOptions(ctx context.Context, up *vocab.Upstreams, known map[common.A
 		}
 		known[a] = true
 		q, usable := up.Learned.For(s.Kind, a)
-		c := SwapperChoice{ID: a.Hex(), Kind: s.Kind, Address: a.Hex(), Source: SourceLearned,
-			FirstExercise: s.FirstExercise, Usable: usable, Note: learnedNote}
-		if s.BlockNumber.Int != nil && s.BlockNumber.IsUint64() {
-			c.FirstBlock = s.BlockNumber.Uint64()
-		}
-		out = append(out, swapperOption{SwapperChoice: c, quoter: q})
+		out = append(out, swapperOption{
+			SwapperChoice: SwapperChoice{ID: a.Hex(), Kind: s.Kind, Address: a.Hex(), Source: SourceLearned,
+				FirstExercise: s.FirstExercise, Usable: usable, Note: learnedNote},
+			quoter: q,
+		})
 	}
-	return out, nil
+	return out
 }
 
 // pickSwappers resolves a swapperId to the options to prepare through:
