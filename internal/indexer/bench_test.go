@@ -38,7 +38,9 @@ func benchHistory(b *testing.B, blocks, events int) *indexertest.Chain {
 	step := uint64(blocks-100) / uint64(txs)
 	n, written := uint64(100), 0
 	for i := 0; written < events; i++ {
-		tl := -200_000 + 10*int64((i/4)%50) // each group of four is one range's deposit, use, swap and unuse
+		// each group of four is one range's deposit, use, donation and
+		// unuse: protocol events only, as the subgraph follows no pool
+		tl := -200_000 + 10*int64((i/4)%50)
 		var tx *indexertest.Tx
 		switch i % 4 {
 		case 0:
@@ -46,7 +48,7 @@ func benchHistory(b *testing.B, blocks, events int) *indexertest.Chain {
 		case 1:
 			tx = &indexertest.Tx{From: lp, To: handlerAddr, Logs: []typesLog{h.Use(tl, 10), h.Donate(tl, 1)}}
 		case 2:
-			tx = &indexertest.Tx{From: lp, To: poolAddr, Logs: []typesLog{h.Swap(lp, new(big.Int).Add(price, big.NewInt(int64(i))), int64(i%100))}}
+			tx = &indexertest.Tx{From: lp, To: handlerAddr, Logs: []typesLog{h.Donate(tl, 2)}}
 		default:
 			tx = &indexertest.Tx{From: lp, To: handlerAddr, Logs: []typesLog{h.Unuse(tl, 5)}}
 		}
