@@ -132,3 +132,10 @@ func checkTemplates(t *testing.T, network string, m *Manifest) {
 		}
 	}
 }
+
+func TestMissingManifestSaysHowToBuild(t *testing.T) {
+	_, err := LoadManifest(subgraph.Build, "build/nowhere/subgraph.yaml")
+	if err == nil || !strings.Contains(err.Error(), "npm run --prefix subgraph build") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,4 +1,4 @@
-package mapping
+package behaviour_test
 
 import (
 	"bytes"
@@ -8,6 +8,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping/mappingtest"
 )
 
 // callsABI are the calls an exercise transaction wraps: the market's
@@ -45,7 +48,7 @@ func TestExerciseSwappersFromInput(t *testing.T) {
 	inch := common.HexToAddress("0x1111111254EEB25477B68fb85Ed929f73A960582")
 	swA, swB := common.HexToAddress("0x5A00000000000000000000000000000000000001"), common.HexToAddress("0x5B00000000000000000000000000000000000002")
 	swC, swD := common.HexToAddress("0x5C00000000000000000000000000000000000003"), common.HexToAddress("0x5D00000000000000000000000000000000000004")
-	sw, err := ABI("Swapper")
+	sw, err := mapping.ABI("Swapper")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,32 +89,32 @@ func TestExerciseSwappersFromInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.next(3001, 1_700_000_100, autoExer)
-	if c.tx.Input, err = a.Pack("aggregate3", []call3{{Target: marketV2, CallData: multi}}); err != nil {
+	c.Next(3001, 1_700_000_100, autoExer)
+	if c.Tx.Input, err = a.Pack("aggregate3", []call3{{Target: marketV2, CallData: multi}}); err != nil {
 		t.Fatal(err)
 	}
-	c.emit("OptionMarketV2_0x501b", mV2, "LogExerciseOption(address,uint256,uint256,uint256)", "handleExerciseOption", marketV2,
+	c.Emit("OptionMarketV2_0x501b", mV2, "LogExerciseOption(address,uint256,uint256,uint256)", "handleExerciseOption", marketV2,
 		alice, big.NewInt(7), big.NewInt(5), big.NewInt(6))
 
-	xid := strings.ToLower(c.tx.Hash.Hex()) + "-0"
+	xid := strings.ToLower(c.Tx.Hash.Hex()) + "-0"
 	want := map[common.Address]struct {
 		kind   string
 		router common.Address
 		word   int64 // -1: none
 	}{swA: {"swapRouter", router, 500}, swB: {"oneInch", inch, -1}}
 	for a, w := range want {
-		s := c.store.Get("Swapper", strings.ToLower(a.Hex()))
+		s := c.Store.Get("Swapper", strings.ToLower(a.Hex()))
 		if s == nil || s["kind"].Str != w.kind || !bytes.Equal(s["router"].Bytes, w.router.Bytes()) || s["firstExercise"].Str != xid {
 			t.Fatalf("swapper %s: %+v", a, s)
 		}
 		if got := s["swapDataWord"].Big; (w.word < 0) != (got == nil) || got != nil && got.Int64() != w.word {
 			t.Errorf("swapper %s swapDataWord %v, want %d", a, got, w.word)
 		}
-		if x := c.store.Get("ExerciseSwapper", xid+"-"+strings.ToLower(a.Hex())); x == nil || x["legs"].Int != 1 || x["exercise"].Str != xid {
+		if x := c.Store.Get("ExerciseSwapper", xid+"-"+strings.ToLower(a.Hex())); x == nil || x["legs"].Int != 1 || x["exercise"].Str != xid {
 			t.Errorf("exercise swapper %s: %+v", a, x)
 		}
 	}
-	if n := len(c.store.All("Swapper")); n != 2 {
+	if n := len(c.Store.All("Swapper")); n != 2 {
 		t.Errorf("%d swappers, want 2 (a leg of no liquidity, another option's exercise: none)", n)
 	}
 	if probes[swC] != 0 || probes[swD] != 0 {
@@ -121,17 +124,17 @@ func TestExerciseSwappersFromInput(t *testing.T) {
 
 // optionSeven is a chain where alice holds option 7 of marketV2, three
 // legs, minted at block 3000; answer serves its calls.
-func optionSeven(t *testing.T, calls *marketCalls, answer testCall) *chain {
+func optionSeven(t *testing.T, calls *marketCalls, answer mappingtest.Call) *mappingtest.Chain {
 	t.Helper()
-	c := newChain(t, answer)
-	c.emit("OptionMarketV2_0x501b", mV2, "LogOptionsMarketInitialized(address,address,address,address,address)",
+	c := mappingtest.New(t, answer)
+	c.Emit("OptionMarketV2_0x501b", mV2, "LogOptionsMarketInitialized(address,address,address,address,address)",
 		"handleMarketInitializedV2", marketV2, wethUSDC, pricing, feeTo, weth, usdc)
-	c.next(3000, 1_700_000_000, alice)
+	c.Next(3000, 1_700_000_000, alice)
 	calls.data[optID(marketV2, 7)] = opData{legs: 3, tl: 199990, tu: 200010, expiry: 1_700_086_400, isCall: true}
 	calls.ticks = map[string][]opTick{optID(marketV2, 7): {
 		{uniHandler, wethUSDC, hook24h, 200000, 200010, 4e11}, {uniHandler, wethUSDC, hook24h, 199990, 200000, 1e11}, {uniHandler, wethUSDC, hook24h, 199990, 200010, 1e11}}}
-	c.emit("OptionMarketV2_0x501b", mV2, "Transfer(address,address,uint256)", "handleTransfer", marketV2, common.Address{}, alice, big.NewInt(7))
-	c.emit("OptionMarketV2_0x501b", mV2, mintV2Sig, "handleMintOptionV2", marketV2, alice, big.NewInt(7), true, big.NewInt(1), big.NewInt(2), big.NewInt(0))
+	c.Emit("OptionMarketV2_0x501b", mV2, "Transfer(address,address,uint256)", "handleTransfer", marketV2, common.Address{}, alice, big.NewInt(7))
+	c.Emit("OptionMarketV2_0x501b", mV2, mintV2Sig, "handleMintOptionV2", marketV2, alice, big.NewInt(7), true, big.NewInt(1), big.NewInt(2), big.NewInt(0))
 	return c
 }
 
@@ -235,14 +238,14 @@ func TestExerciseSwappersBounded(t *testing.T) {
 		}
 	}
 	for i, tc := range cases {
-		c.next(uint64(3001+i), uint64(1_700_000_100+i), autoExer)
-		c.tx.Input = tc.input
+		c.Next(uint64(3001+i), uint64(1_700_000_100+i), autoExer)
+		c.Tx.Input = tc.input
 		before := probes
-		c.emit("OptionMarketV2_0x501b", mV2, "LogExerciseOption(address,uint256,uint256,uint256)", "handleExerciseOption", marketV2,
+		c.Emit("OptionMarketV2_0x501b", mV2, "LogExerciseOption(address,uint256,uint256,uint256)", "handleExerciseOption", marketV2,
 			alice, big.NewInt(7), big.NewInt(5), big.NewInt(6))
-		xid := strings.ToLower(c.tx.Hash.Hex()) + "-0"
+		xid := strings.ToLower(c.Tx.Hash.Hex()) + "-0"
 		n := 0
-		for _, id := range c.store.All("ExerciseSwapper") {
+		for _, id := range c.Store.All("ExerciseSwapper") {
 			if strings.HasPrefix(id, xid+"-") {
 				n++
 			}
@@ -251,7 +254,7 @@ func TestExerciseSwappersBounded(t *testing.T) {
 			t.Errorf("%s: %d exercise swappers, want %d", tc.name, n, len(tc.legs))
 		}
 		for sw, legs := range tc.legs {
-			if x := c.store.Get("ExerciseSwapper", xid+"-"+strings.ToLower(sw.Hex())); x == nil || x["legs"].Int != legs {
+			if x := c.Store.Get("ExerciseSwapper", xid+"-"+strings.ToLower(sw.Hex())); x == nil || x["legs"].Int != legs {
 				t.Errorf("%s: exercise swapper %s: %+v, want %d legs", tc.name, sw, x, legs)
 			}
 		}

@@ -1,4 +1,4 @@
-package mapping
+package behaviour_test
 
 import (
 	"bytes"
@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping/mappingtest"
 )
 
 var (
@@ -54,7 +57,7 @@ func (m *marketCalls) opTickMap(to common.Address, data []byte) ([]byte, bool, e
 	if to == marketV1 {
 		name = "DopexV2OptionMarket"
 	}
-	a, err := ABI(name)
+	a, err := mapping.ABI(name)
 	if err != nil {
 		return nil, false, err
 	}
@@ -78,7 +81,7 @@ func (m *marketCalls) opTickMap(to common.Address, data []byte) ([]byte, bool, e
 }
 
 func (m *marketCalls) call(to common.Address, data []byte, _ uint64) ([]byte, bool, error) {
-	a, err := ABI(mV2)
+	a, err := mapping.ABI(mV2)
 	if err != nil {
 		return nil, false, err
 	}
@@ -108,40 +111,40 @@ func optID(market common.Address, id int64) string {
 
 func TestOptionLifecycle(t *testing.T) {
 	calls := &marketCalls{t: t, data: map[string]opData{}}
-	c := newChain(t, calls.call)
+	c := mappingtest.New(t, calls.call)
 	hex := func(a common.Address) string { return strings.ToLower(a.Hex()) }
 
 	// constructor: the market names its prime pool
-	c.emit("OptionMarketV2_0x501b", mV2, "LogOptionsMarketInitialized(address,address,address,address,address)",
+	c.Emit("OptionMarketV2_0x501b", mV2, "LogOptionsMarketInitialized(address,address,address,address,address)",
 		"handleMarketInitializedV2", marketV2, wethUSDC, pricing, feeTo, weth, usdc)
-	if m := c.store.Get("Market", hex(marketV2)); m == nil || m["primePool"].Str != hex(wethUSDC) || m["version"].Int != 2 {
+	if m := c.Store.Get("Market", hex(marketV2)); m == nil || m["primePool"].Str != hex(wethUSDC) || m["version"].Int != 2 {
 		t.Fatalf("market %+v", m)
 	}
 
 	// two call ranges above the price, deposited by an LP
 	const tl1, tu1, tl2, tu2 = 200000, 200010, 199990, 200010
-	id1 := positionID(t, uniHandler, wethUSDC, hook24h, tl1, tu1)
-	id2 := positionID(t, uniHandler, wethUSDC, hook24h, tl2, tu2)
+	id1 := mappingtest.PositionID(t, uniHandler, wethUSDC, hook24h, tl1, tu1)
+	id2 := mappingtest.PositionID(t, uniHandler, wethUSDC, hook24h, tl2, tu2)
 	for _, p := range []struct {
 		id     *big.Int
 		tl, tu int64
 	}{{id1, tl1, tu1}, {id2, tl2, tu2}} {
-		c.emit("HandlerV2_uniswap", hV2, mintedV2, "handleMintedPositionV2", uniHandler,
+		c.Emit("HandlerV2_uniswap", hV2, mintedV2, "handleMintedPositionV2", uniHandler,
 			p.id, big.NewInt(1e12), wethUSDC, hook24h, lp, big.NewInt(p.tl), big.NewInt(p.tu))
 	}
 
 	// mintOption in one transaction: two LogUsePosition, the mint's own
 	// Transfer, then LogMintOption; opData answers the range and expiry
-	c.next(3000, 1_700_000_000, alice)
+	c.Next(3000, 1_700_000_000, alice)
 	calls.data[optID(marketV2, 7)] = opData{legs: 2, tl: 199990, tu: 200010, expiry: 1_700_086_400, isCall: true}
 	calls.ticks = map[string][]opTick{optID(marketV2, 7): {{uniHandler, wethUSDC, hook24h, tl1, tu1, 4e11}, {uniHandler, wethUSDC, hook24h, tl2, tu2, 1e11}}}
-	c.emit("HandlerV2_uniswap", hV2, "LogUsePosition(uint256,uint128)", "handleUsePosition", uniHandler, id1, big.NewInt(4e11))
-	c.emit("HandlerV2_uniswap", hV2, "LogUsePosition(uint256,uint128)", "handleUsePosition", uniHandler, id2, big.NewInt(1e11))
-	c.emit("OptionMarketV2_0x501b", mV2, "Transfer(address,address,uint256)", "handleTransfer", marketV2, common.Address{}, alice, big.NewInt(7))
+	c.Emit("HandlerV2_uniswap", hV2, "LogUsePosition(uint256,uint128)", "handleUsePosition", uniHandler, id1, big.NewInt(4e11))
+	c.Emit("HandlerV2_uniswap", hV2, "LogUsePosition(uint256,uint128)", "handleUsePosition", uniHandler, id2, big.NewInt(1e11))
+	c.Emit("OptionMarketV2_0x501b", mV2, "Transfer(address,address,uint256)", "handleTransfer", marketV2, common.Address{}, alice, big.NewInt(7))
 	premium, withdrawn, fees := big.NewInt(12_345_678), big.NewInt(5e17), big.NewInt(150_000)
-	c.emit("OptionMarketV2_0x501b", mV2, mintV2Sig, "handleMintOptionV2", marketV2, alice, big.NewInt(7), true, premium, withdrawn, fees)
+	c.Emit("OptionMarketV2_0x501b", mV2, mintV2Sig, "handleMintOptionV2", marketV2, alice, big.NewInt(7), true, premium, withdrawn, fees)
 
-	o := c.store.Get("Option", optID(marketV2, 7))
+	o := c.Store.Get("Option", optID(marketV2, 7))
 	if o == nil {
 		t.Fatal("no option")
 	}
@@ -158,36 +161,36 @@ func TestOptionLifecycle(t *testing.T) {
 		tl, tu int64
 		l      int64
 	}{{tl1, tu1, 4e11}, {tl2, tu2, 1e11}} {
-		leg := c.store.Get("OptionLeg", fmt.Sprintf("%s-%d", optID(marketV2, 7), i))
+		leg := c.Store.Get("OptionLeg", fmt.Sprintf("%s-%d", optID(marketV2, 7), i))
 		if leg == nil || leg["tickLower"].Int != want.tl || leg["tickUpper"].Int != want.tu || leg["liquidity"].Big.Int64() != want.l ||
 			!bytes.Equal(leg["hook"].Bytes, hook24h.Bytes()) || !bytes.Equal(leg["handler"].Bytes, uniHandler.Bytes()) {
 			t.Errorf("leg %d: %+v", i, leg)
 		}
 	}
-	if leg := c.store.Get("OptionLeg", optID(marketV2, 7)+"-1"); leg["strike"].Str != strikeID(uniHandler, wethUSDC, hook24h, tl2, tu2) || leg["index"].Int != 1 {
+	if leg := c.Store.Get("OptionLeg", optID(marketV2, 7)+"-1"); leg["strike"].Str != mappingtest.StrikeID(uniHandler, wethUSDC, hook24h, tl2, tu2) || leg["index"].Int != 1 {
 		t.Errorf("leg 1 strike %v index %v", leg["strike"], leg["index"])
 	}
-	pid := strings.ToLower(c.tx.Hash.Hex()) + "-3"
-	if p := c.store.Get("Purchase", pid); p == nil || p["premium"].Big.Cmp(premium) != 0 || p["protocolFees"].Big.Cmp(fees) != 0 {
+	pid := strings.ToLower(c.Tx.Hash.Hex()) + "-3"
+	if p := c.Store.Get("Purchase", pid); p == nil || p["premium"].Big.Cmp(premium) != 0 || p["protocolFees"].Big.Cmp(fees) != 0 {
 		t.Errorf("purchase %s: %+v", pid, p)
 	}
 	day := hex(marketV2) + "-1699920000"
-	c.wantBig("MarketDayData", day, "callVolume", withdrawn)
-	c.wantBig("MarketDayData", day, "callPremium", premium)
-	c.wantBig("MarketDayData", day, "callProtocolFees", fees)
+	c.WantBig("MarketDayData", day, "callVolume", withdrawn)
+	c.WantBig("MarketDayData", day, "callPremium", premium)
+	c.WantBig("MarketDayData", day, "callProtocolFees", fees)
 
 	// the option changes hands
-	c.next(3001, 1_700_000_100, alice)
-	c.emit("OptionMarketV2_0x501b", mV2, "Transfer(address,address,uint256)", "handleTransfer", marketV2, alice, bob, big.NewInt(7))
-	if o := c.store.Get("Option", optID(marketV2, 7)); !bytes.Equal(o["owner"].Bytes, bob.Bytes()) {
+	c.Next(3001, 1_700_000_100, alice)
+	c.Emit("OptionMarketV2_0x501b", mV2, "Transfer(address,address,uint256)", "handleTransfer", marketV2, alice, bob, big.NewInt(7))
+	if o := c.Store.Get("Option", optID(marketV2, 7)); !bytes.Equal(o["owner"].Bytes, bob.Bytes()) {
 		t.Errorf("owner %x", o["owner"].Bytes)
 	}
 
 	// bob splits part of it off to alice: a new Option with the parent's terms
-	c.emit("OptionMarketV2_0x501b", mV2, "Transfer(address,address,uint256)", "handleTransfer", marketV2, common.Address{}, alice, big.NewInt(8))
-	c.emit("OptionMarketV2_0x501b", mV2, "LogSplitOption(address,uint256,uint256,address)", "handleSplitOption", marketV2,
+	c.Emit("OptionMarketV2_0x501b", mV2, "Transfer(address,address,uint256)", "handleTransfer", marketV2, common.Address{}, alice, big.NewInt(8))
+	c.Emit("OptionMarketV2_0x501b", mV2, "LogSplitOption(address,uint256,uint256,address)", "handleSplitOption", marketV2,
 		bob, big.NewInt(7), big.NewInt(8), alice)
-	s := c.store.Get("Option", optID(marketV2, 8))
+	s := c.Store.Get("Option", optID(marketV2, 8))
 	if s == nil || s["splitFrom"].Str != optID(marketV2, 7) || s["tickLower"].Int != 199990 || s["expiry"].Big.Int64() != 1_700_086_400 ||
 		!bytes.Equal(s["owner"].Bytes, alice.Bytes()) || s["premium"].Big.Sign() != 0 {
 		t.Errorf("split option %+v", s)
@@ -196,14 +199,14 @@ func TestOptionLifecycle(t *testing.T) {
 	// an auto-exerciser exercises bob's option: its swap moves the price in
 	// the same transaction, and slot0 at the end of the block has it
 	price := new(big.Int).Lsh(big.NewInt(1), 100)
-	c.next(3002, 1_700_000_200, autoExer)
-	c.seeds[wethUSDC] = price
-	c.emit("HandlerV2_uniswap", hV2, "LogUnusePosition(uint256,uint128)", "handleUnusePosition", uniHandler, id1, big.NewInt(4e11-1))
+	c.Next(3002, 1_700_000_200, autoExer)
+	c.Seeds[wethUSDC] = price
+	c.Emit("HandlerV2_uniswap", hV2, "LogUnusePosition(uint256,uint128)", "handleUnusePosition", uniHandler, id1, big.NewInt(4e11-1))
 	profit, relocked := big.NewInt(7_000_000), big.NewInt(2e17)
-	c.emit("OptionMarketV2_0x501b", mV2, "LogExerciseOption(address,uint256,uint256,uint256)", "handleExerciseOption", marketV2,
+	c.Emit("OptionMarketV2_0x501b", mV2, "LogExerciseOption(address,uint256,uint256,uint256)", "handleExerciseOption", marketV2,
 		bob, big.NewInt(7), profit, relocked)
-	xid := strings.ToLower(c.tx.Hash.Hex()) + "-1"
-	x := c.store.Get("Exercise", xid)
+	xid := strings.ToLower(c.Tx.Hash.Hex()) + "-1"
+	x := c.Store.Get("Exercise", xid)
 	if x == nil || x["option"].Str != optID(marketV2, 7) || !bytes.Equal(x["user"].Bytes, bob.Bytes()) ||
 		!bytes.Equal(x["exerciser"].Bytes, autoExer.Bytes()) || !x["delegated"].Bool ||
 		x["totalProfit"].Big.Cmp(profit) != 0 || x["totalAssetRelocked"].Big.Cmp(relocked) != 0 || x["sqrtPriceX96"].Big.Cmp(price) != 0 ||
@@ -213,42 +216,42 @@ func TestOptionLifecycle(t *testing.T) {
 	if _, ok := x["profitToOwner"]; ok {
 		t.Errorf("a delegated exercise records profitToOwner %v", x["profitToOwner"])
 	}
-	if o := c.store.Get("Option", optID(marketV2, 7)); o["state"].Str != "Exercised" || o["exerciseCount"].Int != 1 {
+	if o := c.Store.Get("Option", optID(marketV2, 7)); o["state"].Str != "Exercised" || o["exerciseCount"].Int != 1 {
 		t.Errorf("after exercise: %+v", o)
 	}
-	c.wantBig("Strike", strikeID(uniHandler, wethUSDC, hook24h, tl1, tu1), "usedLiquidity", big.NewInt(1))
+	c.WantBig("Strike", mappingtest.StrikeID(uniHandler, wethUSDC, hook24h, tl1, tu1), "usedLiquidity", big.NewInt(1))
 
 	// alice exercises her split option herself: everything reached her
-	c.next(3003, 1_700_000_300, alice)
-	c.emit("OptionMarketV2_0x501b", mV2, "LogExerciseOption(address,uint256,uint256,uint256)", "handleExerciseOption", marketV2,
+	c.Next(3003, 1_700_000_300, alice)
+	c.Emit("OptionMarketV2_0x501b", mV2, "LogExerciseOption(address,uint256,uint256,uint256)", "handleExerciseOption", marketV2,
 		alice, big.NewInt(8), big.NewInt(5), big.NewInt(6))
-	x = c.store.Get("Exercise", strings.ToLower(c.tx.Hash.Hex())+"-0")
+	x = c.Store.Get("Exercise", strings.ToLower(c.Tx.Hash.Hex())+"-0")
 	if x == nil || x["delegated"].Bool || x["profitToOwner"].Big == nil || x["profitToOwner"].Big.Int64() != 5 || x["option"].Str != optID(marketV2, 8) {
 		t.Errorf("own exercise %+v", x)
 	}
 
 	// the market's running sums: one purchase (a split is not one), two exercises
-	m := c.store.Get("Market", hex(marketV2))
+	m := c.Store.Get("Market", hex(marketV2))
 	if m["purchases"].Int != 1 || m["exercises"].Int != 2 || m["putVolume"].Big.Sign() != 0 {
 		t.Errorf("market sums %+v", m)
 	}
-	c.wantBig("Market", hex(marketV2), "callVolume", withdrawn)
-	c.wantBig("Market", hex(marketV2), "callPremium", premium)
-	c.wantBig("Market", hex(marketV2), "callProtocolFees", fees)
-	if d := c.store.Get("MarketDayData", day); d["market"].Str != hex(marketV2) || d["exercises"].Int != 2 {
+	c.WantBig("Market", hex(marketV2), "callVolume", withdrawn)
+	c.WantBig("Market", hex(marketV2), "callPremium", premium)
+	c.WantBig("Market", hex(marketV2), "callProtocolFees", fees)
+	if d := c.Store.Get("MarketDayData", day); d["market"].Str != hex(marketV2) || d["exercises"].Int != 2 {
 		t.Errorf("day %+v", d)
 	}
 
 	// settlement after expiry
-	c.next(3004, 1_700_090_000, bob)
-	c.emit("OptionMarketV2_0x501b", mV2, "LogSettleOption(address,uint256)", "handleSettleOption", marketV2, bob, big.NewInt(7))
-	if o := c.store.Get("Option", optID(marketV2, 7)); o["state"].Str != "Settled" || o["settledAt"].Big.Int64() != 1_700_090_000 {
+	c.Next(3004, 1_700_090_000, bob)
+	c.Emit("OptionMarketV2_0x501b", mV2, "LogSettleOption(address,uint256)", "handleSettleOption", marketV2, bob, big.NewInt(7))
+	if o := c.Store.Get("Option", optID(marketV2, 7)); o["state"].Str != "Settled" || o["settledAt"].Big.Int64() != 1_700_090_000 {
 		t.Errorf("after settle: %+v", o)
 	}
 
 	// delegates
-	c.emit("OptionMarketV2_0x501b", mV2, "LogUpdateExerciseDelegate(address,address,bool)", "handleUpdateExerciseDelegate", marketV2, bob, autoExer, true)
-	if d := c.store.Get("ExerciseDelegate", hex(marketV2)+"-"+hex(bob)+"-"+hex(autoExer)); d == nil || !d["status"].Bool {
+	c.Emit("OptionMarketV2_0x501b", mV2, "LogUpdateExerciseDelegate(address,address,bool)", "handleUpdateExerciseDelegate", marketV2, bob, autoExer, true)
+	if d := c.Store.Get("ExerciseDelegate", hex(marketV2)+"-"+hex(bob)+"-"+hex(autoExer)); d == nil || !d["status"].Bool {
 		t.Errorf("delegate %+v", d)
 	}
 }
@@ -257,102 +260,84 @@ func TestOptionLifecycle(t *testing.T) {
 // without protocol fees; a put; and a mint and its exercise in one block.
 func TestV1MintAndExerciseInOneBlock(t *testing.T) {
 	calls := &marketCalls{t: t, data: map[string]opData{}}
-	c := newChain(t, calls.call)
+	c := mappingtest.New(t, calls.call)
 	seed, _ := new(big.Int).SetString("4339505179874779489431521", 10)
-	c.seeds[wethUSDC] = seed
+	c.Seeds[wethUSDC] = seed
 	const tl, tu = -199990, -199980
-	id := positionIDV1(t, v1Handler, wethUSDC, tl, tu)
-	c.emit("OptionMarketV1_0x764f", "DopexV2OptionMarket", "LogOptionsMarketInitialized(address,address,address,address,address)",
+	id := mappingtest.PositionIDV1(t, v1Handler, wethUSDC, tl, tu)
+	c.Emit("OptionMarketV1_0x764f", "DopexV2OptionMarket", "LogOptionsMarketInitialized(address,address,address,address,address)",
 		"handleMarketInitializedV1", marketV1, wethUSDC, pricing, feeTo, weth, usdc)
-	c.emit("HandlerV1_uniswap", "UniswapV3SingleTickLiquidityHandler", "LogMintedPosition(uint256,uint128,address,address,int24,int24)",
+	c.Emit("HandlerV1_uniswap", "UniswapV3SingleTickLiquidityHandler", "LogMintedPosition(uint256,uint128,address,address,int24,int24)",
 		"handleMintedPositionV1", v1Handler, id, big.NewInt(1e9), wethUSDC, lp, big.NewInt(tl), big.NewInt(tu))
 
-	c.next(4000, 1_700_000_000, alice)
+	c.Next(4000, 1_700_000_000, alice)
 	calls.data[optID(marketV1, 1)] = opData{legs: 1, tl: tl, tu: tu, expiry: 1_700_003_600}
-	c.emit("HandlerV1_uniswap", "UniswapV3SingleTickLiquidityHandler", "LogUsePosition(uint256,uint128)", "handleUsePosition", v1Handler, id, big.NewInt(1e8))
-	c.emit("OptionMarketV1_0x764f", "DopexV2OptionMarket", "LogMintOption(address,uint256,bool,uint256,uint256)", "handleMintOptionV1", marketV1,
+	c.Emit("HandlerV1_uniswap", "UniswapV3SingleTickLiquidityHandler", "LogUsePosition(uint256,uint128)", "handleUsePosition", v1Handler, id, big.NewInt(1e8))
+	c.Emit("OptionMarketV1_0x764f", "DopexV2OptionMarket", "LogMintOption(address,uint256,bool,uint256,uint256)", "handleMintOptionV1", marketV1,
 		alice, big.NewInt(1), false, big.NewInt(99), big.NewInt(1000))
 	// same block, next transaction: the exercise
-	c.tx.Hash[0] ^= 0xff
-	c.emit("HandlerV1_uniswap", "UniswapV3SingleTickLiquidityHandler", "LogUnusePosition(uint256,uint128)", "handleUnusePosition", v1Handler, id, big.NewInt(1e8))
-	c.emit("OptionMarketV1_0x764f", "DopexV2OptionMarket", "LogExerciseOption(address,uint256,uint256,uint256)", "handleExerciseOption", marketV1,
+	c.Tx.Hash[0] ^= 0xff
+	c.Emit("HandlerV1_uniswap", "UniswapV3SingleTickLiquidityHandler", "LogUnusePosition(uint256,uint128)", "handleUnusePosition", v1Handler, id, big.NewInt(1e8))
+	c.Emit("OptionMarketV1_0x764f", "DopexV2OptionMarket", "LogExerciseOption(address,uint256,uint256,uint256)", "handleExerciseOption", marketV1,
 		alice, big.NewInt(1), big.NewInt(3), big.NewInt(4))
 
-	o := c.store.Get("Option", optID(marketV1, 1))
+	o := c.Store.Get("Option", optID(marketV1, 1))
 	if o == nil || o["isCall"].Bool || o["protocolFees"].Big.Sign() != 0 || o["tickLower"].Int != tl || o["state"].Str != "Exercised" {
 		t.Fatalf("option %+v", o)
 	}
-	if m := c.store.Get("Market", strings.ToLower(marketV1.Hex())); m["version"].Int != 1 {
+	if m := c.Store.Get("Market", strings.ToLower(marketV1.Hex())); m["version"].Int != 1 {
 		t.Errorf("market %+v", m)
 	}
 	day := strings.ToLower(marketV1.Hex()) + "-1699920000"
-	c.wantBig("MarketDayData", day, "putVolume", big.NewInt(1000))
-	c.wantBig("MarketDayData", day, "putPremium", big.NewInt(99))
-	if d := c.store.Get("MarketDayData", day); d["purchases"].Int != 1 || d["exercises"].Int != 1 {
+	c.WantBig("MarketDayData", day, "putVolume", big.NewInt(1000))
+	c.WantBig("MarketDayData", day, "putPremium", big.NewInt(99))
+	if d := c.Store.Get("MarketDayData", day); d["purchases"].Int != 1 || d["exercises"].Int != 1 {
 		t.Errorf("day %+v", d)
 	}
-	c.wantBig("Strike", strikeID(v1Handler, wethUSDC, common.Address{}, tl, tu), "usedLiquidity", big.NewInt(0))
+	c.WantBig("Strike", mappingtest.StrikeID(v1Handler, wethUSDC, common.Address{}, tl, tu), "usedLiquidity", big.NewInt(0))
 
 	// a call the next UTC day: a day of its own, the market's sums hold both
-	c.next(4001, 1_700_000_000+86_400, alice)
+	c.Next(4001, 1_700_000_000+86_400, alice)
 	calls.data[optID(marketV1, 2)] = opData{legs: 1, tl: tl, tu: tu, expiry: 1_700_090_000, isCall: true}
-	c.emit("HandlerV1_uniswap", "UniswapV3SingleTickLiquidityHandler", "LogUsePosition(uint256,uint128)", "handleUsePosition", v1Handler, id, big.NewInt(1e7))
-	c.emit("OptionMarketV1_0x764f", "DopexV2OptionMarket", "LogMintOption(address,uint256,bool,uint256,uint256)", "handleMintOptionV1", marketV1,
+	c.Emit("HandlerV1_uniswap", "UniswapV3SingleTickLiquidityHandler", "LogUsePosition(uint256,uint128)", "handleUsePosition", v1Handler, id, big.NewInt(1e7))
+	c.Emit("OptionMarketV1_0x764f", "DopexV2OptionMarket", "LogMintOption(address,uint256,bool,uint256,uint256)", "handleMintOptionV1", marketV1,
 		alice, big.NewInt(2), true, big.NewInt(7), big.NewInt(50))
 	next := strings.ToLower(marketV1.Hex()) + "-1700006400"
-	c.wantBig("MarketDayData", next, "callVolume", big.NewInt(50))
-	c.wantBig("MarketDayData", next, "putVolume", big.NewInt(0))
+	c.WantBig("MarketDayData", next, "callVolume", big.NewInt(50))
+	c.WantBig("MarketDayData", next, "putVolume", big.NewInt(0))
 	mid := strings.ToLower(marketV1.Hex())
-	c.wantBig("Market", mid, "putVolume", big.NewInt(1000))
-	c.wantBig("Market", mid, "putPremium", big.NewInt(99))
-	c.wantBig("Market", mid, "callVolume", big.NewInt(50))
-	c.wantBig("Market", mid, "callPremium", big.NewInt(7))
-	if m := c.store.Get("Market", mid); m["purchases"].Int != 2 || m["exercises"].Int != 1 {
+	c.WantBig("Market", mid, "putVolume", big.NewInt(1000))
+	c.WantBig("Market", mid, "putPremium", big.NewInt(99))
+	c.WantBig("Market", mid, "callVolume", big.NewInt(50))
+	c.WantBig("Market", mid, "callPremium", big.NewInt(7))
+	if m := c.Store.Get("Market", mid); m["purchases"].Int != 2 || m["exercises"].Int != 1 {
 		t.Errorf("market sums %+v", m)
 	}
 	// no swap seen on the prime pool yet: the exercise carries the price
 	// slot0() seeded when the market named the pool
-	if xs := c.store.All("Exercise"); len(xs) != 1 || c.store.Get("Exercise", xs[0])["sqrtPriceX96"].Big.Cmp(seed) != 0 {
+	if xs := c.Store.All("Exercise"); len(xs) != 1 || c.Store.Get("Exercise", xs[0])["sqrtPriceX96"].Big.Cmp(seed) != 0 {
 		t.Errorf("exercises %v", xs)
-	}
-}
-
-// A transaction's input is copied into the mapping's memory: a large one
-// (a contract creation) must not overrun the host's arena into memory the
-// mapping allocates afterwards.
-func TestLargeTransactionInput(t *testing.T) {
-	c := newChain(t, nil)
-	c.tx.Input = make([]byte, 70_000)
-	for i := range c.tx.Input {
-		c.tx.Input[i] = byte(i)
-	}
-	for i := 0; i < 3; i++ {
-		c.emit("OptionMarketV2_0x501b", mV2, "LogOptionsMarketInitialized(address,address,address,address,address)",
-			"handleMarketInitializedV2", common.BigToAddress(big.NewInt(int64(100+i))), wethUSDC, pricing, feeTo, weth, usdc)
-	}
-	if n := len(c.store.All("Market")); n != 3 {
-		t.Fatalf("%d markets", n)
 	}
 }
 
 // When opData reverts the option still indexes, without range, expiry or legs.
 func TestMintWithRevertingOpData(t *testing.T) {
 	calls := &marketCalls{t: t, data: map[string]opData{}}
-	c := newChain(t, calls.call)
+	c := mappingtest.New(t, calls.call)
 	const tl, tu = 100, 110
-	id := positionID(t, uniHandler, wethUSDC, common.Address{}, tl, tu)
-	c.emit("HandlerV2_uniswap", hV2, mintedV2, "handleMintedPositionV2", uniHandler,
+	id := mappingtest.PositionID(t, uniHandler, wethUSDC, common.Address{}, tl, tu)
+	c.Emit("HandlerV2_uniswap", hV2, mintedV2, "handleMintedPositionV2", uniHandler,
 		id, big.NewInt(1e9), wethUSDC, common.Address{}, lp, big.NewInt(tl), big.NewInt(tu))
 	calls.data[optID(marketV2, 2)] = opData{revertCall: true}
-	c.emit("OptionMarketV2_0x501b", mV2, "LogOptionsMarketInitialized(address,address,address,address,address)",
+	c.Emit("OptionMarketV2_0x501b", mV2, "LogOptionsMarketInitialized(address,address,address,address,address)",
 		"handleMarketInitializedV2", marketV2, wethUSDC, pricing, feeTo, weth, usdc)
-	c.emit("HandlerV2_uniswap", hV2, "LogUsePosition(uint256,uint128)", "handleUsePosition", uniHandler, id, big.NewInt(5))
-	c.emit("OptionMarketV2_0x501b", mV2, mintV2Sig, "handleMintOptionV2", marketV2, alice, big.NewInt(2), false, big.NewInt(1), big.NewInt(2), big.NewInt(0))
-	o := c.store.Get("Option", optID(marketV2, 2))
-	if o == nil || o["tickLower"].Int != 0 || o["tickUpper"].Int != 0 || o["expiry"].Big.Sign() != 0 || len(c.store.All("OptionLeg")) != 0 {
+	c.Emit("HandlerV2_uniswap", hV2, "LogUsePosition(uint256,uint128)", "handleUsePosition", uniHandler, id, big.NewInt(5))
+	c.Emit("OptionMarketV2_0x501b", mV2, mintV2Sig, "handleMintOptionV2", marketV2, alice, big.NewInt(2), false, big.NewInt(1), big.NewInt(2), big.NewInt(0))
+	o := c.Store.Get("Option", optID(marketV2, 2))
+	if o == nil || o["tickLower"].Int != 0 || o["tickUpper"].Int != 0 || o["expiry"].Big.Sign() != 0 || len(c.Store.All("OptionLeg")) != 0 {
 		t.Fatalf("option %+v", o)
 	}
-	if logs := c.logs["OptionMarketV2_0x501b"]; len(logs) != 1 || logs[0].Level != 2 {
+	if logs := c.Logs["OptionMarketV2_0x501b"]; len(logs) != 1 || logs[0].Level != 2 {
 		t.Errorf("logs %+v, want one warning", logs)
 	}
 }
@@ -362,26 +347,26 @@ func TestMintWithRevertingOpData(t *testing.T) {
 // and day are kept, no Market is made up, and the mapping says why.
 func TestMintOnUninitializedMarket(t *testing.T) {
 	calls := &marketCalls{t: t, data: map[string]opData{}}
-	c := newChain(t, calls.call)
+	c := mappingtest.New(t, calls.call)
 	const tl, tu = 100, 110
-	id := positionID(t, uniHandler, wethUSDC, common.Address{}, tl, tu)
-	c.emit("HandlerV2_uniswap", hV2, mintedV2, "handleMintedPositionV2", uniHandler,
+	id := mappingtest.PositionID(t, uniHandler, wethUSDC, common.Address{}, tl, tu)
+	c.Emit("HandlerV2_uniswap", hV2, mintedV2, "handleMintedPositionV2", uniHandler,
 		id, big.NewInt(1e9), wethUSDC, common.Address{}, lp, big.NewInt(tl), big.NewInt(tu))
 	calls.data[optID(marketV2, 3)] = opData{legs: 1, tl: tl, tu: tu, expiry: 1_700_003_600}
-	c.emit("HandlerV2_uniswap", hV2, "LogUsePosition(uint256,uint128)", "handleUsePosition", uniHandler, id, big.NewInt(5))
-	c.emit("OptionMarketV2_0x501b", mV2, mintV2Sig, "handleMintOptionV2", marketV2, alice, big.NewInt(3), false, big.NewInt(9), big.NewInt(20), big.NewInt(1))
-	if c.store.Get("Option", optID(marketV2, 3)) == nil || len(c.store.All("Purchase")) != 1 {
+	c.Emit("HandlerV2_uniswap", hV2, "LogUsePosition(uint256,uint128)", "handleUsePosition", uniHandler, id, big.NewInt(5))
+	c.Emit("OptionMarketV2_0x501b", mV2, mintV2Sig, "handleMintOptionV2", marketV2, alice, big.NewInt(3), false, big.NewInt(9), big.NewInt(20), big.NewInt(1))
+	if c.Store.Get("Option", optID(marketV2, 3)) == nil || len(c.Store.All("Purchase")) != 1 {
 		t.Fatal("the option or its purchase was not indexed")
 	}
-	if m := c.store.Get("Market", strings.ToLower(marketV2.Hex())); m != nil {
+	if m := c.Store.Get("Market", strings.ToLower(marketV2.Hex())); m != nil {
 		t.Errorf("a Market was made up: %+v", m)
 	}
-	if days := c.store.All("MarketDayData"); len(days) != 1 {
+	if days := c.Store.All("MarketDayData"); len(days) != 1 {
 		t.Errorf("days %v", days)
 	} else {
-		c.wantBig("MarketDayData", days[0], "putVolume", big.NewInt(20))
+		c.WantBig("MarketDayData", days[0], "putVolume", big.NewInt(20))
 	}
-	logs := c.logs["OptionMarketV2_0x501b"]
+	logs := c.Logs["OptionMarketV2_0x501b"]
 	if len(logs) != 1 || logs[0].Level != 1 || !strings.Contains(logs[0].Message, "no Market") {
 		t.Errorf("logs %+v, want one error naming the missing Market", logs)
 	}

@@ -1,4 +1,4 @@
-package mapping
+package behaviour_test
 
 import (
 	"bytes"
@@ -10,6 +10,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
+	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping/mappingtest"
 )
 
 // The position manager's whitelist events: a handler and a market the
@@ -19,33 +22,33 @@ import (
 // handler does not fail.
 func TestWhitelistRecordsKnownAndUnreadable(t *testing.T) {
 	var probed []string
-	c := newChain(t, func(to common.Address, data []byte, _ uint64) ([]byte, bool, error) {
+	c := mappingtest.New(t, func(to common.Address, data []byte, _ uint64) ([]byte, bool, error) {
 		probed = append(probed, strings.ToLower(to.Hex()))
 		return nil, true, nil // no getter answers
 	})
 	pm := common.HexToAddress("0xE4bA6740aF4c666325D49B3112E4758371386aDc")
 	const sig = "LogUpdateWhitelistHandlerWithApp(address,address,bool)"
-	c.emit("PositionManager", "DopexV2PositionManager", sig, "handleWhitelistHandlerWithApp", pm, uniHandler, marketV2, true)
+	c.Emit("PositionManager", "DopexV2PositionManager", sig, "handleWhitelistHandlerWithApp", pm, uniHandler, marketV2, true)
 	stranger := common.HexToAddress("0x00000000000000000000000000000000000bad01")
 	strangeApp := common.HexToAddress("0x00000000000000000000000000000000000bad02")
-	c.emit("PositionManager", "DopexV2PositionManager", sig, "handleWhitelistHandlerWithApp", pm, stranger, strangeApp, true)
+	c.Emit("PositionManager", "DopexV2PositionManager", sig, "handleWhitelistHandlerWithApp", pm, stranger, strangeApp, true)
 	// a status false names nothing new
-	c.emit("PositionManager", "DopexV2PositionManager", sig, "handleWhitelistHandlerWithApp", pm,
+	c.Emit("PositionManager", "DopexV2PositionManager", sig, "handleWhitelistHandlerWithApp", pm,
 		common.HexToAddress("0x00000000000000000000000000000000000bad03"), common.HexToAddress("0x00000000000000000000000000000000000bad04"), false)
 
 	for addr, want := range map[common.Address]struct {
 		kind               string
 		handler, inManfest bool
 	}{uniHandler: {"HandlerV2", true, true}, marketV2: {"MarketV2", false, true}, stranger: {"Unreadable", true, false}, strangeApp: {"Unreadable", false, false}} {
-		d := c.store.Get("Deployment", strings.ToLower(addr.Hex()))
+		d := c.Store.Get("Deployment", strings.ToLower(addr.Hex()))
 		if d == nil || d["kind"].Str != want.kind || d["handler"].Bool != want.handler || d["inManifest"].Bool != want.inManfest {
 			t.Errorf("deployment %s: %v, want %+v", addr.Hex(), d, want)
 		}
 	}
-	if n := len(c.store.All("Deployment")); n != 4 {
+	if n := len(c.Store.All("Deployment")); n != 4 {
 		t.Errorf("%d deployments, want 4", n)
 	}
-	if created := c.created["PositionManager"]; len(created) != 0 {
+	if created := c.Created["PositionManager"]; len(created) != 0 {
 		t.Errorf("data sources created %v", created)
 	}
 	for _, a := range probed {
@@ -53,20 +56,9 @@ func TestWhitelistRecordsKnownAndUnreadable(t *testing.T) {
 			t.Errorf("a listed contract %s was probed", a)
 		}
 	}
-	if c.store.Get("Market", strings.ToLower(strangeApp.Hex())) != nil {
+	if c.Store.Get("Market", strings.ToLower(strangeApp.Hex())) != nil {
 		t.Error("a Market was made of an unreadable contract")
 	}
-}
-
-// networkChain is a chain of network's data sources whose eth_calls call
-// answers.
-func networkChain(t *testing.T, network string, call testCall, sources ...string) *chain {
-	t.Helper()
-	c := &chain{t: t, store: newStore(t), hosts: map[string]*Host{}, seeds: map[common.Address]*big.Int{},
-		logs: map[string][]Log{}, created: map[string][]Created{}}
-	c.load(network, call, sources...)
-	c.next(300_000_000, 1_738_000_000, common.Address{0xee})
-	return c
 }
 
 // answers is a contract's eth_call answers by function name, each a
@@ -78,7 +70,7 @@ type answers struct {
 
 // caller answers eth_calls from per-contract answers (raw bytes under the
 // name "slot0raw" answer slot0 as is), recording every contract probed.
-func caller(t *testing.T, contracts map[common.Address]answers, probed *[]common.Address) testCall {
+func caller(t *testing.T, contracts map[common.Address]answers, probed *[]common.Address) mappingtest.Call {
 	return func(to common.Address, data []byte, _ uint64) ([]byte, bool, error) {
 		*probed = append(*probed, to)
 		a, ok := contracts[to]
@@ -88,7 +80,7 @@ func caller(t *testing.T, contracts map[common.Address]answers, probed *[]common
 		if raw, ok := a.out["slot0raw"]; ok && len(data) >= 4 && fmt.Sprintf("%x", data[:4]) == "3850c7bd" {
 			return raw[0].([]byte), false, nil
 		}
-		parsed, err := ABI(a.abi)
+		parsed, err := mapping.ABI(a.abi)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,8 +95,8 @@ func caller(t *testing.T, contracts map[common.Address]answers, probed *[]common
 	}
 }
 
-func deployment(c *chain, a common.Address) (kind string, inManifest bool, pm common.Address) {
-	d := c.store.Get("Deployment", strings.ToLower(a.Hex()))
+func deployment(c *mappingtest.Chain, a common.Address) (kind string, inManifest bool, pm common.Address) {
+	d := c.Store.Get("Deployment", strings.ToLower(a.Hex()))
 	if d == nil {
 		return "", false, common.Address{}
 	}
@@ -130,11 +122,11 @@ func TestPositionManagerV2WhitelistsDiscover(t *testing.T) {
 		h3: {"UniswapV3SingleTickLiquidityHandlerV3", map[string][]any{"whitelistedPools": {true}, "reserveCooldown": {uint64(21600)}}},
 		m:  {"DopexV2OptionMarketV2", map[string][]any{"positionManager": {pm2}, "primePool": {pool}, "callAsset": {weth}, "putAsset": {usdc}}},
 	}, &probed)
-	c := networkChain(t, "arbitrum-one", call, "PositionManagerV2_0x5ee2")
+	c := mappingtest.OnNetwork(t, "arbitrum-one", call, "PositionManagerV2_0x5ee2")
 	const ds, pmABI = "PositionManagerV2_0x5ee2", "DopexV2PositionManager"
-	c.emit(ds, pmABI, "LogUpdateWhitelistHandler(address,bool)", "handleWhitelistHandler", pm2, h3, true)
-	c.emit(ds, pmABI, "LogUpdateWhitelistHandlerWithApp(address,address,bool)", "handleWhitelistHandlerWithApp", pm2, h3, m, true)
-	c.emit(ds, pmABI, "LogUpdateWhitelistHandlerWithApp(address,address,bool)", "handleWhitelistHandlerWithApp", pm2, listedHandler, listedMarket, true)
+	c.Emit(ds, pmABI, "LogUpdateWhitelistHandler(address,bool)", "handleWhitelistHandler", pm2, h3, true)
+	c.Emit(ds, pmABI, "LogUpdateWhitelistHandlerWithApp(address,address,bool)", "handleWhitelistHandlerWithApp", pm2, h3, m, true)
+	c.Emit(ds, pmABI, "LogUpdateWhitelistHandlerWithApp(address,address,bool)", "handleWhitelistHandlerWithApp", pm2, listedHandler, listedMarket, true)
 
 	for addr, want := range map[common.Address]struct {
 		kind   string
@@ -146,14 +138,14 @@ func TestPositionManagerV2WhitelistsDiscover(t *testing.T) {
 		}
 	}
 	created := map[string]string{}
-	for _, cr := range c.created[ds] {
+	for _, cr := range c.Created[ds] {
 		created[strings.ToLower(cr.Params[0])] = cr.Template
 	}
 	// a pool gets no data source: its Swap events are not followed
 	if len(created) != 2 || created[strings.ToLower(h3.Hex())] != "HandlerV2" || created[strings.ToLower(m.Hex())] != "MarketV2" {
-		t.Errorf("data sources created %v", c.created[ds])
+		t.Errorf("data sources created %v", c.Created[ds])
 	}
-	mk := c.store.Get("Market", strings.ToLower(m.Hex()))
+	mk := c.Store.Get("Market", strings.ToLower(m.Hex()))
 	if mk == nil || mk["primePool"].Str != strings.ToLower(pool.Hex()) || !bytes.Equal(mk["putAsset"].Bytes, usdc.Bytes()) {
 		t.Errorf("discovered market %v", mk)
 	}
@@ -181,8 +173,8 @@ func TestKnownAddressesCountOnTheirOwnNetwork(t *testing.T) {
 		{"sonic", common.HexToAddress("0xa8C29FD16c272092b4361804736B4f7193a61c92"), common.HexToAddress("0x247fcfB55BFC33945A37F289d5Af2a622CBE4500"), "Unreadable", false, true},
 	} {
 		var probed []common.Address
-		c := networkChain(t, tc.network, caller(t, nil, &probed), "PositionManager")
-		c.emit("PositionManager", "DopexV2PositionManager", sig, "handleWhitelistHandlerWithApp", tc.pm, tc.handler, market, true)
+		c := mappingtest.OnNetwork(t, tc.network, caller(t, nil, &probed), "PositionManager")
+		c.Emit("PositionManager", "DopexV2PositionManager", sig, "handleWhitelistHandlerWithApp", tc.pm, tc.handler, market, true)
 		kind, listed, _ := deployment(c, market)
 		if kind != tc.kind || listed != tc.listed || slices.Contains(probed, market) != tc.probed {
 			t.Errorf("%s: %s listed=%t probed=%v, want %+v", tc.network, kind, listed, probed, tc)
@@ -219,19 +211,19 @@ func TestPoolSlot0ReadThroughTheHandlersDEX(t *testing.T) {
 		clPool:  {"Pool", map[string][]any{"slot0raw": {pack("uint160,int24,uint16,uint16,uint16,bool", clSqrt, big.NewInt(8109), uint16(1), uint16(1), uint16(1), true)}}},
 		uniPool: {"Pool", map[string][]any{"slot0raw": {pack("uint160,int24,uint16,uint16,uint16,uint8,bool", uniSqrt, big.NewInt(4463), uint16(1), uint16(1), uint16(1), uint8(0), true)}}},
 	}, &probed)
-	c := networkChain(t, "base", call, "HandlerV2_aerodrome", "HandlerV2_uniswap")
+	c := mappingtest.OnNetwork(t, "base", call, "HandlerV2_aerodrome", "HandlerV2_uniswap")
 	const tl, tu = 8100, 8110
 	for ds, h := range map[string]struct{ handler, pool common.Address }{"HandlerV2_aerodrome": {aero, clPool}, "HandlerV2_uniswap": {uni, uniPool}} {
-		id := positionID(t, h.handler, h.pool, common.Address{}, tl, tu)
-		c.emit(ds, hV2, mintedV2, "handleMintedPositionV2", h.handler, id, big.NewInt(1000), h.pool, common.Address{}, lp, big.NewInt(tl), big.NewInt(tu))
+		id := mappingtest.PositionID(t, h.handler, h.pool, common.Address{}, tl, tu)
+		c.Emit(ds, hV2, mintedV2, "handleMintedPositionV2", h.handler, id, big.NewInt(1000), h.pool, common.Address{}, lp, big.NewInt(tl), big.NewInt(tu))
 	}
 	for pool, want := range map[common.Address]*big.Int{clPool: clSqrt, uniPool: uniSqrt} {
-		c.wantBig("Pool", strings.ToLower(pool.Hex()), "sqrtPriceX96", want)
+		c.WantBig("Pool", strings.ToLower(pool.Hex()), "sqrtPriceX96", want)
 	}
 	// each deposit's price is read at its block the same way
-	deposits := c.store.All("LpDeposit")
+	deposits := c.Store.All("LpDeposit")
 	for _, id := range deposits {
-		d := c.store.Get("LpDeposit", id)
+		d := c.Store.Get("LpDeposit", id)
 		want := map[common.Address]*big.Int{clPool: clSqrt, uniPool: uniSqrt}[common.BytesToAddress(d["pool"].Bytes)]
 		if want == nil || d["sqrtPriceX96"].Big.Cmp(want) != 0 {
 			t.Errorf("deposit in pool %x at price %v", d["pool"].Bytes, d["sqrtPriceX96"].Big)
