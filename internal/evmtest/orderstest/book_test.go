@@ -40,6 +40,7 @@ type world struct {
 	ctx                context.Context
 	swapperID          string
 	chains             vocab.Chains
+	multicall          common.Address
 }
 
 func newWorld(t *testing.T) *world {
@@ -47,7 +48,7 @@ func newWorld(t *testing.T) *world {
 	p.DeployLimitOrders()
 	mc := p.DeployMulticall3()
 	_, tick := p.Slot0(p.Pool)
-	w := &world{p: p, alice: p.Users[1], bob: p.Users[0], filler: p.Users[2], tick: tick, ctx: context.Background(), swapperID: "uni-v3"}
+	w := &world{p: p, alice: p.Users[1], bob: p.Users[0], filler: p.Users[2], tick: tick, ctx: context.Background(), swapperID: "uni-v3", multicall: mc}
 	w.r = pt.Range{TickLower: tick + 100, TickUpper: tick + 110}
 	_, shares, err := p.Deposit(w.bob, w.r, e18(1))
 	if err != nil {

@@ -28,14 +28,24 @@ const (
 // Statuses lists the statuses a client may filter by.
 var Statuses = []string{StatusOpen, StatusFilled, StatusCancelled, StatusExpired, StatusInvalid}
 
-// Closure is how the chain closed an order: its fill or cancel event.
+// Closure is how the chain closed an order: its fill or cancel event
+// (Event, Tx and Block always set), or, for an order the contract marks
+// used whose event lies below the blocks one read of the book reaches,
+// what is known without it: status invalid, Reason, and the blocks read
+// (SearchedFrom to SearchedTo) where the event was not. The used mark is
+// final on chain, so such an order is kept closed like a filled one and
+// costs later reads nothing, rather than reading those blocks again on
+// every list.
 type Closure struct {
-	Status     string `json:"status"`
-	Event      string `json:"event"`
-	Tx         string `json:"tx"`
-	Block      uint64 `json:"block"`
-	Commission string `json:"commission,omitempty"`
-	Executor   string `json:"executor,omitempty"`
+	Status       string `json:"status"`
+	Event        string `json:"event,omitempty"`
+	Tx           string `json:"tx,omitempty"`
+	Block        uint64 `json:"block,omitempty"`
+	Commission   string `json:"commission,omitempty"`
+	Executor     string `json:"executor,omitempty"`
+	Reason       string `json:"reason,omitempty"`
+	SearchedFrom uint64 `json:"searchedFrom,omitempty"`
+	SearchedTo   uint64 `json:"searchedTo,omitempty"`
 }
 
 // View is an order as the book shows it.
@@ -77,7 +87,7 @@ func (s *Orders) viewOf(rec Record, live *verdict) View {
 	if rec.Closed != nil {
 		var c Closure
 		if json.Unmarshal(rec.Closed, &c) == nil {
-			v.Closed, v.Status = &c, c.Status
+			v.Closed, v.Status, v.Reason = &c, c.Status, c.Reason
 		}
 		return v
 	}
@@ -260,9 +270,11 @@ func liveVerdict(rec Record, o Order, now int64, st chain.OrderState) *verdict {
 
 // closeUsed finds the fill or cancel event of each used order and keeps
 // it. The events are read back from the head to the earliest acceptance
-// block among them, stopping once every used order's is found; where the
-// read's bound stops it first, an order accepted below the blocks read
-// reads invalid with why, and the others' answer stands.
+// block among them, stopping once every used order's is found. Where the
+// read's bound stops it first, an order accepted below the blocks read is
+// kept closed as invalid with what is known (kept: the bound would stop
+// every later read at the same depth or higher); one the read covered
+// whole without finding its event (a node behind) is not kept.
 func (s *Orders) closeUsed(ctx context.Context, contract common.Address, recs []Record, used []int, out []*verdict) error {
 	if len(used) == 0 {
 		return nil
@@ -295,29 +307,43 @@ func (s *Orders) closeUsed(ctx context.Context, contract common.Address, recs []
 	}
 	enough(evs)
 	for _, i := range used {
-		ev, ok := byHash[recs[i].Hash]
-		if !ok {
-			out[i] = unfound(recs[i], reached)
+		var c Closure
+		if ev, found := byHash[recs[i].Hash]; found {
+			c = closureOf(ev)
+		} else if b, beyond := beyondRead(recs[i], reached, head); beyond {
+			c = b
+		} else {
+			out[i] = &verdict{StatusInvalid, "the contract marks the order used, but no fill or cancel event was found since it was accepted"}
 			continue
 		}
-		c := closureOf(ev)
-		raw, _ := json.Marshal(c)
-		if err := s.repo.Close(ctx, recs[i].ChainID, recs[i].Hash, raw); err != nil {
-			return storeErr(err)
+		if err := s.keep(ctx, &recs[i], c); err != nil {
+			return err
 		}
-		recs[i].Closed = raw
 	}
 	return nil
 }
 
-// unfound is the verdict of a used order whose event the read did not
-// find: below the blocks read (the read's bound), or, read whole, not
-// there (a node behind). Nothing is kept: a later read may find it.
-func unfound(rec Record, reached uint64) *verdict {
-	if rec.AcceptedBlock < reached {
-		return &verdict{StatusInvalid, fmt.Sprintf("the contract marks the order used (filled or cancelled), but its event was not found in the blocks read back from the head to block %d, and the order was accepted at block %d", reached, rec.AcceptedBlock)}
+// keep records how the chain closed rec, in the store and in rec.
+func (s *Orders) keep(ctx context.Context, rec *Record, c Closure) error {
+	raw, _ := json.Marshal(c)
+	if err := s.repo.Close(ctx, rec.ChainID, rec.Hash, raw); err != nil {
+		return storeErr(err)
 	}
-	return &verdict{StatusInvalid, "the contract marks the order used, but no fill or cancel event was found since it was accepted"}
+	rec.Closed = raw
+	return nil
+}
+
+// beyondRead is the closure of a used order whose event the read did not
+// find, when the read stopped at its bound above the order's acceptance
+// block (reached: the lowest block read): the event lies below the blocks
+// read. ok is false when the read covered the order's blocks whole: then
+// the node may be behind, and a later read may find the event.
+func beyondRead(rec Record, reached, head uint64) (Closure, bool) {
+	if rec.AcceptedBlock >= reached {
+		return Closure{}, false
+	}
+	return Closure{Status: StatusInvalid, SearchedFrom: reached, SearchedTo: head,
+		Reason: fmt.Sprintf("the contract marks the order used (filled or cancelled), but its event was not found in the blocks read back from the head (%d) to block %d, and the order was accepted at block %d: the book keeps it closed and does not look for the event again", head, reached, rec.AcceptedBlock)}, true
 }
 
 func closureOf(ev chain.OrderEvent) Closure {
