@@ -28,11 +28,11 @@ func TestTuneGC(t *testing.T) {
 	}
 
 	gogc, limit, tuned := tuneGC(env(nil), 256<<20)
-	if !tuned || gogc != 400 || limit != 768<<20 {
+	if !tuned || gogc != 1600 || limit != 768<<20 {
 		t.Fatalf("tuned %v: gogc %d limit %d", tuned, gogc, limit)
 	}
-	if got := debug.SetGCPercent(100); got != 400 {
-		t.Errorf("runtime GOGC %d, want 400", got)
+	if got := debug.SetGCPercent(100); got != 1600 {
+		t.Errorf("runtime GOGC %d, want 1600", got)
 	}
 	if got := debug.SetMemoryLimit(-1); got != 768<<20 {
 		t.Errorf("runtime memory limit %d, want %d", got, 768<<20)
