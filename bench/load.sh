@@ -13,7 +13,8 @@
 #   gateway      the gateway on its embedded demo with a warm cache and its
 #                default JSON access log (to /dev/null), as deployed;
 #
-# and prints each one's throughput and p50/p99, and the gateway's ratios.
+# and prints each one's throughput and p50/p99, the gateway's ratios and its
+# garbage collections in each of its rounds.
 #
 # The machine is shared and noisy, so the servers are loaded in alternating
 # rounds (bare-mux, bare-direct, gateway, bare-mux, ...) and each server's
@@ -87,11 +88,17 @@ parse() { # rps p50 p99
 
 bytes=$(wc -c < "$tmp/body.json")
 echo "response: $bytes-byte body, $(grep -c ': ' "$tmp/headers.txt") headers; $ROUNDS alternating rounds of wrk -t$THREADS -c$CONNS -d$DURATION; $(nproc) cores"
+# The gateway's garbage collections in a round (its /metrics), the tail's
+# suspect: each mark phase slows the hits beside it.
+gcs() { curl -fsS "http://$GW/metrics" | awk '$1 == "go_gc_duration_seconds_count" {print $2}'; }
+gcrounds=()
 for i in $(seq "$ROUNDS"); do
   run "$BARE" > "$tmp/bare.$i.txt"
   run "$DIRECT" > "$tmp/direct.$i.txt"
   run "$NET" > "$tmp/net.$i.txt"
+  before=$(gcs)
   run "$GW" > "$tmp/gw.$i.txt"
+  gcrounds+=($(($(gcs) - before)))
 done
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 summary() { # name prefix -> "req/s p50 p99", each the median of the rounds
@@ -119,3 +126,4 @@ awk -v g="$greq" -v b="$breq" -v d="$dreq" -v n="$nreq" -v gp="$gp99" -v bp="$bp
   printf "p99 ratio gateway/bare-mux: %.3f (target <= 1.5)\n", gp/bp
   printf "for comparison, gateway/bare-direct: throughput %.3f, p99 %.3f\n", g/d, gp/dp
 }'
+echo "gateway garbage collections per round: ${gcrounds[*]}"
