@@ -11,6 +11,7 @@ func pprofMux() http.Handler {
 	m := http.NewServeMux()
 	m.HandleFunc("/debug/pprof/", pprof.Index)
 	m.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	m.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	m.HandleFunc("/debug/pprof/heap", pprof.Handler("heap").ServeHTTP)
 	return m
 }
