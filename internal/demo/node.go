@@ -23,12 +23,14 @@ import (
 // request that is not an eth_call, or a call never answered, is replayed
 // from the cassette as recorded or fails with problem.ErrNotRecorded.
 type node struct {
-	exact http.RoundTripper     // the cassette, request by request
-	calls map[string]callAnswer // by callKey(target, data)
+	// exact is the cassette, request by request (replay.Key); the answers
+	// are held as bytes, not pointers (held.go), as calls and other are.
+	exact *heldAnswers
+	calls *heldAnswers // by callKey(target, data)
 	// other answers every recorded request other than eth_call by method
 	// and parameters, so a batch that mixes one (the head's header) with
 	// calls the recordings saw apart is answered too.
-	other map[string]json.RawMessage
+	other *heldAnswers
 	// Per market: the ids whose ownerOf the recordings answered, and one id
 	// they show was never minted (unminted.go).
 	minted   map[common.Address]map[common.Hash]bool
@@ -73,18 +75,23 @@ type ethCallArgs struct {
 // newNode indexes the cassette's eth_call answers. A call whose selector is
 // aggregate3 is taken as Multicall3's, whatever its address.
 func newNode(raw []byte) (*node, error) {
-	exact, err := replay.LoadRPCCassette(raw)
-	if err != nil {
-		return nil, err
-	}
 	var c replay.RPCCassette
 	if err := json.Unmarshal(raw, &c); err != nil {
 		return nil, err
 	}
-	n := &node{exact: exact, calls: map[string]callAnswer{}, other: map[string]json.RawMessage{}}
+	if c.Format != replay.RPCFormat {
+		return nil, fmt.Errorf("rpc cassette format %q, want %q", c.Format, replay.RPCFormat)
+	}
+	n := &node{exact: newHeldAnswers(), calls: newHeldAnswers(), other: newHeldAnswers()}
+	defer func() { n.exact.seal(); n.calls.seal(); n.other.seal() }()
 	for _, in := range c.Interactions {
+		k, err := replay.Key(in.Method, in.Params)
+		if err != nil {
+			return nil, err
+		}
+		n.exact.put(k, callAnswer{ret: in.Result, rpcErr: in.Error})
 		if in.Method != "eth_call" && len(in.Error) == 0 {
-			n.other[otherKey(in.Method, in.Params)] = in.Result
+			n.other.put(otherKey(in.Method, in.Params), callAnswer{ret: in.Result})
 			continue
 		}
 		var params []json.RawMessage
@@ -96,7 +103,7 @@ func newNode(raw []byte) (*node, error) {
 		var out hexutil.Bytes
 		switch {
 		case len(in.Error) > 0 && args.To != nil:
-			n.calls[callKey(*args.To, args.Data)] = callAnswer{rpcErr: in.Error}
+			n.calls.put(callKey(*args.To, args.Data), callAnswer{rpcErr: in.Error})
 		case len(in.Error) == 0 && json.Unmarshal(in.Result, &out) == nil:
 			n.index(args, out)
 		}
@@ -127,7 +134,7 @@ func (n *node) index(args ethCallArgs, out []byte) {
 		}
 		for i, c := range calls {
 			if target, run := c.TargetAt(i, ok, ret); run {
-				n.calls[callKey(target, c.Data)] = callAnswer{ok: ok[i], ret: ret[i]}
+				n.calls.put(callKey(target, c.Data), callAnswer{ok: ok[i], ret: ret[i]})
 			}
 		}
 	case isAggregate3(args.Data):
@@ -137,10 +144,10 @@ func (n *node) index(args ethCallArgs, out []byte) {
 			return
 		}
 		for i, c := range calls {
-			n.calls[callKey(c.Target, c.CallData)] = callAnswer{ok: res[i].Success, ret: res[i].ReturnData}
+			n.calls.put(callKey(c.Target, c.CallData), callAnswer{ok: res[i].Success, ret: res[i].ReturnData})
 		}
 	default:
-		n.calls[callKey(*args.To, args.Data)] = callAnswer{ok: true, ret: out}
+		n.calls.put(callKey(*args.To, args.Data), callAnswer{ok: true, ret: out})
 	}
 }
 
@@ -248,20 +255,10 @@ func (n *node) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	retry := req.Clone(req.Context())
-	retry.Body = io.NopCloser(bytes.NewReader(body))
-	if resp, err := n.exact.RoundTrip(retry); err == nil {
+	if resp, ok := n.replayExact(req, body); ok {
 		return resp, nil
 	}
-	trimmed := bytes.TrimSpace(body)
-	batch := len(trimmed) > 0 && trimmed[0] == '['
-	var msgs []rpcMessage
-	if batch {
-		err = json.Unmarshal(trimmed, &msgs)
-	} else {
-		msgs = make([]rpcMessage, 1)
-		err = json.Unmarshal(trimmed, &msgs[0])
-	}
+	msgs, batch, err := decodeRPC[rpcMessage](body)
 	if err != nil {
 		return nil, fmt.Errorf("demo: bad JSON-RPC request: %w", err)
 	}
@@ -269,11 +266,11 @@ func (n *node) RoundTrip(req *http.Request) (*http.Response, error) {
 	for i, m := range msgs {
 		if m.Method != "eth_call" {
 			params, _ := json.Marshal(m.Params)
-			res, ok := n.other[otherKey(m.Method, params)]
+			res, ok := n.other.get(otherKey(m.Method, params))
 			if !ok { // the log names what was asked: a block number is no secret
 				return nil, fmt.Errorf("demo: %s %.200s: %w", m.Method, params, problem.ErrNotRecorded)
 			}
-			out[i] = rpcMessage{JSONRPC: "2.0", ID: m.ID, Result: res}
+			out[i] = rpcMessage{JSONRPC: "2.0", ID: m.ID, Result: res.ret}
 			continue
 		}
 		var args ethCallArgs

@@ -34,7 +34,7 @@ var tokenSelectors = func() map[string]bool {
 func (n *node) indexUnminted() {
 	n.minted, n.unminted = map[common.Address]map[common.Hash]bool{}, map[common.Address]common.Hash{}
 	ownerOf := string(contracts.OptionMarketV2.Methods["ownerOf"].ID)
-	for key, a := range n.calls {
+	for key, a := range n.calls.all() {
 		if len(key) != common.AddressLength+4+32 || key[common.AddressLength:common.AddressLength+4] != ownerOf {
 			continue
 		}
@@ -54,7 +54,7 @@ func (n *node) indexUnminted() {
 // lookup answers one call from the index, or a never-minted id's getter
 // from the recorded never-minted id's.
 func (n *node) lookup(target common.Address, data []byte) (callAnswer, bool) {
-	if a, found := n.calls[callKey(target, data)]; found {
+	if a, found := n.calls.get(callKey(target, data)); found {
 		return a, true
 	}
 	template, has := n.unminted[target]
@@ -67,7 +67,7 @@ func (n *node) lookup(target common.Address, data []byte) (callAnswer, bool) {
 	}
 	asked := bytes.Clone(data)
 	copy(asked[4:36], template[:])
-	a, found := n.calls[callKey(target, asked)]
+	a, found := n.calls.get(callKey(target, asked))
 	if !found {
 		return callAnswer{}, false
 	}

@@ -69,6 +69,11 @@ func key(method string, params json.RawMessage) (string, error) {
 	return method + " " + c, err
 }
 
+// Key is the key a cassette answers a request by: its method and its
+// parameters in canonical JSON. A replay that holds the cassette's answers
+// its own way (the demo's node, as bytes) keys them alike.
+func Key(method string, params json.RawMessage) (string, error) { return key(method, params) }
+
 // parseRPC accepts a single request or a batch.
 func parseRPC(body []byte) ([]rpcMessage, bool, error) {
 	body = bytes.TrimSpace(body)
