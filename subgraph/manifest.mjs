@@ -191,6 +191,31 @@ function paired(m) {
   if (!p && !m.noPair) throw new Error(`market ${m.address}: no pair, and no noPair saying why`);
 }
 
+// supersededMarkets is a network's superseded markets, each to the market
+// that replaced it (a market's `supersededBy`, with its evidence): the
+// gateway marks them deprecated and resolves their ticker to the successor
+// (internal/service/market hosted_tickers.go). It throws unless the
+// successor is another market row of the network, itself not superseded,
+// with the same pair: a successor is what the ticker then names, so it
+// must be one, live, and of that ticker.
+function supersededMarkets(network, n) {
+  const byAddress = new Map(n.markets.map(m => [m.address.toLowerCase(), m]));
+  const out = {};
+  for (const m of n.markets) {
+    const s = m.supersededBy;
+    if (!s) continue;
+    const next = typeof s.market === 'string' ? byAddress.get(s.market.toLowerCase()) : undefined;
+    if (!s.from) throw new Error(`${network} market ${m.address}: supersededBy has no evidence (from)`);
+    if (!next || next === m) throw new Error(`${network} market ${m.address}: supersededBy ${s.market} is no other market of the network`);
+    if (next.supersededBy) throw new Error(`${network} market ${m.address}: its successor ${s.market} is superseded too; name the live one`);
+    if (!m.pair || !next.pair || m.pair.call !== next.pair.call || m.pair.put !== next.pair.put) {
+      throw new Error(`${network} market ${m.address}: its successor ${s.market} has another pair`);
+    }
+    out[m.address] = next.address;
+  }
+  return out;
+}
+
 // A V3 handler emits the V2 handler's events (same signatures; V3 adds
 // LogUpdateWhitelistedPools, which nothing here reads), so the V2 mapping
 // indexes it; reservations through position manager V2 log the same events.
@@ -310,6 +335,8 @@ function gatewayChain(network, n) {
   }
   c.hooks = Object.fromEntries(n.hooks.map(h => [h.address, { name: h.name, maxTtl: h.maxTtl }]));
   c.poolDex = Object.fromEntries(n.pools.map(p => [p.address, p.dex]));
+  const superseded = supersededMarkets(network, n);
+  if (Object.keys(superseded).length > 0) c.supersededMarkets = superseded;
   c.swappers = g.swappers || {};
   // the DEX quoters, each with its public source in `from` (kept here,
   // not in the defaults); a DEX named in noQuoter says why it has none
@@ -334,7 +361,7 @@ function gatewayDefaults() {
   const chains = Object.entries(networks).map(([network, n]) => {
     const c = gatewayChain(network, n);
     const fields = Object.entries(c).map(([k, v]) => {
-      const text = ['handlers', 'hooks', 'poolDex', 'swappers', 'quoters'].includes(k) ? map(v, 6) : row(v);
+      const text = ['handlers', 'hooks', 'poolDex', 'supersededMarkets', 'swappers', 'quoters'].includes(k) ? map(v, 6) : row(v);
       return `      ${JSON.stringify(k)}: ${text}`;
     });
     return `    "${n.chainId}": {\n${fields.join(',\n')}\n    }`;

@@ -134,6 +134,12 @@ type Chain struct {
 	// PoolDex names the DEX of known pools (a handler's dex name), whose
 	// handlers' slot0 layout reads them (PoolSlot0).
 	PoolDex map[common.Address]string `json:"poolDex,omitempty"`
+	// SupersededMarkets maps a market the protocol replaced to the market
+	// that replaced it (same pair; the deployments registry's
+	// `supersededBy`, with its evidence): the hosted routes mark it
+	// deprecated and resolve its ticker to the successor while that is
+	// listed; it is still served by address like any market.
+	SupersededMarkets map[common.Address]common.Address `json:"supersededMarkets,omitempty"`
 	// IndexSources, if set, replace the data sources the embedded indexer
 	// takes from the deployments registry (subgraph/networks.json) for
 	// this chain: "<data source or template>:<address>@<start block>"
@@ -359,6 +365,27 @@ func (c *Chain) validateSlot0() error {
 	return nil
 }
 
+// SupersededBy is the market that replaced market on this chain
+// (SupersededMarkets), and whether one did.
+func (c *Chain) SupersededBy(market common.Address) (common.Address, bool) {
+	next, ok := c.SupersededMarkets[market]
+	return next, ok
+}
+
+// validateSuperseded refuses a superseded market without a successor, or
+// its own: a ticker would then name no market, or loop.
+func (c *Chain) validateSuperseded() error {
+	for m, next := range c.SupersededMarkets {
+		if m == (common.Address{}) || next == (common.Address{}) || m == next {
+			return fmt.Errorf("chain %d supersededMarkets: %s -> %s is not one market replaced by another", c.ID, m.Hex(), next.Hex())
+		}
+		if _, again := c.SupersededMarkets[next]; again {
+			return fmt.Errorf("chain %d supersededMarkets: %s's successor %s is superseded too; name the live market", c.ID, m.Hex(), next.Hex())
+		}
+	}
+	return nil
+}
+
 // IsSettler reports whether the registry lists addr as a settler of the chain.
 func (c *Chain) IsSettler(addr common.Address) bool {
 	for _, s := range c.Settlers {
@@ -566,6 +593,9 @@ func (c *Config) Validate() error {
 			}
 		}
 		if err := ch.validateSlot0(); err != nil {
+			return err
+		}
+		if err := ch.validateSuperseded(); err != nil {
 			return err
 		}
 	}

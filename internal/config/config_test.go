@@ -349,3 +349,53 @@ func TestIndexedChains(t *testing.T) {
 		}
 	}
 }
+
+// The defaults carry the registry's superseded markets (Arbitrum's 2024
+// V2 markets and Sonic's 0xaFd9, each to the market the frontend lists
+// for its pair), and a file that names a market its own successor, or a
+// successor superseded in turn, stops the start: a ticker would name no
+// market.
+func TestSupersededMarkets(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, pairs := range map[uint64]map[string]string{
+		42161: {
+			"0x501B03BdB431154b8Df17BF1c00756E3a8F21744": "0xcd697b919aa000378fe429b47eb0ff0d17d3d435",
+			"0x550e7E236912DaA302F7d5D0d6e5D7b6EF191f04": "0x502751c59feb16959526f1f8aa767d84b028bfbd",
+			"0x4eed3A2b797Bf5630517EcCe2e31C1438A76bb92": "0x20b2431557bb90954744a6d404f45ad1ad8719f4",
+			"0xE9e1310d3E6401DFa1f5A3544CC6B0fced68c189": "0xa23233775ed58669cb0c2c7a6fa0380b6ccc1094",
+		},
+		146: {"0xaFd9352aF9A75E52Ba2889ba9Fa3b2a960ABef61": "0x342e4068bA07bbCcBDDE503b2451FAa3D3C0278B"},
+	} {
+		ch := c.Chains[id]
+		if len(ch.SupersededMarkets) != len(pairs) {
+			t.Errorf("chain %d: %d superseded markets, want %d", id, len(ch.SupersededMarkets), len(pairs))
+		}
+		for old, next := range pairs {
+			if got, ok := ch.SupersededBy(common.HexToAddress(old)); !ok || got != common.HexToAddress(next) {
+				t.Errorf("chain %d %s superseded by %s %v, want %s", id, old, got.Hex(), ok, next)
+			}
+		}
+	}
+	if _, ok := c.Chains[42161].SupersededBy(common.HexToAddress("0xcd697b919aa000378fe429b47eb0ff0d17d3d435")); ok {
+		t.Error("the live WETH/USDC market is superseded")
+	}
+	dir := t.TempDir()
+	for name, file := range map[string]string{
+		"itself": `{"chains":{"146":{"supersededMarkets":{"0x0000000000000000000000000000000000000001":"0x0000000000000000000000000000000000000001"}}}}`,
+		"a chain": `{"chains":{"146":{"supersededMarkets":{"0x0000000000000000000000000000000000000001":"0x0000000000000000000000000000000000000002",` +
+			`"0x0000000000000000000000000000000000000002":"0x0000000000000000000000000000000000000003"}}}}`,
+		"none": `{"chains":{"146":{"supersededMarkets":{"0x0000000000000000000000000000000000000001":"0x0000000000000000000000000000000000000000"}}}}`,
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
+		if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(env(map[string]string{"CLAMM_CONFIG": path})); err == nil || !strings.Contains(err.Error(), "supersededMarkets") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
