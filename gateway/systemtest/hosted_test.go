@@ -60,6 +60,12 @@ func TestHostedMarketsAreTheGatewaysFigures(t *testing.T) {
 		t.Fatalf("%v", markets)
 	}
 	m := markets[0]
+	// the demo's market is Arbitrum's 2024 WETH/USDC, which the registry
+	// says 0xcd69 superseded: deprecated, no limit orders, and still found
+	// by its ticker (below), its successor not being listed
+	if m["deprecated"] != true || m["isLimitOrdersEnabled"] != false {
+		t.Errorf("the superseded demo market: deprecated %v, isLimitOrdersEnabled %v", m["deprecated"], m["isLimitOrdersEnabled"])
+	}
 	var stats struct {
 		OpenInterest struct{ USD string } `json:"openInterest"`
 		TVL          struct{ USD string } `json:"tvl"`

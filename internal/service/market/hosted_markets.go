@@ -28,7 +28,10 @@ import (
 type HostedMarket struct {
 	ChainID uint64 `json:"chainId"`
 	// Deprecated: a V1 (DopexV2OptionMarket) market, as the hosted API
-	// marked the 2024 markets.
+	// marked its V1 USDC.e markets, or one the configuration names a
+	// successor of (config.Chain.SupersededMarkets: Arbitrum's 2024 V2
+	// markets, which the hosted API no longer listed and the frontend
+	// does not, and Sonic's 0xaFd9). Its clients drop deprecated markets.
 	Deprecated bool   `json:"deprecated"`
 	PairName   string `json:"pairName"`
 	Ticker     string `json:"ticker"`
@@ -145,7 +148,8 @@ func hostedMarket(up *vocab.Upstreams, chainID uint64, om OptionMarket, st Marke
 	if free.Sign() < 0 {
 		free.SetInt64(0)
 	}
-	deprecated := om.Version == "V1"
+	_, superseded := up.Config.SupersededBy(common.HexToAddress(om.Address))
+	deprecated := om.Version == "V1" || superseded
 	return HostedMarket{
 		ChainID: chainID, Deprecated: deprecated,
 		PairName: PairNameOf(om.CallAsset.Symbol, om.PutAsset.Symbol), Ticker: TickerOf(om.CallAsset.Symbol, om.PutAsset.Symbol),

@@ -110,22 +110,32 @@ func (s *Market) quoteUSD(ctx context.Context, chainID uint64, reg *TickerRegist
 	return vp.MarkPrice, nil
 }
 
-// pricedBy is the live market (lowest address first) whose call asset is
-// token and whose put asset is a USD stablecoin of the configuration.
+// pricedBy is the market whose call asset is token and whose put asset is
+// a USD stablecoin of the configuration: a live one (lowest address
+// first), else a superseded one (its pool prices the token as well; the
+// demo lists Arbitrum's superseded WETH/USDC alone). A V1 market never
+// prices another, as before markets could be superseded.
 func (r *TickerRegistry) pricedBy(token common.Address, up *vocab.Upstreams) (common.Address, bool) {
-	var best common.Address
+	var best TickerMarket
 	found := false
+	rank := func(m TickerMarket) int {
+		if m.Deprecated {
+			return 1
+		}
+		return 0
+	}
 	for _, ms := range r.byKey {
 		for _, m := range ms {
-			if m.Deprecated || m.CallAsset != token || !up.Config.IsUSDStablecoin(m.PutAsset) {
+			v1 := m.Deprecated && m.SupersededBy == (common.Address{})
+			if v1 || m.CallAsset != token || !up.Config.IsUSDStablecoin(m.PutAsset) {
 				continue
 			}
-			if !found || m.Market.Hex() < best.Hex() {
-				best, found = m.Market, true
+			if !found || rank(m) < rank(best) || rank(m) == rank(best) && m.Market.Hex() < best.Market.Hex() {
+				best, found = m, true
 			}
 		}
 	}
-	return best, found
+	return best.Market, found
 }
 
 // TickerLastPrice answers the hosted API's last price: the mark price and

@@ -18,19 +18,33 @@ import (
 // found by its ticker with no configuration.
 //
 // Matching ignores case: the hosted API's TradingView clients upper-case
-// the ticker (WETH/USDC.E for WETH/USDC.e). A ticker names the chain's
-// live market of that pair; a deprecated (V1) market is reached by its
-// ticker only when no live market has it. Two live markets with one
-// ticker (the same pair on two pools) are ambiguous: the answer is a 400
-// naming both, and /clamm/mark-price and /clamm/candles take the market's
-// address instead.
+// the ticker (WETH/USDC.E for WETH/USDC.e).
+//
+// A ticker names the chain's live market of that pair. A market is not
+// live (Deprecated) when it is a V1 market (DopexV2OptionMarket, version 1
+// in the subgraph) or when the configuration names the market that
+// superseded it (config.Chain.SupersededMarkets, from the deployments
+// registry's supersededBy: the frontend lists the successor, same pair,
+// and not it; the hosted API listed the successor and dropped it). A
+// deprecated market is reached by its ticker only when no live market of
+// that ticker is listed on the chain: the demo, which lists Arbitrum's
+// 2024 WETH/USDC market alone, finds it by WETH/USDC, and the full
+// Arbitrum chain finds its successor. Every market, deprecated or not, is
+// still served by its address. Two live markets with one ticker (the same
+// pair on two pools, neither superseded) are ambiguous: the answer is a
+// 400 naming both, and /clamm/mark-price and /clamm/candles take the
+// market's address instead; so are two deprecated ones when no live one
+// is listed.
 
 // TickerMarket is one market as the registry holds it.
 type TickerMarket struct {
-	Market     common.Address
-	Ticker     string // as the tokens spell it: CALL/PUT
+	Market common.Address
+	Ticker string // as the tokens spell it: CALL/PUT
+	// Deprecated: a V1 market, or one SupersededBy names the successor of.
 	Deprecated bool
-	PrimePool  common.Address
+	// SupersededBy is the market that replaced this one (zero if none).
+	SupersededBy common.Address
+	PrimePool    common.Address
 	// CallAsset and PutAsset are the tokens' addresses (a quote asset's
 	// dollar price is looked for among the chain's other markets).
 	CallAsset, PutAsset common.Address
@@ -81,7 +95,7 @@ func (r *TickerRegistry) Resolve(ticker string) (TickerMarket, error) {
 	for i, m := range live {
 		names[i] = m.Market.Hex() + " (prime pool " + m.PrimePool.Hex() + ")"
 	}
-	return TickerMarket{}, problem.InvalidParam("ticker", "ticker %q is ambiguous on chain %d: it names the option markets %s; ask /clamm/mark-price or /clamm/candles with optionMarket= for one of them", ticker, r.chainID, strings.Join(names, " and "))
+	return TickerMarket{}, problem.InvalidParam("ticker", "ticker %q is ambiguous on chain %d: it names the option markets %s; ask /clamm/mark-price or /clamm/candles with optionMarket= for one of them (where one replaced the other, the configuration's chains.%d.supersededMarkets says so)", ticker, r.chainID, strings.Join(names, " and "), r.chainID)
 }
 
 // tickers lists the registry's tickers, sorted, as the markets spell them.
@@ -99,8 +113,11 @@ func (r *TickerRegistry) tickers() string {
 
 // Tickers builds a chain's ticker registry: the markets its subgraph
 // lists, each with its tokens' symbols (the chain reader's immutables,
-// cached after their first read). A listed market the chain does not show
-// as an option market is left out, as the markets list leaves it out.
+// cached after their first read: a V1 market answers the same
+// callAsset/putAsset/primePool getters, so it is read as a V2 one is),
+// deprecated when V1 or superseded in the configuration. A listed market
+// the chain does not show as an option market is left out, as the markets
+// list leaves it out.
 func (s *Market) Tickers(ctx context.Context, chainID uint64) (*TickerRegistry, uint64, error) {
 	up, err := s.chains.Of(chainID, true)
 	if err != nil {
@@ -122,7 +139,9 @@ func (s *Market) Tickers(ctx context.Context, chainID uint64) (*TickerRegistry, 
 			if err != nil {
 				return err
 			}
-			out[i] = &TickerMarket{Market: info.Market, Ticker: TickerOf(info.CallAsset.Symbol, info.PutAsset.Symbol), Deprecated: m.Version == 1, PrimePool: info.Pool,
+			next, superseded := up.Config.SupersededBy(info.Market)
+			out[i] = &TickerMarket{Market: info.Market, Ticker: TickerOf(info.CallAsset.Symbol, info.PutAsset.Symbol), PrimePool: info.Pool,
+				Deprecated: m.Version == 1 || superseded, SupersededBy: next,
 				CallAsset: info.CallAsset.Address, PutAsset: info.PutAsset.Address}
 			return nil
 		})

@@ -2,7 +2,6 @@ package market_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -10,13 +9,13 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
 )
 
 // deploymentMarket is one option-market row of the deployments registry
 // (subgraph/networks.json): its pair is the call and put symbols its
-// evidence names, or noPair says why its evidence names none.
+// evidence names (noPair would say why its evidence names none), and
+// supersededBy the market of its network that replaced it.
 type deploymentMarket struct {
 	Name    string `json:"name"`
 	Version int    `json:"version"`
@@ -24,8 +23,13 @@ type deploymentMarket struct {
 	Pair    *struct {
 		Call string `json:"call"`
 		Put  string `json:"put"`
+		From string `json:"from"`
 	} `json:"pair"`
-	NoPair string `json:"noPair"`
+	NoPair       string `json:"noPair"`
+	SupersededBy *struct {
+		Market string `json:"market"`
+		From   string `json:"from"`
+	} `json:"supersededBy"`
 }
 
 // deploymentChains reads every served network of the registry (keys not
@@ -63,141 +67,69 @@ func deploymentChains(t *testing.T) map[string]struct {
 	return out
 }
 
-// The tickers two live markets of one chain share, as the deployments
-// registry states their pairs: by ticker they answer a 400 naming both,
-// and each is reached by its address (/clamm/mark-price, /clamm/candles
-// with optionMarket=). Arbitrum's 2024 V2 markets (the broadcasts') and
-// its 2025 ones (fe's) are on the same pools, and both are version 2;
-// Sonic's two wS/USDC.e markets are on a Sushi and an Equalizer pool.
-var ambiguousTickers = map[string][]string{
-	"42161 WETH/USDC": {"0x501B03BdB431154b8Df17BF1c00756E3a8F21744", "0xcd697b919aa000378fe429b47eb0ff0d17d3d435"},
-	"42161 WBTC/USDC": {"0x550e7E236912DaA302F7d5D0d6e5D7b6EF191f04", "0x502751c59feb16959526f1f8aa767d84b028bfbd"},
-	"42161 ARB/USDC":  {"0x4eed3A2b797Bf5630517EcCe2e31C1438A76bb92", "0x20b2431557bb90954744a6d404f45ad1ad8719f4"},
-	"42161 BOOP/WETH": {"0xE9e1310d3E6401DFa1f5A3544CC6B0fced68c189", "0xa23233775ed58669cb0c2c7a6fa0380b6ccc1094"},
-	"146 wS/USDC.e":   {"0xaFd9352aF9A75E52Ba2889ba9Fa3b2a960ABef61", "0x342e4068bA07bbCcBDDE503b2451FAa3D3C0278B"},
-}
-
-// The market rows whose evidence names no pair (Arbitrum's V1 markets:
-// their broadcasts give the tokens' addresses, no source their symbols),
-// so the registry test cannot state their tickers. Each is reported.
-var unpairedMarkets = []string{
-	"42161 0x764fA09d0B3de61EeD242099BD9352C1C61D3d27",
-	"42161 0xf272182658A0bbeE6D6a48D8816a0Fc76B8eB158",
-	"42161 0xBb1cF6f913DE129900faefb7FBDa2e247A7f22aF",
-	"42161 0x3808E8C983023a125fFE2714E2A703A3BF02bE0d",
-	"42161 0x77b6f45a3Dcf0493f1B9Ac9874e5982AB526AA9e",
-}
-
-// Every market of the deployments registry, on every served chain, is
-// found by its ticker (as its tokens spell it, upper- and lower-cased)
-// in the registry built from the chain's markets, deprecated being
-// version 1 as the subgraph reports it; except the tickers two live
-// markets share, which answer a 400 on ticker naming both, and are
-// exactly ambiguousTickers. A market unreachable for any other reason,
-// a new shared ticker, or a row with neither pair nor noPair fails.
+// Every market of the deployments registry, on every served chain, states
+// its pair with evidence (no row is left with noPair), and its ticker (as
+// its tokens spell it, upper- and lower-cased), asked of the registry built
+// from all the chain's markets, answers the market itself or, for a market
+// the registry says was superseded, its successor, which is a live market
+// of the same chain and pair. No ticker of the registry is ambiguous: a
+// 400 for any fails. Deprecated is version 1 or superseded, as the gateway
+// reads them (the subgraph's version, the defaults' supersededMarkets).
+// And a superseded market is still found by its ticker where its
+// successor is not listed (the demo lists Arbitrum's 0x501B alone).
 func TestTickerRegistryOfDeployments(t *testing.T) {
-	var unpaired []string
-	ambiguous := map[string][]string{}
-	messages := map[string]string{} // the 400's message, by chain and ticker
+	markets := 0
 	for network, c := range deploymentChains(t) {
 		var ms []market.TickerMarket
+		rows := map[common.Address]deploymentMarket{}
 		for _, row := range c.Markets {
-			switch {
-			case row.Pair != nil && row.NoPair != "":
-				t.Errorf("%s %s: both pair and noPair", network, row.Name)
-			case row.Pair != nil:
-				ms = append(ms, market.TickerMarket{Market: common.HexToAddress(row.Address), Ticker: market.TickerOf(row.Pair.Call, row.Pair.Put), Deprecated: row.Version == 1})
-			case row.NoPair != "":
-				t.Logf("%s %s %s: no pair stated: %s", network, row.Name, row.Address, row.NoPair)
-				unpaired = append(unpaired, fmt.Sprintf("%d %s", c.ChainID, common.HexToAddress(row.Address).Hex()))
-			default:
-				t.Errorf("%s %s: no pair, and no noPair saying why", network, row.Name)
+			if row.Pair == nil || row.Pair.Call == "" || row.Pair.Put == "" || row.Pair.From == "" || row.NoPair != "" {
+				t.Errorf("%s %s %s: pair %+v, noPair %q: every market states its pair with its evidence", network, row.Name, row.Address, row.Pair, row.NoPair)
+				continue
 			}
+			m := market.TickerMarket{Market: common.HexToAddress(row.Address), Ticker: market.TickerOf(row.Pair.Call, row.Pair.Put), Deprecated: row.Version == 1}
+			if s := row.SupersededBy; s != nil {
+				m.Deprecated, m.SupersededBy = true, common.HexToAddress(s.Market)
+			}
+			ms = append(ms, m)
+			rows[m.Market] = row
 		}
 		reg := market.NewTickerRegistry(c.ChainID, ms)
 		for _, m := range ms {
-			if key, refusal := resolvesToItself(t, reg, c.ChainID, m); refusal != "" {
-				ambiguous[key] = append(ambiguous[key], m.Market.Hex())
-				messages[key] = refusal
+			markets++
+			want := m.Market
+			if m.SupersededBy != (common.Address{}) {
+				want = m.SupersededBy
+				next, ok := rows[want]
+				if !ok || next.SupersededBy != nil || next.Pair.Call != rows[m.Market].Pair.Call || next.Pair.Put != rows[m.Market].Pair.Put {
+					t.Errorf("%s %s: superseded by %s, which is no live market of the network with its pair", network, m.Market.Hex(), want.Hex())
+				}
+			}
+			resolvesTo(t, reg, c.ChainID, m.Ticker, want)
+			if want != m.Market {
+				// the chain without the successor: the superseded market is found
+				alone := market.NewTickerRegistry(c.ChainID, slices.DeleteFunc(slices.Clone(ms), func(x market.TickerMarket) bool { return x.Market == want }))
+				resolvesTo(t, alone, c.ChainID, m.Ticker, m.Market)
 			}
 		}
 	}
-	checkAmbiguous(t, ambiguous, messages)
-	want := make([]string, len(unpairedMarkets))
-	for i, u := range unpairedMarkets {
-		chain, addr, _ := strings.Cut(u, " ")
-		want[i] = chain + " " + common.HexToAddress(addr).Hex()
-	}
-	slices.Sort(want)
-	slices.Sort(unpaired)
-	if !slices.Equal(unpaired, want) {
-		t.Errorf("markets with no pair stated: %v, want %v", unpaired, want)
+	if markets < 25 {
+		t.Errorf("%d markets in the registry, want its 25 at least", markets)
 	}
 }
 
-// resolvesToItself asks reg for m's ticker in its own, upper and lower
-// case, and returns the chain's ticker key with "" when each answers m,
-// or with the 400's message when each answers the 400 of an ambiguous
-// ticker naming m. Anything else fails the test.
-func resolvesToItself(t *testing.T, reg *market.TickerRegistry, chainID uint64, m market.TickerMarket) (string, string) {
+// resolvesTo asks reg for ticker in its own, upper and lower case and
+// fails unless each answers want.
+func resolvesTo(t *testing.T, reg *market.TickerRegistry, chainID uint64, ticker string, want common.Address) {
 	t.Helper()
-	found, refused := 0, 0
-	refusal := ""
-	cases := []string{m.Ticker, strings.ToUpper(m.Ticker), strings.ToLower(m.Ticker)}
-	for _, tk := range cases {
+	for _, tk := range []string{ticker, strings.ToUpper(ticker), strings.ToLower(ticker)} {
 		got, err := reg.Resolve(tk)
-		if err == nil {
-			if got.Market != m.Market {
-				t.Errorf("chain %d ticker %q: market %s, want %s", chainID, tk, got.Market.Hex(), m.Market.Hex())
-			}
-			found++
+		if err != nil {
+			t.Errorf("chain %d ticker %q: %v, want market %s", chainID, tk, err, want.Hex())
 			continue
 		}
-		p := problem.As(err)
-		if p.Code != problem.InvalidParameter || p.Kind() != problem.KindInvalidArgument || p.Param != "ticker" ||
-			!strings.Contains(p.Message, "ambiguous") || !strings.Contains(p.Message, m.Market.Hex()) {
-			t.Errorf("chain %d market %s unreachable by ticker %q: %v", chainID, m.Market.Hex(), tk, err)
-		}
-		refused++
-		refusal = p.Message
-	}
-	if found != 0 && refused != 0 {
-		t.Errorf("chain %d ticker %s: found in some cases, refused in others", chainID, m.Ticker)
-	}
-	if found != 0 {
-		refusal = ""
-	}
-	return fmt.Sprintf("%d %s", chainID, m.Ticker), refusal
-}
-
-// checkAmbiguous compares the tickers refused as ambiguous with
-// ambiguousTickers, and checks each refusal names every market of it.
-func checkAmbiguous(t *testing.T, got map[string][]string, messages map[string]string) {
-	t.Helper()
-	for key, want := range ambiguousTickers {
-		w := make([]string, len(want))
-		for i, a := range want {
-			w[i] = common.HexToAddress(a).Hex()
-		}
-		slices.Sort(w)
-		g := got[key]
-		slices.Sort(g)
-		if !slices.Equal(g, w) {
-			t.Errorf("ambiguous ticker %s: markets %v refused, want %v", key, g, w)
-		}
-	}
-	for key, ms := range got {
-		if _, ok := ambiguousTickers[key]; !ok {
-			t.Errorf("ticker %s refused as ambiguous (markets %v) and not listed in ambiguousTickers", key, ms)
-		}
-	}
-	// one refusal names every market of the ticker (both, not only the
-	// one asked for)
-	for key, want := range ambiguousTickers {
-		for _, a := range want {
-			if !strings.Contains(messages[key], common.HexToAddress(a).Hex()) {
-				t.Errorf("ambiguous %s: %q does not name %s", key, messages[key], a)
-			}
+		if got.Market != want {
+			t.Errorf("chain %d ticker %q: market %s, want %s", chainID, tk, got.Market.Hex(), want.Hex())
 		}
 	}
 }

@@ -14,7 +14,10 @@ import (
 // market of a pair to a deprecated one, and refuses with a 400 on ticker
 // a ticker no market has (listing the chain's) or two live markets have
 // (naming both). The markets are Sonic's, as the deployments registry
-// states their pairs: two live wS/USDC.e markets on two pools.
+// states their pairs: its two wS/USDC.e markets on two pools are both
+// live until the configuration says one superseded the other; then the
+// ticker names the successor, and the superseded one where it is listed
+// alone.
 func TestTickerRegistry(t *testing.T) {
 	weth := common.HexToAddress("0x9d3828e89Fadc4DEc77758988b388435Fe0f8DCa")
 	wsSushi := common.HexToAddress("0xaFd9352aF9A75E52Ba2889ba9Fa3b2a960ABef61")
@@ -37,6 +40,16 @@ func TestTickerRegistry(t *testing.T) {
 	if err == nil || p.Code != problem.InvalidParameter || p.Param != "ticker" ||
 		!strings.Contains(p.Message, wsSushi.Hex()) || !strings.Contains(p.Message, wsEqualizer.Hex()) {
 		t.Errorf("two live markets of one ticker: %v", err)
+	}
+	superseded := market.TickerMarket{Market: wsSushi, Ticker: market.TickerOf("wS", "USDC.e"), Deprecated: true, SupersededBy: wsEqualizer}
+	live := market.TickerMarket{Market: wsEqualizer, Ticker: market.TickerOf("wS", "USDC.e")}
+	for _, ms := range [][]market.TickerMarket{{superseded, live}, {live, superseded}} {
+		if m, err := market.NewTickerRegistry(146, ms).Resolve("ws/usdc.e"); err != nil || m.Market != wsEqualizer {
+			t.Errorf("a superseded and a live market of one ticker: %v %v, want the live %s", m.Market, err, wsEqualizer)
+		}
+	}
+	if m, err := market.NewTickerRegistry(146, []market.TickerMarket{superseded}).Resolve("WS/USDC.E"); err != nil || m.Market != wsSushi || m.SupersededBy != wsEqualizer {
+		t.Errorf("a superseded market listed alone: %v %v", m, err)
 	}
 	_, err = reg.Resolve("WSYK/USDC")
 	if p := problem.As(err); err == nil || p.Param != "ticker" || !strings.Contains(p.Message, "WETH/USDC.e, wS/USDC.e") {
