@@ -37,7 +37,7 @@ var (
 	hostedMarketsParams   = []string{"chains"}
 	tickerParams          = []string{"chainId", "ticker"}
 	tickerCandlesParams   = []string{"chainId", "interval", "ticker", "from", "to"}
-	tickerLastPriceParams = []string{"ticker"}
+	tickerLastPriceParams = []string{"ticker", "chainId"}
 )
 
 // maxTicker bounds a ticker's length: two symbols and a slash.
@@ -80,9 +80,11 @@ func parseTickerCandles(s *Server, p *params) (market.TickerCandlesRequest, erro
 	return req, err
 }
 
-// lastPriceChain is the chain /uniswap-prices/last-price answers for: it
-// takes no chainId (its one client, elvarg before 2024-02-27, served
-// Arbitrum only), so Arbitrum One when served, else the lowest served id.
+// lastPriceChain is the chain /uniswap-prices/last-price and
+// /clamm/auto-exerciser/delegators answer for when not given a chainId:
+// the hosted routes took none (their one client, elvarg before
+// 2024-02-27, served Arbitrum only), so Arbitrum One when served, else
+// the lowest served id.
 func (s *Server) lastPriceChain() (uint64, error) {
 	const arbitrum = 42161
 	if s.chains[arbitrum] {
@@ -100,12 +102,19 @@ func (s *Server) lastPriceChain() (uint64, error) {
 	return slices.Min(ids), nil
 }
 
+// parseLastPrice reads ticker and the optional chainId (absent,
+// lastPriceChain's), so a client of another chain can ask it too.
 func parseLastPrice(s *Server, p *params) (market.TickerRequest, error) {
-	id, err := s.lastPriceChain()
+	var id uint64
+	var err error
+	if p.given("chainId") {
+		id, err = p.chainID(s.chains, s.opts.ServeHint)
+	} else if id, err = s.lastPriceChain(); err == nil {
+		p.chain = id
+	}
 	if err != nil {
 		return market.TickerRequest{}, err
 	}
-	p.chain = id
 	t, err := p.ticker()
 	return market.TickerRequest{ChainID: id, Ticker: t}, err
 }
@@ -141,7 +150,7 @@ var hostedTickerEndpoints = []endpoint{
 		},
 	}.endpoint(),
 	api[market.TickerRequest]{
-		path: PathTickerLastPrice, name: "tickerlast", operation: "tickerLastPrice", params: tickerLastPriceParams,
+		path: PathTickerLastPrice, name: "tickerlast", operation: "tickerLastPrice", params: tickerLastPriceParams, optional: []string{"chainId"},
 		ttl: ttlPrepare, pin: block.SubgraphFirst, stream: notStreamed,
 		parse: parseLastPrice, key: tickerKey,
 		call: func(ctx context.Context, svc *service.Service, r market.TickerRequest) (any, uint64, error) {

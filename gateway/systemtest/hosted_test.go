@@ -29,6 +29,7 @@ func TestHostedPathsMatchTheirClients(t *testing.T) {
 		{"/uniswap-prices/mark-price?chainId=42161&ticker=weth/usdc", hostedtypes.PriceAndTick},
 		{"/uniswap-prices/candles?chainId=42161&interval=4h&ticker=WETH/USDC&from=1763553600&to=1763704800", hostedtypes.Candles},
 		{"/uniswap-prices/last-price?ticker=WETH/USDC", hostedtypes.LastPrice},
+		{"/uniswap-prices/last-price?chainId=42161&ticker=WETH/USDC", hostedtypes.LastPrice},
 	} {
 		checkHosted(t, srv, c.path, c.typ)
 	}
@@ -37,6 +38,7 @@ func TestHostedPathsMatchTheirClients(t *testing.T) {
 		"/uniswap-prices/candles?chainId=42161&interval=2h&ticker=WETH/USDC&from=1763553600&to=1763704800",
 		"/v1.1/clamm/option-markets?chains=42161,arbitrum",
 		"/uniswap-prices/mark-price?chainId=42161",
+		"/uniswap-prices/last-price?chainId=421614&ticker=WETH/USDC",
 	} {
 		if rec := get(t, srv, path); rec.Code != http.StatusBadRequest {
 			t.Errorf("%s: %d, want 400: %s", path, rec.Code, rec.Body)
@@ -94,6 +96,15 @@ func TestHostedMarketsAreTheGatewaysFigures(t *testing.T) {
 	decode(t, get(t, srv, "/uniswap-prices/mark-price?chainId=42161&ticker=Weth/Usdc").Body.Bytes(), &byTicker)
 	if mp.MarkPrice == "" || string(byTicker.MarkPrice) != mp.MarkPrice {
 		t.Errorf("mark price by ticker %s, by market %s", byTicker.MarkPrice, mp.MarkPrice)
+	}
+	// last-price takes a chainId, and without one answers for Arbitrum
+	var last, lastOn struct {
+		LastPrice json.Number `json:"lastPrice"`
+	}
+	decode(t, get(t, srv, "/uniswap-prices/last-price?ticker=WETH/USDC").Body.Bytes(), &last)
+	decode(t, get(t, srv, "/uniswap-prices/last-price?chainId=42161&ticker=weth/usdc").Body.Bytes(), &lastOn)
+	if string(last.LastPrice) != mp.MarkPrice || lastOn != last {
+		t.Errorf("last price %s, on 42161 %s, mark price %s", last.LastPrice, lastOn.LastPrice, mp.MarkPrice)
 	}
 }
 
