@@ -132,9 +132,22 @@ func (c *Chain) hash(n uint64) common.Hash {
 			id = f.id
 		}
 	}
-	return crypto.Keccak256Hash([]byte("synthetic block"), binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, c.ID), n),
-		binary.BigEndian.AppendUint64(nil, id))
+	return blockHash(c.ID, n, id)
 }
+
+// blockHash is the hash of block n of chain id on branch fork: a digest
+// of the three, its last 8 bytes replaced by n, so that a node computing
+// its blocks on demand (Scale) finds a block by its hash without
+// remembering it, and checks the hash by computing it again.
+func blockHash(id, n, fork uint64) common.Hash {
+	h := crypto.Keccak256Hash([]byte("synthetic block"), binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, id), n),
+		binary.BigEndian.AppendUint64(nil, fork))
+	binary.BigEndian.PutUint64(h[24:], n)
+	return h
+}
+
+// blockOfHash is the number a blockHash carries (not checked).
+func blockOfHash(h common.Hash) uint64 { return binary.BigEndian.Uint64(h[24:]) }
 
 // number finds the block of a hash on the current branch.
 func (c *Chain) number(h common.Hash) (uint64, bool) {
@@ -159,8 +172,19 @@ func (c *Chain) number(h common.Hash) (uint64, bool) {
 // Time is block n's timestamp.
 func Time(n uint64) uint64 { return 1_700_000_000 + 2*n }
 
+// txHash is the hash of transaction i of a block: a digest of the block's
+// hash and i, its last 12 bytes replaced by the block's number (its
+// hash's last 8 bytes) and i, which txOfHash reads back.
 func txHash(block common.Hash, i int) common.Hash {
-	return crypto.Keccak256Hash(block.Bytes(), []byte(fmt.Sprint(i)))
+	h := crypto.Keccak256Hash(block.Bytes(), []byte(fmt.Sprint(i)))
+	copy(h[20:28], block[24:])
+	binary.BigEndian.PutUint32(h[28:], uint32(i))
+	return h
+}
+
+// txOfHash is the block number and index a txHash carries (not checked).
+func txOfHash(h common.Hash) (uint64, int) {
+	return binary.BigEndian.Uint64(h[20:28]), int(binary.BigEndian.Uint32(h[28:]))
 }
 
 // logsOf are block n's logs, numbered, with their block and transaction.

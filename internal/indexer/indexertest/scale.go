@@ -63,11 +63,6 @@ type Scale struct {
 
 	counts   sync.Map // method -> *atomic.Int64
 	requests sync.Map // methods -> *atomic.Int64
-	// seen maps the hashes of blocks and transactions answered to their
-	// block, so that a question by hash about what was served is
-	// answered (the hash of a number cannot be inverted).
-	seenMu sync.Mutex
-	seen   map[common.Hash]uint64
 }
 
 // ArbitrumScale is the history: a first market 220 million blocks
@@ -368,37 +363,25 @@ func (s *Scale) dispatch(q request) (any, *rpcError) {
 	return nil, &rpcError{Code: -32601, Message: "the method " + q.Method + " does not exist/is not available"}
 }
 
-// remember notes a block's hash and its transactions' as served.
-func (s *Scale) remember(n uint64, txs int) {
-	s.seenMu.Lock()
-	defer s.seenMu.Unlock()
-	if s.seen == nil || len(s.seen) > 1<<20 {
-		// bounded: what is asked by hash was served lately (a smaller
-		// bound forgot blocks fetched ahead before their events' eth_calls
-		// asked by their hash, and the indexer paused to retry)
-		s.seen = map[common.Hash]uint64{}
+// number finds the block of a block's hash: the number it carries
+// (blockHash), if computing that block's hash gives it back. Nothing
+// served is remembered, so a hash is found however long ago it was served.
+func (s *Scale) number(h common.Hash) (uint64, bool) {
+	n := blockOfHash(h)
+	if n > s.Head || s.Hash(n) != h {
+		return 0, false
 	}
-	bh := s.Hash(n)
-	s.seen[bh] = n
-	for i := range txs {
-		s.seen[txHash(bh, i)] = n
-	}
+	return n, true
 }
 
-// number finds the block of a hash served before, or near the head.
-func (s *Scale) number(h common.Hash) (uint64, bool) {
-	s.seenMu.Lock()
-	n, ok := s.seen[h]
-	s.seenMu.Unlock()
-	if ok {
-		return n, true
+// txOf finds the block and index of a transaction's hash (txHash), if the
+// block holds that transaction and its hash is h.
+func (s *Scale) txOf(h common.Hash) (uint64, int, bool) {
+	n, i := txOfHash(h)
+	if n > s.Head || txHash(s.Hash(n), i) != h || i >= len(s.txs(n, true)) {
+		return 0, 0, false
 	}
-	for n := s.Head; s.Head-n < 4096 && n > 0; n-- {
-		if s.Hash(n) == h {
-			return n, true
-		}
-	}
-	return 0, false
+	return n, i, true
 }
 
 // getLogs answers a range (or one block's hash) within the node's caps.
@@ -479,7 +462,6 @@ func (s *Scale) block(n uint64, full bool) map[string]any {
 		parent = s.Hash(n - 1)
 	}
 	list := s.txs(n, true)
-	s.remember(n, len(list))
 	txs := []any{}
 	for i, t := range list {
 		h := txHash(bh, i)
@@ -524,18 +506,11 @@ func (s *Scale) receiptOf(n uint64, i int, t *Tx, all []types.Log) map[string]an
 }
 
 func (s *Scale) receipt(h common.Hash) any {
-	n, ok := s.number(h)
+	n, i, ok := s.txOf(h)
 	if !ok {
 		return nil
 	}
-	bh := s.Hash(n)
-	list := s.txs(n, true)
-	for i, t := range list {
-		if txHash(bh, i) == h {
-			return s.receiptOf(n, i, t, s.logsOf(n, true))
-		}
-	}
-	return nil
+	return s.receiptOf(n, i, s.txs(n, true)[i], s.logsOf(n, true))
 }
 
 func (s *Scale) call(q request, param func(int, any) *rpcError) (any, *rpcError) {

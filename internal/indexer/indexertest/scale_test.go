@@ -89,3 +89,48 @@ func TestScaleAnswersAsTheStoredHistory(t *testing.T) {
 		t.Errorf("a range of 10,001 blocks: %s", got)
 	}
 }
+
+// The scale node finds a block or a transaction by its hash without having
+// served it (it remembers nothing: a backfill's blocks asked by hash long
+// after, by a mapping's eth_call, are found), and a hash of no block it
+// holds, however close to one, is not found.
+func TestScaleFindsHashesItNeverServed(t *testing.T) {
+	s := indexertest.ArbitrumScale(42161, scaleMarkets(t), 20_000)
+	n := s.First() + 1 // the first protocol event's block, never asked
+	h := s.Hash(n)
+	var b struct {
+		Number       string
+		Hash         common.Hash
+		Transactions []common.Hash
+	}
+	if err := json.Unmarshal(ask(t, s, "eth_getBlockByHash", h, false), &b); err != nil || b.Hash != h || b.Number != fmt.Sprintf("0x%x", n) || len(b.Transactions) == 0 {
+		t.Fatalf("block %d by its hash: %+v (%v)", n, b, err)
+	}
+	var rc struct {
+		TransactionHash common.Hash
+		BlockNumber     string
+		Logs            []json.RawMessage
+	}
+	if err := json.Unmarshal(ask(t, s, "eth_getTransactionReceipt", b.Transactions[0]), &rc); err != nil || rc.TransactionHash != b.Transactions[0] || rc.BlockNumber != b.Number || len(rc.Logs) == 0 {
+		t.Fatalf("receipt of %s: %+v (%v)", b.Transactions[0].Hex(), rc, err)
+	}
+	at := map[string]any{"blockHash": h}
+	if got := ask(t, s, "eth_call", map[string]any{"to": s.Markets[0].Pool, "data": "0x3850c7bd"}, at); strings.Contains(string(got), "not found") {
+		t.Errorf("eth_call at block %d's hash: %s", n, got)
+	}
+	forged := h
+	forged[0] ^= 1 // the same number, another digest
+	tx := b.Transactions[0]
+	tx[0] ^= 1
+	for _, q := range []struct {
+		method string
+		params []any
+	}{{"eth_getBlockByHash", []any{forged, false}}, {"eth_getTransactionReceipt", []any{tx}}, {"eth_getTransactionReceipt", []any{h}}} {
+		if got := ask(t, s, q.method, q.params...); string(got) != "null" {
+			t.Errorf("%s of a hash no block has: %s", q.method, got)
+		}
+	}
+	if got := ask(t, s, "eth_call", map[string]any{"to": s.Markets[0].Pool, "data": "0x3850c7bd"}, map[string]any{"blockHash": forged}); !strings.Contains(string(got), "header for hash not found") {
+		t.Errorf("eth_call at a hash no block has: %s", got)
+	}
+}
