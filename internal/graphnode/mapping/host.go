@@ -101,6 +101,12 @@ type Host struct {
 	globals  []string
 	pristine *pristine
 
+	// fns are the running instance's exported functions asked for so
+	// far: wazero makes each ExportedFunction anew (a call engine with
+	// its own stack), a third of the indexer's allocations when asked
+	// per trigger; they stay valid while the instance is (reset or not).
+	fns map[string]api.Function
+
 	// one handler run's state
 	ctx   context.Context
 	heap  *heap
@@ -234,6 +240,7 @@ func (h *Host) instantiate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", h.name, err)
 	}
+	h.fns = map[string]api.Function{}
 	h.heap = h.newHeap(mod)
 	if h.heap.allocate == nil || h.heap.idOfType == nil {
 		h.release()
@@ -243,8 +250,19 @@ func (h *Host) instantiate(ctx context.Context) error {
 }
 
 func (h *Host) newHeap(mod api.Module) *heap {
-	return &heap{mod: mod, mem: mod.Memory(), allocate: mod.ExportedFunction("allocate"), idOfType: mod.ExportedFunction("id_of_type"),
+	return &heap{mod: mod, mem: mod.Memory(), allocate: h.function(mod, "allocate"), idOfType: h.function(mod, "id_of_type"),
 		typeIDs: h.typeIDs, call: h.invoke}
+}
+
+// function is the export name of mod, the running instance (nil if it
+// has none), made once per instance.
+func (h *Host) function(mod api.Module, name string) api.Function {
+	fn, ok := h.fns[name]
+	if !ok {
+		fn = mod.ExportedFunction(name)
+		h.fns[name] = fn
+	}
+	return fn
 }
 
 // ready gives the trigger about to run an instance in a fresh one's state:
@@ -357,7 +375,7 @@ func (h *Host) Handle(ctx context.Context, t Trigger) (out Outcome, err error) {
 			h.release()
 		}
 	}()
-	fn := h.heap.mod.ExportedFunction(handler)
+	fn := h.function(h.heap.mod, handler)
 	if fn == nil {
 		return Outcome{}, fmt.Errorf("the mapping exports no %s", handler)
 	}
