@@ -31,7 +31,7 @@ func BenchmarkStoreBytesPerDeposit(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				path := filepath.Join(b.TempDir(), "42161.sqlite")
 				ix := open(b, c, path, indexer.Options{History: keep})
-				runUntilSynced(b, ix, c)
+				runToHead(b, ix, c.Head())
 				if err := ix.Close(); err != nil {
 					b.Fatal(err)
 				}
