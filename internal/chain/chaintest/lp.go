@@ -18,10 +18,10 @@ import (
 // tokensToPullForMint from its pool's price as the real one does
 // (LiquidityAmounts.getAmountsForLiquidity), a position manager whitelists
 // the handlers it pairs with an app (Allow), and a market approves its
-// prime pool. Token balances and allowances are not kept: those calls
-// revert, and the gateway reads them as 0. Transactions are not run,
-// but for the gateway's ActionProbe of a burn, a reservation or a
-// reserved withdrawal (lpprobe.go).
+// prime pool. Token balances and allowances are the tokens' (balances.go).
+// Transactions are not run, but for the gateway's ActionProbe of a burn, a
+// reservation or a reserved withdrawal (lpprobe.go), and of a prepare's
+// approvals and the purchase or deposit that spends them (spend.go).
 
 // lpHandlerCall answers a handler's LP getters; answered is false for
 // other methods (handlerCall's).

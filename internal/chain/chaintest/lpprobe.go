@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math/big"
 
-	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
@@ -21,7 +20,9 @@ import (
 // position manager, and a V2 handler's reserveLiquidity and
 // withdrawReserveLiquidity. A burn pays the liquidity's amounts at the
 // pool's price, rounded down as the pool's burn pays them; the fake's
-// ranges owe no swap fees. Any other step reverts.
+// ranges owe no swap fees. Any other step reverts. A probe that follows
+// no share runs a prepare's approvals and the purchase or deposit that
+// spends them instead (spend.go).
 
 // probeOverride is the probe's code when the eth_call's state override
 // places one at the called address.
@@ -67,7 +68,7 @@ type lpRun struct {
 // would.
 func (n *Node) probe(signer common.Address, run contracts.ProbeRun, block uint64) ([]byte, bool) {
 	if run.ShareToken == (common.Address{}) {
-		return n.spendProbe(run)
+		return n.spendProbe(signer, run, block)
 	}
 	h := n.Handlers[run.ShareToken]
 	if h == nil || h.LP == nil {
@@ -227,14 +228,33 @@ func (l *lpRun) withdrawReserved(pool *Pool, lo, hi *big.Int, liquidity *big.Int
 // ticks, amount; V1 without the hook): its pool, the sqrt prices of its
 // ticks and its amount.
 func (n *Node) rangePayload(h *Handler, payload []byte) (*Pool, *big.Int, *big.Int, *big.Int, bool) {
+	pos, amount, ok := n.rangeOf(h, payload)
+	if !ok {
+		return nil, nil, nil, nil, false
+	}
+	lo, err := clamm.SqrtRatioAtTick(pos.TickLower)
+	if err != nil {
+		return nil, nil, nil, nil, false
+	}
+	hi, err := clamm.SqrtRatioAtTick(pos.TickUpper)
+	if err != nil {
+		return nil, nil, nil, nil, false
+	}
+	return n.Pools[pos.Pool], lo, hi, amount, true
+}
+
+// rangeOf decodes a handler's position payload into the range it names
+// (the handler's field is left zero) and its amount; false when the
+// payload is short or its pool is not one of the node's.
+func (n *Node) rangeOf(h *Handler, payload []byte) (contracts.Position, *big.Int, bool) {
 	if h.Version == 1 {
 		if len(payload) < 128 {
-			return nil, nil, nil, nil, false
+			return contracts.Position{}, nil, false
 		}
 		payload = append(append(append([]byte{}, payload[:32]...), make([]byte, 32)...), payload[32:128]...)
 	}
 	if len(payload) < 160 {
-		return nil, nil, nil, nil, false
+		return contracts.Position{}, nil, false
 	}
 	word := func(i int) *big.Int { return new(big.Int).SetBytes(payload[32*i : 32*(i+1)]) }
 	tick := func(i int) int {
@@ -244,16 +264,12 @@ func (n *Node) rangePayload(h *Handler, payload []byte) (*Pool, *big.Int, *big.I
 		}
 		return int(v.Int64())
 	}
-	pool := n.Pools[common.BytesToAddress(payload[12:32])]
-	lo, err := clamm.SqrtRatioAtTick(tick(2))
-	if pool == nil || err != nil {
-		return nil, nil, nil, nil, false
+	pos := contracts.Position{V1: h.Version == 1, Pool: common.BytesToAddress(payload[12:32]), Hook: common.BytesToAddress(payload[44:64]),
+		TickLower: tick(2), TickUpper: tick(3)}
+	if n.Pools[pos.Pool] == nil {
+		return contracts.Position{}, nil, false
 	}
-	hi, err := clamm.SqrtRatioAtTick(tick(3))
-	if err != nil {
-		return nil, nil, nil, nil, false
-	}
-	return pool, lo, hi, word(4), true
+	return pos, word(4), true
 }
 
 // address is the handler's address on the node.
@@ -264,49 +280,4 @@ func (h *Handler) address(n *Node) common.Address {
 		}
 	}
 	return common.Address{}
-}
-
-// spendProbe answers a probe that measures no share: a prepare's approvals
-// then the transaction that spends them (a purchase's mintOption, a
-// deposit's multicall). The fake keeps no token balances (every account's
-// balanceOf is 0, as its reads answer), so an approve of one of its tokens
-// succeeds and a mintOption of one of its markets or a multicall of one of
-// its position managers reverts as the token's transferFrom would: with
-// OpenZeppelin's "ERC20: transfer amount exceeds balance". Any other step
-// reverts without a reason.
-func (n *Node) spendProbe(run contracts.ProbeRun) ([]byte, bool) {
-	short, err := abiError("ERC20: transfer amount exceeds balance")
-	if err != nil {
-		return nil, false
-	}
-	outs := make([]contracts.ProbeOutcome, len(run.Steps))
-	for i, s := range run.Steps {
-		o := contracts.ProbeOutcome{TokenDeltas: make([]*big.Int, len(run.Tokens)), ShareDelta: new(big.Int), Quoted: new(big.Int), Return: []byte{}}
-		for k := range o.TokenDeltas {
-			o.TokenDeltas[k] = new(big.Int)
-		}
-		sel := func(m string, a abi.ABI) bool { return len(s.Data) >= 4 && bytes.Equal(s.Data[:4], a.Methods[m].ID) }
-		switch {
-		case n.Tokens[s.Target] != nil && sel("approve", contracts.ERC20Approve):
-			o.OK, o.Return = true, common.LeftPadBytes([]byte{1}, 32)
-		case n.Markets[s.Target] != nil && sel("mintOption", contracts.MintOption), n.PositionManagers[s.Target] != nil && sel("multicall", contracts.PositionManagerLP):
-			o.Return = short
-		}
-		outs[i] = o
-	}
-	out, err := contracts.PackProbe(outs)
-	return out, err == nil
-}
-
-// abiError is Solidity's Error(string) revert data for reason.
-func abiError(reason string) ([]byte, error) {
-	t, err := abi.NewType("string", "", nil)
-	if err != nil {
-		return nil, err
-	}
-	packed, err := abi.Arguments{{Type: t}}.Pack(reason)
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte{0x08, 0xc3, 0x79, 0xa0}, packed...), nil
 }

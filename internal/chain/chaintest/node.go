@@ -70,10 +70,16 @@ type Pool struct {
 	Slot0Reverts bool
 }
 
-// Token is an ERC20's metadata.
+// Token is an ERC20's metadata and what its holders hold and have
+// approved (balances.go): an account not listed holds none and has
+// approved nothing, as on a chain where it never received the token.
 type Token struct {
 	Decimals uint8
 	Symbol   string
+	// Balances are balanceOf by holder; Allowances allowance(owner,
+	// spender) by owner then spender.
+	Balances   map[common.Address]*big.Int
+	Allowances map[common.Address]map[common.Address]*big.Int
 }
 
 // Node is the fake. Set its maps before serving; they are read under mu.
@@ -304,8 +310,8 @@ func (n *Node) ethCall(req rpcRequest, resp *rpcResponse) {
 	n.mu.Lock()
 	var ret []byte
 	var ok bool
-	if market, _, asks, isPricing := contracts.UnpackPricingReadCode(arg.Data); isPricing && arg.To == (common.Address{}) {
-		ret, ok = n.pricingRead(market, asks, at)
+	if market, user, asks, isPricing := contracts.UnpackPricingReadCode(arg.Data); isPricing && arg.To == (common.Address{}) {
+		ret, ok = n.pricingRead(market, user, asks, at)
 	} else if calls, isChained := contracts.UnpackChainedReadCode(arg.Data); isChained && arg.To == (common.Address{}) {
 		if n.NoCreateCalls {
 			n.mu.Unlock()
@@ -585,6 +591,14 @@ func poolFeesCall(data []byte) ([]byte, bool) {
 }
 
 func tokenCall(t *Token, data []byte) ([]byte, bool) {
+	if _, err := contracts.ERC20Account.MethodById(data[:4]); err == nil {
+		return dispatch(contracts.ERC20Account, data, func(name string, args []any) ([]any, bool) {
+			if name == "balanceOf" {
+				return []any{t.balanceOf(args[0].(common.Address))}, true
+			}
+			return []any{t.allowance(args[0].(common.Address), args[1].(common.Address))}, true
+		})
+	}
 	return dispatch(contracts.ERC20, data, func(name string, _ []any) ([]any, bool) {
 		switch name {
 		case "decimals":

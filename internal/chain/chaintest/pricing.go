@@ -84,9 +84,9 @@ func (pr *Pricing) optionPrice(isPut bool, ttl uint64, strike, last *big.Int) (*
 
 // pricingRead answers contracts.PricingRead's creation code as the EVM
 // would run it against the market at block at (the number it reports; the
-// fake's state is the head's): the user holds nothing and has approved
-// nothing (the fake's tokens keep no balances).
-func (n *Node) pricingRead(marketAddr common.Address, asks []contracts.PricingAsk, at uint64) ([]byte, bool) {
+// fake's state is the head's), with the user's allowances to the market and
+// balances of the call then the put asset as the tokens keep them.
+func (n *Node) pricingRead(marketAddr, user common.Address, asks []contracts.PricingAsk, at uint64) ([]byte, bool) {
 	m, ok := n.Markets[marketAddr]
 	if !ok || n.Pools[m.PrimePool] == nil || n.Tokens[m.CallAsset] == nil || n.Tokens[m.PutAsset] == nil {
 		return ErrorString("PricingRead: a required read failed"), false
@@ -94,7 +94,8 @@ func (n *Node) pricingRead(marketAddr common.Address, asks []contracts.PricingAs
 	pool := n.Pools[m.PrimePool]
 	h := contracts.PricingHead{BlockNumber: new(big.Int).SetUint64(at), Timestamp: new(big.Int).SetUint64(n.BlockTimestamp - (n.BlockNumber - at)),
 		Pool: m.PrimePool, LastPrice: n.pricePerCallAsset(m, pool, pool.SqrtPriceX96), PutDecimals: big.NewInt(int64(n.Tokens[m.PutAsset].Decimals)),
-		CallAsset: m.CallAsset, PutAsset: m.PutAsset, Account: [4]*big.Int{new(big.Int), new(big.Int), new(big.Int), new(big.Int)}}
+		CallAsset: m.CallAsset, PutAsset: m.PutAsset, Account: [4]*big.Int{n.Tokens[m.CallAsset].allowance(user, marketAddr),
+			n.Tokens[m.CallAsset].balanceOf(user), n.Tokens[m.PutAsset].allowance(user, marketAddr), n.Tokens[m.PutAsset].balanceOf(user)}}
 	if m.Pricing != nil {
 		h.Pricing = m.Pricing.Address
 		if h.FeeToRead = true; !m.Pricing.FeeToZero {
