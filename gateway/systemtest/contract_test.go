@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,12 +89,20 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	seen[validate(http.MethodGet, gateway.PathStrikesChain+"?chainId=42161", nil)] = true                                      // 400
 	seen[validate(http.MethodGet, gateway.PathExercisePrepare+"?"+query(prepareParams, "optionId", "999", false), nil)] = true // 404
 	seen[validate(http.MethodPost, strikes, nil)] = true                                                                       // 405
-	// The fake node keeps no LP positions and no token balances: a
-	// deposit, its approvals and multicall simulated together, is refused
-	// (422; a 200 is checked against the document in internal/evmtest/lptest,
-	// on a chain that runs it), a withdrawal finds no position (404).
-	if code := validate(http.MethodGet, depositQry, nil); code != http.StatusUnprocessableEntity {
-		t.Errorf("deposit on the fakes: %d, want 422", code)
+	// Alice holds the scenario's stated balances: her purchase and her
+	// deposit, each simulated with its approvals, answer 200 (a
+	// PreparedPurchase and a PreparedDeposit checked against the
+	// document); bob holds none and is refused (422); the fake keeps no
+	// position of alice's range, so her withdrawal is a 404.
+	for _, r := range demo.Requests {
+		if strings.HasPrefix(r.Name, "purchase-prepare-") || strings.HasPrefix(r.Name, "deposit-prepare-") {
+			if code := validate(http.MethodGet, r.Path, nil); code != r.Status() {
+				t.Errorf("%s on the fakes: %d, want %d", r.Name, code, r.Status())
+			}
+		}
+	}
+	if code := validate(http.MethodGet, depositQry, nil); code != http.StatusOK {
+		t.Errorf("deposit on the fakes: %d, want 200", code)
 	}
 	if code := validate(http.MethodGet, withdrawQry, nil); code != http.StatusNotFound {
 		t.Errorf("withdrawal on the fakes: %d, want 404", code)

@@ -63,13 +63,15 @@ func TestDemoPastBlocksAreDatedAfterTheirEvents(t *testing.T) {
 }
 
 // eventTimes are the times of the events an answer lists: every
-// "timestamp" field outside the answer's own asOf.
+// "timestamp" field outside the answer's own asOf and a prepare's
+// simulatedAt (its transactions are simulated at the chain's head, after
+// the block its figures are read at: docs/api.md).
 func eventTimes(v any, key string) []int64 {
 	var out []int64
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			if k != "asOf" {
+			if k != "asOf" && k != "simulatedAt" {
 				out = append(out, eventTimes(e, k)...)
 			}
 		}
@@ -150,6 +152,7 @@ func TestDemoAnswersWhatTheREADMEClaims(t *testing.T) {
 			t.Errorf("%s: %d %s", p, rec.Code, rec.Body)
 		}
 	}
+	readmeBalances(t, srv)
 	for _, id := range demo.OptionIDs {
 		for _, sw := range []string{"uni-v3", "1inch"} {
 			q := fmt.Sprintf("/clamm/exercise/prepare?%s&optionId=%d&swapperId=%s&slippage=", m, id, sw)
@@ -160,5 +163,42 @@ func TestDemoAnswersWhatTheREADMEClaims(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// readmeBalances holds the README's claim of the demo's stated balances:
+// every purchase and deposit of the sweep alice asks is paid for (one
+// refused is refused for something else than her balance, and she has a
+// 200 on each route); bob's are refused for his balance of 0.
+func readmeBalances(t *testing.T, srv http.Handler) {
+	t.Helper()
+	paths, err := demo.Sweep(sweepRoutes(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paid := map[string]int{}
+	for _, p := range paths {
+		route, query, _ := strings.Cut(p, "?")
+		if route != "/clamm/purchase/prepare" && route != "/clamm/deposit/prepare" {
+			continue
+		}
+		q, _ := url.ParseQuery(query)
+		user := q.Get("user")
+		if user != demo.Alice && user != demo.Bob {
+			continue
+		}
+		rec := get(t, srv, p)
+		short := rec.Code == http.StatusUnprocessableEntity && strings.Contains(rec.Body.String(), "exceeds balance")
+		switch {
+		case user == demo.Alice && short:
+			t.Errorf("%s: alice's balance is short: %s", p, rec.Body)
+		case user == demo.Alice && rec.Code == http.StatusOK:
+			paid[route]++
+		case user == demo.Bob && !short:
+			t.Errorf("%s: bob, who holds nothing: %d %s", p, rec.Code, rec.Body)
+		}
+	}
+	if paid["/clamm/purchase/prepare"] == 0 || paid["/clamm/deposit/prepare"] == 0 {
+		t.Errorf("alice's prepares answered 200: %v", paid)
 	}
 }

@@ -203,10 +203,10 @@ func TestBlockAskedIsCheckedAgainstTheChain(t *testing.T) {
 // The LP routes are table entries like any other: pinned without code of
 // their own. Every eth_call but the simulation's was at the subgraph's
 // indexed block (the node, five blocks ahead, answers nowhere else but at
-// its head for the simulation): the deposit is read there and then
-// refused by its simulation at the head (approval and multicall together;
-// the fake keeps no balances); the withdrawal finds no position; both
-// take block like every route.
+// its head for the simulation): the deposit is read there and simulated
+// at the head (approval and multicall together, on alice's stated
+// balances); the withdrawal finds no position; both take block like every
+// route.
 func TestLPRoutesArePinned(t *testing.T) {
 	a, f := pinnedApp(t)
 	indexed := f.Node.BlockNumber
@@ -216,7 +216,7 @@ func TestLPRoutesArePinned(t *testing.T) {
 	for _, c := range []struct {
 		path   string
 		status int
-	}{{depositQry, http.StatusUnprocessableEntity}, {withdrawQry, http.StatusNotFound}} {
+	}{{depositQry, http.StatusOK}, {withdrawQry, http.StatusNotFound}} {
 		onlyAt(f, indexed)
 		simulatesAtHead(f, c.path)
 		rec := get(t, a.Server, c.path)
@@ -237,23 +237,36 @@ func TestLPRoutesArePinned(t *testing.T) {
 	}
 }
 
-// headReads drops from blocks the eth_calls an LP prepare makes at the
-// chain's head (head: its number) beside its answer's reads: the block
-// numbers its code sees there, read at "latest" (and again at the head's
-// number when a block landed in between, or the node refused): where its
-// transactions are simulated, named by simulatedAt.
+// headReads drops from blocks the eth_calls an LP or purchase prepare
+// makes at the chain's head (head: its number) beside its answer's reads:
+// the block numbers its code sees there, read at "latest" (and again at
+// the head's number when a block landed in between, or the node refused):
+// where its transactions are simulated, named by simulatedAt.
 func headReads(blocks map[string]int, path string, head uint64) {
-	if strings.HasPrefix(path, gateway.PathDepositPrepare) || strings.HasPrefix(path, gateway.PathWithdrawPrepare) {
+	if probesAtHead(path) {
 		delete(blocks, "latest")
 		delete(blocks, hexutil.EncodeUint64(head))
 	}
 }
 
-// simulatesAtHead lets the node answer at its head too for an LP prepare,
-// whose transactions are simulated there (simulatedAt) while every figure
-// is read at the answer's block; for any other route only that block.
+// simulatesAtHead lets the node answer at its head too for an LP or
+// purchase prepare, whose transactions are simulated there (simulatedAt)
+// while every figure is read at the answer's block; for any other route
+// only that block.
 func simulatesAtHead(f *scenario.Fakes, path string) {
 	f.Node.Lock()
-	f.Node.HeadToo = strings.HasPrefix(path, gateway.PathDepositPrepare) || strings.HasPrefix(path, gateway.PathWithdrawPrepare)
+	f.Node.HeadToo = probesAtHead(path)
 	f.Node.Unlock()
+}
+
+// probesAtHead says whether a route simulates its transactions with the
+// ActionProbe at the chain's head (an approval and what spends it, a
+// liquidity provider's steps).
+func probesAtHead(path string) bool {
+	for _, p := range []string{gateway.PathDepositPrepare, gateway.PathWithdrawPrepare, gateway.PathPurchasePrepare} {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -95,7 +95,11 @@ var Requests = []Request{
 	{"quote-put", "/clamm/purchase/quote?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0x0000000000000000000000000000000000000000&type=put&strike=2995.90729282992&ttl=3600&amount=5000000000", 0},
 	{"quote-too-much", "/clamm/purchase/quote?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0x0000000000000000000000000000000000000000&type=call&strike=3004.9080590767317&ttl=86400&amount=100000000000000000000", http.StatusUnprocessableEntity},
 	{"quote-iv-not-set", "/clamm/purchase/quote?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0x0000000000000000000000000000000000000000&type=call&strike=3004.9080590767317&ttl=7200&amount=1000000000000000000", http.StatusUnprocessableEntity},
-	{"purchase-prepare-alice", "/clamm/purchase/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0xA11CE00000000000000000000000000000000001&type=call&strike=3004.9080590767317&ttl=86400&amount=1000000000000000000&slippage=1", http.StatusUnprocessableEntity},
+	// The purchase and the deposit prepares of a user who holds the tokens
+	// they spend (alice), and of one who holds none (bob): the scenario's
+	// stated balances (testdata/scenarios, "balances").
+	{"purchase-prepare-alice", "/clamm/purchase/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0xA11CE00000000000000000000000000000000001&type=call&strike=3004.9080590767317&ttl=86400&amount=1000000000000000000&slippage=1", 0},
+	{"purchase-prepare-bob", "/clamm/purchase/prepare?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&user=0xB0B0000000000000000000000000000000000002&type=call&strike=3004.9080590767317&ttl=86400&amount=1000000000000000000&slippage=1", http.StatusUnprocessableEntity},
 	// The next page at the first page's block (X-Block-Number): pinned
 	// answers, recorded with the block's header.
 	{"history-alice-page2-at-block", "/clamm/exercise/history?chainId=42161&user=0xA11CE00000000000000000000000000000000001&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&first=5&skip=5&block=402123456", 0},
@@ -109,7 +113,8 @@ var Requests = []Request{
 	{"lp-positions-bob", "/clamm/deposit/positions?chainId=42161&user=0xB0B0000000000000000000000000000000000002&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&first=100&skip=0", http.StatusNotFound},
 	{"stats-weth-usdc", "/clamm/stats?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&from=1763553600&to=1763704800", 0},
 	{"stats-weth-usdc-one-day", "/clamm/stats?chainId=42161&optionMarket=0x501B03BdB431154b8Df17BF1c00756E3a8F21744&from=1763596800&to=1763683200", 0},
-	{"deposit-prepare-alice", "/clamm/deposit/prepare?chainId=42161&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&hook=0x0000000000000000000000000000000000000000&tickLower=-196200&tickUpper=-196180&amount=1000000000000000000&user=0xA11CE00000000000000000000000000000000001", http.StatusUnprocessableEntity},
+	{"deposit-prepare-alice", "/clamm/deposit/prepare?chainId=42161&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&hook=0x0000000000000000000000000000000000000000&tickLower=-196200&tickUpper=-196180&amount=1000000000000000000&user=0xA11CE00000000000000000000000000000000001", 0},
+	{"deposit-prepare-bob", "/clamm/deposit/prepare?chainId=42161&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&hook=0x0000000000000000000000000000000000000000&tickLower=-196200&tickUpper=-196180&amount=1000000000000000000&user=0xB0B0000000000000000000000000000000000002", http.StatusUnprocessableEntity},
 	{"withdraw-prepare-alice", "/clamm/withdraw/prepare?chainId=42161&user=0xA11CE00000000000000000000000000000000001&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&hook=0x0000000000000000000000000000000000000000&tickLower=-196200&tickUpper=-196190&shares=max", http.StatusNotFound},
 	// carol's range that options hold part of: the burn, then the reservation.
 	{"withdraw-prepare-carol", "/clamm/withdraw/prepare?chainId=42161&user=0xCA20100000000000000000000000000000000003&handler=0x29BbF7EbB9C5146c98851e76A5529985E4052116&pool=0xC6962004f452bE9203591991D15f6b388e09E8D0&hook=0x0000000000000000000000000000000000000000&tickLower=-196150&tickUpper=-196140&shares=max", 0},

@@ -45,6 +45,19 @@ type Scenario struct {
 	AutoExerciser *AutoExerciserState `json:"autoExerciser,omitempty"`
 	Delegates     []DelegateUpdate    `json:"delegates,omitempty"`
 	Settlements   []Settlement        `json:"settlements,omitempty"`
+	// Balances state what accounts hold of the scenario's tokens at its
+	// head (an account not listed holds none), each with why: what a
+	// prepare's simulation spends (chaintest's spend.go).
+	Balances []Balance `json:"balances,omitempty"`
+}
+
+// Balance is a holder's balance of one of the scenario's tokens, in base
+// units, and why the scenario gives it.
+type Balance struct {
+	Holder common.Address `json:"holder"`
+	Token  common.Address `json:"token"`
+	Amount string         `json:"amount"`
+	Why    string         `json:"why"`
 }
 
 // Option is a minted option (an ERC721 of the market).
@@ -213,6 +226,14 @@ func Parse(raw []byte) (*Scenario, error) {
 			}
 		}
 	}
+	for _, b := range s.Balances {
+		if v, ok := new(big.Int).SetString(b.Amount, 10); !ok || v.Sign() < 0 || v.BitLen() > 256 {
+			return nil, fmt.Errorf("balance of %s: bad amount %q", b.Holder.Hex(), b.Amount)
+		}
+		if _, ok := s.Tokens[b.Token]; !ok || b.Why == "" {
+			return nil, fmt.Errorf("balance of %s: token %s is not the scenario's, or no why is given", b.Holder.Hex(), b.Token.Hex())
+		}
+	}
 	for _, e := range s.Exercises {
 		if _, err := s.exerciseAmounts(e); err != nil {
 			return nil, err
@@ -333,7 +354,13 @@ func (s *Scenario) Populate(node *chaintest.Node) {
 	chainID := s.ChainID
 	node.Hashes = func(n uint64) common.Hash { return blockHash(chainID, n) }
 	for a, t := range s.Tokens {
-		node.Tokens[a] = &chaintest.Token{Decimals: t.Decimals, Symbol: t.Symbol}
+		if node.Tokens[a] == nil { // another scenario of the chain may have stated balances
+			node.Tokens[a] = &chaintest.Token{Decimals: t.Decimals, Symbol: t.Symbol}
+		}
+	}
+	for _, b := range s.Balances {
+		amount, _ := new(big.Int).SetString(b.Amount, 10)
+		node.Tokens[b.Token].SetBalance(b.Holder, amount)
 	}
 	version := s.Market.Version
 	if version == 0 {
