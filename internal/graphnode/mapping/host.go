@@ -714,8 +714,14 @@ func (h *Host) keccak256(a []uint64) uint64 {
 	return uint64(h.heap.newBytes(crypto.Keccak256(h.heap.readBytes(uint32(a[0])))))
 }
 
+// log: a critical message fails the handler where it is logged, as Graph
+// Node's log_log does; nothing after it runs.
 func (h *Host) log(a []uint64) uint64 {
-	h.out.Logs = append(h.out.Logs, Log{Level: int(uint32(a[0])), Message: h.heap.readString(uint32(a[1]))})
+	l := Log{Level: int(uint32(a[0])), Message: h.heap.readString(uint32(a[1]))}
+	h.out.Logs = append(h.out.Logs, l)
+	if l.Level == 0 {
+		h.fail("critical log: %s", l.Message)
+	}
 	return 0
 }
 
