@@ -52,8 +52,11 @@ type PortfolioMarket struct {
 	USD       bool              `json:"usd"`
 	Options   []PortfolioOption `json:"options"`
 	Totals    PortfolioTotals   `json:"totals"`
-	// Greeks of the open options together; null: not known (docs/api.md).
-	Greeks *market.Greeks `json:"greeks"`
+	// Greeks of the open options together (market.PortfolioGreeks); null
+	// where an input of one of them cannot be read, GreeksUnknown saying
+	// which (docs/api.md).
+	Greeks        *market.PortfolioGreeks `json:"greeks"`
+	GreeksUnknown string                  `json:"greeksUnknown,omitempty"`
 }
 
 // PortfolioOption is one option the user bought, exercised or holds.

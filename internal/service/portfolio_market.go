@@ -19,10 +19,14 @@ type marketReads struct {
 	exercises []trade.ExerciseRecord
 	positions []trade.PositionRecord
 	price     *big.Int // the mark price (MarkPrice.Price); nil unless USD
+	// greeks of the open options, or nil and greeksUnknown (why)
+	greeks        *market.PortfolioGreeks
+	greeksUnknown string
 }
 
 // portfolioMarket reads the user's purchases, exercises and positions of
-// one market, and its mark price where it is priced in USD, at once.
+// one market, and its mark price where it is priced in USD, at once; the
+// Greeks of the positions follow them (one pricing read for the market).
 func (s *Service) portfolioMarket(ctx context.Context, req PortfolioRequest, m market.TradedMarket) (*PortfolioMarket, error) {
 	h := trade.HistoryRequest{ChainID: req.ChainID, User: req.User, Market: m.Address}
 	var r marketReads
@@ -46,7 +50,10 @@ func (s *Service) portfolioMarket(ctx context.Context, req PortfolioRequest, m m
 			res, err := s.PurchasePositions(ctx, q)
 			return res.Records, err
 		})
-		return err
+		if err != nil {
+			return err
+		}
+		return s.greeks(gctx, req, m, &r)
 	})
 	if m.USD {
 		g.Go(func() error {
@@ -100,7 +107,8 @@ func (r marketReads) build(m market.TradedMarket) *PortfolioMarket {
 		a.o.Open = true
 		addText(a.value, p.ValueIfExercised)
 	}
-	out := &PortfolioMarket{Market: m.Address.Hex(), CallAsset: m.CallAsset, PutAsset: m.PutAsset, USD: m.USD, Options: []PortfolioOption{}}
+	out := &PortfolioMarket{Market: m.Address.Hex(), CallAsset: m.CallAsset, PutAsset: m.PutAsset, USD: m.USD, Options: []PortfolioOption{},
+		Greeks: r.greeks, GreeksUnknown: r.greeksUnknown}
 	sums := newPortfolioSums()
 	for _, a := range byID {
 		out.Options = append(out.Options, a.finish(m, r.price, sums))

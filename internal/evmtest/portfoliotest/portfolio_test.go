@@ -9,6 +9,7 @@ package portfoliotest
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
+	"github.com/clamm-gateway/clamm-gateway/internal/clamm"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/evmtest/pipeline"
 	pt "github.com/clamm-gateway/clamm-gateway/internal/evmtest/protocoltest"
@@ -38,6 +40,7 @@ type side struct {
 	id      uint64
 	p       *pt.Protocol
 	ix      *pipeline.Indexer
+	pricing *pt.Pricing // OptionPricingV2: the market prices at ttlToVol(ttl)
 	mc      common.Address
 	ranges  []pt.Range
 	liq     []*big.Int
@@ -50,6 +53,7 @@ type measured struct {
 	isCall       bool
 	paid, profit *big.Int // premium and fees the buyer sent; what exercises sent the owner
 	status       string
+	withdrawn    *big.Int // the collateral its mint took from the ranges (LogMintOption)
 }
 
 // transfers is the net of token's ERC20 Transfers to (+) and from (-) who
@@ -72,9 +76,12 @@ func transfers(rc *types.Receipt, token, who common.Address) *big.Int {
 	return sum
 }
 
-func newSide(t *testing.T, id uint64, price float64) *side {
+// newSide deploys the protocol at price, its market priced by
+// OptionPricingV2 at ivs (percent by ttl; the ttls activity buys).
+func newSide(t *testing.T, id uint64, price float64, ivs map[uint64]uint64) *side {
 	p := pt.Deploy(t, pt.Config{Price: price})
 	s := &side{t: t, id: id, p: p, ix: pipeline.New(t, p), mc: p.DeployMulticall3(), options: map[string]*measured{}}
+	s.pricing = p.DeployPricingV2(pt.PricingConfig{IVs: ivs, FeePercentage: 340000}, 1000)
 	p.SetProtocolFee(p.Owner.Addr, 125_000)
 	_, tick := p.Slot0(p.Pool)
 	for range 30 { // a deep pool: an exercise's own swap moves its price little
@@ -117,7 +124,8 @@ func (s *side) buy(who *pt.Account, i int, ttl uint64, watched bool) *big.Int {
 		if isCall {
 			token = s.p.CallAsset
 		}
-		s.options[id.String()] = &measured{isCall: isCall, paid: new(big.Int).Neg(transfers(rc, token, who.Addr)), profit: new(big.Int), status: "open"}
+		s.options[id.String()] = &measured{isCall: isCall, paid: new(big.Int).Neg(transfers(rc, token, who.Addr)), profit: new(big.Int), status: "open",
+			withdrawn: s.p.Find(rc, "LogMintOption").Args["totalAssetWithdrawn"].(*big.Int)}
 	}
 	return id
 }
@@ -242,11 +250,13 @@ func decode(t *testing.T, body []byte, v any) {
 // totals, each chain at its indexed head; the chain's realizedUsd is the
 // sum of the user's stats/delta there, which is the leaderboard's net; an
 // open option's value if exercised now is what exercising it then pays
-// (before price impact: at most that, within 1% of it).
+// (before price impact: at most that, within 1% of it); each market's
+// Greeks are the sum of its two open options' (a call and a put) at the
+// block (checkGreeks).
 func TestPortfolioOverTwoChains(t *testing.T) {
-	arb := newSide(t, 42161, 3000)
+	arb := newSide(t, 42161, 3000, map[uint64]uint64{3600: 60, 7 * 3600: 50})
 	arb.activity()
-	mnt := newSide(t, 5000, 2000)
+	mnt := newSide(t, 5000, 2000, map[uint64]uint64{3600: 70, 7 * 3600: 45})
 	mnt.activity()
 	a := gatewayOver(t, arb, mnt)
 	user := arb.p.Users[1]
@@ -262,6 +272,7 @@ func TestPortfolioOverTwoChains(t *testing.T) {
 			t.Fatalf("chain %d: part %s at block %d, the chain's head is %d", s.id, c.ChainID, c.Block.Number, s.p.Chain.BlockNumber())
 		}
 		s.check(c)
+		s.checkGreeks(c)
 		realized := deltaSum(t, a, s, user.Addr)
 		if c.Totals.RealizedUSD == nil || !sameRat(*c.Totals.RealizedUSD, realized) {
 			t.Errorf("chain %d: realizedUsd %v, its stats/delta sums to %s", s.id, c.Totals.RealizedUSD, realized.FloatString(6))
@@ -385,4 +396,80 @@ func tokenAmount(l []vocab.TokenAmount, token common.Address) string {
 		}
 	}
 	return "0"
+}
+
+// checkGreeks holds the market's Greeks to the sum of the user's two open
+// options' (a call and a put), each computed here from what the chain
+// states at the portfolio's block: its expiry and strike tick (opData), the
+// collateral its mint took (LogMintOption: no leg was exercised since),
+// ttlToVol of the ttl it was bought for, the market's mark price and
+// strike price, the block's timestamp. The Black-Scholes is clamm's,
+// checked against the npm vectors (TestBlackScholesGreeksVectors); the
+// inputs and their scaling are this test's own. The put's part must be
+// negative: a held put gains as the price falls.
+func (s *side) checkGreeks(c gateway.PortfolioChain) {
+	t, p := s.t, s.p
+	g := c.Markets[0].Greeks
+	if g == nil {
+		t.Fatalf("chain %d: greeks null: %s", s.id, c.Markets[0].GreeksUnknown)
+	}
+	if now := p.Chain.Now(); uint64(c.Block.Timestamp) != now {
+		t.Fatalf("chain %d: the portfolio's block time %d, the head's %d", s.id, c.Block.Timestamp, now)
+	}
+	var want clamm.Greeks
+	putDelta := 0.0
+	for _, id := range s.open {
+		x := s.optionGreeks(id, uint64(c.Block.Timestamp))
+		want.Delta, want.Gamma, want.Theta, want.Vega = want.Delta+x.Delta, want.Gamma+x.Gamma, want.Theta+x.Theta, want.Vega+x.Vega
+		if !s.options[id.String()].isCall {
+			putDelta = x.Delta
+		}
+	}
+	if putDelta >= 0 {
+		t.Fatalf("chain %d: the open put's delta is %v", s.id, putDelta)
+	}
+	for _, x := range []struct {
+		name      string
+		got, want float64
+	}{{"delta", g.Delta, want.Delta}, {"gamma", g.Gamma, want.Gamma}, {"theta", g.Theta, want.Theta}, {"vega", g.Vega, want.Vega}} {
+		if x.want == 0 || math.Abs(x.got-x.want) > 1e-9*math.Abs(x.want) {
+			t.Errorf("chain %d: %s %v; the open options' sum is %v", s.id, x.name, x.got, x.want)
+		}
+	}
+	if g.Options != len(s.open) || c.Markets[0].GreeksUnknown != "" {
+		t.Errorf("chain %d: %d options summed (%q), %d open", s.id, g.Options, c.Markets[0].GreeksUnknown, len(s.open))
+	}
+}
+
+// optionGreeks are one open option's Greeks at block time now, in the
+// portfolio's units: one call asset's times the option's call assets (a
+// put's collateral over its strike, as the market's mint counts it).
+func (s *side) optionGreeks(id *big.Int, now uint64) clamm.Greeks {
+	p, m := s.p, s.options[id.String()]
+	d := p.OpData(id)
+	strikeTick := d.TickLower
+	if d.IsCall {
+		strikeTick = d.TickUpper
+	}
+	ttl := new(big.Int).SetUint64(7 * 3600) // every open option was bought for 7 hours
+	iv := p.Chain.Call(s.pricing.Pricing, pt.PricingV2.ABI, "ttlToVol", ttl)[0].(*big.Int)
+	spot := p.Chain.Call(p.Market, pt.MarketV2.ABI, "getCurrentPricePerCallAsset", p.Pool)[0].(*big.Int)
+	strike := p.Chain.Call(p.Market, pt.MarketV2.ABI, "getPricePerCallAssetViaTick", p.Pool, big.NewInt(int64(strikeTick)))[0].(*big.Int)
+	if iv.Sign() == 0 {
+		s.t.Fatalf("chain %d: ttlToVol(%s) is 0", s.id, ttl)
+	}
+	ten := func(n uint8) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil) }
+	size := ratFloat(m.withdrawn, ten(p.CallDecimals))
+	if !d.IsCall {
+		amount := new(big.Int).Mul(m.withdrawn, ten(p.PutDecimals))
+		size = ratFloat(amount.Quo(amount, strike), ten(p.PutDecimals))
+	}
+	one := clamm.BlackScholes(clamm.BSInput{IsCall: d.IsCall, S: ratFloat(spot, ten(p.PutDecimals)), K: ratFloat(strike, ten(p.PutDecimals)),
+		T: float64(d.Expiry.Uint64()-now) / (365 * 86400), V: ratFloat(iv, big.NewInt(100))})
+	return clamm.Greeks{Delta: one.Delta * size, Gamma: one.Gamma * size, Theta: one.Theta * size, Vega: one.Vega * size}
+}
+
+func ratFloat(a, b *big.Int) float64 {
+	f, _ := new(big.Rat).SetFrac(a, b).Float64()
+	return f
 }

@@ -17,6 +17,7 @@ type TradedMarket struct {
 	Address             common.Address
 	CallAsset, PutAsset vocab.Token
 	USD                 bool
+	callIs0             bool // the call asset is the prime pool's token0
 }
 
 // TradedMarkets are the chain's markets the leaderboard counts (the
@@ -34,7 +35,7 @@ func (s *Market) TradedMarkets(ctx context.Context, chainID uint64) ([]TradedMar
 	out := make([]TradedMarket, 0, len(markets))
 	for _, a := range sortedAddresses(markets) {
 		m := markets[a]
-		out = append(out, TradedMarket{Address: a, CallAsset: vocab.TokenOf(m.info.CallAsset), PutAsset: vocab.TokenOf(m.info.PutAsset), USD: m.v.usd})
+		out = append(out, TradedMarket{Address: a, CallAsset: vocab.TokenOf(m.info.CallAsset), PutAsset: vocab.TokenOf(m.info.PutAsset), USD: m.v.usd, callIs0: m.info.Token0IsCall()})
 	}
 	return out, listed.Block, nil
 }
