@@ -81,6 +81,14 @@ const MaxAnswer = upstream.DefaultMaxBody
 // has run out (each fails at once with a *problem.BackoffError carrying
 // the wait, which Run waits out).
 func DialNode(ctx context.Context, url string, base http.RoundTripper, maxAnswer int64) (*rpc.Client, error) {
+	return rpc.DialOptions(ctx, url, rpc.WithHTTPClient(&http.Client{Transport: NodeTransport(base, maxAnswer)}))
+}
+
+// NodeTransport is DialNode's transport: base (nil: a pooled transport of
+// its own) under the back-off gate and the answer bound. It is exported so
+// that a test can watch requests on both sides of the gate (S8: what was
+// asked after a 429 was seen, and what of it was sent).
+func NodeTransport(base http.RoundTripper, maxAnswer int64) http.RoundTripper {
 	if base == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.MaxIdleConnsPerHost = 8 // the ranges fetched ahead and the one applied
@@ -89,6 +97,5 @@ func DialNode(ctx context.Context, url string, base http.RoundTripper, maxAnswer
 	if maxAnswer <= 0 {
 		maxAnswer = MaxAnswer
 	}
-	rt := upstream.Transport(upstream.RPC, base, upstream.Options{MaxBody: maxAnswer})
-	return rpc.DialOptions(ctx, url, rpc.WithHTTPClient(&http.Client{Transport: rt}))
+	return upstream.Transport(upstream.RPC, base, upstream.Options{MaxBody: maxAnswer})
 }

@@ -50,17 +50,23 @@ func (b *BackoffTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil || (resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable) {
 		return resp, err
 	}
+	// The wait counts from the answer's receipt (RFC 9110 10.2.3), not
+	// from the request's sending: a refusal slow to arrive keeps the
+	// upstream away for the whole of it.
+	now = b.now()
 	wait, ok := retryAfter(resp.Header.Get("Retry-After"), now)
 	if !ok {
 		return resp, nil
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10)) // keep the connection reusable
-	resp.Body.Close()
+	// The gate closes before the body is drained: a request started
+	// meanwhile is held back too.
 	b.mu.Lock()
 	if u := now.Add(wait); u.After(b.until) {
 		b.until, b.status = u, resp.StatusCode
 	}
 	b.mu.Unlock()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10)) // keep the connection reusable
+	resp.Body.Close()
 	return nil, &problem.BackoffError{Status: resp.StatusCode, Wait: wait}
 }
 
