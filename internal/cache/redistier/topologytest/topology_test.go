@@ -219,16 +219,28 @@ func TestSentinel(t *testing.T) {
 	replica := start(t, dir, "replicaof 127.0.0.1 "+strconv.Itoa(primary.port))
 	sentinel := start(t, dir, "sentinel monitor fleet 127.0.0.1 "+strconv.Itoa(primary.port)+" 1",
 		"sentinel down-after-milliseconds fleet 500", "sentinel failover-timeout fleet 2000")
+	// The sentinel learns of the replica from the primary's INFO, which it
+	// asks every 10 s: a primary stopped before the sentinel has seen the
+	// replica linked to it (on a loaded machine the replica links late)
+	// leaves it nothing to promote, ever.
+	eventually.True(t, "the sentinel knows the replica, linked to the primary", func() bool {
+		out, err := cli(sentinel.addr(), "SENTINEL", "replicas", "fleet")
+		return err == nil && linkedReplica(out, replica.port)
+	})
 	reps, _ := replicas(t, "redis+sentinel://"+sentinel.addr()+"?master_name=fleet", 2)
 	fillOnce(t, reps, []string{"a", "b", "c"})
 
 	primary.stop()
 	keepAnswering(t, reps, "during")
-	eventually.True(t, "the sentinel promotes the replica", func() bool {
+	// A failover attempt that runs late on a loaded machine is aborted
+	// and tried again after twice the failover timeout, and a sentinel
+	// whose timer ran late pauses 30 s (TILT): waited for as long as it
+	// takes, within a generous deadline.
+	eventually.Within(t, failoverDeadline, "the sentinel promotes the replica", func() bool {
 		out, err := cli(sentinel.addr(), "SENTINEL", "get-master-addr-by-name", "fleet")
 		return err == nil && strings.Contains(out, strconv.Itoa(replica.port))
 	})
-	eventually.True(t, "the replicas share answers through the new primary", func() bool {
+	eventually.Within(t, failoverDeadline, "the replicas share answers through the new primary", func() bool {
 		key := fmt.Sprint("after-", time.Now().UnixNano())
 		if _, _, _, err := reps[0].Get(context.Background(), key, policy, func(context.Context) (string, error) { return "shared", nil }); err != nil {
 			return false
@@ -237,6 +249,31 @@ func TestSentinel(t *testing.T) {
 		return err == nil && v == "shared" && st == cache.Hit
 	})
 	fillOnce(t, reps, []string{"d"})
+}
+
+// failoverDeadline bounds the waits on a Sentinel's failover.
+const failoverDeadline = 3 * time.Minute
+
+// linkedReplica says whether SENTINEL REPLICAS's answer (redis-cli's raw
+// lines: field, value, field, value, ...) lists the replica on port as a
+// replica, up, whose link to the primary is up.
+func linkedReplica(out string, port int) bool {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var f map[string]string
+	for i := 0; i+1 < len(lines); i += 2 {
+		k, v := strings.TrimSpace(lines[i]), strings.TrimSpace(lines[i+1])
+		if k == "name" {
+			f = map[string]string{}
+		}
+		if f == nil {
+			continue
+		}
+		f[k] = v
+		if f["port"] == strconv.Itoa(port) && f["flags"] == "slave" && f["master-link-status"] == "ok" {
+			return true
+		}
+	}
+	return false
 }
 
 // Two replicas on a three-node Redis Cluster (redis+cluster://, one seed
