@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"unicode/utf16"
+	"unsafe"
 
 	"github.com/tetratelabs/wazero/api"
 )
@@ -137,6 +138,9 @@ func (h *heap) rtSize(p uint32) uint32 {
 // written a byte a code unit, without decoding to runes.
 func (h *heap) readString(p uint32) string {
 	b := h.view(p, h.rtSize(p))
+	if len(b) < 2 {
+		return ""
+	}
 	ascii := make([]byte, len(b)/2)
 	for i := range ascii {
 		c := binary.LittleEndian.Uint16(b[2*i:])
@@ -145,7 +149,8 @@ func (h *heap) readString(p uint32) string {
 		}
 		ascii[i] = byte(c)
 	}
-	return string(ascii)
+	// ascii is not written again: the string takes it without a copy
+	return unsafe.String(&ascii[0], len(ascii))
 }
 
 func decodeUTF16(b []byte) string {
@@ -184,6 +189,15 @@ func (h *heap) readBytes(p uint32) []byte {
 	return h.bytesAt(h.u32(p+4), h.u32(p+8))
 }
 
+// viewBytes is a Uint8Array's bytes in the module's memory, not copied:
+// for a caller that copies or reads them before the mapping runs again.
+func (h *heap) viewBytes(p uint32) []byte {
+	if p == 0 {
+		panic("null pointer where Graph Node requires bytes")
+	}
+	return h.view(h.u32(p+4), h.u32(p+8))
+}
+
 func (h *heap) newBytes(b []byte) uint32 {
 	buf := h.newObject(tidArrayBuffer, b)
 	v := make([]byte, 12)
@@ -220,7 +234,7 @@ func (h *heap) newPtrArray(index uint32, ptrs []uint32) uint32 {
 
 // Enums (ethereum.Value, store Value): kind u32, padding u32, payload u64.
 func (h *heap) readEnum(p uint32) (kind uint32, payload uint64) {
-	b := h.bytesAt(p, 16)
+	b := h.view(p, 16)
 	return binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint64(b[8:])
 }
 
@@ -283,5 +297,5 @@ func fromSignedLE(le []byte) *big.Int {
 	return x
 }
 
-func (h *heap) readBigInt(p uint32) *big.Int { return fromSignedLE(h.readBytes(p)) }
+func (h *heap) readBigInt(p uint32) *big.Int { return fromSignedLE(h.viewBytes(p)) }
 func (h *heap) newBigInt(x *big.Int) uint32  { return h.newBytes(signedLE(x)) }

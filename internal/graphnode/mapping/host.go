@@ -644,7 +644,7 @@ func modTrunc(a, b *big.Int) (*big.Int, error) {
 }
 
 func (h *Host) bytesToHex(a []uint64) uint64 {
-	return uint64(h.heap.newString("0x" + hex.EncodeToString(h.heap.readBytes(uint32(a[0])))))
+	return uint64(h.heap.newString("0x" + hex.EncodeToString(h.heap.viewBytes(uint32(a[0])))))
 }
 
 func (h *Host) bigIntToString(a []uint64) uint64 {
@@ -711,7 +711,7 @@ func decimalString(digits *big.Int, exp int64) string {
 }
 
 func (h *Host) keccak256(a []uint64) uint64 {
-	return uint64(h.heap.newBytes(crypto.Keccak256(h.heap.readBytes(uint32(a[0])))))
+	return uint64(h.heap.newBytes(crypto.Keccak256(h.heap.viewBytes(uint32(a[0])))))
 }
 
 // log: a critical message fails the handler where it is logged, as Graph

@@ -36,8 +36,9 @@ const (
 // an Array of TypedMapEntry{key, value}).
 func (h *Host) readEntity(p uint32) Entity {
 	hp := h.heap
-	e := Entity{}
-	for _, entry := range hp.readPtrArray(hp.u32(p)) {
+	entries := hp.readPtrArray(hp.u32(p))
+	e := make(Entity, len(entries))
+	for _, entry := range entries {
 		key := hp.readString(hp.u32(entry))
 		e[key] = h.readValue(hp.u32(entry + 4))
 	}
