@@ -212,7 +212,7 @@ func (s *Schema) Apply(w Write, cur Entity, inserted uint64) (Entity, error) {
 	if t.Immutable && cur != nil && inserted != block {
 		return nil, fmt.Errorf("immutable entity %s[%s] was inserted in block %d and cannot change in block %d", typ, id, inserted, block)
 	}
-	merged := Entity{}
+	merged := make(Entity, max(len(cur), len(data)))
 	for k, v := range cur {
 		merged[k] = v
 	}
@@ -436,7 +436,7 @@ func LoadStore(s *Schema, r io.Reader) (*Store, error) {
 }
 
 func (s *Schema) entityFromJSON(t *EntityType, raw map[string]any) (Entity, error) {
-	e := Entity{}
+	e := make(Entity, len(raw))
 	for k, jv := range raw {
 		f := t.byName[k]
 		if f == nil {
