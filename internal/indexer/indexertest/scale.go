@@ -63,6 +63,16 @@ type Scale struct {
 
 	counts   sync.Map // method -> *atomic.Int64
 	requests sync.Map // methods -> *atomic.Int64
+
+	// recent are the protocol transactions computed lately, by event
+	// index modulo its size: a block is asked for its logs, then whole,
+	// then for its receipts, each computing its transaction (ABI packing
+	// its logs) anew. Bounded: a cache, never what an answer depends on.
+	recentMu sync.Mutex
+	recent   [4096]struct {
+		i  uint64
+		tx *Tx
+	}
 }
 
 // ArbitrumScale is the history: a first market 220 million blocks
@@ -159,8 +169,25 @@ func user(u uint64) common.Address {
 	return common.BytesToAddress(append([]byte{0x05, 0xca, 0x1e}, binary.BigEndian.AppendUint64(nil, u+1)...))
 }
 
-// protocolTx is the transaction of protocol event i (its one or two logs).
+// protocolTx is the transaction of protocol event i (its one or two
+// logs), computed or recent; the caller does not change it.
 func (s *Scale) protocolTx(i uint64) *Tx {
+	s.recentMu.Lock()
+	r := &s.recent[i%uint64(len(s.recent))]
+	if r.tx != nil && r.i == i {
+		defer s.recentMu.Unlock()
+		return r.tx
+	}
+	s.recentMu.Unlock()
+	tx := s.computeTx(i)
+	s.recentMu.Lock()
+	r.i, r.tx = i, tx
+	s.recentMu.Unlock()
+	return tx
+}
+
+// computeTx computes protocol event i's transaction.
+func (s *Scale) computeTx(i uint64) *Tx {
 	cycle := i / 5
 	m := uint64(len(s.Markets))
 	h := s.Markets[cycle%m]
