@@ -52,15 +52,25 @@ func (st *Store) open(ctx context.Context) (*batch, error) {
 
 // Flush commits the blocks written since the last Flush.
 func (st *Store) Flush(ctx context.Context) error {
+	st.drain()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.flush()
 }
 
-// flush commits the open batch; the caller holds st.mu. A failed commit
-// forgets what the cache learnt from the batch.
+// flush commits the open batch; the caller holds st.mu, the queue
+// drained. A failed commit, or a staged write that failed, rolls the batch
+// back and forgets what the cache learnt from it.
 func (st *Store) flush() error {
 	b := st.batch
+	if failed := st.writes.failed; failed != nil {
+		if b != nil {
+			_ = b.tx.Rollback()
+		}
+		st.batch = nil
+		st.forget()
+		return failed
+	}
 	if b == nil {
 		return nil
 	}
@@ -86,13 +96,14 @@ func (st *Store) flush() error {
 // mappings failed after others were written): the store is back at the
 // last Flush.
 func (st *Store) Discard() {
+	st.drain()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.batch != nil {
 		_ = st.batch.tx.Rollback()
 		st.batch = nil
 	}
-	st.cache.clear()
+	st.forget()
 }
 
 // tableStmts are the writer's statements on one entity table.
@@ -125,6 +136,9 @@ func (b *batch) statements(ctx context.Context, tb *table) (*tableStmts, error) 
 // database. The caller holds st.mu.
 func (st *Store) read(typ, id string) (*change, error) {
 	k := key{typ, id}
+	if c, ok := st.writes.pending[k]; ok {
+		return c, nil
+	}
 	if c, ok := st.cache.get(k); ok {
 		return c, nil
 	}
@@ -205,24 +219,22 @@ func (c *entityCache) clear() { c.cur, c.old = nil, nil }
 
 // applyBlock writes one block's changes, its data sources and the pointer
 // into the open batch. The caller holds st.mu.
-func (st *Store) applyBlock(ctx context.Context, w *Writer, keys []key) error {
+func (st *Store) applyBlock(ctx context.Context, blk graphnode.Block, changes map[key]*change, keys []key, created []DataSource) error {
 	b, err := st.open(ctx)
 	if err != nil {
 		return err
 	}
 	for _, k := range keys {
-		if err := b.apply(ctx, st.tables[k.typ], k.id, w.changes[k], w.block.Number); err != nil {
+		if err := b.apply(ctx, st.tables[k.typ], k.id, changes[k], blk.Number); err != nil {
 			return err
 		}
-		c := w.changes[k]
-		st.cache.put(k, &change{entity: c.entity, inserted: c.inserted, stored: c.entity != nil, lower: w.block.Number})
 	}
-	for _, d := range w.created {
+	for _, d := range created {
 		if _, err := b.source.ExecContext(ctx, d.Address, d.Name, int64(d.Start)); err != nil {
 			return &Error{err}
 		}
 	}
-	return b.stageBlock(ctx, w.block, len(keys) > 0 || len(w.created) > 0)
+	return b.stageBlock(ctx, blk, len(keys) > 0 || len(created) > 0)
 }
 
 // apply closes an entity's open version at block n and opens the new one.

@@ -62,6 +62,8 @@ type Store struct {
 	mu    sync.Mutex
 	batch *batch
 	cache entityCache
+	// writes is the writer goroutine the blocks are staged to (queue.go).
+	writes writes
 	// tables are the entity types' tables, by type name.
 	tables map[string]*table
 	// retain is the retention (retention.go).
@@ -186,6 +188,7 @@ func dropEntities(ctx context.Context, tx *sql.Tx) error {
 
 // Close commits what was staged and closes the database.
 func (st *Store) Close() error {
+	st.stop()
 	st.mu.Lock()
 	err := st.flush()
 	st.mu.Unlock()
@@ -279,13 +282,13 @@ func (st *Store) Advance(ctx context.Context, b graphnode.Block) error {
 // StageAdvance stages the pointer's move to b, a block with no changes,
 // in the open batch: it commits with the next Flush.
 func (st *Store) StageAdvance(ctx context.Context, b graphnode.Block) error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	bt, err := st.open(ctx)
-	if err != nil {
-		return err
-	}
-	return bt.stageBlock(ctx, b, false)
+	return st.enqueue(func() error {
+		bt, err := st.open(context.Background())
+		if err != nil {
+			return err
+		}
+		return bt.stageBlock(context.Background(), b, false)
+	})
 }
 
 // Block returns the hash of block n as indexed, if the store holds it.
@@ -329,6 +332,7 @@ func (st *Store) Sources(ctx context.Context) ([]DataSource, error) {
 // data sources and blocks forgotten, and the pointer set to block to,
 // which the store must hold.
 func (st *Store) Revert(ctx context.Context, to uint64) error {
+	st.drain()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	b, ok, err := blockAt(ctx, st.db, to)
@@ -364,6 +368,7 @@ func (st *Store) Revert(ctx context.Context, to uint64) error {
 // store has no need of once they are final. Blocks with changes stay, so
 // `block: {hash}` finds every block an entity version starts at.
 func (st *Store) Prune(ctx context.Context, before uint64) error {
+	st.drain()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if err := st.flush(); err != nil {
@@ -410,6 +415,7 @@ func (st *Store) Blocks(ctx context.Context, n uint64, limit int) ([]graphnode.B
 // Reset empties the store but for its identity: a reorg deeper than every
 // block it holds is indexed again from the start.
 func (st *Store) Reset(ctx context.Context) error {
+	st.drain()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if err := st.flush(); err != nil {

@@ -121,9 +121,12 @@ func (w *Writer) Commit(ctx context.Context) error {
 	return w.st.Flush(ctx)
 }
 
-// Stage writes the block's changes, its data sources and the block pointer
-// into the open batch: they commit with the next Flush, in one
-// transaction with the blocks staged before and after.
+// Stage queues the block's changes, its data sources and the block
+// pointer for the open batch (queue.go: the writer goroutine writes them
+// while the next blocks are indexed; the blocks after see them at once):
+// they commit with the next Flush, in one transaction with the blocks
+// staged before and after. A failed write of an earlier block is returned
+// here or by the next Flush.
 func (w *Writer) Stage(ctx context.Context) error {
 	keys := make([]key, 0, len(w.changes))
 	for k := range w.changes {
@@ -135,7 +138,8 @@ func (w *Writer) Stage(ctx context.Context) error {
 		}
 		return keys[i].id < keys[j].id
 	})
-	w.st.mu.Lock()
-	defer w.st.mu.Unlock()
-	return w.st.applyBlock(ctx, w, keys)
+	// the writer goroutine takes the changes: the Writer starts afresh
+	changes, created := w.changes, w.created
+	w.changes, w.created = map[key]*change{}, nil
+	return w.st.stage(w.block, changes, keys, created)
 }
