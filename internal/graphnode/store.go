@@ -195,6 +195,26 @@ type Write struct {
 	Type, ID string
 	Data     Entity
 	Block    uint64
+	// Owned: the caller gives Data away (a mapping's store.set, read
+	// anew from its memory), so Apply may return it as the new version
+	// rather than a copy.
+	Owned bool
+}
+
+// covers reports whether data sets every field cur has and sets none to
+// null.
+func covers(data, cur Entity) bool {
+	for _, v := range data {
+		if v.Kind == KindNull {
+			return false
+		}
+	}
+	for k := range cur {
+		if _, ok := data[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // Apply is Graph Node's store.set of w over cur, the entity as it is (nil
@@ -211,6 +231,14 @@ func (s *Schema) Apply(w Write, cur Entity, inserted uint64) (Entity, error) {
 	}
 	if t.Immutable && cur != nil && inserted != block {
 		return nil, fmt.Errorf("immutable entity %s[%s] was inserted in block %d and cannot change in block %d", typ, id, inserted, block)
+	}
+	if w.Owned && covers(data, cur) {
+		// the write names every field the entity has (graph-ts saves
+		// an entity whole) and removes none: it is the new version
+		if err := s.check(t, id, data); err != nil {
+			return nil, err
+		}
+		return data, nil
 	}
 	merged := make(Entity, max(len(cur), len(data)))
 	for k, v := range cur {

@@ -67,7 +67,9 @@ func (w *Writer) current(typ, id string) (*change, error) {
 	return w.st.read(typ, id)
 }
 
-// Set is store.set at the writer's block (block must be it).
+// Set is store.set at the writer's block (block must be it). data is
+// the Writer's from then on (it may become the stored version): the
+// caller does not change it after.
 func (w *Writer) Set(typ, id string, data graphnode.Entity, block uint64) error {
 	if block != w.block.Number {
 		return fmt.Errorf("store.set at block %d while indexing block %d", block, w.block.Number)
@@ -81,7 +83,7 @@ func (w *Writer) Set(typ, id string, data graphnode.Entity, block uint64) error 
 	if c != nil && c.entity != nil {
 		cur, inserted = c.entity, c.inserted
 	}
-	merged, err := w.st.schema.Apply(graphnode.Write{Type: typ, ID: id, Data: data, Block: block}, cur, inserted)
+	merged, err := w.st.schema.Apply(graphnode.Write{Type: typ, ID: id, Data: data, Block: block, Owned: true}, cur, inserted)
 	if err != nil {
 		return err
 	}
