@@ -106,6 +106,8 @@ type Host struct {
 	// its own stack), a third of the indexer's allocations when asked
 	// per trigger; they stay valid while the instance is (reset or not).
 	fns map[string]api.Function
+	// dataArgs are the events' non-indexed inputs, by their first input.
+	dataArgs map[*abi.Argument]abi.Arguments
 
 	// one handler run's state
 	ctx   context.Context
@@ -157,7 +159,7 @@ var hostFuncs = map[string]func(h *Host, args []uint64) uint64{
 // against the host functions, writing to store, with the data source's ABIs
 // for ethereum.call. Each Handle runs from a fresh instance's state.
 func New(ctx context.Context, name string, code []byte, store Store, opt Options) (*Host, error) {
-	h := &Host{name: name, store: store, abis: opt.ABIs, call: opt.Call, ctx: ctx, network: opt.Network, typeIDs: map[uint32]uint32{}}
+	h := &Host{name: name, store: store, abis: opt.ABIs, call: opt.Call, ctx: ctx, network: opt.Network, typeIDs: map[uint32]uint32{}, dataArgs: map[*abi.Argument]abi.Arguments{}}
 	rt := wazero.NewRuntime(ctx)
 	compiled, err := h.compile(ctx, rt, code)
 	if err != nil {
@@ -406,12 +408,32 @@ func (h *Host) Handle(ctx context.Context, t Trigger) (out Outcome, err error) {
 	return h.out, nil
 }
 
+// nonIndexed are an event's data fields, made once per event of an ABI
+// (abi's NonIndexed makes a new list at each call, one per trigger); an
+// event is told by its inputs' list, which its ABI holds (two ABIs may
+// give one signature other indexed fields, as ERC-20's and ERC-721's
+// Transfer do).
+func (h *Host) nonIndexed(ev abi.Event) abi.Arguments {
+	if len(ev.Inputs) == 0 {
+		return nil
+	}
+	args, ok := h.dataArgs[&ev.Inputs[0]]
+	if !ok {
+		args = ev.Inputs.NonIndexed()
+		if len(h.dataArgs) >= 256 { // bounded, whoever makes the events
+			clear(h.dataArgs)
+		}
+		h.dataArgs[&ev.Inputs[0]] = args
+	}
+	return args
+}
+
 func (h *Host) newEvent(ev abi.Event, lg types.Log, b Block, tx Tx) (uint32, error) {
 	hp := h.heap
 	// parameters: indexed ones from the topics, the others from the data
 	var params []uint32
 	topic := 1
-	data, err := ev.Inputs.NonIndexed().Unpack(lg.Data)
+	data, err := h.nonIndexed(ev).Unpack(lg.Data)
 	if err != nil {
 		return 0, fmt.Errorf("decode %s: %w", ev.Sig, err)
 	}
