@@ -139,8 +139,7 @@ var apiEndpoints = []endpoint{
 		parse: func(s *Server, p *params) (uint64, error) { return p.chainID(s.chains, s.opts.ServeHint) },
 		key:   func(k cacheKey, chainID uint64) cacheKey { return k.uint(chainID) },
 		call: func(ctx context.Context, svc *service.Service, chainID uint64) (any, uint64, error) {
-			res, err := svc.OptionMarkets(ctx, chainID)
-			return res.Markets, res.Block, err
+			return svc.MarketsList(ctx, chainID)
 		},
 	}.endpoint(),
 	// A quote moves with every block (price, IVs): cached like a prepared

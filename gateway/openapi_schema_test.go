@@ -49,6 +49,7 @@ var schemaTypes = map[string]reflect.Type{
 	"MarketSums":         reflect.TypeFor[market.MarketSums](),
 	"DaySums":            reflect.TypeFor[market.DaySums](),
 	"OptionMarket":       reflect.TypeFor[market.OptionMarket](),
+	"MarketSwapper":      reflect.TypeFor[market.MarketSwapper](),
 	"PurchaseLeg":        reflect.TypeFor[trade.PurchaseLeg](),
 	"PurchaseQuote":      reflect.TypeFor[trade.PurchaseQuote](),
 	"PreparedPurchase":   reflect.TypeFor[trade.PreparedPurchase](),

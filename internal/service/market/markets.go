@@ -43,6 +43,46 @@ type OptionMarket struct {
 	// of a purchase (none for V1, whose handlers have no hooks).
 	Hooks  []MarketHook `json:"hooks"`
 	Totals MarketTotals `json:"totals"`
+	// Swappers are the chain's swappers an exercise of the market's
+	// options can go through, the list (and order) the exercise prepare's
+	// swapperChoices gives: the configured ones by id, then those the
+	// chain's own exercises used, with their note. The same on every
+	// market of the chain, read at the answer's block. When the learned
+	// ones could not be read, the configured ones alone, SwappersUnknown
+	// saying why: an add-on never fails the list. The service fills them
+	// (the trade side's list; this side cannot read it).
+	Swappers        []MarketSwapper `json:"swappers"`
+	SwappersUnknown string          `json:"swappersUnknown,omitempty"`
+}
+
+// MarketSwapper is one swapper of the chain: what swapperId takes to
+// choose it (the configured id, or a learned contract's address), its
+// kind and address, where the gateway knows it from ("configured" or
+// "learned"), a learned one's first exercise and note, and whether the
+// gateway can prepare an exercise through it.
+type MarketSwapper struct {
+	ID            string `json:"id"`
+	Kind          string `json:"kind"`
+	Address       string `json:"address"`
+	Source        string `json:"source"`
+	FirstExercise string `json:"firstExercise,omitempty"`
+	Note          string `json:"note,omitempty"`
+	Usable        bool   `json:"usable"`
+}
+
+// MarketList is the markets list as /clamm/option-markets answers it: a
+// JSON array, degraded (cached briefly, never stale) when a market's
+// swappers are unknown.
+type MarketList []OptionMarket
+
+// Degraded says whether an add-on of the list was left unknown.
+func (l MarketList) Degraded() bool {
+	for _, m := range l {
+		if m.SwappersUnknown != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Pool is a pool of the market's pair: its fee tier (hundredths of a

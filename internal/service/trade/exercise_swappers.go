@@ -100,11 +100,42 @@ type learnedReader interface {
 	Swappers(ctx context.Context, first int) ([]subgraph.Swapper, subgraph.Meta, error)
 }
 
-// swapperOptions are the chain's configured swappers, by id, then the
-// swappers its own exercises used that the configuration does not name,
-// first seen first. A failed read of the learned ones leaves them out
-// (logged): the configured ones still serve.
+// swapperOptions are the options a prepared exercise chooses from:
+// chainSwappers with the learned ones read at no block (which swappers
+// exist is no state the prepared exercise reads, and the subgraph's block
+// must not pin its chain reads). A failed read of the learned ones leaves
+// them out (logged): the configured ones still serve.
 func swapperOptions(ctx context.Context, up *vocab.Upstreams) []swapperOption {
+	out, err := chainSwappers(block.Without(ctx), up)
+	if err != nil {
+		slog.WarnContext(ctx, "learned swappers unread", "chain", up.Config.ID, "err", err)
+	}
+	return out
+}
+
+// ChainSwappers are a chain's swappers as the exercise prepare lists
+// them in swapperChoices (chainSwappers), the learned ones read at ctx's
+// block (the markets list's, which names them). A failed read of the
+// learned ones returns the configured ones and the error, for the caller
+// to say so.
+func (s *Trade) ChainSwappers(ctx context.Context, chainID uint64) ([]SwapperChoice, error) {
+	up, err := s.chains.Of(chainID, true)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := chainSwappers(ctx, up)
+	out := make([]SwapperChoice, len(opts))
+	for i, o := range opts {
+		out[i] = o.SwapperChoice
+	}
+	return out, err
+}
+
+// chainSwappers are the chain's configured swappers, by id, then the
+// swappers its own exercises used that the configuration does not name,
+// first seen first, read at ctx's block. A failed read of the learned
+// ones returns the configured ones and the error.
+func chainSwappers(ctx context.Context, up *vocab.Upstreams) ([]swapperOption, error) {
 	var out []swapperOption
 	known := map[common.Address]bool{}
 	ids := make([]string, 0, len(up.Quoters))
@@ -123,21 +154,19 @@ func swapperOptions(ctx context.Context, up *vocab.Upstreams) []swapperOption {
 		}
 		out = append(out, swapperOption{SwapperChoice: c, quoter: up.Quoters[id], direct: c.Kind == "uniswap-v3"})
 	}
-	return append(out, learnedOptions(ctx, up, known)...)
+	learned, err := learnedOptions(ctx, up, known)
+	return append(out, learned...), err
 }
 
 // learnedOptions are the learned swappers not in known.
-func learnedOptions(ctx context.Context, up *vocab.Upstreams, known map[common.Address]bool) []swapperOption {
+func learnedOptions(ctx context.Context, up *vocab.Upstreams, known map[common.Address]bool) ([]swapperOption, error) {
 	r, ok := up.Subgraph.(learnedReader)
 	if !ok || up.Learned == nil {
-		return nil
+		return nil, nil
 	}
-	// not at the answer's block: which swappers exist is no state the
-	// answer reads, and the subgraph's block must not pin the chain reads
-	list, _, err := r.Swappers(block.Without(ctx), subgraph.MaxFirst)
+	list, _, err := r.Swappers(ctx, subgraph.MaxFirst)
 	if err != nil {
-		slog.WarnContext(ctx, "learned swappers unread", "chain", up.Config.ID, "err", err)
-		return nil
+		return nil, err
 	}
 	var out []swapperOption
 	for _, s := range list {
@@ -153,7 +182,7 @@ func learnedOptions(ctx context.Context, up *vocab.Upstreams, known map[common.A
 			quoter: q,
 		})
 	}
-	return out
+	return out, nil
 }
 
 // pickSwappers resolves a swapperId to the options to prepare through:
