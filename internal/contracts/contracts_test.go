@@ -56,6 +56,11 @@ func TestSelectors(t *testing.T) {
 		{HandlerV3Pools, "whitelistedPools", "67bea493"},
 		{PositionManagerV2Reserve, "reserveLiquidity", "3bccc5ac"},
 		{PositionManagerV2Reserve, "withdrawReserveLiquidity", "ceb76536"},
+		// keccak256 (js-sha3 0.8, internal/evmtest/testdata's node_modules)
+		// of stryke-xyz/clamm's swappers' getters and SwapRouter's factory().
+		{Swapper, "sr", "df791d80"},
+		{Swapper, "oneInchRouter", "ac3af208"},
+		{SwapRouter, "factory", "c45a0155"},
 	}
 	for _, c := range cases {
 		if got := hex.EncodeToString(c.abi.Methods[c.method].ID); got != c.want {

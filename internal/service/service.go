@@ -38,15 +38,14 @@ type Service struct {
 
 // New returns a service over the given chains. The trade side reads the
 // market side's typed strikes (the quote fills from them) through
-// vocab.StrikeReader, wired here.
+// vocab.StrikeReader, wired here, and the start-up checks' verdicts on
+// the configured swappers (CheckContracts).
 func New(chains map[uint64]*vocab.Upstreams) *Service {
 	m := market.New(chains)
-	return &Service{
-		Market:    m,
-		Trade:     trade.New(chains, m),
-		Liquidity: liquidity.New(chains),
-		chains:    chains,
-	}
+	s := &Service{Market: m, Liquidity: liquidity.New(chains), chains: chains}
+	// the start-up check's failing swappers are left out of auto
+	s.Trade = trade.New(chains, m, &s.checks)
+	return s
 }
 
 // ChainIDs are the chains the service serves (live, recorded or given

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/big"
 	"slices"
 	"sort"
@@ -30,10 +31,22 @@ type ContractCheck struct {
 	Problem  string `json:"problem"`
 }
 
-// contractChecks are the start-up checks' mismatches per chain.
+// contractChecks are the start-up checks' mismatches per chain, and the
+// configured swappers that failed theirs (by chain, then swapperId), which
+// the exercise prepare's auto never picks (trade.SwapperChecks).
 type contractChecks struct {
-	mu  sync.Mutex
-	got map[uint64][]ContractCheck
+	mu       sync.Mutex
+	got      map[uint64][]ContractCheck
+	swappers map[uint64]map[string]string
+}
+
+// SwapperProblem is why the configured swapper id of chainID failed the
+// start-up check; false when it passed, or before the check has answered.
+func (c *contractChecks) SwapperProblem(chainID uint64, id string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	why, ok := c.swappers[chainID][id]
+	return why, ok
 }
 
 // CheckContracts asks each served chain's configured contracts one read
@@ -43,25 +56,58 @@ type contractChecks struct {
 // names answers slot0 in that DEX's layout; each configured market's
 // pricing contract answers a ttl table and a volatility function the
 // gateway reads (else its iv is null). A read the node cannot answer now
-// (an upstream failure, not a mismatch) is not a finding. Mismatches are
-// logged once, here, and kept for /readyz.
+// (an upstream failure, not a mismatch) is not a finding. Each configured
+// swapper holds code and answers its kind's probe (checkSwappers), all of
+// a chain's in one read beside the others; chains are checked in
+// parallel. Mismatches are logged once, here, and kept for /readyz; they
+// leave the chain ready (the reads that need such a contract say so), and
+// a failing swapper is left out of the exercise prepare's auto and direct.
 func (s *Service) CheckContracts(ctx context.Context, log *slog.Logger) map[uint64][]ContractCheck {
 	out := map[uint64][]ContractCheck{}
+	bad := map[uint64]map[string]string{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
 	for id, up := range s.chains {
 		if up.Chain == nil || up.Config == nil || up.Mode == config.ModeDemo {
 			continue // a demo's recorded answers are not the contracts'
 		}
-		if found := checkChainContracts(ctx, up); len(found) > 0 {
-			out[id] = found
-			for _, c := range found {
-				log.Warn("a configured contract does not answer as its kind; the reads that need it leave their fields unknown", "chainId", id, "contract", c.Contract, "kind", c.Kind, "problem", c.Problem)
+		wg.Go(func() {
+			found, failed := checkChain(ctx, up)
+			mu.Lock()
+			defer mu.Unlock()
+			if len(found) > 0 {
+				out[id] = found
 			}
+			if len(failed) > 0 {
+				bad[id] = failed
+			}
+		})
+	}
+	wg.Wait()
+	for _, id := range slices.Sorted(maps.Keys(out)) {
+		for _, c := range out[id] {
+			log.Warn("a configured contract does not answer as its kind; the reads that need it leave their fields unknown", "chainId", id, "contract", c.Contract, "kind", c.Kind, "problem", c.Problem)
 		}
 	}
 	s.checks.mu.Lock()
-	s.checks.got = out
+	s.checks.got, s.checks.swappers = out, bad
 	s.checks.mu.Unlock()
 	return out
+}
+
+// checkChain runs one chain's contract checks and its swapper check at
+// once: the swappers' findings come last.
+func checkChain(ctx context.Context, up *vocab.Upstreams) ([]ContractCheck, map[string]string) {
+	var swappers []ContractCheck
+	var failed map[string]string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		swappers, failed = checkSwappers(ctx, up)
+	}()
+	found := checkChainContracts(ctx, up)
+	<-done
+	return append(found, swappers...), failed
 }
 
 // checkedContracts is what the start-up checks found on chain id.

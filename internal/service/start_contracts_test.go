@@ -3,7 +3,9 @@ package service_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
+	"math/big"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/trade"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 )
 
@@ -30,6 +34,7 @@ func TestStartChecksNameContractsThatDoNotAnswerAsTheirKind(t *testing.T) {
 	absent := common.HexToAddress("0x00000000000000000000000000000000000A0E00")
 	only := func(ch *config.Chain) {
 		ch.PoolDex, ch.MarketPools = map[common.Address]string{}, map[common.Address][]common.Address{market: {pool}}
+		ch.Swappers = nil // the fake node's swappers hold no code (TestStartChecksNameSwappersWithoutCode)
 	}
 	svc, _ := newServiceConfigured(t, only, scs[0])
 	var buf bytes.Buffer
@@ -53,5 +58,50 @@ func TestStartChecksNameContractsThatDoNotAnswerAsTheirKind(t *testing.T) {
 	_, chains := svc.Readiness(context.Background(), 1<<40)
 	if len(chains) != 1 || len(chains[0].ContractChecks) != 2 {
 		t.Errorf("readiness: %+v", chains)
+	}
+}
+
+// Mantle's default swapper configuration names two contracts (uni-v3's
+// address, which is also its Agni byDex entry, and its FusionX one); on
+// the scenario's fake node neither holds code. Each is named once in the
+// checks (the Agni one with both its names), the swapper fails whole, and
+// auto and direct refuse with a 400 that names the check's finding rather
+// than preparing through a swapper whose legs would revert. Before the
+// check has answered nothing is left out.
+func TestStartChecksNameSwappersWithoutCode(t *testing.T) {
+	scs, err := scenario.Load(filepath.Join(root, "testdata/scenarios/mantle-wmnt-usdt.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agni, fusionx := common.HexToAddress("0x471923c6148495530C5153040A9D8726213421Bd"), common.HexToAddress("0x480199183c57853a96BEF4F8e2B0C28dd877c7D8")
+	svc, _ := newServiceConfigured(t, func(ch *config.Chain) {
+		ch.PoolDex, ch.MarketPools, ch.AutoExerciser = nil, nil, common.Address{}
+		if sw := ch.Swappers["uni-v3"]; sw == nil || sw.Address != agni || sw.ByDex["agni"] != agni || sw.ByDex["fusionx"] != fusionx {
+			t.Fatalf("Mantle's default swappers changed: %+v", ch.Swappers)
+		}
+	}, scs[0])
+	prepare := func(id string) error {
+		_, err := svc.ExercisePrepare(context.Background(), trade.PrepareRequest{ChainID: scs[0].ChainID, Market: scs[0].Market.Address, OptionID: big.NewInt(1), SwapperID: id, Slippage: slippage(t, "1")})
+		return err
+	}
+	if err := prepare("auto"); err != nil && strings.Contains(err.Error(), "start-up check") {
+		t.Fatalf("left out before any check: %v", err)
+	}
+	var buf bytes.Buffer
+	got := svc.CheckContracts(context.Background(), slog.New(slog.NewTextHandler(&buf, nil)))[scs[0].ChainID]
+	if len(got) != 2 || got[0].Contract != agni.Hex() || got[0].Kind != "uniswap-v3 swapper uni-v3, uni-v3 (byDex agni)" ||
+		got[1].Contract != fusionx.Hex() || got[1].Kind != "uniswap-v3 swapper uni-v3 (byDex fusionx)" ||
+		!strings.HasPrefix(got[0].Problem, "no code") || !strings.HasPrefix(got[1].Problem, "no code") {
+		t.Fatalf("checks: %+v", got)
+	}
+	if lines := strings.Count(buf.String(), "does not answer as its kind"); lines != 2 {
+		t.Errorf("%d log lines:\n%s", lines, buf.String())
+	}
+	for _, id := range []string{"auto", "direct", "agni"} {
+		err := prepare(id)
+		var p *problem.Error
+		if !errors.As(err, &p) || p.Code != problem.InvalidParameter || !strings.Contains(p.Message, "start-up check") || !strings.Contains(p.Message, agni.Hex()+": no code") {
+			t.Errorf("swapperId %s: %v", id, err)
+		}
 	}
 }

@@ -80,6 +80,12 @@ func (s *setup) intoTheMoney(t *testing.T) {
 // the simulated node and the indexed store, its configuration adjusted.
 func (s *setup) serve(t *testing.T, chainID uint64, adjust func(*config.Chain)) http.Handler {
 	t.Helper()
+	return s.serveApp(t, chainID, adjust).Server
+}
+
+// serveApp is serve's gateway as the app that holds it (its service too).
+func (s *setup) serveApp(t *testing.T, chainID uint64, adjust func(*config.Chain)) *app.App {
+	t.Helper()
 	s.ix.Sync()
 	sub := httptest.NewServer(s.ix.Serve())
 	t.Cleanup(sub.Close)
@@ -96,7 +102,7 @@ func (s *setup) serve(t *testing.T, chainID uint64, adjust func(*config.Chain)) 
 	if a.Modes[chainID] != app.ModeLive {
 		t.Fatalf("chain %d served as %q", chainID, a.Modes[chainID])
 	}
-	return a.Server
+	return a
 }
 
 // prepare asks gw for option id's exercise through swapperId; want is the

@@ -15,7 +15,7 @@ import (
 // field, chain or code is another cause, logged once too.
 func TestAddOnFailuresAreLoggedOncePerCause(t *testing.T) {
 	var buf bytes.Buffer
-	s := New(nil, nil)
+	s := New(nil, nil, nil)
 	s.LogTo(slog.New(slog.NewTextHandler(&buf, nil)))
 	market := common.HexToAddress("0x1D5DE630BbBF68c9bf17D8462605227D79eA910C")
 	rpc := problem.New(problem.RPCError, "the chain's auto-exerciser does not answer")

@@ -94,14 +94,14 @@ type PreparedLeg struct {
 // revert or add nothing, sets each remaining leg's minimum from its
 // sequential output, builds exerciseOption calldata and simulates it once
 // from the owner. Nothing is returned that the simulation saw revert.
-// swapperId auto prepares through every usable swapper, configured or
-// learned from the chain's exercises, and answers the one that pays most.
+// swapperId auto prepares through every usable configured swapper that
+// did not fail the start-up check, and answers the one that pays most.
 func (s *Trade) ExercisePrepare(ctx context.Context, req PrepareRequest) (Prepared, error) {
 	up, err := s.chains.Of(req.ChainID, false)
 	if err != nil {
 		return Prepared{}, err
 	}
-	opts := swapperOptions(ctx, up)
+	opts := s.markChecked(up, swapperOptions(ctx, up))
 	picked, err := pickSwappers(up, req.SwapperID, opts)
 	if err != nil {
 		return Prepared{}, err

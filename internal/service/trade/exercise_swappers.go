@@ -82,7 +82,9 @@ type SwapperChoice struct {
 	// unknown contract).
 	Usable bool `json:"usable"`
 	// Profit is, for swapperId=auto, what the exercise through it pays;
-	// Error why it was not chosen when it could not prepare.
+	// Error why it was not chosen when it could not prepare, or (on every
+	// answer) that a configured swapper failed the start-up check, which
+	// leaves it out of auto and direct (checkedNote).
 	Profit *string `json:"profit,omitempty"`
 	Error  string  `json:"error,omitempty"`
 }
@@ -92,6 +94,32 @@ type swapperOption struct {
 	SwapperChoice
 	quoter swap.Quoter
 	direct bool // a configured SwapRouterSwapper-kind swapper (a DEX's own router)
+	failed bool // a configured swapper that failed the start-up check
+}
+
+// checkedNote begins a configured swapper's error when the start-up
+// check found one of its contracts without code or not of its kind: auto
+// and direct leave it out (its legs would revert, or route through what
+// the configuration did not mean); named by its id it is still prepared
+// through, and the simulation says what it does.
+const checkedNote = "left out of auto and direct: the start-up check found "
+
+// markChecked marks the configured swappers that failed the start-up
+// check (Trade.checked), once it has answered.
+func (s *Trade) markChecked(up *vocab.Upstreams, opts []swapperOption) []swapperOption {
+	if s.checked == nil {
+		return opts
+	}
+	for i := range opts {
+		o := &opts[i]
+		if o.Source != SourceConfigured {
+			continue
+		}
+		if why, bad := s.checked.SwapperProblem(up.Config.ID, o.ID); bad {
+			o.failed, o.Error = true, checkedNote+why
+		}
+	}
+	return opts
 }
 
 // learnedReader is the subgraph's read of learned swappers; a subgraph
@@ -187,7 +215,8 @@ func learnedOptions(ctx context.Context, up *vocab.Upstreams, known map[common.A
 
 // pickSwappers resolves a swapperId to the options to prepare through:
 // one, or the usable configured ones (at most MaxAutoSwappers) for auto.
-// auto and direct choose only among configured swappers; a learned one
+// auto and direct choose only among configured swappers that did not fail
+// the start-up check (checkedNote); a learned one
 // is prepared through only when id is its address (learnedNote). A name
 // this gateway does not offer is a 400 naming the ids it accepts on the
 // chain.
@@ -196,7 +225,7 @@ func pickSwappers(up *vocab.Upstreams, id string, opts []swapperOption) ([]swapp
 	case id == SwapperAuto:
 		var out []swapperOption
 		for _, o := range opts {
-			if o.Usable && o.Source == SourceConfigured && len(out) < MaxAutoSwappers {
+			if o.Usable && o.Source == SourceConfigured && !o.failed && len(out) < MaxAutoSwappers {
 				out = append(out, o)
 			}
 		}
@@ -206,7 +235,7 @@ func pickSwappers(up *vocab.Upstreams, id string, opts []swapperOption) ([]swapp
 		return nil, noConfigured(up, id, opts)
 	case id == SwapperDirect || isDirectName(up, id):
 		for _, o := range opts {
-			if o.direct && o.Source == SourceConfigured {
+			if o.direct && o.Source == SourceConfigured && !o.failed {
 				return []swapperOption{o}, nil
 			}
 		}
@@ -232,11 +261,17 @@ func pickSwappers(up *vocab.Upstreams, id string, opts []swapperOption) ([]swapp
 // configured swapper of that kind: it names the learned swappers a
 // client may choose by address, at its own judgement.
 func noConfigured(up *vocab.Upstreams, id string, opts []swapperOption) error {
-	var learned []string
+	var learned, failed []string
 	for _, o := range opts {
 		if o.Source == SourceLearned && o.Usable {
 			learned = append(learned, o.ID)
 		}
+		if o.failed && (id == SwapperAuto || o.direct) {
+			failed = append(failed, o.ID+" ("+strings.TrimPrefix(o.Error, checkedNote)+")")
+		}
+	}
+	if len(failed) > 0 {
+		return problem.InvalidParam("swapperId", "swapperId %q chooses among configured swappers and chain %d has none for it that passed the start-up check: %s; a swapper is still prepared through when named by its id", id, up.Config.ID, strings.Join(failed, "; "))
 	}
 	if len(learned) == 0 {
 		return problem.InvalidParam("swapperId", "swapperId %q chooses among configured swappers and chain %d has none for it; accepted on chain %d: %s", id, up.Config.ID, up.Config.ID, accepted(up, opts))

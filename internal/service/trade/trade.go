@@ -13,10 +13,20 @@ import "github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 type Trade struct {
 	chains  vocab.Chains
 	strikes vocab.StrikeReader
+	checked SwapperChecks
 	addOns  *addOnLog
 }
 
-// New returns the side over the given chains.
-func New(chains vocab.Chains, strikes vocab.StrikeReader) *Trade {
-	return &Trade{chains: chains, strikes: strikes, addOns: &addOnLog{}}
+// SwapperChecks says which configured swappers failed the start-up check
+// (package service's CheckContracts): no code, or not the configured kind.
+type SwapperChecks interface {
+	// SwapperProblem is why chainID's configured swapper id failed; false
+	// when it passed or has not been checked (yet).
+	SwapperProblem(chainID uint64, id string) (string, bool)
+}
+
+// New returns the side over the given chains; checked (nil: none) names
+// the configured swappers the exercise prepare's auto and direct leave out.
+func New(chains vocab.Chains, strikes vocab.StrikeReader, checked SwapperChecks) *Trade {
+	return &Trade{chains: chains, strikes: strikes, checked: checked, addOns: &addOnLog{}}
 }
