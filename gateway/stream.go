@@ -31,6 +31,22 @@ import (
 // and one pending reorg: a client slower than the chain skips to the
 // newest answer and never holds the topic back; one whose writes stall
 // past streamWriteTimeout is closed.
+//
+// Skipping is allowed, losing is not. The topic answers every block (the
+// blocks a feed moved past at once too, see between; but one whose header
+// the node fails to give), so an answer is missed only by a subscriber
+// that had not taken the one before when it came: "slower than the chain"
+// includes its writer kept off the CPU on a loaded machine, against an
+// answer that changes every block. What replaces it is always newer, the
+// newest answer is always the one pending (a change is never lost while
+// it is the current answer), and each skip is counted
+// (clamm_stream_events_dropped_total). A client that must see every
+// block's answer asks the GET with `block=` for the blocks between two
+// event ids. A reorg's fork is the feed's: the newest block its source
+// holds still on the chain, which for the embedded index may lie below
+// the newest common block (it holds the blocks with events and the last
+// of each range it indexed, and a range may span several blocks); answers
+// above it are void either way.
 
 // streamed says whether an entry's answers are streamed: a column of the
 // endpoint table every entry states (TestEveryEndpointStatesItsStream).
