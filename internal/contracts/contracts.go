@@ -106,6 +106,7 @@ var OptionMarketErrors = mustABI(`[
  {"type":"error","name":"DopexV2OptionMarket__IVNotSet","inputs":[]},
  {"type":"error","name":"DopexV2OptionMarket__NotValidStrikeTick","inputs":[]},
  {"type":"error","name":"DopexV2OptionMarket__PoolNotApproved","inputs":[]},
+ {"type":"error","name":"DopexV2OptionMarket__MaxCostAllowanceExceeded","inputs":[]},
  {"type":"error","name":"DopexV2OptionMarket__MaxOptionBuyReached","inputs":[]},
  {"type":"error","name":"DopexV2OptionMarket__NotOwnerOrDelegator","inputs":[]},
  {"type":"error","name":"DopexV2OptionMarket__ArrayLenMismatch","inputs":[]},

@@ -542,6 +542,13 @@ func TestRealSignatures(t *testing.T) {
 			t.Errorf("error %s missing or different", name)
 		}
 	}
+	// and the other way: a revert of the market the gateway cannot name
+	// reaches a client as "unknown error 0x…"
+	for name, e := range MarketV2.ABI.Errors {
+		if contractsErrors().Errors[name].ID != e.ID {
+			t.Errorf("the market's error %s is not among the gateway's", name)
+		}
+	}
 }
 
 func asRevert(err error, re **RevertError) bool {
