@@ -164,13 +164,14 @@ const (
 	maxSkip  = 5000
 )
 
-// allPages reads every page of a history, at most maxSkip+pageSize records.
-func allPages[R any](ctx context.Context, req trade.HistoryRequest, read func(context.Context, trade.HistoryRequest) ([]R, error)) ([]R, error) {
+// allPages reads every page of a history, at most maxSkip+pageSize
+// records. read answers a page and how many records its source named for
+// it: a history's own length, the positions' Named (the chain thins them).
+func allPages[R any](ctx context.Context, req trade.HistoryRequest, read func(context.Context, trade.HistoryRequest) ([]R, int, error)) ([]R, error) {
 	return readPages(ctx, func(ctx context.Context, skip int) ([]R, int, error) {
 		q := req
 		q.First, q.Skip = pageSize, skip
-		page, err := read(ctx, q)
-		return page, len(page), err
+		return read(ctx, q)
 	}, func() error {
 		return problem.New(problem.InvalidParameter, "user %s has more than %d records on market %s: more than a portfolio reads", req.User.Hex(), maxSkip+pageSize, req.Market.Hex())
 	})

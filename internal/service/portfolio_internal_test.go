@@ -4,13 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/service/market"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/vocab"
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
@@ -109,5 +114,100 @@ func TestReadPagesRefusesPastTheBound(t *testing.T) {
 		if c.refused != (err == over) || (err != nil && !c.refused) || len(got) != c.want || reads != c.reads {
 			t.Errorf("%d records (%d kept a page): %d read in %d pages, %v; want %d in %d, refused %v", c.total, c.kept, len(got), reads, err, c.want, c.reads, c.refused)
 		}
+	}
+}
+
+// thinningSource is a market whose user owns the options the subgraph
+// names, named pages of pageSize (ids 1 up to named), except that the
+// chain shows option exercised with no liquidity left: the positions page
+// that names it holds one record fewer than it names.
+type thinningSource struct {
+	vocab.Chain
+	vocab.Subgraph
+	info      *chain.MarketInfo
+	user      common.Address
+	named     int
+	exercised int64
+	skips     []int
+}
+
+func (f *thinningSource) Market(context.Context, common.Address) (*chain.MarketInfo, error) {
+	return f.info, nil
+}
+
+func (f *thinningSource) MarketSnapshot(context.Context, common.Address) (*chain.MarketInfo, chain.PoolState, error) {
+	return f.info, chain.PoolState{SqrtPriceX96: new(big.Int).Lsh(big.NewInt(1), 96)}, nil
+}
+
+func (f *thinningSource) PurchaseHistory(context.Context, subgraph.HistoryQuery) ([]subgraph.Purchase, subgraph.Meta, error) {
+	return nil, subgraph.Meta{Block: 7, Timestamp: 1000}, nil
+}
+
+func (f *thinningSource) ExerciseHistory(context.Context, subgraph.HistoryQuery) ([]subgraph.Exercise, subgraph.Meta, error) {
+	return nil, subgraph.Meta{Block: 7, Timestamp: 1000}, nil
+}
+
+func (f *thinningSource) PurchasePositions(_ context.Context, q subgraph.HistoryQuery) (subgraph.HeldPage, subgraph.Meta, error) {
+	f.skips = append(f.skips, q.Skip)
+	page := subgraph.HeldPage{DelegatesRead: true}
+	for id := q.Skip + 1; id <= min(f.named, q.Skip+q.First); id++ {
+		n := subgraph.BigInt{Int: big.NewInt(int64(id))}
+		page.Options = append(page.Options, subgraph.HeldOption{ID: fmt.Sprint(id), TokenID: n, Expiry: subgraph.BigInt{Int: big.NewInt(5000)},
+			Premium: subgraph.BigInt{Int: big.NewInt(1)}, ProtocolFees: subgraph.BigInt{Int: big.NewInt(0)}, TotalAssetWithdrawn: subgraph.BigInt{Int: big.NewInt(1)},
+			MintTimestamp: subgraph.BigInt{Int: big.NewInt(900)}, MintTxHash: "0x" + strings.Repeat("ab", 32)})
+	}
+	return page, subgraph.Meta{Block: 7, Timestamp: 1000}, nil
+}
+
+func (f *thinningSource) Positions(_ context.Context, _ common.Address, ids []*big.Int) ([]chain.PositionResult, error) {
+	out := make([]chain.PositionResult, len(ids))
+	for i, id := range ids {
+		left := big.NewInt(1e6)
+		if id.Int64() == f.exercised {
+			left = new(big.Int)
+		}
+		out[i].Position = &chain.Position{Owner: f.user, Version: chain.MarketV2, BlockTimestamp: big.NewInt(1000),
+			Data: chain.OptionData{TickLower: 100, TickUpper: 110, Expiry: big.NewInt(5000), IsCall: true},
+			Legs: []chain.OptionLeg{{Pool: f.info.Pool, TickLower: 100, TickUpper: 110, LiquidityToUse: left}}}
+	}
+	return out, nil
+}
+
+func (f *thinningSource) DelegateView(context.Context, common.Address, common.Address, []chain.Delegation) (*chain.AutoExerciser, []bool, error) {
+	return nil, nil, nil
+}
+
+func (f *thinningSource) ReadPricing(context.Context, common.Address, common.Address, []contracts.PricingAsk) (contracts.PricingHead, []contracts.PricingAnswer, error) {
+	return contracts.PricingHead{}, nil, nil // no pricing: the Greeks are null, the options still listed
+}
+
+// A positions page the chain thins (an option of the first page exercised
+// in full since the subgraph's block) is not the last: the portfolio reads
+// on by the records the subgraph named, so the second page's options are
+// listed (they were dropped when the page's kept records decided).
+func TestPortfolioReadsPastAThinnedPositionsPage(t *testing.T) {
+	m := common.HexToAddress("0xa1")
+	info := &chain.MarketInfo{Market: m, Pool: common.HexToAddress("0xb1"), Fee: 500,
+		CallAsset: chain.Token{Address: common.HexToAddress("0x01"), Decimals: 18}, PutAsset: chain.Token{Address: common.HexToAddress("0x02"), Decimals: 6},
+		Token0: common.HexToAddress("0x01"), Token1: common.HexToAddress("0x02")}
+	user := common.HexToAddress("0xb0")
+	src := &thinningSource{info: info, user: user, named: pageSize + 2, exercised: 17}
+	up := &vocab.Upstreams{Config: config.Default().Chains[42161], Chain: src, Subgraph: src}
+	s := New(map[uint64]*vocab.Upstreams{42161: up})
+	got, err := s.portfolioMarket(context.Background(), PortfolioRequest{ChainID: 42161, User: user}, market.TradedMarket{Address: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := 0
+	for _, o := range got.Options {
+		if o.Open {
+			open++
+		}
+		if o.OptionID == "17" {
+			t.Errorf("option 17, exercised in full, listed: %+v", o)
+		}
+	}
+	if want := pageSize + 1; open != want || !slices.Equal(src.skips, []int{0, pageSize}) {
+		t.Errorf("%d open options from position pages at skips %v; want %d from skips 0 and %d", open, src.skips, want, pageSize)
 	}
 }

@@ -32,23 +32,23 @@ func (s *Service) portfolioMarket(ctx context.Context, req PortfolioRequest, m m
 	var r marketReads
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		r.purchases, err = allPages(gctx, h, func(ctx context.Context, q trade.HistoryRequest) ([]trade.PurchaseRecord, error) {
+		r.purchases, err = allPages(gctx, h, func(ctx context.Context, q trade.HistoryRequest) ([]trade.PurchaseRecord, int, error) {
 			res, err := s.PurchaseHistory(ctx, q)
-			return res.Records, err
+			return res.Records, len(res.Records), err
 		})
 		return err
 	})
 	g.Go(func() (err error) {
-		r.exercises, err = allPages(gctx, h, func(ctx context.Context, q trade.HistoryRequest) ([]trade.ExerciseRecord, error) {
+		r.exercises, err = allPages(gctx, h, func(ctx context.Context, q trade.HistoryRequest) ([]trade.ExerciseRecord, int, error) {
 			res, err := s.ExerciseHistory(ctx, q)
-			return res.Records, err
+			return res.Records, len(res.Records), err
 		})
 		return err
 	})
 	g.Go(func() (err error) {
-		r.positions, err = allPages(gctx, h, func(ctx context.Context, q trade.HistoryRequest) ([]trade.PositionRecord, error) {
+		r.positions, err = allPages(gctx, h, func(ctx context.Context, q trade.HistoryRequest) ([]trade.PositionRecord, int, error) {
 			res, err := s.PurchasePositions(ctx, q)
-			return res.Records, err
+			return res.Records, res.Named, err
 		})
 		if err != nil {
 			return err

@@ -21,6 +21,11 @@ import (
 type Positions struct {
 	Records PositionPage
 	Block   uint64
+	// Named is how many candidates the subgraph named for the page (at
+	// most first): a reader of every page stops at a short one by this,
+	// not by Records, which the chain thins (an option exercised in full,
+	// transferred or burnt since the subgraph's block).
+	Named int `json:"-"`
 }
 
 // PositionPage is a page of positions as the route answers it.
@@ -167,7 +172,7 @@ func (s *Trade) PurchasePositions(ctx context.Context, req HistoryRequest) (Posi
 		mine[i] = &records[i]
 	}
 	sellOrders(ctx, up, req.Market, req.User, mine)
-	return Positions{Records: records, Block: meta.Block}, nil
+	return Positions{Records: records, Block: meta.Block, Named: len(held)}, nil
 }
 
 // sellOrders gives each record, an option of owner on market, its
