@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/hostedtypes"
 )
@@ -63,10 +66,15 @@ func TestHostedMarketsAreTheGatewaysFigures(t *testing.T) {
 	}
 	m := markets[0]
 	// the demo's market is Arbitrum's 2024 WETH/USDC, which the registry
-	// says 0xcd69 superseded: deprecated, no limit orders, and still found
-	// by its ticker (below), its successor not being listed
-	if m["deprecated"] != true || m["isLimitOrdersEnabled"] != false {
-		t.Errorf("the superseded demo market: deprecated %v, isLimitOrdersEnabled %v", m["deprecated"], m["isLimitOrdersEnabled"])
+	// says 0xcd69 superseded; 0xcd69 is not listed on the demo, so it is
+	// not deprecated (the hosted clients drop deprecated markets and would
+	// show none), takes limit orders (Arbitrum has a LimitOrders) and is
+	// found by its ticker (below)
+	if config.Default().Chains[42161].LimitOrders == (common.Address{}) {
+		t.Fatal("Arbitrum's defaults name no LimitOrders: the case below is not exercised")
+	}
+	if m["deprecated"] != false || m["isLimitOrdersEnabled"] != true {
+		t.Errorf("the superseded demo market, its successor not listed: deprecated %v, isLimitOrdersEnabled %v", m["deprecated"], m["isLimitOrdersEnabled"])
 	}
 	var stats struct {
 		OpenInterest struct{ USD string } `json:"openInterest"`

@@ -31,7 +31,13 @@ type HostedMarket struct {
 	// marked its V1 USDC.e markets, or one the configuration names a
 	// successor of (config.Chain.SupersededMarkets: Arbitrum's 2024 V2
 	// markets, which the hosted API no longer listed and the frontend
-	// does not, and Sonic's 0xaFd9). Its clients drop deprecated markets.
+	// does not, and Sonic's 0xaFd9) when that successor is listed on the
+	// chain too. Its clients drop deprecated markets, so a superseded
+	// market whose successor the chain does not list (the demo's 0x501B,
+	// alone on its chain) stays live: marked, it would leave them no
+	// market of the pair at all. The ticker rule is the same (a
+	// deprecated market is found by its ticker when no live one is
+	// listed).
 	Deprecated bool   `json:"deprecated"`
 	PairName   string `json:"pairName"`
 	Ticker     string `json:"ticker"`
@@ -116,13 +122,17 @@ func (s *Market) HostedMarkets(ctx context.Context, chainID uint64) ([]HostedMar
 	if err := g.Wait(); err != nil {
 		return nil, 0, err
 	}
-	_, per, err := peripheryOf(ctx, up, oms)
+	addrs, per, err := peripheryOf(ctx, up, oms)
 	if err != nil {
 		return nil, 0, err
 	}
+	c := hostedChain{up: up, id: chainID, listed: map[common.Address]bool{}}
+	for _, a := range addrs {
+		c.listed[a] = true
+	}
 	out := make([]HostedMarket, len(oms.Markets))
 	for i, om := range oms.Markets {
-		out[i] = hostedMarket(up, chainID, om, stats[i], per[i])
+		out[i] = hostedMarket(c, om, stats[i], per[i])
 	}
 	return out, oms.Block, nil
 }
@@ -138,9 +148,24 @@ func peripheryOf(ctx context.Context, up *vocab.Upstreams, oms OptionMarkets) ([
 	return addrs, per, err
 }
 
+// hostedChain is one chain as its hosted markets read it: its upstreams,
+// its id and the markets its list holds.
+type hostedChain struct {
+	up     *vocab.Upstreams
+	id     uint64
+	listed map[common.Address]bool
+}
+
+// deprecated is HostedMarket.Deprecated of a market of the chain's list.
+func (c hostedChain) deprecated(om OptionMarket) bool {
+	next, superseded := c.up.Config.SupersededBy(common.HexToAddress(om.Address))
+	return om.Version == "V1" || superseded && c.listed[next]
+}
+
 // hostedMarket is one market's hosted answer from its markets-list entry
 // and its statistics.
-func hostedMarket(up *vocab.Upstreams, chainID uint64, om OptionMarket, st MarketStats, per chain.Periphery) HostedMarket {
+func hostedMarket(c hostedChain, om OptionMarket, st MarketStats, per chain.Periphery) HostedMarket {
+	up := c.up
 	dec := atoi(om.PutAsset.Decimals)
 	tvl, oi := st.TVL.inPut, st.OpenInterest.inPut
 	free := new(big.Int).Sub(tvl, st.TVL.Reserved.inPut)
@@ -148,10 +173,9 @@ func hostedMarket(up *vocab.Upstreams, chainID uint64, om OptionMarket, st Marke
 	if free.Sign() < 0 {
 		free.SetInt64(0)
 	}
-	_, superseded := up.Config.SupersededBy(common.HexToAddress(om.Address))
-	deprecated := om.Version == "V1" || superseded
+	deprecated := c.deprecated(om)
 	return HostedMarket{
-		ChainID: chainID, Deprecated: deprecated,
+		ChainID: c.id, Deprecated: deprecated,
 		PairName: PairNameOf(om.CallAsset.Symbol, om.PutAsset.Symbol), Ticker: TickerOf(om.CallAsset.Symbol, om.PutAsset.Symbol),
 		Address: om.Address, PrimePool: om.PrimePool.Address, TickSpacing: om.PrimePool.TickSpacing,
 		Pools:     hostedPools(up, om),
