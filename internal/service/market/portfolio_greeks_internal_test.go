@@ -139,3 +139,53 @@ func TestPortfolioGreeksUnknownOrFailed(t *testing.T) {
 		t.Errorf("no open option: greeks %+v, unknown %q, err %v, %d reads; want zeros and no read", g, unknown, err, len(ch.reads))
 	}
 }
+
+// On a market whose call asset is its pool's token1 (every Mantle
+// market; here WETH(18) as token1 over USDC(6) as token0, so a call's
+// collateral is amount1 of its range and a put's amount0), each option's
+// collateral and the market's delta are the values worked out below,
+// independently of clamm.ExerciseLeg (Python, decimal at 50 digits,
+// sqrtP(t) = 1.0001^(t/2), L = 1e17):
+//
+//	call [196140, 196150]: amount1 = L*(sqrtP(196150) - sqrtP(196140))
+//	  = 907757624077918268.65 -> 907757624077918268 wei (0.907757624 WETH)
+//	put [196350, 196360]: amount0 = L*(1/sqrtP(196350) - 1/sqrtP(196360))
+//	  = 2725001971.73 -> 2725001971 (2725.001971 USDC), 916891e-6 WETH at
+//	  strike 2972 (HeldOption.Size floors to the put asset's units)
+//
+// (read on the wrong side, token0 for the call, the call would hold
+// 2753763789 base units, 2.75e-9 WETH). Delta is N(d1)·size for the call
+// and (N(d1)-1)·size for the put, d1 = (ln(S/K) + V²T/2)/(V·√T), S =
+// 3001.904803, T = seconds left / (365·86400), r = 0 (math.erf):
+//
+//	call K 3032, 20000 s left, IV 50%: 0.19603331704621801
+//	put K 2972, 2000 s left, IV 60%: -0.016471756699693425
+//	sum 0.1795615603465246
+func TestPortfolioGreeksCallAssetToken1(t *testing.T) {
+	s, c, m := greeksMarket(t)
+	m.callIs0 = false
+	c.strikes = map[int]int64{196150: 3032e6, 196350: 2972e6} // tick t prices WETH at 1e12/1.0001^t USDC: 3032.07, 2972.04
+	call, put := held(true, 196150, 1_020_000, 25200, 1e17), held(false, 196350, 1_002_000, 3600, 1e17)
+	for _, x := range []struct {
+		name string
+		o    HeldOption
+		want int64
+	}{{"call", call, 907757624077918268}, {"put", put, 2725001971}} {
+		got, err := m.collateral(x.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// the contracts' fixed-point sqrt prices may round a unit apart
+		// from the exact ones above
+		if d := new(big.Int).Sub(got, big.NewInt(x.want)); d.CmpAbs(big.NewInt(2)) > 0 {
+			t.Errorf("%s collateral %s, want %d", x.name, got, x.want)
+		}
+	}
+	g, unknown, err := s.PortfolioGreeks(context.Background(), 1, m, []HeldOption{call, put})
+	if err != nil || g == nil || unknown != "" {
+		t.Fatalf("greeks %+v, unknown %q, err %v", g, unknown, err)
+	}
+	if want := 0.1795615603465246; g.Options != 2 || math.Abs(g.Delta-want) > 1e-9*want {
+		t.Errorf("%d options, delta %v; want 2, %v", g.Options, g.Delta, want)
+	}
+}
