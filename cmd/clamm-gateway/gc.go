@@ -1,14 +1,20 @@
 package main
 
 import (
+	"log/slog"
 	"runtime/debug"
+
+	"github.com/clamm-gateway/clamm-gateway/internal/gctune"
 )
 
-// GC settings for a cache server (tuneGC).
-const (
-	gcPercent     = 1600
-	gcLimitMargin = 256 << 20
-)
+// gcTuning is what tuneGC set, for the start's log.
+type gcTuning struct {
+	gogc   int
+	limit  int64 // the soft memory limit set
+	wanted int64 // what the cache bound wants: twice it plus the margin
+	cgroup int64 // the container's memory limit, 0 when none
+	err    error // reading the container's limit, when it failed
+}
 
 // tuneGC fits the garbage collector to a cache server, unless the operator
 // set GOGC or GOMEMLIMIT (the runtime then follows them) or the response
@@ -31,12 +37,37 @@ const (
 // later. The soft memory limit, twice the cache bound plus 256 MiB, stays
 // the bound: near it (a full cache) the collector runs as often as it
 // must, as before.
-func tuneGC(getenv func(string) string, cacheMaxBytes int64) (gogc int, limit int64, tuned bool) {
+//
+// Since the heap grows to that limit before a collection, the limit must
+// fit the container: a 512 MiB container would be OOM-killed at ~45 MiB of
+// live data under a 768 MiB limit. So it is capped at 90% of the cgroup's
+// memory limit, read through readFile (os.ReadFile outside tests) from
+// gctune.CgroupFiles.
+func tuneGC(getenv func(string) string, cacheMaxBytes int64, readFile func(string) ([]byte, error)) (gcTuning, bool) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" || cacheMaxBytes <= 0 {
-		return 0, 0, false
+		return gcTuning{}, false
 	}
-	limit = 2*cacheMaxBytes + gcLimitMargin
-	debug.SetGCPercent(gcPercent)
-	debug.SetMemoryLimit(limit)
-	return gcPercent, limit, true
+	t := gcTuning{gogc: gctune.Percent}
+	t.cgroup, t.err = gctune.CgroupLimit(readFile)
+	t.limit, t.wanted = gctune.SoftLimit(cacheMaxBytes, t.cgroup)
+	debug.SetGCPercent(t.gogc)
+	debug.SetMemoryLimit(t.limit)
+	return t, true
+}
+
+// logGC logs what tuneGC set, and warns when the container's memory limit
+// left less than the response cache's bound wants (a full cache then makes
+// the collector run without pause) or could not be read (the limit is then
+// not capped).
+func logGC(logger *slog.Logger, t gcTuning) {
+	logger.Info("garbage collector tuned for the response cache (set GOGC or GOMEMLIMIT to choose)",
+		"gogc", t.gogc, "memoryLimitBytes", t.limit, "containerMemoryLimitBytes", t.cgroup)
+	if t.err != nil {
+		logger.Warn("soft memory limit not capped by the container's: set GOMEMLIMIT below it", "err", t.err)
+	}
+	if t.limit < t.wanted {
+		logger.Warn("the container's memory limit caps the soft memory limit below what CLAMM_CACHE_MAX_BYTES wants (twice it plus 256 MiB): lower CLAMM_CACHE_MAX_BYTES or raise the container's limit",
+			"memoryLimitBytes", t.limit, "wantedBytes", t.wanted, "containerMemoryLimitBytes", t.cgroup,
+			"cacheMaxBytesFitting", gctune.CacheFitting(t.limit))
+	}
 }

@@ -173,8 +173,8 @@ func build(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 // logStart tunes the garbage collector, logs how each chain is served and
 // warns of CLAMM_ variables in the process's environment that set nothing.
 func logStart(logger *slog.Logger, cfg *config.Config, modes map[uint64]string, getenv func(string) string) {
-	if gogc, limit, ok := tuneGC(getenv, cfg.CacheMaxBytes); ok {
-		logger.Info("garbage collector tuned for the response cache (set GOGC or GOMEMLIMIT to choose)", "gogc", gogc, "memoryLimitBytes", limit)
+	if t, ok := tuneGC(getenv, cfg.CacheMaxBytes, os.ReadFile); ok {
+		logGC(logger, t)
 	}
 	for _, id := range cfg.ChainIDs() {
 		ch := cfg.Chains[id]
