@@ -19,6 +19,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/gateway"
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
+	"github.com/clamm-gateway/clamm-gateway/internal/gctune"
 	"github.com/clamm-gateway/clamm-gateway/internal/upstream"
 )
 
@@ -73,7 +74,8 @@ func liveMemory(s []metrics.Sample) uint64 {
 // 64 requests at once, each one a miss whose subgraph answer is as large
 // as the gateway accepts (32 MiB): the memory the process holds stays
 // under the soft limit the gateway runs with by default (twice the 256 MiB
-// cache bound plus 256 MiB: cmd/clamm-gateway tuneGC). Before the upstream
+// cache bound plus 256 MiB, at GOGC=1600: cmd/clamm-gateway tuneGC, values
+// from internal/gctune). Before the upstream
 // budget, 64 such answers took RSS to 1.9 GB. Requests beyond the budget
 // are 503 OVERLOADED; none is a 500.
 func TestMemoryUnderConcurrentMaximalAnswers(t *testing.T) {
@@ -95,9 +97,11 @@ func TestMemoryUnderConcurrentMaximalAnswers(t *testing.T) {
 		return
 	}
 	cfg := config.Default()
-	limit := 2*cfg.CacheMaxBytes + 256<<20
+	// The served binary's own settings (cmd/clamm-gateway tuneGC), outside
+	// a container.
+	limit, _ := gctune.SoftLimit(cfg.CacheMaxBytes, 0)
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	defer debug.SetGCPercent(debug.SetGCPercent(gctune.Percent))
 
 	f := newFakesOnly(t)
 	sub := httptest.NewServer(maximalSubgraph{fake: f.Subgraph, size: upstream.DefaultMaxBody})
