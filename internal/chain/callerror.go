@@ -45,7 +45,7 @@ func nodeError(src problem.Source, re rpc.Error, err error) *problem.Error {
 		return be
 	}
 	switch {
-	case re.ErrorCode() == -32005 || strings.Contains(msg, "rate limit") || strings.Contains(msg, "too many requests"):
+	case re.ErrorCode() == -32005 || rateLimited(re):
 		return problem.Wrap(src.Unavailable, cause, "the rpc node refused the call (JSON-RPC error %d, rate limited)", re.ErrorCode())
 	case strings.Contains(msg, "timeout") || strings.Contains(msg, "timed out"):
 		return problem.Wrap(src.Timeout, cause, "the rpc node timed out (JSON-RPC error %d)", re.ErrorCode())

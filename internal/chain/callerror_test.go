@@ -52,6 +52,8 @@ func TestSimulateTellsRevertsFromNodeFailures(t *testing.T) {
 		{name: "revert without data", fault: chaintest.RPCError{Code: -32000, Message: "execution reverted"}, revert: true},
 		{name: "header not found", fault: chaintest.RPCError{Code: -32000, Message: "header not found"}, code: problem.RPCError, logHas: "header not found"},
 		{name: "rate limited", fault: chaintest.RPCError{Code: -32005, Message: "daily request count exceeded, request rate limited"}, code: problem.RPCUnavailable, logHas: "-32005"},
+		{name: "rate limited, in Alchemy's words", fault: chaintest.RPCError{Code: 429, Message: "Your app has exceeded its compute units per second capacity"},
+			code: problem.RPCUnavailable, logHas: "compute units"},
 		{name: "out of gas", fault: chaintest.RPCError{Code: -32000, Message: "out of gas"}, code: problem.RPCError, logHas: "out of gas"},
 		{name: "internal error", fault: chaintest.RPCError{Code: -32603, Message: "internal error"}, code: problem.RPCError, logHas: "-32603"},
 		{name: "timeout", fault: chaintest.RPCError{Code: -32000, Message: "request timed out"}, code: problem.RPCTimeout},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"math/bits"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -202,6 +203,25 @@ func (r *Reader) orderLogTrip(ctx context.Context, contract common.Address, aske
 // maxOrderLogTrips bounds one OrderEvents read: 64 round trips of the
 // default 12 windows of 10,000 blocks is 7.68 million blocks.
 const maxOrderLogTrips = 64
+
+// OrderLogReach is the lowest block any OrderEvents read down from to can
+// reach: maxOrderLogTrips round trips of PerBatch windows of LogRange
+// blocks, every window answered whole (0 when that covers the chain). One
+// read may stop higher, by how the node answers it (each window refused
+// as too wide or too full costs a round trip): an event below one read's
+// reached may still be found by another, one below this block by none
+// under the same limits, however the node answers.
+func (r *Reader) OrderLogReach(to uint64) uint64 {
+	lim := r.swapLimits()
+	hi, span := bits.Mul64(maxOrderLogTrips, uint64(lim.PerBatch))
+	if hi == 0 {
+		hi, span = bits.Mul64(span, lim.LogRange)
+	}
+	if hi != 0 || span > to {
+		return 0
+	}
+	return to - span + 1
+}
 
 func orderTopics() []common.Hash {
 	a := contracts.LimitOrders

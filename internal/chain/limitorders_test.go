@@ -20,6 +20,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/chain"
 	"github.com/clamm-gateway/clamm-gateway/internal/chain/chaintest"
 	"github.com/clamm-gateway/clamm-gateway/internal/contracts"
+	"github.com/clamm-gateway/clamm-gateway/internal/problem"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv"
 )
 
@@ -27,11 +28,13 @@ import (
 // as providers do ("exceed maximum block range"), and notes the widest it
 // answered.
 type capped struct {
-	node   http.Handler
-	cap    uint64
-	mu     sync.Mutex
-	widest uint64
-	asked  int // eth_getLogs answered
+	node http.Handler
+	cap  uint64
+	// refusal, when set, is the error a range past the cap gets instead.
+	refusal map[string]any
+	mu      sync.Mutex
+	widest  uint64
+	asked   int // eth_getLogs answered
 }
 
 func (c *capped) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -55,8 +58,11 @@ func (c *capped) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if req.Method == "eth_getLogs" && len(req.Params) == 1 {
 			width := uint64(req.Params[0].ToBlock) - uint64(req.Params[0].FromBlock) + 1
 			if width > c.cap {
-				out[i], _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID,
-					"error": map[string]any{"code": -32000, "message": "exceed maximum block range: 4000"}})
+				refusal := c.refusal
+				if refusal == nil {
+					refusal = map[string]any{"code": -32000, "message": "exceed maximum block range: 4000"}
+				}
+				out[i], _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": refusal})
 				continue
 			}
 			c.mu.Lock()
@@ -125,6 +131,60 @@ func TestOrderEventsBeyondTheBoundAreNoFailure(t *testing.T) {
 	got, reached, err = r.OrderEvents(context.Background(), contract, 1, 10_000, one)
 	if err != nil || len(got) != 1 || reached != 9_981 || c.asked != 2 {
 		t.Fatalf("stopped at the first event: %v reached %d, %d getLogs, events %+v", err, reached, c.asked, got)
+	}
+}
+
+// How deep one read gets depends on the node during it: each window it
+// refuses as too full is halved at the cost of a round trip, so the read
+// stops higher than a clean one. OrderLogReach is the depth no read under
+// the same limits passes, however the node answers: 64 round trips of one
+// window of 10 blocks below block 10,000 is blocks 9,361 to 10,000, and at
+// the default limits (12 windows of 10,000 blocks) 7,680,000 blocks.
+func TestOrderLogReachBoundsEveryRead(t *testing.T) {
+	node, contract := cancelsAt(t, 100)
+	c := &capped{node: node, cap: 5, refusal: map[string]any{"code": -32005, "message": "query returned more than 10000 results"}}
+	r, err := chain.NewReader(dial(t, c), chain.Options{Multicall3: node.Multicall3, CallTimeout: time.Minute, ImmutablesTTL: time.Hour,
+		Swaps: chain.SwapLimits{LogRange: 10, PerBatch: 1, MaxPerBatch: 1, Slack: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.OrderLogReach(10_000); got != 9_361 {
+		t.Fatalf("reach below 10,000: %d", got)
+	}
+	if got := r.OrderLogReach(639); got != 0 {
+		t.Fatalf("reach below 639 (all of the chain within 640 blocks): %d", got)
+	}
+	// Each 10-block window refused, then its two halves answered: three
+	// round trips for 10 blocks, 21 windows whole in 63 trips (the 64th
+	// refused): blocks 9,791 to 10,000.
+	_, reached, err := r.OrderEvents(context.Background(), contract, 1, 10_000, nil)
+	if err != nil || reached != 9_791 {
+		t.Fatalf("a read of a node refusing every window: %v, reached %d", err, reached)
+	}
+	def := testenv.NewReader(t, dial(t, node), node.Multicall3)
+	if got := def.OrderLogReach(10_000_000); got != 10_000_000-7_680_000+1 {
+		t.Fatalf("reach at the default limits: %d", got)
+	}
+}
+
+// A node's rate limit in a batch answer ("rate limit exceeded", Infura's
+// -32005) is no range too large, though its words hold "limit": the read
+// fails as the outage it is (RPC_UNAVAILABLE) rather than halving windows
+// and spending its round trips on a node refusing them, which left it
+// stopped far above a clean read's depth.
+func TestOrderEventsFailOnARateLimit(t *testing.T) {
+	for _, msg := range []string{"rate limit exceeded", "Your app has exceeded its compute units per second capacity", "project ID request rate exceeded"} {
+		node, contract := cancelsAt(t, 100)
+		c := &capped{node: node, cap: 5, refusal: map[string]any{"code": -32005, "message": msg}}
+		r, err := chain.NewReader(dial(t, c), chain.Options{Multicall3: node.Multicall3, CallTimeout: time.Minute, ImmutablesTTL: time.Hour,
+			Swaps: chain.SwapLimits{LogRange: 10, PerBatch: 1, MaxPerBatch: 1, Slack: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, reached, err := r.OrderEvents(context.Background(), contract, 1, 10_000, nil)
+		if p := problem.As(err); err == nil || p.Code != problem.RPCUnavailable || c.asked != 0 {
+			t.Errorf("%q: reached %d after %d ranges answered, %v", msg, reached, c.asked, err)
+		}
 	}
 }
 

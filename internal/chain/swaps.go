@@ -415,10 +415,31 @@ func (s *swapRead) answer(e rpc.BatchElem, g logRange, raw *[]json.RawMessage) (
 // tooMuch reports a refusal of an eth_getLogs range for its width or its
 // number of logs, which a narrower range avoids (Infura's and Alchemy's
 // "query returned more than 10000 results", "limited to a 10000 range",
-// geth's "exceed maximum block range").
+// geth's "exceed maximum block range"). A rate limit is not one, though
+// its words ("rate limit exceeded", "too many requests") match: halving
+// the range only spends more requests and more of a read's bounded round
+// trips on a node that is refusing all of them, so it fails the read as
+// the outage it is (RPC_UNAVAILABLE), as the indexer keeps its range.
 func tooMuch(err error) bool {
+	if rateLimited(err) {
+		return false
+	}
 	msg := strings.ToLower(err.Error())
 	for _, s := range []string{"more than", "range", "too many", "limit", "response size", "too large"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// rateLimited reports a node's refusal for the rate of requests, in the
+// words providers use (Infura's -32005 "project ID request rate exceeded",
+// "rate limit exceeded", Alchemy's "exceeded its compute units per second
+// capacity", "too many requests"; the indexer's list).
+func rateLimited(err error) bool {
+	msg := strings.ToLower(err.Error())
+	for _, s := range []string{"rate limit", "rate-limit", "ratelimit", "too many requests", "rate exceeded", "request rate", "throttl", "compute units per second"} {
 		if strings.Contains(msg, s) {
 			return true
 		}
