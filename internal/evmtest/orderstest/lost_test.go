@@ -41,17 +41,37 @@ var bookStores = []struct {
 // blank set it answers each with no logs, as a node whose logs lag its
 // state does. It has no batch call, so the reader sends each request of
 // a batch alone and every one is counted.
+//
+// With refuse set, it answers every eth_getLogs of more than one block
+// with that error, as a provider refusing ranges as too full, or rate
+// limiting, does.
 type logCounter struct {
 	chain.Caller
-	logs  atomic.Int64
-	blank atomic.Bool
+	logs   atomic.Int64
+	blank  atomic.Bool
+	refuse atomic.Pointer[nodeRefusal]
 }
+
+// nodeRefusal is a node's JSON-RPC error answer.
+type nodeRefusal struct {
+	code int
+	msg  string
+}
+
+func (e *nodeRefusal) Error() string  { return e.msg }
+func (e *nodeRefusal) ErrorCode() int { return e.code }
 
 func (c *logCounter) CallContext(ctx context.Context, result any, method string, args ...any) error {
 	if method == "eth_getLogs" {
 		c.logs.Add(1)
 		if c.blank.Load() {
 			return json.Unmarshal([]byte(`[]`), result)
+		}
+		q, _ := args[0].(map[string]any)
+		from, _ := q["fromBlock"].(hexutil.Uint64)
+		to, _ := q["toBlock"].(hexutil.Uint64)
+		if e := c.refuse.Load(); e != nil && to > from {
+			return e
 		}
 	}
 	return c.Caller.CallContext(ctx, result, method, args...)
@@ -63,10 +83,16 @@ func (c *logCounter) CallContext(ctx context.Context, result any, method string,
 // below it do at the providers' usual cap.
 func (w *world) narrowBook(t *testing.T, repo orders.Repository) (*orders.Orders, *logCounter) {
 	t.Helper()
+	return w.narrowBookOf(t, repo, 1)
+}
+
+// narrowBookOf is narrowBook reading logRange blocks to a round trip.
+func (w *world) narrowBookOf(t *testing.T, repo orders.Repository, logRange uint64) (*orders.Orders, *logCounter) {
+	t.Helper()
 	c := &logCounter{Caller: w.p.Chain.RPC()}
 	d := config.Default()
 	r, err := chain.NewReader(c, chain.Options{Multicall3: w.multicall, CallTimeout: d.UpstreamTimeout.D(), ImmutablesTTL: d.ImmutablesTTL.D(),
-		Swaps: chain.SwapLimits{LogRange: 1, PerBatch: 1, MaxPerBatch: 1, Slack: 1}})
+		Swaps: chain.SwapLimits{LogRange: logRange, PerBatch: 1, MaxPerBatch: 1, Slack: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,6 +205,47 @@ func TestANodeBehindIsAskedAgain(t *testing.T) {
 			vs, n := w.listed(t, svc, c)
 			if o := vs[old.Hash]; n == 0 || o.Status != orders.StatusCancelled || o.Closed == nil || o.Closed.Event != "LogOrderCancelled" {
 				t.Fatalf("once the logs caught up: %d eth_getLogs, %+v", n, o)
+			}
+		})
+	}
+}
+
+// How deep one read of the book gets depends on the node during it, so
+// a read stopped short by the node's answers keeps nothing: an order whose
+// cancel lies within a clean read's depth (64 round trips of 2 blocks,
+// 128 blocks) but below the blocks read reads again on the next list,
+// which finds the cancel. A node refusing every 2-block window as too
+// full costs the read three round trips per 2 blocks (42 blocks in 64
+// trips): the order reads invalid, not kept. A node rate limiting them
+// ("rate limit exceeded", -32005) is no range too large: the list fails
+// RPC_UNAVAILABLE, as an outage, rather than halving windows.
+func TestAReadStoppedShortKeepsNothing(t *testing.T) {
+	for _, refusal := range []nodeRefusal{{-32005, "query returned more than 10000 results"}, {-32005, "rate limit exceeded"}} {
+		t.Run(refusal.msg, func(t *testing.T) {
+			w := newWorld(t)
+			svc, c := w.narrowBookOf(t, w.repo, 2)
+			old, cancelAt := w.cancelled(t, svc, 10)
+			for range 100 {
+				w.p.Chain.Commit()
+			}
+			head := w.p.Chain.BlockNumber()
+			if cancelAt < head+1-128 || cancelAt >= head+1-42 {
+				t.Fatalf("setup: the cancel at block %d, the head %d", cancelAt, head)
+			}
+			c.refuse.Store(&refusal)
+			vs, err := svc.List(w.ctx, orders.ListRequest{ChainID: chainID, User: &w.alice.Addr})
+			c.refuse.Store(nil)
+			if strings.HasPrefix(refusal.msg, "rate") {
+				if code(err) != "RPC_UNAVAILABLE" {
+					t.Fatalf("a rate-limited read: %v", err)
+				}
+			} else if err != nil || len(vs) != 1 || vs[0].Status != orders.StatusInvalid || vs[0].Closed != nil ||
+				!strings.Contains(vs[0].Reason, "a later read looks for it again") {
+				t.Fatalf("a read stopped short: %v %+v", err, vs)
+			}
+			again, _ := w.listed(t, svc, c)
+			if o := again[old.Hash]; o.Status != orders.StatusCancelled || o.Closed == nil || o.Closed.Block != cancelAt {
+				t.Fatalf("a clean read after: %+v", o)
 			}
 		})
 	}

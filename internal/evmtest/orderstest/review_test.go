@@ -71,6 +71,12 @@ func (c *spyChain) OrderEvents(ctx context.Context, contract common.Address, fro
 	return evs, max(reached, c.reach), err
 }
 
+// OrderLogReach is reach when set: the spy's reads stop there as a
+// read's bound does, whatever the node answers.
+func (c *spyChain) OrderLogReach(to uint64) uint64 {
+	return max(c.Chain.OrderLogReach(to), c.reach)
+}
+
 // spied is the world's book over a spy of its chain, with limits.
 func (w *world) spied(limits orders.Limits) (*orders.Orders, *spyChain) {
 	up := *w.chains[chainID]

@@ -30,8 +30,8 @@ var Statuses = []string{StatusOpen, StatusFilled, StatusCancelled, StatusExpired
 
 // Closure is how the chain closed an order: its fill or cancel event
 // (Event, Tx and Block always set), or, for an order the contract marks
-// used whose event lies below the blocks one read of the book reaches,
-// what is known without it: status invalid, Reason, and the blocks read
+// used whose event lies below the blocks any read of the book reaches
+// (chain.Reader.OrderLogReach), what is known without it: status invalid, Reason, and the blocks read
 // (SearchedFrom to SearchedTo) where the event was not. The used mark is
 // final on chain, so such an order is kept closed like a filled one and
 // costs later reads nothing, rather than reading those blocks again on
@@ -271,10 +271,10 @@ func liveVerdict(rec Record, o Order, now int64, st chain.OrderState) *verdict {
 // closeUsed finds the fill or cancel event of each used order and keeps
 // it. The events are read back from the head to the earliest acceptance
 // block among them, stopping once every used order's is found. Where the
-// read's bound stops it first, an order accepted below the blocks read is
-// kept closed as invalid with what is known (kept: the bound would stop
-// every later read at the same depth or higher); one the read covered
-// whole without finding its event (a node behind) is not kept.
+// read's bound stops it first, an order accepted below the blocks read
+// reads invalid (missing), and is kept closed so only when no read
+// could reach its blocks; one the read covered whole without finding its
+// event (a node behind) is not kept.
 func (s *Orders) closeUsed(ctx context.Context, contract common.Address, recs []Record, used []int, out []*verdict) error {
 	if len(used) == 0 {
 		return nil
@@ -306,17 +306,18 @@ func (s *Orders) closeUsed(ctx context.Context, contract common.Address, recs []
 		return err
 	}
 	enough(evs)
+	reach := up.Chain.OrderLogReach(head)
 	for _, i := range used {
-		var c Closure
-		if ev, found := byHash[recs[i].Hash]; found {
-			c = closureOf(ev)
-		} else if b, beyond := beyondRead(recs[i], reached, head); beyond {
-			c = b
-		} else {
-			out[i] = &verdict{StatusInvalid, "the contract marks the order used, but no fill or cancel event was found since it was accepted"}
-			continue
+		c, found := byHash[recs[i].Hash]
+		closure := closureOf(c)
+		if !found {
+			var v *verdict
+			if v, closure = missing(recs[i], reached, head, reach); v != nil {
+				out[i] = v
+				continue
+			}
 		}
-		if err := s.keep(ctx, &recs[i], c); err != nil {
+		if err := s.keep(ctx, &recs[i], closure); err != nil {
 			return err
 		}
 	}
@@ -333,17 +334,31 @@ func (s *Orders) keep(ctx context.Context, rec *Record, c Closure) error {
 	return nil
 }
 
-// beyondRead is the closure of a used order whose event the read did not
-// find, when the read stopped at its bound above the order's acceptance
-// block (reached: the lowest block read): the event lies below the blocks
-// read. ok is false when the read covered the order's blocks whole: then
-// the node may be behind, and a later read may find the event.
-func beyondRead(rec Record, reached, head uint64) (Closure, bool) {
+// missing judges a used order whose event the read did not find: the
+// verdict when it is not to be kept, else the closure to keep.
+//
+// When the read covered the order's blocks whole (reached: the lowest
+// block read), the node may be behind and a later read may find the
+// event: not kept. When the read stopped above the order's acceptance
+// block, the event lies below the blocks read; the order is kept closed
+// as invalid only when it was accepted below reach (the reader's
+// OrderLogReach) too. How deep one read gets depends on the node during
+// it (each window it refuses as too wide or too full is halved at the
+// cost of a round trip), so an order above reach may be reached by the
+// next read, which finds its fill and the filler's commission rather than
+// losing them to a closure kept for good. Below reach no read under the
+// same limits gets, whatever the node does, so keeping it there costs
+// later reads nothing and loses nothing they could find.
+func missing(rec Record, reached, head, reach uint64) (*verdict, Closure) {
 	if rec.AcceptedBlock >= reached {
-		return Closure{}, false
+		return &verdict{StatusInvalid, "the contract marks the order used, but no fill or cancel event was found since it was accepted"}, Closure{}
 	}
-	return Closure{Status: StatusInvalid, SearchedFrom: reached, SearchedTo: head,
-		Reason: fmt.Sprintf("the contract marks the order used (filled or cancelled), but its event was not found in the blocks read back from the head (%d) to block %d, and the order was accepted at block %d: the book keeps it closed and does not look for the event again", head, reached, rec.AcceptedBlock)}, true
+	why := fmt.Sprintf("the contract marks the order used (filled or cancelled), but its event was not found in the blocks read back from the head (%d) to block %d, and the order was accepted at block %d", head, reached, rec.AcceptedBlock)
+	if rec.AcceptedBlock >= reach {
+		return &verdict{StatusInvalid, why + ": a later read looks for it again"}, Closure{}
+	}
+	return nil, Closure{Status: StatusInvalid, SearchedFrom: reached, SearchedTo: head,
+		Reason: why + ": the book keeps it closed and does not look for the event again"}
 }
 
 func closureOf(ev chain.OrderEvent) Closure {

@@ -232,6 +232,9 @@ type PositionReader interface {
 type OrderReader interface {
 	OrderStates(ctx context.Context, qs []chain.OrderQuery) (int64, []chain.OrderState, error)
 	OrderEvents(ctx context.Context, contract common.Address, from, to uint64, enough func([]chain.OrderEvent) bool) ([]chain.OrderEvent, uint64, error)
+	// OrderLogReach is the lowest block any OrderEvents read down from to
+	// can reach, however the node answers it.
+	OrderLogReach(to uint64) uint64
 	// SimulateCall runs a call from an account at the answer's block and
 	// returns its output (a fill's commission); a revert is a *chain.RevertError.
 	SimulateCall(ctx context.Context, from, to common.Address, data []byte) ([]byte, error)
