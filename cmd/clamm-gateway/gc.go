@@ -40,7 +40,7 @@ type gcTuning struct {
 //
 // Since the heap grows to that limit before a collection, the limit must
 // fit the container: a 512 MiB container would be OOM-killed at ~45 MiB of
-// live data under a 768 MiB limit. So it is capped at 90% of the cgroup's
+// live data under a 768 MiB limit. So it is capped at 75% of the cgroup's
 // memory limit, read through readFile (os.ReadFile outside tests) from
 // gctune.CgroupFiles.
 func tuneGC(getenv func(string) string, cacheMaxBytes int64, readFile func(string) ([]byte, error)) (gcTuning, bool) {

@@ -58,10 +58,10 @@ func cgroupFiles(kv map[string]string) func(string) ([]byte, error) {
 }
 
 // TestTuneGCFitsTheContainer: in a 512 MiB container (cgroup v2) the soft
-// limit is 90% of it, 483183820 bytes (0.9 × 536870912, floored), not the
+// limit is 75% of it, 402653184 bytes (0.75 × 536870912), not the
 // 768 MiB the default cache bound wants, under which GOGC=1600 would let
 // the heap pass the container's limit; the start warns, naming the
-// setting to lower and the bound that fits ((483183820 - 256 MiB) / 2).
+// setting to lower and the bound that fits ((402653184 - 256 MiB) / 2).
 func TestTuneGCFitsTheContainer(t *testing.T) {
 	prevPercent := debug.SetGCPercent(100)
 	prevLimit := debug.SetMemoryLimit(math.MaxInt64)
@@ -69,15 +69,15 @@ func TestTuneGCFitsTheContainer(t *testing.T) {
 	noEnv := func(string) string { return "" }
 
 	got, tuned := tuneGC(noEnv, 256<<20, cgroupFiles(map[string]string{"/sys/fs/cgroup/memory.max": "536870912\n"}))
-	if !tuned || got.limit != 483183820 || got.wanted != 768<<20 || got.cgroup != 536870912 {
+	if !tuned || got.limit != 402653184 || got.wanted != 768<<20 || got.cgroup != 536870912 {
 		t.Fatalf("tuned %v: %+v", tuned, got)
 	}
-	if limit := debug.SetMemoryLimit(-1); limit != 483183820 {
-		t.Errorf("runtime memory limit %d, want 483183820", limit)
+	if limit := debug.SetMemoryLimit(-1); limit != 402653184 {
+		t.Errorf("runtime memory limit %d, want 402653184", limit)
 	}
 	var log strings.Builder
 	logGC(slog.New(slog.NewTextHandler(&log, nil)), got)
-	for _, want := range []string{"level=WARN", "CLAMM_CACHE_MAX_BYTES", "cacheMaxBytesFitting=107374182", "containerMemoryLimitBytes=536870912", "memoryLimitBytes=483183820"} {
+	for _, want := range []string{"level=WARN", "CLAMM_CACHE_MAX_BYTES", "cacheMaxBytesFitting=67108864", "containerMemoryLimitBytes=536870912", "memoryLimitBytes=402653184"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("start log lacks %q:\n%s", want, log.String())
 		}

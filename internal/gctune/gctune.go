@@ -23,11 +23,20 @@ const Percent = 1600
 const LimitMargin = 256 << 20
 
 // CgroupShare is the part of a container's memory limit, in percent, the
-// soft limit may take: the rest is for what the Go runtime does not count
-// (thread stacks outside the heap, the binary's text) and for the page
-// cache the kernel charges to the container, so the collector works hard
-// before the kernel's OOM killer acts.
-const CgroupShare = 90
+// soft limit may take: the rest is for what the soft limit does not count,
+// so the collector works hard before the kernel's OOM killer acts. The
+// process maps up to an eighth past the soft limit (the heap's spans and
+// the runtime's own structures; the memory system test's bound), and
+// SQLite's memory is outside Go's heap: each connection of the embedded
+// index store is a WebAssembly SQLite whose page cache holds up to 16 MiB
+// (cache_size), database/sql keeps two of them idle (32 MiB), and the
+// order book's one connection caches up to SQLite's default 2,000 KiB.
+// At 75 % the soft limit plus an eighth is 84.4 % of the container, which
+// leaves 80 MiB of a 512 MiB container (160 MiB of 1 GiB) for those 34 MiB
+// of page caches, thread stacks, the binary's text and the kernel's page
+// cache charged to the container; 90 % plus an eighth passed the
+// container's limit itself, and 80 % left 51 MiB of 512.
+const CgroupShare = 75
 
 // CgroupFiles are where a container's memory limit is read, in order:
 // cgroup v2's memory.max, then cgroup v1's memory.limit_in_bytes, both as

@@ -54,15 +54,17 @@ func TestCgroupLimit(t *testing.T) {
 	}
 }
 
-// Expected values worked by hand (Python): 2·256 MiB + 256 MiB =
-// 805306368; 0.9 × 536870912 = 483183820.8, floored; 0.9 × 1 GiB =
-// 966367641.6, above 805306368, so not capped.
+// Expected values worked by hand (Python fractions): 2·256 MiB + 256 MiB =
+// 805306368; 0.75 × 536870912 = 402653184 exactly; 0.75 × 536870913 =
+// 402653184.75, floored; 0.75 × 1 GiB = 805306368, the wanted limit
+// itself, so not capped below it.
 func TestSoftLimit(t *testing.T) {
 	for _, c := range []struct {
 		cache, cgroup, limit, wanted int64
 	}{
 		{256 << 20, 0, 805306368, 805306368},
-		{256 << 20, 536870912, 483183820, 805306368},
+		{256 << 20, 536870912, 402653184, 805306368},
+		{256 << 20, 536870913, 402653184, 805306368},
 		{256 << 20, 1 << 30, 805306368, 805306368},
 		{64 << 20, 536870912, 402653184, 402653184},
 		{256 << 20, math.MaxInt64, 805306368, 805306368},
@@ -72,10 +74,10 @@ func TestSoftLimit(t *testing.T) {
 			t.Errorf("SoftLimit(%d, %d) = %d, %d; want %d, %d", c.cache, c.cgroup, limit, wanted, c.limit, c.wanted)
 		}
 	}
-	// (483183820 - 268435456) / 2 = 107374182: the cache whose wanted
+	// (402653184 - 268435456) / 2 = 67108864: the cache whose wanted
 	// limit fits a 512 MiB container's share.
-	if got := CacheFitting(483183820); got != 107374182 {
-		t.Errorf("CacheFitting = %d, want 107374182", got)
+	if got := CacheFitting(402653184); got != 67108864 {
+		t.Errorf("CacheFitting = %d, want 67108864", got)
 	}
 	if got := CacheFitting(100 << 20); got != 0 {
 		t.Errorf("CacheFitting under the margin = %d, want 0", got)
