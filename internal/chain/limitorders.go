@@ -130,27 +130,87 @@ type OrderEvent struct {
 // first, so a book's used orders, most of them recent, are found in the
 // first round trips. The range is read in windows of the provider's cap
 // (SwapLimits.LogRange, as the candles' swaps are), PerBatch windows to a
-// round trip, a window the node refuses as too wide or too full halved.
-// The read stops once enough (nil: never) says the events found suffice,
-// or after maxOrderLogTrips round trips, never an unbounded walk. reached
-// is the lowest block of the range read whole down from to (from when it
-// was read whole): an event below it was not looked for.
+// round trip, a window the node refuses as too wide or too full halved,
+// and the windows after it no wider than its halves (orderWindows): a
+// provider capping ranges below LogRange costs the read a round trip per
+// halving once, not on every window, so the read reaches as deep as the
+// cap allows. The read stops once enough (nil: never) says the events
+// found suffice, or after maxOrderLogTrips round trips, never an
+// unbounded walk. reached is the lowest block of the range read whole down
+// from to (from when it was read whole): an event below it was not looked
+// for.
 func (r *Reader) OrderEvents(ctx context.Context, contract common.Address, from, to uint64, enough func([]OrderEvent) bool) (evs []OrderEvent, reached uint64, err error) {
 	lim := r.swapLimits()
-	todo := descendingWindows(from, to, lim.LogRange)
-	for trips := 0; len(todo) > 0; trips++ {
+	w := &orderWindows{from: from, next: to, width: lim.LogRange, cut: from > to}
+	for trips := 0; !w.done(); trips++ {
 		if trips >= maxOrderLogTrips || (enough != nil && enough(evs)) {
-			return evs, todo[0].to + 1, nil
+			return evs, w.unreadTop() + 1, nil
 		}
-		n := min(len(todo), lim.PerBatch)
-		got, split, err := r.orderLogTrip(ctx, contract, todo[:n])
+		asked := w.take(lim.PerBatch)
+		got, split, err := r.orderLogTrip(ctx, contract, asked)
 		if err != nil {
 			return nil, 0, err
 		}
-		todo = append(split, todo[n:]...)
+		w.refused(split)
 		evs = append(evs, got...)
 	}
 	return evs, from, nil
+}
+
+// orderWindows are the windows an OrderEvents read has yet to ask, highest
+// first: pending, the halves of windows the node refused (all above the
+// tail), then the tail [from, next] not yet cut, cut width blocks at a
+// time. width narrows to the halves of a refused window, and a pending
+// window wider than it is cut to it before it is asked, since the node
+// would refuse it too.
+type orderWindows struct {
+	pending    []logRange
+	from, next uint64
+	width      uint64
+	cut        bool // the tail is cut whole
+}
+
+func (w *orderWindows) done() bool { return len(w.pending) == 0 && w.cut }
+
+// unreadTop is the highest block not yet read; done is false.
+func (w *orderWindows) unreadTop() uint64 {
+	if len(w.pending) > 0 {
+		return w.pending[0].to
+	}
+	return w.next
+}
+
+// take cuts and returns the next n windows at most, highest first.
+func (w *orderWindows) take(n int) []logRange {
+	var out []logRange
+	for len(out) < n && len(w.pending) > 0 {
+		g := w.pending[0]
+		if g.to-g.from >= w.width {
+			w.pending = append(descendingWindows(g.from, g.to, w.width), w.pending[1:]...)
+			continue
+		}
+		out = append(out, g)
+		w.pending = w.pending[1:]
+	}
+	for len(out) < n && !w.cut {
+		lo := w.from
+		if w.next-w.from >= w.width {
+			lo = w.next - w.width + 1
+		}
+		out = append(out, logRange{lo, w.next})
+		w.cut = lo == w.from
+		w.next = lo - 1
+	}
+	return out
+}
+
+// refused puts the halves of the windows the node refused (highest first)
+// before the windows not yet asked, and narrows the width to theirs.
+func (w *orderWindows) refused(halves []logRange) {
+	for _, g := range halves {
+		w.width = max(1, min(w.width, g.to-g.from+1))
+	}
+	w.pending = append(halves, w.pending...)
 }
 
 // descendingWindows cuts [from, to] into windows of width blocks, the

@@ -154,16 +154,41 @@ func TestOrderLogReachBoundsEveryRead(t *testing.T) {
 	if got := r.OrderLogReach(639); got != 0 {
 		t.Fatalf("reach below 639 (all of the chain within 640 blocks): %d", got)
 	}
-	// Each 10-block window refused, then its two halves answered: three
-	// round trips for 10 blocks, 21 windows whole in 63 trips (the 64th
-	// refused): blocks 9,791 to 10,000.
+	// The first 10-block window refused, then its two halves answered and
+	// every window after them cut to 5 blocks: 63 windows of 5 blocks in
+	// the 63 trips after the refusal, blocks 9,686 to 10,000.
 	_, reached, err := r.OrderEvents(context.Background(), contract, 1, 10_000, nil)
-	if err != nil || reached != 9_791 {
+	if err != nil || reached != 9_686 {
 		t.Fatalf("a read of a node refusing every window: %v, reached %d", err, reached)
 	}
 	def := testenv.NewReader(t, dial(t, node), node.Multicall3)
 	if got := def.OrderLogReach(10_000_000); got != 10_000_000-7_680_000+1 {
 		t.Fatalf("reach at the default limits: %d", got)
+	}
+}
+
+// A provider capping ranges below LogRange is asked at its cap once a
+// window was refused: the windows after a refused one are no wider than
+// its halves, so the refusals cost a round trip per halving once, not on
+// every window. Cap 10 under windows of 160 blocks, one window a trip: 160,
+// 80, 40 and 20 refused in the first four trips, then 60 windows of 10
+// blocks in the other 60, blocks 9,401 to 10,000, which holds the cancel
+// at block 9,500. Halving each window anew (31 trips per 160 blocks) got
+// down to block 9,681 only and missed it.
+func TestOrderEventsKeepTheNarrowedWidth(t *testing.T) {
+	node, contract := cancelsAt(t, 100, 9_500)
+	c := &capped{node: node, cap: 10}
+	r, err := chain.NewReader(dial(t, c), chain.Options{Multicall3: node.Multicall3, CallTimeout: time.Minute, ImmutablesTTL: time.Hour,
+		Swaps: chain.SwapLimits{LogRange: 160, PerBatch: 1, MaxPerBatch: 1, Slack: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, reached, err := r.OrderEvents(context.Background(), contract, 1, 10_000, nil)
+	if err != nil || reached != 9_401 || c.asked != 60 || c.widest != 10 {
+		t.Fatalf("%v: reached %d, %d getLogs answered, widest %d", err, reached, c.asked, c.widest)
+	}
+	if len(got) != 1 || got[0].Block != 9_500 || got[0].Event != "LogOrderCancelled" {
+		t.Fatalf("events %+v", got)
 	}
 }
 
