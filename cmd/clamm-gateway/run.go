@@ -21,6 +21,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/secret"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/queries"
 )
 
@@ -153,13 +154,12 @@ func build(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	for id, cerr := range unreachable {
 		logger.Warn("could not confirm the rpc node's chain id at start", "chainId", id, "error", secret.Scrub(cerr.Error()))
 	}
-	// The configured contracts, each asked once as its kind, beside the
-	// start: a mismatch is logged once and shown in /readyz.
-	go func() {
-		checkCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.UpstreamTimeout.D())
-		defer cancel()
-		a.Service.CheckContracts(checkCtx, logger)
-	}()
+	// The configured contracts, each asked as its kind, beside the start
+	// and again later (a node behind the swappers' deploy block answers no
+	// code): a new mismatch is logged once and shown in /readyz.
+	recheck := service.DefaultRecheck
+	recheck.Timeout = cfg.UpstreamTimeout.D()
+	go a.Service.KeepChecking(ctx, logger, recheck)
 	// Each chain's subgraph head, read beside binding the listener, so the
 	// first strikes-chain miss pins without asking (block.Pins.SeedHeads).
 	go func() {

@@ -27,7 +27,7 @@ func (s *Service) MarketsList(ctx context.Context, chainID uint64) (market.Marke
 	swappers := make([]market.MarketSwapper, len(choices))
 	for i, c := range choices {
 		swappers[i] = market.MarketSwapper{ID: c.ID, Kind: c.Kind, Address: c.Address, Source: c.Source,
-			FirstExercise: c.FirstExercise, Note: c.Note, Usable: c.Usable}
+			FirstExercise: c.FirstExercise, Note: c.Note, Usable: c.Usable, Error: c.Error}
 	}
 	for i := range res.Markets {
 		res.Markets[i].Swappers, res.Markets[i].SwappersUnknown = swappers, unknown

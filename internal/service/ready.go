@@ -30,7 +30,8 @@ type ChainReadiness struct {
 	// chain configured with an RPC URL and no subgraph URL).
 	Indexing *vocab.Indexing `json:"indexing,omitempty"`
 	// ContractChecks are the configured contracts that did not answer as
-	// their kind at start (CheckContracts). They leave the chain ready:
+	// their kind at the latest check (CheckContracts, KeepChecking). They
+	// leave the chain ready:
 	// the reads that need them say so in their own answers.
 	ContractChecks []ContractCheck `json:"contractChecks,omitempty"`
 }

@@ -9,11 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/problem"
+	"github.com/clamm-gateway/clamm-gateway/internal/service"
 	"github.com/clamm-gateway/clamm-gateway/internal/service/trade"
 	"github.com/clamm-gateway/clamm-gateway/internal/testenv/scenario"
 )
@@ -103,5 +106,104 @@ func TestStartChecksNameSwappersWithoutCode(t *testing.T) {
 		if !errors.As(err, &p) || p.Code != problem.InvalidParameter || !strings.Contains(p.Message, "start-up check") || !strings.Contains(p.Message, agni.Hex()+": no code") {
 			t.Errorf("swapperId %s: %v", id, err)
 		}
+	}
+}
+
+// A node behind the swappers' deploy block (still syncing, or a replica
+// that started with the gateway) answers them as accounts without code:
+// the check fails them, auto refuses, and the markets list names why on
+// each swapper as the exercise prepare does. Once the node answers their
+// code (sr() naming a router that holds code), the next swapper check
+// (KeepChecking's shorter cadence while one fails) passes them: auto
+// prepares through them again, the markets list's error and /readyz's
+// finding are gone, and the clearing is logged.
+func TestSwapperCheckRecoversWhenTheNodeFindsTheCode(t *testing.T) {
+	scs, err := scenario.Load(filepath.Join(root, "testdata/scenarios/mantle-wmnt-usdt.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := scs[0]
+	agni, fusionx := common.HexToAddress("0x471923c6148495530C5153040A9D8726213421Bd"), common.HexToAddress("0x480199183c57853a96BEF4F8e2B0C28dd877c7D8")
+	svc, f := newServiceConfigured(t, func(ch *config.Chain) {
+		ch.PoolDex, ch.MarketPools, ch.AutoExerciser = nil, nil, common.Address{}
+	}, sc)
+	prepare := func() error {
+		_, err := svc.ExercisePrepare(context.Background(), trade.PrepareRequest{ChainID: sc.ChainID, Market: sc.Market.Address, OptionID: big.NewInt(1), SwapperID: "auto", Slippage: slippage(t, "1")})
+		return err
+	}
+	before := prepare() // no check has answered: nothing left out
+	if before != nil && strings.Contains(before.Error(), "check") {
+		t.Fatalf("left out before any check: %v", before)
+	}
+	listed := func() string {
+		list, _, err := svc.MarketsList(context.Background(), sc.ChainID)
+		if err != nil || len(list) == 0 {
+			t.Fatalf("markets list: %v (%d markets)", err, len(list))
+		}
+		for _, s := range list[0].Swappers {
+			if s.ID == "uni-v3" {
+				if !s.Usable {
+					t.Errorf("uni-v3 listed unusable: %+v", s)
+				}
+				return s.Error
+			}
+		}
+		t.Fatalf("uni-v3 not listed: %+v", list[0].Swappers)
+		return ""
+	}
+	var logs bytes.Buffer // read once KeepChecking has returned
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		svc.KeepChecking(ctx, slog.New(slog.NewTextHandler(&logs, nil)), service.Recheck{Every: 24 * time.Hour, Failing: time.Millisecond, Timeout: time.Minute})
+	}()
+	defer func() { cancel(); <-done }()
+	for {
+		if err := prepare(); err != nil && strings.Contains(err.Error(), agni.Hex()+": no code") {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if why := listed(); !strings.HasPrefix(why, "left out of auto and direct: the start-up check found "+agni.Hex()+": no code") {
+		t.Errorf("markets list's uni-v3 error: %q", why)
+	}
+	// The swappers' code arrives: sr() names a router whose factory()
+	// answers, as a SwapRouterSwapper over a deployed router does.
+	router := common.HexToAddress("0x00000000000000000000000000000000000C0DE1")
+	selector := func(sig string) []byte { return crypto.Keccak256([]byte(sig))[:4] }
+	answer := func(sig string, word common.Address) func([]byte) ([]byte, bool) {
+		return func(data []byte) ([]byte, bool) {
+			if len(data) >= 4 && bytes.Equal(data[:4], selector(sig)) {
+				return common.LeftPadBytes(word.Bytes(), 32), true
+			}
+			return nil, false // a contract's fallback that reverts
+		}
+	}
+	f.Node.Lock()
+	f.Node.Code = map[common.Address]func([]byte) ([]byte, bool){
+		agni: answer("sr()", router), fusionx: answer("sr()", router),
+		router: answer("factory()", common.HexToAddress("0x00000000000000000000000000000000000FAC70")),
+	}
+	f.Node.Unlock()
+	for {
+		if _, chains := svc.Readiness(context.Background(), 1<<40); len(chains) == 1 && len(chains[0].ContractChecks) == 0 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := prepare(); (before == nil) != (err == nil) || (err != nil && strings.Contains(err.Error(), "check")) {
+		t.Errorf("auto after the code arrived: %v (before any check: %v)", err, before)
+	}
+	if why := listed(); why != "" {
+		t.Errorf("markets list's uni-v3 error after the code arrived: %q", why)
+	}
+	cancel()
+	<-done
+	if n := strings.Count(logs.String(), "passes its check now"); n != 2 {
+		t.Errorf("%d clearings logged:\n%s", n, logs.String())
+	}
+	if n := strings.Count(logs.String(), "does not answer as its kind"); n != 2 {
+		t.Errorf("%d findings logged (each once, though checked again):\n%s", n, logs.String())
 	}
 }

@@ -84,12 +84,13 @@ func configuredSwappers(cfg *config.Chain) []*swapperUse {
 // holds code and is the configured router where one is configured. It
 // returns the mismatches and, by swapperId, why each failing swapper
 // failed (a swapper one of whose contracts fails fails whole). A probe the
-// node cannot answer now is no finding (as the other checks).
-func checkSwappers(ctx context.Context, up *vocab.Upstreams) ([]ContractCheck, map[string]string) {
+// node cannot answer now is no finding (as the other checks): answered
+// false then.
+func checkSwappers(ctx context.Context, up *vocab.Upstreams) ([]ContractCheck, map[string]string, bool) {
 	p, ok := up.Chain.(swapperProber)
 	uses := configuredSwappers(up.Config)
 	if !ok || len(uses) == 0 {
-		return nil, nil
+		return nil, nil, true
 	}
 	addrs := make([]common.Address, len(uses))
 	for i, u := range uses {
@@ -97,7 +98,7 @@ func checkSwappers(ctx context.Context, up *vocab.Upstreams) ([]ContractCheck, m
 	}
 	answers, err := p.ProbeSwappers(ctx, addrs)
 	if err != nil || len(answers) != len(uses) {
-		return nil, nil
+		return nil, nil, false
 	}
 	var checks []ContractCheck
 	failed := map[string]string{}
@@ -113,7 +114,7 @@ func checkSwappers(ctx context.Context, up *vocab.Upstreams) ([]ContractCheck, m
 			}
 		}
 	}
-	return checks, failed
+	return checks, failed, true
 }
 
 // judgeSwapper is why u's answer is not its configured kind's, "" when it is.

@@ -111,6 +111,10 @@ type Node struct {
 	DexQuoters map[common.Address]bool
 	// Swappers are the swapper contracts exercises may route through.
 	Swappers map[common.Address]Swapper
+	// Code, when set, answers calls to the contracts it names that the
+	// maps above do not: (return data, success), as a deployed contract
+	// would (a swapper's sr(), deployed after the node first answered).
+	Code map[common.Address]func(data []byte) ([]byte, bool)
 	// Fail, when set, is asked before each JSON-RPC request is answered; a
 	// non-zero status makes the node answer that HTTP status instead.
 	Fail func(method string) (status int)
@@ -406,6 +410,9 @@ func (n *Node) call(from, to common.Address, data []byte) ([]byte, bool) {
 	}
 	if t, ok := n.Tokens[to]; ok {
 		return tokenCall(t, data)
+	}
+	if code, ok := n.Code[to]; ok {
+		return code(data)
 	}
 	return nil, true
 }

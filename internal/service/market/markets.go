@@ -58,8 +58,8 @@ type OptionMarket struct {
 // MarketSwapper is one swapper of the chain: what swapperId takes to
 // choose it (the configured id, or a learned contract's address), its
 // kind and address, where the gateway knows it from ("configured" or
-// "learned"), a learned one's first exercise and note, and whether the
-// gateway can prepare an exercise through it.
+// "learned"), a learned one's first exercise and note, whether the
+// gateway can prepare an exercise through it, and why auto leaves it out.
 type MarketSwapper struct {
 	ID            string `json:"id"`
 	Kind          string `json:"kind"`
@@ -68,6 +68,11 @@ type MarketSwapper struct {
 	FirstExercise string `json:"firstExercise,omitempty"`
 	Note          string `json:"note,omitempty"`
 	Usable        bool   `json:"usable"`
+	// Error is, as on the exercise prepare's swapperChoices, why auto and
+	// direct leave a configured swapper out: it failed the swapper check
+	// (no code, or not its kind). Named by its id it is still prepared
+	// through, so it stays usable.
+	Error string `json:"error,omitempty"`
 }
 
 // MarketList is the markets list as /clamm/option-markets answers it: a

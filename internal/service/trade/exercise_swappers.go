@@ -142,8 +142,9 @@ func swapperOptions(ctx context.Context, up *vocab.Upstreams) []swapperOption {
 }
 
 // ChainSwappers are a chain's swappers as the exercise prepare lists
-// them in swapperChoices (chainSwappers), the learned ones read at ctx's
-// block (the markets list's, which names them). A failed read of the
+// them in swapperChoices (chainSwappers), a configured one that fails the
+// swapper check with its error (markChecked), the learned ones read at
+// ctx's block (the markets list's, which names them). A failed read of the
 // learned ones returns the configured ones and the error, for the caller
 // to say so.
 func (s *Trade) ChainSwappers(ctx context.Context, chainID uint64) ([]SwapperChoice, error) {
@@ -152,6 +153,7 @@ func (s *Trade) ChainSwappers(ctx context.Context, chainID uint64) ([]SwapperCho
 		return nil, err
 	}
 	opts, err := chainSwappers(ctx, up)
+	opts = s.markChecked(up, opts) // as swapperChoices: a failed check's error
 	out := make([]SwapperChoice, len(opts))
 	for i, o := range opts {
 		out[i] = o.SwapperChoice
