@@ -1,6 +1,7 @@
 package systemtest
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -58,23 +59,31 @@ func TestToxiproxyFaults(t *testing.T) {
 		toxic string
 		codes []string // accepted codes: how a cut shows depends on where it lands
 		want  int
+		// deadline is the upstream deadline, 2 s unless set. It is shared
+		// by both upstreams, so under a loaded machine the one not at fault
+		// could reach a shorter one first (CI saw a subgraph hang answered
+		// RPC_TIMEOUT after 687 ms of a 300 ms deadline), and a fault that
+		// must show as an error gets one no scheduler can reach before the
+		// fault lands (a reset answered 504 after 441 ms).
+		deadline time.Duration
 	}{
 		// The strikes chain's first query is the indexed block's _meta
 		// (about 300 bytes with its headers): the cut falls in its answer
 		// (502), or in the strikes' answer, which then ends early (503)
 		// or stalls until the deadline (504). Never a 500, never a 200.
-		{"subgraph body cut after 300 bytes", sgProxy, `{"name":"t","type":"limit_data","stream":"downstream","attributes":{"bytes":300}}`, []string{"SUBGRAPH_ERROR", "SUBGRAPH_UNAVAILABLE", "SUBGRAPH_TIMEOUT"}, 0},
-		{"subgraph reset mid-body", sgProxy, `{"name":"t","type":"reset_peer","stream":"downstream","attributes":{"timeout":1}}`, []string{"SUBGRAPH_ERROR", "SUBGRAPH_UNAVAILABLE"}, 0},
-		{"subgraph slow body", sgProxy, `{"name":"t","type":"bandwidth","stream":"downstream","attributes":{"rate":1}}`, []string{"SUBGRAPH_TIMEOUT"}, 504},
-		{"subgraph hang", sgProxy, `{"name":"t","type":"timeout","stream":"downstream","attributes":{"timeout":0}}`, []string{"SUBGRAPH_TIMEOUT"}, 504},
-		{"rpc body cut after 200 bytes", rpcProxy, `{"name":"t","type":"limit_data","stream":"downstream","attributes":{"bytes":200}}`, []string{"RPC_ERROR", "RPC_UNAVAILABLE"}, 0},
-		{"rpc hang", rpcProxy, `{"name":"t","type":"timeout","stream":"downstream","attributes":{"timeout":0}}`, []string{"RPC_TIMEOUT"}, 504},
+		{"subgraph body cut after 300 bytes", sgProxy, `{"name":"t","type":"limit_data","stream":"downstream","attributes":{"bytes":300}}`, []string{"SUBGRAPH_ERROR", "SUBGRAPH_UNAVAILABLE", "SUBGRAPH_TIMEOUT"}, 0, 0},
+		{"subgraph reset mid-body", sgProxy, `{"name":"t","type":"reset_peer","stream":"downstream","attributes":{"timeout":1}}`, []string{"SUBGRAPH_ERROR", "SUBGRAPH_UNAVAILABLE"}, 0, 10 * time.Second},
+		{"subgraph slow body", sgProxy, `{"name":"t","type":"bandwidth","stream":"downstream","attributes":{"rate":1}}`, []string{"SUBGRAPH_TIMEOUT"}, 504, 0},
+		{"subgraph hang", sgProxy, `{"name":"t","type":"timeout","stream":"downstream","attributes":{"timeout":0}}`, []string{"SUBGRAPH_TIMEOUT"}, 504, 0},
+		{"rpc body cut after 200 bytes", rpcProxy, `{"name":"t","type":"limit_data","stream":"downstream","attributes":{"bytes":200}}`, []string{"RPC_ERROR", "RPC_UNAVAILABLE"}, 0, 10 * time.Second},
+		{"rpc hang", rpcProxy, `{"name":"t","type":"timeout","stream":"downstream","attributes":{"timeout":0}}`, []string{"RPC_TIMEOUT"}, 504, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := arbitrumOnly()
 			cfg.Chains[42161].SubgraphURL, cfg.Chains[42161].RPCURL = sgURL, rpcURL
-			cfg.UpstreamTimeout = config.Duration(300 * time.Millisecond)
+			deadline := cmp.Or(c.deadline, 2*time.Second)
+			cfg.UpstreamTimeout = config.Duration(deadline)
 			srv := newApp(t, app.Options{Config: cfg})
 			addToxic(t, c.proxy, c.toxic)
 			start := time.Now()
@@ -91,7 +100,7 @@ func TestToxiproxyFaults(t *testing.T) {
 			if rec.Code == http.StatusServiceUnavailable && rec.Header().Get("Retry-After") == "" {
 				t.Error("503 without Retry-After")
 			}
-			t.Logf("answered %d %s in %s (upstream deadline 300ms)", rec.Code, e.Code, took.Round(time.Millisecond))
+			t.Logf("answered %d %s in %s (upstream deadline %s)", rec.Code, e.Code, took.Round(time.Millisecond), deadline)
 			if err := c.proxy.Toxics.RemoveToxic(context.Background(), "t"); err != nil {
 				t.Fatal(err)
 			}
