@@ -160,6 +160,7 @@ func ParseSchema(input string) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("derived query schema: %w", err)
 	}
+	compactAPI(api)
 	s.API = api
 	return s, nil
 }
