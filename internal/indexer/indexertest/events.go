@@ -3,6 +3,7 @@ package indexertest
 import (
 	"fmt"
 	"math/big"
+	"sync"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -19,6 +20,9 @@ import (
 type Handler struct {
 	Address, Pool, Hook common.Address
 	handler, pool       abi.ABI
+	// ids are the ranges' ids computed so far, by tickLower: a
+	// history's events cycle through a few ranges.
+	ids sync.Map
 }
 
 // NewHandler is a handler at addr over pool, with no hook.
@@ -36,6 +40,15 @@ func NewHandler(addr, pool common.Address) (*Handler, error) {
 
 // ID is the handler's token id of the range [tl, tl+10).
 func (h *Handler) ID(tl int64) *big.Int {
+	if id, ok := h.ids.Load(tl); ok {
+		return new(big.Int).Set(id.(*big.Int))
+	}
+	id := h.computeID(tl)
+	h.ids.Store(tl, id)
+	return new(big.Int).Set(id)
+}
+
+func (h *Handler) computeID(tl int64) *big.Int {
 	addr, _ := abi.NewType("address", "", nil)
 	i24, _ := abi.NewType("int24", "", nil)
 	packed, err := abi.Arguments{{Type: addr}, {Type: addr}, {Type: addr}, {Type: i24}, {Type: i24}}.

@@ -66,6 +66,14 @@ type Scale struct {
 		i  uint64
 		tx *Tx
 	}
+	// hashes are block hashes computed lately, by number modulo its
+	// size: a cache, as recent is.
+	hashMu sync.Mutex
+	hashes [1024]struct {
+		n   uint64
+		h   common.Hash
+		set bool
+	}
 }
 
 // ArbitrumScale is the history: a first market 220 million blocks
@@ -89,8 +97,21 @@ func (s *Scale) First() uint64 { return s.Head - s.Span }
 func (s *Scale) Time(n uint64) uint64 { return s.Genesis + n/s.BlocksPerSecond }
 
 // Hash is block n's hash: a Chain's of the same id before any reorg.
+// The latest computed are kept (a block is asked for its logs, header and
+// receipts in turn, and its parent's hash with its header).
 func (s *Scale) Hash(n uint64) common.Hash {
-	return (&Chain{ID: s.ID}).hash(n)
+	s.hashMu.Lock()
+	e := &s.hashes[n%uint64(len(s.hashes))]
+	if e.set && e.n == n {
+		defer s.hashMu.Unlock()
+		return e.h
+	}
+	s.hashMu.Unlock()
+	h := blockHash(s.ID, n, 0)
+	s.hashMu.Lock()
+	e.n, e.h, e.set = n, h, true
+	s.hashMu.Unlock()
+	return h
 }
 
 // eventBlock is the block of protocol event i (0 <= i < Events).
@@ -190,13 +211,37 @@ func (s *Scale) protocolHead(i uint64) txHead {
 }
 
 // heads are block n's transactions' senders and targets (txs' order),
-// computed without their logs.
+// computed without their logs (a header or a receipt's envelope needs
+// no ABI packing).
 func (s *Scale) heads(n uint64) []txHead {
 	var out []txHead
-	for _, t := range s.txs(n, true) {
-		out = append(out, txHead{t.From, t.To})
+	if i, ok := s.eventAt(n); ok {
+		out = append(out, s.protocolHead(i))
+	}
+	if j, ok := s.swapAt(n); ok {
+		for _, h := range s.Markets {
+			out = append(out, txHead{user(j % s.Users), h.Pool})
+		}
 	}
 	return out
+}
+
+// eventAt is the protocol event of block n, if it holds one.
+func (s *Scale) eventAt(n uint64) (uint64, bool) {
+	if n <= s.First() || n > s.Head {
+		return 0, false
+	}
+	i := s.firstEvent(n)
+	return i, i < s.Events && s.eventBlock(i) == n
+}
+
+// swapAt is the swap the pools make at block n, if they swap there.
+func (s *Scale) swapAt(n uint64) (uint64, bool) {
+	if n <= s.First() || n > s.Head || s.SwapsPerDay == 0 {
+		return 0, false
+	}
+	j := s.firstSwap(n)
+	return j, s.swapBlock(j) == n
 }
 
 // computeTx computes protocol event i's transaction.
@@ -232,17 +277,14 @@ func (s *Scale) swapTx(p int, j uint64) *Tx {
 // txs are block n's transactions: its protocol event's, then its pools'
 // swaps in market order (without swaps: the protocol one alone).
 func (s *Scale) txs(n uint64, swaps bool) []*Tx {
-	if n <= s.First() || n > s.Head {
-		return nil
-	}
 	var out []*Tx
-	if i := s.firstEvent(n); i < s.Events && s.eventBlock(i) == n {
+	if i, ok := s.eventAt(n); ok {
 		out = append(out, s.protocolTx(i))
 	}
 	if !swaps {
 		return out
 	}
-	if j := s.firstSwap(n); s.SwapsPerDay > 0 && s.swapBlock(j) == n {
+	if j, ok := s.swapAt(n); ok {
 		for p := range s.Markets {
 			out = append(out, s.swapTx(p, j))
 		}

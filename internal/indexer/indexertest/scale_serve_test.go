@@ -176,6 +176,9 @@ func oddCalls(s *Scale) []string {
 func TestScaleServesAsTheReference(t *testing.T) {
 	for _, maxLogs := range []int{10_000, 3} {
 		p := newServePair(t, maxLogs)
+		if len(interesting(p.fast)) != 10 {
+			t.Fatal("no block holds both a protocol event and swaps")
+		}
 		for _, body := range corpus(p.fast) {
 			p.check(t, body)
 		}
