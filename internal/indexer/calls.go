@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -42,6 +43,12 @@ const (
 	maxKeys       = 1024
 	maxPrefetch   = 5000
 )
+
+// giveUp is how many ranges in a row may have every prefetched call
+// failed before prefetching stops for the run: a node that cannot answer
+// eth_calls in batches (a provider refusing them, or failing each) would
+// otherwise cost a request a range, for nothing.
+const giveUp = 8
 
 // trigger is what a prediction is kept by: a data source's address and
 // the topic0 of the event its handler ran for.
@@ -122,6 +129,8 @@ func (l *learnt) add(calls []call) {
 type predictor struct {
 	mu   sync.Mutex
 	keys map[trigger]*learnt
+	// failed counts the ranges in a row whose prefetch got no answer.
+	failed atomic.Int32
 }
 
 func (p *predictor) observe(key trigger, calls []call) {
@@ -214,7 +223,7 @@ func (r *recording) end(p *predictor) {
 // request still): none then, nor near the head (few events; a reorg there
 // would waste them).
 func (ix *Indexer) prefetch(ctx context.Context, c *chunk) callCache {
-	if c.near || ix.node.noBatch.Load() {
+	if c.near || ix.node.noBatch.Load() || ix.predict.failed.Load() >= giveUp {
 		return nil
 	}
 	keys := ix.predict.predict(c.blocks, maxPrefetch)
@@ -222,7 +231,16 @@ func (ix *Indexer) prefetch(ctx context.Context, c *chunk) callCache {
 		return nil
 	}
 	ix.stats.prefetched.Add(int64(len(keys)))
-	return ix.node.callBatch(ctx, keys)
+	got := ix.node.callBatch(ctx, keys)
+	switch {
+	case len(got) > 0:
+		ix.predict.failed.Store(0)
+	case ctx.Err() != nil:
+		// the sync ended (a failure elsewhere): not the node's refusal
+	case ix.predict.failed.Add(1) == giveUp:
+		ix.log.Warn("the node failed every eth_call asked ahead in batches: the mappings' calls are asked one at a time from now on", "chainId", ix.opts.ChainID)
+	}
+	return got
 }
 
 // callBatch asks calls in JSON-RPC batches of at most maxBatch, one after
