@@ -59,6 +59,33 @@ func (h *Handler) computeID(tl int64) *big.Int {
 	return new(big.Int).SetBytes(crypto.Keccak256(packed))
 }
 
+// eventShape is an event's signature and which of its inputs are indexed
+// (two ABIs may index the same signature's inputs differently).
+type eventShape struct {
+	sig     string
+	indexed uint64
+}
+
+// nonIndexedArgs are the events' non-indexed inputs by shape: copying
+// them out of the ABI for every log cost the scale node more than
+// packing them.
+var nonIndexedArgs sync.Map
+
+func nonIndexed(ev abi.Event) abi.Arguments {
+	k := eventShape{sig: ev.Sig}
+	for i, in := range ev.Inputs {
+		if in.Indexed && i < 64 {
+			k.indexed |= 1 << i
+		}
+	}
+	if args, ok := nonIndexedArgs.Load(k); ok && len(ev.Inputs) <= 64 {
+		return args.(abi.Arguments)
+	}
+	args := ev.Inputs.NonIndexed()
+	nonIndexedArgs.Store(k, args)
+	return args
+}
+
 // log encodes event name of a with args in its inputs' order (indexed ones
 // into topics).
 func log(a abi.ABI, name string, addr common.Address, args ...any) types.Log {
@@ -80,7 +107,7 @@ func log(a abi.ABI, name string, addr common.Address, args ...any) types.Log {
 		}
 		data = append(data, args[i])
 	}
-	packed, err := ev.Inputs.NonIndexed().Pack(data...)
+	packed, err := nonIndexed(ev).Pack(data...)
 	if err != nil {
 		panic(fmt.Sprintf("pack %s: %v", name, err))
 	}
