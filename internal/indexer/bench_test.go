@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
@@ -339,7 +338,7 @@ func BenchmarkBackfillArbitrum(b *testing.B) {
 func openNode(b *testing.B, h http.Handler, path string, sources []mapping.Watched, maxRange, history uint64) *indexer.Indexer {
 	srv := httptest.NewServer(h)
 	b.Cleanup(srv.Close)
-	rc, err := rpc.Dial(srv.URL)
+	rc, err := indexer.NewClient(srv.URL, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/ethereum/go-ethereum/rpc"
-
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
 	"github.com/clamm-gateway/clamm-gateway/internal/secret"
@@ -80,8 +78,8 @@ const MaxAnswer = upstream.DefaultMaxBody
 // and a 429 or 503 with Retry-After obeyed: no request is sent until it
 // has run out (each fails at once with a *problem.BackoffError carrying
 // the wait, which Run waits out).
-func DialNode(ctx context.Context, url string, base http.RoundTripper, maxAnswer int64) (*rpc.Client, error) {
-	return rpc.DialOptions(ctx, url, rpc.WithHTTPClient(&http.Client{Transport: NodeTransport(base, maxAnswer)}))
+func DialNode(_ context.Context, url string, base http.RoundTripper, maxAnswer int64) (*Client, error) {
+	return NewClient(url, &http.Client{Transport: NodeTransport(base, maxAnswer)})
 }
 
 // NodeTransport is DialNode's transport: base (nil: a pooled transport of

@@ -399,8 +399,8 @@ func (b *blockData) decode() error {
 	if b.header.Hash != b.logs[0].BlockHash {
 		return fmt.Errorf("%w: block %d: logs of %s, block %s", errChanged, n, b.logs[0].BlockHash.Hex(), b.header.Hash.Hex())
 	}
-	var txs []tx
-	if err := jsonUnmarshal(b.header.Txs, &txs); err != nil {
+	txs, err := decodeTxs(b.header.Txs)
+	if err != nil {
 		return fmt.Errorf("block %d transactions: %w", n, err)
 	}
 	b.txs = make(map[common.Hash]tx, len(txs))

@@ -55,7 +55,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
@@ -69,7 +68,7 @@ import (
 type Options struct {
 	ChainID uint64
 	// RPC is the chain's node.
-	RPC *rpc.Client
+	RPC NodeClient
 	// Path is the store's file (created if absent).
 	Path string
 	// Sources, if set, replace the manifest's data sources (a local chain
@@ -166,12 +165,6 @@ type Indexer struct {
 	fetched fetched
 	// onHead hears each head the store commits or reverts to (OnHead).
 	onHead func(head graphnode.Block, reverted bool)
-	// predict learns and predicts the mappings' calls; calls are the
-	// prefetched answers of the range being applied; rec records the
-	// calls of the handler running (calls.go).
-	predict predictor
-	calls   callCache
-	rec     recording
 }
 
 // OnHead, called before Run, makes fn hear each block the store commits

@@ -16,7 +16,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode/mapping"
@@ -97,7 +96,7 @@ func openOn(t testing.TB, node http.Handler, path string, o indexer.Options) *in
 
 // dial serves node and dials it with answers bounded to maxAnswer bytes
 // (0: indexer.MaxAnswer).
-func dial(t testing.TB, node http.Handler, maxAnswer int64) *rpc.Client {
+func dial(t testing.TB, node http.Handler, maxAnswer int64) *indexer.Client {
 	t.Helper()
 	srv := httptest.NewServer(node)
 	t.Cleanup(srv.Close)

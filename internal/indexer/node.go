@@ -26,7 +26,7 @@ import (
 // methods, each call counted by method (a batch's calls one by one, as
 // providers bill them) and each HTTP request once (a batch is one).
 type node struct {
-	rpc *rpc.Client
+	rpc NodeClient
 	// timeout bounds each request (a batch is one request).
 	timeout time.Duration
 	// maxBatch is the most calls one batch request carries (Options.Batch).

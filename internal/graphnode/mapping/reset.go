@@ -35,10 +35,6 @@ const globalPrefix = "\x00reset.global."
 type pristine struct {
 	mem     []byte
 	globals []uint64
-	// mod and its are the instance last reset and its mutable globals
-	// (wazero makes a new api.Global at each ExportedGlobal).
-	mod api.Module
-	its []api.MutableGlobal
 }
 
 // exportGlobals returns the module code with each of its mutable globals
@@ -148,18 +144,11 @@ func (p *pristine) reset(mod api.Module, names []string) bool {
 	}
 	copy(buf, p.mem)
 	clear(buf[len(p.mem):])
-	if p.mod != mod {
-		p.mod, p.its = nil, p.its[:0]
-		for _, n := range names {
-			g, ok := mod.ExportedGlobal(n).(api.MutableGlobal)
-			if !ok {
-				return false
-			}
-			p.its = append(p.its, g)
+	for i, n := range names {
+		g, ok := mod.ExportedGlobal(n).(api.MutableGlobal)
+		if !ok {
+			return false
 		}
-		p.mod = mod
-	}
-	for i, g := range p.its {
 		g.Set(p.globals[i])
 	}
 	return true
