@@ -78,9 +78,23 @@ type Route struct {
 	latency  prometheus.Observer
 	results  *prometheus.CounterVec
 	// Children are made on first use, so a route shows only the statuses
-	// and cache results it has answered with.
-	byStatus [1000]atomic.Pointer[counter]
+	// and cache results it has answered with. byStatus has a few slots,
+	// each claimed by the first status that needs one, rather than one per
+	// possible status: a thousand pointers a route were half a megabyte
+	// that every garbage collection scanned, for a route that answers with
+	// a handful. Statuses past the slots are counted through the vector
+	// (a label hash and a lock: the same child, only slower).
+	byStatus [statusSlots]statusChild
 	byResult [len(cacheResults)]atomic.Pointer[counter]
+}
+
+// statusSlots is how many statuses a route records without hashing labels.
+const statusSlots = 16
+
+// statusChild is a status (0: slot free) and its child.
+type statusChild struct {
+	status atomic.Int32
+	c      atomic.Pointer[counter]
 }
 
 type counter struct{ prometheus.Counter }
@@ -115,15 +129,7 @@ func (r *Route) Request(status int, d time.Duration, cacheResult string) {
 	if status == 0 {
 		status = http.StatusOK // nothing written: net/http sends 200
 	}
-	if status < 0 || status >= len(r.byStatus) {
-		r.requests.WithLabelValues(r.template, strconv.Itoa(status)).Inc()
-	} else {
-		c := r.byStatus[status].Load()
-		if c == nil {
-			c = child(&r.byStatus[status], r.requests, r.template, strconv.Itoa(status))
-		}
-		c.Inc()
-	}
+	r.statusCounter(status).Inc()
 	r.latency.Observe(d.Seconds())
 	for i, res := range cacheResults {
 		if res == cacheResult {
@@ -134,6 +140,32 @@ func (r *Route) Request(status int, d time.Duration, cacheResult string) {
 			c.Inc()
 		}
 	}
+}
+
+// statusCounter is the route's child for status: its slot's, a slot
+// claimed for it, or the vector's when every slot is taken (or the slot's
+// first request is still storing the child it made).
+func (r *Route) statusCounter(status int) prometheus.Counter {
+	if status > 0 && status < 1000 {
+		for i := range r.byStatus {
+			sl := &r.byStatus[i]
+			s := int(sl.status.Load())
+			if s == 0 && sl.status.CompareAndSwap(0, int32(status)) {
+				return child(&sl.c, r.requests, r.template, strconv.Itoa(status))
+			}
+			if s == 0 {
+				s = int(sl.status.Load()) // claimed by a racing request
+			}
+			if s != status {
+				continue
+			}
+			if c := sl.c.Load(); c != nil {
+				return c
+			}
+			break
+		}
+	}
+	return r.requests.WithLabelValues(r.template, strconv.Itoa(status))
 }
 
 // SubgraphLag records a chain's lag from a readiness probe.
