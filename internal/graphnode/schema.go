@@ -67,6 +67,8 @@ type Field struct {
 	// DerivedFrom names the field of Base that points back here; a
 	// derived field is never stored.
 	DerivedFrom string
+
+	index int // in its type's Fields: how a stored entity names it
 }
 
 type rootField struct {
@@ -160,13 +162,14 @@ func ParseSchema(input string) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("derived query schema: %w", err)
 	}
+	compactAPI(api)
 	s.API = api
 	return s, nil
 }
 
 func (s *Schema) readFields(t *EntityType, d *ast.Definition) error {
 	for _, fd := range d.Fields {
-		f := &Field{Name: fd.Name, NonNull: fd.Type.NonNull}
+		f := &Field{Name: fd.Name, NonNull: fd.Type.NonNull, index: len(t.Fields)}
 		typ := fd.Type
 		if typ.Elem != nil {
 			f.List, typ = true, typ.Elem

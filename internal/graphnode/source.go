@@ -129,8 +129,8 @@ func (m memorySource) BlockByHash(_ context.Context, h string) (Block, bool) {
 }
 func (m memorySource) Failed() bool { return m.s.errors }
 func (m memorySource) Rows(_ context.Context, typ string, n uint64) ([]Row, error) {
-	return m.s.rows(typ, n), nil
+	return m.s.rows(typ, n)
 }
 func (m memorySource) At(_ context.Context, typ, id string, n uint64) (Entity, error) {
-	return m.s.at(typ, id, n), nil
+	return m.s.at(typ, id, n)
 }

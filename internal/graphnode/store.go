@@ -27,20 +27,15 @@ type Store struct {
 	schema *Schema
 
 	mu       sync.RWMutex
-	entities map[string]map[string][]version // type -> id -> versions, oldest first
-	blocks   []Block                         // indexed blocks with their hash and time, ascending
+	entities map[string]*heldType // by type: every version, as bytes
+	blocks   []Block              // indexed blocks with their hash and time, ascending
 	head     Block
 	errors   bool
 }
 
-type version struct {
-	block  uint64
-	entity Entity // nil: removed at block
-}
-
 // NewStore returns an empty store of the schema's entities.
 func NewStore(s *Schema) *Store {
-	return &Store{schema: s, entities: map[string]map[string][]version{}}
+	return &Store{schema: s, entities: map[string]*heldType{}}
 }
 
 // Schema is the schema the store checks entities against.
@@ -104,39 +99,37 @@ func (s *Store) Get(typ, id string) Entity {
 	return s.At(typ, id, ^uint64(0))
 }
 
-// At returns a copy of an entity as of block n.
+// At returns a copy of an entity as of block n (nil also if the store
+// could not decode it, which its own encoding never causes).
 func (s *Store) At(typ, id string, n uint64) Entity {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	e := s.at(typ, id, n)
-	if e == nil {
-		return nil
-	}
-	out := make(Entity, len(e))
-	for k, v := range e {
-		out[k] = v
-	}
-	return out
+	e, _ := s.at(typ, id, n)
+	return e
 }
 
-func (s *Store) at(typ, id string, n uint64) Entity {
-	vs := s.entities[typ][id]
-	for i := len(vs) - 1; i >= 0; i-- {
-		if vs[i].block <= n {
-			return vs[i].entity
-		}
+// at is a new copy of an entity as of block n. The caller holds a lock.
+func (s *Store) at(typ, id string, n uint64) (Entity, error) {
+	h := s.entities[typ]
+	if h == nil {
+		return nil, nil
 	}
-	return nil
+	e, _, err := h.at(id, n)
+	return e, err
 }
 
 // All returns the ids of the entities of a type that exist now, sorted.
 func (s *Store) All(typ string) []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	ids := make([]string, 0, len(s.entities[typ]))
-	for id := range s.entities[typ] {
-		if s.at(typ, id, ^uint64(0)) != nil {
-			ids = append(ids, id)
+	h := s.entities[typ]
+	if h == nil {
+		return []string{}
+	}
+	ids := make([]string, 0, len(h.ids))
+	for _, en := range h.ids {
+		if i := h.version(en, ^uint64(0)); i >= 0 && !h.versions[i].removed {
+			ids = append(ids, string(h.bytes(en.id)))
 		}
 	}
 	sort.Strings(ids)
@@ -150,22 +143,25 @@ type Row struct {
 	Changed uint64
 }
 
-// rows returns the entities of a type as of block n, by id. The caller
-// holds the read lock.
-func (s *Store) rows(typ string, n uint64) []Row {
-	out := make([]Row, 0, len(s.entities[typ]))
-	for id, vs := range s.entities[typ] {
-		for i := len(vs) - 1; i >= 0; i-- {
-			if vs[i].block <= n {
-				if vs[i].entity != nil {
-					out = append(out, Row{ID: id, Entity: vs[i].entity, Changed: vs[i].block})
-				}
-				break
-			}
+// rows returns the entities of a type as of block n, by id, decoded anew.
+// The caller holds the read lock.
+func (s *Store) rows(typ string, n uint64) ([]Row, error) {
+	h := s.entities[typ]
+	if h == nil {
+		return []Row{}, nil
+	}
+	out := make([]Row, 0, len(h.ids))
+	for _, en := range h.ids {
+		e, changed, err := h.decodeVersion(h.version(en, n))
+		if err != nil {
+			return nil, err
+		}
+		if e != nil {
+			out = append(out, Row{ID: string(h.bytes(en.id)), Entity: e, Changed: changed})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
+	return out, nil
 }
 
 // Set merges data into the entity (fields set to null are removed) as of
@@ -178,15 +174,18 @@ func (s *Store) Set(typ, id string, data Entity, block uint64) error {
 	defer s.mu.Unlock()
 	var cur Entity
 	var inserted uint64
-	if vs := s.entities[typ][id]; len(vs) > 0 {
-		cur, inserted = s.at(typ, id, ^uint64(0)), vs[0].block
+	if h := s.entities[typ]; h != nil {
+		inserted, _ = h.inserted(id)
+		var err error
+		if cur, _, err = h.at(id, ^uint64(0)); err != nil {
+			return err
+		}
 	}
 	merged, err := s.schema.Apply(Write{Type: typ, ID: id, Data: data, Block: block}, cur, inserted)
 	if err != nil {
 		return err
 	}
-	s.put(typ, id, version{block: block, entity: merged})
-	return nil
+	return s.put(typ, id, merged, block)
 }
 
 // Write is one store.set: the entity's type and id, the fields written and
@@ -302,23 +301,25 @@ func (s *Store) Remove(typ, id string, block uint64) error {
 	if err := s.schema.CanRemove(typ, id); err != nil {
 		return err
 	}
-	if s.at(typ, id, ^uint64(0)) != nil {
-		s.put(typ, id, version{block: block})
+	if cur, err := s.at(typ, id, ^uint64(0)); err != nil || cur == nil {
+		return err
 	}
-	return nil
+	return s.put(typ, id, nil, block)
 }
 
-func (s *Store) put(typ, id string, v version) {
-	if s.entities[typ] == nil {
-		s.entities[typ] = map[string][]version{}
+// put records e (nil: removed) as the entity's version at block; a later
+// write in the block of its newest version replaces that version.
+func (s *Store) put(typ, id string, e Entity, block uint64) error {
+	h := s.entities[typ]
+	if h == nil {
+		t := s.schema.Types[typ]
+		if t == nil {
+			return fmt.Errorf("entity type %s is not in the schema", typ)
+		}
+		h = newHeldType(t)
+		s.entities[typ] = h
 	}
-	vs := s.entities[typ][id]
-	if n := len(vs); n > 0 && vs[n-1].block == v.block {
-		vs[n-1] = v
-	} else {
-		vs = append(vs, v)
-	}
-	s.entities[typ][id] = vs
+	return h.put(id, e, block)
 }
 
 // check is Graph Node's check of an entity against its type: required
@@ -401,20 +402,12 @@ func (s *Store) Save(w io.Writer) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	rec := recording{Head: s.head, Blocks: s.blocks, Entities: map[string]map[string][]recordingVersion{}}
-	for typ, byID := range s.entities {
-		rec.Entities[typ] = map[string][]recordingVersion{}
-		for id, vs := range byID {
-			for _, v := range vs {
-				rv := recordingVersion{Block: v.block}
-				if v.entity != nil {
-					rv.Entity = map[string]any{}
-					for k, val := range v.entity {
-						rv.Entity[k] = val.JSON()
-					}
-				}
-				rec.Entities[typ][id] = append(rec.Entities[typ][id], rv)
-			}
+	for typ, h := range s.entities {
+		byID, err := h.recorded()
+		if err != nil {
+			return err
 		}
+		rec.Entities[typ] = byID
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
@@ -438,29 +431,34 @@ func LoadStore(s *Schema, r io.Reader) (*Store, error) {
 			return nil, fmt.Errorf("store recording: entity type %s is not in the schema", typ)
 		}
 		for id, vs := range byID {
-			for _, rv := range vs {
-				if rv.Entity == nil {
-					st.put(typ, id, version{block: rv.Block})
-					continue
-				}
-				e, err := s.entityFromJSON(t, rv.Entity)
-				if err != nil {
-					return nil, fmt.Errorf("store recording: %s[%s]: %w", typ, id, err)
-				}
-				if err := s.check(t, id, e); err != nil {
-					return nil, fmt.Errorf("store recording: %w", err)
-				}
-				st.put(typ, id, version{block: rv.Block, entity: e})
+			if err := st.load(t, id, vs); err != nil {
+				return nil, err
 			}
 		}
 	}
-	for _, byID := range st.entities {
-		for id, vs := range byID {
-			sort.SliceStable(vs, func(i, j int) bool { return vs[i].block < vs[j].block })
-			byID[id] = vs
+	return st, nil
+}
+
+// load puts an entity's recorded versions, oldest first, each checked
+// against the schema.
+func (s *Store) load(t *EntityType, id string, vs []recordingVersion) error {
+	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Block < vs[j].Block })
+	for _, rv := range vs {
+		var e Entity
+		if rv.Entity != nil {
+			var err error
+			if e, err = s.schema.entityFromJSON(t, rv.Entity); err != nil {
+				return fmt.Errorf("store recording: %s[%s]: %w", t.Name, id, err)
+			}
+			if err := s.schema.check(t, id, e); err != nil {
+				return fmt.Errorf("store recording: %w", err)
+			}
+		}
+		if err := s.put(t.Name, id, e, rv.Block); err != nil {
+			return fmt.Errorf("store recording: %w", err)
 		}
 	}
-	return st, nil
+	return nil
 }
 
 func (s *Schema) entityFromJSON(t *EntityType, raw map[string]any) (Entity, error) {

@@ -165,6 +165,12 @@ type Indexer struct {
 	fetched fetched
 	// onHead hears each head the store commits or reverts to (OnHead).
 	onHead func(head graphnode.Block, reverted bool)
+	// predict learns and predicts the mappings' calls; calls are the
+	// prefetched answers of the range being applied; rec records the
+	// calls of the handler running (calls.go).
+	predict predictor
+	calls   callCache
+	rec     recording
 }
 
 // OnHead, called before Run, makes fn hear each block the store commits

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -239,10 +240,12 @@ func (ix *Indexer) filter() filter {
 	}}
 }
 
-// result is one range fetched ahead.
+// result is one range fetched ahead, with its mappings' calls
+// prefetched (calls.go).
 type result struct {
-	c   *chunk
-	err error
+	c     *chunk
+	err   error
+	calls callCache
 }
 
 // ahead fetches [from, to] in ranges, up to opts.Ahead at once, and
@@ -272,7 +275,11 @@ func (ix *Indexer) ahead(ctx context.Context, sp span, f filter, reuse fetched) 
 			}
 			go func(c *chunk, reuse fetched) {
 				c, err := ix.fetchRange(ctx, c, f, reuse)
-				ch <- result{c, err}
+				var calls callCache
+				if err == nil {
+					calls = ix.prefetch(ctx, c)
+				}
+				ch <- result{c, err, calls}
 			}(&chunk{from: next, to: end, near: near}, reuse)
 			next = end + 1
 		}
@@ -311,7 +318,10 @@ func (ix *Indexer) sync(ctx context.Context, sp span) (err error) {
 			return fmt.Errorf("%w: block %d's parent %s is not the block indexed before it, %s", errChanged, r.c.from, r.c.parent.Hex(), prev.Hex())
 		}
 		prev = r.c.end.Hash
+		ix.calls = r.calls
 		created, err := ix.applyChunk(ctx, r.c)
+		ix.calls = nil
+		ix.rec.end(&ix.predict)
 		if err != nil {
 			return err
 		}
@@ -428,9 +438,14 @@ func (ix *Indexer) apply(ctx context.Context, b *blockData) (created []mapping.W
 }
 
 // txOf gives a log's transaction from its block, with the receipt when
-// its handler asks (read now if the fetch did not).
+// its handler asks (read now if the fetch did not). The mappings ask it
+// right before they run the log's handler (mapping.Subgraph's run), so it
+// also starts the recording of the calls that handler makes (calls.go).
 func (ix *Indexer) txOf(b *blockData, lg types.Log) func(context.Context, bool) (mapping.Tx, error) {
 	return func(ctx context.Context, receipt bool) (mapping.Tx, error) {
+		if len(lg.Topics) > 0 {
+			ix.rec.begin(&ix.predict, trigger{lg.Address, lg.Topics[0]})
+		}
 		t, ok := b.txs[lg.TxHash]
 		if !ok {
 			return mapping.Tx{}, fmt.Errorf("block %d has no transaction %s", lg.BlockNumber, lg.TxHash.Hex())
@@ -478,9 +493,20 @@ func (ix *Indexer) createdLogs(b *blockData) mapping.Fetch {
 	}
 }
 
-// ethCall answers a mapping's ethereum.call at the trigger's block.
+// ethCall answers a mapping's ethereum.call at the trigger's block: from
+// the range's answers if one is for this very call at this very block (by
+// hash), else from the node (an answer then kept for the range's events
+// after it; an error is not).
 func (ix *Indexer) ethCall(ctx context.Context, to common.Address, data []byte, at mapping.Block) ([]byte, bool, error) {
-	return ix.node.ethCall(ctx, to, data, at.Hash, at.Number)
+	ix.rec.ask(to, data)
+	if a, ok := ix.cached(to, data, at.Hash); ok {
+		return bytes.Clone(a.ret), a.reverted, nil
+	}
+	ret, reverted, err := ix.node.ethCall(ctx, to, data, at.Hash, at.Number)
+	if err == nil {
+		ix.keep(to, data, at.Hash, ret, reverted)
+	}
+	return ret, reverted, err
 }
 
 // progress logs how far indexing is, at most once per opts.Progress.
@@ -491,6 +517,8 @@ func (ix *Indexer) progress(block, target uint64) {
 		return
 	}
 	secs := max(since.Seconds(), 1e-9)
+	c := ix.Counts()
 	ix.log.Info("indexing", "chainId", ix.opts.ChainID, "block", block, "target", target,
-		"remaining", target-block, "blocksPerSecond", int64(float64(blocks)/secs), "eventsPerSecond", int64(float64(events)/secs))
+		"remaining", target-block, "blocksPerSecond", int64(float64(blocks)/secs), "eventsPerSecond", int64(float64(events)/secs),
+		"ethCallsPrefetched", c.CallsPrefetched, "ethCallsUsed", c.CallsUsed, "ethCallsWasted", c.CallsPrefetched-c.CallsUsed)
 }

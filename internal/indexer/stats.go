@@ -3,6 +3,7 @@ package indexer
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -16,6 +17,9 @@ type stats struct {
 	// the progress log's last sample
 	lastAt                 time.Time
 	lastBlocks, lastEvents int64
+	// the mappings' calls prefetched (calls.go), and those of them the
+	// mappings read
+	prefetched, usedCalls atomic.Int64
 }
 
 func (s *stats) advanced(blocks, lag uint64) {
@@ -68,6 +72,11 @@ type Counts struct {
 	Requests map[string]int64
 	// HTTPRequests are the requests sent to the node (a batch is one).
 	HTTPRequests int64
+	// CallsPrefetched are the mappings' eth_calls asked ahead, in batches
+	// (counted in Requests too); CallsUsed those whose answer a mapping
+	// read. The rest were asked in vain: a prediction that missed, a
+	// node's error (the mapping asked live), or a range not applied yet.
+	CallsPrefetched, CallsUsed int64
 }
 
 // Counts returns the indexer's totals.
@@ -77,6 +86,7 @@ func (ix *Indexer) Counts() Counts {
 	ix.stats.mu.Unlock()
 	c.Requests = ix.node.counts.snapshot()
 	c.HTTPRequests = ix.node.counts.requests.Load()
+	c.CallsPrefetched, c.CallsUsed = ix.stats.prefetched.Load(), ix.stats.usedCalls.Load()
 	return c
 }
 

@@ -94,7 +94,21 @@ type Host struct {
 	call      Call
 	rt        wazero.Runtime
 	compiled  wazero.CompiledModule
-	typeIDs   map[uint32]uint32
+	typeIDs   []uint32
+	// strs are the strings the heap read and wrote last, by address
+	// (readCachedString), kept from trigger to trigger.
+	strs *strCache
+	// order is each entity type's fields in the order newEntity writes
+	// them, as last seen (keyOrder).
+	order map[string][]string
+	// sigs are the functionSignatures of the ABIs' functions, by contract
+	// and function name.
+	sigs map[[2]string]string
+	// scratch for the host functions: BigInt operands and result, text
+	// of a conversion, an entity's entry pointers.
+	bx, by, bz big.Int
+	text       []byte
+	entries    []uint32
 	// globals are the exports of the module's mutable globals and
 	// pristine a fresh instance's state, which a reset restores; nil
 	// pristine: each trigger instantiates anew.
@@ -131,15 +145,25 @@ type Options struct {
 	Network string
 }
 
+// args are a host function's arguments (wasm pointers and numbers as
+// uint64), passed by value: a slice of the wasm stack would be the
+// engine's to reuse, and a copy on the Go heap an allocation per call.
+type args [maxArgs]uint64
+
+// maxArgs is the most arguments a Graph Node host function takes (abort's).
+const maxArgs = 4
+
+type hostFunc func(h *Host, a args) uint64
+
 // hostFuncs are the Graph Node functions this host provides, by import name.
-var hostFuncs = map[string]func(h *Host, args []uint64) uint64{
+var hostFuncs = map[string]hostFunc{
 	"abort":                         (*Host).abort,
 	"store.get":                     (*Host).storeGet,
 	"store.set":                     (*Host).storeSet,
 	"store.remove":                  (*Host).storeRemove,
-	"bigInt.plus":                   bigIntOp(func(a, b *big.Int) (*big.Int, error) { return new(big.Int).Add(a, b), nil }),
-	"bigInt.minus":                  bigIntOp(func(a, b *big.Int) (*big.Int, error) { return new(big.Int).Sub(a, b), nil }),
-	"bigInt.times":                  bigIntOp(func(a, b *big.Int) (*big.Int, error) { return new(big.Int).Mul(a, b), nil }),
+	"bigInt.plus":                   bigIntOp(func(z, a, b *big.Int) error { z.Add(a, b); return nil }),
+	"bigInt.minus":                  bigIntOp(func(z, a, b *big.Int) error { z.Sub(a, b); return nil }),
+	"bigInt.times":                  bigIntOp(func(z, a, b *big.Int) error { z.Mul(a, b); return nil }),
 	"bigInt.dividedBy":              bigIntOp(divTrunc),
 	"bigInt.mod":                    bigIntOp(modTrunc),
 	"typeConversion.bytesToHex":     (*Host).bytesToHex,
@@ -159,7 +183,7 @@ var hostFuncs = map[string]func(h *Host, args []uint64) uint64{
 // against the host functions, writing to store, with the data source's ABIs
 // for ethereum.call. Each Handle runs from a fresh instance's state.
 func New(ctx context.Context, name string, code []byte, store Store, opt Options) (*Host, error) {
-	h := &Host{name: name, store: store, abis: opt.ABIs, call: opt.Call, ctx: ctx, network: opt.Network, typeIDs: map[uint32]uint32{}, dataArgs: map[*abi.Argument]abi.Arguments{}}
+	h := &Host{name: name, store: store, abis: opt.ABIs, call: opt.Call, ctx: ctx, network: opt.Network, typeIDs: make([]uint32, tidCount), strs: new(strCache), order: map[string][]string{}, sigs: map[[2]string]string{}, dataArgs: map[*abi.Argument]abi.Arguments{}}
 	rt := wazero.NewRuntime(ctx)
 	compiled, err := h.compile(ctx, rt, code)
 	if err != nil {
@@ -216,12 +240,16 @@ func (h *Host) link(ctx context.Context, rt wazero.Runtime, compiled wazero.Comp
 			byModule[modName] = b
 		}
 		params, results := imp.ParamTypes(), imp.ResultTypes()
+		if len(params) > maxArgs {
+			return fmt.Errorf("%s imports %s.%s with %d parameters, more than Graph Node's", h.name, modName, name, len(params))
+		}
 		b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, stack []uint64) {
 			if h.trap != nil {
 				panic(h.trap)
 			}
-			args := append([]uint64{}, stack[:len(params)]...)
-			r := h.guard(name, func() uint64 { return fn(h, args) })
+			var a args
+			copy(a[:], stack[:len(params)])
+			r := h.guard(name, fn, a)
 			if len(results) > 0 {
 				stack[0] = r
 			}
@@ -253,7 +281,7 @@ func (h *Host) instantiate(ctx context.Context) error {
 
 func (h *Host) newHeap(mod api.Module) *heap {
 	return &heap{mod: mod, mem: mod.Memory(), allocate: h.function(mod, "allocate"), idOfType: h.function(mod, "id_of_type"),
-		typeIDs: h.typeIDs, call: h.invoke}
+		typeIDs: h.typeIDs, strs: h.strs, call: h.invoke}
 }
 
 // function is the export name of mod, the running instance (nil if it
@@ -271,7 +299,8 @@ func (h *Host) function(mod api.Module, name string) api.Function {
 // the kept one reset, or a new one.
 func (h *Host) ready(ctx context.Context) error {
 	if h.heap != nil && h.pristine != nil && h.pristine.reset(h.heap.mod, h.globals) {
-		h.heap = h.newHeap(h.heap.mod)
+		// a fresh instance's heap: no arena yet (the memory is the same)
+		h.heap.arena, h.heap.free = 0, 0
 		return nil
 	}
 	h.release()
@@ -292,7 +321,7 @@ func (h *Host) Close() { h.rt.Close(context.Background()) }
 // hostError aborts the running handler; Handle returns it.
 type hostError struct{ err error }
 
-func (h *Host) guard(name string, f func() uint64) (r uint64) {
+func (h *Host) guard(name string, fn hostFunc, a args) (r uint64) {
 	defer func() {
 		if p := recover(); p != nil {
 			if he, ok := p.(hostError); ok {
@@ -303,7 +332,7 @@ func (h *Host) guard(name string, f func() uint64) (r uint64) {
 			panic(h.trap)
 		}
 	}()
-	return f()
+	return fn(h, a)
 }
 
 func (h *Host) fail(format string, args ...any) {
@@ -431,56 +460,30 @@ func (h *Host) nonIndexed(ev abi.Event) abi.Arguments {
 func (h *Host) newEvent(ev abi.Event, lg types.Log, b Block, tx Tx) (uint32, error) {
 	hp := h.heap
 	// parameters: indexed ones from the topics, the others from the data
-	var params []uint32
-	topic := 1
-	data, err := h.nonIndexed(ev).Unpack(lg.Data)
+	paramArr, err := h.eventParams(ev, lg)
 	if err != nil {
-		return 0, fmt.Errorf("decode %s: %w", ev.Sig, err)
+		return 0, err
 	}
-	di := 0
-	for _, in := range ev.Inputs {
-		var v any
-		if in.Indexed {
-			if topic >= len(lg.Topics) {
-				return 0, fmt.Errorf("%s: missing topic for %s", ev.Sig, in.Name)
-			}
-			m := map[string]any{}
-			if err := abi.ParseTopicsIntoMap(m, abi.Arguments{in}, []common.Hash{lg.Topics[topic]}); err != nil {
-				return 0, err
-			}
-			v = m[in.Name]
-			topic++
-		} else {
-			v = data[di]
-			di++
-		}
-		val, err := h.ethValue(in.Type, v)
-		if err != nil {
-			return 0, fmt.Errorf("%s.%s: %w", ev.Sig, in.Name, err)
-		}
-		params = append(params, hp.newStruct(tidEventParam, hp.newString(in.Name), val))
-	}
-	paramArr := hp.newPtrArray(tidArrayEventParam, params)
-	big0 := hp.newBigInt(new(big.Int))
-	hash := func(x common.Hash) uint32 { return hp.newBytes(x.Bytes()) }
+	big0 := hp.newUint64(0)
+	var zero [32]byte
 	block := hp.newStruct(tidEthereumBlock,
-		hash(b.Hash), hash(b.ParentHash), hash(common.Hash{}), hp.newBytes(make([]byte, 20)),
-		hash(common.Hash{}), hash(common.Hash{}), hash(common.Hash{}),
-		hp.newBigInt(new(big.Int).SetUint64(b.Number)), big0, big0,
-		hp.newBigInt(new(big.Int).SetUint64(b.Timestamp)), big0, 0, 0, 0)
+		hp.newBytes(b.Hash[:]), hp.newBytes(b.ParentHash[:]), hp.newBytes(zero[:]), hp.newBytes(zero[:20]),
+		hp.newBytes(zero[:]), hp.newBytes(zero[:]), hp.newBytes(zero[:]),
+		hp.newUint64(b.Number), big0, big0,
+		hp.newUint64(b.Timestamp), big0, 0, 0, 0)
 	var to uint32
 	if tx.To != nil {
-		to = hp.newBytes(tx.To.Bytes())
+		to = hp.newBytes(tx.To[:])
 	}
 	txp := hp.newStruct(tidEthereumTransaction,
-		hash(tx.Hash), hp.newBigInt(new(big.Int).SetUint64(tx.Index)), hp.newBytes(tx.From.Bytes()), to,
+		hp.newBytes(tx.Hash[:]), hp.newUint64(tx.Index), hp.newBytes(tx.From[:]), to,
 		big0, big0, big0, hp.newBytes(tx.Input), big0)
 	var receipt uint32
 	if tx.Receipt != nil {
 		receipt = h.newReceipt(tx.Receipt)
 	}
 	return hp.newStruct(tidEthereumEvent,
-		hp.newBytes(lg.Address.Bytes()), hp.newBigInt(new(big.Int).SetUint64(uint64(lg.Index))), big0, 0,
+		hp.newBytes(lg.Address[:]), hp.newUint64(uint64(lg.Index)), big0, 0,
 		block, txp, paramArr, receipt), nil
 }
 
@@ -488,7 +491,7 @@ func (h *Host) newEvent(ev abi.Event, lg types.Log, b Block, tx Tx) (uint32, err
 // field order; Log.blockNumber is Bytes there, as in Graph Node's AscEthereumLog).
 func (h *Host) newReceipt(rc *types.Receipt) uint32 {
 	hp := h.heap
-	u := func(v uint64) uint32 { return hp.newBigInt(new(big.Int).SetUint64(v)) }
+	u := hp.newUint64
 	logs := make([]uint32, len(rc.Logs))
 	for i, lg := range rc.Logs {
 		topics := make([]uint32, len(lg.Topics))
@@ -576,7 +579,7 @@ func toBig(v any) (*big.Int, error) {
 
 // --- host functions (arguments are wasm pointers as uint64) ---
 
-func (h *Host) abort(a []uint64) uint64 {
+func (h *Host) abort(a args) uint64 {
 	msg := "(no message)"
 	if a[0] != 0 {
 		msg = h.heap.readString(uint32(a[0]))
@@ -589,8 +592,8 @@ func (h *Host) abort(a []uint64) uint64 {
 	return 0
 }
 
-func (h *Host) storeGet(a []uint64) uint64 {
-	typ, id := h.heap.readString(uint32(a[0])), h.heap.readString(uint32(a[1]))
+func (h *Host) storeGet(a args) uint64 {
+	typ, id := h.heap.readCachedString(uint32(a[0])), h.heap.readCachedString(uint32(a[1]))
 	if _, ok := h.st.Schema().Types[typ]; !ok {
 		h.fail("store.get: entity type %s is not in the schema", typ)
 	}
@@ -601,11 +604,11 @@ func (h *Host) storeGet(a []uint64) uint64 {
 	if e == nil {
 		return 0
 	}
-	return uint64(h.newEntity(e))
+	return uint64(h.newEntity(typ, e))
 }
 
-func (h *Host) storeSet(a []uint64) uint64 {
-	typ, id := h.heap.readString(uint32(a[0])), h.heap.readString(uint32(a[1]))
+func (h *Host) storeSet(a args) uint64 {
+	typ, id := h.heap.readCachedString(uint32(a[0])), h.heap.readCachedString(uint32(a[1]))
 	e := h.readEntity(uint32(a[2]))
 	if err := h.st.Set(typ, id, e, h.block.Number); err != nil {
 		h.storeFail("store.set", err)
@@ -613,8 +616,8 @@ func (h *Host) storeSet(a []uint64) uint64 {
 	return 0
 }
 
-func (h *Host) storeRemove(a []uint64) uint64 {
-	typ, id := h.heap.readString(uint32(a[0])), h.heap.readString(uint32(a[1]))
+func (h *Host) storeRemove(a args) uint64 {
+	typ, id := h.heap.readCachedString(uint32(a[0])), h.heap.readCachedString(uint32(a[1]))
 	if err := h.st.Remove(typ, id, h.block.Number); err != nil {
 		h.storeFail("store.remove", err)
 	}
@@ -638,44 +641,50 @@ func (h *Host) storeFail(op string, err error) {
 	h.fail("%s: %v", op, err)
 }
 
-func bigIntOp(op func(a, b *big.Int) (*big.Int, error)) func(h *Host, a []uint64) uint64 {
-	return func(h *Host, a []uint64) uint64 {
-		x, y := h.heap.readBigInt(uint32(a[0])), h.heap.readBigInt(uint32(a[1]))
-		r, err := op(x, y)
-		if err != nil {
+// bigIntOp is a BigInt host function z = op(a, b); the operands and the
+// result are the host's scratch numbers (the result is written into the
+// module's memory before the host function returns).
+func bigIntOp(op func(z, a, b *big.Int) error) hostFunc {
+	return func(h *Host, a args) uint64 {
+		x, y := setSignedLE(&h.bx, h.heap.viewBytes(uint32(a[0]))), setSignedLE(&h.by, h.heap.viewBytes(uint32(a[1])))
+		if err := op(&h.bz, x, y); err != nil {
 			h.fail("%v", err)
 		}
-		return uint64(h.heap.newBigInt(r))
+		return uint64(h.heap.newBigInt(&h.bz))
 	}
 }
 
 // Graph Node's BigInt division and remainder truncate toward zero
 // (num-bigint's / and %), and dividing by zero is a deterministic error.
-func divTrunc(a, b *big.Int) (*big.Int, error) {
+func divTrunc(z, a, b *big.Int) error {
 	if b.Sign() == 0 {
-		return nil, errors.New("attempted to divide BigInt by zero")
+		return errors.New("attempted to divide BigInt by zero")
 	}
-	return new(big.Int).Quo(a, b), nil
+	z.Quo(a, b)
+	return nil
 }
 
-func modTrunc(a, b *big.Int) (*big.Int, error) {
+func modTrunc(z, a, b *big.Int) error {
 	if b.Sign() == 0 {
-		return nil, errors.New("attempted to take the remainder of BigInt by zero")
+		return errors.New("attempted to take the remainder of BigInt by zero")
 	}
-	return new(big.Int).Rem(a, b), nil
+	z.Rem(a, b)
+	return nil
 }
 
-func (h *Host) bytesToHex(a []uint64) uint64 {
-	return uint64(h.heap.newString("0x" + hex.EncodeToString(h.heap.viewBytes(uint32(a[0])))))
+func (h *Host) bytesToHex(a args) uint64 {
+	h.text = hex.AppendEncode(append(h.text[:0], "0x"...), h.heap.viewBytes(uint32(a[0])))
+	return uint64(h.heap.newText(h.text))
 }
 
-func (h *Host) bigIntToString(a []uint64) uint64 {
-	return uint64(h.heap.newString(h.heap.readBigInt(uint32(a[0])).String()))
+func (h *Host) bigIntToString(a args) uint64 {
+	h.text = setSignedLE(&h.bx, h.heap.viewBytes(uint32(a[0]))).Append(h.text[:0], 10)
+	return uint64(h.heap.newText(h.text))
 }
 
 // bigIntToHex: Graph Node prints "0x" and the magnitude's lowercase hex,
 // "0x0" for zero (negative numbers are not supported there either).
-func (h *Host) bigIntToHex(a []uint64) uint64 {
+func (h *Host) bigIntToHex(a args) uint64 {
 	x := h.heap.readBigInt(uint32(a[0]))
 	if x.Sign() < 0 {
 		h.fail("typeConversion.bigIntToHex of a negative number")
@@ -683,7 +692,7 @@ func (h *Host) bigIntToHex(a []uint64) uint64 {
 	return uint64(h.heap.newString("0x" + x.Text(16)))
 }
 
-func (h *Host) stringToH160(a []uint64) uint64 {
+func (h *Host) stringToH160(a args) uint64 {
 	s := h.heap.readString(uint32(a[0]))
 	b, err := hex.DecodeString(strings.TrimPrefix(s, "0x"))
 	if err != nil || len(b) != 20 {
@@ -692,14 +701,14 @@ func (h *Host) stringToH160(a []uint64) uint64 {
 	return uint64(h.heap.newBytes(b))
 }
 
-func (h *Host) bytesToString(a []uint64) uint64 {
+func (h *Host) bytesToString(a args) uint64 {
 	b := h.heap.readBytes(uint32(a[0]))
 	return uint64(h.heap.newString(strings.TrimRight(strings.ToValidUTF8(string(b), "\uFFFD"), "\x00")))
 }
 
 // bigDecimal.toString: digits * 10^exp printed in plain decimal without
 // trailing zeros after the point, as Graph Node's normalized BigDecimal.
-func (h *Host) bigDecimalToString(a []uint64) uint64 {
+func (h *Host) bigDecimalToString(a args) uint64 {
 	p := uint32(a[0])
 	digits := h.heap.readBigInt(h.heap.u32(p))
 	exp := h.heap.readBigInt(h.heap.u32(p + 4)).Int64()
@@ -732,13 +741,14 @@ func decimalString(digits *big.Int, exp int64) string {
 	return s
 }
 
-func (h *Host) keccak256(a []uint64) uint64 {
-	return uint64(h.heap.newBytes(crypto.Keccak256(h.heap.viewBytes(uint32(a[0])))))
+func (h *Host) keccak256(a args) uint64 {
+	k := crypto.Keccak256Hash(h.heap.viewBytes(uint32(a[0])))
+	return uint64(h.heap.newBytes(k[:]))
 }
 
 // log: a critical message fails the handler where it is logged, as Graph
 // Node's log_log does; nothing after it runs.
-func (h *Host) log(a []uint64) uint64 {
+func (h *Host) log(a args) uint64 {
 	l := Log{Level: int(uint32(a[0])), Message: h.heap.readString(uint32(a[1]))}
 	h.out.Logs = append(h.out.Logs, l)
 	if l.Level == 0 {
@@ -747,7 +757,7 @@ func (h *Host) log(a []uint64) uint64 {
 	return 0
 }
 
-func (h *Host) dataSourceCreate(a []uint64) uint64 {
+func (h *Host) dataSourceCreate(a args) uint64 {
 	name := h.heap.readString(uint32(a[0]))
 	var params []string
 	for _, p := range h.heap.readPtrArray(uint32(a[1])) {
@@ -758,7 +768,7 @@ func (h *Host) dataSourceCreate(a []uint64) uint64 {
 }
 
 // dataSource.network: the data source's network, as its manifest names it.
-func (h *Host) dataSourceNetwork(a []uint64) uint64 {
+func (h *Host) dataSourceNetwork(a args) uint64 {
 	return uint64(h.heap.newString(h.network))
 }
 

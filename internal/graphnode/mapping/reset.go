@@ -35,6 +35,10 @@ const globalPrefix = "\x00reset.global."
 type pristine struct {
 	mem     []byte
 	globals []uint64
+	// mod and its are the instance last reset and its mutable globals
+	// (wazero makes a new api.Global at each ExportedGlobal).
+	mod api.Module
+	its []api.MutableGlobal
 }
 
 // exportGlobals returns the module code with each of its mutable globals
@@ -144,11 +148,18 @@ func (p *pristine) reset(mod api.Module, names []string) bool {
 	}
 	copy(buf, p.mem)
 	clear(buf[len(p.mem):])
-	for i, n := range names {
-		g, ok := mod.ExportedGlobal(n).(api.MutableGlobal)
-		if !ok {
-			return false
+	if p.mod != mod {
+		p.mod, p.its = nil, p.its[:0]
+		for _, n := range names {
+			g, ok := mod.ExportedGlobal(n).(api.MutableGlobal)
+			if !ok {
+				return false
+			}
+			p.its = append(p.its, g)
 		}
+		p.mod = mod
+	}
+	for i, g := range p.its {
 		g.Set(p.globals[i])
 	}
 	return true

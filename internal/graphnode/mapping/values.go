@@ -1,8 +1,10 @@
 package mapping
 
 import (
+	"encoding/binary"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -36,10 +38,13 @@ const (
 // an Array of TypedMapEntry{key, value}).
 func (h *Host) readEntity(p uint32) Entity {
 	hp := h.heap
-	entries := hp.readPtrArray(hp.u32(p))
-	e := make(Entity, len(entries))
-	for _, entry := range entries {
-		key := hp.readString(hp.u32(entry))
+	entries := hp.ptrArray(hp.u32(p))
+	e := make(Entity, len(entries)/4)
+	for i := 0; i < len(entries); i += 4 {
+		// a view of the module's memory: reading the entity allocates
+		// nothing there (no grow), so it stays valid throughout
+		entry := binary.LittleEndian.Uint32(entries[i:])
+		key := hp.readCachedString(hp.u32(entry))
 		e[key] = h.readValue(hp.u32(entry + 4))
 	}
 	return e
@@ -51,7 +56,7 @@ func (h *Host) readValue(p uint32) Value {
 	ptr := uint32(payload)
 	switch Kind(kind) {
 	case KindString:
-		return Value{Kind: KindString, Str: hp.readString(ptr)}
+		return Value{Kind: KindString, Str: hp.readCachedString(ptr)}
 	case KindInt:
 		return Value{Kind: KindInt, Int: int64(int32(uint32(payload)))}
 	case KindInt8, KindTimestamp:
@@ -65,9 +70,13 @@ func (h *Host) readValue(p uint32) Value {
 	case KindBigDecimal:
 		return Value{Kind: KindBigDecimal, Big: hp.readBigInt(hp.u32(ptr)), Exp: hp.readBigInt(hp.u32(ptr + 4))}
 	case KindArray:
+		els := hp.ptrArray(ptr) // a view: reading allocates nothing in the module
 		var arr []Value
-		for _, el := range hp.readPtrArray(ptr) {
-			arr = append(arr, h.readValue(el))
+		if len(els) > 0 {
+			arr = make([]Value, 0, len(els)/4)
+		}
+		for i := 0; i < len(els); i += 4 {
+			arr = append(arr, h.readValue(binary.LittleEndian.Uint32(els[i:])))
 		}
 		return Value{Kind: KindArray, Array: arr}
 	case KindNull:
@@ -107,13 +116,44 @@ func (h *Host) newValue(v Value) uint32 {
 	return hp.newEnum(tidStoreValue, uint32(v.Kind), payload)
 }
 
-func (h *Host) newEntity(e Entity) uint32 {
+// newEntity writes e, an entity of type typ, with its fields in sorted
+// order.
+func (h *Host) newEntity(typ string, e Entity) uint32 {
 	hp := h.heap
-	var entries []uint32
-	for _, k := range sortedKeys(e) {
+	entries := h.entries[:0]
+	for _, k := range h.keyOrder(typ, e) {
 		entries = append(entries, hp.newStruct(tidTypedMapEntryStore, hp.newString(k), h.newValue(e[k])))
 	}
+	h.entries = entries
 	return hp.newStruct(tidTypedMapStore, hp.newPtrArray(tidArrayTypedMapEntryStore, entries))
+}
+
+// maxTypes bounds the entity types keyOrder keeps an order for (the
+// schema's are far fewer; the bound is for whatever a mapping asks).
+const maxTypes = 1024
+
+// keyOrder is e's fields sorted: the entities of a type mostly have the
+// same fields, so the order last sorted for typ is kept and used again
+// when e has exactly those fields (checked: as many, each present).
+func (h *Host) keyOrder(typ string, e Entity) []string {
+	if keys, ok := h.order[typ]; ok && len(keys) == len(e) {
+		same := true
+		for _, k := range keys {
+			if _, ok := e[k]; !ok {
+				same = false
+				break
+			}
+		}
+		if same {
+			return keys
+		}
+	}
+	keys := sortedKeys(e)
+	if len(h.order) >= maxTypes {
+		clear(h.order)
+	}
+	h.order[typ] = keys
+	return keys
 }
 
 func sortedKeys(e Entity) []string {
@@ -121,11 +161,7 @@ func sortedKeys(e Entity) []string {
 	for k := range e {
 		keys = append(keys, k)
 	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
+	slices.Sort(keys)
 	return keys
 }
 
@@ -133,13 +169,13 @@ func sortedKeys(e Entity) []string {
 // functionName, functionSignature, functionArgs}: the function is looked up
 // in the named ABI and must have the given signature; the answer is the
 // decoded outputs, or null when the call reverts (graph-ts's try_ calls).
-func (h *Host) ethereumCall(a []uint64) uint64 {
+func (h *Host) ethereumCall(a args) uint64 {
 	hp := h.heap
 	p := uint32(a[0])
-	contract := hp.readString(hp.u32(p))
-	address := common.BytesToAddress(hp.readBytes(hp.u32(p + 4)))
-	fnName := hp.readString(hp.u32(p + 8))
-	sig := hp.readString(hp.u32(p + 12))
+	contract := hp.readCachedString(hp.u32(p))
+	address := common.BytesToAddress(hp.viewBytes(hp.u32(p + 4)))
+	fnName := hp.readCachedString(hp.u32(p + 8))
+	sig := hp.readCachedString(hp.u32(p + 12))
 	parsed, ok := h.abis[contract]
 	if !ok {
 		h.fail("ethereum.call: Could not find ABI for contract \"%s\", try adding it to the 'abis' section of the subgraph manifest", contract)
@@ -148,7 +184,7 @@ func (h *Host) ethereumCall(a []uint64) uint64 {
 	if !ok {
 		h.fail("ethereum.call: %s has no function %s", contract, fnName)
 	}
-	if want := signature(method); want != sig {
+	if want := h.signature(contract, method); want != sig {
 		h.fail("ethereum.call: signature %s does not match the ABI's %s", sig, want)
 	}
 	argPtrs := hp.readPtrArray(hp.u32(p + 16))
@@ -173,25 +209,65 @@ func (h *Host) ethereumCall(a []uint64) uint64 {
 	if reverted {
 		return 0
 	}
-	outs, err := method.Outputs.Unpack(ret)
+	return uint64(h.callOutputs(method.Outputs, ret))
+}
+
+// callOutputs writes an ethereum.call's answer decoded as outputs, the
+// words read by the host itself when every output is a word type and
+// each word is one go-ethereum accepts, else as go-ethereum decodes them;
+// 0 (null) for an answer that does not decode: Graph Node counts it as a
+// revert (a contract of another kind).
+func (h *Host) callOutputs(outputs abi.Arguments, ret []byte) uint32 {
+	hp := h.heap
+	var buf [33]byte
+	fast := len(ret) >= 32*len(outputs)
+	for i := 0; fast && i < len(outputs); i++ {
+		_, _, fast = wordValue(outputs[i].Type, ret[32*i:32*i+32], &buf)
+	}
+	if !fast {
+		return h.callOutputsABI(outputs, ret)
+	}
+	ptrs := make([]uint32, len(outputs))
+	for i, o := range outputs {
+		ptrs[i] = h.newWordValue(wordValue(o.Type, ret[32*i:32*i+32], &buf))
+	}
+	return hp.newPtrArray(tidArrayEthereumValue, ptrs)
+}
+
+// callOutputsABI is callOutputs through go-ethereum's decoding.
+func (h *Host) callOutputsABI(outputs abi.Arguments, ret []byte) uint32 {
+	hp := h.heap
+	outs, err := outputs.Unpack(ret)
 	if err != nil {
-		// Graph Node counts an answer that does not decode against the
-		// declared outputs as a revert (a contract of another kind)
 		return 0
 	}
 	ptrs := make([]uint32, len(outs))
 	for i, o := range outs {
-		ptr, err := h.ethValue(method.Outputs[i].Type, o)
+		ptr, err := h.ethValue(outputs[i].Type, o)
 		if err != nil {
 			h.fail("ethereum.call: %v", err)
 		}
 		ptrs[i] = ptr
 	}
-	return uint64(hp.newPtrArray(tidArrayEthereumValue, ptrs))
+	return hp.newPtrArray(tidArrayEthereumValue, ptrs)
 }
 
-// signature is graph-ts's functionSignature: name(inputs):(outputs).
-func signature(m abi.Method) string {
+// signature is signatureOf(m), made once per contract and function.
+func (h *Host) signature(contract string, m abi.Method) string {
+	k := [2]string{contract, m.Name}
+	s, ok := h.sigs[k]
+	if !ok {
+		s = signatureOf(m)
+		if len(h.sigs) >= maxTypes {
+			clear(h.sigs)
+		}
+		h.sigs[k] = s
+	}
+	return s
+}
+
+// signatureOf is graph-ts's functionSignature: name(inputs):(outputs).
+func signatureOf(m abi.Method) string {
 	s := m.Sig + ":("
 	for i, o := range m.Outputs {
 		if i > 0 {

@@ -10,9 +10,9 @@ package indexertest
 
 import (
 	"encoding/binary"
-	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -171,7 +171,7 @@ func Time(n uint64) uint64 { return 1_700_000_000 + 2*n }
 // hash and i, its last 12 bytes replaced by the block's number (its
 // hash's last 8 bytes) and i, which txOfHash reads back.
 func txHash(block common.Hash, i int) common.Hash {
-	h := crypto.Keccak256Hash(block.Bytes(), []byte(fmt.Sprint(i)))
+	h := crypto.Keccak256Hash(block.Bytes(), strconv.AppendInt(nil, int64(i), 10))
 	copy(h[20:28], block[24:])
 	binary.BigEndian.PutUint32(h[28:], uint32(i))
 	return h

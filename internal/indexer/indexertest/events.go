@@ -3,6 +3,7 @@ package indexertest
 import (
 	"fmt"
 	"math/big"
+	"sync"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -19,6 +20,9 @@ import (
 type Handler struct {
 	Address, Pool, Hook common.Address
 	handler, pool       abi.ABI
+	// ids are the ranges' ids computed so far, by tickLower: a
+	// history's events cycle through a few ranges.
+	ids sync.Map
 }
 
 // NewHandler is a handler at addr over pool, with no hook.
@@ -36,6 +40,15 @@ func NewHandler(addr, pool common.Address) (*Handler, error) {
 
 // ID is the handler's token id of the range [tl, tl+10).
 func (h *Handler) ID(tl int64) *big.Int {
+	if id, ok := h.ids.Load(tl); ok {
+		return new(big.Int).Set(id.(*big.Int))
+	}
+	id := h.computeID(tl)
+	h.ids.Store(tl, id)
+	return new(big.Int).Set(id)
+}
+
+func (h *Handler) computeID(tl int64) *big.Int {
 	addr, _ := abi.NewType("address", "", nil)
 	i24, _ := abi.NewType("int24", "", nil)
 	packed, err := abi.Arguments{{Type: addr}, {Type: addr}, {Type: addr}, {Type: i24}, {Type: i24}}.
@@ -44,6 +57,33 @@ func (h *Handler) ID(tl int64) *big.Int {
 		panic(err)
 	}
 	return new(big.Int).SetBytes(crypto.Keccak256(packed))
+}
+
+// eventShape is an event's signature and which of its inputs are indexed
+// (two ABIs may index the same signature's inputs differently).
+type eventShape struct {
+	sig     string
+	indexed uint64
+}
+
+// nonIndexedArgs are the events' non-indexed inputs by shape: copying
+// them out of the ABI for every log cost the scale node more than
+// packing them.
+var nonIndexedArgs sync.Map
+
+func nonIndexed(ev abi.Event) abi.Arguments {
+	k := eventShape{sig: ev.Sig}
+	for i, in := range ev.Inputs {
+		if in.Indexed && i < 64 {
+			k.indexed |= 1 << i
+		}
+	}
+	if args, ok := nonIndexedArgs.Load(k); ok && len(ev.Inputs) <= 64 {
+		return args.(abi.Arguments)
+	}
+	args := ev.Inputs.NonIndexed()
+	nonIndexedArgs.Store(k, args)
+	return args
 }
 
 // log encodes event name of a with args in its inputs' order (indexed ones
@@ -67,7 +107,7 @@ func log(a abi.ABI, name string, addr common.Address, args ...any) types.Log {
 		}
 		data = append(data, args[i])
 	}
-	packed, err := ev.Inputs.NonIndexed().Pack(data...)
+	packed, err := nonIndexed(ev).Pack(data...)
 	if err != nil {
 		panic(fmt.Sprintf("pack %s: %v", name, err))
 	}

@@ -147,15 +147,17 @@ func (f *logFilter) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (f *logFilter) match(lg logLike) bool {
-	if len(f.Address) > 0 && !hasAddress(f.Address, lg.address()) {
+func (f *logFilter) match(lg logLike) bool { return f.matches(lg.address(), lg.topics()) }
+
+// matches reports whether a log of address a and topics ts passes f.
+func (f *logFilter) matches(a common.Address, ts []common.Hash) bool {
+	if len(f.Address) > 0 && !hasAddress(f.Address, a) {
 		return false
 	}
 	for i, set := range f.Topics {
 		if len(set) == 0 {
 			continue
 		}
-		ts := lg.topics()
 		if i >= len(ts) || !hasHash(set, ts[i]) {
 			return false
 		}

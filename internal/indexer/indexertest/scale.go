@@ -2,21 +2,14 @@ package indexertest
 
 import (
 	"encoding/binary"
-	"encoding/json"
-	"fmt"
 	"math/big"
-	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-
-	"github.com/clamm-gateway/clamm-gateway/internal/testenv/jsonrpc"
 )
 
 // Scale is a synthetic history at a real chain's scale whose blocks and
@@ -73,6 +66,14 @@ type Scale struct {
 		i  uint64
 		tx *Tx
 	}
+	// hashes are block hashes computed lately, by number modulo its
+	// size: a cache, as recent is.
+	hashMu sync.Mutex
+	hashes [1024]struct {
+		n   uint64
+		h   common.Hash
+		set bool
+	}
 }
 
 // ArbitrumScale is the issue's history: a first market 220 million blocks
@@ -96,8 +97,21 @@ func (s *Scale) First() uint64 { return s.Head - s.Span }
 func (s *Scale) Time(n uint64) uint64 { return s.Genesis + n/s.BlocksPerSecond }
 
 // Hash is block n's hash: a Chain's of the same id before any reorg.
+// The latest computed are kept (a block is asked for its logs, header and
+// receipts in turn, and its parent's hash with its header).
 func (s *Scale) Hash(n uint64) common.Hash {
-	return (&Chain{ID: s.ID}).hash(n)
+	s.hashMu.Lock()
+	e := &s.hashes[n%uint64(len(s.hashes))]
+	if e.set && e.n == n {
+		defer s.hashMu.Unlock()
+		return e.h
+	}
+	s.hashMu.Unlock()
+	h := blockHash(s.ID, n, 0)
+	s.hashMu.Lock()
+	e.n, e.h, e.set = n, h, true
+	s.hashMu.Unlock()
+	return h
 }
 
 // eventBlock is the block of protocol event i (0 <= i < Events).
@@ -186,13 +200,57 @@ func (s *Scale) protocolTx(i uint64) *Tx {
 	return tx
 }
 
+// txHead is a transaction's sender and target: what a block's full
+// transactions and its receipts carry besides the logs.
+type txHead struct{ from, to common.Address }
+
+// protocolHead is protocol event i's sender and target.
+func (s *Scale) protocolHead(i uint64) txHead {
+	cycle := i / 5
+	return txHead{user(cycle % s.Users), s.Markets[cycle%uint64(len(s.Markets))].Address}
+}
+
+// heads are block n's transactions' senders and targets (txs' order),
+// computed without their logs (a header or a receipt's envelope needs
+// no ABI packing).
+func (s *Scale) heads(n uint64) []txHead {
+	var out []txHead
+	if i, ok := s.eventAt(n); ok {
+		out = append(out, s.protocolHead(i))
+	}
+	if j, ok := s.swapAt(n); ok {
+		for _, h := range s.Markets {
+			out = append(out, txHead{user(j % s.Users), h.Pool})
+		}
+	}
+	return out
+}
+
+// eventAt is the protocol event of block n, if it holds one.
+func (s *Scale) eventAt(n uint64) (uint64, bool) {
+	if n <= s.First() || n > s.Head {
+		return 0, false
+	}
+	i := s.firstEvent(n)
+	return i, i < s.Events && s.eventBlock(i) == n
+}
+
+// swapAt is the swap the pools make at block n, if they swap there.
+func (s *Scale) swapAt(n uint64) (uint64, bool) {
+	if n <= s.First() || n > s.Head || s.SwapsPerDay == 0 {
+		return 0, false
+	}
+	j := s.firstSwap(n)
+	return j, s.swapBlock(j) == n
+}
+
 // computeTx computes protocol event i's transaction.
 func (s *Scale) computeTx(i uint64) *Tx {
 	cycle := i / 5
 	m := uint64(len(s.Markets))
 	h := s.Markets[cycle%m]
 	tl := -200_000 + 10*int64(cycle/m%s.Ranges)
-	u := user(cycle % s.Users)
+	u := s.protocolHead(i).from
 	var logs []types.Log
 	switch i % 5 {
 	case 0:
@@ -219,17 +277,14 @@ func (s *Scale) swapTx(p int, j uint64) *Tx {
 // txs are block n's transactions: its protocol event's, then its pools'
 // swaps in market order (without swaps: the protocol one alone).
 func (s *Scale) txs(n uint64, swaps bool) []*Tx {
-	if n <= s.First() || n > s.Head {
-		return nil
-	}
 	var out []*Tx
-	if i := s.firstEvent(n); i < s.Events && s.eventBlock(i) == n {
+	if i, ok := s.eventAt(n); ok {
 		out = append(out, s.protocolTx(i))
 	}
 	if !swaps {
 		return out
 	}
-	if j := s.firstSwap(n); s.SwapsPerDay > 0 && s.swapBlock(j) == n {
+	if j, ok := s.swapAt(n); ok {
 		for p := range s.Markets {
 			out = append(out, s.swapTx(p, j))
 		}
@@ -333,61 +388,11 @@ func (s *Scale) Calls(method string) int64 {
 }
 
 func (s *Scale) add(m *sync.Map, key string) {
-	v, _ := m.LoadOrStore(key, new(atomic.Int64))
-	v.(*atomic.Int64).Add(1)
-}
-
-// ServeHTTP answers JSON-RPC over HTTP: one call or a batch, each HTTP
-// request counted once under the methods it carried.
-func (s *Scale) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var carried []string
-	defer func() {
-		if len(carried) > 0 {
-			slices.Sort(carried)
-			s.add(&s.requests, strings.Join(carried, "+"))
-		}
-	}()
-	jsonrpc.Handler(func(_ *http.Request, q request) jsonrpc.Response {
-		s.add(&s.counts, q.Method)
-		if !slices.Contains(carried, q.Method) {
-			carried = append(carried, q.Method)
-		}
-		result, e := s.dispatch(q)
-		return jsonrpc.Answer(q, result, e)
-	}).ServeHTTP(w, r)
-}
-
-func (s *Scale) dispatch(q request) (any, *rpcError) {
-	param := paramsOf(q)
-	switch q.Method {
-	case "eth_chainId":
-		return hexutil.Uint64(s.ID), nil
-	case "eth_blockNumber":
-		return hexutil.Uint64(s.Head), nil
-	case "eth_getLogs":
-		var f logFilter
-		if e := param(0, &f); e != nil {
-			return nil, e
-		}
-		return s.getLogs(f)
-	case "eth_getBlockByNumber", "eth_getBlockByHash":
-		return s.getBlock(q, param)
-	case "eth_getBlockReceipts":
-		var n hexutil.Uint64
-		if e := param(0, &n); e != nil {
-			return nil, e
-		}
-		return s.receipts(uint64(n)), nil
-	case "eth_getTransactionReceipt":
-		var h common.Hash
-		if e := param(0, &h); e != nil {
-			return nil, e
-		}
-		return s.receipt(h), nil
-	case "eth_call":
-		return s.call(q, param)
+	v, ok := m.Load(key)
+	if !ok {
+		v, _ = m.LoadOrStore(key, new(atomic.Int64))
 	}
-	return nil, &rpcError{Code: -32601, Message: "the method " + q.Method + " does not exist/is not available"}
+	v.(*atomic.Int64).Add(1)
 }
 
 // number finds the block of a block's hash: the number it carries
@@ -409,172 +414,6 @@ func (s *Scale) txOf(h common.Hash) (uint64, int, bool) {
 		return 0, 0, false
 	}
 	return n, i, true
-}
-
-// getLogs answers a range (or one block's hash) within the node's caps.
-func (s *Scale) getLogs(f logFilter) (any, *rpcError) {
-	var from, to uint64
-	switch {
-	case f.BlockHash != nil:
-		n, ok := s.number(*f.BlockHash)
-		if !ok {
-			return nil, &rpcError{Code: -32000, Message: "unknown block"}
-		}
-		from, to = n, n
-	case f.FromBlock != nil && f.ToBlock != nil:
-		from, to = uint64(*f.FromBlock), min(uint64(*f.ToBlock), s.Head)
-	default:
-		return nil, &rpcError{Code: -32602, Message: "fromBlock and toBlock, or blockHash"}
-	}
-	if s.MaxRange > 0 && to >= from && to-from+1 > s.MaxRange {
-		return nil, &rpcError{Code: -32600, Message: fmt.Sprintf("eth_getLogs is limited to a %d range", s.MaxRange)}
-	}
-	out := []json.RawMessage{}
-	if to < from {
-		return out, nil
-	}
-	swaps := s.asksPools(f)
-	for _, n := range s.blocksWithTxs(from, to, swaps) {
-		for _, lg := range s.logsOf(n, swaps) {
-			if f.match(wrapped{lg.Address, lg.Topics}) {
-				raw, _ := json.Marshal(lg)
-				out = append(out, raw)
-			}
-		}
-		if s.MaxLogs > 0 && len(out) > s.MaxLogs {
-			return nil, &rpcError{Code: -32005, Message: fmt.Sprintf("query returned more than %d results", s.MaxLogs)}
-		}
-	}
-	return out, nil
-}
-
-func (s *Scale) getBlock(q request, param func(int, any) *rpcError) (any, *rpcError) {
-	var n uint64
-	if q.Method == "eth_getBlockByHash" {
-		var h common.Hash
-		if e := param(0, &h); e != nil {
-			return nil, e
-		}
-		found, ok := s.number(h)
-		if !ok {
-			return nil, nil
-		}
-		n = found
-	} else {
-		var tag string
-		if e := param(0, &tag); e != nil {
-			return nil, e
-		}
-		switch v, err := hexutil.DecodeUint64(tag); {
-		case tag == "latest" || tag == "finalized" || tag == "safe":
-			n = s.Head
-		case err != nil:
-			return nil, &rpcError{Code: -32602, Message: "block number"}
-		default:
-			n = v
-		}
-	}
-	var full bool
-	_ = param(1, &full)
-	if n > s.Head {
-		return nil, nil
-	}
-	return s.block(n, full), nil
-}
-
-func (s *Scale) block(n uint64, full bool) map[string]any {
-	bh := s.Hash(n)
-	parent := common.Hash{}
-	if n > 0 {
-		parent = s.Hash(n - 1)
-	}
-	list := s.txs(n, true)
-	txs := []any{}
-	for i, t := range list {
-		h := txHash(bh, i)
-		if !full {
-			txs = append(txs, h)
-			continue
-		}
-		to := t.To
-		txs = append(txs, map[string]any{"hash": h, "from": t.From, "to": &to, "input": hexutil.Bytes{},
-			"transactionIndex": hexutil.Uint64(i), "blockHash": bh, "blockNumber": hexutil.Uint64(n)})
-	}
-	return map[string]any{"number": hexutil.Uint64(n), "hash": bh, "parentHash": parent, "timestamp": hexutil.Uint64(s.Time(n)),
-		"transactions": txs}
-}
-
-func (s *Scale) receipts(n uint64) []map[string]any {
-	out := []map[string]any{}
-	if n > s.Head {
-		return out
-	}
-	list := s.txs(n, true)
-	logs := s.logsOf(n, true)
-	for i, t := range list {
-		out = append(out, s.receiptOf(n, i, t, logs))
-	}
-	return out
-}
-
-func (s *Scale) receiptOf(n uint64, i int, t *Tx, all []types.Log) map[string]any {
-	bh := s.Hash(n)
-	logs := []json.RawMessage{}
-	for _, lg := range all {
-		if lg.TxIndex == uint(i) {
-			raw, _ := json.Marshal(lg)
-			logs = append(logs, raw)
-		}
-	}
-	return map[string]any{"transactionHash": txHash(bh, i), "transactionIndex": hexutil.Uint64(i), "blockHash": bh,
-		"blockNumber": hexutil.Uint64(n), "from": t.From, "to": t.To, "cumulativeGasUsed": "0x0", "gasUsed": "0x0",
-		"contractAddress": nil, "logs": logs, "logsBloom": hexutil.Bytes(make([]byte, 256)), "status": "0x1", "type": "0x2",
-		"effectiveGasPrice": "0x0"}
-}
-
-func (s *Scale) receipt(h common.Hash) any {
-	n, i, ok := s.txOf(h)
-	if !ok {
-		return nil
-	}
-	return s.receiptOf(n, i, s.txs(n, true)[i], s.logsOf(n, true))
-}
-
-func (s *Scale) call(q request, param func(int, any) *rpcError) (any, *rpcError) {
-	var msg struct {
-		To   common.Address `json:"to"`
-		Data hexutil.Bytes  `json:"data"`
-	}
-	if e := param(0, &msg); e != nil {
-		return nil, e
-	}
-	var at map[string]json.RawMessage
-	n := s.Head
-	if param(1, &at) == nil && at["blockHash"] != nil {
-		var h common.Hash
-		_ = json.Unmarshal(at["blockHash"], &h)
-		found, ok := s.number(h)
-		if !ok {
-			return nil, &rpcError{Code: -32000, Message: "header for hash not found"}
-		}
-		n = found
-	} else {
-		var tag string
-		if e := param(1, &tag); e != nil {
-			return nil, e
-		}
-		if v, err := hexutil.DecodeUint64(tag); err == nil {
-			n = v
-		}
-	}
-	if s.Call == nil {
-		return nil, &rpcError{Code: 3, Message: "execution reverted", Data: "0x"}
-	}
-	ret, reverted := s.Call(msg.To, msg.Data, n)
-	if reverted {
-		return nil, &rpcError{Code: 3, Message: "execution reverted", Data: "0x"}
-	}
-	return hexutil.Bytes(ret), nil
 }
 
 // Materialize adds the whole history to c, block by block (c's blocks
