@@ -330,8 +330,9 @@ func (s *Scale) logsOf(n uint64, swaps bool) []types.Log {
 	bh := s.Hash(n)
 	var out []types.Log
 	for i, t := range s.txs(n, swaps) {
+		th := txHash(bh, i)
 		for _, l := range t.Logs {
-			l.BlockNumber, l.BlockHash, l.TxHash, l.TxIndex, l.Index = n, bh, txHash(bh, i), uint(i), uint(len(out))
+			l.BlockNumber, l.BlockHash, l.TxHash, l.TxIndex, l.Index = n, bh, th, uint(i), uint(len(out))
 			l.BlockTimestamp = s.Time(n)
 			out = append(out, l)
 		}
