@@ -12,7 +12,8 @@ import (
 )
 
 // The decoders of the answers the indexer reads most (eth_getLogs, block
-// headers with their transactions, quantities, eth_call's bytes), each
+// headers with their transactions, receipts, quantities, eth_call's
+// bytes), each
 // taking what go-ethereum's gencodec and hexutil types take and refusing
 // what they refuse (rpcdecode_test.go checks both against go-ethereum on
 // generated and fuzzed answers): go-ethereum's client scans every answer
@@ -36,6 +37,10 @@ func decodeResult(raw []byte, out any) error {
 		err = s.header(v)
 	case **header:
 		err = s.headerPtr(v)
+	case *[]*types.Receipt:
+		err = s.receipts(v)
+	case **types.Receipt:
+		err = s.receiptPtr(v)
 	case *hexutil.Uint64:
 		err = s.quantityValue(v)
 	case *hexutil.Bytes:
@@ -218,35 +223,51 @@ var logFields = []string{"address", "topics", "data", "blockNumber", "transactio
 // data and transactionHash required (null is missing), the others kept
 // when given.
 func (s *jscan) log(l *types.Log) error {
-	var set uint16 // bit i: logFields[i] given, not null
+	return s.gencodec("Log", logFields, []int{0, 1, 2, 4}, func(i int, null bool) error {
+		if null {
+			var zero types.Log
+			copyLogField(l, &zero, i)
+			return nil
+		}
+		return s.logField(l, i)
+	})
+}
+
+// gencodec reads an object as go-ethereum's gencodec UnmarshalJSON reads
+// one into its struct of pointers: a member given sets its field (set
+// reads it, null false), a null member is absent (set resets the field,
+// null true), unknown members are skipped; the fields at required must
+// end up given. null for the whole object is all of them missing.
+func (s *jscan) gencodec(typ string, names []string, required []int, set func(i int, null bool) error) error {
+	var given uint32 // bit i: names[i] given, not null
 	if null, err := s.null(); null || err != nil {
 		if err == nil {
-			err = errors.New("missing required field 'address' for Log")
+			err = fmt.Errorf("missing required field '%s' for %s", names[required[0]], typ)
 		}
 		return err
 	}
 	err := s.members(func(key []byte) error {
-		i := field(key, logFields)
+		i := field(key, names)
 		if i < 0 {
 			return s.skip()
 		}
 		null, err := s.null()
-		if null || err != nil {
-			// null is absent: the field keeps its zero value
-			set &^= 1 << i
-			var zero types.Log
-			copyLogField(l, &zero, i)
+		if err != nil {
 			return err
 		}
-		set |= 1 << i
-		return s.logField(l, i)
+		if null {
+			given &^= 1 << i
+		} else {
+			given |= 1 << i
+		}
+		return set(i, null)
 	})
 	if err != nil {
 		return err
 	}
-	for _, i := range []int{0, 1, 2, 4} {
-		if set&(1<<i) == 0 {
-			return fmt.Errorf("missing required field '%s' for Log", logFields[i])
+	for _, i := range required {
+		if given&(1<<i) == 0 {
+			return fmt.Errorf("missing required field '%s' for %s", names[i], typ)
 		}
 	}
 	return nil

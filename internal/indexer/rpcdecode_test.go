@@ -170,6 +170,24 @@ func genTx(r *rand.Rand, p int) jv {
 		member{"gas", qty(21000)}, member{"v", qty(27)}, member{"accessList", arr()}), p)
 }
 
+func genReceipt(r *rand.Rand, p int) jv {
+	logs := make([]jv, r.IntN(3))
+	for i := range logs {
+		logs[i] = genLog(r, p)
+	}
+	if r.IntN(30) == 0 {
+		logs = append(logs, lit("null"))
+	}
+	price := []jv{qty(r.Uint64()), str("0x" + strings.Repeat("f", 64)), str("0x" + strings.Repeat("f", 65)), str(""), str("0x0")}[r.IntN(5)]
+	return mutate(r, obj(member{"type", qty(r.Uint64N(300))}, member{"root", hexOf(randBytes(r, r.IntN(2)*32))},
+		member{"status", qty(r.Uint64N(2))}, member{"cumulativeGasUsed", qty(r.Uint64N(1 << 40))},
+		member{"logsBloom", hexOf(randBytes(r, 256))}, member{"logs", arr(logs...)}, member{"transactionHash", hexOf(randBytes(r, 32))},
+		member{"contractAddress", []jv{lit("null"), hexOf(randBytes(r, 20))}[r.IntN(2)]}, member{"gasUsed", qty(r.Uint64N(1 << 30))},
+		member{"effectiveGasPrice", price}, member{"blobGasUsed", qty(r.Uint64N(1 << 20))}, member{"blobGasPrice", qty(r.Uint64N(1 << 20))},
+		member{"blockHash", hexOf(randBytes(r, 32))}, member{"blockNumber", qty(r.Uint64N(1 << 30))},
+		member{"transactionIndex", qty(r.Uint64N(300))}, member{"from", hexOf(randBytes(r, 20))}), p)
+}
+
 func genHeader(r *rand.Rand, p int) jv {
 	txs := make([]jv, r.IntN(4))
 	for i := range txs {
@@ -234,7 +252,21 @@ func TestDecodersAgreeWithGoEthereum(t *testing.T) {
 		p := []int{1000, 40, 12, 6}[i%4] // from well-formed to hostile
 		var v jv
 		var out any
-		switch i % 5 {
+		switch i % 7 {
+		case 5:
+			rs := make([]jv, r.IntN(3))
+			for j := range rs {
+				rs[j] = genReceipt(r, p)
+			}
+			if r.IntN(20) == 0 {
+				rs = append(rs, lit("null"))
+			}
+			v, out = arr(rs...), &[]*types.Receipt{}
+		case 6:
+			v, out = genReceipt(r, p), new(*types.Receipt)
+			if r.IntN(10) == 0 {
+				v = lit("null")
+			}
 		case 0, 1:
 			logs := make([]jv, r.IntN(4))
 			for j := range logs {
@@ -308,13 +340,16 @@ func FuzzDecoders(f *testing.F) {
 		arr(genLog(r, 30), genLog(r, 1000)).render(r, &w)
 		f.Add(uint8(0), w.Bytes())
 		w.Reset()
+		arr(genReceipt(r, 30), genReceipt(r, 1000)).render(r, &w)
+		f.Add(uint8(5), w.Bytes())
+		w.Reset()
 		genHeader(r, 30).render(r, &w)
 		f.Add(uint8(1), w.Bytes())
 	}
-	f.Add(uint8(2), []byte(`"0x1f"`))
-	f.Add(uint8(3), []byte(`"0x00ff"`))
+	f.Add(uint8(3), []byte(`"0x1f"`))
+	f.Add(uint8(4), []byte(`"0x00ff"`))
 	f.Fuzz(func(t *testing.T, kind uint8, raw []byte) {
-		outs := []any{&[]types.Log{}, &header{}, new(*header), new(hexutil.Uint64), new(hexutil.Bytes)}
+		outs := []any{&[]types.Log{}, &header{}, new(*header), new(hexutil.Uint64), new(hexutil.Bytes), &[]*types.Receipt{}, new(*types.Receipt)}
 		agree(t, raw, outs[int(kind)%len(outs)])
 	})
 }
