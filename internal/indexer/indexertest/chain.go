@@ -6,6 +6,12 @@
 // providers' errors), and eth_call answered by a function. Only blocks
 // with transactions are stored, so a history of a million blocks costs
 // what its events cost. Every call is counted by method.
+//
+// Scale is the same node at a real chain's scale, computing its history
+// on demand. It shares the benchmark's cores with the indexer, so it
+// reads requests and writes answers by hand (serve.go, jsonread.go,
+// encode.go) in the bytes Chain's reflective encoding writes, checked
+// against that encoding byte for byte (scale_ref_test.go).
 package indexertest
 
 import (
