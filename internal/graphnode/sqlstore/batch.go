@@ -19,8 +19,12 @@ type batch struct {
 	source, head, block *sql.Stmt
 	// stmts are each entity table's statements, prepared when first used.
 	stmts map[string]*tableStmts
-	// last is the last block staged: the pointer Flush writes.
-	last *graphnode.Block
+	// last is the last block staged: the pointer Flush writes; first
+	// the first.
+	last  *graphnode.Block
+	first uint64
+	// held are the mutable entities' versions not written yet (held.go).
+	held held
 }
 
 // open begins the batch, if none is open. The caller holds st.mu.
@@ -33,6 +37,7 @@ func (st *Store) open(ctx context.Context) (*batch, error) {
 		return nil, &Error{err}
 	}
 	b := &batch{tx: tx, stmts: map[string]*tableStmts{}}
+	b.held.on = st.retain.blocks > 0 && st.span > st.retain.blocks
 	for _, p := range []struct {
 		stmt **sql.Stmt
 		q    string
@@ -75,7 +80,14 @@ func (st *Store) flush() error {
 		return nil
 	}
 	st.batch = nil
-	err := b.pointer(context.Background())
+	if b.last != nil {
+		st.span = b.last.Number - b.first
+		b.expire(st, b.last.Number)
+	}
+	err := b.spill(context.Background(), st)
+	if err == nil {
+		err = b.pointer(context.Background())
+	}
 	if err == nil {
 		err = b.prune(context.Background(), st)
 	}
@@ -149,6 +161,10 @@ func (st *Store) read(typ, id string) (*change, error) {
 	var rows *sql.Rows
 	var err error
 	if st.batch != nil {
+		if v, ok := st.batch.held.open[k]; ok {
+			st.cache.put(k, v.c)
+			return v.c, nil
+		}
 		ts, serr := st.batch.statements(context.Background(), tb)
 		if serr != nil {
 			return nil, serr
@@ -229,6 +245,12 @@ func (st *Store) applyBlock(ctx context.Context, blk graphnode.Block, changes ma
 			return err
 		}
 	}
+	b.expire(st, blk.Number)
+	if b.held.size() > heldMax {
+		if err := b.spill(ctx, st); err != nil {
+			return err
+		}
+	}
 	for _, d := range created {
 		if _, err := b.source.ExecContext(ctx, d.Address, d.Name, int64(d.Start)); err != nil {
 			return &Error{err}
@@ -237,7 +259,9 @@ func (st *Store) applyBlock(ctx context.Context, blk graphnode.Block, changes ma
 	return b.stageBlock(ctx, blk, len(keys) > 0 || len(created) > 0)
 }
 
-// apply closes an entity's open version at block n and opens the new one.
+// apply closes an entity's open version at block n and opens the new
+// one: a mutable entity's new version is held (held.go), and its version
+// before closed where it is, held or in the database.
 func (b *batch) apply(ctx context.Context, tb *table, id string, c *change, n uint64) error {
 	if tb == nil {
 		return fmt.Errorf("entity %s: type not in the schema", id)
@@ -246,33 +270,44 @@ func (b *batch) apply(ctx context.Context, tb *table, id string, c *change, n ui
 	if err != nil {
 		return err
 	}
+	k := key{tb.typ.Name, id}
 	// Only an entity the store holds has a version to close: one the
 	// block inserts (the cache knew it absent) skips the statement.
-	if c.stored {
+	if c.stored && !b.held.close(k, n) {
 		if _, err := ts.close.ExecContext(ctx, int64(n), tb.idArg(id), int64(c.lower)); err != nil {
 			return &Error{err}
 		}
 	}
-	if c.entity == nil {
+	switch {
+	case c.entity == nil:
 		return nil
+	case tb.typ.Immutable || !b.held.on:
+		return b.insert(ctx, tb, &heldVersion{k: k, c: c, lower: n})
 	}
-	args, err := tb.insertArgs(id, n, c.entity)
-	if err != nil {
-		return fmt.Errorf("%s[%s] at block %d: %w", tb.typ.Name, id, n, err)
-	}
-	if _, err := ts.insert.ExecContext(ctx, args...); err != nil {
-		return &Error{fmt.Errorf("%s[%s] at block %d: %w", tb.typ.Name, id, n, err)}
-	}
+	b.held.hold(k, c, n)
 	return nil
 }
 
-// stageBlock records a block and makes it the pointer the batch commits
-// with (written once, at Flush).
+// stageBlock records a block (held with the versions when the batch
+// holds them) and makes it the pointer the batch commits with (written
+// once, at Flush).
 func (b *batch) stageBlock(ctx context.Context, blk graphnode.Block, changes bool) error {
+	if b.last == nil {
+		b.first = blk.Number
+	}
+	b.last = &blk
+	if b.held.on {
+		b.held.blocks = append(b.held.blocks, heldBlock{blk, changes})
+		return nil
+	}
+	return b.writeBlock(ctx, blk, changes)
+}
+
+// writeBlock writes a block's row.
+func (b *batch) writeBlock(ctx context.Context, blk graphnode.Block, changes bool) error {
 	if _, err := b.block.ExecContext(ctx, int64(blk.Number), blk.Hash, blk.ParentHash, int64(blk.Timestamp), flag(changes)); err != nil {
 		return &Error{err}
 	}
-	b.last = &blk
 	return nil
 }
 

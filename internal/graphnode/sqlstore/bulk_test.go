@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
-	"strings"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/graphnode"
 )
@@ -55,23 +54,17 @@ func (g *bulk) insert(typ, id string, e graphnode.Entity, lower, upper uint64) e
 	tb := g.st.tables[typ]
 	stmt := g.stmts[typ]
 	if stmt == nil {
-		q := strings.Replace(tb.insertSQL(), "(id, lower", "(upper, id, lower", 1)
-		q = strings.Replace(q, "VALUES (", "VALUES (?, ", 1)
 		var err error
-		if stmt, err = g.tx.Prepare(q); err != nil {
+		if stmt, err = g.tx.Prepare(tb.insertSQL()); err != nil {
 			return err
 		}
 		g.stmts[typ] = stmt
 	}
-	args, err := tb.insertArgs(id, lower, e)
+	args, err := tb.insertArgs(id, lower, upper, e)
 	if err != nil {
 		return err
 	}
-	var up any
-	if upper != 0 {
-		up = int64(upper)
-	}
-	if _, err := stmt.Exec(append([]any{up}, args...)...); err != nil {
+	if _, err := stmt.Exec(args...); err != nil {
 		return fmt.Errorf("%s[%s]: %w", typ, id, err)
 	}
 	g.versions++

@@ -46,18 +46,23 @@ func (st *Store) Earliest(ctx context.Context) (uint64, error) {
 // served. The caller holds st.mu.
 func (b *batch) prune(ctx context.Context, st *Store) error {
 	r := &st.retain
-	if r.blocks == 0 || b.last == nil || b.last.Number <= r.blocks {
+	// held.cut: the batch dropped versions ended at or below it
+	// (held.go), which only a cut at least as high keeps out of view
+	cut := b.held.cut
+	if b.last != nil && r.blocks > 0 && b.last.Number > r.blocks {
+		cut = max(cut, b.last.Number-r.blocks)
+	}
+	if cut == 0 {
 		return nil
 	}
 	if !r.loaded {
-		cut, err := earliest(ctx, b.tx)
+		was, err := earliest(ctx, b.tx)
 		if err != nil {
 			return err
 		}
-		r.cut, r.loaded = cut, true
+		r.cut, r.loaded = was, true
 	}
-	cut := b.last.Number - r.blocks
-	if cut < r.cut+r.blocks/16+1 {
+	if cut <= r.cut || (b.held.cut == 0 && cut < r.cut+r.blocks/16+1) {
 		return nil
 	}
 	var qs []string

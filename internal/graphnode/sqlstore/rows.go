@@ -20,9 +20,10 @@ func (tb *table) atSQL() string {
 	return `SELECT ` + tb.list + ` FROM ` + tb.name + ` WHERE id = ? AND lower <= ? ORDER BY lower DESC LIMIT 1`
 }
 
+// insertSQL writes a version, open (upper NULL) or closed.
 func (tb *table) insertSQL() string {
-	names := []string{"id", "lower"}
-	marks := []string{"?", "?"}
+	names := []string{"id", "lower", "upper"}
+	marks := []string{"?", "?", "?"}
 	for _, c := range tb.cols {
 		names = append(names, c.name)
 		marks = append(marks, "?")
@@ -30,10 +31,13 @@ func (tb *table) insertSQL() string {
 	return `INSERT INTO ` + tb.name + `(` + strings.Join(names, ", ") + `) VALUES (` + strings.Join(marks, ", ") + `)`
 }
 
-// insertArgs are a version's values for insertSQL.
-func (tb *table) insertArgs(id string, lower uint64, e graphnode.Entity) ([]any, error) {
-	args := make([]any, 2, 2+len(tb.cols))
+// insertArgs are a version's values for insertSQL (upper 0: open).
+func (tb *table) insertArgs(id string, lower, upper uint64, e graphnode.Entity) ([]any, error) {
+	args := make([]any, 3, 3+len(tb.cols))
 	args[0], args[1] = tb.idArg(id), int64(lower)
+	if upper != 0 {
+		args[2] = int64(upper)
+	}
 	for _, c := range tb.cols {
 		v, ok := e[c.f.Name]
 		if !ok {

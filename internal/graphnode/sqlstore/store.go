@@ -68,6 +68,10 @@ type Store struct {
 	tables map[string]*table
 	// retain is the retention (retention.go).
 	retain retention
+	// span is how many blocks the last batch committed spanned: a batch
+	// after one longer than the retention's history holds its versions
+	// (held.go). Guarded by mu.
+	span uint64
 }
 
 // DataSource is a data source the mappings created: its address (0x-hex),

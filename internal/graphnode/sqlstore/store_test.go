@@ -12,7 +12,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/subgraph"
 )
 
-func schema(t *testing.T) *graphnode.Schema {
+func schema(t testing.TB) *graphnode.Schema {
 	t.Helper()
 	s, err := graphnode.ParseSchema(subgraph.Schema)
 	if err != nil {
