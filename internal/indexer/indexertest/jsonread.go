@@ -3,6 +3,10 @@ package indexertest
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 )
 
 // The scale node reads the JSON-RPC requests it is sent without
@@ -312,4 +316,121 @@ func readRequests(b []byte) ([]request, bool, error) {
 // refuse answers a body that is not a request as jsonrpc.Handler does.
 func refuse(w http.ResponseWriter, err error) {
 	http.Error(w, err.Error(), http.StatusBadRequest)
+}
+
+// filterParam is eth_getLogs' filter: read in place when its keys are
+// the five a filter has, each once, exactly spelled, their values of the
+// types they take; any other as encoding/json reads it (logFilter's
+// UnmarshalJSON).
+func filterParam(q request) (logFilter, *rpcError) {
+	if len(q.Params) > 0 && q.Params[0][0] == '{' {
+		if f, ok, err := readFilter(q.Params[0]); ok && err != nil {
+			return f, invalidArgument(0)
+		} else if ok {
+			return f, nil
+		}
+	}
+	var f logFilter
+	e := paramsOf(q)(0, &f)
+	return f, e
+}
+
+// readFilter reads a filter object; ok false leaves it to encoding/json,
+// err is its refusal (a value its type does not read).
+func readFilter(raw []byte) (f logFilter, ok bool, err error) {
+	var seen [5]bool
+	end := skipObject(raw, 0, 1, func(k, v []byte) bool {
+		i := slices.Index(filterKeys, string(k))
+		if i < 0 || seen[i] || !readFilterField(&f, i, v, &err) {
+			return false
+		}
+		seen[i] = true
+		return true
+	})
+	return f, end >= 0, err
+}
+
+var filterKeys = []string{"fromBlock", "toBlock", "blockHash", "address", "topics"}
+
+// readFilterField reads field i's value into f (the first error kept in
+// *err); false leaves the filter to encoding/json.
+func readFilterField(f *logFilter, i int, v []byte, err *error) bool {
+	keep := func(e error) {
+		if *err == nil {
+			*err = e
+		}
+	}
+	null := string(v) == "null"
+	switch i {
+	case 0, 1:
+		if !null {
+			n := new(hexutil.Uint64)
+			keep(n.UnmarshalJSON(v))
+			if i == 0 {
+				f.FromBlock = n
+			} else {
+				f.ToBlock = n
+			}
+		}
+		return true
+	case 2:
+		if !null {
+			f.BlockHash = new(common.Hash)
+			keep(f.BlockHash.UnmarshalJSON(v))
+		}
+		return true
+	case 3:
+		return null || readStrings(v, func(s []byte) {
+			var a common.Address
+			keep(a.UnmarshalJSON(s))
+			f.Address = append(f.Address, a)
+		})
+	}
+	if null {
+		return true
+	}
+	ok := v[0] == '['
+	if ok {
+		skipArray(v, 0, 2, func(t []byte) { ok = ok && readTopic(f, t, keep) })
+	}
+	return ok
+}
+
+// readStrings hands each string of v (one string, or an array of them)
+// to each; false if v is neither.
+func readStrings(v []byte, each func(s []byte)) bool {
+	if v[0] == '"' {
+		each(v)
+		return true
+	}
+	ok := v[0] == '['
+	if ok {
+		skipArray(v, 0, 2, func(s []byte) {
+			if s[0] != '"' {
+				ok = false
+			} else if ok {
+				each(s)
+			}
+		})
+	}
+	return ok
+}
+
+// readTopic appends one position's topics (null, a hash or hashes).
+func readTopic(f *logFilter, t []byte, keep func(error)) bool {
+	if string(t) == "null" {
+		f.Topics = append(f.Topics, nil)
+		return true
+	}
+	set := []common.Hash{}
+	if t[0] == '"' {
+		set = nil
+	}
+	ok := readStrings(t, func(s []byte) {
+		var h common.Hash
+		keep(h.UnmarshalJSON(s))
+		set = append(set, h)
+	})
+	f.Topics = append(f.Topics, set)
+	return ok
 }

@@ -125,6 +125,7 @@ func corpus(s *Scale) []string {
 	}
 	out = append(out, rpcCall(1, "eth_getLogs", `{"fromBlock":"0x10"}`), rpcCall(1, "eth_getLogs", `{"fromBlock":"0x10","toBlock":"0x5"}`), rpcCall(1, "eth_getLogs"),
 		rpcCall(1, "eth_getLogs", `{"blockHash":`+q(s.Hash(s.eventBlock(3)))+`}`), rpcCall(1, "eth_getLogs", `{"blockHash":`+q(common.Hash{7})+`}`), rpcCall(1, "eth_getLogs", `5`))
+	out = append(out, oddFilters(s)...)
 	var batch []string
 	for _, n := range interesting(s) {
 		bh := s.Hash(n)
@@ -229,4 +230,26 @@ func FuzzScaleServe(f *testing.F) {
 		f.Add(body)
 	}
 	f.Fuzz(func(t *testing.T, body string) { p.check(t, body) })
+}
+
+// oddFilters are eth_getLogs filters of odd shapes: keys misspelt or
+// repeated, values of the wrong type, nulls, empty sets.
+func oddFilters(s *Scale) []string {
+	h := s.Markets[0]
+	rng := `"fromBlock":` + q(s.First()) + `,"toBlock":` + q(s.First()+3_000)
+	var out []string
+	for _, extra := range []string{``, `"address":` + q(h.Address), `"address":"0x12"`, `"address":[null]`, `"address":[]`, `"address":5`, `"address":[` + q(h.Address) + `,5]`,
+		`"topics":"x"`, `"topics":[[]]`, `"topics":[[null]]`, `"topics":[5]`, `"topics":[["0x12"]]`, `"topics":null`, `"topics":[null,[` + q(common.Hash{}) + `]]`,
+		`"topics":[` + q(h.SwapTopic()) + `,null]`, `"topics":[[` + q(h.SwapTopic()) + `,` + q(common.Hash{}) + `]]`, `"blockHash":null`, `"extra":1`,
+		`"FromBlock":"0x1"`, `"fromBlock":"0x2"`, `"toBlock":null`, `"address":null`, `"blockHash":` + q(s.Hash(s.eventBlock(2))), `"blockHash":"0x1"`} {
+		if extra != "" {
+			extra = "," + extra
+		}
+		out = append(out, rpcCall(1, "eth_getLogs", "{"+rng+extra+"}"))
+	}
+	for _, f := range []string{`{"fromBlock":null,"toBlock":"0x5"}`, `{"fromBlock":"0x01","toBlock":"0x2"}`, `{"fromBlock":1,"toBlock":2}`, `{}`, `null`, `[]`,
+		`{"fromBlock":"0x1","toBlock":"0x2","address":["0x12",5]}`, `{"fromBlock":"0x1","toBlock":"0x2","address":[` + q(h.Address) + `],"topics":[[5]]}`} {
+		out = append(out, rpcCall(1, "eth_getLogs", f))
+	}
+	return out
 }

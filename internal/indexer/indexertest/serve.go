@@ -169,8 +169,8 @@ func (s *Scale) result(b []byte, q request) ([]byte, *rpcError) {
 	case "eth_blockNumber":
 		return appendQuantity(b, s.Head), nil
 	case "eth_getLogs":
-		var f logFilter
-		if e := paramsOf(q)(0, &f); e != nil {
+		f, e := filterParam(q)
+		if e != nil {
 			return b, e
 		}
 		return s.appendLogs(b, f)
