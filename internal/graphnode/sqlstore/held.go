@@ -41,10 +41,10 @@ type held struct {
 	on bool
 	// open are the versions opened in the batch and not written, by
 	// entity; closed those of them closed since, in the order closed
-	// (that is, by upper), from closed[first] on.
+	// (that is, by upper). Both slices lose their front as it expires
+	// (resliced, not copied: append moves what is left when it grows).
 	open   map[key]*heldVersion
 	closed []*heldVersion
-	first  int
 	// cut is the highest block a closed version was dropped at or below
 	// (0: none): the batch's commit must then prune at least to it
 	// (retention.go), whatever the prune's cadence.
@@ -72,7 +72,7 @@ type heldVersion struct {
 // kilobytes each decoded, the entities mostly shared with the cache.
 var heldMax = 16_384
 
-func (h *held) size() int { return len(h.open) + len(h.closed) - h.first + len(h.blocks) }
+func (h *held) size() int { return len(h.open) + len(h.closed) + len(h.blocks) }
 
 // hold opens an entity's version at block n, not written.
 func (h *held) hold(k key, c *change, n uint64) {
@@ -95,22 +95,21 @@ func (h *held) close(k key, n uint64) bool {
 	return true
 }
 
-// expire drops the closed versions that end at or before cut.
+// expire drops the closed versions that end at or before cut, and the
+// block rows below it.
 func (h *held) expire(cut uint64) {
-	for h.first < len(h.closed) && h.closed[h.first].upper <= cut {
-		h.closed[h.first] = nil
-		h.first++
-		h.cut = max(h.cut, cut)
-	}
-	if h.first > 0 && h.first == len(h.closed) {
-		h.closed, h.first = h.closed[:0], 0
-	}
 	i := 0
-	for i < len(h.blocks) && h.blocks[i].b.Number < cut {
+	for i < len(h.closed) && h.closed[i].upper <= cut {
+		h.closed[i] = nil
 		i++
 	}
-	if i > 0 {
-		h.blocks = append(h.blocks[:0], h.blocks[i:]...)
+	j := 0
+	for j < len(h.blocks) && h.blocks[j].b.Number < cut {
+		h.blocks[j] = heldBlock{}
+		j++
+	}
+	if i > 0 || j > 0 {
+		h.closed, h.blocks = h.closed[i:], h.blocks[j:]
 		h.cut = max(h.cut, cut)
 	}
 }
@@ -118,8 +117,8 @@ func (h *held) expire(cut uint64) {
 // versions are the held versions in the order they are written: by the
 // block they start at, then by entity.
 func (h *held) versions() []*heldVersion {
-	out := make([]*heldVersion, 0, len(h.open)+len(h.closed)-h.first)
-	out = append(out, h.closed[h.first:]...)
+	out := make([]*heldVersion, 0, len(h.open)+len(h.closed))
+	out = append(out, h.closed...)
 	for _, v := range h.open {
 		out = append(out, v)
 	}
@@ -149,7 +148,7 @@ func (b *batch) spill(ctx context.Context, st *Store) error {
 			return err
 		}
 	}
-	b.held.open, b.held.closed, b.held.first, b.held.blocks = nil, nil, 0, nil
+	b.held.open, b.held.closed, b.held.blocks = nil, nil, nil
 	return nil
 }
 
