@@ -74,6 +74,12 @@ type Scale struct {
 		h   common.Hash
 		set bool
 	}
+	txHashes [1024]struct {
+		n   uint64
+		i   int
+		h   common.Hash
+		set bool
+	}
 }
 
 // ArbitrumScale is the history: a first market 220 million blocks
@@ -202,12 +208,15 @@ func (s *Scale) protocolTx(i uint64) *Tx {
 
 // txHead is a transaction's sender and target: what a block's full
 // transactions and its receipts carry besides the logs.
-type txHead struct{ from, to common.Address }
+type txHead struct {
+	from, to common.Address
+	hash     common.Hash
+}
 
 // protocolHead is protocol event i's sender and target.
 func (s *Scale) protocolHead(i uint64) txHead {
 	cycle := i / 5
-	return txHead{user(cycle % s.Users), s.Markets[cycle%uint64(len(s.Markets))].Address}
+	return txHead{from: user(cycle % s.Users), to: s.Markets[cycle%uint64(len(s.Markets))].Address}
 }
 
 // heads are block n's transactions' senders and targets (txs' order),
@@ -220,10 +229,31 @@ func (s *Scale) heads(n uint64) []txHead {
 	}
 	if j, ok := s.swapAt(n); ok {
 		for _, h := range s.Markets {
-			out = append(out, txHead{user(j % s.Users), h.Pool})
+			out = append(out, txHead{from: user(j % s.Users), to: h.Pool})
 		}
 	}
+	for i := range out {
+		out[i].hash = s.txHash(n, i)
+	}
 	return out
+}
+
+// txHash is the hash of block n's transaction i (txHash), kept as the
+// block hashes are: a block's transactions are hashed for its logs, its
+// header and its receipts in turn.
+func (s *Scale) txHash(n uint64, i int) common.Hash {
+	s.hashMu.Lock()
+	e := &s.txHashes[(n*4+uint64(i))%uint64(len(s.txHashes))]
+	if e.set && e.n == n && e.i == i {
+		defer s.hashMu.Unlock()
+		return e.h
+	}
+	s.hashMu.Unlock()
+	h := txHash(s.Hash(n), i)
+	s.hashMu.Lock()
+	e.n, e.i, e.h, e.set = n, i, h, true
+	s.hashMu.Unlock()
+	return h
 }
 
 // eventAt is the protocol event of block n, if it holds one.
@@ -330,7 +360,7 @@ func (s *Scale) logsOf(n uint64, swaps bool) []types.Log {
 	bh := s.Hash(n)
 	var out []types.Log
 	for i, t := range s.txs(n, swaps) {
-		th := txHash(bh, i)
+		th := s.txHash(n, i)
 		for _, l := range t.Logs {
 			l.BlockNumber, l.BlockHash, l.TxHash, l.TxIndex, l.Index = n, bh, th, uint(i), uint(len(out))
 			l.BlockTimestamp = s.Time(n)

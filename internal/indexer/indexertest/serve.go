@@ -301,8 +301,7 @@ func (s *Scale) appendBlock(b []byte, q request) ([]byte, *rpcError) {
 			b = appendTx(b, blockRef{n, bh}, i, t)
 			continue
 		}
-		h := txHash(bh, i)
-		b = appendHex(b, h[:])
+		b = appendHex(b, t.hash[:])
 	}
 	return append(b, "]}"...), nil
 }
