@@ -158,6 +158,10 @@ func (st *Store) read(typ, id string) (*change, error) {
 	if tb == nil {
 		return nil, fmt.Errorf("entity type %s is not in the schema", typ)
 	}
+	if st.known.absent(k) {
+		st.cache.put(k, &change{})
+		return nil, nil
+	}
 	var rows *sql.Rows
 	var err error
 	if st.batch != nil {

@@ -100,6 +100,7 @@ func (st *Store) stage(blk graphnode.Block, changes map[key]*change, keys []key,
 		staged[i] = &change{entity: c.entity, inserted: c.inserted, stored: c.entity != nil, lower: blk.Number}
 		st.writes.pending[k] = staged[i]
 		st.cache.put(k, staged[i])
+		st.known.add(k)
 	}
 	st.mu.Unlock()
 	return st.enqueue(func() error {

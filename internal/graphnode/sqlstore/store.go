@@ -68,6 +68,9 @@ type Store struct {
 	tables map[string]*table
 	// retain is the retention (retention.go).
 	retain retention
+	// known are the entities staged since the store was empty
+	// (known.go). Guarded by mu.
+	known known
 	// span is how many blocks the last batch committed spanned: a batch
 	// after one longer than the retention's history holds its versions
 	// (held.go). Guarded by mu.
@@ -99,9 +102,16 @@ func Open(path string, s *graphnode.Schema, identity string) (*Store, bool, erro
 	}
 	st := &Store{db: db, schema: s, path: path, tables: layout(s)}
 	reset, err := st.init(identity)
+	var empty bool
+	if err == nil {
+		empty, err = st.empty(context.Background())
+	}
 	if err != nil {
 		_ = db.Close()
 		return nil, false, fmt.Errorf("store %s: %w", path, err)
+	}
+	if empty {
+		st.known = newKnown()
 	}
 	return st, reset, nil
 }
@@ -418,7 +428,7 @@ func (st *Store) Blocks(ctx context.Context, n uint64, limit int) ([]graphnode.B
 
 // Reset empties the store but for its identity: a reorg deeper than every
 // block it holds is indexed again from the start.
-func (st *Store) Reset(ctx context.Context) error {
+func (st *Store) Reset(ctx context.Context) (err error) {
 	st.drain()
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -427,6 +437,12 @@ func (st *Store) Reset(ctx context.Context) error {
 	}
 	st.cache.clear()
 	st.retain.cut, st.retain.loaded = 0, false
+	st.known = known{}
+	defer func() {
+		if err == nil {
+			st.known = newKnown()
+		}
+	}()
 	return st.tx(ctx, func(tx *sql.Tx) error {
 		qs := []string{`DELETE FROM meta WHERE key NOT IN ('identity', 'layout')`, `DELETE FROM blocks`, `DELETE FROM sources`}
 		for _, name := range st.schema.TypeNames() {
