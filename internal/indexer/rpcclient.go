@@ -94,18 +94,11 @@ func (c *Client) CallContext(ctx context.Context, result any, method string, arg
 	}
 	s := &jscan{b: ans.Bytes()}
 	var m message
-	if err := s.message(&m); err != nil {
+	if err := s.message(&m, func([]byte) any { return result }); err != nil {
+		zero(m.into) // a malformed answer writes no result
 		return err
 	}
-	switch {
-	case m.err != nil:
-		return m.err
-	case m.result == nil:
-		return rpc.ErrNoResult
-	case result == nil:
-		return nil
-	}
-	return decodeResult(m.result, result)
+	return m.decode(result)
 }
 
 // BatchCallContext sends b as one batch request and sets each element's
@@ -133,22 +126,16 @@ func (c *Client) BatchCallContext(ctx context.Context, b []rpc.BatchElem) error 
 	if err := c.post(ctx, req.Bytes(), ans); err != nil {
 		return err
 	}
-	ms, err := batchAnswer(ans.Bytes(), first, len(b))
+	ms, err := batchAnswer(ans.Bytes(), first, b)
 	if err != nil {
 		return err
 	}
 	for i := range b {
-		e := &b[i]
-		switch m := ms[i]; {
-		case m == nil:
-			e.Error = rpc.ErrMissingBatchResponse
-		case m.err != nil:
-			e.Error = m.err
-		case m.result == nil:
-			e.Error = rpc.ErrNoResult
-		case e.Result != nil:
-			e.Error = decodeResult(m.result, e.Result)
+		if ms[i] == nil {
+			b[i].Error = rpc.ErrMissingBatchResponse
+			continue
 		}
+		b[i].Error = ms[i].decode(b[i].Result)
 	}
 	return nil
 }
@@ -178,11 +165,50 @@ func (c *Client) post(ctx context.Context, body []byte, ans *bytes.Buffer) error
 }
 
 // message is one answer of a call: its id, and its result or error
-// (result nil: no result member).
+// (result nil: no result member). A result read after its id is decoded
+// in place, in the pass that reads the answer (into: where, intoErr: how
+// it went); any other is kept raw and decoded after (dirty: into a
+// target a result given twice wrote to first).
 type message struct {
-	id     []byte
-	result []byte
-	err    *nodeError
+	id      []byte
+	result  []byte
+	err     *nodeError
+	into    any
+	intoErr error
+	dirty   bool
+}
+
+// decode gives out the message's result, as go-ethereum's client does:
+// the error object first, no result member an rpc.ErrNoResult, a nil
+// out no decoding. A result decoded in place into out is done; one
+// decoded in place for another call (a message naming two ids), or
+// beside an error object, is undone.
+func (m *message) decode(out any) error {
+	if m.into != nil && (m.err != nil || m.into != out) {
+		zero(m.into) // as if never written: go-ethereum writes a result only when taken
+		m.into, m.dirty = nil, false
+	}
+	switch {
+	case m.err != nil:
+		return m.err
+	case m.result == nil:
+		return rpc.ErrNoResult
+	case out == nil:
+		return nil
+	case m.into != nil:
+		return m.intoErr
+	}
+	if m.dirty {
+		zero(out)
+	}
+	return decodeResult(m.result, out)
+}
+
+// zero sets what the pointer p points to to its zero value (nil: none).
+func zero(p any) {
+	if v := reflect.ValueOf(p); v.Kind() == reflect.Pointer && !v.IsNil() {
+		v.Elem().SetZero()
+	}
 }
 
 // nodeError is a JSON-RPC error object; it satisfies rpc.Error and
@@ -206,20 +232,23 @@ func (e *nodeError) ErrorData() any { return e.Data }
 
 var messageFields = []string{"id", "result", "error"}
 
-// message reads an answer object into m. An error object is decoded as
-// go-ethereum decodes it: leniently (an error that is not an object is
-// an error with code 0); "error": null is none.
-func (s *jscan) message(m *message) error {
+// message reads an answer object into m; target, if set, is where the
+// result of the call with an id goes (nil: nowhere known). An error
+// object is decoded as go-ethereum decodes it: leniently (an error that
+// is not an object is an error with code 0); "error": null is none.
+func (s *jscan) message(m *message, target func(id []byte) any) error {
 	return s.members(func(key []byte) error {
+		k := field(key, messageFields)
+		if k == 1 {
+			return s.result(m, target)
+		}
 		v, err := s.span()
 		if err != nil {
 			return err
 		}
-		switch field(key, messageFields) {
+		switch k {
 		case 0:
 			m.id = v
-		case 1:
-			m.result = v
 		case 2:
 			m.err = nil
 			if string(v) != "null" {
@@ -231,16 +260,59 @@ func (s *jscan) message(m *message) error {
 	})
 }
 
-// batchAnswer reads a batch's answer into the messages of the calls with
-// ids first..first+n-1, by index (nil: not answered). Null elements and
-// answers to no call asked are ignored, a second answer to a call too;
-// a batch answered with one error object fails with it.
-func batchAnswer(body []byte, first uint64, n int) ([]*message, error) {
+// result reads a message's result: in place into its call's target when
+// the id came first and a fast decoder serves the target (a malformed
+// result's error kept for the call, the answer read on), else raw.
+func (s *jscan) result(m *message, target func(id []byte) any) error {
+	s.ws()
+	start, depth := s.i, s.depth
+	if out := targetOf(target, m.id); out != nil && m.result == nil {
+		ok, err := s.value(out)
+		if ok {
+			if err != nil {
+				s.i, s.depth = start, depth
+				if err := s.skip(); err != nil {
+					zero(out)
+					return err
+				}
+			}
+			m.result, m.into, m.intoErr = s.b[start:s.i], out, err
+			return nil
+		}
+	}
+	// raw; a result given twice is the last, into a target the first
+	// may have written to
+	v, err := s.span()
+	m.dirty = m.dirty || m.into != nil
+	m.result, m.into = v, nil
+	return err
+}
+
+// targetOf is target's destination for id, nil when there is none or
+// it is not a non-nil pointer.
+func targetOf(target func([]byte) any, id []byte) any {
+	if target == nil {
+		return nil
+	}
+	out := target(id)
+	if v := reflect.ValueOf(out); out == nil || v.Kind() != reflect.Pointer || v.IsNil() {
+		return nil
+	}
+	return out
+}
+
+// batchAnswer reads a batch's answer into the messages of the calls b
+// asked (ids first..first+len(b)-1), by index (nil: not answered).
+// Null elements and answers to no call asked are ignored, a second
+// answer to a call too; a batch answered with one error object fails
+// with it.
+func batchAnswer(body []byte, first uint64, b []rpc.BatchElem) ([]*message, error) {
 	s := &jscan{b: body}
+	n := len(b)
 	out := make([]*message, n)
 	if s.ws() == '{' {
 		var m message
-		if err := s.message(&m); err != nil {
+		if err := s.message(&m, nil); err != nil {
 			return nil, err
 		}
 		if m.err != nil {
@@ -249,21 +321,42 @@ func batchAnswer(body []byte, first uint64, n int) ([]*message, error) {
 		return nil, errors.New("the node answered a batch with a single answer, not an array")
 	}
 	ms := make([]message, n)
+	target := func(id []byte) any {
+		if k, ok := idIndex(id, first, n); ok && out[k] == nil {
+			return b[k].Result
+		}
+		return nil
+	}
 	err := s.elems(func() error {
 		if null, err := s.null(); null || err != nil {
 			return err
 		}
 		var m message
-		if err := s.message(&m); err != nil {
+		if err := s.message(&m, target); err != nil {
+			zero(m.into)
 			return err
 		}
-		if k, ok := idIndex(m.id, first, n); ok && out[k] == nil {
+		k, ok := idIndex(m.id, first, n)
+		switch {
+		case ok && out[k] == nil:
 			ms[k] = m
 			out[k] = &ms[k]
+		case m.into != nil:
+			zero(m.into) // decoded for an id the message did not keep
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		// a malformed answer writes no result, as go-ethereum's client
+		// decodes none
+		for _, m := range out {
+			if m != nil {
+				zero(m.into)
+			}
+		}
+		return nil, err
+	}
+	return out, nil
 }
 
 // idIndex is the index of the call whose id (first+index, written in

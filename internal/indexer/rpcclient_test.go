@@ -138,7 +138,7 @@ func TestClientSingleCallsAsGoEthereum(t *testing.T) {
 			ge := g.CallContext(context.Background(), gv, "eth_getLogs", map[string]any{"blockHash": common.HexToHash(h1)})
 			me := m.CallContext(context.Background(), mv, "eth_getLogs", map[string]any{"blockHash": common.HexToHash(h1)})
 			sameError(t, fmt.Sprintf("answer %d into %T", i, gv), ge, me)
-			if ge == nil && me == nil && !reflect.DeepEqual(normal(reflect.ValueOf(gv).Elem().Interface()), normal(reflect.ValueOf(mv).Elem().Interface())) {
+			if comparable(ge) && !reflect.DeepEqual(normal(reflect.ValueOf(gv).Elem().Interface()), normal(reflect.ValueOf(mv).Elem().Interface())) {
 				t.Errorf("answer %d into %T: go-ethereum %+v, client %+v", i, gv, gv, mv)
 			}
 		}
@@ -174,6 +174,25 @@ func TestClientBatchesAsGoEthereum(t *testing.T) {
 		"a malformed result": func(c []rawCall) (int, string) {
 			return 200, batchOf(c, []int{0, 1, 2, 3}, map[int]string{0: `"result":{"number":"0x01"}`, 3: `"result":"0x"`})
 		},
+		// results decoded in place, in the pass that reads the answer,
+		// and what must undo or defer that
+		"id after result": func(c []rawCall) (int, string) {
+			parts := []string{`{"result":` + blockJSON + `,"jsonrpc":"2.0","id":` + string(c[0].ID) + `}`,
+				`{"result":[` + logJSON + `],"id":` + string(c[2].ID) + `}`, answerOf(c[3].ID, `"result":null`)}
+			return 200, "[" + strings.Join(parts, ",") + "]"
+		},
+		"result twice, result and error, id twice": func(c []rawCall) (int, string) {
+			return 200, batchOf(c, []int{0, 1, 2, 3}, map[int]string{0: `"result":` + blockJSON + `,"result":{"number":"0x1"}`,
+				2: `"result":[` + logJSON + `],"error":{"code":-32000,"message":"boom"}`,
+				3: `"result":` + blockJSON + `,"id":` + string(c[1].ID)})
+		},
+		"a result of the wrong type, then a good one": func(c []rawCall) (int, string) {
+			return 200, batchOf(c, []int{0, 0, 1, 2, 3}, map[int]string{0: `"result":"0x1"`})
+		},
+		"malformed after results in place": func(c []rawCall) (int, string) {
+			b := batchOf(c, []int{0, 1, 2, 3}, map[int]string{3: `"result":` + blockJSON + `,"x":[}`})
+			return 200, b
+		},
 		"not an array": func([]rawCall) (int, string) { return 200, `"batch"` },
 		"truncated":    func(c []rawCall) (int, string) { b := batchOf(c, []int{0, 1, 2, 3}, nil); return 200, b[:len(b)-9] },
 		"a number":     func(c []rawCall) (int, string) { return 200, "[1]" },
@@ -186,14 +205,30 @@ func TestClientBatchesAsGoEthereum(t *testing.T) {
 		gb, mb := batchElems(), batchElems()
 		ge, me := g.BatchCallContext(context.Background(), gb), m.BatchCallContext(context.Background(), mb)
 		sameError(t, name, ge, me)
+		if ge != nil {
+			for i := range gb {
+				gb[i].Error = nil // nothing taken: every result as it was
+			}
+		}
 		for i := range gb {
 			sameError(t, fmt.Sprintf("%s: call %d", name, i), gb[i].Error, mb[i].Error)
-			if gb[i].Error == nil && mb[i].Error == nil && !reflect.DeepEqual(normal(reflect.ValueOf(gb[i].Result).Elem().Interface()),
+			if comparable(gb[i].Error) && !reflect.DeepEqual(normal(reflect.ValueOf(gb[i].Result).Elem().Interface()),
 				normal(reflect.ValueOf(mb[i].Result).Elem().Interface())) {
 				t.Errorf("%s: call %d: go-ethereum %+v, client %+v", name, i, gb[i].Result, mb[i].Result)
 			}
 		}
 	}
+}
+
+// comparable reports whether go-ethereum's client, failing with err,
+// left the result as it was (so the client must too): no error, or an
+// error object or HTTP status rather than a result it could not decode
+// (encoding/json writes what it can of a malformed value, and the
+// indexer reads no result of a failed call).
+func comparable(err error) bool {
+	var re rpc.Error
+	var he rpc.HTTPError
+	return err == nil || errors.As(err, &re) || errors.As(err, &he)
 }
 
 // batchElems are four calls of the kinds the indexer batches.
@@ -315,4 +350,31 @@ func TestClientAuthAndURL(t *testing.T) {
 	if _, err := NewClient("ws://user:s3cret@host/", nil); err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("ws URL: %v", err)
 	}
+}
+
+// FuzzBatchAnswer: any answer to a batch, read with its results decoded
+// in place, never panics, and a result is kept only for a call asked.
+func FuzzBatchAnswer(f *testing.F) {
+	calls := []rawCall{{ID: json.RawMessage("1")}, {ID: json.RawMessage("2")}, {ID: json.RawMessage("3")}, {ID: json.RawMessage("4")}}
+	for _, order := range [][]int{{0, 1, 2, 3}, {3, 2, 1}, {1, 1, 5}} {
+		f.Add([]byte(batchOf(calls, order, nil)))
+	}
+	f.Add([]byte(batchOf(calls, []int{0, 1, 2, 3}, map[int]string{0: `"result":` + blockJSON + `,"result":{"number":"0x1"}`,
+		2: `"result":[` + logJSON + `],"error":{"code":-32000,"message":"boom"}`, 3: `"result":` + blockJSON + `,"id":2`})))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"batch requests are not supported"}}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		b := batchElems()
+		ms, err := batchAnswer(body, 1, b)
+		if err != nil {
+			return
+		}
+		for i, m := range ms {
+			if m != nil {
+				if k, ok := idIndex(m.id, 1, len(b)); !ok || k != i {
+					t.Fatalf("answer %s kept for call %d", m.id, i)
+				}
+				_ = m.decode(b[i].Result)
+			}
+		}
+	})
 }

@@ -29,7 +29,22 @@ func decodeResult(raw []byte, out any) error {
 		return &json.InvalidUnmarshalError{Type: reflect.TypeOf(out)}
 	}
 	s := &jscan{b: raw}
-	var err error
+	ok, err := s.value(out)
+	if !ok {
+		return json.Unmarshal(raw, out)
+	}
+	if err != nil {
+		return err
+	}
+	if !s.end() {
+		return s.fail("data after the value")
+	}
+	return nil
+}
+
+// value decodes the value at s into out when a fast decoder serves out's
+// type (ok); out must be a non-nil pointer.
+func (s *jscan) value(out any) (ok bool, err error) {
 	switch v := out.(type) {
 	case *[]types.Log:
 		err = s.logs(v)
@@ -46,15 +61,9 @@ func decodeResult(raw []byte, out any) error {
 	case *hexutil.Bytes:
 		err = s.bytesValue(v)
 	default:
-		return json.Unmarshal(raw, out)
+		return false, nil
 	}
-	if err != nil {
-		return err
-	}
-	if !s.end() {
-		return s.fail("data after the value")
-	}
-	return nil
+	return true, err
 }
 
 var (
