@@ -136,8 +136,8 @@ func TestStoreHoldsItsEntitiesForTheCollector(t *testing.T) {
 	if versions < 300 {
 		t.Fatalf("%d versions: not the demo's store", versions)
 	}
-	if objects > 400 || scan > 32<<10 {
-		t.Errorf("the store holds %d objects and %d bytes to scan, want at most 400 and 32 KiB", objects, scan)
+	if objects > 1000 || scan > 64<<10 {
+		t.Errorf("the store holds %d objects and %d bytes to scan, want at most 1,000 and 64 KiB", objects, scan)
 	}
 }
 
