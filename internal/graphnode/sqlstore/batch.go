@@ -251,7 +251,7 @@ func (st *Store) applyBlock(ctx context.Context, blk graphnode.Block, changes ma
 	}
 	b.expire(st, blk.Number)
 	if b.held.size() > heldMax {
-		if err := b.spill(ctx, st); err != nil {
+		if err := b.spillOld(ctx, st); err != nil {
 			return err
 		}
 	}
