@@ -127,3 +127,7 @@ awk -v g="$greq" -v b="$breq" -v d="$dreq" -v n="$nreq" -v gp="$gp99" -v bp="$bp
   printf "for comparison, gateway/bare-direct: throughput %.3f, p99 %.3f\n", g/d, gp/dp
 }'
 echo "gateway garbage collections per round: ${gcrounds[*]}"
+# Each round's p99 beside its collections: whether a round's tail is the
+# collector's shows here.
+rounds_p99() { local f out=(); for i in $(seq "$ROUNDS"); do f="$tmp/$1.$i.txt"; out+=("$(parse "$f" | awk '{print $3}')"); done; echo "${out[*]}"; }
+echo "p99 per round (ms): gateway $(rounds_p99 gw); bare-net $(rounds_p99 net)"
