@@ -3,7 +3,6 @@ package main
 import (
 	"log/slog"
 	"runtime/debug"
-	"strconv"
 
 	"github.com/clamm-gateway/clamm-gateway/internal/gctune"
 )
@@ -19,35 +18,31 @@ type gcTuning struct {
 
 // tuneGC fits the garbage collector to a cache server, unless the operator
 // set GOGC or GOMEMLIMIT (the runtime then follows them) or the response
-// cache has no byte bound (nothing to size a limit from): GOGC off under a
-// soft memory limit, so that a collection starts only when the heap
-// reaches the limit.
+// cache has no byte bound (nothing to size a limit from).
 //
-// Hits allocate almost nothing themselves, but net/http makes ~2.3 KB of
-// garbage a request (the request, its header map, the response header and
-// the clone WriteHeader takes of it), and each collection's mark phase
-// slows the hits beside it: on the one CPU the load benchmark gives the
-// server, hits that overlapped a mark took twice the median of the others
-// (an execution trace under wrk). Go's default (GOGC=100, a 4 MiB floor)
-// collected every 35 ms under load; GOGC=400 and then 1600 made it rarer,
-// but a proportional goal ties the collections' share of the time to the
-// garbage rate alone: halving the demo's live heap (35,120 objects to
-// 11,830) halved each mark and doubled how often one ran (2-4 in a 5 s
-// round either way), and the hit path's p99 stayed 1.15-1.25 times bare
-// net/http's. With no collection at all it was 0.79 times
-// (BENCHMARKS.md). A collection when the heap reaches the limit is the
-// fewest the memory budget allows: about one every 6 s at 50,000 hits a
-// second against the 768 MiB default.
+// Go's default (GOGC=100, no limit, a 4 MiB floor) collects whenever the
+// heap doubles: a gateway answering hits from a small cache collected every
+// 35 ms under load, marking its whole live heap each time for the ~2.5 KB of
+// garbage net/http makes per request, and lost about 5% of its hit
+// throughput to it (BENCHMARKS.md). Each collection also costs the tail:
+// during its mark phase (8-14 ms of wall on the one CPU the benchmark gives
+// the server, over the demo's 17 MB live heap) hits took twice the median
+// time of those around them (an execution trace under wrk), and at
+// GOGC=400, with ~2.7 KB of garbage a hit and a 68 MB allowance, 50,000
+// hits a second meant a collection every half second: 2-3% of the time in
+// a mark phase, more than the 1% a p99 looks at. GOGC=1600 collects a
+// quarter as often (a heap goal 17 times the live heap: ~290 MB over the
+// demo's). The garbage is request-scoped (a hit allocates almost nothing
+// itself), so the larger goal holds no more live data, only collects it
+// later. The soft memory limit, twice the cache bound plus 256 MiB, stays
+// the bound: near it (a full cache) the collector runs as often as it
+// must, as before.
 //
-// The limit, twice the cache bound plus 256 MiB, is what the process is
-// budgeted for: a full cache reaches it whatever GOGC is, and the heap
-// grew to it under load at GOGC=1600 already. Near it (a full cache, or
-// live data close to it) the runtime collects as often as it must, with
-// the collector's CPU capped at half, as before. Since the heap grows to
-// the limit, the limit must fit the container: a 512 MiB container would
-// be OOM-killed under a 768 MiB limit. So it is capped at 75% of the
-// cgroup's memory limit, read through readFile (os.ReadFile outside
-// tests) from gctune.CgroupFiles.
+// Since the heap grows to that limit before a collection, the limit must
+// fit the container: a 512 MiB container would be OOM-killed at ~45 MiB of
+// live data under a 768 MiB limit. So it is capped at 75% of the cgroup's
+// memory limit, read through readFile (os.ReadFile outside tests) from
+// gctune.CgroupFiles.
 func tuneGC(getenv func(string) string, cacheMaxBytes int64, readFile func(string) ([]byte, error)) (gcTuning, bool) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" || cacheMaxBytes <= 0 {
 		return gcTuning{}, false
@@ -66,7 +61,7 @@ func tuneGC(getenv func(string) string, cacheMaxBytes int64, readFile func(strin
 // not capped).
 func logGC(logger *slog.Logger, t gcTuning) {
 	logger.Info("garbage collector tuned for the response cache (set GOGC or GOMEMLIMIT to choose)",
-		"gogc", gogcText(t.gogc), "memoryLimitBytes", t.limit, "containerMemoryLimitBytes", t.cgroup)
+		"gogc", t.gogc, "memoryLimitBytes", t.limit, "containerMemoryLimitBytes", t.cgroup)
 	if t.err != nil {
 		logger.Warn("soft memory limit not capped by the container's: set GOMEMLIMIT below it", "err", t.err)
 	}
@@ -75,12 +70,4 @@ func logGC(logger *slog.Logger, t gcTuning) {
 			"memoryLimitBytes", t.limit, "wantedBytes", t.wanted, "containerMemoryLimitBytes", t.cgroup,
 			"cacheMaxBytesFitting", gctune.CacheFitting(t.limit))
 	}
-}
-
-// gogcText is a GOGC as the variable writes it: "off" for -1.
-func gogcText(percent int) string {
-	if percent < 0 {
-		return "off"
-	}
-	return strconv.Itoa(percent)
 }

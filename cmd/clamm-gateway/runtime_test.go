@@ -31,11 +31,11 @@ func TestTuneGC(t *testing.T) {
 	}
 
 	got, tuned := tuneGC(env(nil), 256<<20, host)
-	if !tuned || got.gogc != -1 || got.limit != 768<<20 || got.cgroup != 0 {
+	if !tuned || got.gogc != 1600 || got.limit != 768<<20 || got.cgroup != 0 {
 		t.Fatalf("tuned %v: %+v", tuned, got)
 	}
-	if got := debug.SetGCPercent(100); got != -1 {
-		t.Errorf("runtime GOGC %d, want -1 (off: the soft limit alone collects)", got)
+	if got := debug.SetGCPercent(100); got != 1600 {
+		t.Errorf("runtime GOGC %d, want 1600", got)
 	}
 	if got := debug.SetMemoryLimit(-1); got != 768<<20 {
 		t.Errorf("runtime memory limit %d, want %d", got, 768<<20)
@@ -59,7 +59,7 @@ func cgroupFiles(kv map[string]string) func(string) ([]byte, error) {
 
 // TestTuneGCFitsTheContainer: in a 512 MiB container (cgroup v2) the soft
 // limit is 75% of it, 402653184 bytes (0.75 × 536870912), not the
-// 768 MiB the default cache bound wants, under which the collector would let
+// 768 MiB the default cache bound wants, under which GOGC=1600 would let
 // the heap pass the container's limit; the start warns, naming the
 // setting to lower and the bound that fits ((402653184 - 256 MiB) / 2).
 func TestTuneGCFitsTheContainer(t *testing.T) {

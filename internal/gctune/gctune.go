@@ -13,11 +13,9 @@ import (
 	"strings"
 )
 
-// Percent is the GOGC the gateway runs with when the operator sets none:
-// -1, off, so that the soft memory limit alone starts a collection
-// (cmd/clamm-gateway tuneGC says why). It is set only beside that limit:
-// off with no limit would let the heap grow without bound.
-const Percent = -1
+// Percent is the GOGC the gateway runs with when the operator sets none
+// (cmd/clamm-gateway tuneGC says why it is this high).
+const Percent = 1600
 
 // LimitMargin is what the soft limit keeps beside twice the response
 // cache's byte bound: the upstream answers' memory budget
@@ -87,8 +85,8 @@ func CgroupLimit(readFile func(string) ([]byte, error)) (int64, error) {
 // SoftLimit is the soft memory limit for a response cache of at most
 // cacheMaxBytes: twice the cache bound plus LimitMargin (wanted), capped at
 // CgroupShare percent of cgroupLimit when that is set (non-zero). The heap
-// grows to the limit before a collection (GOGC=Percent, off: the limit
-// alone starts one), so a limit above the container's would let the
+// may grow to the limit before a collection (GOGC=Percent lets it grow to
+// 17 times the live heap), so a limit above the container's would let the
 // kernel kill the process where the collector should have run. When limit
 // is below wanted, a full cache may not fit: the caller warns.
 func SoftLimit(cacheMaxBytes, cgroupLimit int64) (limit, wanted int64) {
