@@ -24,6 +24,7 @@ import (
 type heldType struct {
 	t        *EntityType
 	arena    []byte
+	garbage  uint32 // arena bytes no entry refers to (see replace)
 	ids      []heldID
 	versions []heldVersion
 	first    map[uint64]uint32 // id hash -> 1 + index of its first entry
@@ -88,24 +89,80 @@ func (h *heldType) entry(id string) *heldID {
 // the block of the newest version replaces it. Versions must come in
 // ascending blocks.
 func (h *heldType) put(id string, e Entity, block uint64) error {
-	v := heldVersion{block: block, removed: e == nil}
+	var b []byte
 	if e != nil {
-		b, err := encodeEntity(h.t, e)
-		if err != nil {
+		var err error
+		if b, err = encodeEntity(h.t, e); err != nil {
 			return err
 		}
-		v.data = h.span(b)
 	}
 	en := h.entry(id)
 	if en.last != 0 && h.versions[en.last-1].block == block {
-		v.prev = h.versions[en.last-1].prev
-		h.versions[en.last-1] = v
+		v := &h.versions[en.last-1]
+		v.data, v.removed = h.replace(v.data, b), e == nil
+		h.compact() // after the version names its new span
 		return nil
 	}
-	v.prev = en.last
+	v := heldVersion{block: block, prev: en.last, removed: e == nil}
+	if e != nil {
+		v.data = h.span(b)
+	}
 	h.versions = append(h.versions, v)
 	en.last = uint32(len(h.versions))
 	return nil
+}
+
+// replace writes b (nil: none, a removal) in place of old's bytes and
+// returns its span. A rewrite in one block (a Pool written per swap, an
+// indexer's counters) must not grow the arena with every write, only with
+// every version kept: old's bytes are taken back when they are the
+// arena's tail, b written over them when it fits, and otherwise counted
+// as garbage, which compact (the caller's, once the version names the
+// returned span) reclaims once it is half the arena. Reuse
+// alone would leave a growing rewrite's bytes behind; compaction alone
+// would copy the arena for the commonest case, an entity rewritten with
+// an encoding of the same size. Decoded entities copy what they read, so
+// nothing outside the write lock refers to the arena's bytes.
+func (h *heldType) replace(old span, b []byte) span {
+	if old.n > 0 && int(old.off+old.n) == len(h.arena) {
+		h.arena, old.n = h.arena[:old.off], 0
+	}
+	if b == nil {
+		h.garbage += old.n
+		return span{}
+	}
+	if len(b) <= int(old.n) {
+		copy(h.arena[old.off:], b)
+		h.garbage += old.n - uint32(len(b))
+		return span{old.off, uint32(len(b))}
+	}
+	h.garbage += old.n
+	return h.span(b)
+}
+
+// compact copies the live bytes (every id and every kept version) to a
+// new arena once the garbage is over half the old one, so the arena stays
+// under twice the live bytes; a compaction's copy is paid for by the
+// garbage written since the last.
+func (h *heldType) compact() {
+	if int(h.garbage)*2 <= len(h.arena) {
+		return
+	}
+	arena := make([]byte, 0, len(h.arena)-int(h.garbage))
+	move := func(s span) span {
+		out := span{uint32(len(arena)), s.n}
+		arena = append(arena, h.bytes(s)...)
+		return out
+	}
+	for i := range h.ids {
+		h.ids[i].id = move(h.ids[i].id)
+	}
+	for i := range h.versions {
+		if !h.versions[i].removed {
+			h.versions[i].data = move(h.versions[i].data)
+		}
+	}
+	h.arena, h.garbage = arena, 0
 }
 
 // version is the index of an id entry's version as of block n, or -1.
