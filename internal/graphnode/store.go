@@ -94,18 +94,38 @@ func (s *Store) blockByHash(h string) (Block, bool) {
 }
 
 // Get returns a copy of an entity as of the head (nil if absent or
-// removed).
+// removed). It is At as of the head: for tests and tools that read a
+// store they wrote; a reader that writes back what it finds uses Read.
 func (s *Store) Get(typ, id string) Entity {
 	return s.At(typ, id, ^uint64(0))
 }
 
-// At returns a copy of an entity as of block n (nil also if the store
-// could not decode it, which its own encoding never causes).
+// At returns a copy of an entity as of block n (nil if absent or removed,
+// and also if the store could not decode it, which its own encoding never
+// causes). A reader that must tell a damaged store from an absent entity
+// uses ReadAt.
 func (s *Store) At(typ, id string, n uint64) Entity {
+	e, _ := s.ReadAt(typ, id, n)
+	return e
+}
+
+// Read is Get with the store's failure: an entity the store cannot decode
+// is an error, not absent. A mapping's store.get reads with it (through
+// mapping.Memory), so a damaged version fails the handler rather than
+// reading as absent and being created anew over it.
+func (s *Store) Read(typ, id string) (Entity, error) {
+	return s.ReadAt(typ, id, ^uint64(0))
+}
+
+// ReadAt is At with the store's failure (see Read).
+func (s *Store) ReadAt(typ, id string, n uint64) (Entity, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	e, _ := s.at(typ, id, n)
-	return e
+	e, err := s.at(typ, id, n)
+	if err != nil {
+		return nil, fmt.Errorf("%s[%s]: %w", typ, id, err)
+	}
+	return e, nil
 }
 
 // at is a new copy of an entity as of block n. The caller holds a lock.

@@ -51,7 +51,7 @@ func Memory(s *graphnode.Store) Store { return memory{s} }
 
 type memory struct{ *graphnode.Store }
 
-func (m memory) Get(typ, id string) (graphnode.Entity, error) { return m.Store.Get(typ, id), nil }
+func (m memory) Get(typ, id string) (graphnode.Entity, error) { return m.Store.Read(typ, id) }
 
 // Call answers an ethereum.call: the contract, the calldata (selector and
 // ABI-encoded arguments) and the block of the trigger; reverted reports a
