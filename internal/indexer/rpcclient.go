@@ -95,8 +95,7 @@ func (c *Client) CallContext(ctx context.Context, result any, method string, arg
 	s := &jscan{b: ans.Bytes()}
 	var m message
 	if err := s.message(&m, func([]byte) any { return result }); err != nil {
-		zero(m.into) // a malformed answer writes no result
-		return err
+		return err // a malformed answer writes no result
 	}
 	return m.decode(result)
 }
@@ -166,28 +165,26 @@ func (c *Client) post(ctx context.Context, body []byte, ans *bytes.Buffer) error
 
 // message is one answer of a call: its id, and its result or error
 // (result nil: no result member). A result read after its id is decoded
-// in place, in the pass that reads the answer (into: where, intoErr: how
-// it went); any other is kept raw and decoded after (dirty: into a
-// target a result given twice wrote to first).
+// in the pass that reads the answer, into a fresh value of its call's
+// type (val; valErr: how it went), never into the caller's target: the
+// message's id may still change (a second id member) or an error object
+// follow, and only decode, once the message is taken for a call, gives
+// the caller a value. Any other result is kept raw and decoded then.
 type message struct {
-	id      []byte
-	result  []byte
-	err     *nodeError
-	into    any
-	intoErr error
-	dirty   bool
+	id     []byte
+	result []byte
+	err    *nodeError
+	val    any
+	valErr error
 }
 
 // decode gives out the message's result, as go-ethereum's client does:
 // the error object first, no result member an rpc.ErrNoResult, a nil
-// out no decoding. A result decoded in place into out is done; one
-// decoded in place for another call (a message naming two ids), or
-// beside an error object, is undone.
+// out no decoding. out is written only when its result decodes: on an
+// error the caller's value is left as it was (go-ethereum writes no
+// result on an error object; a result it cannot decode it may write in
+// part, which the indexer never reads).
 func (m *message) decode(out any) error {
-	if m.into != nil && (m.err != nil || m.into != out) {
-		zero(m.into) // as if never written: go-ethereum writes a result only when taken
-		m.into, m.dirty = nil, false
-	}
 	switch {
 	case m.err != nil:
 		return m.err
@@ -195,20 +192,15 @@ func (m *message) decode(out any) error {
 		return rpc.ErrNoResult
 	case out == nil:
 		return nil
-	case m.into != nil:
-		return m.intoErr
 	}
-	if m.dirty {
-		zero(out)
+	if m.val != nil && reflect.TypeOf(m.val) == reflect.TypeOf(out) && targetOf(out) != nil {
+		if m.valErr != nil {
+			return m.valErr
+		}
+		assign(out, m.val)
+		return nil
 	}
 	return decodeResult(m.result, out)
-}
-
-// zero sets what the pointer p points to to its zero value (nil: none).
-func zero(p any) {
-	if v := reflect.ValueOf(p); v.Kind() == reflect.Pointer && !v.IsNil() {
-		v.Elem().SetZero()
-	}
 }
 
 // nodeError is a JSON-RPC error object; it satisfies rpc.Error and
@@ -260,41 +252,34 @@ func (s *jscan) message(m *message, target func(id []byte) any) error {
 	})
 }
 
-// result reads a message's result: in place into its call's target when
-// the id came first and a fast decoder serves the target (a malformed
-// result's error kept for the call, the answer read on), else raw.
+// result reads a message's result (a result given twice is the last):
+// when the id came first and a fast decoder serves its call's target, it
+// is decoded into a fresh value of that type (a malformed result's error
+// kept, the answer read on); else it is kept raw.
 func (s *jscan) result(m *message, target func(id []byte) any) error {
 	s.ws()
 	start, depth := s.i, s.depth
-	if out := targetOf(target, m.id); out != nil && m.result == nil {
-		ok, err := s.value(out)
-		if ok {
+	m.val, m.valErr = nil, nil
+	if target != nil {
+		if v := fresh(targetOf(target(m.id))); v != nil {
+			_, err := s.value(v)
 			if err != nil {
 				s.i, s.depth = start, depth
 				if err := s.skip(); err != nil {
-					zero(out)
 					return err
 				}
 			}
-			m.result, m.into, m.intoErr = s.b[start:s.i], out, err
+			m.result, m.val, m.valErr = s.b[start:s.i], v, err
 			return nil
 		}
 	}
-	// raw; a result given twice is the last, into a target the first
-	// may have written to
 	v, err := s.span()
-	m.dirty = m.dirty || m.into != nil
-	m.result, m.into = v, nil
+	m.result = v
 	return err
 }
 
-// targetOf is target's destination for id, nil when there is none or
-// it is not a non-nil pointer.
-func targetOf(target func([]byte) any, id []byte) any {
-	if target == nil {
-		return nil
-	}
-	out := target(id)
+// targetOf is out when it is a non-nil pointer, else nil.
+func targetOf(out any) any {
 	if v := reflect.ValueOf(out); out == nil || v.Kind() != reflect.Pointer || v.IsNil() {
 		return nil
 	}
@@ -333,27 +318,17 @@ func batchAnswer(body []byte, first uint64, b []rpc.BatchElem) ([]*message, erro
 		}
 		var m message
 		if err := s.message(&m, target); err != nil {
-			zero(m.into)
 			return err
 		}
-		k, ok := idIndex(m.id, first, n)
-		switch {
-		case ok && out[k] == nil:
+		if k, ok := idIndex(m.id, first, n); ok && out[k] == nil {
 			ms[k] = m
 			out[k] = &ms[k]
-		case m.into != nil:
-			zero(m.into) // decoded for an id the message did not keep
 		}
 		return nil
 	})
 	if err != nil {
 		// a malformed answer writes no result, as go-ethereum's client
-		// decodes none
-		for _, m := range out {
-			if m != nil {
-				zero(m.into)
-			}
-		}
+		// decodes none (nothing was written: results wait in messages)
 		return nil, err
 	}
 	return out, nil

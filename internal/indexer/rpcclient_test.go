@@ -189,6 +189,11 @@ func TestClientBatchesAsGoEthereum(t *testing.T) {
 		"a result of the wrong type, then a good one": func(c []rawCall) (int, string) {
 			return 200, batchOf(c, []int{0, 0, 1, 2, 3}, map[int]string{0: `"result":"0x1"`})
 		},
+		"one answer with two ids, the first's call answered after": func(c []rawCall) (int, string) {
+			other := strings.Replace(blockJSON, `"number":"0x10"`, `"number":"0x11"`, 1)
+			return 200, batchOf(c, []int{0, 0, 1, 2}, map[int]string{0: `"result":` + blockJSON + `,"id":` + string(c[3].ID),
+				1: `"result":` + other})
+		},
 		"malformed after results in place": func(c []rawCall) (int, string) {
 			b := batchOf(c, []int{0, 1, 2, 3}, map[int]string{3: `"result":` + blockJSON + `,"x":[}`})
 			return 200, b
@@ -204,19 +209,7 @@ func TestClientBatchesAsGoEthereum(t *testing.T) {
 		g, m := clients(t, n)
 		gb, mb := batchElems(), batchElems()
 		ge, me := g.BatchCallContext(context.Background(), gb), m.BatchCallContext(context.Background(), mb)
-		sameError(t, name, ge, me)
-		if ge != nil {
-			for i := range gb {
-				gb[i].Error = nil // nothing taken: every result as it was
-			}
-		}
-		for i := range gb {
-			sameError(t, fmt.Sprintf("%s: call %d", name, i), gb[i].Error, mb[i].Error)
-			if comparable(gb[i].Error) && !reflect.DeepEqual(normal(reflect.ValueOf(gb[i].Result).Elem().Interface()),
-				normal(reflect.ValueOf(mb[i].Result).Elem().Interface())) {
-				t.Errorf("%s: call %d: go-ethereum %+v, client %+v", name, i, gb[i].Result, mb[i].Result)
-			}
-		}
+		compareBatch(t, name, ge, me, gb, mb)
 	}
 }
 
@@ -352,8 +345,10 @@ func TestClientAuthAndURL(t *testing.T) {
 	}
 }
 
-// FuzzBatchAnswer: any answer to a batch, read with its results decoded
-// in place, never panics, and a result is kept only for a call asked.
+// FuzzBatchAnswer: any answer to a batch is read without a panic, a
+// result is kept only for a call asked, and each call's error and value
+// are go-ethereum's client's on the same bytes (where both read the
+// answer: on some answers this client is kinder, as Client says).
 func FuzzBatchAnswer(f *testing.F) {
 	calls := []rawCall{{ID: json.RawMessage("1")}, {ID: json.RawMessage("2")}, {ID: json.RawMessage("3")}, {ID: json.RawMessage("4")}}
 	for _, order := range [][]int{{0, 1, 2, 3}, {3, 2, 1}, {1, 1, 5}} {
@@ -362,19 +357,121 @@ func FuzzBatchAnswer(f *testing.F) {
 	f.Add([]byte(batchOf(calls, []int{0, 1, 2, 3}, map[int]string{0: `"result":` + blockJSON + `,"result":{"number":"0x1"}`,
 		2: `"result":[` + logJSON + `],"error":{"code":-32000,"message":"boom"}`, 3: `"result":` + blockJSON + `,"id":2`})))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"batch requests are not supported"}}`))
+	f.Add([]byte(`[{"jsonrpc":"2.0","id":1,"result":` + blockJSON + `,"id":4},{"jsonrpc":"2.0","id":1,"result":{"number":"0x2"}}]`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		b := batchElems()
 		ms, err := batchAnswer(body, 1, b)
-		if err != nil {
-			return
-		}
-		for i, m := range ms {
-			if m != nil {
+		if err == nil {
+			for i, m := range ms {
+				if m == nil {
+					continue
+				}
 				if k, ok := idIndex(m.id, 1, len(b)); !ok || k != i {
 					t.Fatalf("answer %s kept for call %d", m.id, i)
 				}
-				_ = m.decode(b[i].Result)
 			}
 		}
+		// the values each client takes from the same bytes (each
+		// client's calls numbered from 1), over no network
+		hc := &http.Client{Transport: answerWith(body)}
+		g, err := rpc.DialOptions(context.Background(), "http://node.invalid", rpc.WithHTTPClient(hc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		m, _ := NewClient("http://node.invalid", hc)
+		gb, mb := batchElems(), batchElems()
+		ge, me := g.BatchCallContext(context.Background(), gb), m.BatchCallContext(context.Background(), mb)
+		if ge == nil && me == nil {
+			compareBatch(t, "fuzzed answer", ge, me, gb, mb)
+		}
 	})
+}
+
+// answerWith is a transport answering every request with body.
+type answerWith []byte
+
+func (a answerWith) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_ = r.Body.Close()
+	}
+	return &http.Response{StatusCode: 200, Status: "200 OK", Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(string(a))), ContentLength: int64(len(a)), Request: r}, nil
+}
+
+// compareBatch checks the two clients' batch outcomes alike: the
+// exchange's error, each call's error, and each result go-ethereum took.
+func compareBatch(t *testing.T, name string, ge, me error, gb, mb []rpc.BatchElem) {
+	t.Helper()
+	sameError(t, name, ge, me)
+	if ge != nil {
+		for i := range gb {
+			gb[i].Error = nil // nothing taken: every result as it was
+		}
+	}
+	for i := range gb {
+		sameError(t, fmt.Sprintf("%s: call %d", name, i), gb[i].Error, mb[i].Error)
+		if comparable(gb[i].Error) && !reflect.DeepEqual(normal(reflect.ValueOf(gb[i].Result).Elem().Interface()),
+			normal(reflect.ValueOf(mb[i].Result).Elem().Interface())) {
+			t.Errorf("%s: call %d: go-ethereum %+v, client %+v", name, i, gb[i].Result, mb[i].Result)
+		}
+	}
+}
+
+// One answer naming two ids is the later id's (encoding/json keeps the
+// last member), and its result must not land in, nor later wipe, the
+// result of the call its first id named, which another answer gives.
+func TestClientOneAnswerWithTwoIDs(t *testing.T) {
+	n := &rawNode{answer: func(c []rawCall, _ bool) (int, string) {
+		return 200, `[{"jsonrpc":"2.0","id":` + string(c[0].ID) + `,"result":"0xaa","id":` + string(c[1].ID) + `},` +
+			answerOf(c[0].ID, `"result":"0xbb"`) + `]`
+	}}
+	g, m := clients(t, n)
+	elems := func() []rpc.BatchElem {
+		var r0, r1 hexutil.Bytes
+		return []rpc.BatchElem{{Method: "eth_call", Result: &r0}, {Method: "eth_call", Result: &r1}}
+	}
+	gb, mb := elems(), elems()
+	ge, me := g.BatchCallContext(context.Background(), gb), m.BatchCallContext(context.Background(), mb)
+	compareBatch(t, "two ids", ge, me, gb, mb)
+	if got := *mb[0].Result.(*hexutil.Bytes); got.String() != "0xbb" || mb[0].Error != nil {
+		t.Errorf("call 0: %v, %v; want 0xbb (its own answer)", got, mb[0].Error)
+	}
+	if got := *mb[1].Result.(*hexutil.Bytes); got.String() != "0xaa" || mb[1].Error != nil {
+		t.Errorf("call 1: %v, %v; want 0xaa (the answer's last id)", got, mb[1].Error)
+	}
+}
+
+// A call that fails (an error object, a result that does not decode, a
+// malformed answer) leaves the caller's value as it was, the backing
+// array of a slice included: go-ethereum writes no result on an error
+// object, and the indexer may hand in a value it still holds.
+func TestClientLeavesValueOnError(t *testing.T) {
+	for name, rest := range map[string]string{
+		"error object":       `"result":[` + logJSON + `],"error":{"code":-32000,"message":"boom"}`,
+		"a malformed log":    `"result":[` + logJSON + `,{"address":"0x1"}]`,
+		"a malformed answer": `"result":[` + logJSON + `],"x":[}`,
+		"bytes for logs":     `"result":"0x01"`,
+	} {
+		n := &rawNode{answer: func(c []rawCall, batch bool) (int, string) {
+			if batch {
+				return 200, "[" + answerOf(c[0].ID, rest) + "]"
+			}
+			return 200, answerOf(c[0].ID, rest)
+		}}
+		_, m := clients(t, n)
+		old := []types.Log{{Address: common.HexToAddress("0x01"), Data: []byte{9}}, {Index: 7}}
+		held := old[:2:2]
+		lgs := old[:1]
+		if err := m.CallContext(context.Background(), &lgs, "eth_getLogs"); err == nil {
+			t.Fatalf("%s: single call: no error", name)
+		}
+		b := []rpc.BatchElem{{Method: "eth_getLogs", Result: &lgs}}
+		if err := m.BatchCallContext(context.Background(), b); err == nil && b[0].Error == nil {
+			t.Fatalf("%s: batch: no error", name)
+		}
+		if len(lgs) != 1 || &lgs[0] != &old[0] || lgs[0].Data[0] != 9 || held[1].Index != 7 || held[0].Address != common.HexToAddress("0x01") {
+			t.Errorf("%s: the caller's logs were written: %+v", name, held)
+		}
+	}
 }

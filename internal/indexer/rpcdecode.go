@@ -28,18 +28,48 @@ func decodeResult(raw []byte, out any) error {
 	if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
 		return &json.InvalidUnmarshalError{Type: reflect.TypeOf(out)}
 	}
-	s := &jscan{b: raw}
-	ok, err := s.value(out)
-	if !ok {
+	v := fresh(out)
+	if v == nil {
 		return json.Unmarshal(raw, out)
 	}
-	if err != nil {
+	s := &jscan{b: raw}
+	if _, err := s.value(v); err != nil {
 		return err
 	}
 	if !s.end() {
 		return s.fail("data after the value")
 	}
+	assign(out, v)
 	return nil
+}
+
+// fresh is a new zero value of out's type when a fast decoder serves it
+// (nil: none does, or out is nil), for decoding a result the caller sees
+// only once it decoded whole: a decoder may have written part of a
+// malformed value, and the caller's value must stay as it was.
+func fresh(out any) any {
+	switch out.(type) {
+	case *[]types.Log:
+		return new([]types.Log)
+	case *header:
+		return new(header)
+	case **header:
+		return new(*header)
+	case *[]*types.Receipt:
+		return new([]*types.Receipt)
+	case **types.Receipt:
+		return new(*types.Receipt)
+	case *hexutil.Uint64:
+		return new(hexutil.Uint64)
+	case *hexutil.Bytes:
+		return new(hexutil.Bytes)
+	}
+	return nil
+}
+
+// assign sets *out to *v (v from fresh(out)).
+func assign(out, v any) {
+	reflect.ValueOf(out).Elem().Set(reflect.ValueOf(v).Elem())
 }
 
 // value decodes the value at s into out when a fast decoder serves out's
