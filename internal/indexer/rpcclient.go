@@ -58,7 +58,8 @@ func NewClient(endpoint string, hc *http.Client) (*Client, error) {
 	return &Client{url: endpoint, hc: hc}, nil
 }
 
-// Close releases the client's idle connections.
+// Close releases the client's idle connections: those of hc's transport
+// when it has a pool (DialNode's wrappers pass the call on to theirs).
 func (c *Client) Close() { c.hc.CloseIdleConnections() }
 
 // bufs are request and answer buffers: nothing decoded refers to them.

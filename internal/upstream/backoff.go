@@ -30,6 +30,10 @@ type BackoffTransport struct {
 	status int
 }
 
+// CloseIdleConnections closes the idle connections of the transport it
+// wraps (see limitTransport's).
+func (b *BackoffTransport) CloseIdleConnections() { closeIdle(b.RT) }
+
 // RoundTrip implements http.RoundTripper.
 func (b *BackoffTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	now := b.now()

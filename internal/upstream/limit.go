@@ -23,6 +23,18 @@ type limitTransport struct {
 	budget *Budget
 }
 
+// CloseIdleConnections closes the idle connections of the transport it
+// wraps, so that http.Client.CloseIdleConnections reaches the pool.
+func (l limitTransport) CloseIdleConnections() { closeIdle(l.rt) }
+
+// closeIdle closes rt's idle connections when it keeps any (nil:
+// http.DefaultTransport, shared by the process, is left alone).
+func closeIdle(rt http.RoundTripper) {
+	if c, ok := rt.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 // RoundTrip implements http.RoundTripper.
 func (l limitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	rt := l.rt

@@ -94,3 +94,25 @@ func TestFillIsBoundedOverAllItsReads(t *testing.T) {
 		}
 	}
 }
+
+// idlePool is a transport that counts the closings of its idle pool.
+type idlePool struct {
+	roundTrip
+	closed int
+}
+
+func (p *idlePool) CloseIdleConnections() { p.closed++ }
+
+// An upstream client's CloseIdleConnections reaches the pool under the
+// wrappers (the indexer's Client.Close relies on it to let a node go).
+func TestCloseIdleConnectionsReachesThePool(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []Kind{RPC, Subgraph, Quote} {
+		pool := &idlePool{}
+		c := &http.Client{Transport: Transport(kind, pool, Options{MaxBody: 10})}
+		c.CloseIdleConnections()
+		if pool.closed != 1 {
+			t.Errorf("%s: the pool's idle connections closed %d times, want 1", kind, pool.closed)
+		}
+	}
+}
