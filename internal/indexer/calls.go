@@ -32,23 +32,31 @@ import (
 // asked by at least predictShare of the last predictWindow events of the
 // key (and predictMin have been seen), so that a handler whose events name
 // many pools does not multiply a paid provider's calls; an event's calls
-// past callsPerEvent, calldata longer than maxCallData and keys past
-// maxKeys are not learnt (memory stays bounded); a range prefetches at
-// most maxPrefetch calls.
+// past callsPerEvent and calldata longer than maxCallData are not learnt,
+// and past maxKeys keys the least recently seen evictKeys are forgotten
+// (memory stays bounded, and a long-lived indexer keeps learning the
+// triggers of new pools); a range prefetches at most maxPrefetch calls.
 const (
 	predictWindow = 10
 	predictMin    = 4
 	callsPerEvent = 8
 	maxCallData   = 256
 	maxKeys       = 1024
+	evictKeys     = maxKeys / 4
 	maxPrefetch   = 5000
 )
 
 // giveUp is how many ranges in a row may have every prefetched call
-// failed before prefetching stops for the run: a node that cannot answer
-// eth_calls in batches (a provider refusing them, or failing each) would
-// otherwise cost a request a range, for nothing.
-const giveUp = 8
+// failed before prefetching pauses: a node that cannot answer eth_calls
+// in batches (a provider refusing them, or failing each) would otherwise
+// cost a request a range, for nothing. A range refused for the rate of
+// requests is not counted (a burst of 429s says nothing of batches), and
+// a paused prefetch tries again every retryEvery ranges: one request in
+// that many, so that a node that failed for a while is used again.
+const (
+	giveUp     = 8
+	retryEvery = 32
+)
 
 // trigger is what a prediction is kept by: a data source's address and
 // the topic0 of the event its handler ran for.
@@ -88,6 +96,9 @@ type callCache map[callKey]*callAnswer
 
 // learnt is what a key's recent events asked.
 type learnt struct {
+	// seen is the predictor's tick when the key's last event was told
+	// (what eviction orders keys by).
+	seen uint64
 	// recent are the calls of the key's last predictWindow events, a ring
 	// at n (events seen).
 	recent [predictWindow][]call
@@ -129,8 +140,10 @@ func (l *learnt) add(calls []call) {
 type predictor struct {
 	mu   sync.Mutex
 	keys map[trigger]*learnt
-	// failed counts the ranges in a row whose prefetch got no answer.
-	failed atomic.Int32
+	tick uint64
+	// failed counts the ranges in a row whose prefetch got no answer (not
+	// for a rate limit); paused, the ranges skipped since giveUp.
+	failed, paused atomic.Int32
 }
 
 func (p *predictor) observe(key trigger, calls []call) {
@@ -139,7 +152,7 @@ func (p *predictor) observe(key trigger, calls []call) {
 	l := p.keys[key]
 	if l == nil {
 		if len(p.keys) >= maxKeys {
-			return
+			p.evict()
 		}
 		if p.keys == nil {
 			p.keys = map[trigger]*learnt{}
@@ -147,7 +160,46 @@ func (p *predictor) observe(key trigger, calls []call) {
 		l = &learnt{}
 		p.keys[key] = l
 	}
+	p.tick++
+	l.seen = p.tick
 	l.add(calls)
+}
+
+// evict forgets the evictKeys least recently seen keys: a quarter at a
+// time, so that the sort is paid once per evictKeys new keys.
+func (p *predictor) evict() {
+	seen := make([]uint64, 0, len(p.keys))
+	for _, l := range p.keys {
+		seen = append(seen, l.seen)
+	}
+	slices.Sort(seen)
+	cut := seen[min(evictKeys, len(seen))-1] // ticks are distinct
+	for k, l := range p.keys {
+		if l.seen <= cut {
+			delete(p.keys, k)
+		}
+	}
+}
+
+// skip reports whether a range's prefetch is skipped: prefetching is
+// paused (giveUp ranges in a row failed) and this range is not the one
+// in retryEvery that tries again.
+func (p *predictor) skip() bool {
+	return p.failed.Load() >= giveUp && p.paused.Add(1)%retryEvery != 0
+}
+
+// outcome counts a range's prefetch: answers resume prefetching, a
+// failure not for the rate of requests counts toward giveUp (true: this
+// one paused it).
+func (p *predictor) outcome(answered, limited bool) bool {
+	switch {
+	case answered:
+		p.failed.Store(0)
+		p.paused.Store(0)
+	case !limited:
+		return p.failed.Add(1) == giveUp
+	}
+	return false
 }
 
 // predict lists the calls the blocks' events are expected to ask, at most
@@ -223,7 +275,7 @@ func (r *recording) end(p *predictor) {
 // request still): none then, nor near the head (few events; a reorg there
 // would waste them).
 func (ix *Indexer) prefetch(ctx context.Context, c *chunk) callCache {
-	if c.near || ix.node.noBatch.Load() || ix.predict.failed.Load() >= giveUp {
+	if c.near || ix.node.noBatch.Load() || ix.predict.skip() {
 		return nil
 	}
 	keys := ix.predict.predict(c.blocks, maxPrefetch)
@@ -231,14 +283,11 @@ func (ix *Indexer) prefetch(ctx context.Context, c *chunk) callCache {
 		return nil
 	}
 	ix.stats.prefetched.Add(int64(len(keys)))
-	got := ix.node.callBatch(ctx, keys)
-	switch {
-	case len(got) > 0:
-		ix.predict.failed.Store(0)
-	case ctx.Err() != nil:
-		// the sync ended (a failure elsewhere): not the node's refusal
-	case ix.predict.failed.Add(1) == giveUp:
-		ix.log.Warn("the node failed every eth_call asked ahead in batches: the mappings' calls are asked one at a time from now on", "chainId", ix.opts.ChainID)
+	got, limited := ix.node.callBatch(ctx, keys)
+	// an ended sync (a failure elsewhere) is not the node's refusal
+	if ctx.Err() == nil && ix.predict.outcome(len(got) > 0, limited) {
+		ix.log.Warn("the node failed every eth_call asked ahead in batches: the mappings' calls are asked one at a time, and a range's asked ahead only now and then",
+			"chainId", ix.opts.ChainID, "retryEvery", retryEvery)
 	}
 	return got
 }
@@ -249,8 +298,9 @@ func (ix *Indexer) prefetch(ctx context.Context, c *chunk) callCache {
 // context) leaves its calls out: the mapping asks those live, with
 // ethCall's retries and error classes. Each call is counted as an
 // eth_call (providers bill them one by one), each batch as one request.
-func (n *node) callBatch(ctx context.Context, keys []callKey) callCache {
-	out := make(callCache, len(keys))
+// limited: a batch, or a call, was refused for the rate of requests.
+func (n *node) callBatch(ctx context.Context, keys []callKey) (out callCache, limited bool) {
+	out = make(callCache, len(keys))
 	step := max(n.maxBatch, 1)
 	for i := 0; i < len(keys); i += step {
 		part := keys[i:min(i+step, len(keys))]
@@ -260,7 +310,7 @@ func (n *node) callBatch(ctx context.Context, keys []callKey) callCache {
 			elems[j] = rpc.BatchElem{Method: "eth_call", Args: callArgs(k.to, []byte(k.data), k.block), Result: &rets[j]}
 		}
 		if err := n.sendCalls(ctx, elems); err != nil {
-			return out
+			return out, limited || rateLimited(err)
 		}
 		for j, e := range elems {
 			switch {
@@ -268,10 +318,12 @@ func (n *node) callBatch(ctx context.Context, keys []callKey) callCache {
 				out[part[j]] = &callAnswer{ret: rets[j]}
 			case reverted(e.Error):
 				out[part[j]] = &callAnswer{reverted: true}
+			default:
+				limited = limited || rateLimited(e.Error)
 			}
 		}
 	}
-	return out
+	return out, limited
 }
 
 // sendCalls sends one batch whose calls may fail one by one (a revert is

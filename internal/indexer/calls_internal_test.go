@@ -82,8 +82,9 @@ func TestPredictsEachCallOnceABlock(t *testing.T) {
 	}
 }
 
-// What is learnt stays bounded: an event's calls past callsPerEvent,
-// calldata past maxCallData and keys past maxKeys are not kept.
+// What is learnt stays bounded: an event's calls past callsPerEvent and
+// calldata past maxCallData are not kept, nor more than maxKeys keys: past
+// them the least recently seen are forgotten, and new keys still learnt.
 func TestLearningIsBounded(t *testing.T) {
 	var r recording
 	var p predictor
@@ -97,11 +98,29 @@ func TestLearningIsBounded(t *testing.T) {
 		t.Errorf("%d calls recorded, at most %d", len(r.calls), callsPerEvent)
 	}
 	r.end(&p)
-	for i := range maxKeys + 10 {
-		p.observe(trigger{addr: common.BigToAddress(common.Big2), topic: common.HexToHash(fmt.Sprint(i))}, nil)
+	key := func(i int) trigger {
+		return trigger{addr: common.BigToAddress(common.Big2), topic: common.HexToHash(fmt.Sprint(i))}
 	}
-	if len(p.keys) != maxKeys {
+	for i := range maxKeys + 10 {
+		p.observe(key(i), nil)
+		if i >= 20 {
+			p.observe(key(5), nil) // seen all along
+		}
+	}
+	if len(p.keys) > maxKeys {
 		t.Errorf("%d keys kept, at most %d", len(p.keys), maxKeys)
+	}
+	if p.keys[key(5)] == nil || p.keys[key(6)] != nil || p.keys[key(maxKeys+9)] == nil {
+		t.Errorf("kept: key 5 (seen last) %v, key 6 (least recently seen) %v, the newest %v; want true, false, true",
+			p.keys[key(5)] != nil, p.keys[key(6)] != nil, p.keys[key(maxKeys+9)] != nil)
+	}
+	// a key first seen past the bound is learnt and predicted
+	newest := key(5 * maxKeys)
+	for range predictMin {
+		p.observe(newest, []call{poolX})
+	}
+	if got := p.predict(blocksOf(newest, 1), 10); len(got) != 1 || got[0].call != poolX {
+		t.Errorf("a key learnt past maxKeys predicts %v, want poolX", got)
 	}
 }
 

@@ -89,8 +89,14 @@ func TestPrefetchedCallsAnswerAsTheNode(t *testing.T) {
 // with an HTTP status (status set), or with a JSON-RPC error for each
 // call.
 type callFault struct {
-	c       *indexertest.Chain
-	status  int
+	c      *indexertest.Chain
+	status int
+	// code and message: each call's error object (zero: -32603
+	// "internal error"); only: the batches refused, the first that many
+	// (0: all).
+	code    int
+	message string
+	only    int64
 	refused atomic.Int64
 }
 
@@ -107,7 +113,7 @@ func (f *callFault) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
-	if json.Unmarshal(raw, &calls) == nil && len(calls) > 0 && calls[0].Method == "eth_call" {
+	if json.Unmarshal(raw, &calls) == nil && len(calls) > 0 && calls[0].Method == "eth_call" && (f.only == 0 || f.refused.Load() < f.only) {
 		f.refused.Add(1)
 		if f.status != 0 {
 			http.Error(w, "upstream failed", f.status)
@@ -115,7 +121,11 @@ func (f *callFault) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		out := make([]map[string]any, len(calls))
 		for i, q := range calls {
-			out[i] = map[string]any{"jsonrpc": "2.0", "id": q.ID, "error": map[string]any{"code": -32603, "message": "internal error"}}
+			code, msg := -32603, "internal error"
+			if f.message != "" {
+				code, msg = f.code, f.message
+			}
+			out[i] = map[string]any{"jsonrpc": "2.0", "id": q.ID, "error": map[string]any{"code": code, "message": msg}}
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(out)
@@ -127,7 +137,8 @@ func (f *callFault) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // A prefetch the node fails (the whole batch, or each call in it) is no
 // answer: the mappings ask those calls live, and the store equals the
 // reference's. After eight ranges in a row without an answer, no more is
-// asked ahead.
+// asked ahead (but for one range in retryEvery, 32: more than this chain
+// has far below the head).
 func TestPrefetchFailuresAreAskedLive(t *testing.T) {
 	for _, status := range []int{http.StatusInternalServerError, 0} {
 		c, h := newChain(t, 1500)
@@ -143,6 +154,42 @@ func TestPrefetchFailuresAreAskedLive(t *testing.T) {
 			t.Errorf("status %d: %d batches failed, %d calls prefetched, %d used: want 8 failed prefetches (to 11), none used", status, f.refused.Load(), n.CallsPrefetched, n.CallsUsed)
 		}
 		_ = ix.Close()
+	}
+}
+
+// A prefetch refused for the rate of requests (Infura's -32005) is not
+// the node's refusal of batches: it does not count toward pausing, and
+// every range far below the head still asks ahead.
+func TestPrefetchRateLimitsDoNotPause(t *testing.T) {
+	c, h := newChain(t, 1500)
+	c.Call = pricedCalls(nil, 0, h)
+	priced(c, h, 100, 1400, 5, 1_000_000)
+	f := &callFault{c: c, code: -32005, message: "project ID request rate exceeded"}
+	ix := openOn(t, f, filepath.Join(t.TempDir(), "f.sqlite"), indexer.Options{Range: 50, MaxRange: 50, Confirmations: 20})
+	defer ix.Close()
+	runUntilSynced(t, ix, c)
+	sameAnswers(t, "prefetches rate limited", answers(t, ix), answers(t, reference(t, c)))
+	if r := f.refused.Load(); r <= 8+3 {
+		t.Errorf("%d prefetches refused for the rate of requests: want more than 8 (to 11), one a range far below the head", r)
+	}
+}
+
+// A node that failed every prefetch for giveUp ranges in a row, then
+// answers, is asked ahead again: a paused prefetch tries one range in
+// retryEvery, and an answer resumes it. (The node fails eleven batches:
+// the eight that pause, the ranges fetched at once beside them, and the
+// first tries while paused; the chain has room for four.)
+func TestPrefetchResumesAfterFailures(t *testing.T) {
+	c, h := newChain(t, 2500)
+	c.Call = pricedCalls(nil, 0, h)
+	priced(c, h, 100, 2400, 5, 1_000_000)
+	f := &callFault{c: c, status: http.StatusInternalServerError, only: 11}
+	ix := openOn(t, f, filepath.Join(t.TempDir(), "f.sqlite"), indexer.Options{Range: 10, MaxRange: 10, Confirmations: 20})
+	defer ix.Close()
+	runUntilSynced(t, ix, c)
+	sameAnswers(t, "prefetches failing, then answered", answers(t, ix), answers(t, reference(t, c)))
+	if n := ix.Counts(); n.CallsUsed == 0 {
+		t.Errorf("%d batches failed, %d calls prefetched, none used: prefetching never resumed", f.refused.Load(), n.CallsPrefetched)
 	}
 }
 
