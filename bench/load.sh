@@ -89,7 +89,8 @@ parse() { # rps p50 p99
 bytes=$(wc -c < "$tmp/body.json")
 echo "response: $bytes-byte body, $(grep -c ': ' "$tmp/headers.txt") headers; $ROUNDS alternating rounds of wrk -t$THREADS -c$CONNS -d$DURATION; $(nproc) cores"
 # The gateway's garbage collections in a round (its /metrics), the tail's
-# suspect: each mark phase slows the hits beside it.
+# suspect: each mark phase slows the hits beside it, and the sweep after it
+# kept the network unpolled (gctune.NudgeNetpoll).
 gcs() { curl -fsS "http://$GW/metrics" | awk '$1 == "go_gc_duration_seconds_count" {print $2}'; }
 gcrounds=()
 for i in $(seq "$ROUNDS"); do

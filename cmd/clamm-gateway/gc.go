@@ -25,18 +25,18 @@ type gcTuning struct {
 // 35 ms under load, marking its whole live heap each time for the ~2.5 KB of
 // garbage net/http makes per request, and lost about 5% of its hit
 // throughput to it (BENCHMARKS.md). Each collection also costs the tail:
-// during its mark phase (8-14 ms of wall on the one CPU the benchmark gives
-// the server, over the demo's 17 MB live heap) hits took twice the median
-// time of those around them (an execution trace under wrk), and at
-// GOGC=400, with ~2.7 KB of garbage a hit and a 68 MB allowance, 50,000
-// hits a second meant a collection every half second: 2-3% of the time in
-// a mark phase, more than the 1% a p99 looks at. GOGC=1600 collects a
-// quarter as often (a heap goal 17 times the live heap: ~290 MB over the
-// demo's). The garbage is request-scoped (a hit allocates almost nothing
-// itself), so the larger goal holds no more live data, only collects it
-// later. The soft memory limit, twice the cache bound plus 256 MiB, stays
-// the bound: near it (a full cache) the collector runs as often as it
-// must, as before.
+// its mark phase (5-8 ms of wall on the one CPU the benchmark gives the
+// server, over the demo's 10 MB live heap) serves a fraction of the hits it
+// would, so the fewer collections the better. GOGC=1600 collects every
+// 1-2 s under that load (a heap goal 17 times the live heap: ~190 MB over
+// the demo's). The garbage is request-scoped (a hit allocates almost
+// nothing itself), so the larger goal holds no more live data, only
+// collects it later. The sweep after each collection takes time in
+// proportion to that goal, and with one P it would keep the network
+// unpolled for up to 10 ms a time; gctune.NudgeNetpoll (run beside, with
+// any GOGC) is what makes the goal's size harmless to the tail. The soft memory limit, twice the cache bound plus 256 MiB,
+// stays the bound: near it (a full cache) the collector runs as often as
+// it must, as before.
 //
 // Since the heap grows to that limit before a collection, the limit must
 // fit the container: a 512 MiB container would be OOM-killed at ~45 MiB of

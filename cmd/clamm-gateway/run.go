@@ -19,6 +19,7 @@ import (
 	"github.com/clamm-gateway/clamm-gateway/internal/app"
 	"github.com/clamm-gateway/clamm-gateway/internal/config"
 	"github.com/clamm-gateway/clamm-gateway/internal/demo"
+	"github.com/clamm-gateway/clamm-gateway/internal/gctune"
 	"github.com/clamm-gateway/clamm-gateway/internal/metrics"
 	"github.com/clamm-gateway/clamm-gateway/internal/secret"
 	"github.com/clamm-gateway/clamm-gateway/internal/service"
@@ -77,6 +78,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	hs.RegisterOnShutdown(a.Server.CloseStreams) // a stream is never idle: shutdown ends it
 	printBanner(stdout, ln.Addr().String(), a.Modes)
 	logStart(logger, cfg, a.Modes, getenv)
+	// With one P, the collector's sweep would keep the network unpolled
+	// for up to 10 ms after every collection (gctune.NudgeNetpoll).
+	go gctune.NudgeNetpoll(ctx)
 	if addr := cfg.PprofListen; addr != "" {
 		// Operators' profiling endpoint, off by default; bind it to
 		// loopback. Bound here, before serving: an address that cannot be
