@@ -34,9 +34,9 @@ type gcTuning struct {
 // collects it later. The sweep after each collection takes time in
 // proportion to that goal, and with one P it would keep the network
 // unpolled for up to 10 ms a time; gctune.NudgeNetpoll (run beside, with
-// any GOGC) is what makes the goal's size harmless to the tail. The soft memory limit, twice the cache bound plus 256 MiB,
-// stays the bound: near it (a full cache) the collector runs as often as
-// it must, as before.
+// any GOGC) is what makes the goal's size harmless to the tail. The soft
+// memory limit, twice the cache bound plus 256 MiB, stays the bound: near
+// it (a full cache) the collector runs as often as it must, as before.
 //
 // Since the heap grows to that limit before a collection, the limit must
 // fit the container: a 512 MiB container would be OOM-killed at ~45 MiB of

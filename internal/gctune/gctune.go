@@ -1,9 +1,9 @@
 // Package gctune sizes the garbage collector of the served gateway: the
 // GOGC it runs with and its soft memory limit, capped by the memory limit
 // of the container it runs in; and it keeps a one-P process polling the
-// network while the collector sweeps (NudgeNetpoll). It lives outside cmd/clamm-gateway so that
-// the memory system test (gateway/systemtest) runs with the very values the
-// binary ships, not a copy of them.
+// network while the collector sweeps (NudgeNetpoll). It lives outside
+// cmd/clamm-gateway so that the memory system test (gateway/systemtest)
+// runs with the very values the binary ships, not a copy of them.
 package gctune
 
 import (

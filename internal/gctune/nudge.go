@@ -31,17 +31,18 @@ const quietTicks = 3
 // is large (GOGC=1600, Percent): an execution trace of the demo under wrk
 // showed the hits served in bursts every 10 ms, nothing between, for the
 // 40-50 ms the sweep of a 190 MB heap took after every collection, and that
-// was the whole p99 tail over bare net/http (whose 4 MB heap sweeps in under
-// a millisecond). Starting the world polls the network
+// was most of the p99 tail over bare net/http (whose 4 MB heap sweeps in
+// under a millisecond). Starting the world polls the network
 // (startTheWorldWithSema), so while a sweep runs this stops and starts it
-// every NudgeEvery with runtime.ReadMemStats, whose stop costs microseconds
-// with one P: connections then wait about a millisecond, not ten.
+// every NudgeEvery with runtime.ReadMemStats, a few microseconds with one
+// P (its flush of the allocation caches included): connections then wait
+// about a millisecond, not ten.
 //
 // A sweep is seen through runtime/metrics: a new collection starts one, and
 // it is over once the count of freed objects, which sweeping raises, stays
 // still for quietTicks ticks. With more than one P the other Ps poll the
 // network and nothing is done. What is left is one runtime/metrics read a
-// millisecond (about a microsecond each).
+// millisecond (under a microsecond each).
 func NudgeNetpoll(ctx context.Context) {
 	n := newNudger(readGCMetrics(), readMemStats(), func() int { return runtime.GOMAXPROCS(0) })
 	t := time.NewTicker(NudgeEvery)
