@@ -79,8 +79,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	printBanner(stdout, ln.Addr().String(), a.Modes)
 	logStart(logger, cfg, a.Modes, getenv)
 	// With one P, the collector's sweep would keep the network unpolled
-	// for up to 10 ms after every collection (gctune.NudgeNetpoll).
-	go gctune.NudgeNetpoll(ctx)
+	// for up to 10 ms after every collection (gctune.NudgeNetpoll). Its own
+	// context: it goes on through the shutdown's drain, and ends on every
+	// return.
+	nudgeCtx, stopNudging := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopNudging()
+	go gctune.NudgeNetpoll(nudgeCtx)
 	if addr := cfg.PprofListen; addr != "" {
 		// Operators' profiling endpoint, off by default; bind it to
 		// loopback. Bound here, before serving: an address that cannot be

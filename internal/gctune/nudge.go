@@ -7,10 +7,20 @@ import (
 	"time"
 )
 
-// NudgeEvery is how often NudgeNetpoll looks for a new collection and, while
-// that collection's sweep runs on a process with one P, lets the network be
-// polled: the longest a ready connection then waits for it.
+// NudgeEvery is how often NudgeNetpoll looks, on a process with one P that
+// allocates, for a new collection and, while its sweep runs, lets the
+// network be polled: the longest a ready connection then waits for it.
 const NudgeEvery = time.Millisecond
+
+// idleEvery is how often it looks when nothing was allocated since the last
+// look (no collection can start without allocation), and manyPEvery when
+// the process has more than one P (only whether that changed): each look
+// wakes a thread, some tens of microseconds on a virtual machine, which at
+// NudgeEvery would cost an idle gateway a few percent of a CPU.
+const (
+	idleEvery  = 20 * time.Millisecond
+	manyPEvery = time.Second
+)
 
 // quietTicks is how many ticks in a row must free nothing before a sweep is
 // taken as finished. One is not enough: a tick whose millisecond went to the
@@ -34,78 +44,98 @@ const quietTicks = 3
 // was most of the p99 tail over bare net/http (whose 4 MB heap sweeps in
 // under a millisecond). Starting the world polls the network
 // (startTheWorldWithSema), so while a sweep runs this stops and starts it
-// every NudgeEvery with runtime.ReadMemStats, a few microseconds with one
-// P (its flush of the allocation caches included): connections then wait
-// about a millisecond, not ten.
+// every NudgeEvery with runtime.ReadMemStats: a few microseconds with one
+// P, and it empties the allocation caches, so the next allocations refill
+// them (sweeping a span or two). Connections then wait about a
+// millisecond, not ten.
 //
 // A sweep is seen through runtime/metrics: a new collection starts one, and
-// it is over once the count of freed objects, which sweeping raises, stays
-// still for quietTicks ticks. With more than one P the other Ps poll the
-// network and nothing is done. What is left is one runtime/metrics read a
-// millisecond (under a microsecond each).
+// it is over once the count of freed objects, which only sweeping raises,
+// stays still for quietTicks ticks. With more than one P the other Ps poll
+// the network and nothing is done.
 func NudgeNetpoll(ctx context.Context) {
-	n := newNudger(readGCMetrics(), readMemStats(), func() int { return runtime.GOMAXPROCS(0) })
-	t := time.NewTicker(NudgeEvery)
+	n := runtimeNudger()
+	t := time.NewTimer(NudgeEvery)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			n.tick()
+			t.Reset(n.tick())
 		}
 	}
+}
+
+// counts are the runtime's cumulative counts a nudger reads.
+type counts struct {
+	cycles uint64 // collections completed
+	frees  uint64 // objects freed (by sweeping)
+	allocs uint64 // bytes allocated
 }
 
 // nudger is NudgeNetpoll's state, its runtime reads apart so the decisions
 // can be tested on their own.
 type nudger struct {
-	read  func() (cycles, frees uint64) // collections so far, objects freed so far
-	nudge func()                        // stop and start the world
-	procs func() int                    // GOMAXPROCS
+	read  func() counts
+	nudge func()     // stop and start the world
+	procs func() int // GOMAXPROCS
 
-	cycles, frees uint64
-	quiet         int // ticks in a row that freed nothing; quietTicks: not sweeping
-	nudges        int // for tests: how many times nudge ran
+	last  counts
+	quiet int // ticks in a row that freed nothing; quietTicks: not sweeping
 }
 
-// newNudger starts from the collections and frees so far, not sweeping:
-// a sweep already under way at the start is left to the runtime.
-func newNudger(read func() (uint64, uint64), nudge func(), procs func() int) *nudger {
-	n := &nudger{read: read, nudge: nudge, procs: procs, quiet: quietTicks}
-	n.cycles, n.frees = read()
-	return n
+// runtimeNudger reads the runtime's own counts and nudges with
+// runtime.ReadMemStats.
+func runtimeNudger() *nudger {
+	var ms runtime.MemStats
+	return newNudger(readGCMetrics(), func() { runtime.ReadMemStats(&ms) }, func() int { return runtime.GOMAXPROCS(0) })
 }
 
-// tick reads the runtime's counts and nudges while a sweep runs.
-func (n *nudger) tick() {
-	cycles, frees := n.read()
+// newNudger starts from the counts so far, not sweeping: a sweep already
+// under way at the start is left to the runtime.
+func newNudger(read func() counts, nudge func(), procs func() int) *nudger {
+	return &nudger{read: read, nudge: nudge, procs: procs, last: read(), quiet: quietTicks}
+}
+
+// tick reads the runtime's counts, nudges while a sweep runs on one P, and
+// says when to look next.
+func (n *nudger) tick() time.Duration {
+	c, onlyP := n.read(), n.procs() == 1
 	switch {
-	case cycles != n.cycles:
-		// A collection ended since the last tick: its sweep runs now,
-		// and matters only with one P.
+	case c.cycles != n.last.cycles:
+		// A collection ended since the last tick: its sweep runs now.
 		n.quiet = 0
-		if n.procs() != 1 {
-			n.quiet = quietTicks
-		}
-	case frees == n.frees && n.quiet < quietTicks:
+	case c.frees == n.last.frees && n.quiet < quietTicks:
 		n.quiet++
-	case frees != n.frees && n.quiet < quietTicks:
+	case c.frees != n.last.frees && n.quiet < quietTicks:
 		n.quiet = 0
 	}
-	n.cycles, n.frees = cycles, frees
-	if n.quiet < quietTicks {
+	if !onlyP {
+		n.quiet = quietTicks
+	}
+	allocated := c.allocs != n.last.allocs
+	n.last = c
+	switch {
+	case n.quiet < quietTicks:
 		n.nudge()
-		n.nudges++
+		return NudgeEvery
+	case !onlyP:
+		return manyPEvery
+	case allocated:
+		return NudgeEvery
+	default:
+		return idleEvery
 	}
 }
 
-// readGCMetrics reads the count of collections and of objects freed.
-func readGCMetrics() func() (uint64, uint64) {
-	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/frees:objects"}}
-	return func() (uint64, uint64) {
+// readGCMetrics reads the runtime's counts through runtime/metrics (under a
+// microsecond).
+func readGCMetrics() func() counts {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/frees:objects"}, {Name: "/gc/heap/allocs:bytes"}}
+	return func() counts {
 		metrics.Read(s)
-		return value(s[0]), value(s[1])
+		return counts{cycles: value(s[0]), frees: value(s[1]), allocs: value(s[2])}
 	}
 }
 
@@ -115,9 +145,4 @@ func value(s metrics.Sample) uint64 {
 		return 0
 	}
 	return s.Value.Uint64()
-}
-
-func readMemStats() func() {
-	var ms runtime.MemStats
-	return func() { runtime.ReadMemStats(&ms) }
 }

@@ -3,47 +3,60 @@ package gctune
 import (
 	"context"
 	"runtime"
+	"runtime/metrics"
 	"testing"
+	"time"
 )
 
-// script feeds a nudger one (cycles, frees) reading a tick.
+// script feeds a nudger one reading a tick, the last one again once used up.
 type script struct {
-	readings [][2]uint64
+	readings []counts
 	i        int
 }
 
-func (s *script) read() (uint64, uint64) {
+func (s *script) read() counts {
 	r := s.readings[min(s.i, len(s.readings)-1)]
 	s.i++
-	return r[0], r[1]
+	return r
+}
+
+// step is what a tick should do: nudge or not, and when to look next.
+type step struct {
+	nudge bool
+	next  time.Duration
 }
 
 func TestNudgerNudgesWhileASweepFrees(t *testing.T) {
+	busy, idle, manyP := step{false, NudgeEvery}, step{false, idleEvery}, step{false, manyPEvery}
+	nudge := step{true, NudgeEvery}
 	for _, c := range []struct {
 		name     string
 		procs    int
-		readings [][2]uint64 // the first is read at the start
-		want     []bool      // nudged at each tick after it
+		readings []counts // the first is read at the start
+		want     []step   // at each tick after it
 	}{
-		{"no collection: nothing", 1,
-			[][2]uint64{{5, 100}, {5, 100}, {5, 100}},
-			[]bool{false, false}},
+		{"no collection, allocating: look every millisecond", 1,
+			[]counts{{5, 100, 1000}, {5, 100, 2000}, {5, 100, 3000}},
+			[]step{busy, busy}},
+		{"no collection, nothing allocated: look less often", 1,
+			[]counts{{5, 100, 1000}, {5, 100, 1000}, {5, 100, 2000}, {5, 100, 2000}},
+			[]step{idle, busy, idle}},
 		{"a collection, its sweep, then quiet", 1,
-			[][2]uint64{{5, 100}, {6, 200}, {6, 300}, {6, 300}, {6, 300}, {6, 300}, {6, 300}},
-			// Three still ticks end it: the last two of them still nudge.
-			[]bool{true, true, true, true, false, false}},
+			[]counts{{5, 100, 1000}, {6, 200, 2000}, {6, 300, 3000}, {6, 300, 4000}, {6, 300, 5000}, {6, 300, 6000}, {6, 300, 6000}},
+			// Three still ticks end it: the first two of them still nudge.
+			[]step{nudge, nudge, nudge, nudge, busy, idle}},
 		{"a sweep that pauses a tick goes on", 1,
-			[][2]uint64{{5, 100}, {6, 200}, {6, 200}, {6, 300}, {6, 300}, {6, 300}, {6, 300}},
-			[]bool{true, true, true, true, true, false}},
+			[]counts{{5, 100, 0}, {6, 200, 0}, {6, 200, 0}, {6, 300, 0}, {6, 300, 0}, {6, 300, 0}, {6, 300, 0}},
+			[]step{nudge, nudge, nudge, nudge, nudge, idle}},
 		{"a collection at each tick keeps it on", 1,
-			[][2]uint64{{5, 100}, {6, 100}, {7, 100}, {8, 100}},
-			[]bool{true, true, true}},
-		{"more than one P: the others poll", 2,
-			[][2]uint64{{5, 100}, {6, 200}, {6, 300}, {6, 300}},
-			[]bool{false, false, false}},
+			[]counts{{5, 100, 0}, {6, 100, 0}, {7, 100, 0}, {8, 100, 0}},
+			[]step{nudge, nudge, nudge}},
+		{"more than one P: the others poll, look each second", 2,
+			[]counts{{5, 100, 0}, {6, 200, 1000}, {6, 300, 2000}, {6, 300, 2000}},
+			[]step{manyP, manyP, manyP}},
 		{"a sweep under way at the start is the runtime's", 1,
-			[][2]uint64{{5, 100}, {5, 200}, {5, 300}},
-			[]bool{false, false}},
+			[]counts{{5, 100, 0}, {5, 200, 0}, {5, 300, 0}},
+			[]step{idle, idle}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := &script{readings: c.readings}
@@ -51,9 +64,9 @@ func TestNudgerNudgesWhileASweepFrees(t *testing.T) {
 			n := newNudger(s.read, func() { nudged = true }, func() int { return c.procs })
 			for i, want := range c.want {
 				nudged = false
-				n.tick()
-				if nudged != want {
-					t.Fatalf("tick %d: nudged %v, want %v", i+1, nudged, want)
+				next := n.tick()
+				if got := (step{nudged, next}); got != want {
+					t.Fatalf("tick %d: %+v, want %+v", i+1, got, want)
 				}
 			}
 		})
@@ -65,25 +78,46 @@ func TestNudgerNudgesWhileASweepFrees(t *testing.T) {
 // end of its sweep stops it.
 func TestNudgerSeesTheRuntimesCollections(t *testing.T) {
 	read := readGCMetrics()
-	n := newNudger(read, func() {}, func() int { return 1 })
-	runtime.GC() // sweeps before it returns, so the ticks below see it done
-	if c, f := read(); c == 0 || f == 0 {
-		t.Fatalf("runtime/metrics read %d collections and %d frees: a name is wrong", c, f)
+	nudges := 0
+	n := newNudger(read, func() { nudges++ }, func() int { return 1 })
+	runtime.GC() // sweeps before it returns: the ticks below see it done
+	if c := read(); c.cycles == 0 || c.frees == 0 || c.allocs == 0 {
+		t.Fatalf("runtime/metrics read %+v: a name is wrong", c)
 	}
-	for range quietTicks + 1 {
+	cycles := read().cycles
+	for range quietTicks + 3 {
 		n.tick()
 	}
-	if n.nudges == 0 || n.nudges > quietTicks+1 {
-		t.Fatalf("nudged %d times after a collection, want 1 to %d", n.nudges, quietTicks+1)
+	// The collection's tick and the two still ones after it, unless the
+	// test binary's own allocation started another collection meanwhile.
+	if read().cycles == cycles && nudges != quietTicks {
+		t.Fatalf("nudged %d times after one collection, want %d", nudges, quietTicks)
 	}
-	before, cycles := n.nudges, n.cycles
-	for range 5 {
-		n.tick()
+}
+
+// TestRuntimeNudgeStopsTheWorld checks the nudge is a stop of the world
+// (what polls the network) and the P count the runtime's own.
+func TestRuntimeNudgeStopsTheWorld(t *testing.T) {
+	pauses := []metrics.Sample{{Name: "/sched/pauses/total/other:seconds"}}
+	count := func() uint64 {
+		metrics.Read(pauses)
+		if pauses[0].Value.Kind() != metrics.KindFloat64Histogram {
+			t.Fatalf("runtime/metrics has no %s", pauses[0].Name)
+		}
+		var sum uint64
+		for _, c := range pauses[0].Value.Float64Histogram().Counts {
+			sum += c
+		}
+		return sum
 	}
-	// Nothing more unless another collection ran meanwhile (the test
-	// binary's own allocation could start one).
-	if n.cycles == cycles && (n.nudges != before || n.quiet != quietTicks) {
-		t.Fatalf("nudged %d more times with no collection (quiet %d)", n.nudges-before, n.quiet)
+	n := runtimeNudger()
+	if got, want := n.procs(), runtime.GOMAXPROCS(0); got != want {
+		t.Fatalf("procs %d, GOMAXPROCS %d", got, want)
+	}
+	before := count()
+	n.nudge()
+	if after := count(); after <= before {
+		t.Fatalf("stops of the world other than the collector's: %d before the nudge, %d after", before, after)
 	}
 }
 
@@ -91,6 +125,11 @@ func TestNudgeNetpollStopsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { NudgeNetpoll(ctx); close(done) }()
+	time.Sleep(3 * NudgeEvery) // a few ticks first
 	cancel()
-	<-done
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("NudgeNetpoll still running 10 s after its context ended")
+	}
 }
