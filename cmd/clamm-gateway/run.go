@@ -78,13 +78,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	hs.RegisterOnShutdown(a.Server.CloseStreams) // a stream is never idle: shutdown ends it
 	printBanner(stdout, ln.Addr().String(), a.Modes)
 	logStart(logger, cfg, a.Modes, getenv)
-	// With one P, the collector's sweep would keep the network unpolled
-	// for up to 10 ms after every collection (gctune.NudgeNetpoll). Its own
-	// context: it goes on through the shutdown's drain, and ends on every
-	// return.
-	nudgeCtx, stopNudging := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopNudging()
-	go gctune.NudgeNetpoll(nudgeCtx)
+	defer nudgeNetpoll(ctx)() // through the shutdown's drain, ended on every return
 	if addr := cfg.PprofListen; addr != "" {
 		// Operators' profiling endpoint, off by default; bind it to
 		// loopback. Bound here, before serving: an address that cannot be
@@ -102,6 +96,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		stopTracing(ctx)
 		return err
 	}, logger)
+}
+
+// nudgeNetpoll starts gctune.NudgeNetpoll, which keeps a process with one P
+// polling the network while the collector sweeps (else unpolled for up to
+// 10 ms after every collection), and returns what stops it. Its context
+// outlives ctx, so it goes on through the shutdown's drain.
+func nudgeNetpoll(ctx context.Context) context.CancelFunc {
+	nudgeCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	go gctune.NudgeNetpoll(nudgeCtx)
+	return stop
 }
 
 // parseFlags reads the serving flags; -h prints the usage, naming the
